@@ -1,0 +1,17 @@
+#include "selector.h"
+
+#include <charconv>
+
+namespace sandboxd::api {
+
+std::optional<Selector> ParseHunkSelector(std::string_view text) {
+  size_t colon = text.rfind(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size()) return std::nullopt;
+  std::string_view number = text.substr(colon + 1);
+  int hunk = 0;
+  auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), hunk);
+  if (ec != std::errc() || end != number.data() + number.size() || hunk < 1) return std::nullopt;
+  return Selector{std::string(text.substr(0, colon)), hunk};
+}
+
+}  // namespace sandboxd::api

@@ -1,0 +1,19 @@
+#pragma once
+/// Selectors name a whole change (`PATH`) or one hunk of it (`PATH:N`). Parsing is pure; which
+/// reading applies is decided against the change set, because a file may itself be named "a:2".
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace sandboxd::api {
+
+struct Selector {
+  std::string path;          ///< as shown by `changes` (with the "N/" root prefix when needed)
+  std::optional<int> hunk;   ///< 1-based hunk number, when the selector names one
+};
+
+/// The hunk reading of `text` ("a/b.c:2" → {"a/b.c", 2}), if it has one; nullopt otherwise.
+std::optional<Selector> ParseHunkSelector(std::string_view text);
+
+}  // namespace sandboxd::api
