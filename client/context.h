@@ -1,0 +1,34 @@
+#pragma once
+/// What every sandboxctl verb needs: global options, the bus connection, and turning a SANDBOX
+/// argument (id or name) into its object path.
+
+#include <sdbus-c++/sdbus-c++.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace sandboxctl {
+
+/// A usage error (exit status 2), thrown by verbs that find their arguments inconsistent.
+struct UsageError {
+  std::string message;
+};
+
+struct Context {
+  bool json = false;
+  bool no_ask_password = false;
+  bool user_mode = false;
+
+  /// Connects on first use (the system bus; DBUS_SYSTEM_BUS_ADDRESS is honoured).
+  sdbus::IConnection& Bus();
+  /// flags argument bit 0: may polkit prompt?
+  uint64_t InteractiveFlag() const;
+  /// The object path of SANDBOX (id or name); a D-Bus NotFound error if there is none.
+  std::string ResolveSandbox(const std::string& id_or_name);
+
+ private:
+  std::unique_ptr<sdbus::IConnection> bus_;
+};
+
+}  // namespace sandboxctl

@@ -1,0 +1,110 @@
+// sandboxctl: the command-line client of sandboxd. A table of verbs over CLI11 subcommands;
+// D-Bus errors become one line on stderr and exit status 1, usage errors exit status 2, and
+// `run` exits with the job's own status.
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <iostream>
+
+#include "config.h"
+#include "verbs.h"
+
+namespace {
+
+using sandboxctl::Context;
+
+struct Verb {
+  CLI::App* command;
+  std::function<int(Context&)> run;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Context ctx;
+  CLI::App app{"sandboxctl — control sandboxd's copy-on-write sandboxes", "sandboxctl"};
+  app.require_subcommand(1);
+  app.fallthrough();
+  app.add_flag("--user", ctx.user_mode, "Talk to the session-bus sandboxd of this user");
+  app.add_flag("--json", ctx.json, "Print list, show and changes as JSON");
+  app.add_flag("--no-ask-password", ctx.no_ask_password, "Do not let polkit ask for a password");
+  app.set_version_flag("--version", SANDBOXD_VERSION);
+
+  std::vector<Verb> verbs;
+  std::string sandbox;
+  std::vector<std::string> selectors;
+  bool all = false;
+
+  sandboxctl::CreateArgs create;
+  auto* c = app.add_subcommand("create", "Create a sandbox over DIR... and print its id");
+  c->add_option("--name", create.name, "A name to use instead of the id");
+  c->add_option("dirs", create.dirs, "Directories to sandbox")->required();
+  verbs.push_back({c, [&](Context& x) { return sandboxctl::VerbCreate(x, create); }});
+
+  auto* l = app.add_subcommand("list", "List your sandboxes");
+  verbs.push_back({l, [&](Context& x) { return sandboxctl::VerbList(x); }});
+
+  auto* s = app.add_subcommand("show", "Show one sandbox");
+  s->add_option("sandbox", sandbox, "Sandbox id or name")->required();
+  verbs.push_back({s, [&](Context& x) { return sandboxctl::VerbShow(x, sandbox); }});
+
+  sandboxctl::RunArgs run;
+  auto* r = app.add_subcommand("run", "Run a command in a sandbox: run SANDBOX -- CMD [ARG...]");
+  r->add_option("--cwd", run.cwd, "Working directory (inside a root)");
+  r->add_option("--env", run.env, "Set NAME=VALUE in the job's environment (repeatable)")->take_last()->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  r->add_option("sandbox", run.sandbox, "Sandbox id or name")->required();
+  r->add_option("command", run.command, "Command and arguments (after --)");
+  verbs.push_back({r, [&](Context& x) { return sandboxctl::VerbRun(x, run); }});
+
+  auto* ch = app.add_subcommand("changes", "List the changes a sandbox holds");
+  ch->add_option("sandbox", sandbox, "Sandbox id or name")->required();
+  verbs.push_back({ch, [&](Context& x) { return sandboxctl::VerbChanges(x, sandbox); }});
+
+  auto* d = app.add_subcommand("diff", "Show the changes as git-style diffs");
+  d->add_option("sandbox", sandbox, "Sandbox id or name")->required();
+  d->add_option("selectors", selectors, "PATH or PATH:N to narrow the diff");
+  verbs.push_back({d, [&](Context& x) { return sandboxctl::VerbDiff(x, sandbox, selectors); }});
+
+  auto* cm = app.add_subcommand("commit", "Write approved changes into the live directories");
+  cm->add_option("sandbox", sandbox, "Sandbox id or name")->required();
+  cm->add_flag("--all", all, "Approve every pending change first");
+  verbs.push_back({cm, [&](Context& x) { return sandboxctl::VerbCommit(x, sandbox, all); }});
+
+  auto* dc = app.add_subcommand("discard", "Throw every change of a sandbox away");
+  dc->add_option("sandbox", sandbox, "Sandbox id or name")->required();
+  verbs.push_back({dc, [&](Context& x) { return sandboxctl::VerbDiscard(x, sandbox); }});
+
+  auto* ds = app.add_subcommand("destroy", "Remove a sandbox and its changes");
+  ds->add_option("sandbox", sandbox, "Sandbox id or name")->required();
+  verbs.push_back({ds, [&](Context& x) { return sandboxctl::VerbDestroy(x, sandbox); }});
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+
+  for (auto& verb : verbs) {
+    if (!verb.command->parsed()) continue;
+    try {
+      return verb.run(ctx);
+    } catch (const sandboxctl::UsageError& e) {
+      std::cerr << "sandboxctl: " << e.message << "\n";
+      return 2;
+    } catch (const sdbus::Error& e) {
+      std::string message = e.getMessage();
+      if (e.getName() == "org.freedesktop.DBus.Error.ServiceUnknown" || e.getName() == "org.freedesktop.DBus.Error.NameHasNoOwner")
+        message = "sandboxd is not running (" + message + ")";
+      std::cerr << "sandboxctl: " << (message.empty() ? e.getName() : message) << "\n";
+      return 1;
+    }
+  }
+  return 2;
+}

@@ -1,0 +1,63 @@
+#pragma once
+/// sandboxctl's proxies over the generated bindings, one per interface. Signals are ignored
+/// here; verbs that follow them subscribe explicitly.
+
+#include <sdbus-c++/sdbus-c++.h>
+
+#include "api.h"
+#include "job_proxy.h"
+#include "manager_proxy.h"
+#include "sandbox_proxy.h"
+
+namespace sandboxctl {
+
+class ManagerProxy final : public sdbus::ProxyInterfaces<org::sandboxd::Sandbox1::Manager_proxy, sdbus::Properties_proxy> {
+ public:
+  explicit ManagerProxy(sdbus::IConnection& connection)
+      : ProxyInterfaces(connection, sandboxd::api::kBusName, sandboxd::api::kManagerPath) {
+    registerProxy();
+  }
+  ~ManagerProxy() { unregisterProxy(); }
+  /// The untyped proxy, for calls that need a timeout or raw messages.
+  sdbus::IProxy& raw() { return getProxy(); }
+
+ private:
+  void onPropertiesChanged(const std::string&, const std::map<std::string, sdbus::Variant>&,
+                           const std::vector<std::string>&) override {}
+};
+
+class SandboxProxy final : public sdbus::ProxyInterfaces<org::sandboxd::Sandbox1::Sandbox_proxy, sdbus::Properties_proxy> {
+ public:
+  SandboxProxy(sdbus::IConnection& connection, const std::string& path)
+      : ProxyInterfaces(connection, sandboxd::api::kBusName, path) {
+    registerProxy();
+  }
+  ~SandboxProxy() { unregisterProxy(); }
+  /// The untyped proxy, for calls that need a timeout or raw messages.
+  sdbus::IProxy& raw() { return getProxy(); }
+
+ private:
+  void onPropertiesChanged(const std::string&, const std::map<std::string, sdbus::Variant>&,
+                           const std::vector<std::string>&) override {}
+
+  void onChangeSetChanged(const uint32_t&) override {}
+};
+
+class JobProxy final : public sdbus::ProxyInterfaces<org::sandboxd::Sandbox1::Job_proxy, sdbus::Properties_proxy> {
+ public:
+  JobProxy(sdbus::IConnection& connection, const std::string& path)
+      : ProxyInterfaces(connection, sandboxd::api::kBusName, path) {
+    registerProxy();
+  }
+  ~JobProxy() { unregisterProxy(); }
+  /// The untyped proxy, for calls that need a timeout or raw messages.
+  sdbus::IProxy& raw() { return getProxy(); }
+
+ private:
+  void onPropertiesChanged(const std::string&, const std::map<std::string, sdbus::Variant>&,
+                           const std::vector<std::string>&) override {}
+
+  void onFinished(const int32_t&, const std::string&) override {}
+};
+
+}  // namespace sandboxctl

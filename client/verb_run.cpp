@@ -1,0 +1,91 @@
+// `sandboxctl run`: start a job with our own stdin/stdout/stderr, wait for it, exit with its
+// status. Ctrl-C (and SIGTERM, SIGHUP) cancel the job rather than leave it running unseen.
+
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <thread>
+
+#include "proxies.h"
+#include "verbs.h"
+
+namespace sandboxctl {
+namespace {
+
+bool Inside(const std::string& path, const std::string& root) {
+  return path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 && path[root.size()] == '/');
+}
+
+std::string DefaultCwd(const std::vector<std::string>& roots) {
+  char cwd[PATH_MAX];
+  if (!getcwd(cwd, sizeof cwd)) return "";
+  for (const auto& root : roots)
+    if (Inside(cwd, root)) return cwd;
+  return "";
+}
+
+}  // namespace
+
+int VerbRun(Context& ctx, const RunArgs& args) {
+  std::string path = ctx.ResolveSandbox(args.sandbox);
+  SandboxProxy sandbox(ctx.Bus(), path);
+
+  std::string cwd = args.cwd;
+  if (!cwd.empty() && cwd[0] != '/') {
+    char here[PATH_MAX];
+    if (getcwd(here, sizeof here)) cwd = std::string(here) + "/" + cwd;
+  }
+  if (cwd.empty()) cwd = DefaultCwd(sandbox.Roots());
+
+  std::map<std::string, std::string> env;
+  for (const char* name : {"TERM", "COLORTERM", "NO_COLOR"})
+    if (const char* value = getenv(name)) env[name] = value;
+  for (const auto& entry : args.env) {
+    size_t eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0) throw UsageError{"--env takes NAME=VALUE, not '" + entry + "'"};
+    env[entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  std::map<std::string, sdbus::UnixFd> fds = {
+      {"stdin", sdbus::UnixFd(STDIN_FILENO)}, {"stdout", sdbus::UnixFd(STDOUT_FILENO)}, {"stderr", sdbus::UnixFd(STDERR_FILENO)}};
+
+  // Signals are taken by a thread that cancels the job; the main thread waits for its end.
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  sigaddset(&stop, SIGHUP);
+  sigaddset(&stop, SIGUSR2);  // our own wake-up once the job has ended
+  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+
+  sdbus::ObjectPath job_path = sandbox.Run(args.command, cwd, env, fds, {}, ctx.InteractiveFlag());
+  fds.clear();
+  JobProxy job(ctx.Bus(), job_path);
+
+  std::thread canceller([stop, job_path] {
+    int signal_number = 0;
+    if (sigwait(&stop, &signal_number) != 0 || signal_number == SIGUSR2) return;
+    try {
+      auto bus = sdbus::createSystemBusConnection();
+      JobProxy(*bus, job_path).Cancel();
+    } catch (const sdbus::Error&) {
+    }
+  });
+  int32_t exit_status = 0;
+  std::string reason;
+  job.raw()
+      .callMethod("Wait")
+      .onInterface(sandboxd::api::kJobInterface)
+      .withTimeout(std::chrono::hours(24 * 365))
+      .storeResultsTo(exit_status, reason);
+  // Wake the canceller so that it ends.
+  pthread_kill(canceller.native_handle(), SIGUSR2);
+  canceller.join();
+  if (reason == "failed") std::cerr << "sandboxctl: the sandbox for the job could not be set up (status " << exit_status << ")\n";
+  return exit_status;
+}
+
+}  // namespace sandboxctl

@@ -1,0 +1,120 @@
+// Verbs about sandboxes as a whole: create, list, show, discard, destroy.
+
+#include <limits.h>
+#include <unistd.h>
+
+#include <ctime>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "polkit_agent.h"
+#include "proxies.h"
+#include "verbs.h"
+
+namespace sandboxctl {
+namespace {
+
+std::string Absolute(const std::string& path) {
+  if (!path.empty() && path[0] == '/') return path;
+  char cwd[PATH_MAX];
+  if (!getcwd(cwd, sizeof cwd)) throw UsageError{"cannot tell the current directory to resolve '" + path + "'"};
+  std::string base(cwd);
+  return path.empty() || path == "." ? base : base + "/" + path;
+}
+
+std::string JoinRoots(const std::vector<std::string>& roots) {
+  std::string text;
+  for (const auto& root : roots) text += (text.empty() ? "" : ",") + root;
+  return text;
+}
+
+std::string FormatTime(uint64_t usec) {
+  time_t seconds = static_cast<time_t>(usec / 1000000);
+  tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[64];
+  strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", &utc);
+  return text;
+}
+
+}  // namespace
+
+int VerbCreate(Context& ctx, const CreateArgs& args) {
+  std::vector<std::string> roots;
+  for (const auto& dir : args.dirs) roots.push_back(Absolute(dir));
+  std::map<std::string, sdbus::Variant> options;
+  if (!args.name.empty()) options["name"] = sdbus::Variant(args.name);
+  ManagerProxy manager(ctx.Bus());
+  PolkitAgent agent;
+  sdbus::ObjectPath path;
+  manager.raw()
+      .callMethod("CreateSandbox")
+      .onInterface(sandboxd::api::kManagerInterface)
+      .withTimeout(std::chrono::minutes(10))  // polkit may be waiting for a password
+      .withArguments(roots, options, ctx.InteractiveFlag())
+      .storeResultsTo(path);
+  SandboxProxy sandbox(ctx.Bus(), path);
+  std::cout << sandbox.Id() << "\n";
+  return 0;
+}
+
+int VerbList(Context& ctx) {
+  ManagerProxy manager(ctx.Bus());
+  auto list = manager.ListSandboxes();
+  if (ctx.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& entry : list)
+      out.push_back({{"id", entry.get<0>()}, {"name", entry.get<1>()}, {"owner", entry.get<2>()},
+                     {"state", entry.get<3>()}, {"roots", entry.get<4>()}});
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  if (list.empty()) {
+    std::cerr << "No sandboxes.\n";
+    return 0;
+  }
+  size_t name_width = 4;
+  for (const auto& entry : list) name_width = std::max(name_width, entry.get<1>().size());
+  auto pad = [](const std::string& text, size_t width) { return text + std::string(width > text.size() ? width - text.size() : 0, ' '); };
+  std::cout << pad("ID", 16) << "  " << pad("NAME", name_width) << "  " << pad("STATE", 9) << "  ROOTS\n";
+  for (const auto& entry : list)
+    std::cout << pad(entry.get<0>(), 16) << "  " << pad(entry.get<1>(), name_width) << "  " << pad(entry.get<3>(), 9)
+              << "  " << JoinRoots(entry.get<4>()) << "\n";
+  return 0;
+}
+
+int VerbShow(Context& ctx, const std::string& id_or_name) {
+  SandboxProxy sandbox(ctx.Bus(), ctx.ResolveSandbox(id_or_name));
+  std::string id = sandbox.Id();
+  std::string name = sandbox.Name();
+  std::string state = sandbox.State();
+  uint32_t owner = sandbox.Owner();
+  auto roots = sandbox.Roots();
+  uint64_t created = sandbox.CreatedAt();
+  uint32_t running = sandbox.RunningJobs();
+  if (ctx.json) {
+    nlohmann::json out = {{"id", id}, {"name", name}, {"state", state}, {"owner", owner}, {"roots", roots},
+                          {"created_usec", created}, {"running_jobs", running}};
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << "Id: " << id << "\nName: " << name << "\nState: " << state << "\nOwner: " << owner << "\n";
+  for (size_t i = 0; i < roots.size(); ++i)
+    std::cout << (i == 0 ? "Roots: " : "       ") << (roots.size() > 1 ? std::to_string(i) + "/ " : "") << roots[i] << "\n";
+  std::cout << "Created: " << FormatTime(created) << "\nRunning jobs: " << running << "\n";
+  return 0;
+}
+
+int VerbDiscard(Context& ctx, const std::string& id_or_name) {
+  SandboxProxy sandbox(ctx.Bus(), ctx.ResolveSandbox(id_or_name));
+  sandbox.raw().callMethod("Discard").onInterface(sandboxd::api::kSandboxInterface).withTimeout(std::chrono::minutes(10));
+  return 0;
+}
+
+int VerbDestroy(Context& ctx, const std::string& id_or_name) {
+  SandboxProxy sandbox(ctx.Bus(), ctx.ResolveSandbox(id_or_name));
+  sandbox.raw().callMethod("Destroy").onInterface(sandboxd::api::kSandboxInterface).withTimeout(std::chrono::minutes(10));
+  return 0;
+}
+
+}  // namespace sandboxctl

@@ -1,0 +1,26 @@
+#pragma once
+/// Builds the bubblewrap command line of a job: a pure function, unit-tested for its exact
+/// output, so every isolation flag is visible in one place and cannot be lost by a refactor.
+
+#include <string>
+#include <vector>
+
+namespace sandboxd {
+
+struct BwrapRoot {
+  std::string merged;     ///< the overlay's mount point on the host
+  std::string real_path;  ///< the live root's canonical path, where the job sees it
+};
+
+struct BwrapConfig {
+  std::string bwrap = "/usr/bin/bwrap";
+  std::vector<BwrapRoot> roots;
+  std::string cwd;                    ///< inside a root
+  bool network = false;
+  int json_status_fd = -1;            ///< fd number in bwrap's process, or -1
+  std::vector<std::string> command;   ///< argv of the job, non-empty
+};
+
+std::vector<std::string> BuildBwrapArgs(const BwrapConfig& config);
+
+}  // namespace sandboxd

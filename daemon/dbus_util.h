@@ -1,0 +1,52 @@
+#pragma once
+/// What every D-Bus face needs at its handler boundary: the Caller copied out of the current
+/// message, conversion of anything thrown into a D-Bus error (sdbus-c++ 1.2 aborts the daemon
+/// on any exception that is not an sdbus::Error), and flag checking.
+
+#include <sdbus-c++/sdbus-c++.h>
+
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <string>
+
+#include "caller.h"
+#include "errors.h"
+
+namespace sandboxd {
+
+/// The caller of the message being handled. Only valid inside a handler; copy before going async.
+Caller CurrentCaller(const sdbus::IObject& object);
+
+/// The sdbus::Error for the exception in flight (call inside a catch block).
+sdbus::Error CurrentExceptionAsDBusError();
+
+/// Refuses flag bits outside `allowed` (Error kInvalidArgument).
+void CheckFlags(uint64_t flags, uint64_t allowed);
+
+/// Runs a sync handler body; anything thrown leaves as an sdbus::Error.
+template <typename F>
+auto GuardSync(F&& body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (...) {
+    throw CurrentExceptionAsDBusError();
+  }
+}
+
+/// Replies to an async call from a worker: the body's return value, or the error it threw.
+template <typename... Outs, typename F>
+void ReplyWith(sdbus::Result<Outs...>& result, F&& body) {
+  try {
+    if constexpr (sizeof...(Outs) == 0) {
+      body();
+      result.returnResults();
+    } else {
+      result.returnResults(body());
+    }
+  } catch (...) {
+    result.returnError(CurrentExceptionAsDBusError());
+  }
+}
+
+}  // namespace sandboxd

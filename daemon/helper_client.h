@@ -1,0 +1,27 @@
+#pragma once
+/// The daemon's side of sandboxd-helper: runs the helper with the owner's credentials (so every
+/// file it reads or writes is checked by the kernel against the owner, never root), hands it
+/// directory fds of the live roots and upper layers plus a JSON request, and returns its JSON
+/// answer. An error the helper reports comes back as the same Error code.
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "change.h"
+#include "credentials.h"
+
+namespace sandboxd {
+
+struct HelperRoot {
+  int live_fd = -1;      ///< O_PATH dir fd of the live root (daemon's)
+  int upper_fd = -1;     ///< O_PATH dir fd of the upper layer (daemon's)
+  std::string prefix;    ///< "N/" in multi-root sandboxes, else ""
+  std::vector<Change> changes;
+};
+
+/// `op` is "diff" or "commit". `output_fd` (diff only) receives the diff text.
+nlohmann::json RunHelper(const std::string& helper_path, const std::string& op, const UserCredentials& user,
+                         const std::vector<HelperRoot>& roots, int output_fd = -1);
+
+}  // namespace sandboxd

@@ -1,0 +1,179 @@
+#include "job.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "errors.h"
+
+namespace sandboxd {
+
+std::string_view ToString(JobState state) { return state == JobState::kRunning ? "running" : "finished"; }
+
+Job::Job(std::string id, std::string sandbox_id, std::vector<std::string> argv)
+    : id_(std::move(id)), sandbox_id_(std::move(sandbox_id)), argv_(std::move(argv)) {}
+
+Job::~Job() {
+  Cancel();
+  if (monitor_.joinable()) monitor_.join();
+}
+
+void Job::Start(JobLaunch launch, FinishedCallback on_finished) {
+  int status_pipe[2];
+  if (pipe2(status_pipe, O_CLOEXEC) != 0) ThrowErrno("cannot create a pipe for job " + id_);
+  UniqueFd status_read(status_pipe[0]), status_write(status_pipe[1]);
+
+  UniqueFd capture_read, capture_write;
+  if (!launch.stdout_fd || !launch.stderr_fd) {
+    int capture_pipe[2];
+    if (pipe2(capture_pipe, O_CLOEXEC) != 0) ThrowErrno("cannot create a pipe for job " + id_);
+    capture_read.reset(capture_pipe[0]);
+    capture_write.reset(capture_pipe[1]);
+  }
+  UniqueFd dev_null;
+  if (!launch.stdin_fd) {
+    dev_null.reset(open("/dev/null", O_RDONLY | O_CLOEXEC));
+    if (!dev_null) ThrowErrno("cannot open /dev/null");
+  }
+
+  SpawnOptions options;
+  options.path = launch.bwrap_args.front();
+  options.argv = launch.bwrap_args;
+  options.env = launch.env;
+  options.cwd = launch.cwd;
+  options.user = launch.user;
+  options.fds = {
+      {0, launch.stdin_fd ? launch.stdin_fd.get() : dev_null.get()},
+      {1, launch.stdout_fd ? launch.stdout_fd.get() : capture_write.get()},
+      {2, launch.stderr_fd ? launch.stderr_fd.get() : capture_write.get()},
+      {3, status_write.get()},
+  };
+  {
+    std::lock_guard lock(mutex_);
+    child_ = Spawn(options);
+    waiters_.push_back(std::move(on_finished));
+  }
+  // Our copies of the child's ends must go, or we would never see EOF.
+  status_write.reset();
+  capture_write.reset();
+  monitor_ = std::thread(&Job::Monitor, this, std::move(status_read), std::move(capture_read));
+}
+
+void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd) {
+  std::string status_text;
+  char buf[65536];
+  while (status_fd || capture_fd) {
+    pollfd fds[2];
+    int n = 0, status_idx = -1, capture_idx = -1;
+    if (status_fd) { status_idx = n; fds[n++] = {status_fd.get(), POLLIN, 0}; }
+    if (capture_fd) { capture_idx = n; fds[n++] = {capture_fd.get(), POLLIN, 0}; }
+    if (poll(fds, n, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (status_idx >= 0 && fds[status_idx].revents) {
+      ssize_t r = read(status_fd.get(), buf, sizeof buf);
+      if (r > 0) status_text.append(buf, static_cast<size_t>(r));
+      else if (r == 0 || errno != EINTR) status_fd.reset();
+    }
+    if (capture_idx >= 0 && fds[capture_idx].revents) {
+      ssize_t r = read(capture_fd.get(), buf, sizeof buf);
+      if (r > 0) {
+        std::lock_guard lock(mutex_);
+        size_t room = kOutputCap > output_.size() ? kOutputCap - output_.size() : 0;
+        size_t take = std::min(room, static_cast<size_t>(r));
+        output_.append(buf, take);
+        if (take < static_cast<size_t>(r)) truncated_ = true;
+      } else if (r == 0 || errno != EINTR) {
+        capture_fd.reset();
+      }
+    }
+  }
+  int wait_status = child_.Wait();
+
+  // bwrap reports {"child-pid": N} at start and {"exit-code": N} when the command ended; no
+  // exit code means the sandbox itself could not be set up.
+  JobEnd end;
+  bool have_exit_code = false;
+  std::istringstream lines(status_text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    auto parsed = nlohmann::json::parse(line, nullptr, false);
+    if (parsed.is_object() && parsed.contains("exit-code") && parsed["exit-code"].is_number_integer()) {
+      end.exit_status = parsed["exit-code"].get<int>();
+      have_exit_code = true;
+    }
+  }
+  std::vector<FinishedCallback> waiters;
+  {
+    std::lock_guard lock(mutex_);
+    if (cancelled_) {
+      end.reason = "cancelled";
+      end.exit_status = have_exit_code ? end.exit_status : 128 + SIGKILL;
+    } else if (have_exit_code) {
+      end.reason = "exited";
+    } else {
+      end.reason = "failed";
+      end.exit_status = ExitStatusFromWaitStatus(wait_status);
+      if (end.exit_status == 0) end.exit_status = 1;
+    }
+    end_ = end;
+    state_ = JobState::kFinished;
+    waiters.swap(waiters_);
+  }
+  for (auto& waiter : waiters) waiter(end);
+}
+
+void Job::Cancel() {
+  std::lock_guard lock(mutex_);
+  if (state_ == JobState::kFinished || child_.pidfd() < 0) return;
+  cancelled_ = true;
+  // Killing bwrap kills the job's pid 1 (--die-with-parent), and the kernel then kills every
+  // process left in that pid namespace, daemonised grandchildren included.
+  // Through the pidfd, which stays valid (and harmless) even once the child is reaped.
+  syscall(SYS_pidfd_send_signal, child_.pidfd(), SIGKILL, nullptr, 0);
+}
+
+void Job::WhenFinished(FinishedCallback callback) {
+  JobEnd end;
+  {
+    std::lock_guard lock(mutex_);
+    if (state_ != JobState::kFinished) {
+      waiters_.push_back(std::move(callback));
+      return;
+    }
+    end = end_;
+  }
+  callback(end);
+}
+
+JobState Job::state() const {
+  std::lock_guard lock(mutex_);
+  return state_;
+}
+
+JobEnd Job::end() const {
+  std::lock_guard lock(mutex_);
+  return end_;
+}
+
+bool Job::output_truncated() const {
+  std::lock_guard lock(mutex_);
+  return truncated_;
+}
+
+std::string Job::ReadOutput(uint64_t offset, uint32_t max_bytes) const {
+  std::lock_guard lock(mutex_);
+  if (offset >= output_.size()) return {};
+  return output_.substr(offset, max_bytes);
+}
+
+}  // namespace sandboxd

@@ -1,0 +1,43 @@
+#pragma once
+/// D-Bus face of one job (org.sandboxd.Sandbox1.Job): wait, cancel, read captured output,
+/// state properties and the Finished signal. Only the sandbox's owner (or root) may use it.
+
+#include <sdbus-c++/sdbus-c++.h>
+
+#include <memory>
+
+#include "job.h"
+#include "job_adaptor.h"
+#include "sandbox.h"
+
+namespace sandboxd {
+
+class JobDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox1::Job_adaptor, sdbus::Properties_adaptor> {
+ public:
+  JobDBus(sdbus::IConnection& connection, std::shared_ptr<Job> job, std::shared_ptr<sandboxd::Sandbox> sandbox);
+  ~JobDBus();
+
+  const std::shared_ptr<Job>& job() const { return job_; }
+  void AnnounceFinished(const JobEnd& end);
+
+ private:
+  void Wait(sdbus::Result<int32_t, std::string>&& result) override;
+  void Cancel() override;
+  std::vector<uint8_t> ReadOutput(const uint64_t& offset, const uint32_t& max_bytes) override;
+
+  std::string Id() override;
+  sdbus::ObjectPath Sandbox() override;
+  std::vector<std::string> Argv() override;
+  std::string State() override;
+  int32_t ExitStatus() override;
+  std::string Reason() override;
+  uint64_t OutputCap() override;
+  bool OutputTruncated() override;
+
+  void CheckCaller();
+
+  std::shared_ptr<Job> job_;
+  std::shared_ptr<sandboxd::Sandbox> sandbox_;
+};
+
+}  // namespace sandboxd

@@ -1,0 +1,22 @@
+#pragma once
+/// Pure decisions about a job before it starts: its working directory (inside a root, or
+/// refused) and its environment (a documented minimal set plus what the caller passes, never
+/// the daemon's own).
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "credentials.h"
+
+namespace sandboxd {
+
+/// "" → the first root. Otherwise an absolute, normalised path (no ".", ".." or empty
+/// components) equal to or beneath one of `roots`. Throws Error(kInvalidPath) naming it.
+std::string ResolveJobCwd(const std::string& cwd, const std::vector<std::string>& roots, const std::string& sandbox_id);
+
+/// PATH, HOME, USER, LOGNAME, SHELL, LANG=C.UTF-8, then `extra` (which may override them).
+/// Throws Error(kInvalidArgument) for an empty name or one containing '='.
+std::vector<std::string> JobEnvironment(const UserCredentials& user, const std::map<std::string, std::string>& extra);
+
+}  // namespace sandboxd

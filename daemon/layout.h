@@ -1,0 +1,33 @@
+#pragma once
+/// Where a sandbox's pieces live on disk. State (root-only, 0700):
+///   STATE/sandboxd.db, STATE/sandboxes/<id>/upper/<n>, STATE/sandboxes/<id>/work/<n>,
+///   STATE/trash/ (sandboxes being removed after their Destroy reply).
+/// Runtime (host-visible merged views, the sandbox dir 0700 and owned by the owner):
+///   RUN/<id>/<n>.
+/// Pure path arithmetic; it creates nothing.
+
+#include <string>
+
+namespace sandboxd {
+
+class Layout {
+ public:
+  Layout(std::string state_dir, std::string run_dir) : state_dir_(std::move(state_dir)), run_dir_(std::move(run_dir)) {}
+
+  const std::string& state_dir() const { return state_dir_; }
+  const std::string& run_dir() const { return run_dir_; }
+  std::string Database() const { return state_dir_ + "/sandboxd.db"; }
+  std::string SandboxesDir() const { return state_dir_ + "/sandboxes"; }
+  std::string TrashDir() const { return state_dir_ + "/trash"; }
+  std::string SandboxDir(const std::string& id) const { return SandboxesDir() + "/" + id; }
+  std::string UpperDir(const std::string& id, size_t root) const { return SandboxDir(id) + "/upper/" + std::to_string(root); }
+  std::string WorkDir(const std::string& id, size_t root) const { return SandboxDir(id) + "/work/" + std::to_string(root); }
+  std::string RunSandboxDir(const std::string& id) const { return run_dir_ + "/" + id; }
+  std::string MergedDir(const std::string& id, size_t root) const { return RunSandboxDir(id) + "/" + std::to_string(root); }
+
+ private:
+  std::string state_dir_;
+  std::string run_dir_;
+};
+
+}  // namespace sandboxd

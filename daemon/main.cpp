@@ -1,0 +1,75 @@
+// sandboxd: the privileged daemon. Start-up order as machined's: options → logging → signals →
+// state → bus → objects → name → READY=1 → loop (Service::Run does the part after signals).
+
+#include <signal.h>
+#include <pthread.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <spdlog/spdlog.h>
+#include <thread>
+
+#include "config.h"
+#include "errors.h"
+#include "log.h"
+#include "service.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"sandboxd — copy-on-write sandboxes for reviewable commands", "sandboxd"};
+  sandboxd::DaemonOptions options;
+  options.state_dir = SANDBOXD_DEFAULT_STATE_DIR;
+  options.run_dir = SANDBOXD_DEFAULT_RUN_DIR;
+  options.bwrap_path = BWRAP_PATH;
+  options.helper_path = SANDBOXD_HELPER_PATH;
+  bool user_mode = false;
+  std::string log_level = "info";
+  app.add_flag("--user", user_mode, "Run on the session bus as the calling user (not available yet)");
+  app.add_option("--state-dir", options.state_dir, "Directory for the database and upper layers")->capture_default_str();
+  app.add_option("--run-dir", options.run_dir, "Directory for the merged mounts")->capture_default_str();
+  app.add_option("--idle-exit", options.idle_exit_seconds, "Exit after this many idle seconds (0: never)");
+  app.add_option("--log-level", log_level, "trace, debug, info, warning or error")->capture_default_str();
+  app.set_version_flag("--version", SANDBOXD_VERSION);
+  CLI11_PARSE(app, argc, argv);
+
+  // Test and development builds point at their own helper; an installed daemon uses its libexec one.
+  if (const char* helper = std::getenv("SANDBOXD_HELPER")) options.helper_path = helper;
+
+  try {
+    sandboxd::SetUpLogging(log_level);
+  } catch (const std::exception& e) {
+    fprintf(stderr, "sandboxd: %s\n", e.what());
+    return 2;
+  }
+  if (user_mode) {
+    spdlog::error("--user (session-bus mode) is not available in this version");
+    return 2;
+  }
+  if (geteuid() != 0) {
+    spdlog::error("sandboxd must run as root (it mounts overlays); use --user for session mode");
+    return 1;
+  }
+
+  // Every thread inherits this mask; one thread waits for the signals and stops the loop.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);  // a client closing its diff pipe must not kill the daemon
+
+  sandboxd::Service service(options);
+  std::thread signal_thread([&] {
+    int received = 0;
+    sigwait(&stop_signals, &received);
+    spdlog::info("received signal {}", received);
+    service.Stop();
+  });
+  signal_thread.detach();
+  try {
+    return service.Run();
+  } catch (const std::exception& e) {
+    spdlog::critical("{}", e.what());
+    return 1;
+  }
+}

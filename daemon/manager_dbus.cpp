@@ -1,0 +1,89 @@
+#include "manager_dbus.h"
+
+#include <spdlog/spdlog.h>
+
+#include "api.h"
+#include "config.h"
+#include "dbus_util.h"
+#include "object_paths.h"
+#include "sandbox_dbus.h"
+#include "service.h"
+
+namespace sandboxd {
+namespace {
+
+std::string JoinRoots(const std::vector<std::string>& roots) {
+  std::string text;
+  for (const auto& root : roots) text += (text.empty() ? "" : " ") + root;
+  return text;
+}
+
+}  // namespace
+
+ManagerDBus::ManagerDBus(Service& service, sdbus::IConnection& connection)
+    : AdaptorInterfaces(connection, api::kManagerPath), service_(service) {
+  registerAdaptor();
+}
+
+ManagerDBus::~ManagerDBus() { unregisterAdaptor(); }
+
+void ManagerDBus::CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std::string> roots,
+                                std::map<std::string, sdbus::Variant> options, uint64_t flags) {
+  Caller caller;
+  try {
+    caller = CurrentCaller(getObject());
+  } catch (...) {
+    result.returnError(CurrentExceptionAsDBusError());
+    return;
+  }
+  service_.RunInWorker([this, result = std::move(result), roots = std::move(roots), options = std::move(options), flags,
+                        caller]() mutable {
+    ReplyWith(result, [&]() -> sdbus::ObjectPath {
+      CheckFlags(flags, api::kFlagAllowInteractive);
+      CreateRequest request;
+      request.roots = roots;
+      for (const auto& [key, value] : options) {
+        if (key == "name") {
+          if (value.peekValueType() != "s") throw Error(Code::kInvalidArgument, "option 'name' must be a string");
+          request.name = value.get<std::string>();
+        } else {
+          throw Error(Code::kInvalidArgument, "unknown option '" + key + "' for CreateSandbox");
+        }
+      }
+      UserCredentials owner = LookupUser(caller.uid);
+      service_.authority().Check(caller, api::kActionCreate, {{"roots", JoinRoots(roots)}},
+                                 flags & api::kFlagAllowInteractive, "create a sandbox over " + JoinRoots(roots));
+      auto sandbox = service_.registry().Create(request, owner);
+      spdlog::info("sandbox {} ({}) created by uid {} over {}", sandbox->id(), sandbox->name(), caller.uid,
+                   JoinRoots(sandbox->roots()));
+      service_.PublishSandbox(sandbox);
+      return sdbus::ObjectPath(api::SandboxPath(sandbox->id()));
+    });
+  });
+}
+
+sdbus::ObjectPath ManagerDBus::GetSandbox(const std::string& id_or_name) {
+  return GuardSync([&] {
+    Caller caller = CurrentCaller(getObject());
+    auto sandbox = service_.registry().Find(id_or_name, caller.uid);
+    // Another user's sandbox is "not found" rather than "denied": its existence is not the
+    // caller's business.
+    if (!sandbox) throw Error(Code::kNotFound, "no sandbox '" + id_or_name + "' known");
+    return sdbus::ObjectPath(api::SandboxPath(sandbox->id()));
+  });
+}
+
+std::vector<sdbus::Struct<std::string, std::string, uint32_t, std::string, std::vector<std::string>, sdbus::ObjectPath>> ManagerDBus::ListSandboxes() {
+  return GuardSync([&] {
+    Caller caller = CurrentCaller(getObject());
+    std::vector<sdbus::Struct<std::string, std::string, uint32_t, std::string, std::vector<std::string>, sdbus::ObjectPath>> list;
+    for (const auto& sandbox : service_.registry().List(caller.uid))
+      list.emplace_back(sandbox->id(), sandbox->name(), static_cast<uint32_t>(sandbox->owner()), sandbox->state(), sandbox->roots(),
+                        sdbus::ObjectPath(api::SandboxPath(sandbox->id())));
+    return list;
+  });
+}
+
+std::string ManagerDBus::Version() { return SANDBOXD_VERSION; }
+
+}  // namespace sandboxd

@@ -1,0 +1,28 @@
+#pragma once
+/// D-Bus face of the sandbox registry (org.sandboxd.Sandbox1.Manager): converts types, builds
+/// the Caller, authorizes, calls the domain and maps errors. No domain logic here.
+
+#include <sdbus-c++/sdbus-c++.h>
+
+#include "manager_adaptor.h"
+
+namespace sandboxd {
+
+class Service;
+
+class ManagerDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox1::Manager_adaptor, sdbus::Properties_adaptor> {
+ public:
+  ManagerDBus(Service& service, sdbus::IConnection& connection);
+  ~ManagerDBus();
+
+ private:
+  void CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std::string> roots,
+                     std::map<std::string, sdbus::Variant> options, uint64_t flags) override;
+  sdbus::ObjectPath GetSandbox(const std::string& id_or_name) override;
+  std::vector<sdbus::Struct<std::string, std::string, uint32_t, std::string, std::vector<std::string>, sdbus::ObjectPath>> ListSandboxes() override;
+  std::string Version() override;
+
+  Service& service_;
+};
+
+}  // namespace sandboxd

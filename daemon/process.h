@@ -1,0 +1,70 @@
+#pragma once
+/// Spawning children from the multithreaded daemon: argv, env and fd layout are prepared before
+/// fork, the child makes only raw syscalls (it may drop to a user's credentials and set
+/// no_new_privs) and execs. ChildProcess owns the child through a pidfd and kills and reaps it
+/// on destruction unless it was waited for, so no child outlives its owner unnoticed.
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "credentials.h"
+#include "fd.h"
+
+namespace sandboxd {
+
+struct SpawnOptions {
+  std::string path;                        ///< absolute path of the program
+  std::vector<std::string> argv;
+  std::vector<std::string> env;            ///< "K=V" entries; the child gets exactly these
+  std::vector<std::pair<int, int>> fds;    ///< {child fd, parent fd}; every other fd is closed
+  std::optional<UserCredentials> user;     ///< drop to this user before exec
+  std::string cwd = "/";
+};
+
+class ChildProcess {
+ public:
+  ChildProcess() = default;
+  ChildProcess(pid_t pid, UniqueFd pidfd) : pid_(pid), pidfd_(std::move(pidfd)) {}
+  ChildProcess(ChildProcess&& other) noexcept = default;
+  ChildProcess& operator=(ChildProcess&& other) noexcept;
+  ~ChildProcess();
+
+  pid_t pid() const { return pid_; }
+  int pidfd() const { return pidfd_.get(); }
+  bool running() const { return pid_ > 0 && !waited_; }
+  /// Sends `signal` through the pidfd (no pid-reuse race). Harmless once the child has exited.
+  void Kill(int signal) const;
+  /// Blocks until the child exits; returns its wait status (as waitpid's).
+  int Wait();
+
+ private:
+  void KillAndReap();
+  pid_t pid_ = -1;
+  UniqueFd pidfd_;
+  bool waited_ = false;
+};
+
+/// Forks and execs. Throws Error(kFailed) when the program could not be started (exec errno is
+/// reported back through a close-on-exec pipe).
+ChildProcess Spawn(const SpawnOptions& options);
+
+/// Runs a program to completion with stdin from `input`, returning {wait status, stdout, stderr}.
+struct RunResult {
+  int status = 0;
+  std::string out;
+  std::string err;
+};
+RunResult RunAndCapture(SpawnOptions options, const std::string& input);
+
+/// In a forked child only: drops to `user` (groups, gid, uid, no_new_privs) with raw syscalls.
+/// Returns 0 or an errno value.
+int DropPrivilegesInChild(const UserCredentials& user);
+
+/// Exit status as a shell reports it: the code, or 128+N for signal N.
+int ExitStatusFromWaitStatus(int status);
+
+}  // namespace sandboxd

@@ -1,0 +1,109 @@
+#include "sandbox.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "changeset_scanner.h"
+#include "errors.h"
+#include "fs_util.h"
+#include "overlay.h"
+
+namespace sandboxd {
+
+Sandbox::Sandbox(SandboxRecord record, const Layout& layout) : record_(std::move(record)), layout_(layout) {}
+
+std::string Sandbox::state() const { return record_.state; }
+
+std::string Sandbox::PathPrefix(size_t root) const {
+  return record_.roots.size() > 1 ? std::to_string(root) + "/" : std::string();
+}
+
+void Sandbox::SetUp() {
+  const std::string& id = record_.id;
+  MakeDirectory(layout_.SandboxDir(id), 0700);
+  MakeDirectory(layout_.SandboxDir(id) + "/upper", 0700);
+  MakeDirectory(layout_.SandboxDir(id) + "/work", 0700);
+  // The merged views are host-visible; only the owner may enter them.
+  MakeDirectory(layout_.RunSandboxDir(id), 0700, record_.owner, 0);
+  for (size_t i = 0; i < record_.roots.size(); ++i) {
+    std::string merged = layout_.MergedDir(id, i);
+    if (IsOverlayMounted(merged)) continue;
+    UniqueFd lower = OpenLiveRoot(i);
+    struct stat st;
+    if (fstat(lower.get(), &st) != 0) ThrowErrno("cannot stat root " + record_.roots[i]);
+    // The overlay's root directory takes its owner and mode from the upper's root, so the upper
+    // starts as a copy of the live root's attributes: a job sees its root unchanged.
+    std::string upper = layout_.UpperDir(id, i);
+    if (access(upper.c_str(), F_OK) != 0) MakeDirectory(upper, st.st_mode & 07777, st.st_uid, st.st_gid);
+    MakeDirectory(layout_.WorkDir(id, i), 0700);
+    MakeDirectory(merged, 0700, record_.owner, 0);
+    MountOverlay({lower.get(), upper, layout_.WorkDir(id, i), merged});
+  }
+}
+
+void Sandbox::Unmount() {
+  for (size_t i = 0; i < record_.roots.size(); ++i) UnmountOverlay(layout_.MergedDir(record_.id, i));
+}
+
+void Sandbox::ClearLayers() {
+  for (size_t i = 0; i < record_.roots.size(); ++i) {
+    RemoveTree(layout_.UpperDir(record_.id, i));
+    RemoveTree(layout_.WorkDir(record_.id, i));
+  }
+}
+
+std::vector<RootChanges> Sandbox::Scan() const {
+  std::vector<RootChanges> result;
+  for (size_t i = 0; i < record_.roots.size(); ++i) {
+    UniqueFd lower = OpenLiveRoot(i);
+    UniqueFd upper = OpenUpper(i);
+    result.push_back({i, ScanChanges(lower.get(), upper.get())});
+  }
+  return result;
+}
+
+size_t Sandbox::CountChanges() const {
+  size_t count = 0;
+  for (const auto& root : Scan()) count += root.changes.size();
+  return count;
+}
+
+UniqueFd Sandbox::OpenLiveRoot(size_t root) const {
+  return OpenDirectoryNoSymlinks(record_.roots.at(root), O_PATH);
+}
+
+UniqueFd Sandbox::OpenUpper(size_t root) const {
+  return OpenDirectoryNoSymlinks(layout_.UpperDir(record_.id, root), O_PATH);
+}
+
+void Sandbox::BeginJob() {
+  std::lock_guard lock(mutex_);
+  if (exclusive_) throw Error(Code::kBusy, "sandbox " + record_.id + " is busy committing, discarding or being destroyed");
+  ++running_jobs_;
+}
+
+void Sandbox::EndJob() {
+  std::lock_guard lock(mutex_);
+  --running_jobs_;
+}
+
+void Sandbox::BeginExclusive(const std::string& verb) {
+  std::lock_guard lock(mutex_);
+  if (exclusive_) throw Error(Code::kBusy, "sandbox " + record_.id + " is busy with another operation; cannot " + verb + " now");
+  if (running_jobs_ > 0)
+    throw Error(Code::kBusy, "sandbox " + record_.id + " has " + std::to_string(running_jobs_) +
+                                 " running job(s); cannot " + verb + " it until they end");
+  exclusive_ = true;
+}
+
+void Sandbox::EndExclusive() {
+  std::lock_guard lock(mutex_);
+  exclusive_ = false;
+}
+
+unsigned Sandbox::running_jobs() const {
+  std::lock_guard lock(mutex_);
+  return running_jobs_;
+}
+
+}  // namespace sandboxd

@@ -1,0 +1,81 @@
+#pragma once
+/// A sandbox as the daemon's domain sees it: its record, its overlays (one per root), the gate
+/// that keeps jobs and whole-sandbox operations (commit, discard, destroy) from overlapping,
+/// and reading its change set. No D-Bus here.
+
+#include <sys/types.h>
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "change.h"
+#include "fd.h"
+#include "layout.h"
+#include "store.h"
+
+namespace sandboxd {
+
+struct RootChanges {
+  size_t root = 0;
+  std::vector<Change> changes;
+};
+
+class Sandbox {
+ public:
+  Sandbox(SandboxRecord record, const Layout& layout);
+
+  const std::string& id() const { return record_.id; }
+  const std::string& name() const { return record_.name; }
+  uid_t owner() const { return record_.owner; }
+  const std::vector<std::string>& roots() const { return record_.roots; }
+  int64_t created_usec() const { return record_.created_usec; }
+  std::string state() const;
+  /// "N/" for root N when the sandbox has more than one root, else "".
+  std::string PathPrefix(size_t root) const;
+
+  /// Creates the upper, work and merged directories and mounts every root's overlay that is
+  /// not mounted yet. Idempotent: used at create and at recovery.
+  void SetUp();
+  /// Unmounts every root's overlay. Throws Error(kBusy) if one is in use.
+  void Unmount();
+  /// Empties the upper and work layers (while unmounted): every change is gone.
+  void ClearLayers();
+
+  /// The change set, per root, read from the upper layers.
+  std::vector<RootChanges> Scan() const;
+  size_t CountChanges() const;
+
+  /// Opens the live root refusing symlinks on the way (its canonical path has none).
+  UniqueFd OpenLiveRoot(size_t root) const;
+  UniqueFd OpenUpper(size_t root) const;
+  std::string MergedDir(size_t root) const { return layout_.MergedDir(record_.id, root); }
+
+  /// Gate: jobs may run together; an exclusive operation runs alone. Both throw Error(kBusy).
+  void BeginJob();
+  void EndJob();
+  void BeginExclusive(const std::string& verb);
+  void EndExclusive();
+  unsigned running_jobs() const;
+
+ private:
+  SandboxRecord record_;
+  const Layout& layout_;
+  mutable std::mutex mutex_;
+  unsigned running_jobs_ = 0;
+  bool exclusive_ = false;
+};
+
+/// RAII for Sandbox::BeginExclusive/EndExclusive.
+class ExclusiveOperation {
+ public:
+  ExclusiveOperation(Sandbox& sandbox, const std::string& verb) : sandbox_(sandbox) { sandbox_.BeginExclusive(verb); }
+  ~ExclusiveOperation() { sandbox_.EndExclusive(); }
+  ExclusiveOperation(const ExclusiveOperation&) = delete;
+  ExclusiveOperation& operator=(const ExclusiveOperation&) = delete;
+
+ private:
+  Sandbox& sandbox_;
+};
+
+}  // namespace sandboxd

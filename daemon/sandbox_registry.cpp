@@ -1,0 +1,203 @@
+#include "sandbox_registry.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "errors.h"
+#include "fs_util.h"
+#include "overlay.h"
+
+namespace sandboxd {
+namespace {
+
+int64_t NowUsec() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string Canonical(const std::string& path) {
+  char* resolved = realpath(path.c_str(), nullptr);
+  if (!resolved) return path;
+  std::string result(resolved);
+  free(resolved);
+  return result;
+}
+
+std::string NameFromRoot(const std::string& root) {
+  std::string base = root.substr(root.find_last_of('/') + 1);
+  std::string name;
+  for (char c : base) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    name += ok ? c : '_';
+  }
+  while (!name.empty() && (name[0] == '-' || name[0] == '.')) name.erase(0, 1);
+  if (name.size() > 56) name.resize(56);
+  return name.empty() ? "sandbox" : name;
+}
+
+}  // namespace
+
+void CheckSandboxName(const std::string& name) {
+  if (name.empty() || name.size() > 64)
+    throw Error(Code::kInvalidArgument, "sandbox name '" + name + "' must be 1 to 64 characters long");
+  for (char c : name) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    if (!ok) throw Error(Code::kInvalidArgument, "sandbox name '" + name + "' may only contain letters, digits, '.', '_' and '-'");
+  }
+  if (name[0] == '-' || name[0] == '.')
+    throw Error(Code::kInvalidArgument, "sandbox name '" + name + "' must not start with '-' or '.'");
+  bool id_shaped = name.size() == 16;
+  for (char c : name) id_shaped &= (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+  if (id_shaped) throw Error(Code::kInvalidArgument, "sandbox name '" + name + "' looks like a sandbox id; choose another");
+}
+
+SandboxRegistry::SandboxRegistry(const Layout& layout, Store& store)
+    : layout_(layout), store_(store), forbidden_{Canonical(layout.state_dir()), Canonical(layout.run_dir())} {}
+
+std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, const UserCredentials& owner) {
+  if (request.roots.empty()) throw Error(Code::kInvalidArgument, "a sandbox needs at least one root directory");
+  if (request.roots.size() > 64) throw Error(Code::kInvalidArgument, "a sandbox may have at most 64 roots");
+  if (!request.name.empty()) CheckSandboxName(request.name);
+  std::vector<std::string> roots;
+  for (const auto& root : request.roots) roots.push_back(ValidateRoot(root, owner, forbidden_));
+  CheckRootsDisjoint(roots);
+
+  std::shared_ptr<Sandbox> sandbox;
+  {
+    std::lock_guard lock(mutex_);
+    CheckOverlap(roots);
+    SandboxRecord record;
+    record.id = RandomId();
+    while (sandboxes_.count(record.id)) record.id = RandomId();
+    if (!request.name.empty()) {
+      for (const auto& [id, other] : sandboxes_)
+        if (other->owner() == owner.uid && other->name() == request.name)
+          throw Error(Code::kInvalidArgument, "you already have a sandbox named '" + request.name + "' (" + id + ")");
+      record.name = request.name;
+    } else {
+      record.name = UniqueName(NameFromRoot(roots.front()), owner.uid);
+    }
+    record.owner = owner.uid;
+    record.state = "active";
+    record.created_usec = NowUsec();
+    record.roots = roots;
+    sandbox = std::make_shared<Sandbox>(record, layout_);
+    // Registered before the slow set-up, so a concurrent create over the same roots sees it.
+    sandboxes_[record.id] = sandbox;
+  }
+  try {
+    sandbox->SetUp();
+    store_.Insert({sandbox->id(), sandbox->name(), sandbox->owner(), sandbox->state(), sandbox->created_usec(), sandbox->roots()});
+  } catch (...) {
+    try {
+      sandbox->Unmount();
+      RemoveTree(layout_.SandboxDir(sandbox->id()));
+      RemoveTree(layout_.RunSandboxDir(sandbox->id()));
+    } catch (...) {
+    }
+    std::lock_guard lock(mutex_);
+    sandboxes_.erase(sandbox->id());
+    throw;
+  }
+  return sandbox;
+}
+
+void SandboxRegistry::CheckOverlap(const std::vector<std::string>& roots) const {
+  for (const auto& [id, other] : sandboxes_)
+    for (const auto& mine : roots)
+      for (const auto& theirs : other->roots())
+        if (PathsOverlap(mine, theirs))
+          throw Error(Code::kOverlap, "root " + mine + " overlaps root " + theirs + " of sandbox " + id);
+}
+
+std::string SandboxRegistry::UniqueName(const std::string& wanted, uid_t owner) const {
+  auto taken = [&](const std::string& name) {
+    for (const auto& [id, other] : sandboxes_)
+      if (other->owner() == owner && other->name() == name) return true;
+    return false;
+  };
+  std::string name = wanted;
+  try {
+    CheckSandboxName(name);
+  } catch (const Error&) {
+    name = "sandbox";
+  }
+  std::string base = name;
+  for (int n = 2; taken(name); ++n) name = base + "-" + std::to_string(n);
+  return name;
+}
+
+std::shared_ptr<Sandbox> SandboxRegistry::Find(const std::string& id_or_name, uid_t uid) const {
+  std::lock_guard lock(mutex_);
+  auto it = sandboxes_.find(id_or_name);
+  if (it != sandboxes_.end() && (uid == 0 || it->second->owner() == uid)) return it->second;
+  std::shared_ptr<Sandbox> found;
+  for (const auto& [id, sandbox] : sandboxes_) {
+    if (sandbox->name() != id_or_name) continue;
+    if (sandbox->owner() == uid) return sandbox;
+    if (uid == 0) found = sandbox;  // root: any owner's, when the name is unambiguous enough
+  }
+  return found;
+}
+
+std::shared_ptr<Sandbox> SandboxRegistry::FindById(const std::string& id) const {
+  std::lock_guard lock(mutex_);
+  auto it = sandboxes_.find(id);
+  return it == sandboxes_.end() ? nullptr : it->second;
+}
+
+std::vector<std::shared_ptr<Sandbox>> SandboxRegistry::List(uid_t uid) const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::shared_ptr<Sandbox>> result;
+  for (const auto& [id, sandbox] : sandboxes_)
+    if (uid == 0 || sandbox->owner() == uid) result.push_back(sandbox);
+  std::sort(result.begin(), result.end(), [](const auto& a, const auto& b) {
+    return a->created_usec() != b->created_usec() ? a->created_usec() < b->created_usec() : a->id() < b->id();
+  });
+  return result;
+}
+
+void SandboxRegistry::Remove(const std::string& id) {
+  store_.Remove(id);
+  {
+    std::lock_guard lock(mutex_);
+    sandboxes_.erase(id);
+  }
+  // A rename is instant; the deletion of what may be many files happens later, off the
+  // caller's time (EmptyTrash).
+  MakeDirectory(layout_.TrashDir(), 0700);
+  std::string from = layout_.SandboxDir(id);
+  std::string to = layout_.TrashDir() + "/" + id;
+  if (rename(from.c_str(), to.c_str()) != 0 && errno != ENOENT) RemoveTree(from);
+  RemoveTree(layout_.RunSandboxDir(id));
+}
+
+std::vector<std::pair<std::string, std::string>> SandboxRegistry::Recover() {
+  std::vector<std::pair<std::string, std::string>> failures;
+  for (auto& record : store_.LoadAll()) {
+    auto sandbox = std::make_shared<Sandbox>(record, layout_);
+    {
+      std::lock_guard lock(mutex_);
+      sandboxes_[record.id] = sandbox;
+    }
+    try {
+      sandbox->SetUp();
+    } catch (const std::exception& e) {
+      failures.emplace_back(record.id, e.what());
+    }
+  }
+  return failures;
+}
+
+void SandboxRegistry::EmptyTrash() { RemoveTree(layout_.TrashDir()); }
+
+size_t SandboxRegistry::size() const {
+  std::lock_guard lock(mutex_);
+  return sandboxes_.size();
+}
+
+}  // namespace sandboxd

@@ -1,0 +1,62 @@
+#pragma once
+/// Every sandbox the daemon knows, by id: creating them (validation, overlap, record, mounts),
+/// finding them by id or name for a caller, listing a caller's, forgetting destroyed ones and
+/// recovering all of them at start-up. Thread-safe. No D-Bus here.
+
+#include <sys/types.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "credentials.h"
+#include "layout.h"
+#include "root_validation.h"
+#include "sandbox.h"
+#include "store.h"
+
+namespace sandboxd {
+
+struct CreateRequest {
+  std::vector<std::string> roots;  ///< as the caller gave them
+  std::string name;                ///< may be empty: derived from the first root
+};
+
+class SandboxRegistry {
+ public:
+  SandboxRegistry(const Layout& layout, Store& store);
+
+  /// Validates and creates; on any failure nothing is left behind.
+  std::shared_ptr<Sandbox> Create(const CreateRequest& request, const UserCredentials& owner);
+  /// The sandbox with this id, or this name among `uid`'s; nullptr if none. Root sees all.
+  std::shared_ptr<Sandbox> Find(const std::string& id_or_name, uid_t uid) const;
+  std::shared_ptr<Sandbox> FindById(const std::string& id) const;
+  /// `uid`'s sandboxes (all of them for root), oldest first.
+  std::vector<std::shared_ptr<Sandbox>> List(uid_t uid) const;
+  /// Forgets the sandbox: database row, map entry; its directories move to the trash.
+  void Remove(const std::string& id);
+  /// Loads every record and sets each sandbox up again (remounting what is gone). Returns the
+  /// sandboxes that could not be set up, with the reason, for logging.
+  std::vector<std::pair<std::string, std::string>> Recover();
+  /// Deletes whatever is in the trash (slow; call off the caller's time).
+  void EmptyTrash();
+  size_t size() const;
+
+ private:
+  std::string UniqueName(const std::string& wanted, uid_t owner) const;
+  void CheckOverlap(const std::vector<std::string>& roots) const;
+
+  const Layout& layout_;
+  Store& store_;
+  ForbiddenAreas forbidden_;
+  mutable std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<Sandbox>> sandboxes_;
+};
+
+/// Sandbox names: 1–64 of [A-Za-z0-9._-], not starting with '-' or '.', and not shaped like an
+/// id (16 hex digits), so that a name can never shadow an id. Throws Error(kInvalidArgument).
+void CheckSandboxName(const std::string& name);
+
+}  // namespace sandboxd

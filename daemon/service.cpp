@@ -1,0 +1,160 @@
+#include "service.h"
+
+#include <sys/stat.h>
+#include <systemd/sd-daemon.h>
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+#include "api.h"
+#include "config.h"
+#include "errors.h"
+#include "fs_util.h"
+#include "job_dbus.h"
+#include "manager_dbus.h"
+#include "sandbox_dbus.h"
+
+namespace sandboxd {
+
+Service::Service(DaemonOptions options)
+    : options_(std::move(options)), layout_(options_.state_dir, options_.run_dir) {}
+
+Service::~Service() {
+  WaitForWorkers();
+  {
+    std::lock_guard lock(objects_mutex_);
+    job_objects_.clear();
+    sandbox_objects_.clear();
+  }
+  manager_.reset();
+}
+
+void Service::SetUpDirectories() {
+  // State holds users' changes: root only. The run dir must be traversable so that each owner
+  // can reach their own 0700 sandbox directory below it.
+  MakeDirectories(layout_.state_dir(), 0700);
+  MakeDirectory(layout_.state_dir(), 0700);
+  MakeDirectory(layout_.SandboxesDir(), 0700);
+  MakeDirectories(layout_.run_dir(), 0755);
+  MakeDirectory(layout_.run_dir(), 0755);
+}
+
+int Service::Run() {
+  umask(077);
+  SetUpDirectories();
+  store_ = std::make_unique<Store>(layout_.Database());
+  registry_ = std::make_unique<SandboxRegistry>(layout_, *store_);
+  for (const auto& [id, reason] : registry_->Recover())
+    spdlog::error("sandbox {} could not be set up again: {}", id, reason);
+  try {
+    registry_->EmptyTrash();
+  } catch (const std::exception& e) {
+    spdlog::warn("cannot empty the trash: {}", e.what());
+  }
+  authority_ = std::make_unique<PolkitAuthority>();
+
+  // Connect without a name, publish every object, and only then ask for the name: a client
+  // that sees the name must find everything in place.
+  connection_ = sdbus::createSystemBusConnection();
+  manager_ = std::make_unique<ManagerDBus>(*this, *connection_);
+  for (const auto& sandbox : registry_->List(0)) PublishSandbox(sandbox);
+  connection_->requestName(api::kBusName);
+  spdlog::info("sandboxd {} ready on the bus with {} sandboxes", SANDBOXD_VERSION, registry_->size());
+  sd_notifyf(0, "READY=1\nSTATUS=%zu sandboxes", registry_->size());
+  connection_->enterEventLoop();
+  sd_notify(0, "STOPPING=1");
+  spdlog::info("sandboxd stopping");
+  return 0;
+}
+
+void Service::Stop() {
+  if (connection_) connection_->leaveEventLoop();
+}
+
+void Service::BeginWorker() {
+  std::lock_guard lock(workers_mutex_);
+  ++workers_;
+}
+
+void Service::EndWorker() {
+  std::lock_guard lock(workers_mutex_);
+  if (--workers_ == 0) workers_done_.notify_all();
+}
+
+void Service::WaitForWorkers() {
+  std::unique_lock lock(workers_mutex_);
+  // A worker may be waiting for a human at a polkit prompt; do not wait for ever.
+  workers_done_.wait_for(lock, std::chrono::seconds(10), [this] { return workers_ == 0; });
+}
+
+std::shared_ptr<SandboxDBus> Service::PublishSandbox(std::shared_ptr<Sandbox> sandbox) {
+  auto object = std::make_shared<SandboxDBus>(*this, *connection_, sandbox);
+  std::lock_guard lock(objects_mutex_);
+  sandbox_objects_[sandbox->id()] = object;
+  return object;
+}
+
+std::shared_ptr<SandboxDBus> Service::FindSandboxObject(const std::string& id) {
+  std::lock_guard lock(objects_mutex_);
+  auto it = sandbox_objects_.find(id);
+  return it == sandbox_objects_.end() ? nullptr : it->second;
+}
+
+void Service::UnpublishSandbox(const std::string& id) {
+  std::vector<std::shared_ptr<JobDBus>> jobs;
+  std::shared_ptr<SandboxDBus> object;
+  {
+    std::lock_guard lock(objects_mutex_);
+    for (const auto& job_id : jobs_by_sandbox_[id]) {
+      auto it = job_objects_.find(job_id);
+      if (it != job_objects_.end()) {
+        jobs.push_back(it->second);
+        job_objects_.erase(it);
+      }
+    }
+    jobs_by_sandbox_.erase(id);
+    auto it = sandbox_objects_.find(id);
+    if (it != sandbox_objects_.end()) {
+      object = it->second;
+      sandbox_objects_.erase(it);
+    }
+  }
+  for (auto& job : jobs) job->job()->Cancel();
+  // Objects die here, outside the lock and outside any of their own handlers.
+}
+
+std::shared_ptr<JobDBus> Service::PublishJob(std::shared_ptr<Job> job, std::shared_ptr<Sandbox> sandbox) {
+  auto object = std::make_shared<JobDBus>(*connection_, job, sandbox);
+  std::lock_guard lock(objects_mutex_);
+  job_objects_[job->id()] = object;
+  jobs_by_sandbox_[sandbox->id()].push_back(job->id());
+  return object;
+}
+
+void Service::PruneJobs(const std::string& sandbox_id, const std::string& keep) {
+  std::vector<std::shared_ptr<JobDBus>> dropped;
+  {
+    std::lock_guard lock(objects_mutex_);
+    auto& ids = jobs_by_sandbox_[sandbox_id];
+    size_t finished = 0;
+    for (const auto& id : ids) {
+      auto it = job_objects_.find(id);
+      if (it != job_objects_.end() && it->second->job()->state() == JobState::kFinished) ++finished;
+    }
+    for (auto it = ids.begin(); it != ids.end() && finished > kFinishedJobsKept;) {
+      auto object = job_objects_.find(*it);
+      bool is_finished = object != job_objects_.end() && object->second->job()->state() == JobState::kFinished;
+      if (*it != keep && is_finished) {
+        dropped.push_back(object->second);
+        job_objects_.erase(object);
+        it = ids.erase(it);
+        --finished;
+      } else {
+        ++it;
+      }
+    }
+  }
+}
+
+}  // namespace sandboxd

@@ -1,0 +1,104 @@
+#pragma once
+/// The running daemon: its options, bus connection, sandbox registry, authority, worker
+/// threads, and the published D-Bus objects (one per sandbox and per kept job). The D-Bus faces
+/// reach shared state only through it.
+
+#include <sdbus-c++/sdbus-c++.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "job.h"
+#include "layout.h"
+#include "polkit.h"
+#include "sandbox_registry.h"
+#include "store.h"
+
+namespace sandboxd {
+
+class ManagerDBus;
+class SandboxDBus;
+class JobDBus;
+
+struct DaemonOptions {
+  std::string state_dir;
+  std::string run_dir;
+  std::string helper_path;
+  std::string bwrap_path;
+  unsigned idle_exit_seconds = 0;  ///< 0: never
+};
+
+class Service {
+ public:
+  /// Finished jobs kept per sandbox so that their status and output stay readable.
+  static constexpr size_t kFinishedJobsKept = 16;
+
+  explicit Service(DaemonOptions options);
+  ~Service();
+
+  /// Start-up in machined's order, then the bus loop until Stop(). Returns the exit code.
+  int Run();
+  void Stop();
+
+  sdbus::IConnection& connection() { return *connection_; }
+  SandboxRegistry& registry() { return *registry_; }
+  Authority& authority() { return *authority_; }
+  const DaemonOptions& options() const { return options_; }
+  const Layout& layout() const { return layout_; }
+
+  /// Runs `work` on a worker thread (never on the bus loop). Work must not throw. Move-only
+  /// callables are fine (an sdbus::Result travels with its work).
+  template <typename F>
+  void RunInWorker(F&& work) {
+    BeginWorker();
+    std::thread([this, work = std::forward<F>(work)]() mutable {
+      {
+        // Destroyed before EndWorker, so shutdown never outruns what the work captured.
+        auto owned = std::move(work);
+        owned();
+      }
+      EndWorker();
+    }).detach();
+  }
+
+  std::shared_ptr<SandboxDBus> PublishSandbox(std::shared_ptr<Sandbox> sandbox);
+  std::shared_ptr<SandboxDBus> FindSandboxObject(const std::string& id);
+  /// Drops the sandbox's object and its jobs' objects (cancelling running jobs).
+  void UnpublishSandbox(const std::string& id);
+  /// Publishes a job object; returns its path.
+  std::shared_ptr<JobDBus> PublishJob(std::shared_ptr<Job> job, std::shared_ptr<Sandbox> sandbox);
+  /// Forgets the oldest finished jobs of a sandbox beyond kFinishedJobsKept, never `keep`.
+  void PruneJobs(const std::string& sandbox_id, const std::string& keep);
+
+ private:
+  void SetUpDirectories();
+  void BeginWorker();
+  void EndWorker();
+  void WaitForWorkers();
+
+  DaemonOptions options_;
+  Layout layout_;
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<SandboxRegistry> registry_;
+  std::unique_ptr<Authority> authority_;
+  std::unique_ptr<sdbus::IConnection> connection_;
+  std::unique_ptr<ManagerDBus> manager_;
+
+  std::mutex objects_mutex_;
+  std::map<std::string, std::shared_ptr<SandboxDBus>> sandbox_objects_;
+  std::map<std::string, std::shared_ptr<JobDBus>> job_objects_;
+  std::map<std::string, std::deque<std::string>> jobs_by_sandbox_;
+
+  std::mutex workers_mutex_;
+  std::condition_variable workers_done_;
+  unsigned workers_ = 0;
+};
+
+}  // namespace sandboxd

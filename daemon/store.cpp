@@ -1,0 +1,79 @@
+#include "store.h"
+
+namespace sandboxd {
+namespace {
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS sandboxes (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  owner INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  created_usec INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS roots (
+  sandbox_id TEXT NOT NULL REFERENCES sandboxes(id) ON DELETE CASCADE,
+  idx INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  PRIMARY KEY (sandbox_id, idx)
+);
+)sql";
+
+}  // namespace
+
+Store::Store(const std::string& path) : db_(path) {
+  db_.Exec("PRAGMA journal_mode=WAL");
+  db_.Exec("PRAGMA synchronous=FULL");
+  db_.Exec("PRAGMA foreign_keys=ON");
+  db_.Exec(kSchema);
+}
+
+void Store::Insert(const SandboxRecord& record) {
+  std::lock_guard lock(mutex_);
+  Transaction tx(db_);
+  Statement(db_, "INSERT INTO sandboxes(id, name, owner, state, created_usec) VALUES (?, ?, ?, ?, ?)")
+      .Bind(1, record.id)
+      .Bind(2, record.name)
+      .Bind(3, static_cast<int64_t>(record.owner))
+      .Bind(4, record.state)
+      .Bind(5, record.created_usec)
+      .Run();
+  Statement insert_root(db_, "INSERT INTO roots(sandbox_id, idx, path) VALUES (?, ?, ?)");
+  for (size_t i = 0; i < record.roots.size(); ++i)
+    insert_root.Bind(1, record.id).Bind(2, static_cast<int64_t>(i)).Bind(3, record.roots[i]).Run();
+  tx.Commit();
+}
+
+void Store::Remove(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  Statement(db_, "DELETE FROM sandboxes WHERE id = ?").Bind(1, id).Run();
+}
+
+void Store::SetState(const std::string& id, const std::string& state) {
+  std::lock_guard lock(mutex_);
+  Statement(db_, "UPDATE sandboxes SET state = ? WHERE id = ?").Bind(1, state).Bind(2, id).Run();
+}
+
+std::vector<SandboxRecord> Store::LoadAll() {
+  std::lock_guard lock(mutex_);
+  std::vector<SandboxRecord> records;
+  Statement sandboxes(db_, "SELECT id, name, owner, state, created_usec FROM sandboxes ORDER BY created_usec, id");
+  while (sandboxes.Step()) {
+    SandboxRecord r;
+    r.id = sandboxes.ColumnText(0);
+    r.name = sandboxes.ColumnText(1);
+    r.owner = static_cast<uid_t>(sandboxes.ColumnInt(2));
+    r.state = sandboxes.ColumnText(3);
+    r.created_usec = sandboxes.ColumnInt(4);
+    records.push_back(std::move(r));
+  }
+  Statement roots(db_, "SELECT path FROM roots WHERE sandbox_id = ? ORDER BY idx");
+  for (auto& r : records) {
+    roots.Bind(1, r.id);
+    while (roots.Step()) r.roots.push_back(roots.ColumnText(0));
+    roots.Reset();
+  }
+  return records;
+}
+
+}  // namespace sandboxd

@@ -1,0 +1,40 @@
+#pragma once
+/// Durable record of every sandbox (id, name, owner, state, roots) in SQLite (WAL) under the
+/// state directory, so that a restarted daemon recovers them all. Thread-safe: one mutex
+/// serialises the single connection. Holds no users' file data.
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "sqlite.h"
+
+namespace sandboxd {
+
+struct SandboxRecord {
+  std::string id;
+  std::string name;
+  uid_t owner = 0;
+  std::string state;
+  int64_t created_usec = 0;
+  std::vector<std::string> roots;
+};
+
+class Store {
+ public:
+  explicit Store(const std::string& path);
+
+  void Insert(const SandboxRecord& record);
+  void Remove(const std::string& id);
+  void SetState(const std::string& id, const std::string& state);
+  std::vector<SandboxRecord> LoadAll();
+
+ private:
+  std::mutex mutex_;
+  Database db_;
+};
+
+}  // namespace sandboxd

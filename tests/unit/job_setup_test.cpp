@@ -1,0 +1,50 @@
+#include "job_setup.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "errors.h"
+
+namespace sandboxd {
+namespace {
+
+TEST(ResolveJobCwdTest, DefaultsToFirstRoot) {
+  EXPECT_EQ(ResolveJobCwd("", {"/home/u/a", "/home/u/b"}, "id"), "/home/u/a");
+}
+
+TEST(ResolveJobCwdTest, AcceptsInsideAnyRootAndNormalisesSlashes) {
+  EXPECT_EQ(ResolveJobCwd("/home/u/b//src/", {"/home/u/a", "/home/u/b"}, "id"), "/home/u/b/src");
+  EXPECT_EQ(ResolveJobCwd("/home/u/a", {"/home/u/a"}, "id"), "/home/u/a");
+}
+
+TEST(ResolveJobCwdTest, RefusesOutsideDotDotAndRelative) {
+  for (const char* bad : {"/home/u", "/home/u/ab", "/home/u/a/../x", "src", "/home/u/a/./x"}) {
+    try {
+      ResolveJobCwd(bad, {"/home/u/a"}, "id");
+      FAIL() << bad;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Code::kInvalidPath) << bad;
+    }
+  }
+}
+
+TEST(JobEnvironmentTest, MinimalSetPlusCallerOverrides) {
+  UserCredentials user;
+  user.name = "alice";
+  user.home = "/home/alice";
+  user.shell = "/bin/bash";
+  auto env = JobEnvironment(user, {{"TERM", "xterm"}, {"LANG", "de_DE.UTF-8"}});
+  std::vector<std::string> expected = {"HOME=/home/alice", "LANG=de_DE.UTF-8", "LOGNAME=alice",
+                                       "PATH=/usr/local/bin:/usr/bin:/bin", "SHELL=/bin/bash", "TERM=xterm", "USER=alice"};
+  EXPECT_EQ(env, expected);
+}
+
+TEST(JobEnvironmentTest, RefusesBadNames) {
+  UserCredentials user;
+  EXPECT_THROW(JobEnvironment(user, {{"", "x"}}), Error);
+  EXPECT_THROW(JobEnvironment(user, {{"A=B", "x"}}), Error);
+}
+
+}  // namespace
+}  // namespace sandboxd

@@ -1,0 +1,119 @@
+#include "root_validation.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "errors.h"
+
+namespace sandboxd {
+namespace {
+
+TEST(PathsOverlapTest, EqualNestedAndDisjoint) {
+  EXPECT_TRUE(PathsOverlap("/home/u/p", "/home/u/p"));
+  EXPECT_TRUE(PathsOverlap("/home/u/p", "/home/u/p/src"));
+  EXPECT_TRUE(PathsOverlap("/home/u/p/src", "/home/u/p"));
+  EXPECT_FALSE(PathsOverlap("/home/u/p", "/home/u/project"));
+  EXPECT_FALSE(PathsOverlap("/home/u/p2", "/home/u/p"));
+  EXPECT_TRUE(PathsOverlap("/", "/anything"));
+}
+
+TEST(ForbiddenReasonTest, SystemTreesAndOwnState) {
+  ForbiddenAreas areas{"/var/lib/sandboxd", "/run/sandboxd"};
+  EXPECT_TRUE(ForbiddenReason("/", areas));
+  EXPECT_TRUE(ForbiddenReason("/proc", areas));
+  EXPECT_TRUE(ForbiddenReason("/proc/self", areas));
+  EXPECT_TRUE(ForbiddenReason("/sys/fs", areas));
+  EXPECT_TRUE(ForbiddenReason("/dev", areas));
+  EXPECT_TRUE(ForbiddenReason("/run/user/1000", areas));
+  EXPECT_TRUE(ForbiddenReason("/var/lib/sandboxd/sandboxes", areas));
+  EXPECT_TRUE(ForbiddenReason("/var/lib", areas));  // contains the state directory
+  EXPECT_FALSE(ForbiddenReason("/home/u/proj", areas));
+  EXPECT_FALSE(ForbiddenReason("/procedures", areas));
+  EXPECT_FALSE(ForbiddenReason("/devel/x", areas));
+}
+
+TEST(CheckRootSyntaxTest, RefusesRelativeAndEmpty) {
+  EXPECT_THROW(CheckRootSyntax(""), Error);
+  EXPECT_THROW(CheckRootSyntax("proj"), Error);
+  EXPECT_THROW(CheckRootSyntax("./proj"), Error);
+  EXPECT_NO_THROW(CheckRootSyntax("/home/u/proj"));
+  try {
+    CheckRootSyntax("proj");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Code::kInvalidPath);
+    EXPECT_NE(std::string(e.what()).find("proj"), std::string::npos);
+  }
+}
+
+TEST(CheckRootsDisjointTest, NestedRootsOfOneRequestOverlap) {
+  EXPECT_NO_THROW(CheckRootsDisjoint({"/a/b", "/a/c"}));
+  try {
+    CheckRootsDisjoint({"/a/b", "/a/b/c"});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Code::kOverlap);
+  }
+}
+
+class ValidateRootTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root to check as another user";
+    char templ[] = "/tmp/sbx-root-XXXXXX";
+    ASSERT_NE(mkdtemp(templ), nullptr);
+    dir_ = templ;
+    chmod(dir_.c_str(), 0755);
+    nobody_.uid = 65534;
+    nobody_.gid = 65534;
+    nobody_.groups = {65534};
+  }
+  void TearDown() override {
+    if (!dir_.empty()) system(("rm -rf " + dir_).c_str());
+  }
+  std::string dir_;
+  UserCredentials nobody_;
+  ForbiddenAreas areas_{"/var/lib/sandboxd", "/run/sandboxd"};
+};
+
+TEST_F(ValidateRootTest, WritableDirectoryIsCanonicalised) {
+  std::string proj = dir_ + "/proj";
+  mkdir(proj.c_str(), 0755);
+  chown(proj.c_str(), nobody_.uid, nobody_.gid);
+  symlink(proj.c_str(), (dir_ + "/link").c_str());
+  EXPECT_EQ(ValidateRoot(dir_ + "/link", nobody_, areas_), proj);
+  EXPECT_EQ(ValidateRoot(dir_ + "/proj/", nobody_, areas_), proj);
+}
+
+TEST_F(ValidateRootTest, RefusesWhatTheUserCannotWrite) {
+  std::string mine = dir_ + "/root-owned";
+  mkdir(mine.c_str(), 0755);
+  try {
+    ValidateRoot(mine, nobody_, areas_);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Code::kInvalidPath);
+    EXPECT_NE(std::string(e.what()).find("not a directory you can write"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(ValidateRootTest, RefusesMissingAndFiles) {
+  try {
+    ValidateRoot(dir_ + "/missing", nobody_, areas_);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("does not exist"), std::string::npos) << e.what();
+  }
+  std::string file = dir_ + "/file";
+  close(open(file.c_str(), O_CREAT | O_WRONLY, 0666));
+  try {
+    ValidateRoot(file, nobody_, areas_);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("not a directory"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace sandboxd

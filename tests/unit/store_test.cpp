@@ -1,0 +1,58 @@
+#include "store.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include "change_json.h"
+#include "errors.h"
+
+namespace sandboxd {
+namespace {
+
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char templ[] = "/tmp/sbx-store-XXXXXX";
+    ASSERT_NE(mkdtemp(templ), nullptr);
+    dir_ = templ;
+  }
+  void TearDown() override { system(("rm -rf " + dir_).c_str()); }
+  std::string dir_;
+};
+
+TEST_F(StoreTest, RecordsSurviveReopening) {
+  {
+    Store store(dir_ + "/db");
+    store.Insert({"00000000000000aa", "proj", 1000, "active", 5, {"/home/u/proj", "/home/u/lib"}});
+    store.Insert({"00000000000000bb", "other", 1001, "active", 6, {"/home/v/x"}});
+    store.SetState("00000000000000bb", "suspended");
+  }
+  Store store(dir_ + "/db");
+  auto all = store.LoadAll();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].id, "00000000000000aa");
+  EXPECT_EQ(all[0].roots, (std::vector<std::string>{"/home/u/proj", "/home/u/lib"}));
+  EXPECT_EQ(all[0].owner, 1000u);
+  EXPECT_EQ(all[1].state, "suspended");
+  EXPECT_EQ(all[1].roots, std::vector<std::string>{"/home/v/x"});
+  store.Remove("00000000000000aa");
+  EXPECT_EQ(store.LoadAll().size(), 1u);
+}
+
+TEST_F(StoreTest, DuplicateIdIsRefusedAndLeavesNoPartialRow) {
+  Store store(dir_ + "/db");
+  store.Insert({"00000000000000aa", "proj", 1000, "active", 5, {"/a"}});
+  EXPECT_THROW(store.Insert({"00000000000000aa", "again", 1000, "active", 6, {"/b"}}), Error);
+  auto all = store.LoadAll();
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].roots, std::vector<std::string>{"/a"});
+}
+
+TEST(ChangeJsonTest, RoundTrip) {
+  Change change{"a/b", ChangeKind::kTypeChanged, EntryType::kFile, EntryType::kSymlink, 0644, 0777};
+  EXPECT_EQ(ChangeFromJson(ChangeToJson(change)), change);
+  EXPECT_THROW(ChangeFromJson(nlohmann::json{{"path", "x"}}), Error);
+}
+
+}  // namespace
+}  // namespace sandboxd
