@@ -26,7 +26,7 @@ class ManagerProxy final : public sdbus::ProxyInterfaces<org::sandboxd::Sandbox1
                            const std::vector<std::string>&) override {}
 };
 
-class SandboxProxy final : public sdbus::ProxyInterfaces<org::sandboxd::Sandbox1::Sandbox_proxy, sdbus::Properties_proxy> {
+class SandboxProxy final : public sdbus::ProxyInterfaces<org::sandboxd::Sandbox1::Sandbox_proxy> {
  public:
   SandboxProxy(sdbus::IConnection& connection, const std::string& path)
       : ProxyInterfaces(connection, sandboxd::api::kBusName, path) {
@@ -37,13 +37,10 @@ class SandboxProxy final : public sdbus::ProxyInterfaces<org::sandboxd::Sandbox1
   sdbus::IProxy& raw() { return getProxy(); }
 
  private:
-  void onPropertiesChanged(const std::string&, const std::map<std::string, sdbus::Variant>&,
-                           const std::vector<std::string>&) override {}
-
   void onChangeSetChanged(const uint32_t&) override {}
 };
 
-class JobProxy final : public sdbus::ProxyInterfaces<org::sandboxd::Sandbox1::Job_proxy, sdbus::Properties_proxy> {
+class JobProxy final : public sdbus::ProxyInterfaces<org::sandboxd::Sandbox1::Job_proxy> {
  public:
   JobProxy(sdbus::IConnection& connection, const std::string& path)
       : ProxyInterfaces(connection, sandboxd::api::kBusName, path) {
@@ -54,9 +51,6 @@ class JobProxy final : public sdbus::ProxyInterfaces<org::sandboxd::Sandbox1::Jo
   sdbus::IProxy& raw() { return getProxy(); }
 
  private:
-  void onPropertiesChanged(const std::string&, const std::map<std::string, sdbus::Variant>&,
-                           const std::vector<std::string>&) override {}
-
   void onFinished(const int32_t&, const std::string&) override {}
 };
 

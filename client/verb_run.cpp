@@ -39,7 +39,7 @@ int VerbRun(Context& ctx, const RunArgs& args) {
     char here[PATH_MAX];
     if (getcwd(here, sizeof here)) cwd = std::string(here) + "/" + cwd;
   }
-  if (cwd.empty()) cwd = DefaultCwd(sandbox.Roots());
+  if (cwd.empty()) cwd = DefaultCwd(sandbox.GetInfo()["roots"].get<std::vector<std::string>>());
 
   std::map<std::string, std::string> env;
   for (const char* name : {"TERM", "COLORTERM", "NO_COLOR"})

@@ -53,8 +53,7 @@ int VerbCreate(Context& ctx, const CreateArgs& args) {
       .withTimeout(std::chrono::minutes(10))  // polkit may be waiting for a password
       .withArguments(roots, options, ctx.InteractiveFlag())
       .storeResultsTo(path);
-  SandboxProxy sandbox(ctx.Bus(), path);
-  std::cout << sandbox.Id() << "\n";
+  std::cout << path.substr(path.rfind('/') + 1) << "\n";
   return 0;
 }
 
@@ -85,13 +84,13 @@ int VerbList(Context& ctx) {
 
 int VerbShow(Context& ctx, const std::string& id_or_name) {
   SandboxProxy sandbox(ctx.Bus(), ctx.ResolveSandbox(id_or_name));
-  std::string id = sandbox.Id();
-  std::string name = sandbox.Name();
-  std::string state = sandbox.State();
-  uint32_t owner = sandbox.Owner();
-  auto roots = sandbox.Roots();
-  uint64_t created = sandbox.CreatedAt();
-  uint32_t running = sandbox.RunningJobs();
+  auto info = sandbox.GetInfo();
+  auto text = [&info](const char* key) { return info.count(key) ? info[key].get<std::string>() : std::string(); };
+  auto number = [&info](const char* key) { return info.count(key) ? info[key].get<uint32_t>() : 0u; };
+  std::string id = text("id"), name = text("name"), state = text("state");
+  uint32_t owner = number("owner"), running = number("running_jobs");
+  auto roots = info.count("roots") ? info["roots"].get<std::vector<std::string>>() : std::vector<std::string>{};
+  uint64_t created = info.count("created_usec") ? info["created_usec"].get<uint64_t>() : 0;
   if (ctx.json) {
     nlohmann::json out = {{"id", id}, {"name", name}, {"state", state}, {"owner", owner}, {"roots", roots},
                           {"created_usec", created}, {"running_jobs", running}};

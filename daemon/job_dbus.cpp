@@ -11,7 +11,7 @@ constexpr uint32_t kMaxReadBytes = 1 << 20;
 
 }  // namespace
 
-JobDBus::JobDBus(sdbus::IConnection& connection, std::shared_ptr<Job> job, std::shared_ptr<sandboxd::Sandbox> sandbox)
+JobDBus::JobDBus(sdbus::IConnection& connection, std::shared_ptr<Job> job, std::shared_ptr<Sandbox> sandbox)
     : AdaptorInterfaces(connection, api::JobPath(job->id())), job_(std::move(job)), sandbox_(std::move(sandbox)) {
   registerAdaptor();
 }
@@ -26,7 +26,6 @@ void JobDBus::CheckCaller() {
 
 void JobDBus::AnnounceFinished(const JobEnd& end) {
   emitFinished(end.exit_status, end.reason);
-  emitPropertiesChangedSignal(api::kJobInterface, {"State", "ExitStatus", "Reason", "OutputTruncated"});
 }
 
 void JobDBus::Wait(sdbus::Result<int32_t, std::string>&& result) {
@@ -56,13 +55,21 @@ std::vector<uint8_t> JobDBus::ReadOutput(const uint64_t& offset, const uint32_t&
   });
 }
 
-std::string JobDBus::Id() { return GuardSync([&] { CheckCaller(); return job_->id(); }); }
-sdbus::ObjectPath JobDBus::Sandbox() { return GuardSync([&] { CheckCaller(); return sdbus::ObjectPath(api::SandboxPath(sandbox_->id())); }); }
-std::vector<std::string> JobDBus::Argv() { return GuardSync([&] { CheckCaller(); return job_->argv(); }); }
-std::string JobDBus::State() { return GuardSync([&] { CheckCaller(); return std::string(ToString(job_->state())); }); }
-int32_t JobDBus::ExitStatus() { return GuardSync([&] { CheckCaller(); return job_->end().exit_status; }); }
-std::string JobDBus::Reason() { return GuardSync([&] { CheckCaller(); return job_->end().reason; }); }
-uint64_t JobDBus::OutputCap() { return GuardSync([&] { CheckCaller(); return Job::kOutputCap; }); }
-bool JobDBus::OutputTruncated() { return GuardSync([&] { CheckCaller(); return job_->output_truncated(); }); }
+std::map<std::string, sdbus::Variant> JobDBus::GetStatus() {
+  return GuardSync([&] {
+    CheckCaller();
+    JobEnd end = job_->end();
+    return std::map<std::string, sdbus::Variant>{
+        {"id", sdbus::Variant(job_->id())},
+        {"sandbox", sdbus::Variant(sdbus::ObjectPath(api::SandboxPath(sandbox_->id())))},
+        {"argv", sdbus::Variant(job_->argv())},
+        {"state", sdbus::Variant(std::string(ToString(job_->state())))},
+        {"exit_status", sdbus::Variant(static_cast<int32_t>(end.exit_status))},
+        {"reason", sdbus::Variant(end.reason)},
+        {"output_cap", sdbus::Variant(static_cast<uint64_t>(Job::kOutputCap))},
+        {"output_truncated", sdbus::Variant(job_->output_truncated())},
+    };
+  });
+}
 
 }  // namespace sandboxd

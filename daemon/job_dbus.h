@@ -1,6 +1,6 @@
 #pragma once
 /// D-Bus face of one job (org.sandboxd.Sandbox1.Job): wait, cancel, read captured output,
-/// state properties and the Finished signal. Only the sandbox's owner (or root) may use it.
+/// its status and the Finished signal. Only the sandbox's owner (or root) may use it.
 
 #include <sdbus-c++/sdbus-c++.h>
 
@@ -12,9 +12,9 @@
 
 namespace sandboxd {
 
-class JobDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox1::Job_adaptor, sdbus::Properties_adaptor> {
+class JobDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox1::Job_adaptor> {
  public:
-  JobDBus(sdbus::IConnection& connection, std::shared_ptr<Job> job, std::shared_ptr<sandboxd::Sandbox> sandbox);
+  JobDBus(sdbus::IConnection& connection, std::shared_ptr<Job> job, std::shared_ptr<Sandbox> sandbox);
   ~JobDBus();
 
   const std::shared_ptr<Job>& job() const { return job_; }
@@ -25,19 +25,12 @@ class JobDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox1::J
   void Cancel() override;
   std::vector<uint8_t> ReadOutput(const uint64_t& offset, const uint32_t& max_bytes) override;
 
-  std::string Id() override;
-  sdbus::ObjectPath Sandbox() override;
-  std::vector<std::string> Argv() override;
-  std::string State() override;
-  int32_t ExitStatus() override;
-  std::string Reason() override;
-  uint64_t OutputCap() override;
-  bool OutputTruncated() override;
+  std::map<std::string, sdbus::Variant> GetStatus() override;
 
   void CheckCaller();
 
   std::shared_ptr<Job> job_;
-  std::shared_ptr<sandboxd::Sandbox> sandbox_;
+  std::shared_ptr<Sandbox> sandbox_;
 };
 
 }  // namespace sandboxd

@@ -136,7 +136,6 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
         throw;
       }
       spdlog::info("job {} started in sandbox {} by uid {}: {}", job->id(), sandbox_->id(), caller.uid, argv.front());
-      emitPropertiesChangedSignal(api::kSandboxInterface, {"RunningJobs"});
       return sdbus::ObjectPath(api::JobPath(job->id()));
     });
   });
@@ -305,12 +304,19 @@ void SandboxDBus::Destroy(sdbus::Result<>&& result) {
   });
 }
 
-std::string SandboxDBus::Id() { return GuardSync([&] { AuthorizedCaller(); return sandbox_->id(); }); }
-std::string SandboxDBus::Name() { return GuardSync([&] { AuthorizedCaller(); return sandbox_->name(); }); }
-uint32_t SandboxDBus::Owner() { return GuardSync([&] { AuthorizedCaller(); return static_cast<uint32_t>(sandbox_->owner()); }); }
-std::vector<std::string> SandboxDBus::Roots() { return GuardSync([&] { AuthorizedCaller(); return sandbox_->roots(); }); }
-uint64_t SandboxDBus::CreatedAt() { return GuardSync([&] { AuthorizedCaller(); return static_cast<uint64_t>(sandbox_->created_usec()); }); }
-std::string SandboxDBus::State() { return GuardSync([&] { AuthorizedCaller(); return sandbox_->state(); }); }
-uint32_t SandboxDBus::RunningJobs() { return GuardSync([&] { AuthorizedCaller(); return sandbox_->running_jobs(); }); }
+std::map<std::string, sdbus::Variant> SandboxDBus::GetInfo() {
+  return GuardSync([&] {
+    AuthorizedCaller();
+    return std::map<std::string, sdbus::Variant>{
+        {"id", sdbus::Variant(sandbox_->id())},
+        {"name", sdbus::Variant(sandbox_->name())},
+        {"owner", sdbus::Variant(static_cast<uint32_t>(sandbox_->owner()))},
+        {"roots", sdbus::Variant(sandbox_->roots())},
+        {"state", sdbus::Variant(sandbox_->state())},
+        {"created_usec", sdbus::Variant(static_cast<uint64_t>(sandbox_->created_usec()))},
+        {"running_jobs", sdbus::Variant(sandbox_->running_jobs())},
+    };
+  });
+}
 
 }  // namespace sandboxd

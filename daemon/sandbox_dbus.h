@@ -1,5 +1,5 @@
 #pragma once
-/// D-Bus face of one sandbox (org.sandboxd.Sandbox1.Sandbox): every method and property checks
+/// D-Bus face of one sandbox (org.sandboxd.Sandbox1.Sandbox): every method checks
 /// that the caller owns the sandbox (or is root) before anything else; slow work runs on
 /// workers and replies through sdbus::Result.
 
@@ -15,7 +15,7 @@ namespace sandboxd {
 class Service;
 struct Caller;
 
-class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox1::Sandbox_adaptor, sdbus::Properties_adaptor> {
+class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox1::Sandbox_adaptor> {
  public:
   SandboxDBus(Service& service, sdbus::IConnection& connection, std::shared_ptr<Sandbox> sandbox);
   ~SandboxDBus();
@@ -34,13 +34,7 @@ class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
   void Discard(sdbus::Result<>&& result) override;
   void Destroy(sdbus::Result<>&& result) override;
 
-  std::string Id() override;
-  std::string Name() override;
-  uint32_t Owner() override;
-  std::vector<std::string> Roots() override;
-  uint64_t CreatedAt() override;
-  std::string State() override;
-  uint32_t RunningJobs() override;
+  std::map<std::string, sdbus::Variant> GetInfo() override;
 
   /// The caller, if allowed to act on this sandbox; throws AccessDenied otherwise.
   Caller AuthorizedCaller();

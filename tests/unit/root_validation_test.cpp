@@ -1,5 +1,6 @@
 #include "root_validation.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
