@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""sandboxd benchmarks (run through bench/run). Every comparison is interleaved in one run, so
+that the noise of a shared machine hits both sides alike; medians and ratios are printed."""
+
+import argparse
+import ctypes
+import os
+import pwd
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+
+BWRAP_BARE = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+              "--unshare-net", "--unshare-pid", "--", "/bin/true"]
+
+
+def as_user(user):
+    def drop():
+        os.setgroups(os.getgrouplist(user.pw_name, user.pw_gid))
+        os.setgid(user.pw_gid)
+        os.setuid(user.pw_uid)
+    return drop
+
+
+def timed(argv, user, capture=False):
+    start = time.perf_counter()
+    result = subprocess.run(argv, preexec_fn=as_user(user), stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, cwd=user.pw_dir, check=False)
+    elapsed = (time.perf_counter() - start) * 1000
+    if result.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} failed ({result.returncode}): {result.stderr.decode()}")
+    return elapsed, (result.stdout.decode() if capture else "")
+
+
+def percentile(values, p):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
+def make_tree(root, files, user):
+    if os.path.isdir(root) and len(os.listdir(root)) > 0:
+        return
+    os.makedirs(root, exist_ok=True)
+    per_dir = 1000
+    for i in range(files):
+        d = os.path.join(root, f"d{i // per_dir:04d}")
+        if i % per_dir == 0:
+            os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, f"f{i:06d}.txt"), "w") as f:
+            f.write(f"file {i}\n")
+    subprocess.run(["chown", "-R", f"{user.pw_uid}:{user.pw_gid}", root], check=True)
+
+
+def bench_create_run_destroy(args, user, work):
+    project = os.path.join(work, "crd")
+    os.makedirs(project, exist_ok=True)
+    os.chown(project, user.pw_uid, user.pw_gid)
+    ctl = args.sandboxctl
+    bare, ours = [], []
+    for i in range(args.rounds + 3):
+        b, _ = timed(BWRAP_BARE, user)
+        start = time.perf_counter()
+        _, out = timed([ctl, "--no-ask-password", "create", project], user, capture=True)
+        sandbox = out.strip()
+        timed([ctl, "--no-ask-password", "run", sandbox, "--", "/bin/true"], user)
+        timed([ctl, "--no-ask-password", "destroy", sandbox], user)
+        o = (time.perf_counter() - start) * 1000
+        if i >= 3:  # warm-up rounds are not counted
+            bare.append(b)
+            ours.append(o)
+    return bare, ours
+
+
+def bench_mount_pair(rounds):
+    libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    base = tempfile.mkdtemp(prefix="sbx-mount-")
+    for d in ("l", "u", "w", "m"):
+        os.mkdir(os.path.join(base, d))
+    opts = f"lowerdir={base}/l,upperdir={base}/u,workdir={base}/w".encode()
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        if libc.mount(b"overlay", f"{base}/m".encode(), b"overlay", 0, opts) != 0:
+            raise SystemExit(f"mount failed: {os.strerror(ctypes.get_errno())}")
+        libc.umount2(f"{base}/m".encode(), 0)
+        times.append((time.perf_counter() - start) * 1000)
+    shutil.rmtree(base)
+    return times
+
+
+def bench_changes(args, user, work):
+    ctl = args.sandboxctl
+    results = {}
+    sandboxes = {}
+    for files in (1000, 100000):
+        root = os.path.join(work, f"tree{files}")
+        make_tree(root, files, user)
+        _, out = timed([ctl, "--no-ask-password", "create", root], user, capture=True)
+        sandboxes[files] = out.strip()
+        script = "for i in 0 1 2 3 4 5 6 7 8 9; do echo changed >> d0000/f00000$i.txt; done"
+        timed([ctl, "--no-ask-password", "run", "--cwd", root, sandboxes[files], "--", "sh", "-c", script], user)
+        _, listing = timed([ctl, "changes", sandboxes[files]], user, capture=True)
+        if len(listing.splitlines()) != 10:
+            raise SystemExit(f"expected 10 changes in the {files}-file root, got:\n{listing}")
+        results[files] = []
+    for i in range(args.rounds + 3):
+        for files in (1000, 100000):
+            t, _ = timed([ctl, "changes", sandboxes[files]], user, capture=True)
+            if i >= 3:
+                results[files].append(t)
+    for files in (1000, 100000):
+        timed([ctl, "--no-ask-password", "destroy", sandboxes[files]], user)
+    return results
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--user", required=True)
+    parser.add_argument("--sandboxctl", required=True)
+    parser.add_argument("--rounds", type=int, default=30)
+    args = parser.parse_args()
+    user = pwd.getpwnam(args.user)
+    work = os.path.join(user.pw_dir, "bench")
+    os.makedirs(work, exist_ok=True)
+    os.chown(work, user.pw_uid, user.pw_gid)
+
+    print(f"sandboxd benchmarks, {args.rounds} rounds each after 3 warm-up rounds, interleaved; times in ms\n")
+    mounts = bench_mount_pair(200)
+    bare, ours = bench_create_run_destroy(args, user, work)
+    changes = bench_changes(args, user, work)
+
+    def row(name, values, baseline=None):
+        p50 = statistics.median(values)
+        ratio = f"{p50 / statistics.median(baseline):6.2f}x" if baseline else "       "
+        print(f"{name:<58} p50 {p50:8.2f}  p90 {percentile(values, 90):8.2f}  {ratio}")
+
+    row("overlay mount(2)+umount pair (reference)", mounts)
+    row("bare bwrap --unshare-net --unshare-pid /bin/true (baseline)", bare)
+    row("sandboxctl create + run /bin/true + destroy (3 processes)", ours, bare)
+    print("   target: within 3x of the bare bwrap run")
+    row("sandboxctl changes, 10 changed files in a 1,000-file root", changes[1000])
+    row("sandboxctl changes, 10 changed files in a 100,000-file root", changes[100000], changes[1000])
+    print("   target: the 100,000-file root within 1.5x of the 1,000-file root")
+
+
+if __name__ == "__main__":
+    main()
