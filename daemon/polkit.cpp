@@ -3,6 +3,7 @@
 #include <sdbus-c++/sdbus-c++.h>
 
 #include <chrono>
+#include <future>
 #include <tuple>
 
 #include "errors.h"
@@ -15,7 +16,24 @@ constexpr const char* kPolkitPath = "/org/freedesktop/PolicyKit1/Authority";
 constexpr const char* kPolkitInterface = "org.freedesktop.PolicyKit1.Authority";
 constexpr uint32_t kAllowUserInteraction = 1;
 
+using Subject = sdbus::Struct<std::string, std::map<std::string, sdbus::Variant>>;
+using AuthorizationResult = sdbus::Struct<bool, bool, std::map<std::string, std::string>>;
+
 }  // namespace
+
+PolkitAuthority::PolkitAuthority() = default;
+PolkitAuthority::~PolkitAuthority() = default;
+
+std::shared_ptr<sdbus::IProxy> PolkitAuthority::Proxy() {
+  std::lock_guard lock(mutex_);
+  if (!proxy_) proxy_ = sdbus::createProxy(sdbus::createSystemBusConnection(), kPolkitBusName, kPolkitPath);
+  return proxy_;
+}
+
+void PolkitAuthority::Forget() {
+  std::lock_guard lock(mutex_);
+  proxy_.reset();
+}
 
 void PolkitAuthority::Check(const Caller& caller, const std::string& action,
                             const std::map<std::string, std::string>& details, bool allow_interactive,
@@ -24,21 +42,31 @@ void PolkitAuthority::Check(const Caller& caller, const std::string& action,
 
   // Subject "system-bus-name": polkitd looks the sender up itself, so the identity it judges is
   // the bus's, not one we pass along.
-  sdbus::Struct<std::string, std::map<std::string, sdbus::Variant>> subject{
-      "system-bus-name", std::map<std::string, sdbus::Variant>{{"name", sdbus::Variant(caller.sender)}}};
-  sdbus::Struct<bool, bool, std::map<std::string, std::string>> result;
+  Subject subject{"system-bus-name", std::map<std::string, sdbus::Variant>{{"name", sdbus::Variant(caller.sender)}}};
+  auto answer = std::make_shared<std::promise<AuthorizationResult>>();
+  std::future<AuthorizationResult> reply = answer->get_future();
   try {
-    // A connection of its own per check: a check that waits minutes for a password must not
-    // hold up anything else.
-    auto connection = sdbus::createSystemBusConnection();
-    auto proxy = sdbus::createProxy(*connection, kPolkitBusName, kPolkitPath);
+    auto proxy = Proxy();
     auto timeout = allow_interactive ? std::chrono::minutes(10) : std::chrono::minutes(1);
-    proxy->callMethod("CheckAuthorization")
+    proxy->callMethodAsync("CheckAuthorization")
         .onInterface(kPolkitInterface)
         .withTimeout(timeout)
         .withArguments(subject, action, details, allow_interactive ? kAllowUserInteraction : 0u, std::string())
-        .storeResultsTo(result);
+        .uponReplyInvoke([answer](const sdbus::Error* error, AuthorizationResult result) {
+          if (error) answer->set_exception(std::make_exception_ptr(*error));
+          else answer->set_value(std::move(result));
+        });
   } catch (const sdbus::Error& e) {
+    Forget();
+    throw Error(Code::kAccessDenied, "cannot ask polkit whether you may " + what + " (" + e.getMessage() + ")");
+  }
+  AuthorizationResult result;
+  try {
+    result = reply.get();
+  } catch (const sdbus::Error& e) {
+    // polkitd may have restarted: the next check starts afresh.
+    if (e.getName() == "org.freedesktop.DBus.Error.ServiceUnknown" || e.getName() == "org.freedesktop.DBus.Error.NoReply")
+      Forget();
     throw Error(Code::kAccessDenied, "cannot ask polkit whether you may " + what + " (" + e.getMessage() + ")");
   }
   bool authorized = result.get<0>();

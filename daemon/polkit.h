@@ -1,14 +1,20 @@
 #pragma once
 /// Authorization through polkit (org.freedesktop.PolicyKit1.Authority.CheckAuthorization over
 /// D-Bus, no GLib). Authority is the seam tests and callers use; PolkitAuthority asks polkitd
-/// on its own connection per check, from a worker thread, because an interactive check waits
-/// for a human and must never stall the daemon's bus loop. Callers with euid 0 are authorized
+/// from a worker thread, never from the daemon's bus loop, because an interactive check waits
+/// for a human. Callers with euid 0 are authorized
 /// without asking, as systemd's daemons do.
 
 #include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 
 #include "caller.h"
+
+namespace sdbus {
+class IProxy;
+}
 
 namespace sandboxd {
 
@@ -21,10 +27,21 @@ class Authority {
                      bool allow_interactive, const std::string& what) = 0;
 };
 
+/// Asks polkitd over one connection of its own, with its own event loop thread: calls are made
+/// asynchronously, so a check waiting minutes for a password holds up no other check.
 class PolkitAuthority final : public Authority {
  public:
+  PolkitAuthority();
+  ~PolkitAuthority() override;
   void Check(const Caller& caller, const std::string& action, const std::map<std::string, std::string>& details,
              bool allow_interactive, const std::string& what) override;
+
+ private:
+  std::shared_ptr<sdbus::IProxy> Proxy();
+  void Forget();
+
+  std::mutex mutex_;
+  std::shared_ptr<sdbus::IProxy> proxy_;
 };
 
 }  // namespace sandboxd
