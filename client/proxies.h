@@ -1,6 +1,7 @@
 #pragma once
-/// sandboxctl's proxies over the generated bindings, one per interface. Signals are ignored
-/// here; verbs that follow them subscribe explicitly.
+/// sandboxctl's proxies over the generated bindings, one per interface. They deliberately never
+/// call registerProxy(): that would subscribe to the interfaces' signals (an AddMatch round trip
+/// each), and no verb listens to them; method calls work without it.
 
 #include <sdbus-c++/sdbus-c++.h>
 
@@ -11,28 +12,22 @@
 
 namespace sandboxctl {
 
-class ManagerProxy final : public sdbus::ProxyInterfaces<org::sandboxd::Sandbox1::Manager_proxy, sdbus::Properties_proxy> {
+class ManagerProxy final : public sdbus::ProxyInterfaces<org::sandboxd::Sandbox1::Manager_proxy> {
  public:
   explicit ManagerProxy(sdbus::IConnection& connection)
       : ProxyInterfaces(connection, sandboxd::api::kBusName, sandboxd::api::kManagerPath) {
-    registerProxy();
   }
-  ~ManagerProxy() { unregisterProxy(); }
+  ~ManagerProxy() = default;
   /// The untyped proxy, for calls that need a timeout or raw messages.
   sdbus::IProxy& raw() { return getProxy(); }
-
- private:
-  void onPropertiesChanged(const std::string&, const std::map<std::string, sdbus::Variant>&,
-                           const std::vector<std::string>&) override {}
 };
 
 class SandboxProxy final : public sdbus::ProxyInterfaces<org::sandboxd::Sandbox1::Sandbox_proxy> {
  public:
   SandboxProxy(sdbus::IConnection& connection, const std::string& path)
       : ProxyInterfaces(connection, sandboxd::api::kBusName, path) {
-    registerProxy();
   }
-  ~SandboxProxy() { unregisterProxy(); }
+  ~SandboxProxy() = default;
   /// The untyped proxy, for calls that need a timeout or raw messages.
   sdbus::IProxy& raw() { return getProxy(); }
 
@@ -44,9 +39,8 @@ class JobProxy final : public sdbus::ProxyInterfaces<org::sandboxd::Sandbox1::Jo
  public:
   JobProxy(sdbus::IConnection& connection, const std::string& path)
       : ProxyInterfaces(connection, sandboxd::api::kBusName, path) {
-    registerProxy();
   }
-  ~JobProxy() { unregisterProxy(); }
+  ~JobProxy() = default;
   /// The untyped proxy, for calls that need a timeout or raw messages.
   sdbus::IProxy& raw() { return getProxy(); }
 
