@@ -1,0 +1,225 @@
+#include "changeset_scanner.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "errors.h"
+#include "fd.h"
+
+namespace sandboxd {
+namespace {
+
+constexpr mode_t kPermissionBits = 07777;
+constexpr size_t kCompareChunk = 64 * 1024;
+
+bool IsWhiteout(const struct stat& st) { return S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0); }
+
+std::string Join(const std::string& dir, const std::string& name) { return dir.empty() ? name : dir + "/" + name; }
+
+/// Names in a directory, sorted, without "." and "..".
+std::vector<std::string> ListDirectory(int dirfd, const std::string& where) {
+  int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) ThrowErrno("cannot read directory " + where);
+  DIR* dir = fdopendir(fd);
+  if (!dir) {
+    close(fd);
+    ThrowErrno("cannot read directory " + where);
+  }
+  std::vector<std::string> names;
+  while (dirent* entry = readdir(dir)) {
+    if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
+    names.emplace_back(entry->d_name);
+  }
+  closedir(dir);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+/// An opaque directory hides every lower entry below it. overlayfs marks it with a trusted
+/// xattr (root can read trusted.*); "user.overlay.opaque" covers userxattr mounts.
+bool IsOpaque(int dirfd) {
+  char value[4] = {};
+  std::string path = "/proc/self/fd/" + std::to_string(dirfd);
+  for (const char* name : {"trusted.overlay.opaque", "user.overlay.opaque"}) {
+    ssize_t size = getxattr(path.c_str(), name, value, sizeof value);
+    if (size == 1 && value[0] == 'y') return true;
+  }
+  return false;
+}
+
+/// True when the two regular files differ in content; reads both in chunks and stops at the
+/// first difference.
+bool ContentDiffers(int lower_dirfd, int upper_dirfd, const std::string& name, const struct stat& lower,
+                    const struct stat& upper, const std::string& where) {
+  if (lower.st_size != upper.st_size) return true;
+  UniqueFd a(openat(lower_dirfd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY));
+  UniqueFd b(openat(upper_dirfd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY));
+  if (!a || !b) ThrowErrno("cannot compare " + where);
+  std::vector<char> buf_a(kCompareChunk), buf_b(kCompareChunk);
+  for (;;) {
+    ssize_t got_a = read(a.get(), buf_a.data(), buf_a.size());
+    if (got_a < 0) {
+      if (errno == EINTR) continue;
+      ThrowErrno("cannot read " + where);
+    }
+    size_t filled = 0;
+    while (filled < static_cast<size_t>(got_a)) {
+      ssize_t got_b = read(b.get(), buf_b.data() + filled, static_cast<size_t>(got_a) - filled);
+      if (got_b < 0 && errno == EINTR) continue;
+      if (got_b < 0) ThrowErrno("cannot read " + where);
+      if (got_b == 0) return true;  // shorter than its size said: it changed under us
+      filled += static_cast<size_t>(got_b);
+    }
+    if (got_a == 0) {
+      char extra;
+      return read(b.get(), &extra, 1) > 0;
+    }
+    if (memcmp(buf_a.data(), buf_b.data(), static_cast<size_t>(got_a)) != 0) return true;
+  }
+}
+
+std::string ReadLink(int dirfd, const std::string& name, const std::string& where) {
+  std::vector<char> buf(256);
+  for (;;) {
+    ssize_t size = readlinkat(dirfd, name.c_str(), buf.data(), buf.size());
+    if (size < 0) ThrowErrno("cannot read symlink " + where);
+    if (static_cast<size_t>(size) < buf.size()) return std::string(buf.data(), static_cast<size_t>(size));
+    buf.resize(buf.size() * 2);
+  }
+}
+
+class Scanner {
+ public:
+  std::vector<Change> changes;
+
+  /// Compares upper directory `upper` with lower directory `lower` (invalid: no lower here).
+  void ScanDirectory(int upper, int lower, const std::string& dir, bool hides_lower) {
+    std::vector<std::string> upper_names = ListDirectory(upper, dir.empty() ? "." : dir);
+    if (hides_lower && lower >= 0) {
+      // Every lower entry without an upper counterpart is gone from the sandbox's view.
+      for (const auto& name : ListDirectory(lower, dir.empty() ? "." : dir)) {
+        if (std::binary_search(upper_names.begin(), upper_names.end(), name)) continue;
+        struct stat lst;
+        if (fstatat(lower, name.c_str(), &lst, AT_SYMLINK_NOFOLLOW) != 0) continue;
+        Deleted(Join(dir, name), lst);
+      }
+    }
+    for (const auto& name : upper_names) ScanEntry(upper, lower, dir, name, hides_lower);
+  }
+
+ private:
+  void Deleted(const std::string& path, const struct stat& lower) {
+    Change change;
+    change.path = path;
+    change.kind = ChangeKind::kDeleted;
+    change.old_type = EntryTypeFromMode(lower.st_mode);
+    change.old_mode = lower.st_mode & kPermissionBits;
+    changes.push_back(change);
+  }
+
+  void ScanEntry(int upper, int lower, const std::string& dir, const std::string& name, bool parent_hides_lower) {
+    std::string path = Join(dir, name);
+    struct stat ust;
+    if (fstatat(upper, name.c_str(), &ust, AT_SYMLINK_NOFOLLOW) != 0) {
+      if (errno == ENOENT) return;
+      ThrowErrno("cannot stat " + path + " in the sandbox");
+    }
+    struct stat lst;
+    bool has_lower = lower >= 0 && fstatat(lower, name.c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0;
+    if (!has_lower && lower >= 0 && errno != ENOENT && errno != ENOTDIR) ThrowErrno("cannot stat live " + path);
+
+    if (IsWhiteout(ust)) {
+      if (has_lower) Deleted(path, lst);
+      return;
+    }
+
+    Change change;
+    change.path = path;
+    change.new_type = EntryTypeFromMode(ust.st_mode);
+    change.new_mode = ust.st_mode & kPermissionBits;
+    if (has_lower) {
+      change.old_type = EntryTypeFromMode(lst.st_mode);
+      change.old_mode = lst.st_mode & kPermissionBits;
+    }
+
+    if (S_ISDIR(ust.st_mode)) {
+      UniqueFd upper_child(openat(upper, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (!upper_child) {
+        if (errno == ENOENT) return;
+        ThrowErrno("cannot open " + path + " in the sandbox");
+      }
+      UniqueFd lower_child;
+      if (!has_lower) {
+        change.kind = ChangeKind::kAdded;
+        changes.push_back(change);
+      } else if (!S_ISDIR(lst.st_mode)) {
+        change.kind = ChangeKind::kTypeChanged;
+        changes.push_back(change);
+      } else {
+        if (change.old_mode != change.new_mode) {
+          change.kind = ChangeKind::kModeChanged;
+          changes.push_back(change);
+        }
+        lower_child.reset(openat(lower, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        if (!lower_child && errno != ENOENT) ThrowErrno("cannot open live " + path);
+      }
+      bool hides = parent_hides_lower || IsOpaque(upper_child.get());
+      ScanDirectory(upper_child.get(), lower_child.get(), path, hides);
+      return;
+    }
+
+    if (!has_lower) {
+      change.kind = ChangeKind::kAdded;
+    } else if ((lst.st_mode & S_IFMT) != (ust.st_mode & S_IFMT)) {
+      change.kind = ChangeKind::kTypeChanged;
+    } else if (S_ISREG(ust.st_mode)) {
+      if (ContentDiffers(lower, upper, name, lst, ust, path)) change.kind = ChangeKind::kModified;
+      else if (change.old_mode != change.new_mode) change.kind = ChangeKind::kModeChanged;
+      else return;  // copied up only: not a change
+    } else if (S_ISLNK(ust.st_mode)) {
+      if (ReadLink(lower, name, path) == ReadLink(upper, name, path)) return;
+      change.kind = ChangeKind::kModified;
+    } else {
+      if (lst.st_rdev != ust.st_rdev) change.kind = ChangeKind::kModified;
+      else if (change.old_mode != change.new_mode) change.kind = ChangeKind::kModeChanged;
+      else return;
+    }
+    changes.push_back(change);
+  }
+};
+
+}  // namespace
+
+std::vector<Change> ScanChanges(int lower_dirfd, int upper_dirfd) {
+  Scanner scanner;
+  UniqueFd upper(openat(upper_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!upper) ThrowErrno("cannot open the sandbox's upper layer");
+  UniqueFd lower(openat(lower_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!lower) ThrowErrno("cannot open the live root");
+  struct stat ust, lst;
+  if (fstat(upper.get(), &ust) != 0 || fstat(lower.get(), &lst) != 0) ThrowErrno("cannot stat the roots");
+  if ((ust.st_mode & kPermissionBits) != (lst.st_mode & kPermissionBits)) {
+    Change root{".", ChangeKind::kModeChanged, EntryType::kDirectory, EntryType::kDirectory,
+                static_cast<mode_t>(lst.st_mode & kPermissionBits), static_cast<mode_t>(ust.st_mode & kPermissionBits)};
+    scanner.changes.push_back(root);
+  }
+  scanner.ScanDirectory(upper.get(), lower.get(), "", IsOpaque(upper.get()));
+  std::stable_sort(scanner.changes.begin(), scanner.changes.end(),
+                   [](const Change& a, const Change& b) {
+                     // The root itself first, then byte order (a parent before its children).
+                     if ((a.path == ".") != (b.path == ".")) return a.path == ".";
+                     return a.path < b.path;
+                   });
+  return scanner.changes;
+}
+
+}  // namespace sandboxd

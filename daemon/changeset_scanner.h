@@ -1,0 +1,20 @@
+#pragma once
+/// Computes one root's change set from its overlay upper layer, compared with the live
+/// directory (the lower). Its cost grows with the upper (plus the lower directories an opaque
+/// directory hides), never with the size of the root. It only reads, never follows a symlink
+/// in either tree, and never resolves a multi-component path in the lower.
+
+#include <vector>
+
+#include "change.h"
+
+namespace sandboxd {
+
+/// `lower_dirfd` and `upper_dirfd` are directory fds (O_PATH is fine) of the live root and of
+/// the upper layer. The overlay must use redirect_dir=off and metacopy=off, so that the upper
+/// holds whole entries, whiteouts (char devices 0/0) and opaque directories only.
+/// Result sorted by path, parents before children. Throws Error(kFailed) naming the path on
+/// an I/O error; an entry that vanishes during the scan is skipped.
+std::vector<Change> ScanChanges(int lower_dirfd, int upper_dirfd);
+
+}  // namespace sandboxd

@@ -1,0 +1,199 @@
+#include "changeset_scanner.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "fd.h"
+#include "temp_dir.h"
+
+namespace sandboxd {
+namespace {
+
+using testing::ScopedTempDir;
+using testing::WriteFile;
+
+std::string Describe(const std::vector<Change>& changes) {
+  std::string text;
+  for (const auto& c : changes) {
+    char modes[32];
+    snprintf(modes, sizeof modes, " %o->%o", c.old_mode, c.new_mode);
+    text += std::string(1, ToLetter(c.kind)) + " " + c.path + " " + std::string(ToString(c.old_type)) + "->" +
+            std::string(ToString(c.new_type)) + modes + "\n";
+  }
+  return text;
+}
+
+class ScannerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "whiteouts and trusted xattrs need root";
+    mkdir((dir_ / "lower").c_str(), 0755);
+    mkdir((dir_ / "upper").c_str(), 0755);
+  }
+  std::string L(const std::string& p) { return dir_ / ("lower/" + p); }
+  std::string U(const std::string& p) { return dir_ / ("upper/" + p); }
+  void Whiteout(const std::string& p) { ASSERT_EQ(mknod(U(p).c_str(), S_IFCHR | 0, makedev(0, 0)), 0); }
+  void Opaque(const std::string& p) { ASSERT_EQ(setxattr(U(p).c_str(), "trusted.overlay.opaque", "y", 1, 0), 0); }
+  std::string Scan() {
+    UniqueFd lower(open((dir_ / "lower").c_str(), O_PATH | O_DIRECTORY));
+    UniqueFd upper(open((dir_ / "upper").c_str(), O_PATH | O_DIRECTORY));
+    return Describe(ScanChanges(lower.get(), upper.get()));
+  }
+  ScopedTempDir dir_;
+};
+
+TEST_F(ScannerTest, EmptyUpperHasNoChanges) { EXPECT_EQ(Scan(), ""); }
+
+TEST_F(ScannerTest, AddedFilesAndDirectories) {
+  WriteFile(U("new.txt"), "x\n");
+  mkdir(U("empty").c_str(), 0750);
+  mkdir(U("d").c_str(), 0755);
+  WriteFile(U("d/f"), "y", 0600);
+  mkfifo(U("pipe").c_str(), 0640);
+  EXPECT_EQ(Scan(),
+            "A d none->directory 0->755\n"
+            "A d/f none->file 0->600\n"
+            "A empty none->directory 0->750\n"
+            "A new.txt none->file 0->644\n"
+            "A pipe none->fifo 0->640\n");
+}
+
+TEST_F(ScannerTest, ModifiedOnlyWhenContentDiffers) {
+  WriteFile(L("same.txt"), "hello\n");
+  WriteFile(U("same.txt"), "hello\n");  // copied up, untouched
+  WriteFile(L("longer.txt"), "hello\n");
+  WriteFile(U("longer.txt"), "hello\nworld\n");
+  WriteFile(L("samesize.txt"), "abcdef");
+  WriteFile(U("samesize.txt"), "abcdeg");
+  EXPECT_EQ(Scan(),
+            "M longer.txt file->file 644->644\n"
+            "M samesize.txt file->file 644->644\n");
+}
+
+TEST_F(ScannerTest, ModeChangesOfFilesDirectoriesAndTheRoot) {
+  WriteFile(L("run.sh"), "#!/bin/sh\n", 0644);
+  WriteFile(U("run.sh"), "#!/bin/sh\n", 04755);
+  mkdir(L("sub").c_str(), 0755);
+  mkdir(U("sub").c_str(), 0700);
+  chmod((dir_ / "upper").c_str(), 0700);
+  EXPECT_EQ(Scan(),
+            "P . directory->directory 755->700\n"
+            "P run.sh file->file 644->4755\n"
+            "P sub directory->directory 755->700\n");
+}
+
+TEST_F(ScannerTest, WhiteoutsAreDeletionsOnlyOverALowerEntry) {
+  WriteFile(L("gone.txt"), "x");
+  mkdir(L("tree").c_str(), 0755);
+  WriteFile(L("tree/a"), "a");
+  Whiteout("gone.txt");
+  Whiteout("tree");
+  Whiteout("never-existed");
+  EXPECT_EQ(Scan(),
+            "D gone.txt file->none 644->0\n"
+            "D tree directory->none 755->0\n");
+}
+
+TEST_F(ScannerTest, TypeChanges) {
+  WriteFile(L("f2d"), "x");
+  mkdir(U("f2d").c_str(), 0755);
+  WriteFile(U("f2d/inside"), "i");
+  mkdir(L("d2f").c_str(), 0755);
+  WriteFile(L("d2f/child"), "c");
+  WriteFile(U("d2f"), "now a file");
+  WriteFile(L("f2l"), "x");
+  symlink("target", U("f2l").c_str());
+  EXPECT_EQ(Scan(),
+            "T d2f directory->file 755->644\n"
+            "T f2d file->directory 644->755\n"
+            "A f2d/inside none->file 0->644\n"
+            "T f2l file->symlink 644->777\n");
+}
+
+TEST_F(ScannerTest, SymlinkRetargetIsAModification) {
+  symlink("a", L("link").c_str());
+  symlink("b", U("link").c_str());
+  symlink("same", L("keep").c_str());
+  symlink("same", U("keep").c_str());
+  EXPECT_EQ(Scan(), "M link symlink->symlink 777->777\n");
+}
+
+TEST_F(ScannerTest, OpaqueDirectoryHidesLowerChildren) {
+  mkdir(L("d").c_str(), 0755);
+  WriteFile(L("d/kept-same"), "same");
+  WriteFile(L("d/kept-other"), "old");
+  WriteFile(L("d/removed"), "r");
+  mkdir(L("d/nested").c_str(), 0755);
+  WriteFile(L("d/nested/deep"), "deep");
+  mkdir(U("d").c_str(), 0755);
+  Opaque("d");
+  WriteFile(U("d/kept-same"), "same");
+  WriteFile(U("d/kept-other"), "new");
+  mkdir(U("d/nested").c_str(), 0755);  // recreated empty below the opaque dir: hides "deep" too
+  EXPECT_EQ(Scan(),
+            "M d/kept-other file->file 644->644\n"
+            "D d/nested/deep file->none 644->0\n"
+            "D d/removed file->none 644->0\n");
+}
+
+TEST_F(ScannerTest, LowerSymlinkComponentIsNeverFollowed) {
+  ScopedTempDir outside;
+  WriteFile(outside / "f", "content");
+  symlink(outside.path().c_str(), L("a").c_str());
+  mkdir(U("a").c_str(), 0755);
+  WriteFile(U("a/f"), "content");
+  EXPECT_EQ(Scan(),
+            "T a symlink->directory 777->755\n"
+            "A a/f none->file 0->644\n");
+}
+
+TEST_F(ScannerTest, ParentsSortBeforeChildren) {
+  mkdir(U("a").c_str(), 0755);
+  WriteFile(U("a/z"), "1");
+  WriteFile(U("a.txt"), "1");
+  WriteFile(U("-dash"), "1");
+  chmod((dir_ / "upper").c_str(), 0711);
+  std::string scan = Scan();
+  EXPECT_EQ(scan.substr(0, 4), "P . ");
+  EXPECT_LT(scan.find("A a "), scan.find("A a/z"));
+}
+
+/// Through a real overlay mount, the kernel's own whiteouts, opaque dirs and copy-ups.
+TEST_F(ScannerTest, RealOverlay) {
+  WriteFile(L("edit.txt"), "one\n");
+  WriteFile(L("touch.txt"), "same\n");
+  WriteFile(L("chmod.sh"), "x\n");
+  WriteFile(L("rm.txt"), "bye\n");
+  mkdir(L("tree").c_str(), 0755);
+  WriteFile(L("tree/a"), "a\n");
+  WriteFile(L("tree/b"), "b\n");
+  WriteFile(L("mv-src"), "moved\n");
+  mkdir((dir_ / "work").c_str(), 0700);
+  mkdir((dir_ / "merged").c_str(), 0755);
+  std::string options = "lowerdir=" + (dir_ / "lower") + ",upperdir=" + (dir_ / "upper") + ",workdir=" + (dir_ / "work") +
+                        ",index=on,redirect_dir=off,metacopy=off";
+  if (mount("overlay", (dir_ / "merged").c_str(), "overlay", 0, options.c_str()) != 0)
+    GTEST_SKIP() << "cannot mount overlayfs here";
+  std::string m = dir_ / "merged";
+  std::string script = "cd '" + m + "' && echo two >> edit.txt && touch touch.txt && chmod 755 chmod.sh && rm rm.txt"
+                       " && rm -rf tree && mkdir tree && echo a > tree/a && mv mv-src mv-dst && echo n > new.txt";
+  int status = std::system(script.c_str());
+  umount2(m.c_str(), MNT_DETACH);
+  ASSERT_EQ(status, 0);
+  EXPECT_EQ(Scan(),
+            "P chmod.sh file->file 644->755\n"
+            "M edit.txt file->file 644->644\n"
+            "A mv-dst none->file 0->644\n"
+            "D mv-src file->none 644->0\n"
+            "A new.txt none->file 0->644\n"
+            "D rm.txt file->none 644->0\n"
+            "D tree/b file->none 644->0\n");
+}
+
+}  // namespace
+}  // namespace sandboxd
