@@ -1,0 +1,251 @@
+#include "diff_writer.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <git2.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "beneath.h"
+#include "errors.h"
+#include "fd.h"
+
+namespace sandboxd {
+namespace {
+
+constexpr size_t kBinaryProbe = 8000;  // git looks for a NUL byte in this many leading bytes
+
+struct PatchDeleter {
+  void operator()(git_patch* patch) const { git_patch_free(patch); }
+};
+using PatchPtr = std::unique_ptr<git_patch, PatchDeleter>;
+
+void InitLibgit2() {
+  static std::once_flag once;
+  std::call_once(once, [] { git_libgit2_init(); });
+}
+
+/// One side of a file diff as read from disk.
+struct Side {
+  bool exists = false;
+  mode_t mode = 0;            ///< full st_mode
+  bool binary = false;
+  std::string content;        ///< text content (files), link target (symlinks)
+  std::string note;           ///< why it could not be read, if so
+};
+
+std::string OctalMode(mode_t mode) {
+  if (S_ISLNK(mode)) return "120000";  // as git: a symlink's permission bits mean nothing
+  char text[16];
+  snprintf(text, sizeof text, "%06o", static_cast<unsigned>(mode & (S_IFMT | 07777)));
+  return text;
+}
+
+Side ReadSide(int dirfd, const std::string& path, const DiffOptions& options) {
+  Side side;
+  auto [parent_path, name] = SplitParent(path);
+  UniqueFd parent = OpenBeneath(dirfd, parent_path, O_PATH | O_DIRECTORY);
+  struct stat st;
+  if (!parent || fstatat(parent.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return side;
+  side.exists = true;
+  side.mode = st.st_mode;
+  if (S_ISLNK(st.st_mode)) {
+    std::vector<char> target(static_cast<size_t>(st.st_size) + 1 > 4096 ? static_cast<size_t>(st.st_size) + 1 : 4096);
+    ssize_t size = readlinkat(parent.get(), name.c_str(), target.data(), target.size());
+    if (size >= 0) side.content.assign(target.data(), static_cast<size_t>(size));
+    return side;
+  }
+  if (!S_ISREG(st.st_mode)) return side;
+  if (static_cast<size_t>(st.st_size) > options.max_text_bytes) {
+    side.binary = true;
+    return side;
+  }
+  UniqueFd file(openat(parent.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY));
+  if (!file) {
+    side.binary = true;
+    side.note = strerror(errno);
+    return side;
+  }
+  char buffer[65536];
+  for (;;) {
+    ssize_t got = read(file.get(), buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    side.content.append(buffer, static_cast<size_t>(got));
+    if (side.content.size() > options.max_text_bytes) {
+      side.binary = true;
+      side.content.clear();
+      return side;
+    }
+  }
+  size_t probe = std::min(side.content.size(), kBinaryProbe);
+  if (memchr(side.content.data(), '\0', probe) != nullptr) side.binary = true;
+  return side;
+}
+
+bool HasContent(const Side& side) { return side.exists && (S_ISREG(side.mode) || S_ISLNK(side.mode)); }
+
+/// Unified hunks of old → new text, numbered as libgit2 produces them.
+std::vector<Hunk> LineDiff(const std::string& old_text, const std::string& new_text, const DiffOptions& options) {
+  InitLibgit2();
+  git_diff_options opts;
+  git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
+  opts.context_lines = static_cast<uint32_t>(options.context_lines);
+  opts.interhunk_lines = 0;
+  opts.flags = GIT_DIFF_FORCE_TEXT;
+  git_patch* raw = nullptr;
+  if (git_patch_from_buffers(&raw, old_text.data(), old_text.size(), "a", new_text.data(), new_text.size(), "b", &opts) != 0) {
+    const git_error* error = git_error_last();
+    throw Error(Code::kFailed, std::string("cannot compute a diff: ") + (error ? error->message : "libgit2 error"));
+  }
+  PatchPtr patch(raw);
+  std::vector<Hunk> hunks;
+  for (size_t h = 0; h < git_patch_num_hunks(patch.get()); ++h) {
+    const git_diff_hunk* hunk = nullptr;
+    size_t lines = 0;
+    if (git_patch_get_hunk(&hunk, &lines, patch.get(), h) != 0) break;
+    Hunk out;
+    out.header.assign(hunk->header, hunk->header_len);
+    while (!out.header.empty() && out.header.back() == '\n') out.header.pop_back();
+    for (size_t l = 0; l < lines; ++l) {
+      const git_diff_line* line = nullptr;
+      if (git_patch_get_line_in_hunk(&line, patch.get(), h, l) != 0) break;
+      switch (line->origin) {
+        case GIT_DIFF_LINE_CONTEXT:
+        case GIT_DIFF_LINE_ADDITION:
+        case GIT_DIFF_LINE_DELETION:
+          out.body += line->origin;
+          out.body.append(line->content, line->content_len);
+          if (line->content_len == 0 || line->content[line->content_len - 1] != '\n') out.body += '\n';
+          break;
+        case GIT_DIFF_LINE_CONTEXT_EOFNL:
+        case GIT_DIFF_LINE_ADD_EOFNL:
+        case GIT_DIFF_LINE_DEL_EOFNL:
+          out.body += "\\ No newline at end of file\n";
+          break;
+        default:
+          break;
+      }
+    }
+    hunks.push_back(std::move(out));
+  }
+  return hunks;
+}
+
+/// The diff of one path whose old and new sides are given (either may be missing).
+FileDiff DiffFile(const std::string& shown, const Side& old_side, const Side& new_side, const DiffOptions& options) {
+  FileDiff diff;
+  diff.header = "diff --git a/" + shown + " b/" + shown + "\n";
+  if (!old_side.exists) {
+    diff.header += "new file mode " + OctalMode(new_side.mode) + "\n";
+  } else if (!new_side.exists) {
+    diff.header += "deleted file mode " + OctalMode(old_side.mode) + "\n";
+  } else if ((old_side.mode & (S_IFMT | 07777)) != (new_side.mode & (S_IFMT | 07777))) {
+    diff.header += "old mode " + OctalMode(old_side.mode) + "\nnew mode " + OctalMode(new_side.mode) + "\n";
+  }
+  bool old_text = HasContent(old_side), new_text = HasContent(new_side);
+  if (!old_text && !new_text) return diff;  // directories, fifos, devices: header only
+  std::string old_label = old_side.exists ? "a/" + shown : "/dev/null";
+  std::string new_label = new_side.exists ? "b/" + shown : "/dev/null";
+  if (old_side.binary || new_side.binary) {
+    diff.header += "Binary files " + old_label + " and " + new_label + " differ\n";
+    return diff;
+  }
+  std::string old_content = old_text ? old_side.content : std::string();
+  std::string new_content = new_text ? new_side.content : std::string();
+  if (old_content == new_content) return diff;
+  diff.header += "--- " + old_label + "\n+++ " + new_label + "\n";
+  diff.hunks = LineDiff(old_content, new_content, options);
+  return diff;
+}
+
+/// Deletions of every file below a directory of the live tree (sorted, no symlink followed).
+void DeletedTree(int lower_dirfd, const std::string& path, const DiffOptions& options, std::vector<FileDiff>& out) {
+  UniqueFd dir = OpenBeneath(lower_dirfd, path, O_RDONLY | O_DIRECTORY);
+  if (!dir) return;
+  int list_fd = dup(dir.get());
+  DIR* listing = list_fd >= 0 ? fdopendir(list_fd) : nullptr;
+  if (!listing) {
+    if (list_fd >= 0) close(list_fd);
+    return;
+  }
+  std::vector<std::string> names;
+  while (dirent* entry = readdir(listing))
+    if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) names.emplace_back(entry->d_name);
+  closedir(listing);
+  std::sort(names.begin(), names.end());
+  for (const auto& name : names) {
+    std::string child = path + "/" + name;
+    Side old_side = ReadSide(lower_dirfd, child, options);
+    if (!old_side.exists) continue;
+    if (S_ISDIR(old_side.mode)) {
+      DeletedTree(lower_dirfd, child, options, out);
+    } else {
+      out.push_back(DiffFile(options.path_prefix + child, old_side, Side{}, options));
+    }
+  }
+}
+
+bool WriteAll(int fd, const std::string& text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t put = write(fd, text.data() + done, text.size() - done);
+    if (put < 0 && errno == EINTR) continue;
+    if (put < 0) {
+      if (errno == EPIPE) return false;
+      ThrowErrno("cannot write the diff");
+    }
+    done += static_cast<size_t>(put);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string FileDiff::Text() const {
+  std::string text = header;
+  for (const auto& hunk : hunks) text += hunk.header + "\n" + hunk.body;
+  return text;
+}
+
+std::vector<FileDiff> DiffChange(const Change& change, int lower_dirfd, int upper_dirfd, const DiffOptions& options) {
+  std::vector<FileDiff> out;
+  std::string shown = change.path == "." ? (options.path_prefix.empty() ? "." : options.path_prefix.substr(0, options.path_prefix.size() - 1))
+                                         : options.path_prefix + change.path;
+  Side old_side = change.kind == ChangeKind::kAdded ? Side{} : ReadSide(lower_dirfd, change.path, options);
+  Side new_side = change.kind == ChangeKind::kDeleted ? Side{} : ReadSide(upper_dirfd, change.path, options);
+  bool old_dir = old_side.exists && S_ISDIR(old_side.mode);
+  bool new_dir = new_side.exists && S_ISDIR(new_side.mode);
+  if (change.kind == ChangeKind::kTypeChanged || (old_dir && !new_side.exists)) {
+    // A type change reads as git shows it: the old entry deleted, the new one added.
+    if (old_dir) DeletedTree(lower_dirfd, change.path, options, out);
+    else if (old_side.exists) out.push_back(DiffFile(shown, old_side, Side{}, options));
+    if (new_side.exists && !new_dir) out.push_back(DiffFile(shown, Side{}, new_side, options));
+    return out;
+  }
+  if (new_dir && !old_side.exists) return out;  // a new directory: its entries speak for it
+  if (old_dir || new_dir) {
+    if (old_dir && new_dir && (old_side.mode & 07777) != (new_side.mode & 07777))
+      out.push_back(DiffFile(shown, old_side, new_side, options));
+    return out;
+  }
+  out.push_back(DiffFile(shown, old_side, new_side, options));
+  return out;
+}
+
+bool WriteDiff(const std::vector<Change>& changes, int lower_dirfd, int upper_dirfd, const DiffOptions& options,
+               int out_fd) {
+  for (const auto& change : changes)
+    for (const auto& file : DiffChange(change, lower_dirfd, upper_dirfd, options))
+      if (!WriteAll(out_fd, file.Text())) return false;
+  return true;
+}
+
+}  // namespace sandboxd

@@ -1,0 +1,39 @@
+#pragma once
+/// Git-style unified diffs of a change set, the live tree (old side) against the sandbox's
+/// upper layer (new side). Line diffs come from libgit2's patch API. Runs in sandboxd-helper as
+/// the owner; every file is opened beneath its root without following symlinks, and no file
+/// bigger than max_text_bytes is read into memory (it is shown as binary).
+
+#include <string>
+#include <vector>
+
+#include "change.h"
+
+namespace sandboxd {
+
+struct DiffOptions {
+  std::string path_prefix;              ///< "N/" for root N of a multi-root sandbox, else ""
+  size_t max_text_bytes = 16 << 20;     ///< larger files are shown as binary
+  int context_lines = 3;
+};
+
+struct Hunk {
+  std::string header;  ///< "@@ -1,3 +1,4 @@ ..." without its newline
+  std::string body;    ///< the lines with their ' ', '-', '+' prefixes, "\ No newline..." lines
+};
+
+struct FileDiff {
+  std::string header;        ///< "diff --git ..." and the mode, ---/+++ or "Binary files" lines
+  std::vector<Hunk> hunks;   ///< numbered from 1 in this order
+  std::string Text() const;
+};
+
+/// The file diffs of one change (a type change or a deleted directory gives several; an added
+/// directory none).
+std::vector<FileDiff> DiffChange(const Change& change, int lower_dirfd, int upper_dirfd, const DiffOptions& options);
+
+/// Writes the diffs of `changes` to `out_fd`. False if the reader went away (EPIPE).
+bool WriteDiff(const std::vector<Change>& changes, int lower_dirfd, int upper_dirfd, const DiffOptions& options,
+               int out_fd);
+
+}  // namespace sandboxd

@@ -1,0 +1,196 @@
+#include "diff_writer.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <memory>
+
+#include "fd.h"
+#include "temp_dir.h"
+
+namespace sandboxd {
+namespace {
+
+using testing::ScopedTempDir;
+using testing::WriteFile;
+
+std::string Lines(int from, int to, const std::string& tag = "") {
+  std::string text;
+  for (int i = from; i <= to; ++i) text += "line " + std::to_string(i) + tag + "\n";
+  return text;
+}
+
+/// What `git diff --no-index` prints for two files, with our a/P b/P labels and no index line.
+std::string GitDiff(const std::string& old_path, const std::string& new_path, const std::string& shown) {
+  std::string command = "cd / && git -c core.quotepath=off diff --no-index --no-color --no-ext-diff '" + old_path +
+                        "' '" + new_path + "' 2>/dev/null";
+  std::unique_ptr<FILE, decltype(&pclose)> pipe(popen(command.c_str(), "r"), &pclose);
+  std::string out;
+  std::array<char, 4096> buf;
+  while (size_t n = fread(buf.data(), 1, buf.size(), pipe.get())) out.append(buf.data(), n);
+  std::string result;
+  size_t start = 0;
+  while (start < out.size()) {
+    size_t end = out.find('\n', start);
+    std::string line = out.substr(start, end - start);
+    start = end == std::string::npos ? out.size() : end + 1;
+    if (line.rfind("index ", 0) == 0) continue;
+    if (line.rfind("diff --git ", 0) == 0) line = "diff --git a/" + shown + " b/" + shown;
+    else if (line.rfind("--- a/", 0) == 0) line = "--- a/" + shown;
+    else if (line.rfind("+++ b/", 0) == 0) line = "+++ b/" + shown;
+    result += line + "\n";
+  }
+  return result;
+}
+
+class DiffWriterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    mkdir((dir_ / "lower").c_str(), 0755);
+    mkdir((dir_ / "upper").c_str(), 0755);
+    lower_.reset(open((dir_ / "lower").c_str(), O_PATH | O_DIRECTORY));
+    upper_.reset(open((dir_ / "upper").c_str(), O_PATH | O_DIRECTORY));
+  }
+  std::string L(const std::string& p) { return dir_ / ("lower/" + p); }
+  std::string U(const std::string& p) { return dir_ / ("upper/" + p); }
+  std::string Diff(const Change& change, const std::string& prefix = "") {
+    DiffOptions options;
+    options.path_prefix = prefix;
+    std::string text;
+    for (const auto& file : DiffChange(change, lower_.get(), upper_.get(), options)) text += file.Text();
+    return text;
+  }
+  ScopedTempDir dir_;
+  UniqueFd lower_, upper_;
+};
+
+Change Of(const std::string& path, ChangeKind kind, EntryType old_type, EntryType new_type) {
+  return {path, kind, old_type, new_type, 0644, 0644};
+}
+
+TEST_F(DiffWriterTest, ModifiedMatchesGit) {
+  WriteFile(L("f.txt"), Lines(1, 10));
+  WriteFile(U("f.txt"), Lines(1, 4) + "changed\n" + Lines(6, 10) + "added\n");
+  EXPECT_EQ(Diff(Of("f.txt", ChangeKind::kModified, EntryType::kFile, EntryType::kFile)),
+            GitDiff(L("f.txt"), U("f.txt"), "f.txt"));
+}
+
+TEST_F(DiffWriterTest, AddedAndDeletedMatchGit) {
+  WriteFile(U("new.txt"), "a\nb\n");
+  WriteFile(L("old.txt"), "x\ny\n");
+  EXPECT_EQ(Diff(Of("new.txt", ChangeKind::kAdded, EntryType::kNone, EntryType::kFile)),
+            "diff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+a\n+b\n");
+  EXPECT_EQ(Diff(Of("old.txt", ChangeKind::kDeleted, EntryType::kFile, EntryType::kNone)),
+            "diff --git a/old.txt b/old.txt\ndeleted file mode 100644\n--- a/old.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-x\n-y\n");
+}
+
+TEST_F(DiffWriterTest, EmptyNewFileHasOnlyItsHeader) {
+  WriteFile(U("empty"), "");
+  EXPECT_EQ(Diff(Of("empty", ChangeKind::kAdded, EntryType::kNone, EntryType::kFile)),
+            "diff --git a/empty b/empty\nnew file mode 100644\n");
+}
+
+TEST_F(DiffWriterTest, NoNewlineAtEndMatchesGit) {
+  WriteFile(L("n.txt"), "one\ntwo");
+  WriteFile(U("n.txt"), "one\ntwo\nthree");
+  EXPECT_EQ(Diff(Of("n.txt", ChangeKind::kModified, EntryType::kFile, EntryType::kFile)),
+            GitDiff(L("n.txt"), U("n.txt"), "n.txt"));
+  EXPECT_NE(Diff(Of("n.txt", ChangeKind::kModified, EntryType::kFile, EntryType::kFile)).find("\\ No newline at end of file\n"),
+            std::string::npos);
+}
+
+TEST_F(DiffWriterTest, ThreeSeparateEditsGiveThreeNumberedHunks) {
+  WriteFile(L("h.txt"), Lines(1, 100));
+  WriteFile(U("h.txt"), "first\n" + Lines(2, 49) + "middle\n" + Lines(51, 99) + "last\n");
+  DiffOptions options;
+  auto files = DiffChange(Of("h.txt", ChangeKind::kModified, EntryType::kFile, EntryType::kFile), lower_.get(), upper_.get(), options);
+  ASSERT_EQ(files.size(), 1u);
+  ASSERT_EQ(files[0].hunks.size(), 3u);
+  EXPECT_EQ(files[0].hunks[0].header, "@@ -1,4 +1,4 @@");
+  EXPECT_NE(files[0].hunks[1].body.find("+middle\n"), std::string::npos);
+  EXPECT_NE(files[0].hunks[2].body.find("+last\n"), std::string::npos);
+  EXPECT_EQ(files[0].Text(), GitDiff(L("h.txt"), U("h.txt"), "h.txt"));
+}
+
+TEST_F(DiffWriterTest, BinaryFiles) {
+  WriteFile(L("b.bin"), std::string("a\0b", 3));
+  WriteFile(U("b.bin"), std::string("a\0c", 3));
+  EXPECT_EQ(Diff(Of("b.bin", ChangeKind::kModified, EntryType::kFile, EntryType::kFile)),
+            "diff --git a/b.bin b/b.bin\nBinary files a/b.bin and b/b.bin differ\n");
+}
+
+TEST_F(DiffWriterTest, ModeChangeWithAndWithoutContent) {
+  WriteFile(L("s.sh"), "echo\n", 0644);
+  WriteFile(U("s.sh"), "echo\n", 04755);
+  EXPECT_EQ(Diff({"s.sh", ChangeKind::kModeChanged, EntryType::kFile, EntryType::kFile, 0644, 04755}),
+            "diff --git a/s.sh b/s.sh\nold mode 100644\nnew mode 104755\n");
+  WriteFile(U("s.sh"), "echo hi\n", 0755);
+  EXPECT_EQ(Diff({"s.sh", ChangeKind::kModified, EntryType::kFile, EntryType::kFile, 0644, 0755}),
+            "diff --git a/s.sh b/s.sh\nold mode 100644\nnew mode 100755\n--- a/s.sh\n+++ b/s.sh\n@@ -1 +1 @@\n-echo\n+echo hi\n");
+  mkdir(L("d").c_str(), 0755);
+  mkdir(U("d").c_str(), 0700);
+  EXPECT_EQ(Diff({"d", ChangeKind::kModeChanged, EntryType::kDirectory, EntryType::kDirectory, 0755, 0700}),
+            "diff --git a/d b/d\nold mode 040755\nnew mode 040700\n");
+}
+
+TEST_F(DiffWriterTest, SymlinksAsGitShowsThem) {
+  symlink("old-target", L("l").c_str());
+  symlink("new-target", U("l").c_str());
+  EXPECT_EQ(Diff(Of("l", ChangeKind::kModified, EntryType::kSymlink, EntryType::kSymlink)),
+            "diff --git a/l b/l\n--- a/l\n+++ b/l\n@@ -1 +1 @@\n-old-target\n\\ No newline at end of file\n"
+            "+new-target\n\\ No newline at end of file\n");
+}
+
+TEST_F(DiffWriterTest, TypeChangeIsDeletionThenAddition) {
+  WriteFile(L("t"), "file\n");
+  symlink("target", U("t").c_str());
+  EXPECT_EQ(Diff(Of("t", ChangeKind::kTypeChanged, EntryType::kFile, EntryType::kSymlink)),
+            "diff --git a/t b/t\ndeleted file mode 100644\n--- a/t\n+++ /dev/null\n@@ -1 +0,0 @@\n-file\n"
+            "diff --git a/t b/t\nnew file mode 120000\n--- /dev/null\n+++ b/t\n@@ -0,0 +1 @@\n+target\n\\ No newline at end of file\n");
+}
+
+TEST_F(DiffWriterTest, DeletedDirectoryListsEveryFileWithPrefix) {
+  mkdir(L("dir").c_str(), 0755);
+  mkdir(L("dir/sub").c_str(), 0755);
+  WriteFile(L("dir/b"), "b\n");
+  WriteFile(L("dir/sub/a"), "a\n");
+  std::string diff = Diff(Of("dir", ChangeKind::kDeleted, EntryType::kDirectory, EntryType::kNone), "1/");
+  EXPECT_EQ(diff,
+            "diff --git a/1/dir/b b/1/dir/b\ndeleted file mode 100644\n--- a/1/dir/b\n+++ /dev/null\n@@ -1 +0,0 @@\n-b\n"
+            "diff --git a/1/dir/sub/a b/1/dir/sub/a\ndeleted file mode 100644\n--- a/1/dir/sub/a\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n");
+}
+
+TEST_F(DiffWriterTest, AddedDirectoryAndFifo) {
+  mkdir(U("nd").c_str(), 0755);
+  mkfifo(U("p").c_str(), 0644);
+  EXPECT_EQ(Diff(Of("nd", ChangeKind::kAdded, EntryType::kNone, EntryType::kDirectory)), "");
+  EXPECT_EQ(Diff(Of("p", ChangeKind::kAdded, EntryType::kNone, EntryType::kFifo)), "diff --git a/p b/p\nnew file mode 010644\n");
+}
+
+TEST_F(DiffWriterTest, LargeFilesAreBinaryAndNotReadWhole) {
+  WriteFile(U("big"), std::string(2000, 'x'));
+  DiffOptions options;
+  options.max_text_bytes = 1000;
+  auto files = DiffChange(Of("big", ChangeKind::kAdded, EntryType::kNone, EntryType::kFile), lower_.get(), upper_.get(), options);
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].Text(), "diff --git a/big b/big\nnew file mode 100644\nBinary files /dev/null and b/big differ\n");
+}
+
+TEST_F(DiffWriterTest, ClosedReaderStopsQuietly) {
+  signal(SIGPIPE, SIG_IGN);
+  WriteFile(U("f"), Lines(1, 5000));
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  close(fds[0]);
+  DiffOptions options;
+  EXPECT_FALSE(WriteDiff({Of("f", ChangeKind::kAdded, EntryType::kNone, EntryType::kFile)}, lower_.get(), upper_.get(), options, fds[1]));
+  close(fds[1]);
+}
+
+}  // namespace
+}  // namespace sandboxd
