@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -138,6 +139,7 @@ ChildProcess Spawn(const SpawnOptions& options) {
       int err = DropPrivilegesInChild(*options.user);
       if (err != 0) ChildFail(rfd, err);
     }
+    ::umask(options.umask);
     if (chdir(options.cwd.c_str()) != 0) ChildFail(rfd, errno);
     execve(options.path.c_str(), argv.data(), envp.data());
     ChildFail(rfd, errno);

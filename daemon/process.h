@@ -23,6 +23,8 @@ struct SpawnOptions {
   std::vector<std::pair<int, int>> fds;    ///< {child fd, parent fd}; every other fd is closed
   std::optional<UserCredentials> user;     ///< drop to this user before exec
   std::string cwd = "/";
+  /// The child's umask: the daemon's own (077) must not leak into what users run.
+  mode_t umask = 022;
 };
 
 class ChildProcess {
