@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <future>
 #include <sstream>
 
 #include "errors.h"
@@ -56,15 +57,47 @@ void Job::Start(JobLaunch launch, FinishedCallback on_finished) {
       {2, launch.stderr_fd ? launch.stderr_fd.get() : capture_write.get()},
       {3, status_write.get()},
   };
+  // bwrap --die-with-parent uses PR_SET_PDEATHSIG, which fires when the *thread* that forked
+  // it ends. So the monitor thread, which lives exactly as long as the job, does the fork; the
+  // caller's worker thread only waits to hear that the start worked.
+  std::promise<void> started;
+  std::future<void> start_result = started.get_future();
   {
     std::lock_guard lock(mutex_);
-    child_ = Spawn(options);
     waiters_.push_back(std::move(on_finished));
   }
-  // Our copies of the child's ends must go, or we would never see EOF.
-  status_write.reset();
-  capture_write.reset();
-  monitor_ = std::thread(&Job::Monitor, this, std::move(status_read), std::move(capture_read));
+  monitor_ = std::thread([this, options = std::move(options), started = std::move(started),
+                          status_read = std::move(status_read), status_write = std::move(status_write),
+                          capture_read = std::move(capture_read), capture_write = std::move(capture_write),
+                          stdin_fd = std::move(launch.stdin_fd), stdout_fd = std::move(launch.stdout_fd),
+                          stderr_fd = std::move(launch.stderr_fd), dev_null = std::move(dev_null)]() mutable {
+    try {
+      ChildProcess child = Spawn(options);
+      std::lock_guard lock(mutex_);
+      child_ = std::move(child);
+    } catch (...) {
+      started.set_exception(std::current_exception());
+      return;
+    }
+    // Our copies of the child's ends must go, or we would never see EOF.
+    status_write.reset();
+    capture_write.reset();
+    stdin_fd.reset();
+    stdout_fd.reset();
+    stderr_fd.reset();
+    dev_null.reset();
+    started.set_value();
+    Monitor(std::move(status_read), std::move(capture_read));
+  });
+  try {
+    start_result.get();
+  } catch (...) {
+    monitor_.join();
+    std::lock_guard lock(mutex_);
+    waiters_.clear();
+    state_ = JobState::kFinished;
+    throw;
+  }
 }
 
 void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd) {

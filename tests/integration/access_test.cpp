@@ -1,0 +1,93 @@
+// Only the owner may see or touch a sandbox, by sandboxctl and by raw D-Bus calls; a commit
+// polkit refuses changes nothing.
+
+#include <gtest/gtest.h>
+#include <pwd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "harness.h"
+
+namespace sandboxd::it {
+namespace {
+
+constexpr const char* kAccessDenied = "org.freedesktop.DBus.Error.AccessDenied";
+
+TEST(AccessTest, AnotherUserCanNeitherSeeNorTouchASandbox) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  std::string project = w.MakeProject(kAlice);
+  Result created = w.Sandboxctl(kAlice, {"create", "--name", "private", project});
+  ASSERT_EQ(created.status, 0) << created.err;
+  std::string id = Trim(created.out);
+  ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", "echo secret > s.txt"}).status, 0);
+  auto before = Snapshot(project);
+  std::string changes_before = w.Sandboxctl(kAlice, {"changes", id}).out;
+  ASSERT_EQ(changes_before, "A s.txt\n");
+
+  auto list = nlohmann::json::parse(w.Sandboxctl(kBob, {"--json", "list"}).out);
+  for (const auto& entry : list) EXPECT_NE(entry["id"], id);
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"show", id}, {"show", "private"}, {"changes", id}, {"diff", id}, {"run", id, "--", "true"},
+           {"commit", id, "--all"}, {"discard", id}, {"destroy", id}}) {
+    Result r = w.Sandboxctl(kBob, args);
+    EXPECT_EQ(r.status, 1) << args[0] << ": " << r.out << r.err;
+    EXPECT_TRUE(r.err.find(id) != std::string::npos || r.err.find("private") != std::string::npos)
+        << "the message should name the sandbox: " << r.err;
+  }
+
+  Result lookup = w.Gdbus(kBob, "/org/sandboxd/Sandbox1", "org.sandboxd.Sandbox1.Manager.GetSandbox", {id});
+  EXPECT_NE(lookup.err.find("org.sandboxd.Sandbox1.Error.NotFound"), std::string::npos) << lookup.err;
+  std::string path = "/org/sandboxd/Sandbox1/sandbox/" + id;
+  for (const auto& [method, args] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"GetChanges", {}},
+           {"GetInfo", {}},
+           {"Commit", {"uint64 2"}},
+           {"Discard", {}},
+           {"Destroy", {}},
+           {"Run", {"['touch', 'x']", "''", "@a{ss} {}", "@a{sh} {}", "@a{sv} {}", "uint64 0"}}}) {
+    Result r = w.Gdbus(kBob, path, "org.sandboxd.Sandbox1.Sandbox." + method, args);
+    EXPECT_NE(r.status, 0) << method;
+    EXPECT_NE(r.err.find(kAccessDenied), std::string::npos) << method << ": " << r.err;
+  }
+  EXPECT_EQ(Snapshot(project), before);
+  EXPECT_EQ(w.Sandboxctl(kAlice, {"changes", id}).out, changes_before) << "bob's attempts changed alice's sandbox";
+  EXPECT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
+}
+
+TEST(AccessTest, CommitDeniedByPolkitChangesNothing) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  std::string project = w.MakeProject(kBob);
+  std::string id = Trim(w.Sandboxctl(kBob, {"create", project}).out);
+  ASSERT_FALSE(id.empty());
+  ASSERT_EQ(w.Sandboxctl(kBob, {"run", id, "--", "sh", "-c", "echo more >> a.txt; rm b.txt"}).status, 0);
+  auto before = Snapshot(project);
+  Result commit = w.Sandboxctl(kBob, {"commit", id, "--all"});
+  EXPECT_EQ(commit.status, 1);
+  EXPECT_NE(commit.err.find("not authorized"), std::string::npos) << commit.err;
+  EXPECT_NE(commit.err.find(id), std::string::npos) << commit.err;
+  Result raw = w.Gdbus(kBob, "/org/sandboxd/Sandbox1/sandbox/" + id, "org.sandboxd.Sandbox1.Sandbox.Commit", {"uint64 3"});
+  EXPECT_NE(raw.err.find(kAccessDenied), std::string::npos) << raw.err;
+  EXPECT_EQ(Snapshot(project), before);
+  EXPECT_EQ(w.Sandboxctl(kBob, {"changes", id}).out, "M a.txt\nD b.txt\n");
+  EXPECT_EQ(w.Sandboxctl(kBob, {"destroy", id}).status, 0);
+}
+
+TEST(AccessTest, RootMayActOnAnySandboxButWritesAsTheOwner) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  std::string project = w.MakeProject(kBob);
+  std::string id = Trim(w.Sandboxctl(kBob, {"create", project}).out);
+  ASSERT_EQ(w.Sandboxctl(kBob, {"run", id, "--", "sh", "-c", "echo by-bob > made.txt"}).status, 0);
+  // Root is authorized without polkit (as systemd's daemons do), yet the file is bob's.
+  Result commit = w.Sandboxctl("root", {"commit", id, "--all"});
+  ASSERT_EQ(commit.status, 0) << commit.err;
+  auto after = Snapshot(project);
+  ASSERT_TRUE(after.count("/made.txt"));
+  EXPECT_NE(after["/made.txt"].find("uid=" + std::to_string(getpwnam(kBob)->pw_uid)), std::string::npos) << after["/made.txt"];
+  EXPECT_EQ(w.Sandboxctl(kBob, {"destroy", id}).status, 0);
+}
+
+}  // namespace
+}  // namespace sandboxd::it

@@ -1,0 +1,367 @@
+#include "harness.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+namespace sandboxd::it {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string ReadWhole(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+void WriteWhole(const std::string& path, const std::string& content) { std::ofstream(path, std::ios::binary) << content; }
+
+/// Runs a command as root and waits; the status as a shell reports it.
+int System(const std::string& command) {
+  int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+pid_t SpawnRoot(const std::vector<std::string>& argv, const std::vector<std::string>& env, const std::string& log) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    int null = open("/dev/null", O_RDONLY);
+    dup2(null, 0);
+    setpgid(0, 0);
+    for (const auto& e : env) putenv(strdup(e.c_str()));
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+void StopProcess(pid_t pid) {
+  if (pid <= 0) return;
+  kill(-pid, SIGTERM);
+  kill(pid, SIGTERM);
+  for (int i = 0; i < 100; ++i) {
+    if (waitpid(pid, nullptr, WNOHANG) == pid) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  kill(-pid, SIGKILL);
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+}
+
+bool EnsureUser(const std::string& name) {
+  if (getpwnam(name.c_str()) != nullptr) return true;
+  return System("useradd -m -s /bin/sh " + name + " >/dev/null 2>&1") == 0 && getpwnam(name.c_str()) != nullptr;
+}
+
+constexpr const char* kBusConfig = R"(<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=@DIR@/system_bus_socket</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <deny own="*"/>
+    <deny send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Properties"/>
+  </policy>
+  <include>@SRC@/dbus/org.sandboxd.Sandbox1.conf</include>
+  <include>/usr/share/dbus-1/system.d/org.freedesktop.PolicyKit1.conf</include>
+</busconfig>
+)";
+
+std::string Replace(std::string text, const std::string& from, const std::string& to) {
+  for (size_t pos; (pos = text.find(from)) != std::string::npos;) text.replace(pos, from.size(), to);
+  return text;
+}
+
+Harness* world = nullptr;
+
+class WorldEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    world = new Harness();
+    if (!world->Start()) std::fprintf(stderr, "integration world not started: %s\n", world->skip_reason().c_str());
+  }
+  void TearDown() override {
+    if (::testing::UnitTest::GetInstance()->failed_test_count() > 0) {
+      std::fprintf(stderr, "---- sandboxd log ----\n%s\n---- end of sandboxd log ----\n", world->DaemonLog().c_str());
+    }
+    world->Stop();
+  }
+};
+
+[[maybe_unused]] ::testing::Environment* const kEnvironment = ::testing::AddGlobalTestEnvironment(new WorldEnvironment);
+
+}  // namespace
+
+Harness& World() { return *world; }
+
+bool Harness::Start() {
+  if (geteuid() != 0) {
+    skip_reason_ = "integration tests need root (they start dbus-daemon, polkitd and sandboxd)";
+    return false;
+  }
+  if (access("/usr/bin/bwrap", X_OK) != 0 || access("/usr/lib/polkit-1/polkitd", X_OK) != 0) {
+    skip_reason_ = "bwrap or polkitd is not installed";
+    return false;
+  }
+  char templ[] = "/tmp/sandboxd-it-XXXXXX";
+  if (!mkdtemp(templ)) {
+    skip_reason_ = "cannot create a temporary directory";
+    return false;
+  }
+  dir_ = templ;
+  chmod(dir_.c_str(), 0755);
+  for (const char* sub : {"actions", "rules", "empty"}) fs::create_directories(dir_ + "/" + sub);
+  WriteWhole(dir_ + "/bus.conf", Replace(Replace(kBusConfig, "@DIR@", dir_), "@SRC@", SANDBOXD_SOURCE_DIR));
+  System("cp /usr/share/polkit-1/actions/* '" + dir_ + "/actions/' 2>/dev/null");
+  fs::copy_file(std::string(SANDBOXD_SOURCE_DIR) + "/policy/org.sandboxd.sandbox1.policy", dir_ + "/actions/org.sandboxd.sandbox1.policy",
+                fs::copy_options::overwrite_existing);
+  fs::copy_file(std::string(SANDBOXD_SOURCE_DIR) + "/tests/integration/data/test.rules", dir_ + "/rules/10-sandboxd-tests.rules",
+                fs::copy_options::overwrite_existing);
+  bus_address_ = "unix:path=" + dir_ + "/system_bus_socket";
+
+  bus_pid_ = SpawnRoot({"dbus-daemon", "--config-file=" + dir_ + "/bus.conf", "--nofork", "--nopidfile"}, {}, dir_ + "/dbus.log");
+  if (!WaitUntil([&] { return access((dir_ + "/system_bus_socket").c_str(), F_OK) == 0; })) {
+    skip_reason_ = "dbus-daemon did not start: " + ReadWhole(dir_ + "/dbus.log");
+    return false;
+  }
+  if (!EnsureUser(kAlice) || !EnsureUser(kBob)) {
+    skip_reason_ = "cannot create the test users";
+    return false;
+  }
+  // polkitd reads its actions and rules from fixed paths: give it ours in a mount namespace of
+  // its own instead of touching the host's.
+  std::string script = "mount --bind '" + dir_ + "/actions' /usr/share/polkit-1/actions && mount --bind '" + dir_ +
+                       "/rules' /etc/polkit-1/rules.d && mount --bind '" + dir_ +
+                       "/empty' /usr/share/polkit-1/rules.d && exec /usr/lib/polkit-1/polkitd --no-debug";
+  polkit_pid_ = SpawnRoot({"unshare", "--mount", "--propagation", "private", "sh", "-c", script},
+                          {"DBUS_SYSTEM_BUS_ADDRESS=" + bus_address_}, dir_ + "/polkitd.log");
+  if (!WaitForName("org.freedesktop.PolicyKit1")) {
+    skip_reason_ = "polkitd did not start: " + ReadWhole(dir_ + "/polkitd.log");
+    return false;
+  }
+  daemon_pid_ = SpawnRoot({SANDBOXD_BIN, "--state-dir", dir_ + "/state", "--run-dir", dir_ + "/run", "--log-level", "debug"},
+                          {"DBUS_SYSTEM_BUS_ADDRESS=" + bus_address_, std::string("SANDBOXD_HELPER=") + SANDBOXD_HELPER_BIN},
+                          dir_ + "/sandboxd.log");
+  if (!WaitForName("org.sandboxd.Sandbox1")) {
+    skip_reason_ = "sandboxd did not start: " + DaemonLog();
+    ADD_FAILURE() << skip_reason_;
+    return false;
+  }
+  return true;
+}
+
+void Harness::Stop() {
+  StopProcess(daemon_pid_);
+  StopProcess(polkit_pid_);
+  StopProcess(bus_pid_);
+  if (dir_.empty()) return;
+  // Anything still mounted below our directory (a daemon that died mid-way) goes first.
+  System("grep -o ' " + dir_ + "/run/[^ ]*' /proc/self/mountinfo | sort -r | xargs -r -n1 umount -l 2>/dev/null");
+  System("rm -rf --one-file-system '" + dir_ + "'");
+}
+
+std::string Harness::DaemonLog() const { return ReadWhole(dir_ + "/sandboxd.log"); }
+
+bool Harness::WaitForName(const std::string& name) const {
+  return WaitUntil([&] {
+    Result r = RunAs("root", {"gdbus", "call", "--system", "--dest", "org.freedesktop.DBus", "--object-path",
+                              "/org/freedesktop/DBus", "--method", "org.freedesktop.DBus.NameHasOwner", name});
+    return r.out.find("true") != std::string::npos;
+  });
+}
+
+Result Harness::RunAs(const std::string& user, const std::vector<std::string>& argv, const RunOptions& options) const {
+  passwd* pw = getpwnam(user.c_str());
+  Result result;
+  if (!pw) {
+    result.err = "no user " + user;
+    return result;
+  }
+  uid_t uid = pw->pw_uid;
+  gid_t gid = pw->pw_gid;
+  std::string home = pw->pw_dir;
+  std::string cwd = options.cwd.empty() ? home : options.cwd;
+  std::vector<std::string> env = {"HOME=" + home, "USER=" + user, "LOGNAME=" + user, "PATH=/usr/bin:/bin:/usr/sbin:/sbin",
+                                  "DBUS_SYSTEM_BUS_ADDRESS=" + bus_address_, "LANG=C.UTF-8"};
+  env.insert(env.end(), options.extra_env.begin(), options.extra_env.end());
+  std::vector<char*> envp, args;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argv_copy = argv;
+  for (auto& a : argv_copy) args.push_back(a.data());
+  args.push_back(nullptr);
+
+  int in[2], out[2], err[2];
+  if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) return result;
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(in[0], 0);
+    dup2(out[1], 1);
+    dup2(err[1], 2);
+    setsid();
+    if (initgroups(user.c_str(), gid) != 0 || setgid(gid) != 0 || setuid(uid) != 0) _exit(125);
+    if (chdir(cwd.c_str()) != 0) _exit(126);
+    execvpe(args[0], args.data(), envp.data());
+    _exit(127);
+  }
+  close(in[0]);
+  close(out[1]);
+  close(err[1]);
+  size_t written = 0;
+  int in_fd = in[1];
+  if (options.input.empty()) {
+    close(in_fd);
+    in_fd = -1;
+  } else {
+    fcntl(in_fd, F_SETFL, O_NONBLOCK);
+  }
+  int out_fd = out[0], err_fd = err[0];
+  auto deadline = std::chrono::steady_clock::now() + options.timeout;
+  char buf[65536];
+  while (out_fd >= 0 || err_fd >= 0) {
+    pollfd fds[3];
+    int n = 0;
+    int idx_in = -1, idx_out = -1, idx_err = -1;
+    if (in_fd >= 0) { idx_in = n; fds[n++] = {in_fd, POLLOUT, 0}; }
+    if (out_fd >= 0) { idx_out = n; fds[n++] = {out_fd, POLLIN, 0}; }
+    if (err_fd >= 0) { idx_err = n; fds[n++] = {err_fd, POLLIN, 0}; }
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) {
+      kill(-pid, SIGKILL);
+      kill(pid, SIGKILL);
+      ADD_FAILURE() << "timed out: " << argv.front() << " as " << user;
+      break;
+    }
+    if (poll(fds, n, static_cast<int>(left)) < 0 && errno != EINTR) break;
+    if (idx_in >= 0 && fds[idx_in].revents) {
+      ssize_t w = write(in_fd, options.input.data() + written, options.input.size() - written);
+      if (w > 0) written += static_cast<size_t>(w);
+      if (w < 0 || written == options.input.size()) {
+        close(in_fd);
+        in_fd = -1;
+      }
+    }
+    auto drain = [&](int idx, int& fd, std::string& sink) {
+      if (idx < 0 || !fds[idx].revents) return;
+      ssize_t r = read(fd, buf, sizeof buf);
+      if (r > 0) {
+        sink.append(buf, static_cast<size_t>(r));
+      } else if (r == 0 || errno != EINTR) {
+        close(fd);
+        fd = -1;
+      }
+    };
+    drain(idx_out, out_fd, result.out);
+    drain(idx_err, err_fd, result.err);
+  }
+  for (int fd : {in_fd, out_fd, err_fd})
+    if (fd >= 0) close(fd);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+Result Harness::Sandboxctl(const std::string& user, const std::vector<std::string>& args, const RunOptions& options) const {
+  std::vector<std::string> argv = {SANDBOXCTL_BIN, "--no-ask-password"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunAs(user, argv, options);
+}
+
+Result Harness::Gdbus(const std::string& user, const std::string& path, const std::string& method,
+                      const std::vector<std::string>& args) const {
+  std::vector<std::string> argv = {"gdbus", "call", "--system", "--dest", "org.sandboxd.Sandbox1", "--object-path", path,
+                                   "--method", method};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunAs(user, argv);
+}
+
+std::string Harness::MakeProject(const std::string& user) const {
+  passwd* pw = getpwnam(user.c_str());
+  static std::mt19937_64 random{std::random_device{}()};
+  std::string project = std::string(pw->pw_dir) + "/it-" + std::to_string(random() % 1000000000) + "/proj";
+  std::string script = "mkdir -p '" + project + "/sub' && cd '" + project +
+                       "' && printf 'alpha\\n' > a.txt && printf '1\\n2\\n3\\n4\\n5\\n' > b.txt && printf 'gamma\\n' > c.txt"
+                       " && printf 's\\n' > sub/s.txt && ln -s a.txt link";
+  Result r = RunAs(user, {"sh", "-c", script});
+  EXPECT_EQ(r.status, 0) << r.err;
+  return project;
+}
+
+std::map<std::string, std::string> Snapshot(const std::string& dir) {
+  std::map<std::string, std::string> snapshot;
+  for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::none); it != fs::recursive_directory_iterator(); ++it) {
+    struct stat st;
+    std::string path = it->path().string();
+    if (lstat(path.c_str(), &st) != 0) continue;
+    char mode[16];
+    snprintf(mode, sizeof mode, "%o", st.st_mode);
+    std::string value = std::string(mode) + " uid=" + std::to_string(st.st_uid);
+    if (S_ISREG(st.st_mode)) value += " " + ReadWhole(path);
+    if (S_ISLNK(st.st_mode)) value += " -> " + fs::read_symlink(path).string();
+    snapshot[path.substr(dir.size())] = value;
+  }
+  struct stat root;
+  lstat(dir.c_str(), &root);
+  char mode[16];
+  snprintf(mode, sizeof mode, "%o", root.st_mode);
+  snapshot["."] = mode;
+  return snapshot;
+}
+
+std::string Describe(const std::map<std::string, std::string>& snapshot) {
+  std::string text;
+  for (const auto& [path, value] : snapshot) text += path + ": " + value + "\n";
+  return text;
+}
+
+bool WaitUntil(const std::function<bool()>& predicate, std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (predicate()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return predicate();
+}
+
+std::string Trim(const std::string& text) {
+  size_t end = text.find_last_not_of(" \n\t");
+  return end == std::string::npos ? std::string() : text.substr(0, end + 1);
+}
+
+}  // namespace sandboxd::it

@@ -1,0 +1,82 @@
+#pragma once
+/// The integration-test world, started once per test binary with real parts: a private
+/// system-like dbus-daemon using the project's bus policy, a real polkitd with our actions and
+/// test rules (in a private mount namespace, so the host is untouched), sandboxd from the build
+/// tree, and two unprivileged users. Tests drive sandboxctl and gdbus as those users.
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace sandboxd::it {
+
+inline constexpr const char* kAlice = "sbxtest-alice";
+inline constexpr const char* kBob = "sbxtest-bob";
+
+struct Result {
+  int status = -1;  ///< exit status (128+N for signal N)
+  std::string out;
+  std::string err;
+};
+
+struct RunOptions {
+  std::string input;
+  std::string cwd;  ///< default: the user's home
+  std::chrono::seconds timeout{60};
+  std::vector<std::string> extra_env;
+};
+
+class Harness {
+ public:
+  /// Starts everything; returns false (with `skip_reason`) where the machine cannot (not root).
+  bool Start();
+  void Stop();
+  const std::string& skip_reason() const { return skip_reason_; }
+  const std::string& bus_address() const { return bus_address_; }
+  const std::string& dir() const { return dir_; }
+  pid_t daemon_pid() const { return daemon_pid_; }
+  std::string DaemonLog() const;
+
+  Result RunAs(const std::string& user, const std::vector<std::string>& argv, const RunOptions& options = {}) const;
+  Result Sandboxctl(const std::string& user, const std::vector<std::string>& args, const RunOptions& options = {}) const;
+  /// `gdbus call --system --dest org.sandboxd.Sandbox1 --object-path PATH --method METHOD ARGS...`
+  Result Gdbus(const std::string& user, const std::string& path, const std::string& method,
+               const std::vector<std::string>& args = {}) const;
+  /// A fresh project directory owned by `user`: a.txt, b.txt (5 lines), c.txt, sub/s.txt, link -> a.txt.
+  std::string MakeProject(const std::string& user) const;
+
+ private:
+  bool WaitForName(const std::string& name) const;
+  std::string dir_;
+  std::string bus_address_;
+  std::string skip_reason_;
+  pid_t bus_pid_ = -1;
+  pid_t polkit_pid_ = -1;
+  pid_t daemon_pid_ = -1;
+};
+
+/// The one harness of this test binary (started by a gtest Environment).
+Harness& World();
+
+/// Skips the current test when the world could not start.
+#define SANDBOXD_REQUIRE_WORLD()                                                   \
+  do {                                                                             \
+    if (!::sandboxd::it::World().skip_reason().empty())                           \
+      GTEST_SKIP() << ::sandboxd::it::World().skip_reason();                      \
+  } while (0)
+
+/// A recursive lstat walk: per relative path, type, mode, and content or link target.
+std::map<std::string, std::string> Snapshot(const std::string& dir);
+std::string Describe(const std::map<std::string, std::string>& snapshot);
+
+/// Polls `predicate` until it holds or `timeout` passes.
+bool WaitUntil(const std::function<bool()>& predicate, std::chrono::milliseconds timeout = std::chrono::seconds(10));
+
+/// The id of a sandbox printed by `sandboxctl create`, without its newline.
+std::string Trim(const std::string& text);
+
+}  // namespace sandboxd::it
