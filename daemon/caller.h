@@ -11,7 +11,6 @@ namespace sandboxd {
 struct Caller {
   std::string sender;  ///< unique bus name, e.g. ":1.42"
   uid_t uid = static_cast<uid_t>(-1);  ///< effective uid per the bus daemon
-  pid_t pid = 0;
   bool IsRoot() const { return uid == 0; }
 };
 

@@ -108,3 +108,29 @@ std::string RandomId() {
 }
 
 }  // namespace sandboxd
+
+namespace sandboxd {
+
+bool LooksLikeId(const std::string& name) {
+  if (name.size() != 16) return false;
+  for (char c : name)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+std::vector<std::string> ListDirectory(const std::string& path) {
+  std::vector<std::string> names;
+  DIR* dir = opendir(path.c_str());
+  if (!dir) {
+    if (errno == ENOENT) return names;
+    ThrowErrno("cannot list " + path);
+  }
+  while (dirent* entry = readdir(dir)) {
+    std::string name = entry->d_name;
+    if (name != "." && name != "..") names.push_back(std::move(name));
+  }
+  closedir(dir);
+  return names;
+}
+
+}  // namespace sandboxd

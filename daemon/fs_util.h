@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <vector>
 
 #include "fd.h"
 
@@ -21,5 +22,9 @@ void RemoveTree(const std::string& path);
 UniqueFd OpenDirectoryNoSymlinks(const std::string& path, int flags);
 /// 16 lowercase hex digits from getrandom.
 std::string RandomId();
+/// True for what RandomId makes.
+bool LooksLikeId(const std::string& name);
+/// The names in directory `path` (no "." or ".."); a missing directory has none.
+std::vector<std::string> ListDirectory(const std::string& path);
 
 }  // namespace sandboxd

@@ -51,9 +51,11 @@ void ManagerDBus::CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::
         }
       }
       UserCredentials owner = LookupUser(caller.uid);
-      service_.authority().Check(caller, api::kActionCreate, {{"roots", JoinRoots(roots)}},
-                                 flags & api::kFlagAllowInteractive, "create a sandbox over " + JoinRoots(roots));
-      auto sandbox = service_.registry().Create(request, owner);
+      auto authorize = [&](const std::vector<std::string>& canonical) {
+        service_.authority().Check(caller, api::kActionCreate, {{"roots", JoinRoots(canonical)}},
+                                   flags & api::kFlagAllowInteractive, "create a sandbox over " + JoinRoots(canonical));
+      };
+      auto sandbox = service_.registry().Create(request, owner, authorize);
       spdlog::info("sandbox {} ({}) created by uid {} over {}", sandbox->id(), sandbox->name(), caller.uid,
                    JoinRoots(sandbox->roots()));
       service_.PublishSandbox(sandbox);

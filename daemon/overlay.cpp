@@ -29,6 +29,12 @@ void UnmountOverlay(const std::string& merged) {
   ThrowErrno("cannot unmount " + merged);
 }
 
+void DetachOverlay(const std::string& merged) {
+  if (!IsOverlayMounted(merged)) return;
+  if (umount2(merged.c_str(), UMOUNT_NOFOLLOW | MNT_DETACH) == 0 || errno == EINVAL || errno == ENOENT) return;
+  ThrowErrno("cannot detach " + merged);
+}
+
 bool IsOverlayMounted(const std::string& merged) {
   struct statfs fs;
   if (statfs(merged.c_str(), &fs) != 0) return false;

@@ -24,6 +24,10 @@ void MountOverlay(const OverlaySpec& spec);
 /// Unmounts `merged`; already unmounted is fine. Throws Error(kBusy) if it is busy.
 void UnmountOverlay(const std::string& merged);
 
+/// Detaches `merged` (MNT_DETACH): it leaves the namespace now and the overlay goes when its
+/// last user does. For a sandbox that is gone; already unmounted is fine.
+void DetachOverlay(const std::string& merged);
+
 /// True when an overlay is mounted exactly at `merged`.
 bool IsOverlayMounted(const std::string& merged);
 

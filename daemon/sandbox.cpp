@@ -45,6 +45,18 @@ void Sandbox::Unmount() {
   for (size_t i = 0; i < record_.roots.size(); ++i) UnmountOverlay(layout_.MergedDir(record_.id, i));
 }
 
+void Sandbox::UnmountForGood() {
+  for (size_t i = 0; i < record_.roots.size(); ++i) {
+    std::string merged = layout_.MergedDir(record_.id, i);
+    try {
+      UnmountOverlay(merged);
+    } catch (const Error& e) {
+      if (e.code() != Code::kBusy) throw;
+      DetachOverlay(merged);
+    }
+  }
+}
+
 void Sandbox::ClearLayers() {
   for (size_t i = 0; i < record_.roots.size(); ++i) {
     RemoveTree(layout_.UpperDir(record_.id, i));
@@ -78,6 +90,7 @@ UniqueFd Sandbox::OpenUpper(size_t root) const {
 
 void Sandbox::BeginJob() {
   std::lock_guard lock(mutex_);
+  if (destroyed_) throw Error(Code::kNotFound, "sandbox " + record_.id + " has been destroyed");
   if (exclusive_) throw Error(Code::kBusy, "sandbox " + record_.id + " is busy committing, discarding or being destroyed");
   ++running_jobs_;
 }
@@ -89,6 +102,7 @@ void Sandbox::EndJob() {
 
 void Sandbox::BeginExclusive(const std::string& verb) {
   std::lock_guard lock(mutex_);
+  if (destroyed_) throw Error(Code::kNotFound, "sandbox " + record_.id + " has been destroyed");
   if (exclusive_) throw Error(Code::kBusy, "sandbox " + record_.id + " is busy with another operation; cannot " + verb + " now");
   if (running_jobs_ > 0)
     throw Error(Code::kBusy, "sandbox " + record_.id + " has " + std::to_string(running_jobs_) +
@@ -99,6 +113,16 @@ void Sandbox::BeginExclusive(const std::string& verb) {
 void Sandbox::EndExclusive() {
   std::lock_guard lock(mutex_);
   exclusive_ = false;
+}
+
+void Sandbox::MarkDestroyed() {
+  std::lock_guard lock(mutex_);
+  destroyed_ = true;
+}
+
+bool Sandbox::destroyed() const {
+  std::lock_guard lock(mutex_);
+  return destroyed_;
 }
 
 unsigned Sandbox::running_jobs() const {

@@ -39,6 +39,9 @@ class Sandbox {
   void SetUp();
   /// Unmounts every root's overlay. Throws Error(kBusy) if one is in use.
   void Unmount();
+  /// Unmounts every root's overlay for good: one still in use (a shell of the owner's sitting
+  /// in the merged view) is detached and goes when its last user leaves.
+  void UnmountForGood();
   /// Empties the upper and work layers (while unmounted): every change is gone.
   void ClearLayers();
 
@@ -51,12 +54,17 @@ class Sandbox {
   UniqueFd OpenUpper(size_t root) const;
   std::string MergedDir(size_t root) const { return layout_.MergedDir(record_.id, root); }
 
-  /// Gate: jobs may run together; an exclusive operation runs alone. Both throw Error(kBusy).
+  /// Gate: jobs may run together; an exclusive operation runs alone. Both throw Error(kBusy),
+  /// or Error(kNotFound) once the sandbox is destroyed.
   void BeginJob();
   void EndJob();
   void BeginExclusive(const std::string& verb);
   void EndExclusive();
   unsigned running_jobs() const;
+  /// Called by destroy while it holds the exclusive gate: from then on every job and operation
+  /// is refused, while the overlay is taken down after the caller has had its answer.
+  void MarkDestroyed();
+  bool destroyed() const;
 
  private:
   SandboxRecord record_;
@@ -64,6 +72,7 @@ class Sandbox {
   mutable std::mutex mutex_;
   unsigned running_jobs_ = 0;
   bool exclusive_ = false;
+  bool destroyed_ = false;
 };
 
 /// RAII for Sandbox::BeginExclusive/EndExclusive.

@@ -56,6 +56,7 @@ Caller SandboxDBus::AuthorizedCaller() {
   // the owner's business.
   if (caller.uid != sandbox_->owner() && !caller.IsRoot())
     throw Error(Code::kAccessDenied, "sandbox " + sandbox_->id() + " belongs to another user");
+  if (sandbox_->destroyed()) throw Error(Code::kNotFound, "sandbox " + sandbox_->id() + " has been destroyed");
   return caller;
 }
 
@@ -287,19 +288,23 @@ void SandboxDBus::Destroy(sdbus::Result<>&& result) {
     bool destroyed = false;
     ReplyWith(result, [&] {
       ExclusiveOperation exclusive(*sandbox_, "destroy");
-      sandbox_->Unmount();
-      service_.registry().Remove(sandbox_->id());
+      // Once the record is gone the sandbox is gone, whatever happens next: a restart sweeps
+      // up what is left (SweepOrphans).
+      service_.registry().Forget(sandbox_->id());
+      sandbox_->MarkDestroyed();
       spdlog::info("sandbox {} destroyed", sandbox_->id());
       destroyed = true;
     });
     if (!destroyed) return;
-    // After the reply: drop the object (never from inside its own handler) and delete the
-    // files, which may be many, off the caller's time.
+    // After the reply, off the caller's time: drop the object (never from inside its own
+    // handler), unmount (which syncs the upper's file system) and delete the files.
     service_.UnpublishSandbox(sandbox_->id());
     try {
+      sandbox_->UnmountForGood();
+      service_.registry().RemoveFiles(sandbox_->id());
       service_.registry().EmptyTrash();
     } catch (const std::exception& e) {
-      spdlog::warn("cannot empty the trash: {}", e.what());
+      spdlog::warn("sandbox {}: cannot remove its files: {}", sandbox_->id(), e.what());
     }
   });
 }

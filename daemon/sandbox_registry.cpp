@@ -50,15 +50,14 @@ void CheckSandboxName(const std::string& name) {
   }
   if (name[0] == '-' || name[0] == '.')
     throw Error(Code::kInvalidArgument, "sandbox name '" + name + "' must not start with '-' or '.'");
-  bool id_shaped = name.size() == 16;
-  for (char c : name) id_shaped &= (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-  if (id_shaped) throw Error(Code::kInvalidArgument, "sandbox name '" + name + "' looks like a sandbox id; choose another");
+  if (LooksLikeId(name)) throw Error(Code::kInvalidArgument, "sandbox name '" + name + "' looks like a sandbox id; choose another");
 }
 
 SandboxRegistry::SandboxRegistry(const Layout& layout, Store& store)
     : layout_(layout), store_(store), forbidden_{Canonical(layout.state_dir()), Canonical(layout.run_dir())} {}
 
-std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, const UserCredentials& owner) {
+std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, const UserCredentials& owner,
+                                                 const Authorize& authorize) {
   if (request.roots.empty()) throw Error(Code::kInvalidArgument, "a sandbox needs at least one root directory");
   if (request.roots.size() > 64) throw Error(Code::kInvalidArgument, "a sandbox may have at most 64 roots");
   if (!request.name.empty()) CheckSandboxName(request.name);
@@ -72,11 +71,12 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
     CheckOverlap(roots);
     SandboxRecord record;
     record.id = RandomId();
-    while (sandboxes_.count(record.id)) record.id = RandomId();
+    while (sandboxes_.count(record.id) || creating_.count(record.id)) record.id = RandomId();
     if (!request.name.empty()) {
-      for (const auto& [id, other] : sandboxes_)
-        if (other->owner() == owner.uid && other->name() == request.name)
-          throw Error(Code::kInvalidArgument, "you already have a sandbox named '" + request.name + "' (" + id + ")");
+      for (const auto* known : {&sandboxes_, &creating_})
+        for (const auto& [id, other] : *known)
+          if (other->owner() == owner.uid && other->name() == request.name)
+            throw Error(Code::kInvalidArgument, "you already have a sandbox named '" + request.name + "' (" + id + ")");
       record.name = request.name;
     } else {
       record.name = UniqueName(NameFromRoot(roots.front()), owner.uid);
@@ -86,10 +86,12 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
     record.created_usec = NowUsec();
     record.roots = roots;
     sandbox = std::make_shared<Sandbox>(record, layout_);
-    // Registered before the slow set-up, so a concurrent create over the same roots sees it.
-    sandboxes_[record.id] = sandbox;
+    // Reserved before authorization and the slow set-up, so that a concurrent create over the
+    // same roots or with the same name is refused; listed only once it exists.
+    creating_[record.id] = sandbox;
   }
   try {
+    authorize(sandbox->roots());
     sandbox->SetUp();
     store_.Insert({sandbox->id(), sandbox->name(), sandbox->owner(), sandbox->state(), sandbox->created_usec(), sandbox->roots()});
   } catch (...) {
@@ -100,24 +102,29 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
     } catch (...) {
     }
     std::lock_guard lock(mutex_);
-    sandboxes_.erase(sandbox->id());
+    creating_.erase(sandbox->id());
     throw;
   }
+  std::lock_guard lock(mutex_);
+  creating_.erase(sandbox->id());
+  sandboxes_[sandbox->id()] = sandbox;
   return sandbox;
 }
 
 void SandboxRegistry::CheckOverlap(const std::vector<std::string>& roots) const {
-  for (const auto& [id, other] : sandboxes_)
-    for (const auto& mine : roots)
-      for (const auto& theirs : other->roots())
-        if (PathsOverlap(mine, theirs))
-          throw Error(Code::kOverlap, "root " + mine + " overlaps root " + theirs + " of sandbox " + id);
+  for (const auto* known : {&sandboxes_, &creating_})
+    for (const auto& [id, other] : *known)
+      for (const auto& mine : roots)
+        for (const auto& theirs : other->roots())
+          if (PathsOverlap(mine, theirs))
+            throw Error(Code::kOverlap, "root " + mine + " overlaps root " + theirs + " of sandbox " + id);
 }
 
 std::string SandboxRegistry::UniqueName(const std::string& wanted, uid_t owner) const {
   auto taken = [&](const std::string& name) {
-    for (const auto& [id, other] : sandboxes_)
-      if (other->owner() == owner && other->name() == name) return true;
+    for (const auto* known : {&sandboxes_, &creating_})
+      for (const auto& [id, other] : *known)
+        if (other->owner() == owner && other->name() == name) return true;
     return false;
   };
   std::string name = wanted;
@@ -161,19 +168,41 @@ std::vector<std::shared_ptr<Sandbox>> SandboxRegistry::List(uid_t uid) const {
   return result;
 }
 
-void SandboxRegistry::Remove(const std::string& id) {
+void SandboxRegistry::Forget(const std::string& id) {
   store_.Remove(id);
-  {
-    std::lock_guard lock(mutex_);
-    sandboxes_.erase(id);
-  }
-  // A rename is instant; the deletion of what may be many files happens later, off the
-  // caller's time (EmptyTrash).
+  std::lock_guard lock(mutex_);
+  sandboxes_.erase(id);
+}
+
+void SandboxRegistry::RemoveFiles(const std::string& id) {
+  // A rename is instant; the deletion of what may be many files happens in EmptyTrash.
   MakeDirectory(layout_.TrashDir(), 0700);
   std::string from = layout_.SandboxDir(id);
   std::string to = layout_.TrashDir() + "/" + id;
   if (rename(from.c_str(), to.c_str()) != 0 && errno != ENOENT) RemoveTree(from);
   RemoveTree(layout_.RunSandboxDir(id));
+}
+
+std::vector<std::string> SandboxRegistry::SweepOrphans() {
+  std::vector<std::string> swept;
+  auto known = [this](const std::string& id) {
+    std::lock_guard lock(mutex_);
+    return sandboxes_.count(id) > 0;
+  };
+  // Mounts and directories of sandboxes without a record: a destroy whose reply went out
+  // before the daemon died, or a create that died before its record was written.
+  for (const auto& id : ListDirectory(layout_.run_dir())) {
+    if (!LooksLikeId(id) || known(id)) continue;
+    for (const auto& root : ListDirectory(layout_.RunSandboxDir(id))) DetachOverlay(layout_.RunSandboxDir(id) + "/" + root);
+    RemoveTree(layout_.RunSandboxDir(id));
+    swept.push_back(id);
+  }
+  for (const auto& id : ListDirectory(layout_.SandboxesDir())) {
+    if (!LooksLikeId(id) || known(id)) continue;
+    RemoveFiles(id);
+    if (std::find(swept.begin(), swept.end(), id) == swept.end()) swept.push_back(id);
+  }
+  return swept;
 }
 
 std::vector<std::pair<std::string, std::string>> SandboxRegistry::Recover() {

@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -28,15 +29,24 @@ class SandboxRegistry {
  public:
   SandboxRegistry(const Layout& layout, Store& store);
 
-  /// Validates and creates; on any failure nothing is left behind.
-  std::shared_ptr<Sandbox> Create(const CreateRequest& request, const UserCredentials& owner);
+  /// Called with the validated, canonical roots before anything is made: throws to refuse.
+  using Authorize = std::function<void(const std::vector<std::string>& roots)>;
+  /// Validates, authorizes and creates; on any failure nothing is left behind. Validation comes
+  /// first so that bad input is answered without a password prompt, and the prompt shows the
+  /// canonical paths.
+  std::shared_ptr<Sandbox> Create(const CreateRequest& request, const UserCredentials& owner, const Authorize& authorize);
   /// The sandbox with this id, or this name among `uid`'s; nullptr if none. Root sees all.
   std::shared_ptr<Sandbox> Find(const std::string& id_or_name, uid_t uid) const;
   std::shared_ptr<Sandbox> FindById(const std::string& id) const;
   /// `uid`'s sandboxes (all of them for root), oldest first.
   std::vector<std::shared_ptr<Sandbox>> List(uid_t uid) const;
-  /// Forgets the sandbox: database row, map entry; its directories move to the trash.
-  void Remove(const std::string& id);
+  /// Forgets the sandbox for good: its database row, then its map entry.
+  void Forget(const std::string& id);
+  /// Moves a forgotten sandbox's layers to the trash and removes its (unmounted) run dir.
+  void RemoveFiles(const std::string& id);
+  /// At start-up, after Recover: takes down the mounts and files of sandboxes that have no
+  /// record. Returns their ids, for logging.
+  std::vector<std::string> SweepOrphans();
   /// Loads every record and sets each sandbox up again (remounting what is gone). Returns the
   /// sandboxes that could not be set up, with the reason, for logging.
   std::vector<std::pair<std::string, std::string>> Recover();
@@ -53,6 +63,7 @@ class SandboxRegistry {
   ForbiddenAreas forbidden_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<Sandbox>> sandboxes_;
+  std::map<std::string, std::shared_ptr<Sandbox>> creating_;  ///< reserved, not yet made
 };
 
 /// Sandbox names: 1–64 of [A-Za-z0-9._-], not starting with '-' or '.', and not shaped like an

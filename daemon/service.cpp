@@ -48,6 +48,7 @@ int Service::Run() {
   for (const auto& [id, reason] : registry_->Recover())
     spdlog::error("sandbox {} could not be set up again: {}", id, reason);
   try {
+    for (const auto& id : registry_->SweepOrphans()) spdlog::info("removed the remains of sandbox {}", id);
     registry_->EmptyTrash();
   } catch (const std::exception& e) {
     spdlog::warn("cannot empty the trash: {}", e.what());
