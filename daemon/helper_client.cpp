@@ -8,28 +8,16 @@
 
 namespace sandboxd {
 
-nlohmann::json RunHelper(const std::string& helper_path, const std::string& op, const UserCredentials& user,
-                         const std::vector<HelperRoot>& roots, int output_fd) {
+nlohmann::json RunHelperRequest(const std::string& helper_path, const std::string& op, const UserCredentials& user,
+                                const nlohmann::json& request, const std::vector<int>& fds) {
   SpawnOptions options;
   options.path = helper_path;
   options.argv = {helper_path, op};
   options.env = {"PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8"};
   options.user = user;
   options.cwd = "/";
-  nlohmann::json request = {{"op", op}, {"roots", nlohmann::json::array()}};
-  int next_fd = 3;
-  for (const auto& root : roots) {
-    nlohmann::json changes = nlohmann::json::array();
-    for (const auto& change : root.changes) changes.push_back(ChangeToJson(change));
-    options.fds.push_back({next_fd, root.live_fd});
-    options.fds.push_back({next_fd + 1, root.upper_fd});
-    request["roots"].push_back({{"live_fd", next_fd}, {"upper_fd", next_fd + 1}, {"prefix", root.prefix}, {"changes", changes}});
-    next_fd += 2;
-  }
-  if (output_fd >= 0) {
-    options.fds.push_back({next_fd, output_fd});
-    request["output_fd"] = next_fd;
-  }
+  options.die_with_parent = true;
+  for (size_t i = 0; i < fds.size(); ++i) options.fds.push_back({static_cast<int>(3 + i), fds[i]});
   RunResult result = RunAndCapture(options, request.dump());
   auto answer = nlohmann::json::parse(result.out, nullptr, false);
   if (answer.is_object() && answer.contains("error")) {
@@ -42,6 +30,38 @@ nlohmann::json RunHelper(const std::string& helper_path, const std::string& op, 
     throw Error(Code::kFailed, "sandboxd-helper " + op + " failed: " + detail);
   }
   return answer;
+}
+
+nlohmann::json RunHelper(const std::string& helper_path, const std::string& op, const UserCredentials& user,
+                         const std::vector<HelperRoot>& roots, int output_fd) {
+  nlohmann::json request = {{"op", op}, {"roots", nlohmann::json::array()}};
+  std::vector<int> fds;
+  for (const auto& root : roots) {
+    nlohmann::json changes = nlohmann::json::array();
+    for (const auto& change : root.changes) changes.push_back(ChangeToJson(change));
+    int first = static_cast<int>(3 + fds.size());
+    fds.push_back(root.live_fd);
+    fds.push_back(root.upper_fd);
+    request["roots"].push_back({{"live_fd", first}, {"upper_fd", first + 1}, {"prefix", root.prefix}, {"changes", changes}});
+  }
+  if (output_fd >= 0) {
+    request["output_fd"] = static_cast<int>(3 + fds.size());
+    fds.push_back(output_fd);
+  }
+  return RunHelperRequest(helper_path, op, user, request, fds);
+}
+
+void RunStepsHelper(const std::string& helper_path, const UserCredentials& user, const std::string& direction,
+                    const std::vector<StepHelperRoot>& roots, const std::vector<CommitStep>& steps) {
+  nlohmann::json request = {{"direction", direction}, {"roots", nlohmann::json::array()}, {"steps", nlohmann::json::array()}};
+  std::vector<int> fds;
+  for (const auto& root : roots) {
+    int first = static_cast<int>(3 + fds.size());
+    fds.insert(fds.end(), {root.live_fd, root.upper_fd, root.removed_fd});
+    request["roots"].push_back({{"live_fd", first}, {"upper_fd", first + 1}, {"removed_fd", first + 2}});
+  }
+  for (const auto& step : steps) request["steps"].push_back(StepToJson(step));
+  RunHelperRequest(helper_path, "steps", user, request, fds);
 }
 
 }  // namespace sandboxd

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "change.h"
+#include "commit_step.h"
 #include "credentials.h"
 
 namespace sandboxd {
@@ -23,5 +24,20 @@ struct HelperRoot {
 /// `op` is "diff" or "commit". `output_fd` (diff only) receives the diff text.
 nlohmann::json RunHelper(const std::string& helper_path, const std::string& op, const UserCredentials& user,
                          const std::vector<HelperRoot>& roots, int output_fd = -1);
+
+/// Runs the helper's `op` with `request` on its stdin and `fds` given to it as fds 3, 4, ...
+/// (the request names them by those numbers). The helper dies with the calling thread.
+nlohmann::json RunHelperRequest(const std::string& helper_path, const std::string& op, const UserCredentials& user,
+                                const nlohmann::json& request, const std::vector<int>& fds);
+
+struct StepHelperRoot {
+  int live_fd = -1;
+  int upper_fd = -1;
+  int removed_fd = -1;
+};
+
+/// Runs a journaled commit's steps as the owner, "forward" or "back" (commit_steps_apply.h).
+void RunStepsHelper(const std::string& helper_path, const UserCredentials& user, const std::string& direction,
+                    const std::vector<StepHelperRoot>& roots, const std::vector<CommitStep>& steps);
 
 }  // namespace sandboxd

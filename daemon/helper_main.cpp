@@ -13,6 +13,7 @@
 
 #include "change_json.h"
 #include "commit_apply.h"
+#include "commit_steps_apply.h"
 #include "diff_writer.h"
 #include "errors.h"
 
@@ -52,6 +53,23 @@ nlohmann::json Diff(const nlohmann::json& request) {
   return {{"ok", true}};
 }
 
+nlohmann::json Steps(const nlohmann::json& request) {
+  std::vector<sandboxd::StepRoot> roots;
+  for (const auto& root : request.at("roots"))
+    roots.push_back({root.at("live_fd").get<int>(), root.at("upper_fd").get<int>(), root.at("removed_fd").get<int>()});
+  std::vector<sandboxd::CommitStep> steps;
+  for (const auto& step : request.at("steps")) steps.push_back(sandboxd::StepFromJson(step));
+  std::string direction = request.at("direction").get<std::string>();
+  if (direction == "forward") {
+    sandboxd::RollForward(steps, roots);
+  } else if (direction == "back") {
+    sandboxd::RollBack(steps, roots);
+  } else {
+    throw Error(Code::kInvalidArgument, "unknown direction '" + direction + "'");
+  }
+  return {{"ok", true}};
+}
+
 nlohmann::json Commit(const nlohmann::json& request) {
   size_t applied = 0;
   nlohmann::json skipped = nlohmann::json::array();
@@ -67,7 +85,7 @@ nlohmann::json Commit(const nlohmann::json& request) {
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::cerr << "usage: sandboxd-helper diff|commit < request.json (started by sandboxd only)\n";
+    std::cerr << "usage: sandboxd-helper diff|commit|steps < request.json (started by sandboxd only)\n";
     return 2;
   }
   std::string op = argv[1];
@@ -79,6 +97,8 @@ int main(int argc, char** argv) {
       answer = Diff(request);
     } else if (op == "commit") {
       answer = Commit(request);
+    } else if (op == "steps") {
+      answer = Steps(request);
     } else {
       throw Error(Code::kInvalidArgument, "unknown helper operation '" + op + "'");
     }

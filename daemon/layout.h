@@ -1,11 +1,14 @@
 #pragma once
 /// Where a sandbox's pieces live on disk. State (root-only, 0700):
 ///   STATE/sandboxd.db, STATE/sandboxes/<id>/upper/<n>, STATE/sandboxes/<id>/work/<n>,
+///   STATE/sandboxes/<id>/commits/<commit>/{upper,removed}/<n> (what commit <commit> replaced
+///   or removed in root n: its backups),
 ///   STATE/trash/ (sandboxes being removed after their Destroy reply).
 /// Runtime (host-visible merged views, the sandbox dir 0700 and owned by the owner):
 ///   RUN/<id>/<n>.
 /// Pure path arithmetic; it creates nothing.
 
+#include <cstdint>
 #include <string>
 
 namespace sandboxd {
@@ -22,6 +25,14 @@ class Layout {
   std::string SandboxDir(const std::string& id) const { return SandboxesDir() + "/" + id; }
   std::string UpperDir(const std::string& id, size_t root) const { return SandboxDir(id) + "/upper/" + std::to_string(root); }
   std::string WorkDir(const std::string& id, size_t root) const { return SandboxDir(id) + "/work/" + std::to_string(root); }
+  std::string CommitsDir(const std::string& id) const { return SandboxDir(id) + "/commits"; }
+  std::string CommitDir(const std::string& id, int64_t commit) const { return CommitsDir(id) + "/" + std::to_string(commit); }
+  std::string CommitRemovedDir(const std::string& id, int64_t commit, size_t root) const {
+    return CommitDir(id, commit) + "/removed/" + std::to_string(root);
+  }
+  std::string CommitUpperDir(const std::string& id, int64_t commit, size_t root) const {
+    return CommitDir(id, commit) + "/upper/" + std::to_string(root);
+  }
   std::string RunSandboxDir(const std::string& id) const { return run_dir_ + "/" + id; }
   std::string MergedDir(const std::string& id, size_t root) const { return RunSandboxDir(id) + "/" + std::to_string(root); }
 

@@ -105,6 +105,7 @@ ChildProcess Spawn(const SpawnOptions& options) {
   UniqueFd report_read(report[0]);
   UniqueFd report_write(report[1]);
 
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) ThrowErrno("cannot fork");
   if (pid == 0) {
@@ -139,6 +140,9 @@ ChildProcess Spawn(const SpawnOptions& options) {
       int err = DropPrivilegesInChild(*options.user);
       if (err != 0) ChildFail(rfd, err);
     }
+    // After the change of credentials, which clears the parent-death signal; then make sure
+    // the parent did not die before it was set.
+    if (options.die_with_parent && (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)) _exit(127);
     ::umask(options.umask);
     if (chdir(options.cwd.c_str()) != 0) ChildFail(rfd, errno);
     execve(options.path.c_str(), argv.data(), envp.data());

@@ -25,6 +25,9 @@ struct SpawnOptions {
   std::string cwd = "/";
   /// The child's umask: the daemon's own (077) must not leak into what users run.
   mode_t umask = 022;
+  /// SIGKILL the child when the thread that spawned it ends (the daemon dying included): a
+  /// helper moving files must never outlive the daemon that journals what it does.
+  bool die_with_parent = false;
 };
 
 class ChildProcess {

@@ -219,21 +219,11 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t>&& result, uint64_t flags) {
       sandbox_->Unmount();
       uint32_t committed = 0;
       try {
-        auto changes = sandbox_->Scan();
-        std::vector<UniqueFd> fds;
-        std::vector<HelperRoot> roots;
-        for (auto& root : changes) {
-          committed += static_cast<uint32_t>(root.changes.size());
-          fds.push_back(sandbox_->OpenLiveRoot(root.root));
-          fds.push_back(sandbox_->OpenUpper(root.root));
-          roots.push_back({fds[fds.size() - 2].get(), fds.back().get(), sandbox_->PathPrefix(root.root), std::move(root.changes)});
-        }
-        // The writes happen in the helper with the owner's credentials: a commit can never
-        // write where its owner could not.
-        auto answer = RunHelper(service_.options().helper_path, "commit", LookupUser(sandbox_->owner()), roots);
-        for (const auto& skipped : answer.value("skipped", nlohmann::json::array()))
-          spdlog::warn("sandbox {}: {}", sandbox_->id(), skipped.get<std::string>());
-        sandbox_->ClearLayers();
+        // The files move in the helper with the owner's credentials: a commit can never write
+        // where its owner could not.
+        auto outcome = service_.commits().CommitAll(*sandbox_);
+        committed = static_cast<uint32_t>(outcome.committed);
+        for (const auto& skipped : outcome.skipped) spdlog::warn("sandbox {}: {}", sandbox_->id(), skipped);
       } catch (...) {
         try {
           sandbox_->SetUp();

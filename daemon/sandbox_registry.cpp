@@ -205,7 +205,7 @@ std::vector<std::string> SandboxRegistry::SweepOrphans() {
   return swept;
 }
 
-std::vector<std::pair<std::string, std::string>> SandboxRegistry::Recover() {
+std::vector<std::pair<std::string, std::string>> SandboxRegistry::Recover(const std::function<void(Sandbox&)>& before_setup) {
   std::vector<std::pair<std::string, std::string>> failures;
   for (auto& record : store_.LoadAll()) {
     auto sandbox = std::make_shared<Sandbox>(record, layout_);
@@ -214,6 +214,7 @@ std::vector<std::pair<std::string, std::string>> SandboxRegistry::Recover() {
       sandboxes_[record.id] = sandbox;
     }
     try {
+      if (before_setup) before_setup(*sandbox);
       sandbox->SetUp();
     } catch (const std::exception& e) {
       failures.emplace_back(record.id, e.what());

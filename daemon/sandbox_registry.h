@@ -47,9 +47,10 @@ class SandboxRegistry {
   /// At start-up, after Recover: takes down the mounts and files of sandboxes that have no
   /// record. Returns their ids, for logging.
   std::vector<std::string> SweepOrphans();
-  /// Loads every record and sets each sandbox up again (remounting what is gone). Returns the
-  /// sandboxes that could not be set up, with the reason, for logging.
-  std::vector<std::pair<std::string, std::string>> Recover();
+  /// Loads every record and sets each sandbox up again (remounting what is gone), after
+  /// `before_setup` (finishing cut-off commits) has run on it. Returns the sandboxes that could
+  /// not be set up, with the reason, for logging.
+  std::vector<std::pair<std::string, std::string>> Recover(const std::function<void(Sandbox&)>& before_setup = {});
   /// Deletes whatever is in the trash (slow; call off the caller's time).
   void EmptyTrash();
   size_t size() const;

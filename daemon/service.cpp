@@ -45,7 +45,14 @@ int Service::Run() {
   SetUpDirectories();
   store_ = std::make_unique<Store>(layout_.Database());
   registry_ = std::make_unique<SandboxRegistry>(layout_, *store_);
-  for (const auto& [id, reason] : registry_->Recover())
+  journal_ = std::make_unique<CommitJournal>(*store_);
+  commits_ = std::make_unique<CommitRunner>(layout_, *journal_, options_.helper_path);
+  auto finish_commits = [this](Sandbox& sandbox) {
+    if (journal_->Unfinished(sandbox.id()).empty()) return;
+    sandbox.Unmount();  // an overlay must not be mounted while its layers change
+    for (const auto& line : commits_->Recover(sandbox)) spdlog::warn("{}", line);
+  };
+  for (const auto& [id, reason] : registry_->Recover(finish_commits))
     spdlog::error("sandbox {} could not be set up again: {}", id, reason);
   try {
     for (const auto& id : registry_->SweepOrphans()) spdlog::info("removed the remains of sandbox {}", id);

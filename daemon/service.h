@@ -15,6 +15,8 @@
 #include <string>
 #include <thread>
 
+#include "commit_journal.h"
+#include "commit_runner.h"
 #include "job.h"
 #include "layout.h"
 #include "polkit.h"
@@ -50,6 +52,7 @@ class Service {
   sdbus::IConnection& connection() { return *connection_; }
   SandboxRegistry& registry() { return *registry_; }
   Authority& authority() { return *authority_; }
+  CommitRunner& commits() { return *commits_; }
   const DaemonOptions& options() const { return options_; }
   const Layout& layout() const { return layout_; }
 
@@ -88,6 +91,8 @@ class Service {
   std::unique_ptr<Store> store_;
   std::unique_ptr<SandboxRegistry> registry_;
   std::unique_ptr<Authority> authority_;
+  std::unique_ptr<CommitJournal> journal_;
+  std::unique_ptr<CommitRunner> commits_;
   std::unique_ptr<sdbus::IConnection> connection_;
   std::unique_ptr<ManagerDBus> manager_;
 

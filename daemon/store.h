@@ -32,6 +32,14 @@ class Store {
   void SetState(const std::string& id, const std::string& state);
   std::vector<SandboxRecord> LoadAll();
 
+  /// Runs `work` on the database under the store's lock: for the other records that live in
+  /// the same database (the commit journal), so that one connection serves all.
+  template <typename Work>
+  auto WithDatabase(Work&& work) {
+    std::lock_guard lock(mutex_);
+    return work(db_);
+  }
+
  private:
   std::mutex mutex_;
   Database db_;

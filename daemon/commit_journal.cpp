@@ -1,0 +1,103 @@
+#include "commit_journal.h"
+
+#include <chrono>
+
+#include "errors.h"
+
+namespace sandboxd {
+namespace {
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS commits (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  sandbox_id TEXT NOT NULL REFERENCES sandboxes(id) ON DELETE CASCADE,
+  state TEXT NOT NULL,
+  started_usec INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS commit_steps (
+  commit_id INTEGER NOT NULL REFERENCES commits(id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  root INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  action TEXT NOT NULL,
+  old_ino INTEGER NOT NULL,
+  new_ino INTEGER NOT NULL,
+  old_mode INTEGER NOT NULL,
+  new_mode INTEGER NOT NULL,
+  PRIMARY KEY (commit_id, seq)
+);
+)sql";
+
+int64_t NowUsec() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+CommitJournal::CommitJournal(Store& store) : store_(store) {
+  store_.WithDatabase([](Database& db) { db.Exec(kSchema); });
+}
+
+int64_t CommitJournal::Begin(const std::string& sandbox_id, const std::vector<CommitStep>& steps) {
+  return store_.WithDatabase([&](Database& db) {
+    Transaction tx(db);
+    Statement(db, "INSERT INTO commits(sandbox_id, state, started_usec) VALUES (?, 'applying', ?)")
+        .Bind(1, sandbox_id)
+        .Bind(2, NowUsec())
+        .Run();
+    int64_t id = sqlite3_last_insert_rowid(db.handle());
+    Statement insert(db,
+                     "INSERT INTO commit_steps(commit_id, seq, root, path, action, old_ino, new_ino, old_mode, new_mode) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    for (const auto& step : steps)
+      insert.Bind(1, id)
+          .Bind(2, static_cast<int64_t>(step.seq))
+          .Bind(3, static_cast<int64_t>(step.root))
+          .Bind(4, step.path)
+          .Bind(5, ToString(step.action))
+          .Bind(6, static_cast<int64_t>(step.old_ino))
+          .Bind(7, static_cast<int64_t>(step.new_ino))
+          .Bind(8, static_cast<int64_t>(step.old_mode))
+          .Bind(9, static_cast<int64_t>(step.new_mode))
+          .Run();
+    tx.Commit();
+    return id;
+  });
+}
+
+void CommitJournal::SetState(int64_t id, const std::string& state) {
+  store_.WithDatabase([&](Database& db) { Statement(db, "UPDATE commits SET state = ? WHERE id = ?").Bind(1, state).Bind(2, id).Run(); });
+}
+
+std::vector<JournaledCommit> CommitJournal::Unfinished(const std::string& sandbox_id) {
+  return store_.WithDatabase([&](Database& db) {
+    std::vector<JournaledCommit> commits;
+    Statement select(db, "SELECT id, state FROM commits WHERE sandbox_id = ? AND state IN ('applying', 'applied') ORDER BY id");
+    select.Bind(1, sandbox_id);
+    while (select.Step()) commits.push_back({select.ColumnInt(0), sandbox_id, select.ColumnText(1), {}});
+    Statement steps(db,
+                    "SELECT seq, root, path, action, old_ino, new_ino, old_mode, new_mode FROM commit_steps "
+                    "WHERE commit_id = ? ORDER BY seq");
+    for (auto& commit : commits) {
+      steps.Bind(1, commit.id);
+      while (steps.Step()) {
+        CommitStep step;
+        step.seq = static_cast<size_t>(steps.ColumnInt(0));
+        step.root = static_cast<size_t>(steps.ColumnInt(1));
+        step.path = steps.ColumnText(2);
+        auto action = StepActionFromString(steps.ColumnText(3));
+        if (!action) throw Error(Code::kFailed, "commit " + std::to_string(commit.id) + " has a step of unknown kind in the journal");
+        step.action = *action;
+        step.old_ino = static_cast<ino_t>(steps.ColumnInt(4));
+        step.new_ino = static_cast<ino_t>(steps.ColumnInt(5));
+        step.old_mode = static_cast<mode_t>(steps.ColumnInt(6));
+        step.new_mode = static_cast<mode_t>(steps.ColumnInt(7));
+        commit.steps.push_back(std::move(step));
+      }
+      steps.Reset();
+    }
+    return commits;
+  });
+}
+
+}  // namespace sandboxd

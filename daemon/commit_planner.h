@@ -1,0 +1,24 @@
+#pragma once
+/// Turns a sandbox's change set into the steps of a journaled commit, reading (as root, never
+/// through a symlink) the inode numbers of the live entries it replaces and of the upper
+/// entries that go live. Sockets and device nodes are not committed: they are reported.
+
+#include <string>
+#include <vector>
+
+#include "commit_step.h"
+#include "sandbox.h"
+
+namespace sandboxd {
+
+struct CommitPlan {
+  std::vector<CommitStep> steps;
+  std::vector<std::string> skipped;  ///< "skipped P: ..." messages
+};
+
+/// `live_fds[i]` and `upper_fds[i]` are directory fds of root i. Paths in `skipped` carry the
+/// root prefix of multi-root sandboxes.
+CommitPlan PlanCommit(const std::vector<RootChanges>& changes, const std::vector<int>& live_fds,
+                      const std::vector<int>& upper_fds, const std::vector<std::string>& prefixes);
+
+}  // namespace sandboxd

@@ -1,0 +1,53 @@
+#pragma once
+/// One step of a journaled commit: what happens to one path of one root, with the identities
+/// (inode numbers) of the entry that is live before and of the entry that goes live after.
+/// Those identities make every step idempotent in both directions: whether a step has been
+/// done is read from the live tree itself, so a commit cut off at any instant can be finished
+/// or undone from its journal alone. Pure data, shared by sandboxd (which plans and journals)
+/// and sandboxd-helper (which moves the files as the owner).
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace sandboxd {
+
+enum class StepAction {
+  /// A non-directory from the upper layer goes live at the path: renamed in where nothing was,
+  /// exchanged (RENAME_EXCHANGE) with what was there, which then sits in the upper as backup.
+  kPlace,
+  /// A directory is made at the path; what was there (a non-directory) moves to the removed
+  /// area. Its children are steps of their own.
+  kMakeDirectory,
+  /// What is at the path moves to the removed area (a directory with all below it).
+  kRemove,
+  /// Only the permission bits change.
+  kChmod,
+};
+
+std::string_view ToString(StepAction action);
+std::optional<StepAction> StepActionFromString(std::string_view text);
+
+struct CommitStep {
+  size_t seq = 0;          ///< position in the commit; names the removed-area entry "e<seq>"
+  size_t root = 0;
+  std::string path;        ///< relative to the root; "." for the root itself (kChmod only)
+  StepAction action = StepAction::kPlace;
+  ino_t old_ino = 0;       ///< live entry before the commit; 0 when there was none
+  ino_t new_ino = 0;       ///< upper entry that goes live (kPlace); 0 otherwise
+  mode_t old_mode = 0;     ///< permission bits before (kChmod)
+  mode_t new_mode = 0;     ///< permission bits after (kChmod, kMakeDirectory)
+
+  bool operator==(const CommitStep&) const = default;
+  std::string RemovedName() const { return "e" + std::to_string(seq); }
+};
+
+nlohmann::json StepToJson(const CommitStep& step);
+/// Throws Error(kInvalidArgument) on a malformed object.
+CommitStep StepFromJson(const nlohmann::json& json);
+
+}  // namespace sandboxd

@@ -1,0 +1,208 @@
+#include "commit_steps_apply.h"
+
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <optional>
+
+#include "beneath.h"
+#include "errors.h"
+#include "fd.h"
+
+namespace sandboxd {
+namespace {
+
+std::optional<struct stat> Lstat(int dirfd, const std::string& name) {
+  struct stat st;
+  if (fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) return st;
+  if (errno == ENOENT) return std::nullopt;
+  ThrowErrno("cannot stat " + name);
+}
+
+void Rename(int from_dir, const std::string& from, int to_dir, const std::string& to, unsigned flags,
+            const std::string& what) {
+  if (renameat2(from_dir, from.c_str(), to_dir, to.c_str(), flags) != 0) ThrowErrno("cannot " + what);
+}
+
+/// The permission bits of the entry, never through a symlink (which has none of its own).
+void SetMode(int parent, const std::string& name, mode_t mode, const std::string& shown) {
+  UniqueFd entry(openat(parent, name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  if (!entry) ThrowErrno("cannot open live " + shown);
+  struct stat st;
+  if (fstat(entry.get(), &st) != 0) ThrowErrno("cannot stat live " + shown);
+  if (S_ISLNK(st.st_mode) || (st.st_mode & 07777) == mode) return;
+  std::string proc = "/proc/self/fd/" + std::to_string(entry.get());
+  if (chmod(proc.c_str(), mode) != 0) ThrowErrno("cannot change the mode of live " + shown);
+}
+
+/// syncfs needs a real descriptor, not the O_PATH ones the roots come as.
+void SyncFileSystems(const std::vector<StepRoot>& roots) {
+  for (const auto& root : roots) {
+    UniqueFd dir(openat(root.live_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!dir || syncfs(dir.get()) != 0) ThrowErrno("cannot sync the live file system");
+  }
+}
+
+Error Changed(const std::string& path) {
+  return Error(Code::kConflict, "live " + path + " changed while the commit was under way; nothing of it was lost");
+}
+
+class StepRunner {
+ public:
+  explicit StepRunner(const std::vector<StepRoot>& roots) : roots_(roots) {}
+
+  void Forward(const CommitStep& step) {
+    Where w = Open(step);
+    auto live = Lstat(w.live.get(), w.name);
+    switch (step.action) {
+      case StepAction::kPlace: {
+        if (live && live->st_ino == step.new_ino) return;
+        auto upper = Lstat(w.upper.get(), w.name);
+        if (!upper || upper->st_ino != step.new_ino)
+          throw Error(Code::kFailed, step.path + " in the sandbox is not what the commit planned to put live");
+        if (step.old_ino != 0) {
+          if (!live || live->st_ino != step.old_ino) throw Changed(step.path);
+          // One atomic swap: readers see the old entry or the new one, never none; the old one
+          // lands in the upper layer, where it is kept as the commit's backup.
+          Rename(w.upper.get(), w.name, w.live.get(), w.name, RENAME_EXCHANGE, "put " + step.path + " in place");
+        } else {
+          if (live) throw Changed(step.path);
+          Rename(w.upper.get(), w.name, w.live.get(), w.name, RENAME_NOREPLACE, "put " + step.path + " in place");
+        }
+        return;
+      }
+      case StepAction::kMakeDirectory: {
+        if (live && S_ISDIR(live->st_mode) && live->st_ino != step.old_ino) {
+          SetMode(w.live.get(), w.name, step.new_mode, step.path);
+          return;
+        }
+        if (step.old_ino != 0 && live) {
+          if (live->st_ino != step.old_ino) throw Changed(step.path);
+          MoveToRemoved(w, step);
+        } else if (live) {
+          throw Changed(step.path);
+        }
+        if (mkdirat(w.live.get(), w.name.c_str(), 0700) != 0) ThrowErrno("cannot create live directory " + step.path);
+        SetMode(w.live.get(), w.name, step.new_mode, step.path);
+        return;
+      }
+      case StepAction::kRemove:
+        if (!live) return;
+        if (live->st_ino != step.old_ino) throw Changed(step.path);
+        MoveToRemoved(w, step);
+        return;
+      case StepAction::kChmod:
+        if (live) SetMode(w.live.get(), w.name, step.new_mode, step.path);
+        return;
+    }
+  }
+
+  void Back(const CommitStep& step) {
+    Where w = Open(step);
+    auto live = Lstat(w.live.get(), w.name);
+    switch (step.action) {
+      case StepAction::kPlace: {
+        if (!live || live->st_ino != step.new_ino) {
+          if (step.old_ino != 0 && (!live || live->st_ino != step.old_ino)) throw Changed(step.path);
+          return;  // never went live
+        }
+        if (step.old_ino != 0) {
+          auto backup = Lstat(w.upper.get(), w.name);
+          if (!backup || backup->st_ino != step.old_ino)
+            throw Error(Code::kFailed, "the backup of live " + step.path + " is missing; cannot restore it");
+          Rename(w.upper.get(), w.name, w.live.get(), w.name, RENAME_EXCHANGE, "restore live " + step.path);
+        } else {
+          Rename(w.live.get(), w.name, w.upper.get(), w.name, RENAME_NOREPLACE, "take " + step.path + " back");
+        }
+        return;
+      }
+      case StepAction::kMakeDirectory:
+        if (live && S_ISDIR(live->st_mode) && live->st_ino != step.old_ino) {
+          if (unlinkat(w.live.get(), w.name.c_str(), AT_REMOVEDIR) != 0) {
+            if (errno == ENOTEMPTY || errno == EEXIST)
+              throw Error(Code::kConflict, "live directory " + step.path + " holds entries the commit did not make; cannot take it back");
+            ThrowErrno("cannot take back live directory " + step.path);
+          }
+          live.reset();
+        }
+        if (step.old_ino != 0) RestoreFromRemoved(w, step, live.has_value());
+        return;
+      case StepAction::kRemove:
+        RestoreFromRemoved(w, step, live.has_value());
+        return;
+      case StepAction::kChmod:
+        if (live) SetMode(w.live.get(), w.name, step.old_mode, step.path);
+        return;
+    }
+  }
+
+ private:
+  struct Where {
+    UniqueFd live;   ///< the live parent directory
+    UniqueFd upper;  ///< the upper layer's parent directory (kPlace only)
+    std::string name;
+    int removed = -1;
+  };
+
+  Where Open(const CommitStep& step) {
+    if (step.root >= roots_.size()) throw Error(Code::kInvalidArgument, "commit step names root " + std::to_string(step.root));
+    const StepRoot& root = roots_[step.root];
+    CheckRelativePath(step.path);
+    Where w;
+    w.removed = root.removed_fd;
+    if (step.path == ".") {
+      if (step.action != StepAction::kChmod) throw Error(Code::kInvalidArgument, "only the mode of a root can change");
+      w.live.reset(dup(root.live_fd));
+      w.name = ".";
+      return w;
+    }
+    auto [parent, name] = SplitParent(step.path);
+    w.name = name;
+    // Why beneath: a live parent replaced by a symlink (to /etc, to another user's home) must
+    // make the commit fail, never write "through" it.
+    w.live = OpenBeneath(root.live_fd, parent, O_PATH | O_DIRECTORY);
+    if (!w.live) {
+      if (errno == ELOOP || errno == EXDEV || errno == ENOTDIR)
+        throw Error(Code::kInvalidPath, "live path " + parent + " of " + step.path +
+                                            " is a symlink or not a directory; refusing to commit through it");
+      ThrowErrno("cannot open live directory " + parent + " of " + step.path);
+    }
+    if (step.action == StepAction::kPlace) {
+      w.upper = OpenBeneath(root.upper_fd, parent, O_PATH | O_DIRECTORY);
+      if (!w.upper) ThrowErrno("cannot open " + parent + " in the sandbox");
+    }
+    return w;
+  }
+
+  void MoveToRemoved(Where& w, const CommitStep& step) {
+    Rename(w.live.get(), w.name, w.removed, step.RemovedName(), RENAME_NOREPLACE, "move live " + step.path + " aside");
+  }
+
+  void RestoreFromRemoved(Where& w, const CommitStep& step, bool live_exists) {
+    if (!Lstat(w.removed, step.RemovedName())) return;  // never moved, or already back
+    if (live_exists) throw Changed(step.path);
+    Rename(w.removed, step.RemovedName(), w.live.get(), w.name, RENAME_NOREPLACE, "restore live " + step.path);
+  }
+
+  const std::vector<StepRoot>& roots_;
+};
+
+}  // namespace
+
+void RollForward(const std::vector<CommitStep>& steps, const std::vector<StepRoot>& roots) {
+  StepRunner runner(roots);
+  for (const auto& step : steps) runner.Forward(step);
+  // Everything on disk before the daemon records the commit as applied.
+  SyncFileSystems(roots);
+}
+
+void RollBack(const std::vector<CommitStep>& steps, const std::vector<StepRoot>& roots) {
+  StepRunner runner(roots);
+  for (auto it = steps.rbegin(); it != steps.rend(); ++it) runner.Back(*it);
+  SyncFileSystems(roots);
+}
+
+}  // namespace sandboxd
