@@ -174,15 +174,32 @@ bool Harness::Start() {
     skip_reason_ = "polkitd did not start: " + ReadWhole(dir_ + "/polkitd.log");
     return false;
   }
-  daemon_pid_ = SpawnRoot({SANDBOXD_BIN, "--state-dir", dir_ + "/state", "--run-dir", dir_ + "/run", "--log-level", "debug"},
-                          {"DBUS_SYSTEM_BUS_ADDRESS=" + bus_address_, std::string("SANDBOXD_HELPER=") + SANDBOXD_HELPER_BIN},
-                          dir_ + "/sandboxd.log");
-  if (!WaitForName("org.sandboxd.Sandbox1")) {
+  if (!StartDaemon()) {
     skip_reason_ = "sandboxd did not start: " + DaemonLog();
     ADD_FAILURE() << skip_reason_;
     return false;
   }
   return true;
+}
+
+bool Harness::StartDaemon() {
+  daemon_pid_ = SpawnRoot({SANDBOXD_BIN, "--state-dir", dir_ + "/state", "--run-dir", dir_ + "/run", "--log-level", "debug"},
+                          {"DBUS_SYSTEM_BUS_ADDRESS=" + bus_address_, std::string("SANDBOXD_HELPER=") + SANDBOXD_HELPER_BIN},
+                          dir_ + "/sandboxd.log");
+  return WaitForName("org.sandboxd.Sandbox1");
+}
+
+void Harness::KillDaemon() {
+  if (daemon_pid_ <= 0) return;
+  kill(daemon_pid_, SIGKILL);
+  waitpid(daemon_pid_, nullptr, 0);
+  daemon_pid_ = -1;
+  // The bus notices the dead connection at once, but the name must be gone before a restart.
+  WaitUntil([&] {
+    Result r = RunAs("root", {"gdbus", "call", "--system", "--dest", "org.freedesktop.DBus", "--object-path",
+                              "/org/freedesktop/DBus", "--method", "org.freedesktop.DBus.NameHasOwner", "org.sandboxd.Sandbox1"});
+    return r.out.find("false") != std::string::npos;
+  });
 }
 
 void Harness::Stop() {

@@ -40,6 +40,10 @@ class Harness {
   const std::string& dir() const { return dir_; }
   pid_t daemon_pid() const { return daemon_pid_; }
   std::string DaemonLog() const;
+  /// SIGKILL, as a crash would; its children die with it (they are set to).
+  void KillDaemon();
+  /// Starts sandboxd again on the same state; true once it owns its name.
+  bool StartDaemon();
 
   Result RunAs(const std::string& user, const std::vector<std::string>& argv, const RunOptions& options = {}) const;
   Result Sandboxctl(const std::string& user, const std::vector<std::string>& args, const RunOptions& options = {}) const;

@@ -1,0 +1,119 @@
+// A commit of thousands of changes with sandboxd killed (SIGKILL) at several instants: after a
+// restart the live tree must be exactly as before the commit or exactly as after it, contents,
+// modes, symlinks and deletions included, and the sandbox must still be usable.
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "harness.h"
+
+namespace sandboxd::it {
+namespace {
+
+// 1,200 live files in four directories; the job replaces 800, adds 800 beside them, deletes
+// 200, changes the mode of 100, adds a directory of 100 files, replaces a directory by a file
+// and a file by a symlink: over 2,000 changes.
+constexpr const char* kMakeTree =
+    "for d in 0 1 2 3; do mkdir -p d$d/sub; echo s > d$d/sub/s; i=0; while [ $i -lt 300 ]; do echo \"live $d $i\" > d$d/f$i; "
+    "i=$((i+1)); done; done";
+constexpr const char* kJob =
+    "for d in 0 1 2 3; do i=0; while [ $i -lt 200 ]; do echo \"sandbox $d $i\" > d$d/f$i; echo \"new $d $i\" > d$d/n$i; "
+    "i=$((i+1)); done; while [ $i -lt 250 ]; do rm d$d/f$i; i=$((i+1)); done; while [ $i -lt 275 ]; do chmod 600 d$d/f$i; "
+    "i=$((i+1)); done; done; mkdir -p fresh; i=0; while [ $i -lt 100 ]; do echo $i > fresh/$i; i=$((i+1)); done; "
+    "rm -r d3/sub && echo was-a-dir > d3/sub; rm d2/f299 && ln -s f0 d2/f299";
+
+std::string MakeTree(Harness& w, const std::string& name) {
+  passwd* pw = getpwnam(kAlice);
+  std::string dir = std::string(pw->pw_dir) + "/" + name;
+  Result r = w.RunAs(kAlice, {"sh", "-c", "rm -rf '" + dir + "' && mkdir -p '" + dir + "' && cd '" + dir + "' && " + kMakeTree});
+  EXPECT_EQ(r.status, 0) << r.err;
+  return dir;
+}
+
+/// Starts `sandboxctl ARGS` as alice without waiting for it.
+pid_t StartSandboxctl(Harness& w, const std::vector<std::string>& args) {
+  passwd* pw = getpwnam(kAlice);
+  std::string bus = "DBUS_SYSTEM_BUS_ADDRESS=" + w.bus_address();
+  std::vector<std::string> argv = {SANDBOXCTL_BIN, "--no-ask-password"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  pid_t pid = fork();
+  if (pid == 0) {
+    std::vector<char*> cargv;
+    for (auto& a : argv) cargv.push_back(a.data());
+    cargv.push_back(nullptr);
+    char* env[] = {bus.data(), nullptr};
+    if (setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0) _exit(125);
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    execve(cargv[0], cargv.data(), env);
+    _exit(127);
+  }
+  return pid;
+}
+
+TEST(CommitCrashTest, KilledDaemonLeavesTheLiveTreeWhollyBeforeOrWhollyAfter) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  // The expected "after": the same job run directly on a copy.
+  std::string reference = MakeTree(w, "crash-reference");
+  ASSERT_EQ(w.RunAs(kAlice, {"sh", "-c", kJob}, {.cwd = reference}).status, 0);
+  const auto after = Snapshot(reference);
+
+  // One commit undisturbed, to know how long one takes.
+  std::string project = MakeTree(w, "crash-project");
+  const auto before = Snapshot(project);
+  std::string id = Trim(w.Sandboxctl(kAlice, {"create", project}).out);
+  ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", kJob}, {.cwd = project}).status, 0);
+  auto start = std::chrono::steady_clock::now();
+  Result commit = w.Sandboxctl(kAlice, {"commit", id, "--all"});
+  auto full = std::chrono::steady_clock::now() - start;
+  ASSERT_EQ(commit.status, 0) << commit.err;
+  ASSERT_EQ(Snapshot(project), after);
+  ASSERT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
+
+  int before_count = 0, after_count = 0;
+  for (double fraction : {0.15, 0.3, 0.45, 0.6, 0.75, 0.9}) {
+    SCOPED_TRACE("killed at " + std::to_string(fraction) + " of a commit");
+    project = MakeTree(w, "crash-project");
+    ASSERT_EQ(Snapshot(project), before);
+    id = Trim(w.Sandboxctl(kAlice, {"create", project}).out);
+    ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", kJob}, {.cwd = project}).status, 0);
+
+    pid_t client = StartSandboxctl(w, {"commit", id, "--all"});
+    std::this_thread::sleep_for(std::chrono::duration_cast<std::chrono::microseconds>(full * fraction));
+    w.KillDaemon();
+    waitpid(client, nullptr, 0);
+    ASSERT_TRUE(w.StartDaemon()) << w.DaemonLog();
+
+    auto live = Snapshot(project);
+    bool is_before = live == before, is_after = live == after;
+    ASSERT_TRUE(is_before || is_after) << "live tree is neither before nor after the commit:\n" << Describe(live);
+    before_count += is_before;
+    after_count += is_after;
+    // The sandbox is usable and holds exactly what was not committed.
+    Result changes = w.Sandboxctl(kAlice, {"changes", id});
+    ASSERT_EQ(changes.status, 0) << changes.err;
+    if (is_after) {
+      EXPECT_EQ(changes.out, "");
+    } else {
+      ASSERT_EQ(w.Sandboxctl(kAlice, {"commit", id, "--all"}).status, 0);
+      EXPECT_EQ(Snapshot(project), after);
+    }
+    ASSERT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
+  }
+  // A test that cannot fail is no test: at least one kill must have landed inside a commit.
+  EXPECT_NE(w.DaemonLog().find("was cut off"), std::string::npos)
+      << "no kill interrupted a commit (" << before_count << " before, " << after_count << " after)";
+  std::printf("crash test: %d kills left the tree before the commit, %d after it\n", before_count, after_count);
+}
+
+}  // namespace
+}  // namespace sandboxd::it
