@@ -118,11 +118,63 @@ def bench_changes(args, user, work):
     return results
 
 
+def fill(root, names, text):
+    for name in names:
+        with open(os.path.join(root, name), "w") as f:
+            f.write(f"{text} {name}\n")
+
+
+def bench_commit(args, user, work, files):
+    """Commit of `files` small files, a third new and two thirds replacing live ones, against the
+    same files moved by plain rename(2) (the floor), `cp -a` and `rsync -a`, interleaved."""
+    ctl = args.sandboxctl
+    replaced = [f"f{i:06d}" for i in range(files * 2 // 3)]
+    added = [f"n{i:06d}" for i in range(files - len(replaced))]
+    times = {"commit": [], "rename": [], "cp": [], "rsync": []}
+    for _ in range(args.commit_rounds):
+        base = os.path.join(work, f"commit{files}")
+        shutil.rmtree(base, ignore_errors=True)
+        live, staged = os.path.join(base, "live"), os.path.join(base, "staged")
+        for d in (live, staged):
+            os.makedirs(d)
+        fill(live, replaced, "live")
+        fill(staged, replaced + added, "new")
+        # sandboxd: the same new files written by a job, then committed.
+        _, out = timed([ctl, "--no-ask-password", "create", live], user, capture=True)
+        sandbox = out.strip()
+        job = f"cp -a {staged}/. {live}/"
+        timed([ctl, "--no-ask-password", "run", sandbox, "--", "sh", "-c", job], user)
+        os.sync()
+        t, _ = timed([ctl, "--no-ask-password", "commit", sandbox, "--all"], user)
+        times["commit"].append(t)
+        timed([ctl, "--no-ask-password", "destroy", sandbox], user)
+        # The floor: each staged file renamed over (or beside) its live counterpart.
+        shutil.rmtree(live)
+        os.makedirs(live)
+        fill(live, replaced, "live")
+        os.sync()
+        start = time.perf_counter()
+        for name in replaced + added:
+            os.rename(os.path.join(staged, name), os.path.join(live, name))
+        times["rename"].append((time.perf_counter() - start) * 1000)
+        fill(staged, replaced + added, "new")
+        for tool, argv in (("cp", ["cp", "-a", staged + "/.", live + "/"]), ("rsync", ["rsync", "-a", staged + "/", live + "/"])):
+            shutil.rmtree(live)
+            os.makedirs(live)
+            fill(live, replaced, "live")
+            os.sync()
+            t, _ = timed(argv, user)
+            times[tool].append(t)
+        shutil.rmtree(base)
+    return times
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--user", required=True)
     parser.add_argument("--sandboxctl", required=True)
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--commit-rounds", type=int, default=3)
     args = parser.parse_args()
     user = pwd.getpwnam(args.user)
     work = os.path.join(user.pw_dir, "bench")
@@ -135,6 +187,7 @@ def main():
     crd = bench_create_run_destroy(args, user, work)
     bare = crd["bare"]
     changes = bench_changes(args, user, work)
+    commits = {files: bench_commit(args, user, work, files) for files in (1000, 10000)}
 
     def row(name, values, baseline=None):
         p50 = statistics.median(values)
@@ -152,6 +205,13 @@ def main():
     row("sandboxctl changes, 10 changed files in a 1,000-file root", changes[1000])
     row("sandboxctl changes, 10 changed files in a 100,000-file root", changes[100000], changes[1000])
     print("   target: the 100,000-file root within 1.5x of the 1,000-file root")
+    print(f"\ncommit of small files, a third new, two thirds replacing live ones ({args.commit_rounds} rounds)")
+    for files, t in commits.items():
+        row(f"rename(2) of {files:,} files (floor)", t["rename"])
+        row(f"sandboxctl commit --all, {files:,} files (journal, backups)", t["commit"], t["rename"])
+        row(f"cp -a, {files:,} files", t["cp"], t["rename"])
+        row(f"rsync -a, {files:,} files", t["rsync"], t["rename"])
+    print("   target: commit within 1.3x of the rename floor")
 
 
 if __name__ == "__main__":
