@@ -5,6 +5,8 @@
 #include <array>
 #include <utility>
 
+#include "name_table.h"
+
 namespace sandboxd {
 namespace {
 
@@ -29,17 +31,9 @@ constexpr std::array<std::pair<EntryType, std::string_view>, 8> kTypeNames{{
 
 }  // namespace
 
-std::string_view ToString(ChangeKind kind) {
-  for (const auto& [k, name] : kKindNames)
-    if (k == kind) return name;
-  return "unknown";
-}
+std::string_view ToString(ChangeKind kind) { return NameOf(kKindNames, kind, "unknown"); }
 
-std::optional<ChangeKind> ChangeKindFromString(std::string_view text) {
-  for (const auto& [k, name] : kKindNames)
-    if (name == text) return k;
-  return std::nullopt;
-}
+std::optional<ChangeKind> ChangeKindFromString(std::string_view text) { return ValueOf<ChangeKind>(kKindNames, text); }
 
 char ToLetter(ChangeKind kind) {
   switch (kind) {
@@ -52,17 +46,9 @@ char ToLetter(ChangeKind kind) {
   return '?';
 }
 
-std::string_view ToString(EntryType type) {
-  for (const auto& [t, name] : kTypeNames)
-    if (t == type) return name;
-  return "unknown";
-}
+std::string_view ToString(EntryType type) { return NameOf(kTypeNames, type, "unknown"); }
 
-std::optional<EntryType> EntryTypeFromString(std::string_view text) {
-  for (const auto& [t, name] : kTypeNames)
-    if (name == text) return t;
-  return std::nullopt;
-}
+std::optional<EntryType> EntryTypeFromString(std::string_view text) { return ValueOf<EntryType>(kTypeNames, text); }
 
 EntryType EntryTypeFromMode(mode_t mode) {
   switch (mode & S_IFMT) {

@@ -1,6 +1,7 @@
 #include "commit_step.h"
 
 #include "errors.h"
+#include "name_table.h"
 
 namespace sandboxd {
 namespace {
@@ -14,17 +15,9 @@ constexpr std::pair<StepAction, std::string_view> kActionNames[] = {
 
 }  // namespace
 
-std::string_view ToString(StepAction action) {
-  for (const auto& [value, name] : kActionNames)
-    if (value == action) return name;
-  return "place";
-}
+std::string_view ToString(StepAction action) { return NameOf(kActionNames, action, "unknown"); }
 
-std::optional<StepAction> StepActionFromString(std::string_view text) {
-  for (const auto& [value, name] : kActionNames)
-    if (name == text) return value;
-  return std::nullopt;
-}
+std::optional<StepAction> StepActionFromString(std::string_view text) { return ValueOf<StepAction>(kActionNames, text); }
 
 nlohmann::json StepToJson(const CommitStep& step) {
   return {{"seq", step.seq},         {"root", step.root},         {"path", step.path},

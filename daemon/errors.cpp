@@ -4,6 +4,8 @@
 #include <cstring>
 #include <utility>
 
+#include "name_table.h"
+
 namespace sandboxd {
 namespace {
 
@@ -23,17 +25,9 @@ constexpr std::pair<Code, std::string_view> kNames[] = {
 
 }  // namespace
 
-std::string_view DBusErrorName(Code code) {
-  for (const auto& [c, name] : kNames)
-    if (c == code) return name;
-  return "org.freedesktop.DBus.Error.Failed";
-}
+std::string_view DBusErrorName(Code code) { return NameOf(kNames, code, "org.freedesktop.DBus.Error.Failed"); }
 
-Code CodeFromDBusName(std::string_view name) {
-  for (const auto& [c, n] : kNames)
-    if (n == name) return c;
-  return Code::kFailed;
-}
+Code CodeFromDBusName(std::string_view name) { return ValueOf<Code>(kNames, name).value_or(Code::kFailed); }
 
 void ThrowErrno(const std::string& what) { ThrowErrno(errno, what); }
 
