@@ -68,16 +68,12 @@ CommitRunner::Outcome CommitRunner::CommitAll(Sandbox& sandbox) {
     // beside its target, synced and renamed over it. Not journaled (yet): see the README.
     std::vector<HelperRoot> roots;
     for (auto& root : changes) {
-      outcome.committed += root.changes.size();
       roots.push_back({live_fds[root.root], upper_fds[root.root], prefixes[root.root], std::move(root.changes)});
     }
     auto answer = RunHelper(helper_path_, "commit", LookupUser(sandbox.owner()), roots);
+    outcome.committed = answer.value("applied", size_t{0});
     for (const auto& skipped : answer.value("skipped", nlohmann::json::array())) outcome.skipped.push_back(skipped.get<std::string>());
-    outcome.committed -= outcome.skipped.size();
-    for (size_t i = 0; i < sandbox.roots().size(); ++i) {
-      RemoveTree(layout_.UpperDir(sandbox.id(), i));
-      RemoveTree(layout_.WorkDir(sandbox.id(), i));
-    }
+    sandbox.ClearLayers();
     return outcome;
   }
 
@@ -92,9 +88,16 @@ CommitRunner::Outcome CommitRunner::CommitAll(Sandbox& sandbox) {
     PrepareDirectories(sandbox, commit);
     Run(sandbox, commit, "forward", plan.steps);
   } catch (...) {
-    // Take back whatever was done; if even that fails, the journal still says "applying" and
-    // the next start-up tries again.
-    Run(sandbox, commit, "back", plan.steps);
+    // Take back whatever was done. If even that fails, the journal still says "applying": the
+    // next start-up finishes the commit or takes it back, and until then the sandbox is frozen.
+    try {
+      Run(sandbox, commit, "back", plan.steps);
+    } catch (const std::exception& e) {
+      std::string why = "commit " + std::to_string(commit) + " failed and could not be taken back (" + e.what() +
+                        "); restarting sandboxd finishes it or takes it back";
+      sandbox.MarkBroken(why);
+      throw Error(Code::kInvalidState, "sandbox " + sandbox.id() + ": " + why);
+    }
     journal_.SetState(commit, "rolled-back");
     RemoveTree(layout_.CommitDir(sandbox.id(), commit));
     throw;

@@ -15,11 +15,11 @@
 namespace sandboxd {
 namespace {
 
-std::optional<struct stat> Lstat(int dirfd, const std::string& name) {
+std::optional<struct stat> Lstat(int dirfd, const std::string& name, const std::string& shown) {
   struct stat st;
   if (fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) return st;
   if (errno == ENOENT) return std::nullopt;
-  ThrowErrno("cannot stat " + name);
+  ThrowErrno("cannot stat " + shown);
 }
 
 void Rename(int from_dir, const std::string& from, int to_dir, const std::string& to, unsigned flags,
@@ -46,8 +46,12 @@ void SyncFileSystems(const std::vector<StepRoot>& roots) {
   }
 }
 
-Error Changed(const std::string& path) {
-  return Error(Code::kConflict, "live " + path + " changed while the commit was under way; nothing of it was lost");
+/// The live entry is not the one the commit planned for: someone changed it meanwhile.
+Error ChangedDuringCommit(const std::string& path) {
+  return Error(Code::kConflict, "live " + path + " changed while the commit was under way; the commit was taken back");
+}
+Error ChangedSinceCommit(const std::string& path) {
+  return Error(Code::kConflict, "live " + path + " changed since the commit; cannot take the commit back over it");
 }
 
 class StepRunner {
@@ -56,20 +60,20 @@ class StepRunner {
 
   void Forward(const CommitStep& step) {
     Where w = Open(step);
-    auto live = Lstat(w.live.get(), w.name);
+    auto live = Lstat(w.live.get(), w.name, "live " + step.path);
     switch (step.action) {
       case StepAction::kPlace: {
         if (live && live->st_ino == step.new_ino) return;
-        auto upper = Lstat(w.upper.get(), w.name);
+        auto upper = Lstat(w.upper.get(), w.name, step.path + " in the sandbox");
         if (!upper || upper->st_ino != step.new_ino)
           throw Error(Code::kFailed, step.path + " in the sandbox is not what the commit planned to put live");
         if (step.old_ino != 0) {
-          if (!live || live->st_ino != step.old_ino) throw Changed(step.path);
+          if (!live || live->st_ino != step.old_ino) throw ChangedDuringCommit(step.path);
           // One atomic swap: readers see the old entry or the new one, never none; the old one
           // lands in the upper layer, where it is kept as the commit's backup.
           Rename(w.upper.get(), w.name, w.live.get(), w.name, RENAME_EXCHANGE, "put " + step.path + " in place");
         } else {
-          if (live) throw Changed(step.path);
+          if (live) throw ChangedDuringCommit(step.path);
           Rename(w.upper.get(), w.name, w.live.get(), w.name, RENAME_NOREPLACE, "put " + step.path + " in place");
         }
         return;
@@ -80,10 +84,10 @@ class StepRunner {
           return;
         }
         if (step.old_ino != 0 && live) {
-          if (live->st_ino != step.old_ino) throw Changed(step.path);
+          if (live->st_ino != step.old_ino) throw ChangedDuringCommit(step.path);
           MoveToRemoved(w, step);
         } else if (live) {
-          throw Changed(step.path);
+          throw ChangedDuringCommit(step.path);
         }
         if (mkdirat(w.live.get(), w.name.c_str(), 0700) != 0) ThrowErrno("cannot create live directory " + step.path);
         SetMode(w.live.get(), w.name, step.new_mode, step.path);
@@ -91,7 +95,7 @@ class StepRunner {
       }
       case StepAction::kRemove:
         if (!live) return;
-        if (live->st_ino != step.old_ino) throw Changed(step.path);
+        if (live->st_ino != step.old_ino) throw ChangedDuringCommit(step.path);
         MoveToRemoved(w, step);
         return;
       case StepAction::kChmod:
@@ -101,16 +105,22 @@ class StepRunner {
   }
 
   void Back(const CommitStep& step) {
-    Where w = Open(step);
-    auto live = Lstat(w.live.get(), w.name);
+    // Steps go forward in order, parents first: a live parent that is missing (or still the
+    // non-directory a later-taken-back step replaced) means this step never went live.
+    Where w = Open(step, /*missing_parent_is_fine=*/true);
+    if (!w.live) return;
+    auto live = Lstat(w.live.get(), w.name, "live " + step.path);
     switch (step.action) {
       case StepAction::kPlace: {
         if (!live || live->st_ino != step.new_ino) {
-          if (step.old_ino != 0 && (!live || live->st_ino != step.old_ino)) throw Changed(step.path);
-          return;  // never went live
+          // Whether it went live shows in the upper: after the exchange the old entry is there.
+          auto upper = Lstat(w.upper.get(), w.name, step.path + " in the sandbox");
+          bool went_live = step.old_ino != 0 && upper && upper->st_ino == step.old_ino;
+          if (went_live && (!live || live->st_ino != step.old_ino)) throw ChangedSinceCommit(step.path);
+          return;  // never went live, or already back
         }
         if (step.old_ino != 0) {
-          auto backup = Lstat(w.upper.get(), w.name);
+          auto backup = Lstat(w.upper.get(), w.name, step.path + " in the sandbox");
           if (!backup || backup->st_ino != step.old_ino)
             throw Error(Code::kFailed, "the backup of live " + step.path + " is missing; cannot restore it");
           Rename(w.upper.get(), w.name, w.live.get(), w.name, RENAME_EXCHANGE, "restore live " + step.path);
@@ -147,7 +157,7 @@ class StepRunner {
     int removed = -1;
   };
 
-  Where Open(const CommitStep& step) {
+  Where Open(const CommitStep& step, bool missing_parent_is_fine = false) {
     if (step.root >= roots_.size()) throw Error(Code::kInvalidArgument, "commit step names root " + std::to_string(step.root));
     const StepRoot& root = roots_[step.root];
     CheckRelativePath(step.path);
@@ -164,6 +174,7 @@ class StepRunner {
     // Why beneath: a live parent replaced by a symlink (to /etc, to another user's home) must
     // make the commit fail, never write "through" it.
     w.live = OpenBeneath(root.live_fd, parent, O_PATH | O_DIRECTORY);
+    if (!w.live && missing_parent_is_fine && (errno == ENOENT || errno == ENOTDIR)) return w;
     if (!w.live) {
       if (errno == ELOOP || errno == EXDEV || errno == ENOTDIR)
         throw Error(Code::kInvalidPath, "live path " + parent + " of " + step.path +
@@ -182,8 +193,8 @@ class StepRunner {
   }
 
   void RestoreFromRemoved(Where& w, const CommitStep& step, bool live_exists) {
-    if (!Lstat(w.removed, step.RemovedName())) return;  // never moved, or already back
-    if (live_exists) throw Changed(step.path);
+    if (!Lstat(w.removed, step.RemovedName(), "the set-aside copy of live " + step.path)) return;  // never moved, or already back
+    if (live_exists) throw ChangedSinceCommit(step.path);
     Rename(w.removed, step.RemovedName(), w.live.get(), w.name, RENAME_NOREPLACE, "restore live " + step.path);
   }
 

@@ -90,7 +90,7 @@ UniqueFd Sandbox::OpenUpper(size_t root) const {
 
 void Sandbox::BeginJob() {
   std::lock_guard lock(mutex_);
-  if (destroyed_) throw Error(Code::kNotFound, "sandbox " + record_.id + " has been destroyed");
+  CheckUsable();
   if (exclusive_) throw Error(Code::kBusy, "sandbox " + record_.id + " is busy committing, discarding or being destroyed");
   ++running_jobs_;
 }
@@ -102,7 +102,7 @@ void Sandbox::EndJob() {
 
 void Sandbox::BeginExclusive(const std::string& verb) {
   std::lock_guard lock(mutex_);
-  if (destroyed_) throw Error(Code::kNotFound, "sandbox " + record_.id + " has been destroyed");
+  CheckUsable();
   if (exclusive_) throw Error(Code::kBusy, "sandbox " + record_.id + " is busy with another operation; cannot " + verb + " now");
   if (running_jobs_ > 0)
     throw Error(Code::kBusy, "sandbox " + record_.id + " has " + std::to_string(running_jobs_) +
@@ -113,6 +113,21 @@ void Sandbox::BeginExclusive(const std::string& verb) {
 void Sandbox::EndExclusive() {
   std::lock_guard lock(mutex_);
   exclusive_ = false;
+}
+
+void Sandbox::CheckUsable() const {
+  if (destroyed_) throw Error(Code::kNotFound, "sandbox " + record_.id + " has been destroyed");
+  if (!broken_.empty()) throw Error(Code::kInvalidState, "sandbox " + record_.id + " cannot be used: " + broken_);
+}
+
+void Sandbox::MarkBroken(const std::string& why) {
+  std::lock_guard lock(mutex_);
+  broken_ = why;
+}
+
+bool Sandbox::broken() const {
+  std::lock_guard lock(mutex_);
+  return !broken_.empty();
 }
 
 void Sandbox::MarkDestroyed() {

@@ -65,14 +65,22 @@ class Sandbox {
   /// is refused, while the overlay is taken down after the caller has had its answer.
   void MarkDestroyed();
   bool destroyed() const;
+  /// Called when a commit could neither finish nor be taken back: its journal entry stays for
+  /// the next start-up, and until then the sandbox runs nothing and is not changed (a discard
+  /// or destroy would throw away the live entries the commit set aside).
+  void MarkBroken(const std::string& why);
+  bool broken() const;
 
  private:
+  void CheckUsable() const;  ///< with mutex_ held
+
   SandboxRecord record_;
   const Layout& layout_;
   mutable std::mutex mutex_;
   unsigned running_jobs_ = 0;
   bool exclusive_ = false;
   bool destroyed_ = false;
+  std::string broken_;  ///< why, when it is
 };
 
 /// RAII for Sandbox::BeginExclusive/EndExclusive.

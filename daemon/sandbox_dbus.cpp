@@ -225,10 +225,14 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t>&& result, uint64_t flags) {
         committed = static_cast<uint32_t>(outcome.committed);
         for (const auto& skipped : outcome.skipped) spdlog::warn("sandbox {}: {}", sandbox_->id(), skipped);
       } catch (...) {
-        try {
-          sandbox_->SetUp();
-        } catch (const std::exception& e) {
-          spdlog::error("sandbox {}: cannot remount after a failed commit: {}", sandbox_->id(), e.what());
+        // A commit that could not be taken back leaves the sandbox unmounted and frozen until
+        // a restart settles it from the journal; a job must never run over half a commit.
+        if (!sandbox_->broken()) {
+          try {
+            sandbox_->SetUp();
+          } catch (const std::exception& e) {
+            spdlog::error("sandbox {}: cannot remount after a failed commit: {}", sandbox_->id(), e.what());
+          }
         }
         AnnounceChangeSet();
         throw;
