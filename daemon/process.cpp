@@ -4,6 +4,8 @@
 #include <grp.h>
 #include <poll.h>
 #include <signal.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -91,8 +93,105 @@ int ChildProcess::Wait() {
   return status;
 }
 
+namespace {
+
+/// What the spawned child reads from its parent's memory (shared until exec).
+struct SpawnChildArgs {
+  const SpawnOptions* options;
+  char* const* argv;
+  char* const* envp;
+  int max_child_fd;
+  int report_fd;
+  pid_t parent;
+};
+
+int SpawnChild(void* raw) {
+  const auto& args = *static_cast<const SpawnChildArgs*>(raw);
+  const SpawnOptions& options = *args.options;
+  // Move the report fd and every source fd above all target fds first, so that the dup2s
+  // below cannot clobber a source that is still needed.
+  int high = args.max_child_fd + 1;
+  int rfd = fcntl(args.report_fd, F_DUPFD_CLOEXEC, high);
+  if (rfd < 0) _exit(127);
+  int moved[64];
+  size_t n = options.fds.size() < 64 ? options.fds.size() : 64;
+  for (size_t i = 0; i < n; ++i) {
+    moved[i] = fcntl(options.fds[i].second, F_DUPFD_CLOEXEC, high);
+    if (moved[i] < 0) ChildFail(rfd, errno);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (dup2(moved[i], options.fds[i].first) < 0) ChildFail(rfd, errno);
+  }
+  // Close every fd the child was not given (the daemon holds the bus, the database, other
+  // users' directories): marked close-on-exec so they vanish at exec.
+  for (int fd = 0; fd <= args.max_child_fd; ++fd) {
+    bool mapped = false;
+    for (size_t i = 0; i < n; ++i) mapped |= options.fds[i].first == fd;
+    if (!mapped) close(fd);
+  }
+  syscall(SYS_close_range, args.max_child_fd + 1, ~0U, 4 /* CLOSE_RANGE_CLOEXEC */);
+  struct sigaction default_action {};
+  default_action.sa_handler = SIG_DFL;
+  sigaction(SIGPIPE, &default_action, nullptr);  // the daemon ignores it; exec would keep that
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  if (options.user) {
+    int err = DropPrivilegesInChild(*options.user);
+    if (err != 0) ChildFail(rfd, err);
+  }
+  // After the change of credentials, which clears the parent-death signal; then make sure
+  // the parent did not die before it was set.
+  if (options.die_with_parent && (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != args.parent)) _exit(127);
+  ::umask(options.umask);
+  if (chdir(options.cwd.c_str()) != 0) ChildFail(rfd, errno);
+  execve(options.path.c_str(), args.argv, args.envp);
+  ChildFail(rfd, errno);
+}
+
+/// The child of CloneSharingMemory starts here: no handler of the daemon may run in it, on
+/// memory it shares with the daemon, so every caught signal goes back to its default before
+/// the mask (inherited: all blocked) can be lifted by the body.
+struct SharedChildStart {
+  int (*body)(void*);
+  void* arg;
+};
+
+int SharedChildEntry(void* raw) {
+  const auto& start = *static_cast<const SharedChildStart*>(raw);
+  for (int sig = 1; sig < NSIG; ++sig) {
+    struct sigaction current {};
+    if (sigaction(sig, nullptr, &current) != 0) continue;
+    if (current.sa_handler == SIG_DFL || current.sa_handler == SIG_IGN) continue;
+    struct sigaction default_action {};
+    default_action.sa_handler = SIG_DFL;
+    sigaction(sig, &default_action, nullptr);
+  }
+  return start.body(start.arg);
+}
+
+}  // namespace
+
+pid_t CloneSharingMemory(int (*body)(void*), void* arg) {
+  constexpr size_t kStackSize = 256 * 1024;
+  void* stack = mmap(nullptr, kStackSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (stack == MAP_FAILED) ThrowErrno("cannot map a stack for a child process");
+  sigset_t all, previous;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &previous);
+  SharedChildStart start{body, arg};
+  // CLONE_VFORK: this thread sleeps until the child has exec'ed or exited, so the stack and
+  // everything `arg` points to stay valid for as long as the child uses them.
+  pid_t pid = clone(SharedChildEntry, static_cast<char*>(stack) + kStackSize, CLONE_VM | CLONE_VFORK | SIGCHLD, &start);
+  int clone_errno = errno;
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  munmap(stack, kStackSize);
+  if (pid < 0) ThrowErrno(clone_errno, "cannot start a child process");
+  return pid;
+}
+
 ChildProcess Spawn(const SpawnOptions& options) {
-  // Everything the child needs is built here, before fork.
+  // Everything the child needs is built here: the child makes only raw syscalls.
   std::vector<std::string> argv_storage = options.argv;
   std::vector<std::string> env_storage = options.env;
   std::vector<char*> argv = CStrings(argv_storage);
@@ -105,49 +204,8 @@ ChildProcess Spawn(const SpawnOptions& options) {
   UniqueFd report_read(report[0]);
   UniqueFd report_write(report[1]);
 
-  pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid < 0) ThrowErrno("cannot fork");
-  if (pid == 0) {
-    int rfd = report_write.get();
-    // Move the report fd and every source fd above all target fds first, so that the dup2s
-    // below cannot clobber a source that is still needed.
-    int high = max_child_fd + 1;
-    rfd = fcntl(rfd, F_DUPFD_CLOEXEC, high);
-    if (rfd < 0) _exit(127);
-    int moved[64];
-    size_t n = options.fds.size() < 64 ? options.fds.size() : 64;
-    for (size_t i = 0; i < n; ++i) {
-      moved[i] = fcntl(options.fds[i].second, F_DUPFD_CLOEXEC, high);
-      if (moved[i] < 0) ChildFail(rfd, errno);
-    }
-    for (size_t i = 0; i < n; ++i) {
-      if (dup2(moved[i], options.fds[i].first) < 0) ChildFail(rfd, errno);
-    }
-    // Close every fd the child was not given (the daemon holds the bus, the database, other
-    // users' directories): marked close-on-exec so they vanish at exec.
-    for (int fd = 0; fd <= max_child_fd; ++fd) {
-      bool mapped = false;
-      for (size_t i = 0; i < n; ++i) mapped |= options.fds[i].first == fd;
-      if (!mapped) close(fd);
-    }
-    syscall(SYS_close_range, max_child_fd + 1, ~0U, 4 /* CLOSE_RANGE_CLOEXEC */);
-    sigset_t all;
-    sigemptyset(&all);
-    sigprocmask(SIG_SETMASK, &all, nullptr);
-    signal(SIGPIPE, SIG_DFL);
-    if (options.user) {
-      int err = DropPrivilegesInChild(*options.user);
-      if (err != 0) ChildFail(rfd, err);
-    }
-    // After the change of credentials, which clears the parent-death signal; then make sure
-    // the parent did not die before it was set.
-    if (options.die_with_parent && (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)) _exit(127);
-    ::umask(options.umask);
-    if (chdir(options.cwd.c_str()) != 0) ChildFail(rfd, errno);
-    execve(options.path.c_str(), argv.data(), envp.data());
-    ChildFail(rfd, errno);
-  }
+  SpawnChildArgs args{&options, argv.data(), envp.data(), max_child_fd, report_write.get(), getpid()};
+  pid_t pid = CloneSharingMemory(SpawnChild, &args);
 
   report_write.reset();
   ChildProcess child(pid, UniqueFd(PidfdOpen(pid)));

@@ -1,6 +1,6 @@
 #pragma once
 /// Spawning children from the multithreaded daemon: argv, env and fd layout are prepared before
-/// fork, the child makes only raw syscalls (it may drop to a user's credentials and set
+/// the child starts, the child makes only raw syscalls (it may drop to a user's credentials and set
 /// no_new_privs) and execs. ChildProcess owns the child through a pidfd and kills and reaps it
 /// on destruction unless it was waited for, so no child outlives its owner unnoticed.
 
@@ -53,7 +53,14 @@ class ChildProcess {
   bool waited_ = false;
 };
 
-/// Forks and execs. Throws Error(kFailed) when the program could not be started (exec errno is
+/// Starts `body(arg)` in a child process that shares this process's memory until it execs or
+/// exits (clone with CLONE_VM|CLONE_VFORK, as posix_spawn does): copying a large daemon's page
+/// tables for a fork costs milliseconds. The calling thread waits until the child has exec'ed
+/// or exited; the body must make only raw syscalls and end in execve or _exit. Signals stay
+/// blocked in the child, with every caught one reset to its default. Returns the child's pid.
+pid_t CloneSharingMemory(int (*body)(void*), void* arg);
+
+/// Starts a program (see CloneSharingMemory) and waits until it has exec'ed. Throws Error(kFailed) when the program could not be started (exec errno is
 /// reported back through a close-on-exec pipe).
 ChildProcess Spawn(const SpawnOptions& options);
 
@@ -65,7 +72,7 @@ struct RunResult {
 };
 RunResult RunAndCapture(SpawnOptions options, const std::string& input);
 
-/// In a forked child only: drops to `user` (groups, gid, uid, no_new_privs) with raw syscalls.
+/// In a child process only: drops to `user` (groups, gid, uid, no_new_privs) with raw syscalls.
 /// Returns 0 or an errno value.
 int DropPrivilegesInChild(const UserCredentials& user);
 

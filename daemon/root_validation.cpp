@@ -17,21 +17,28 @@
 namespace sandboxd {
 namespace {
 
+struct CheckArgs {
+  const char* path;
+  const UserCredentials* user;
+};
+
+int CheckInChild(void* raw) {
+  const auto& args = *static_cast<const CheckArgs*>(raw);
+  int err = DropPrivilegesInChild(*args.user);
+  if (err != 0) _exit(err);
+  struct stat st;
+  if (stat(args.path, &st) != 0) _exit(errno);
+  if (!S_ISDIR(st.st_mode)) _exit(ENOTDIR);
+  if (faccessat(AT_FDCWD, args.path, W_OK | X_OK, AT_EACCESS) != 0) _exit(errno);
+  _exit(0);
+}
+
 /// Asks, with the user's own credentials, whether `path` is an existing directory the user can
-/// write and enter. Done in a forked child that drops privilege, because the daemon's root
+/// write and enter. Done in a child that drops privilege, because the daemon's root
 /// credentials would see and write everything; only raw syscalls happen in the child.
 int CheckAsUser(const std::string& path, const UserCredentials& user) {
-  pid_t pid = fork();
-  if (pid < 0) ThrowErrno("cannot fork");
-  if (pid == 0) {
-    int err = DropPrivilegesInChild(user);
-    if (err != 0) _exit(err);
-    struct stat st;
-    if (stat(path.c_str(), &st) != 0) _exit(errno);
-    if (!S_ISDIR(st.st_mode)) _exit(ENOTDIR);
-    if (faccessat(AT_FDCWD, path.c_str(), W_OK | X_OK, AT_EACCESS) != 0) _exit(errno);
-    _exit(0);
-  }
+  CheckArgs args{path.c_str(), &user};
+  pid_t pid = CloneSharingMemory(CheckInChild, &args);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
