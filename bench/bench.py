@@ -169,12 +169,69 @@ def bench_commit(args, user, work, files):
     return times
 
 
+def bench_big_file(args, user, work):
+    """Commit of one 2 GiB file against a commit of one small file (O(1): a rename either way),
+    the rename floor of the same file, and cp -a of it (a byte copy)."""
+    ctl = args.sandboxctl
+    times = {"big": [], "small": [], "rename": [], "cp": []}
+    base = os.path.join(work, "bigfile")
+    for _ in range(args.commit_rounds):
+        shutil.rmtree(base, ignore_errors=True)
+        os.makedirs(base)
+        for name, script in (("big", "dd if=/dev/zero of=big bs=1M count=2048 status=none"), ("small", "echo small > small")):
+            _, out = timed([ctl, "--no-ask-password", "create", base], user, capture=True)
+            sandbox = out.strip()
+            timed([ctl, "--no-ask-password", "run", sandbox, "--", "sh", "-c", script], user)
+            os.sync()
+            t, _ = timed([ctl, "--no-ask-password", "commit", sandbox, "--all"], user)
+            times[name].append(t)
+            timed([ctl, "--no-ask-password", "destroy", sandbox], user)
+        os.makedirs(os.path.join(base, "moved"))
+        os.sync()
+        start = time.perf_counter()
+        os.rename(os.path.join(base, "big"), os.path.join(base, "moved", "big"))
+        times["rename"].append((time.perf_counter() - start) * 1000)
+        t, _ = timed(["cp", "-a", os.path.join(base, "moved", "big"), os.path.join(base, "copy")], user)
+        times["cp"].append(t)
+    shutil.rmtree(base, ignore_errors=True)
+    return times
+
+
+def bench_try(args, user, work):
+    """`sandboxctl try -y -- /bin/true` in a small project, interleaved with the bare bwrap run."""
+    project = os.path.join(work, "try")
+    os.makedirs(project, exist_ok=True)
+    fill(project, ["a.txt", "b.txt"], "try")
+    times = {"try": [], "bare": []}
+    for i in range(args.rounds + 3):
+        b, _ = timed(BWRAP_BARE, user)
+        start = time.perf_counter()
+        result = subprocess.run([args.sandboxctl, "--no-ask-password", "try", "-y", "--", "/bin/true"], cwd=project,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+        t = (time.perf_counter() - start) * 1000
+        if result.returncode != 0:
+            raise SystemExit(f"sandboxctl try failed ({result.returncode}): {result.stderr.decode()}")
+        if i >= 3:
+            times["try"].append(t)
+            times["bare"].append(b)
+    return times
+
+
+def peak_rss_mib(pid):
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--user", required=True)
     parser.add_argument("--sandboxctl", required=True)
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--commit-rounds", type=int, default=3)
+    parser.add_argument("--daemon-pid", type=int, default=0)
     args = parser.parse_args()
     user = pwd.getpwnam(args.user)
     work = os.path.join(user.pw_dir, "bench")
@@ -188,6 +245,8 @@ def main():
     bare = crd["bare"]
     changes = bench_changes(args, user, work)
     commits = {files: bench_commit(args, user, work, files) for files in (1000, 10000)}
+    big = bench_big_file(args, user, work)
+    tries = bench_try(args, user, work)
 
     def row(name, values, baseline=None):
         p50 = statistics.median(values)
@@ -212,6 +271,18 @@ def main():
         row(f"cp -a, {files:,} files", t["cp"], t["rename"])
         row(f"rsync -a, {files:,} files", t["rsync"], t["rename"])
     print("   target: commit within 1.3x of the rename floor")
+    print(f"\ncommit of one file ({args.commit_rounds} rounds)")
+    row("rename(2) of a 2 GiB file (floor)", big["rename"])
+    row("sandboxctl commit --all, one small file", big["small"])
+    row("sandboxctl commit --all, one 2 GiB file", big["big"], big["small"])
+    row("cp -a, one 2 GiB file", big["cp"], big["small"])
+    print("   target: the 2 GiB file in O(1) (a rename, not a byte copy): as fast as the small one")
+    print()
+    row("bare bwrap --unshare-net --unshare-pid /bin/true (baseline)", tries["bare"])
+    row("sandboxctl try -y -- /bin/true (one client process)", tries["try"], tries["bare"])
+    print("   target: under 25 ms")
+    if args.daemon_pid:
+        print(f"\nsandboxd peak RSS over the whole run (VmHWM): {peak_rss_mib(args.daemon_pid):.1f} MiB (target: under 64 MiB)")
 
 
 if __name__ == "__main__":

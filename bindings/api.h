@@ -24,6 +24,8 @@ inline constexpr const char* kInteractiveAuthorizationRequired =
 // Bits of the `flags` arguments.
 inline constexpr uint64_t kFlagAllowInteractive = 1;  ///< polkit may prompt for a password
 inline constexpr uint64_t kFlagCommitAll = 2;         ///< Commit: approve every pending change first
+inline constexpr uint64_t kFlagEveryChange = 2;       ///< Approve, Reject: every change
+inline constexpr uint64_t kFlagForce = 4;             ///< Commit: over conflicts
 
 // polkit action ids (fixed by the contract).
 inline constexpr const char* kActionCreate = "org.sandboxd.sandbox1.create";

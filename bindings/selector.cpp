@@ -4,6 +4,13 @@
 
 namespace sandboxd::api {
 
+bool SelectorNames(std::string_view selector, std::string_view path) {
+  if (selector == path) return true;
+  while (selector.size() > 1 && selector.back() == '/') selector.remove_suffix(1);
+  if (selector == ".") return true;
+  return path.size() > selector.size() && path.starts_with(selector) && path[selector.size()] == '/';
+}
+
 std::optional<Selector> ParseHunkSelector(std::string_view text) {
   size_t colon = text.rfind(':');
   if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size()) return std::nullopt;

@@ -13,6 +13,11 @@ struct Selector {
   std::optional<int> hunk;   ///< 1-based hunk number, when the selector names one
 };
 
+/// Whether the whole-change reading of `selector` names the change shown as `path`: the path
+/// itself, or a directory above it ("." and trailing slashes allowed). The one rule that the
+/// daemon and sandboxctl share.
+bool SelectorNames(std::string_view selector, std::string_view path);
+
 /// The hunk reading of `text` ("a/b.c:2" → {"a/b.c", 2}), if it has one; nullopt otherwise.
 std::optional<Selector> ParseHunkSelector(std::string_view text);
 

@@ -18,9 +18,10 @@ bool StartsWith(const std::string& text, const char* prefix) { return text.rfind
 
 }  // namespace
 
-DiffOutput::DiffOutput() {
+DiffOutput::DiffOutput(Paging paging) {
   if (!isatty(STDOUT_FILENO)) return;
   color_ = getenv("NO_COLOR") == nullptr;
+  if (paging == Paging::kNone) return;
   const char* pager = getenv("SANDBOXCTL_PAGER");
   if (!pager) pager = getenv("PAGER");
   if (!pager || !*pager) pager = "less";

@@ -9,8 +9,10 @@ namespace sandboxctl {
 
 class DiffOutput {
  public:
-  /// Starts the pager ($SANDBOXCTL_PAGER, $PAGER or "less", with LESS=FRX) when stdout is a tty.
-  DiffOutput();
+  enum class Paging { kPager, kNone };
+  /// Starts the pager ($SANDBOXCTL_PAGER, $PAGER or "less", with LESS=FRX) when stdout is a tty,
+  /// unless told not to (a review shows one hunk at a time between questions).
+  explicit DiffOutput(Paging paging = Paging::kPager);
   ~DiffOutput();
   DiffOutput(const DiffOutput&) = delete;
   DiffOutput& operator=(const DiffOutput&) = delete;

@@ -34,6 +34,15 @@ int main(int argc, char** argv) {
   std::string sandbox;
   std::vector<std::string> selectors;
   bool all = false;
+  bool force = false;
+  // --include / --exclude GLOB of the verbs about changes: changes, diff, approve, reject, commit.
+  std::vector<std::string> includes;
+  std::vector<std::string> excludes;
+  auto add_patterns = [&](CLI::App* verb) {
+    verb->add_option("--include", includes, "Only changes whose path matches GLOB (repeatable)")->type_name("GLOB")->allow_extra_args(false);
+    verb->add_option("--exclude", excludes, "Leave out changes whose path matches GLOB (repeatable)")->type_name("GLOB")->allow_extra_args(false);
+  };
+  auto patterns = [&] { return sandboxctl::PathPatterns(includes, excludes); };
 
   sandboxctl::CreateArgs create;
   auto* c = app.add_subcommand("create", "Create a sandbox over DIR... and print its id");
@@ -58,17 +67,41 @@ int main(int argc, char** argv) {
 
   auto* ch = app.add_subcommand("changes", "List the changes a sandbox holds");
   ch->add_option("sandbox", sandbox, "Sandbox id or name")->required();
-  verbs.push_back({ch, [&](Context& x) { return sandboxctl::VerbChanges(x, sandbox); }});
+  add_patterns(ch);
+  verbs.push_back({ch, [&](Context& x) { return sandboxctl::VerbChanges(x, sandbox, patterns()); }});
 
   auto* d = app.add_subcommand("diff", "Show the changes as git-style diffs");
   d->add_option("sandbox", sandbox, "Sandbox id or name")->required();
   d->add_option("selectors", selectors, "PATH or PATH:N to narrow the diff");
-  verbs.push_back({d, [&](Context& x) { return sandboxctl::VerbDiff(x, sandbox, selectors); }});
+  add_patterns(d);
+  verbs.push_back({d, [&](Context& x) { return sandboxctl::VerbDiff(x, sandbox, selectors, patterns()); }});
 
   auto* cm = app.add_subcommand("commit", "Write approved changes into the live directories");
   cm->add_option("sandbox", sandbox, "Sandbox id or name")->required();
+  cm->add_option("selectors", selectors, "Commit only the approved changes at these paths");
   cm->add_flag("--all", all, "Approve every pending change first");
-  verbs.push_back({cm, [&](Context& x) { return sandboxctl::VerbCommit(x, sandbox, all); }});
+  cm->add_flag("--force", force, "Commit even where the live tree changed since the sandbox last agreed with it");
+  add_patterns(cm);
+  verbs.push_back({cm, [&](Context& x) { return sandboxctl::VerbCommit(x, sandbox, all, force, selectors, patterns()); }});
+
+  for (bool approve : {true, false}) {
+    auto* v = app.add_subcommand(approve ? "approve" : "reject",
+                                 approve ? "Approve changes or hunks for the next commit: approve SANDBOX (SELECTOR... | --all)"
+                                         : "Reject changes or hunks (they stay in the sandbox): reject SANDBOX (SELECTOR... | --all)");
+    v->add_option("sandbox", sandbox, "Sandbox id or name")->required();
+    v->add_option("selectors", selectors, "PATH (a change, or every change beneath a directory) or PATH:N (hunk N)");
+    v->add_flag("--all", all, approve ? "Approve every change" : "Reject every change");
+    add_patterns(v);
+    verbs.push_back({v, [&, approve](Context& x) { return sandboxctl::VerbDecide(x, sandbox, selectors, all, approve, patterns()); }});
+  }
+
+  auto* rv = app.add_subcommand("review", "Approve or reject each change or hunk on the terminal, in the manner of git add -p");
+  rv->add_option("sandbox", sandbox, "Sandbox id or name")->required();
+  verbs.push_back({rv, [&](Context& x) { return sandboxctl::VerbReview(x, sandbox); }});
+
+  auto* un = app.add_subcommand("undo", "Take the last commit back: the live directories as before it, its changes back in the sandbox");
+  un->add_option("sandbox", sandbox, "Sandbox id or name")->required();
+  verbs.push_back({un, [&](Context& x) { return sandboxctl::VerbUndo(x, sandbox); }});
 
   auto* dc = app.add_subcommand("discard", "Throw every change of a sandbox away");
   dc->add_option("sandbox", sandbox, "Sandbox id or name")->required();
@@ -77,6 +110,14 @@ int main(int argc, char** argv) {
   auto* ds = app.add_subcommand("destroy", "Remove a sandbox and its changes");
   ds->add_option("sandbox", sandbox, "Sandbox id or name")->required();
   verbs.push_back({ds, [&](Context& x) { return sandboxctl::VerbDestroy(x, sandbox); }});
+
+  sandboxctl::TryArgs attempt;
+  auto* t = app.add_subcommand("try", "Create, run, review, commit or discard, destroy: try [--root DIR]... [-y | -n] -- CMD [ARG...]");
+  t->add_option("--root", attempt.roots, "Directory to sandbox (repeatable; default: the current one)")->allow_extra_args(false);
+  auto* yes = t->add_flag("-y,--yes", attempt.commit, "Commit every change without asking");
+  t->add_flag("-n,--no", attempt.keep, "Keep the sandbox for later and print its id")->excludes(yes);
+  t->add_option("command", attempt.command, "Command and arguments (after --)")->required();
+  verbs.push_back({t, [&](Context& x) { return sandboxctl::VerbTry(x, attempt); }});
 
   try {
     app.parse(argc, argv);

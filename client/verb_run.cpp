@@ -1,5 +1,6 @@
 // `sandboxctl run`: start a job with our own stdin/stdout/stderr, wait for it, exit with its
 // status. Ctrl-C (and SIGTERM, SIGHUP) cancel the job rather than leave it running unseen.
+// `try` runs its command through the same pieces.
 
 #include <limits.h>
 #include <pthread.h>
@@ -20,7 +21,9 @@ bool Inside(const std::string& path, const std::string& root) {
   return path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 && path[root.size()] == '/');
 }
 
-std::string DefaultCwd(const std::vector<std::string>& roots) {
+}  // namespace
+
+std::string CwdInsideRoots(const std::vector<std::string>& roots) {
   char cwd[PATH_MAX];
   if (!getcwd(cwd, sizeof cwd)) return "";
   for (const auto& root : roots)
@@ -28,40 +31,34 @@ std::string DefaultCwd(const std::vector<std::string>& roots) {
   return "";
 }
 
-}  // namespace
-
-int VerbRun(Context& ctx, const RunArgs& args) {
-  std::string path = ctx.ResolveSandbox(args.sandbox);
-  SandboxProxy sandbox(ctx.Bus(), path);
-
-  std::string cwd = args.cwd;
-  if (!cwd.empty() && cwd[0] != '/') {
-    char here[PATH_MAX];
-    if (getcwd(here, sizeof here)) cwd = std::string(here) + "/" + cwd;
-  }
-  if (cwd.empty()) cwd = DefaultCwd(sandbox.GetInfo()["roots"].get<std::vector<std::string>>());
-
+std::map<std::string, std::string> JobEnvironment(const std::vector<std::string>& assignments) {
   std::map<std::string, std::string> env;
   for (const char* name : {"TERM", "COLORTERM", "NO_COLOR"})
     if (const char* value = getenv(name)) env[name] = value;
-  for (const auto& entry : args.env) {
+  for (const auto& entry : assignments) {
     size_t eq = entry.find('=');
     if (eq == std::string::npos || eq == 0) throw UsageError{"--env takes NAME=VALUE, not '" + entry + "'"};
     env[entry.substr(0, eq)] = entry.substr(eq + 1);
   }
+  return env;
+}
+
+JobEnd RunWithOurStreams(Context& ctx, const std::string& sandbox_path, const std::vector<std::string>& command,
+                         const std::string& cwd, const std::map<std::string, std::string>& env) {
+  SandboxProxy sandbox(ctx.Bus(), sandbox_path);
   std::map<std::string, sdbus::UnixFd> fds = {
       {"stdin", sdbus::UnixFd(STDIN_FILENO)}, {"stdout", sdbus::UnixFd(STDOUT_FILENO)}, {"stderr", sdbus::UnixFd(STDERR_FILENO)}};
 
   // Signals are taken by a thread that cancels the job; the main thread waits for its end.
-  sigset_t stop;
+  sigset_t stop, before;
   sigemptyset(&stop);
   sigaddset(&stop, SIGINT);
   sigaddset(&stop, SIGTERM);
   sigaddset(&stop, SIGHUP);
   sigaddset(&stop, SIGUSR2);  // our own wake-up once the job has ended
-  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+  pthread_sigmask(SIG_BLOCK, &stop, &before);
 
-  sdbus::ObjectPath job_path = sandbox.Run(args.command, cwd, env, fds, {}, ctx.InteractiveFlag());
+  sdbus::ObjectPath job_path = sandbox.Run(command, cwd, env, fds, {}, ctx.InteractiveFlag());
   fds.clear();
   JobProxy job(ctx.Bus(), job_path);
 
@@ -74,18 +71,32 @@ int VerbRun(Context& ctx, const RunArgs& args) {
     } catch (const sdbus::Error&) {
     }
   });
-  int32_t exit_status = 0;
-  std::string reason;
+  JobEnd end;
   job.raw()
       .callMethod("Wait")
       .onInterface(sandboxd::api::kJobInterface)
       .withTimeout(std::chrono::hours(24 * 365))
-      .storeResultsTo(exit_status, reason);
+      .storeResultsTo(end.exit_status, end.reason);
   // Wake the canceller so that it ends.
   pthread_kill(canceller.native_handle(), SIGUSR2);
   canceller.join();
-  if (reason == "failed") std::cerr << "sandboxctl: the sandbox for the job could not be set up (status " << exit_status << ")\n";
-  return exit_status;
+  // A caller that goes on after the job (try) must be interruptible again.
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  if (end.reason == "failed") std::cerr << "sandboxctl: the sandbox for the job could not be set up (status " << end.exit_status << ")\n";
+  return end;
+}
+
+int VerbRun(Context& ctx, const RunArgs& args) {
+  std::string path = ctx.ResolveSandbox(args.sandbox);
+
+  std::string cwd = args.cwd;
+  if (!cwd.empty() && cwd[0] != '/') {
+    char here[PATH_MAX];
+    if (getcwd(here, sizeof here)) cwd = std::string(here) + "/" + cwd;
+  }
+  if (cwd.empty()) cwd = CwdInsideRoots(SandboxProxy(ctx.Bus(), path).GetInfo()["roots"].get<std::vector<std::string>>());
+
+  return RunWithOurStreams(ctx, path, args.command, cwd, JobEnvironment(args.env)).exit_status;
 }
 
 }  // namespace sandboxctl

@@ -2,10 +2,13 @@
 /// The implementation of each sandboxctl verb. Each returns the process exit status; D-Bus
 /// errors propagate as sdbus::Error and are printed by main.
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "context.h"
+#include "path_patterns.h"
 
 namespace sandboxctl {
 
@@ -19,15 +22,65 @@ struct RunArgs {
   std::vector<std::string> env;
   std::vector<std::string> command;
 };
+struct TryArgs {
+  std::vector<std::string> roots;  ///< empty: the current directory
+  bool commit = false;             ///< -y
+  bool keep = false;               ///< -n
+  std::vector<std::string> command;
+};
 
 int VerbCreate(Context& ctx, const CreateArgs& args);
 int VerbList(Context& ctx);
 int VerbShow(Context& ctx, const std::string& sandbox);
 int VerbRun(Context& ctx, const RunArgs& args);
-int VerbChanges(Context& ctx, const std::string& sandbox);
-int VerbDiff(Context& ctx, const std::string& sandbox, const std::vector<std::string>& selectors);
-int VerbCommit(Context& ctx, const std::string& sandbox, bool all);
+/// `patterns` (--include / --exclude) narrow every verb that takes them to the changes whose
+/// paths pass (change_filter.h).
+int VerbChanges(Context& ctx, const std::string& sandbox, const PathPatterns& patterns = {});
+int VerbDiff(Context& ctx, const std::string& sandbox, const std::vector<std::string>& selectors,
+             const PathPatterns& patterns = {});
+/// Commits the approved changes (those `selectors` name, when given).
+int VerbCommit(Context& ctx, const std::string& sandbox, bool all, bool force = false,
+               const std::vector<std::string>& selectors = {}, const PathPatterns& patterns = {});
+/// approve (approve = true) or reject SANDBOX (SELECTOR... | --all).
+int VerbDecide(Context& ctx, const std::string& sandbox, const std::vector<std::string>& selectors, bool all, bool approve,
+               const PathPatterns& patterns = {});
+int VerbUndo(Context& ctx, const std::string& sandbox);
 int VerbDiscard(Context& ctx, const std::string& sandbox);
 int VerbDestroy(Context& ctx, const std::string& sandbox);
+int VerbTry(Context& ctx, const TryArgs& args);
+/// review SANDBOX: interactive, hunk by hunk, in the manner of `git add -p` (verb_review.cpp).
+int VerbReview(Context& ctx, const std::string& sandbox);
+
+// The part of `review` that `try` shares (verb_review.cpp).
+
+/// How a review ended: its units (hunks of text modifications, other changes whole) by
+/// verdict once it was over, and the signal that interrupted it (0 when none did).
+struct ReviewOutcome {
+  size_t approved = 0;
+  size_t rejected = 0;
+  size_t pending = 0;
+  int signal = 0;
+};
+/// Asks about each change of SANDBOX on the terminal and sends each decision as it is made,
+/// then prints how many units are approved, rejected and pending. Speaks on stdout, or on
+/// stderr with `on_stderr` (for `try`, whose stdout belongs to the command). Needs a terminal
+/// on stdin (a UsageError otherwise).
+ReviewOutcome ReviewOnTerminal(Context& ctx, const std::string& sandbox, bool on_stderr);
+
+// The parts of `run` that `try` shares (verb_run.cpp).
+
+/// How a job ended: its exit status (128+N for signal N) and why (exited, signal, failed, cancelled).
+struct JobEnd {
+  int32_t exit_status = 0;
+  std::string reason;
+};
+/// The caller's cwd when it lies inside one of `roots` (canonical paths), else "" (the first root).
+std::string CwdInsideRoots(const std::vector<std::string>& roots);
+/// The job's added environment: the terminal's variables, then each NAME=VALUE of `assignments`.
+std::map<std::string, std::string> JobEnvironment(const std::vector<std::string>& assignments);
+/// Runs `command` in the sandbox at `sandbox_path` with our own stdin/stdout/stderr and waits for
+/// it; SIGINT, SIGTERM and SIGHUP meanwhile cancel the job instead of ending us.
+JobEnd RunWithOurStreams(Context& ctx, const std::string& sandbox_path, const std::vector<std::string>& command,
+                         const std::string& cwd, const std::map<std::string, std::string>& env);
 
 }  // namespace sandboxctl

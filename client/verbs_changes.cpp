@@ -8,14 +8,53 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "change_filter.h"
 #include "diff_output.h"
 #include "polkit_agent.h"
 #include "proxies.h"
+#include "review_changes.h"
 #include "verbs.h"
 
 namespace sandboxctl {
+namespace {
 
-int VerbChanges(Context& ctx, const std::string& id_or_name) {
+std::string HunkNumbers(const std::vector<uint32_t>& hunks) {
+  std::string text;
+  for (uint32_t hunk : hunks) text += (text.empty() ? "" : ",") + std::to_string(hunk);
+  return text;
+}
+
+/// "" for a pending change, " [approved]", " [rejected]", or for a change decided hunk by hunk
+/// " [partial: hunks 2 approved, 1 rejected, of 3]".
+std::string ReviewNote(const std::map<std::string, sdbus::Variant>& details) {
+  auto review = details.find("review");
+  if (review == details.end() || review->second.get<std::string>() == "pending") return "";
+  std::string state = review->second.get<std::string>();
+  if (state != "partial") return " [" + state + "]";
+  auto list = [&](const char* key) {
+    auto it = details.find(key);
+    return it == details.end() ? std::vector<uint32_t>{} : it->second.get<std::vector<uint32_t>>();
+  };
+  std::string note = " [partial:";
+  if (auto approved = list("approved_hunks"); !approved.empty()) note += " hunks " + HunkNumbers(approved) + " approved";
+  if (auto rejected = list("rejected_hunks"); !rejected.empty()) note += std::string(note.back() == ':' ? "" : ",") + " hunks " + HunkNumbers(rejected) + " rejected";
+  auto count = details.find("hunks");
+  if (count != details.end()) note += ", of " + std::to_string(count->second.get<uint32_t>());
+  return note + "]";
+}
+
+/// The selectors that name what `selectors` and `patterns` leave of the sandbox's changes
+/// (change_filter.h), among those whose review `acts_on` accepts.
+std::vector<std::string> SelectorsPassing(SandboxProxy& sandbox, const std::vector<std::string>& selectors,
+                                          const PathPatterns& patterns, const ReviewFilter& acts_on = {}) {
+  std::vector<ChangeEntry> entries;
+  for (const auto& change : ReadChanges(sandbox)) entries.push_back({change.path, change.State()});
+  return NarrowSelectors(entries, selectors, patterns, acts_on);
+}
+
+}  // namespace
+
+int VerbChanges(Context& ctx, const std::string& id_or_name, const PathPatterns& patterns) {
   SandboxProxy sandbox(ctx.Bus(), ctx.ResolveSandbox(id_or_name));
   std::vector<sdbus::Struct<uint32_t, std::string, std::string, std::map<std::string, sdbus::Variant>>> changes;
   sandbox.raw()
@@ -23,6 +62,7 @@ int VerbChanges(Context& ctx, const std::string& id_or_name) {
       .onInterface(sandboxd::api::kSandboxInterface)
       .withTimeout(std::chrono::minutes(10))
       .storeResultsTo(changes);
+  std::erase_if(changes, [&](const auto& change) { return !patterns.Passes(std::get<1>(change)); });
   if (ctx.json) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& change : changes) {
@@ -31,6 +71,7 @@ int VerbChanges(Context& ctx, const std::string& id_or_name) {
       for (const auto& [key, value] : details) {
         if (value.peekValueType() == "s") entry[key] = value.get<std::string>();
         else if (value.peekValueType() == "u") entry[key] = value.get<uint32_t>();
+        else if (value.peekValueType() == "au") entry[key] = value.get<std::vector<uint32_t>>();
       }
       out.push_back(std::move(entry));
     }
@@ -39,15 +80,53 @@ int VerbChanges(Context& ctx, const std::string& id_or_name) {
   }
   static const std::map<std::string, char> kLetters = {
       {"added", 'A'}, {"modified", 'M'}, {"deleted", 'D'}, {"type-changed", 'T'}, {"mode-changed", 'P'}};
+  // "X path" as the contract has it; a decision, once there is one, follows in brackets.
   for (const auto& change : changes) {
     auto letter = kLetters.find(change.get<2>());
-    std::cout << (letter == kLetters.end() ? '?' : letter->second) << ' ' << change.get<1>() << "\n";
+    std::cout << (letter == kLetters.end() ? '?' : letter->second) << ' ' << change.get<1>() << ReviewNote(change.get<3>()) << "\n";
   }
   return 0;
 }
 
-int VerbDiff(Context& ctx, const std::string& id_or_name, const std::vector<std::string>& selectors) {
+int VerbDecide(Context& ctx, const std::string& id_or_name, const std::vector<std::string>& selectors, bool all, bool approve,
+               const PathPatterns& patterns) {
+  if (all == !selectors.empty()) {
+    std::cerr << (approve ? "approve" : "reject") << ": name changes (PATH or PATH:N) or give --all, not both\n";
+    return 2;
+  }
+  SandboxProxy sandbox(ctx.Bus(), ctx.ResolveSandbox(id_or_name));
+  std::vector<std::string> named = selectors;
+  uint64_t flags = all ? sandboxd::api::kFlagEveryChange : 0;
+  if (!patterns.empty()) {
+    // The passing changes go by name: "every change" would take the others too.
+    named = SelectorsPassing(sandbox, selectors, patterns);
+    flags = 0;
+    if (named.empty()) {
+      std::cerr << "sandboxctl: no change in sandbox " << id_or_name << " passes " << patterns.Describe() << "; nothing was "
+                << (approve ? "approved\n" : "rejected\n");
+      return 1;
+    }
+  }
+  uint32_t decided = 0;
+  sandbox.raw()
+      .callMethod(approve ? "Approve" : "Reject")
+      .onInterface(sandboxd::api::kSandboxInterface)
+      .withTimeout(std::chrono::minutes(10))
+      .withArguments(named, flags)
+      .storeResultsTo(decided);
+  std::cerr << (approve ? "Approved " : "Rejected ") << decided << (decided == 1 ? " change or hunk.\n" : " changes or hunks.\n");
+  return 0;
+}
+
+int VerbDiff(Context& ctx, const std::string& id_or_name, const std::vector<std::string>& selectors,
+             const PathPatterns& patterns) {
   std::string path = ctx.ResolveSandbox(id_or_name);
+  std::vector<std::string> named = selectors;
+  if (!patterns.empty()) {
+    SandboxProxy sandbox(ctx.Bus(), path);
+    named = SelectorsPassing(sandbox, selectors, patterns);
+    if (named.empty()) return 0;  // asking with no selector would show every change
+  }
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) throw sdbus::Error("org.freedesktop.DBus.Error.Failed", "cannot create a pipe");
   int read_end = pipe_fds[0];
@@ -60,7 +139,7 @@ int VerbDiff(Context& ctx, const std::string& id_or_name, const std::vector<std:
       auto bus = sdbus::createSystemBusConnection();
       SandboxProxy sandbox(*bus, path);
       auto call = sandbox.raw().createMethodCall(sandboxd::api::kSandboxInterface, "Diff");
-      call << selectors << write_end;
+      call << named << write_end;
       write_end.reset();
       sandbox.raw().callMethod(call, 600'000'000);
     } catch (const sdbus::Error& e) {
@@ -82,21 +161,47 @@ int VerbDiff(Context& ctx, const std::string& id_or_name, const std::vector<std:
   return 0;
 }
 
-int VerbCommit(Context& ctx, const std::string& id_or_name, bool all) {
+int VerbCommit(Context& ctx, const std::string& id_or_name, bool all, bool force, const std::vector<std::string>& selectors,
+               const PathPatterns& patterns) {
   SandboxProxy sandbox(ctx.Bus(), ctx.ResolveSandbox(id_or_name));
-  uint64_t flags = ctx.InteractiveFlag() | (all ? sandboxd::api::kFlagCommitAll : 0);
+  std::vector<std::string> named = selectors;
+  if (!patterns.empty()) {
+    // With --all the daemon approves only the pending changes these selectors name.
+    named = SelectorsPassing(sandbox, selectors, patterns, [all](const std::string& review) { return CommitTakes(review, all); });
+    if (named.empty()) {
+      std::cerr << "Nothing to commit: no " << (all ? "pending or approved" : "approved") << " change passes " << patterns.Describe() << ".\n";
+      return 0;
+    }
+  }
+  uint64_t flags = ctx.InteractiveFlag() | (all ? sandboxd::api::kFlagCommitAll : 0) | (force ? sandboxd::api::kFlagForce : 0);
   PolkitAgent agent;
   uint32_t committed = 0;
+  std::vector<std::string> skipped;
   sandbox.raw()
       .callMethod("Commit")
       .onInterface(sandboxd::api::kSandboxInterface)
       .withTimeout(std::chrono::minutes(30))  // a password prompt, then possibly many files
-      .withArguments(flags)
-      .storeResultsTo(committed);
+      .withArguments(named, flags)
+      .storeResultsTo(committed, skipped);
+  for (const auto& message : skipped) std::cerr << message << "\n";
   if (!all && committed == 0)
     std::cerr << "Nothing approved to commit; use --all to commit every change.\n";
   else
     std::cerr << "Committed " << committed << (committed == 1 ? " change.\n" : " changes.\n");
+  return 0;
+}
+
+int VerbUndo(Context& ctx, const std::string& id_or_name) {
+  SandboxProxy sandbox(ctx.Bus(), ctx.ResolveSandbox(id_or_name));
+  PolkitAgent agent;
+  int64_t commit = 0;
+  sandbox.raw()
+      .callMethod("Undo")
+      .onInterface(sandboxd::api::kSandboxInterface)
+      .withTimeout(std::chrono::minutes(30))  // a password prompt, then possibly many files
+      .withArguments(ctx.InteractiveFlag())
+      .storeResultsTo(commit);
+  std::cerr << "Undid commit " << commit << "; its changes are back in the sandbox.\n";
   return 0;
 }
 

@@ -4,17 +4,6 @@
 #include "selector.h"
 
 namespace sandboxd {
-namespace {
-
-bool Matches(const std::string& path, const std::string& selector) {
-  if (selector == path) return true;
-  std::string dir = selector;
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  return path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/';
-}
-
-}  // namespace
-
 std::string DisplayPath(const Change& change, const std::string& root_prefix) {
   if (change.path == ".") return root_prefix.empty() ? "." : root_prefix.substr(0, root_prefix.size() - 1);
   return root_prefix + change.path;
@@ -31,7 +20,7 @@ std::vector<RootChanges> SelectChanges(const std::vector<RootChanges>& all, cons
       std::string shown = DisplayPath(change, prefixes.at(root.root));
       bool take = false;
       for (size_t i = 0; i < selectors.size(); ++i) {
-        bool hit = Matches(shown, selectors[i]);
+        bool hit = api::SelectorNames(selectors[i], shown);
         if (!hit) {
           auto hunk = api::ParseHunkSelector(selectors[i]);
           hit = hunk && hunk->path == shown;

@@ -12,7 +12,9 @@ CREATE TABLE IF NOT EXISTS commits (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   sandbox_id TEXT NOT NULL REFERENCES sandboxes(id) ON DELETE CASCADE,
   state TEXT NOT NULL,
-  started_usec INTEGER NOT NULL
+  started_usec INTEGER NOT NULL,
+  staged INTEGER NOT NULL DEFAULT 0,
+  finished_usec INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS commit_steps (
   commit_id INTEGER NOT NULL REFERENCES commits(id) ON DELETE CASCADE,
@@ -35,7 +37,27 @@ int64_t NowUsec() {
 }  // namespace
 
 CommitJournal::CommitJournal(Store& store) : store_(store) {
-  store_.WithDatabase([](Database& db) { db.Exec(kSchema); });
+  store_.WithDatabase([](Database& db) {
+    db.Exec(kSchema);
+    // Databases written before staged (partial) commits existed lack these columns.
+    for (const char* column : {"staged INTEGER NOT NULL DEFAULT 0", "finished_usec INTEGER NOT NULL DEFAULT 0"}) {
+      std::string name(column, std::string_view(column).find(' '));
+      bool present = false;
+      Statement info(db, "SELECT name FROM pragma_table_info('commits')");
+      while (info.Step()) present |= info.ColumnText(0) == name;
+      if (!present) db.Exec(std::string("ALTER TABLE commits ADD COLUMN ") + column);
+    }
+  });
+}
+
+int64_t CommitJournal::BeginStaging(const std::string& sandbox_id) {
+  return store_.WithDatabase([&](Database& db) {
+    Statement(db, "INSERT INTO commits(sandbox_id, state, started_usec, staged) VALUES (?, 'staging', ?, 1)")
+        .Bind(1, sandbox_id)
+        .Bind(2, NowUsec())
+        .Run();
+    return sqlite3_last_insert_rowid(db.handle());
+  });
 }
 
 int64_t CommitJournal::Begin(const std::string& sandbox_id, const std::vector<CommitStep>& steps) {
@@ -46,7 +68,23 @@ int64_t CommitJournal::Begin(const std::string& sandbox_id, const std::vector<Co
         .Bind(2, NowUsec())
         .Run();
     int64_t id = sqlite3_last_insert_rowid(db.handle());
-    Statement insert(db,
+    WriteSteps(db, id, steps);
+    tx.Commit();
+    return id;
+  });
+}
+
+void CommitJournal::Journal(int64_t id, const std::vector<CommitStep>& steps) {
+  store_.WithDatabase([&](Database& db) {
+    Transaction tx(db);
+    WriteSteps(db, id, steps);
+    Statement(db, "UPDATE commits SET state = 'applying' WHERE id = ?").Bind(1, id).Run();
+    tx.Commit();
+  });
+}
+
+void CommitJournal::WriteSteps(Database& db, int64_t id, const std::vector<CommitStep>& steps) {
+  Statement insert(db,
                      "INSERT INTO commit_steps(commit_id, seq, root, path, action, old_ino, new_ino, old_mode, new_mode) "
                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
     for (const auto& step : steps)
@@ -60,8 +98,20 @@ int64_t CommitJournal::Begin(const std::string& sandbox_id, const std::vector<Co
           .Bind(8, static_cast<int64_t>(step.old_mode))
           .Bind(9, static_cast<int64_t>(step.new_mode))
           .Run();
-    tx.Commit();
-    return id;
+}
+
+void CommitJournal::Finish(int64_t id) {
+  store_.WithDatabase([&](Database& db) {
+    Statement(db, "UPDATE commits SET state = 'done', finished_usec = ? WHERE id = ?").Bind(1, NowUsec()).Bind(2, id).Run();
+  });
+}
+
+int64_t CommitJournal::LastFinishedUsec(const std::string& sandbox_id) {
+  return store_.WithDatabase([&](Database& db) {
+    Statement select(db,
+                     "SELECT COALESCE(MAX(finished_usec), 0) FROM commits WHERE sandbox_id = ? AND state IN ('done', 'undone')");
+    select.Bind(1, sandbox_id);
+    return select.Step() ? select.ColumnInt(0) : int64_t{0};
   });
 }
 
@@ -72,9 +122,41 @@ void CommitJournal::SetState(int64_t id, const std::string& state) {
 std::vector<JournaledCommit> CommitJournal::Unfinished(const std::string& sandbox_id) {
   return store_.WithDatabase([&](Database& db) {
     std::vector<JournaledCommit> commits;
-    Statement select(db, "SELECT id, state FROM commits WHERE sandbox_id = ? AND state IN ('applying', 'applied') ORDER BY id");
+    // 'staging': entries may have moved into the stage, to be put back.
+    Statement select(db,
+                     "SELECT id, state, staged, finished_usec FROM commits WHERE sandbox_id = ? "
+                     "AND state IN ('staging', 'applying', 'applied', 'undoing', 'returning') ORDER BY id");
     select.Bind(1, sandbox_id);
-    while (select.Step()) commits.push_back({select.ColumnInt(0), sandbox_id, select.ColumnText(1), {}});
+    while (select.Step())
+      commits.push_back({select.ColumnInt(0), sandbox_id, select.ColumnText(1), select.ColumnInt(2) != 0, select.ColumnInt(3), {}});
+    LoadSteps(db, commits);
+    return commits;
+  });
+}
+
+std::optional<JournaledCommit> CommitJournal::LastDone(const std::string& sandbox_id) {
+  return store_.WithDatabase([&](Database& db) -> std::optional<JournaledCommit> {
+    std::vector<JournaledCommit> commits;
+    Statement select(db,
+                     "SELECT id, state, staged, finished_usec FROM commits WHERE sandbox_id = ? AND state = 'done' "
+                     "ORDER BY id DESC LIMIT 1");
+    select.Bind(1, sandbox_id);
+    while (select.Step())
+      commits.push_back({select.ColumnInt(0), sandbox_id, select.ColumnText(1), select.ColumnInt(2) != 0, select.ColumnInt(3), {}});
+    if (commits.empty()) return std::nullopt;
+    LoadSteps(db, commits);
+    return commits.front();
+  });
+}
+
+void CommitJournal::FinishUndo(int64_t id) {
+  store_.WithDatabase([&](Database& db) {
+    Statement(db, "UPDATE commits SET state = 'undone', finished_usec = ? WHERE id = ?").Bind(1, NowUsec()).Bind(2, id).Run();
+  });
+}
+
+void CommitJournal::LoadSteps(Database& db, std::vector<JournaledCommit>& commits) {
+  {
     Statement steps(db,
                     "SELECT seq, root, path, action, old_ino, new_ino, old_mode, new_mode FROM commit_steps "
                     "WHERE commit_id = ? ORDER BY seq");
@@ -96,8 +178,7 @@ std::vector<JournaledCommit> CommitJournal::Unfinished(const std::string& sandbo
       }
       steps.Reset();
     }
-    return commits;
-  });
+  }
 }
 
 }  // namespace sandboxd

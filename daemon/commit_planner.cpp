@@ -37,6 +37,10 @@ bool Committable(EntryType type) {
 
 }  // namespace
 
+bool IsCommittable(const Change& change) {
+  return change.kind == ChangeKind::kDeleted || change.kind == ChangeKind::kModeChanged || Committable(change.new_type);
+}
+
 CommitPlan PlanCommit(const std::vector<RootChanges>& changes, const std::vector<int>& live_fds,
                       const std::vector<int>& upper_fds, const std::vector<std::string>& prefixes) {
   CommitPlan plan;

@@ -16,6 +16,10 @@ struct CommitPlan {
   std::vector<std::string> skipped;  ///< "skipped P: ..." messages
 };
 
+/// False for a change that puts a socket or a device node in place: those are reported, not
+/// committed.
+bool IsCommittable(const Change& change);
+
 /// `live_fds[i]` and `upper_fds[i]` are directory fds of root i. Paths in `skipped` carry the
 /// root prefix of multi-root sandboxes.
 CommitPlan PlanCommit(const std::vector<RootChanges>& changes, const std::vector<int>& live_fds,

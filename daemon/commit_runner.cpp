@@ -5,10 +5,15 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <map>
 
 #include "beneath.h"
 #include "commit_planner.h"
+#include "commit_stage.h"
+#include "conflict_check.h"
+#include "undo_check.h"
 #include "credentials.h"
 #include "errors.h"
 #include "fs_util.h"
@@ -29,11 +34,13 @@ void StripOverlayAttributes(int upper_root, const CommitStep& step) {
   auto [parent_path, name] = SplitParent(step.path);
   UniqueFd parent = OpenBeneath(upper_root, parent_path, O_PATH | O_DIRECTORY);
   if (!parent) return;  // the helper will report it
-  UniqueFd entry(openat(parent.get(), name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  // Opened for reading (non-blocking, for a fifo): an xattr call through /proc/self/fd of an
+  // O_PATH fd would act on the magic link itself and do nothing. A symlink cannot be opened so;
+  // its attributes stay (overlayfs reads them only inside an upper layer).
+  UniqueFd entry(openat(parent.get(), name.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC));
   if (!entry) return;
-  std::string proc = "/proc/self/fd/" + std::to_string(entry.get());
   for (const char* attribute : {"trusted.overlay.origin", "trusted.overlay.nlink"})
-    if (lremovexattr(proc.c_str(), attribute) != 0 && errno != ENODATA && errno != ENOTSUP && errno != EPERM)
+    if (fremovexattr(entry.get(), attribute) != 0 && errno != ENODATA && errno != ENOTSUP)
       ThrowErrno("cannot clear overlay attributes of " + step.path + " in the sandbox");
 }
 
@@ -42,34 +49,122 @@ void StripOverlayAttributes(int upper_root, const CommitStep& step) {
 CommitRunner::CommitRunner(const Layout& layout, CommitJournal& journal, std::string helper_path)
     : layout_(layout), journal_(journal), helper_path_(std::move(helper_path)) {}
 
-CommitRunner::Outcome CommitRunner::CommitAll(Sandbox& sandbox) {
-  Outcome outcome;
-  auto changes = sandbox.Scan();
+namespace {
+
+struct RootFds {
   std::vector<UniqueFd> lives, uppers;
   std::vector<int> live_fds, upper_fds;
   std::vector<std::string> prefixes;
   bool one_file_system = true;
-  for (size_t i = 0; i < sandbox.roots().size(); ++i) {
-    lives.push_back(sandbox.OpenLiveRoot(i));
-    uppers.push_back(sandbox.OpenUpper(i));
-    live_fds.push_back(lives.back().get());
-    upper_fds.push_back(uppers.back().get());
-    prefixes.push_back(sandbox.PathPrefix(i));
-    struct stat live_st, upper_st;
-    if (fstat(live_fds.back(), &live_st) != 0 || fstat(upper_fds.back(), &upper_st) != 0) ThrowErrno("cannot stat a root");
-    one_file_system &= live_st.st_dev == upper_st.st_dev;
-  }
-  size_t total = 0;
-  for (const auto& root : changes) total += root.changes.size();
-  if (total == 0) return outcome;
+};
 
-  if (!one_file_system) {
+RootFds OpenRoots(const Sandbox& sandbox) {
+  RootFds fds;
+  for (size_t i = 0; i < sandbox.roots().size(); ++i) {
+    fds.lives.push_back(sandbox.OpenLiveRoot(i));
+    fds.uppers.push_back(sandbox.OpenUpper(i));
+    fds.live_fds.push_back(fds.lives.back().get());
+    fds.upper_fds.push_back(fds.uppers.back().get());
+    fds.prefixes.push_back(sandbox.PathPrefix(i));
+    struct stat live_st, upper_st;
+    if (fstat(fds.live_fds.back(), &live_st) != 0 || fstat(fds.upper_fds.back(), &upper_st) != 0) ThrowErrno("cannot stat a root");
+    fds.one_file_system &= live_st.st_dev == upper_st.st_dev;
+  }
+  return fds;
+}
+
+/// Two names of one inode must go live together or not at all: a name left in the sandbox
+/// would still share the inode with the live one, and a later job writing it would change the
+/// live file behind every commit.
+void CheckHardLinksGoTogether(const Sandbox& sandbox, const RootFds& fds, const CommitRequest& request) {
+  std::map<std::pair<size_t, ino_t>, std::string> taken;
+  for (const auto& root : request.changes)
+    for (const auto& change : root.changes) {
+      if (change.new_type != EntryType::kFile || request.hunks.count({root.root, change.path})) continue;
+      auto [parent_path, name] = SplitParent(change.path);
+      UniqueFd parent = OpenBeneath(fds.upper_fds[root.root], parent_path, O_PATH | O_DIRECTORY);
+      struct stat st;
+      if (parent && fstatat(parent.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_nlink > 1)
+        taken[{root.root, st.st_ino}] = fds.prefixes[root.root] + change.path;
+    }
+  if (taken.empty()) return;
+  for (const auto& root : sandbox.Scan())
+    for (const auto& change : root.changes) {
+      if (change.new_type != EntryType::kFile) continue;
+      auto [parent_path, name] = SplitParent(change.path);
+      UniqueFd parent = OpenBeneath(fds.upper_fds[root.root], parent_path, O_PATH | O_DIRECTORY);
+      struct stat st;
+      if (!parent || fstatat(parent.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      auto it = taken.find({root.root, st.st_ino});
+      if (it == taken.end()) continue;
+      bool also_taken = false;
+      for (const auto& r : request.changes)
+        if (r.root == root.root)
+          for (const auto& c : r.changes) also_taken |= c.path == change.path;
+      if (!also_taken)
+        throw Error(Code::kInvalidArgument, it->second + " and " + fds.prefixes[root.root] + change.path +
+                                                " are two names of one file; approve both or neither");
+    }
+}
+
+}  // namespace
+
+CommitRunner::Outcome CommitRunner::Commit(Sandbox& sandbox, const CommitRequest& request) {
+  size_t total = 0;
+  for (const auto& root : request.changes) total += root.changes.size();
+  if (total == 0) return {};
+  UserCredentials owner = LookupUser(sandbox.owner());
+  if (!request.force) CheckConflicts(sandbox, request, owner);
+  // The upper itself becomes the backups only when everything in it goes live: sockets and
+  // device nodes are not committed and stay in the sandbox (where the layers share a file
+  // system; across file systems only whole commits exist, and they go with the upper).
+  bool uncommittable = false;
+  for (const auto& root : request.changes)
+    for (const auto& change : root.changes) uncommittable |= !IsCommittable(change);
+  if (request.everything && request.hunks.empty() && (!uncommittable || !OpenRoots(sandbox).one_file_system)) {
+    // The whole upper becomes the backups: only if the request really is all of it, read again
+    // now that nothing can write it, so that no change the request missed goes with it.
+    size_t now = 0;
+    for (const auto& root : sandbox.Scan()) now += root.changes.size();
+    if (now == total) return CommitWholeUpper(sandbox, request);
+  }
+  return CommitStaged(sandbox, request, owner);
+}
+
+void CommitRunner::CheckConflicts(const Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner) {
+  int64_t since_usec = std::max<int64_t>(sandbox.created_usec(), journal_.LastFinishedUsec(sandbox.id()));
+  RootFds fds = OpenRoots(sandbox);
+  std::vector<std::string> conflicts;
+  for (const auto& root : request.changes) {
+    auto candidates = FindConflictCandidates(fds.live_fds[root.root], fds.upper_fds[root.root], root.changes, since_usec * 1000);
+    std::vector<std::string> comparable;
+    for (const auto& candidate : candidates)
+      if (candidate.same_content_possible) comparable.push_back(candidate.path);
+    // A live file that already holds what the sandbox holds is no conflict: both made the same
+    // change. Compared by the helper, as the owner: the answer must not tell the owner anything
+    // about a file the owner could not read.
+    std::set<std::string> same;
+    if (!comparable.empty())
+      same = SameContentAsOwner(helper_path_, owner, fds.live_fds[root.root], fds.upper_fds[root.root], comparable);
+    for (const auto& candidate : candidates)
+      if (!same.count(candidate.path)) conflicts.push_back(fds.prefixes[root.root] + candidate.path + " (" + candidate.why + ")");
+  }
+  if (conflicts.empty()) return;
+  std::string list;
+  for (const auto& conflict : conflicts) list += (list.empty() ? "" : ", ") + conflict;
+  throw Error(Code::kConflict, "sandbox " + sandbox.id() + " conflicts with the live tree, which changed since the sandbox " +
+                                   "last agreed with it: " + list + "; nothing was committed (force to commit anyway)");
+}
+
+CommitRunner::Outcome CommitRunner::CommitWholeUpper(Sandbox& sandbox, const CommitRequest& request) {
+  Outcome outcome;
+  RootFds fds = OpenRoots(sandbox);
+  if (!fds.one_file_system) {
     // Entries cannot be renamed across file systems: each file is copied to a temporary file
     // beside its target, synced and renamed over it. Not journaled (yet): see the README.
     std::vector<HelperRoot> roots;
-    for (auto& root : changes) {
-      roots.push_back({live_fds[root.root], upper_fds[root.root], prefixes[root.root], std::move(root.changes)});
-    }
+    for (const auto& root : request.changes)
+      roots.push_back({fds.live_fds[root.root], fds.upper_fds[root.root], fds.prefixes[root.root], root.changes});
     auto answer = RunHelper(helper_path_, "commit", LookupUser(sandbox.owner()), roots);
     outcome.committed = answer.value("applied", size_t{0});
     for (const auto& skipped : answer.value("skipped", nlohmann::json::array())) outcome.skipped.push_back(skipped.get<std::string>());
@@ -77,21 +172,22 @@ CommitRunner::Outcome CommitRunner::CommitAll(Sandbox& sandbox) {
     return outcome;
   }
 
-  CommitPlan plan = PlanCommit(changes, live_fds, upper_fds, prefixes);
+  CommitPlan plan = PlanCommit(request.changes, fds.live_fds, fds.upper_fds, fds.prefixes);
   outcome.skipped = plan.skipped;
-  outcome.committed = plan.steps.size();
+  for (const auto& root : request.changes) outcome.committed += root.changes.size();
+  outcome.committed -= plan.skipped.size();
   for (const auto& step : plan.steps)
-    if (step.action == StepAction::kPlace) StripOverlayAttributes(upper_fds[step.root], step);
+    if (step.action == StepAction::kPlace) StripOverlayAttributes(fds.upper_fds[step.root], step);
 
   int64_t commit = journal_.Begin(sandbox.id(), plan.steps);
   try {
-    PrepareDirectories(sandbox, commit);
-    Run(sandbox, commit, "forward", plan.steps);
+    PrepareDirectories(sandbox, commit, false);
+    Run(sandbox, commit, "forward", plan.steps, false);
   } catch (...) {
     // Take back whatever was done. If even that fails, the journal still says "applying": the
     // next start-up finishes the commit or takes it back, and until then the sandbox is frozen.
     try {
-      Run(sandbox, commit, "back", plan.steps);
+      Run(sandbox, commit, "back", plan.steps, false);
     } catch (const std::exception& e) {
       std::string why = "commit " + std::to_string(commit) + " failed and could not be taken back (" + e.what() +
                         "); restarting sandboxd finishes it or takes it back";
@@ -104,23 +200,142 @@ CommitRunner::Outcome CommitRunner::CommitAll(Sandbox& sandbox) {
   }
   journal_.SetState(commit, "applied");
   KeepBackups(sandbox, commit);
-  journal_.SetState(commit, "done");
+  journal_.Finish(commit);
   return outcome;
+}
+
+CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner) {
+  Outcome outcome;
+  RootFds fds = OpenRoots(sandbox);
+  if (!fds.one_file_system)
+    throw Error(Code::kInvalidState, "sandbox " + sandbox.id() + " keeps its changes on another file system than its roots; " +
+                                         "it can only commit all of its changes at once");
+  CheckHardLinksGoTogether(sandbox, fds, request);
+
+  int64_t commit = journal_.BeginStaging(sandbox.id());
+  CommitPlan plan;
+  try {
+    PrepareDirectories(sandbox, commit, true);
+    std::vector<UniqueFd> stages;
+    std::vector<int> stage_fds;
+    for (size_t i = 0; i < sandbox.roots().size(); ++i) {
+      stages.push_back(OpenDirectoryNoSymlinks(layout_.CommitUpperDir(sandbox.id(), commit, i), O_PATH));
+      stage_fds.push_back(stages.back().get());
+    }
+    for (const auto& root : request.changes) {
+      std::vector<Change> whole;
+      for (const auto& change : root.changes)
+        if (!request.hunks.count({root.root, change.path})) whole.push_back(change);
+      StageEntries(fds.upper_fds[root.root], stage_fds[root.root], whole, owner.uid, owner.gid);
+    }
+    for (const auto& [key, hunks] : request.hunks) {
+      const auto& [root, path] = key;
+      UniqueFd merged = CreateStagedFile(fds.upper_fds[root], stage_fds[root], path, owner.uid, owner.gid);
+      MergeHunksAsOwner(helper_path_, owner, fds.live_fds[root], fds.upper_fds[root], path, hunks, merged.get());
+    }
+    plan = PlanCommit(request.changes, fds.live_fds, stage_fds, fds.prefixes);
+    for (const auto& step : plan.steps)
+      if (step.action == StepAction::kPlace) StripOverlayAttributes(stage_fds[step.root], step);
+    journal_.Journal(commit, plan.steps);
+  } catch (...) {
+    Unstage(sandbox, commit);
+    throw;
+  }
+  outcome.skipped = plan.skipped;
+  for (const auto& root : request.changes) outcome.committed += root.changes.size();
+  outcome.committed -= plan.skipped.size();
+
+  try {
+    Run(sandbox, commit, "forward", plan.steps, true);
+  } catch (...) {
+    try {
+      Run(sandbox, commit, "back", plan.steps, true);
+      Unstage(sandbox, commit);
+    } catch (const std::exception& e) {
+      std::string why = "commit " + std::to_string(commit) + " failed and could not be taken back (" + e.what() +
+                        "); restarting sandboxd finishes it or takes it back";
+      sandbox.MarkBroken(why);
+      throw Error(Code::kInvalidState, "sandbox " + sandbox.id() + ": " + why);
+    }
+    throw;
+  }
+  journal_.SetState(commit, "applied");
+  Settle(sandbox, plan.steps);
+  journal_.Finish(commit);
+  return outcome;
+}
+
+CommitRunner::UndoOutcome CommitRunner::Undo(Sandbox& sandbox) {
+  auto last = journal_.LastDone(sandbox.id());
+  if (!last) throw Error(Code::kNotFound, "sandbox " + sandbox.id() + " has no commit to undo");
+  RootFds fds = OpenRoots(sandbox);
+  auto conflicts = FindUndoConflicts(last->steps, fds.live_fds, fds.prefixes, last->finished_usec * 1000);
+  if (!conflicts.empty()) {
+    std::string list;
+    for (const auto& conflict : conflicts) list += (list.empty() ? "" : ", ") + conflict;
+    throw Error(Code::kConflict, "cannot undo commit " + std::to_string(last->id) + " of sandbox " + sandbox.id() +
+                                     ": the live tree changed since: " + list + "; nothing was undone");
+  }
+  // The backups of a whole-upper commit are its old upper, those of a staged one its stage:
+  // both live where a staged commit keeps its stage, so the steps go back the same way.
+  journal_.SetState(last->id, "undoing");
+  try {
+    Run(sandbox, last->id, "back", last->steps, true);
+  } catch (...) {
+    try {
+      Run(sandbox, last->id, "forward", last->steps, true);
+      journal_.SetState(last->id, "done");
+    } catch (const std::exception& e) {
+      std::string why = "undo of commit " + std::to_string(last->id) + " failed and could not be taken back (" + e.what() +
+                        "); restarting sandboxd settles it";
+      sandbox.MarkBroken(why);
+      throw Error(Code::kInvalidState, "sandbox " + sandbox.id() + ": " + why);
+    }
+    throw;
+  }
+  journal_.SetState(last->id, "returning");
+  ReturnToSandbox(sandbox, last->id);
+  return {last->id, last->steps.size()};
 }
 
 std::vector<std::string> CommitRunner::Recover(Sandbox& sandbox) {
   std::vector<std::string> lines;
   for (const auto& commit : journal_.Unfinished(sandbox.id())) {
     std::string what = "commit " + std::to_string(commit.id) + " of sandbox " + sandbox.id();
-    if (commit.state == "applying") {
-      PrepareDirectories(sandbox, commit.id);
+    if (commit.state == "undoing") {
       try {
-        Run(sandbox, commit.id, "forward", commit.steps);
+        Run(sandbox, commit.id, "back", commit.steps, true);
+      } catch (const std::exception& e) {
+        Run(sandbox, commit.id, "forward", commit.steps, true);
+        journal_.SetState(commit.id, "done");
+        lines.push_back("the undo of " + what + " was cut off and could not be finished (" + e.what() + "); the commit stands");
+        continue;
+      }
+      journal_.SetState(commit.id, "returning");
+    }
+    if (commit.state == "undoing" || commit.state == "returning") {
+      ReturnToSandbox(sandbox, commit.id);
+      lines.push_back("the undo of " + what + " was cut off; finished it");
+      continue;
+    }
+    if (commit.state == "staging") {
+      Unstage(sandbox, commit.id);
+      lines.push_back(what + " was cut off before it started; put its changes back into the sandbox");
+      continue;
+    }
+    if (commit.state == "applying") {
+      PrepareDirectories(sandbox, commit.id, commit.staged);
+      try {
+        Run(sandbox, commit.id, "forward", commit.steps, commit.staged);
         lines.push_back(what + " was cut off; finished it");
       } catch (const std::exception& e) {
-        Run(sandbox, commit.id, "back", commit.steps);
-        journal_.SetState(commit.id, "rolled-back");
-        RemoveTree(layout_.CommitDir(sandbox.id(), commit.id));
+        Run(sandbox, commit.id, "back", commit.steps, commit.staged);
+        if (commit.staged) {
+          Unstage(sandbox, commit.id);
+        } else {
+          journal_.SetState(commit.id, "rolled-back");
+          RemoveTree(layout_.CommitDir(sandbox.id(), commit.id));
+        }
         lines.push_back(what + " was cut off and could not be finished (" + e.what() + "); took it back");
         continue;
       }
@@ -128,33 +343,77 @@ std::vector<std::string> CommitRunner::Recover(Sandbox& sandbox) {
     } else {
       lines.push_back(what + " was cut off while keeping its backups; finished it");
     }
-    KeepBackups(sandbox, commit.id);
-    journal_.SetState(commit.id, "done");
+    if (commit.staged) {
+      Settle(sandbox, commit.steps);
+    } else {
+      KeepBackups(sandbox, commit.id);
+    }
+    journal_.Finish(commit.id);
   }
   return lines;
 }
 
-void CommitRunner::PrepareDirectories(const Sandbox& sandbox, int64_t commit) {
+void CommitRunner::PrepareDirectories(const Sandbox& sandbox, int64_t commit, bool staged) {
   MakeDirectory(layout_.CommitsDir(sandbox.id()), 0700);
   MakeDirectory(layout_.CommitDir(sandbox.id(), commit), 0700);
   MakeDirectory(layout_.CommitDir(sandbox.id(), commit) + "/removed", 0700);
   MakeDirectory(layout_.CommitDir(sandbox.id(), commit) + "/upper", 0700);
-  // The helper, running as the owner, moves removed live entries in here.
-  for (size_t i = 0; i < sandbox.roots().size(); ++i)
+  // The helper, running as the owner, moves removed live entries in here (and, for a staged
+  // commit, exchanges entries in the stage).
+  for (size_t i = 0; i < sandbox.roots().size(); ++i) {
     MakeDirectory(layout_.CommitRemovedDir(sandbox.id(), commit, i), 0700, sandbox.owner(), 0);
+    if (staged) MakeDirectory(layout_.CommitUpperDir(sandbox.id(), commit, i), 0700, sandbox.owner(), 0);
+  }
 }
 
 void CommitRunner::Run(const Sandbox& sandbox, int64_t commit, const std::string& direction,
-                       const std::vector<CommitStep>& steps) {
+                       const std::vector<CommitStep>& steps, bool staged) {
   std::vector<UniqueFd> fds;
   std::vector<StepHelperRoot> roots;
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
     fds.push_back(sandbox.OpenLiveRoot(i));
-    fds.push_back(sandbox.OpenUpper(i));
+    fds.push_back(staged ? OpenDirectoryNoSymlinks(layout_.CommitUpperDir(sandbox.id(), commit, i), O_PATH) : sandbox.OpenUpper(i));
     fds.push_back(OpenDirectoryNoSymlinks(layout_.CommitRemovedDir(sandbox.id(), commit, i), O_PATH));
     roots.push_back({fds[fds.size() - 3].get(), fds[fds.size() - 2].get(), fds.back().get()});
   }
   RunStepsHelper(helper_path_, LookupUser(sandbox.owner()), direction, roots, steps);
+}
+
+void CommitRunner::Unstage(const Sandbox& sandbox, int64_t commit) {
+  for (size_t i = 0; i < sandbox.roots().size(); ++i) {
+    std::string stage = layout_.CommitUpperDir(sandbox.id(), commit, i);
+    if (!Exists(stage)) continue;
+    UniqueFd upper = sandbox.OpenUpper(i);
+    UniqueFd stage_fd = OpenDirectoryNoSymlinks(stage, O_PATH);
+    sandboxd::Unstage(upper.get(), stage_fd.get());
+  }
+  journal_.SetState(commit, "rolled-back");
+  RemoveTree(layout_.CommitDir(sandbox.id(), commit));
+}
+
+void CommitRunner::ReturnToSandbox(const Sandbox& sandbox, int64_t commit) {
+  for (size_t i = 0; i < sandbox.roots().size(); ++i) {
+    std::string kept = layout_.CommitUpperDir(sandbox.id(), commit, i);
+    if (!Exists(kept)) continue;
+    UniqueFd upper = sandbox.OpenUpper(i);
+    UniqueFd kept_fd = OpenDirectoryNoSymlinks(kept, O_PATH);
+    sandboxd::Unstage(upper.get(), kept_fd.get());
+  }
+  journal_.FinishUndo(commit);
+  RemoveTree(layout_.CommitDir(sandbox.id(), commit));
+}
+
+void CommitRunner::Settle(const Sandbox& sandbox, const std::vector<CommitStep>& steps) {
+  for (size_t i = 0; i < sandbox.roots().size(); ++i) {
+    std::vector<CommitStep> root_steps;
+    for (const auto& step : steps)
+      if (step.root == i) root_steps.push_back(step);
+    UniqueFd upper = sandbox.OpenUpper(i);
+    std::string index = layout_.WorkDir(sandbox.id(), i) + "/index";
+    UniqueFd index_fd;
+    if (Exists(index)) index_fd = OpenDirectoryNoSymlinks(index, O_PATH);
+    SettleUpperAfterCommit(upper.get(), index_fd ? index_fd.get() : -1, root_steps);
+  }
 }
 
 void CommitRunner::KeepBackups(const Sandbox& sandbox, int64_t commit) {

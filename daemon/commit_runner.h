@@ -5,13 +5,20 @@
 /// is taken back and the live tree is as before. If the daemon dies half-way, Recover (at
 /// start-up, before the sandbox is mounted again) finishes the commit from its journal, or takes
 /// it back when it cannot be finished: the live tree ends wholly before or wholly after it.
+/// A commit of the whole change set works on the upper layer itself, which then becomes the
+/// backups; a partial one goes through a stage (commit_stage.h) and leaves the rest in the upper.
 /// No D-Bus here; the sandbox must be unmounted and held exclusively by the caller.
 
 #include <cstdint>
+#include <map>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "commit_journal.h"
+#include "commit_request.h"
+#include "credentials.h"
 #include "layout.h"
 #include "sandbox.h"
 
@@ -25,14 +32,39 @@ class CommitRunner {
     size_t committed = 0;
     std::vector<std::string> skipped;
   };
-  /// Commits every change of the sandbox, all or nothing. Throws Error naming the path.
-  Outcome CommitAll(Sandbox& sandbox);
-  /// Finishes or takes back the sandbox's unfinished commits; returns a line for the log each.
+  /// Commits what `request` names, all or nothing. Refuses with Error(kConflict) listing every
+  /// path whose live entry changed since the sandbox last agreed with it, unless forced.
+  /// Throws Error naming the path.
+  Outcome Commit(Sandbox& sandbox, const CommitRequest& request);
+  struct UndoOutcome {
+    int64_t commit = 0;
+    size_t steps = 0;
+  };
+  /// Takes the sandbox's last commit back: the live tree is as before it, from its backups, and
+  /// what it committed is in the sandbox again (files, symlinks, fifos and deletions; where the
+  /// sandbox has changed a path since, its newer version stays). Refuses with Error(kConflict)
+  /// naming every path the owner changed since that commit, and with kNotFound when there is
+  /// no commit to undo. All or nothing, like a commit.
+  UndoOutcome Undo(Sandbox& sandbox);
+  /// Finishes or takes back the sandbox's unfinished commits and undos; returns a line for the
+  /// log each.
   std::vector<std::string> Recover(Sandbox& sandbox);
 
  private:
-  void PrepareDirectories(const Sandbox& sandbox, int64_t commit);
-  void Run(const Sandbox& sandbox, int64_t commit, const std::string& direction, const std::vector<CommitStep>& steps);
+  void CheckConflicts(const Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner);
+  Outcome CommitWholeUpper(Sandbox& sandbox, const CommitRequest& request);
+  Outcome CommitStaged(Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner);
+  void PrepareDirectories(const Sandbox& sandbox, int64_t commit, bool staged);
+  /// Runs the steps; a staged commit's new entries (and backups) are in its stage.
+  void Run(const Sandbox& sandbox, int64_t commit, const std::string& direction, const std::vector<CommitStep>& steps,
+           bool staged);
+  /// Puts a staged commit's entries back into the upper and forgets the commit.
+  void Unstage(const Sandbox& sandbox, int64_t commit);
+  /// After an undo took the steps back: the commit's entries go back into the sandbox's upper,
+  /// the commit's directory goes, and it is "undone".
+  void ReturnToSandbox(const Sandbox& sandbox, int64_t commit);
+  /// After a staged commit went live: see SettleUpperAfterCommit.
+  void Settle(const Sandbox& sandbox, const std::vector<CommitStep>& steps);
   /// Moves each root's upper layer (now holding the replaced entries) into the commit's
   /// backups and empties the work dir; SetUp makes fresh ones. Idempotent.
   void KeepBackups(const Sandbox& sandbox, int64_t commit);

@@ -9,6 +9,7 @@
 #include <exception>
 #include <functional>
 #include <string>
+#include <tuple>
 
 #include "caller.h"
 #include "errors.h"
@@ -41,8 +42,10 @@ void ReplyWith(sdbus::Result<Outs...>& result, F&& body) {
     if constexpr (sizeof...(Outs) == 0) {
       body();
       result.returnResults();
-    } else {
+    } else if constexpr (sizeof...(Outs) == 1) {
       result.returnResults(body());
+    } else {
+      std::apply([&](const auto&... outs) { result.returnResults(outs...); }, body());
     }
   } catch (...) {
     result.returnError(CurrentExceptionAsDBusError());

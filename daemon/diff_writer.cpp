@@ -9,28 +9,15 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <memory>
-#include <mutex>
 #include <optional>
 
 #include "beneath.h"
 #include "errors.h"
 #include "fd.h"
+#include "text_patch.h"
 
 namespace sandboxd {
 namespace {
-
-constexpr size_t kBinaryProbe = 8000;  // git looks for a NUL byte in this many leading bytes
-
-struct PatchDeleter {
-  void operator()(git_patch* patch) const { git_patch_free(patch); }
-};
-using PatchPtr = std::unique_ptr<git_patch, PatchDeleter>;
-
-void InitLibgit2() {
-  static std::once_flag once;
-  std::call_once(once, [] { git_libgit2_init(); });
-}
 
 /// One side of a file diff as read from disk.
 struct Side {
@@ -85,27 +72,15 @@ Side ReadSide(int dirfd, const std::string& path, const DiffOptions& options) {
       return side;
     }
   }
-  size_t probe = std::min(side.content.size(), kBinaryProbe);
-  if (memchr(side.content.data(), '\0', probe) != nullptr) side.binary = true;
+  if (LooksBinary(side.content)) side.binary = true;
   return side;
 }
 
 bool HasContent(const Side& side) { return side.exists && (S_ISREG(side.mode) || S_ISLNK(side.mode)); }
 
-/// Unified hunks of old → new text, numbered as libgit2 produces them.
+/// Unified hunks of old → new text, numbered as libgit2 produces them (text_patch.h).
 std::vector<Hunk> LineDiff(const std::string& old_text, const std::string& new_text, const DiffOptions& options) {
-  InitLibgit2();
-  git_diff_options opts;
-  git_diff_options_init(&opts, GIT_DIFF_OPTIONS_VERSION);
-  opts.context_lines = static_cast<uint32_t>(options.context_lines);
-  opts.interhunk_lines = 0;
-  opts.flags = GIT_DIFF_FORCE_TEXT;
-  git_patch* raw = nullptr;
-  if (git_patch_from_buffers(&raw, old_text.data(), old_text.size(), "a", new_text.data(), new_text.size(), "b", &opts) != 0) {
-    const git_error* error = git_error_last();
-    throw Error(Code::kFailed, std::string("cannot compute a diff: ") + (error ? error->message : "libgit2 error"));
-  }
-  PatchPtr patch(raw);
+  GitPatch patch = MakeTextPatch(old_text, new_text, options.context_lines);
   std::vector<Hunk> hunks;
   for (size_t h = 0; h < git_patch_num_hunks(patch.get()); ++h) {
     const git_diff_hunk* hunk = nullptr;

@@ -64,4 +64,26 @@ void RunStepsHelper(const std::string& helper_path, const UserCredentials& user,
   RunHelperRequest(helper_path, "steps", user, request, fds);
 }
 
+std::vector<std::map<std::string, int>> CountHunksAsOwner(const std::string& helper_path, const UserCredentials& user,
+                                                          const std::vector<HelperRoot>& roots) {
+  nlohmann::json answer = RunHelper(helper_path, "hunks", user, roots);
+  std::vector<std::map<std::string, int>> counts;
+  for (const auto& root : answer.at("roots")) counts.push_back(root.at("counts").get<std::map<std::string, int>>());
+  if (counts.size() != roots.size()) throw Error(Code::kFailed, "sandboxd-helper hunks answered for the wrong number of roots");
+  return counts;
+}
+
+void MergeHunksAsOwner(const std::string& helper_path, const UserCredentials& user, int live_fd, int upper_fd,
+                       const std::string& path, const std::set<int>& hunks, int output_fd) {
+  nlohmann::json request = {{"live_fd", 3}, {"upper_fd", 4}, {"output_fd", 5}, {"path", path}, {"hunks", hunks}};
+  RunHelperRequest(helper_path, "merge", user, request, {live_fd, upper_fd, output_fd});
+}
+
+std::set<std::string> SameContentAsOwner(const std::string& helper_path, const UserCredentials& user, int live_fd,
+                                         int upper_fd, const std::vector<std::string>& paths) {
+  nlohmann::json request = {{"live_fd", 3}, {"upper_fd", 4}, {"paths", paths}};
+  nlohmann::json answer = RunHelperRequest(helper_path, "compare", user, request, {live_fd, upper_fd});
+  return answer.at("same").get<std::set<std::string>>();
+}
+
 }  // namespace sandboxd

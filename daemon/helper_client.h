@@ -4,7 +4,9 @@
 /// directory fds of the live roots and upper layers plus a JSON request, and returns its JSON
 /// answer. An error the helper reports comes back as the same Error code.
 
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,7 +23,7 @@ struct HelperRoot {
   std::vector<Change> changes;
 };
 
-/// `op` is "diff" or "commit". `output_fd` (diff only) receives the diff text.
+/// `op` is "diff", "hunks" or "commit". `output_fd` (diff only) receives the diff text.
 nlohmann::json RunHelper(const std::string& helper_path, const std::string& op, const UserCredentials& user,
                          const std::vector<HelperRoot>& roots, int output_fd = -1);
 
@@ -39,5 +41,23 @@ struct StepHelperRoot {
 /// Runs a journaled commit's steps as the owner, "forward" or "back" (commit_steps_apply.h).
 void RunStepsHelper(const std::string& helper_path, const UserCredentials& user, const std::string& direction,
                     const std::vector<StepHelperRoot>& roots, const std::vector<CommitStep>& steps);
+
+/// For each root (in order), each of its changes' path → the number of hunks `diff` shows for it
+/// when it can be committed hunk by hunk (a text file modified in place), or -1 when it can
+/// only be approved whole.
+std::vector<std::map<std::string, int>> CountHunksAsOwner(const std::string& helper_path, const UserCredentials& user,
+                                                          const std::vector<HelperRoot>& roots);
+
+/// Writes to `output_fd` (an empty regular file) the live file `path` with only the hunks
+/// numbered in `hunks` (from 1, as `diff` numbers them) taken from the upper layer, and syncs it.
+/// Throws Error(kInvalidArgument) when `path` is not a text file on both sides, Error(kNotFound)
+/// for a hunk number the change does not have.
+void MergeHunksAsOwner(const std::string& helper_path, const UserCredentials& user, int live_fd, int upper_fd,
+                       const std::string& path, const std::set<int>& hunks, int output_fd);
+
+/// The subset of `paths` whose live and upper entries have the same content (regular files byte
+/// for byte, symlinks by target; see same_content.h).
+std::set<std::string> SameContentAsOwner(const std::string& helper_path, const UserCredentials& user, int live_fd,
+                                         int upper_fd, const std::vector<std::string>& paths);
 
 }  // namespace sandboxd

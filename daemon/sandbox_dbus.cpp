@@ -26,7 +26,9 @@ std::string JoinRoots(const std::vector<std::string>& roots) {
   return text;
 }
 
-std::map<std::string, sdbus::Variant> ChangeDetails(const Change& change) {
+std::vector<uint32_t> HunkList(const std::set<int>& hunks) { return std::vector<uint32_t>(hunks.begin(), hunks.end()); }
+
+std::map<std::string, sdbus::Variant> ChangeDetails(const Change& change, const Approval& approval) {
   std::map<std::string, sdbus::Variant> details;
   EntryType shown = change.new_type != EntryType::kNone ? change.new_type : change.old_type;
   details["type"] = sdbus::Variant(std::string(ToString(shown)));
@@ -37,6 +39,12 @@ std::map<std::string, sdbus::Variant> ChangeDetails(const Change& change) {
   if (change.new_type != EntryType::kNone) {
     details["new_type"] = sdbus::Variant(std::string(ToString(change.new_type)));
     details["new_mode"] = sdbus::Variant(static_cast<uint32_t>(change.new_mode));
+  }
+  details["review"] = sdbus::Variant(std::string(ToString(approval.State())));
+  if (!approval.hunks.empty()) {
+    details["hunks"] = sdbus::Variant(static_cast<uint32_t>(approval.hunk_count));
+    details["approved_hunks"] = sdbus::Variant(HunkList(approval.HunksWith(Verdict::kApproved)));
+    details["rejected_hunks"] = sdbus::Variant(HunkList(approval.HunksWith(Verdict::kRejected)));
   }
   return details;
 }
@@ -60,6 +68,32 @@ Caller SandboxDBus::AuthorizedCaller() {
   return caller;
 }
 
+template <typename... Outs, typename Body>
+void SandboxDBus::InWorker(sdbus::Result<Outs...>&& result, Body&& body) {
+  Caller caller;
+  try {
+    caller = AuthorizedCaller();
+  } catch (...) {
+    result.returnError(CurrentExceptionAsDBusError());
+    return;
+  }
+  auto self = service_.FindSandboxObject(sandbox_->id());
+  service_.RunInWorker([self, result = std::move(result), body = std::forward<Body>(body), caller]() mutable {
+    ReplyWith(result, [&] { return body(caller); });
+  });
+}
+
+void SandboxDBus::RemountUnlessBroken(const char* failed) {
+  // A commit or undo that could not be taken back leaves the sandbox unmounted and frozen until
+  // a restart settles it from the journal; a job must never run over half a commit.
+  if (sandbox_->broken()) return;
+  try {
+    sandbox_->SetUp();
+  } catch (const std::exception& e) {
+    spdlog::error("sandbox {}: cannot remount after a failed {}: {}", sandbox_->id(), failed, e.what());
+  }
+}
+
 void SandboxDBus::AnnounceChangeSet() {
   uint32_t count = 0;
   try {
@@ -73,200 +107,211 @@ void SandboxDBus::AnnounceChangeSet() {
 void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std::string> argv, std::string cwd,
                       std::map<std::string, std::string> env, std::map<std::string, sdbus::UnixFd> fds,
                       std::map<std::string, sdbus::Variant> options, uint64_t flags) {
-  Caller caller;
-  try {
-    caller = AuthorizedCaller();
-  } catch (...) {
-    result.returnError(CurrentExceptionAsDBusError());
-    return;
-  }
-  auto self = service_.FindSandboxObject(sandbox_->id());
-  service_.RunInWorker([this, self, result = std::move(result), argv = std::move(argv), cwd = std::move(cwd),
-                        env = std::move(env), fds = std::move(fds), options = std::move(options), flags, caller]() mutable {
-    ReplyWith(result, [&]() -> sdbus::ObjectPath {
-      CheckFlags(flags, api::kFlagAllowInteractive);
-      if (argv.empty()) throw Error(Code::kInvalidArgument, "no command given to run in sandbox " + sandbox_->id());
-      if (argv.size() > kMaxArgs) throw Error(Code::kInvalidArgument, "too many arguments (more than " + std::to_string(kMaxArgs) + ")");
-      if (env.size() > kMaxEnv) throw Error(Code::kInvalidArgument, "too many environment variables (more than " + std::to_string(kMaxEnv) + ")");
-      for (const auto& [key, value] : options)
-        throw Error(Code::kInvalidArgument, "unknown option '" + key + "' for Run");
-      for (const auto& [key, fd] : fds)
-        if (key != "stdin" && key != "stdout" && key != "stderr")
-          throw Error(Code::kInvalidArgument, "unknown stream '" + key + "' (expected stdin, stdout or stderr)");
-      std::string job_cwd = ResolveJobCwd(cwd, sandbox_->roots(), sandbox_->id());
-      UserCredentials user = LookupUser(sandbox_->owner());
+  InWorker(std::move(result), [this, argv = std::move(argv), cwd = std::move(cwd),
+                               env = std::move(env), fds = std::move(fds), options = std::move(options), flags](const Caller& caller) mutable -> sdbus::ObjectPath {
+    CheckFlags(flags, api::kFlagAllowInteractive);
+    if (argv.empty()) throw Error(Code::kInvalidArgument, "no command given to run in sandbox " + sandbox_->id());
+    if (argv.size() > kMaxArgs) throw Error(Code::kInvalidArgument, "too many arguments (more than " + std::to_string(kMaxArgs) + ")");
+    if (env.size() > kMaxEnv) throw Error(Code::kInvalidArgument, "too many environment variables (more than " + std::to_string(kMaxEnv) + ")");
+    for (const auto& [key, value] : options)
+      throw Error(Code::kInvalidArgument, "unknown option '" + key + "' for Run");
+    for (const auto& [key, fd] : fds)
+      if (key != "stdin" && key != "stdout" && key != "stderr")
+        throw Error(Code::kInvalidArgument, "unknown stream '" + key + "' (expected stdin, stdout or stderr)");
+    std::string job_cwd = ResolveJobCwd(cwd, sandbox_->roots(), sandbox_->id());
+    UserCredentials user = LookupUser(sandbox_->owner());
 
-      JobLaunch launch;
-      launch.user = user;
-      launch.env = JobEnvironment(user, env);
-      auto take = [&fds](const char* name) {
-        auto it = fds.find(name);
-        return it == fds.end() ? UniqueFd() : UniqueFd(it->second.release());
-      };
-      launch.stdin_fd = take("stdin");
-      launch.stdout_fd = take("stdout");
-      launch.stderr_fd = take("stderr");
-      BwrapConfig config;
-      config.bwrap = service_.options().bwrap_path;
-      for (size_t i = 0; i < sandbox_->roots().size(); ++i) config.roots.push_back({sandbox_->MergedDir(i), sandbox_->roots()[i]});
-      config.cwd = job_cwd;
-      config.json_status_fd = 3;
-      config.command = argv;
-      launch.bwrap_args = BuildBwrapArgs(config);
+    JobLaunch launch;
+    launch.user = user;
+    launch.env = JobEnvironment(user, env);
+    auto take = [&fds](const char* name) {
+      auto it = fds.find(name);
+      return it == fds.end() ? UniqueFd() : UniqueFd(it->second.release());
+    };
+    launch.stdin_fd = take("stdin");
+    launch.stdout_fd = take("stdout");
+    launch.stderr_fd = take("stderr");
+    BwrapConfig config;
+    config.bwrap = service_.options().bwrap_path;
+    for (size_t i = 0; i < sandbox_->roots().size(); ++i) config.roots.push_back({sandbox_->MergedDir(i), sandbox_->roots()[i]});
+    config.cwd = job_cwd;
+    config.json_status_fd = 3;
+    config.command = argv;
+    launch.bwrap_args = BuildBwrapArgs(config);
 
-      sandbox_->BeginJob();
-      auto job = std::make_shared<Job>(RandomId(), sandbox_->id(), argv);
-      std::shared_ptr<JobDBus> job_object;
-      try {
-        job_object = service_.PublishJob(job, sandbox_);
-        std::weak_ptr<JobDBus> weak_job = job_object;
-        std::weak_ptr<SandboxDBus> weak_self = self;
-        std::string sandbox_id = sandbox_->id();
-        std::string job_id = job->id();
-        Service* service = &service_;
-        auto sandbox = sandbox_;
-        job->Start(std::move(launch), [weak_job, weak_self, sandbox, service, sandbox_id, job_id](const JobEnd& end) {
-          sandbox->EndJob();
-          spdlog::info("job {} in sandbox {} ended: {} {}", job_id, sandbox_id, end.reason, end.exit_status);
-          if (auto j = weak_job.lock()) j->AnnounceFinished(end);
-          if (auto s = weak_self.lock()) s->AnnounceChangeSet();
-          service->PruneJobs(sandbox_id, job_id);
-        });
-      } catch (...) {
-        sandbox_->EndJob();
-        throw;
-      }
-      spdlog::info("job {} started in sandbox {} by uid {}: {}", job->id(), sandbox_->id(), caller.uid, argv.front());
-      return sdbus::ObjectPath(api::JobPath(job->id()));
-    });
+    sandbox_->BeginJob();
+    auto job = std::make_shared<Job>(RandomId(), sandbox_->id(), argv);
+    std::shared_ptr<JobDBus> job_object;
+    try {
+      job_object = service_.PublishJob(job, sandbox_);
+      std::weak_ptr<JobDBus> weak_job = job_object;
+      std::weak_ptr<SandboxDBus> weak_self = service_.FindSandboxObject(sandbox_->id());
+      std::string sandbox_id = sandbox_->id();
+      std::string job_id = job->id();
+      Service* service = &service_;
+      auto sandbox = sandbox_;
+      job->Start(std::move(launch), [weak_job, weak_self, sandbox, service, sandbox_id, job_id](const JobEnd& end) {
+        sandbox->EndJob();
+        spdlog::info("job {} in sandbox {} ended: {} {}", job_id, sandbox_id, end.reason, end.exit_status);
+        if (auto j = weak_job.lock()) j->AnnounceFinished(end);
+        if (auto s = weak_self.lock()) s->AnnounceChangeSet();
+        service->PruneJobs(sandbox_id, job_id);
+      });
+    } catch (...) {
+      sandbox_->EndJob();
+      throw;
+    }
+    spdlog::info("job {} started in sandbox {} by uid {}: {}", job->id(), sandbox_->id(), caller.uid, argv.front());
+    return sdbus::ObjectPath(api::JobPath(job->id()));
   });
 }
 
 void SandboxDBus::GetChanges(sdbus::Result<std::vector<sdbus::Struct<uint32_t, std::string, std::string, std::map<std::string, sdbus::Variant>>>>&& result) {
-  try {
-    AuthorizedCaller();
-  } catch (...) {
-    result.returnError(CurrentExceptionAsDBusError());
-    return;
-  }
-  auto self = service_.FindSandboxObject(sandbox_->id());
-  service_.RunInWorker([this, self, result = std::move(result)]() mutable {
-    ReplyWith(result, [&] {
-      std::vector<sdbus::Struct<uint32_t, std::string, std::string, std::map<std::string, sdbus::Variant>>> list;
-      for (const auto& root : sandbox_->Scan())
-        for (const auto& change : root.changes)
-          list.emplace_back(static_cast<uint32_t>(root.root), DisplayPath(change, sandbox_->PathPrefix(root.root)),
-                            std::string(ToString(change.kind)), ChangeDetails(change));
-      return list;
-    });
+  InWorker(std::move(result), [this](const Caller&) mutable {
+    std::vector<sdbus::Struct<uint32_t, std::string, std::string, std::map<std::string, sdbus::Variant>>> list;
+    for (const auto& item : service_.review().Current(*sandbox_))
+      list.emplace_back(static_cast<uint32_t>(item.root), DisplayPath(item.change, sandbox_->PathPrefix(item.root)),
+                        std::string(ToString(item.change.kind)), ChangeDetails(item.change, item.approval));
+    return list;
   });
 }
 
 void SandboxDBus::Diff(sdbus::Result<>&& result, std::vector<std::string> selectors, sdbus::UnixFd output) {
-  try {
-    AuthorizedCaller();
-  } catch (...) {
-    result.returnError(CurrentExceptionAsDBusError());
-    return;
-  }
-  auto self = service_.FindSandboxObject(sandbox_->id());
-  service_.RunInWorker([this, self, result = std::move(result), selectors = std::move(selectors),
-                        out = UniqueFd(output.release())]() mutable {
-    ReplyWith(result, [&] {
-      if (!out) throw Error(Code::kInvalidArgument, "no output fd given for the diff");
-      int out_flags = fcntl(out.get(), F_GETFL);
-      if (out_flags < 0 || (out_flags & O_ACCMODE) == O_RDONLY)
-        throw Error(Code::kInvalidArgument, "the diff output fd is not open for writing");
-      std::vector<std::string> prefixes;
-      for (size_t i = 0; i < sandbox_->roots().size(); ++i) prefixes.push_back(sandbox_->PathPrefix(i));
-      auto selected = SelectChanges(sandbox_->Scan(), selectors, prefixes, sandbox_->id());
-      std::vector<UniqueFd> fds;
-      std::vector<HelperRoot> roots;
-      for (auto& root : selected) {
-        fds.push_back(sandbox_->OpenLiveRoot(root.root));
-        fds.push_back(sandbox_->OpenUpper(root.root));
-        roots.push_back({fds[fds.size() - 2].get(), fds.back().get(), prefixes[root.root], std::move(root.changes)});
-      }
-      // The diff is produced by the helper running as the owner: it reads the live tree and the
-      // upper with the owner's rights, so a diff can never show what the owner could not read.
-      RunHelper(service_.options().helper_path, "diff", LookupUser(sandbox_->owner()), roots, out.get());
-    });
+  InWorker(std::move(result), [this, selectors = std::move(selectors),
+                               out = UniqueFd(output.release())](const Caller&) mutable {
+    if (!out) throw Error(Code::kInvalidArgument, "no output fd given for the diff");
+    int out_flags = fcntl(out.get(), F_GETFL);
+    if (out_flags < 0 || (out_flags & O_ACCMODE) == O_RDONLY)
+      throw Error(Code::kInvalidArgument, "the diff output fd is not open for writing");
+    std::vector<std::string> prefixes;
+    for (size_t i = 0; i < sandbox_->roots().size(); ++i) prefixes.push_back(sandbox_->PathPrefix(i));
+    auto selected = SelectChanges(sandbox_->Scan(), selectors, prefixes, sandbox_->id());
+    std::vector<UniqueFd> fds;
+    std::vector<HelperRoot> roots;
+    for (auto& root : selected) {
+      fds.push_back(sandbox_->OpenLiveRoot(root.root));
+      fds.push_back(sandbox_->OpenUpper(root.root));
+      roots.push_back({fds[fds.size() - 2].get(), fds.back().get(), prefixes[root.root], std::move(root.changes)});
+    }
+    // The diff is produced by the helper running as the owner: it reads the live tree and the
+    // upper with the owner's rights, so a diff can never show what the owner could not read.
+    RunHelper(service_.options().helper_path, "diff", LookupUser(sandbox_->owner()), roots, out.get());
   });
 }
 
-void SandboxDBus::Commit(sdbus::Result<uint32_t>&& result, uint64_t flags) {
-  Caller caller;
-  try {
-    caller = AuthorizedCaller();
-  } catch (...) {
-    result.returnError(CurrentExceptionAsDBusError());
-    return;
-  }
-  auto self = service_.FindSandboxObject(sandbox_->id());
-  service_.RunInWorker([this, self, result = std::move(result), flags, caller]() mutable {
-    ReplyWith(result, [&]() -> uint32_t {
-      CheckFlags(flags, api::kFlagAllowInteractive | api::kFlagCommitAll);
-      size_t pending = sandbox_->CountChanges();
-      service_.authority().Check(caller, api::kActionCommit,
-                                 {{"sandbox", sandbox_->id()}, {"roots", JoinRoots(sandbox_->roots())},
-                                  {"changes", std::to_string(pending)}, {"verb", "commit"}},
-                                 flags & api::kFlagAllowInteractive,
-                                 "commit sandbox " + sandbox_->id() + " into " + JoinRoots(sandbox_->roots()));
-      // Without approvals (a later feature) only --all selects anything to commit.
-      if (!(flags & api::kFlagCommitAll) || pending == 0) return 0;
+void SandboxDBus::Approve(sdbus::Result<uint32_t>&& result, std::vector<std::string> selectors, uint64_t flags) {
+  Decide(std::move(result), std::move(selectors), flags, Verdict::kApproved);
+}
 
-      ExclusiveOperation exclusive(*sandbox_, "commit");
-      sandbox_->Unmount();
-      uint32_t committed = 0;
-      try {
-        // The files move in the helper with the owner's credentials: a commit can never write
-        // where its owner could not.
-        auto outcome = service_.commits().CommitAll(*sandbox_);
-        committed = static_cast<uint32_t>(outcome.committed);
-        for (const auto& skipped : outcome.skipped) spdlog::warn("sandbox {}: {}", sandbox_->id(), skipped);
-      } catch (...) {
-        // A commit that could not be taken back leaves the sandbox unmounted and frozen until
-        // a restart settles it from the journal; a job must never run over half a commit.
-        if (!sandbox_->broken()) {
-          try {
-            sandbox_->SetUp();
-          } catch (const std::exception& e) {
-            spdlog::error("sandbox {}: cannot remount after a failed commit: {}", sandbox_->id(), e.what());
-          }
-        }
-        AnnounceChangeSet();
-        throw;
+void SandboxDBus::Reject(sdbus::Result<uint32_t>&& result, std::vector<std::string> selectors, uint64_t flags) {
+  Decide(std::move(result), std::move(selectors), flags, Verdict::kRejected);
+}
+
+void SandboxDBus::Decide(sdbus::Result<uint32_t>&& result, std::vector<std::string> selectors, uint64_t flags, Verdict verdict) {
+  InWorker(std::move(result), [this, selectors = std::move(selectors), flags, verdict](const Caller&) mutable -> uint32_t {
+    CheckFlags(flags, api::kFlagEveryChange);
+    // Hunks are counted by the helper as the owner: it reads both sides of each file.
+    auto count_hunks = [this](const std::vector<RootChanges>& asked) {
+      std::vector<UniqueFd> fds;
+      std::vector<HelperRoot> roots;
+      for (const auto& root : asked) {
+        fds.push_back(sandbox_->OpenLiveRoot(root.root));
+        fds.push_back(sandbox_->OpenUpper(root.root));
+        roots.push_back({fds[fds.size() - 2].get(), fds.back().get(), sandbox_->PathPrefix(root.root), root.changes});
       }
-      sandbox_->SetUp();
-      spdlog::info("sandbox {}: committed {} changes for uid {}", sandbox_->id(), committed, caller.uid);
+      auto counted = CountHunksAsOwner(service_.options().helper_path, LookupUser(sandbox_->owner()), roots);
+      HunkCounts counts;
+      for (size_t i = 0; i < asked.size() && i < counted.size(); ++i)
+        for (const auto& [path, count] : counted[i]) counts[{asked[i].root, path}] = count;
+      return counts;
+    };
+    size_t decided = service_.review().Decide(*sandbox_, selectors, flags & api::kFlagEveryChange, verdict, count_hunks);
+    spdlog::info("sandbox {}: {} {} changes or hunks", sandbox_->id(), ToString(verdict), decided);
+    AnnounceChangeSet();
+    return static_cast<uint32_t>(decided);
+  });
+}
+
+void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& result, std::vector<std::string> selectors,
+                         uint64_t flags) {
+  InWorker(std::move(result), [this, selectors = std::move(selectors), flags](const Caller& caller) mutable -> std::tuple<uint32_t, std::vector<std::string>> {
+    CheckFlags(flags, api::kFlagAllowInteractive | api::kFlagCommitAll | api::kFlagForce);
+    size_t pending = sandbox_->CountChanges();
+    service_.authority().Check(caller, api::kActionCommit,
+                               {{"sandbox", sandbox_->id()}, {"roots", JoinRoots(sandbox_->roots())},
+                                {"changes", std::to_string(pending)}, {"verb", "commit"}},
+                               flags & api::kFlagAllowInteractive,
+                               "commit sandbox " + sandbox_->id() + " into " + JoinRoots(sandbox_->roots()));
+    if (pending == 0) return {0u, {}};
+
+    ExclusiveOperation exclusive(*sandbox_, "commit");
+    if (flags & api::kFlagCommitAll) service_.review().ApprovePending(*sandbox_, selectors);
+    // Decisions are read while mounted and unchanged by jobs: the sandbox is held exclusively.
+    auto reviewed = service_.review().Current(*sandbox_);
+    CommitRequest request = Review::Selection(*sandbox_, reviewed, selectors);
+    request.force = flags & api::kFlagForce;
+    if (request.changes.empty()) return {0u, {}};
+    sandbox_->Unmount();
+    CommitRunner::Outcome outcome;
+    try {
+      // The files move in the helper with the owner's credentials: a commit can never write
+      // where its owner could not.
+      outcome = service_.commits().Commit(*sandbox_, request);
+      for (const auto& skipped : outcome.skipped) spdlog::warn("sandbox {}: {}", sandbox_->id(), skipped);
+    } catch (...) {
+      RemountUnlessBroken("commit");
       AnnounceChangeSet();
-      return committed;
-    });
+      throw;
+    }
+    sandbox_->SetUp();
+    try {
+      service_.review().AfterCommit(*sandbox_, reviewed, request);
+    } catch (const std::exception& e) {
+      spdlog::warn("sandbox {}: cannot update its approvals after the commit: {}", sandbox_->id(), e.what());
+    }
+    spdlog::info("sandbox {}: committed {} changes for uid {}", sandbox_->id(), outcome.committed, caller.uid);
+    AnnounceChangeSet();
+    return {static_cast<uint32_t>(outcome.committed), outcome.skipped};
+  });
+}
+
+void SandboxDBus::Undo(sdbus::Result<int64_t>&& result, uint64_t flags) {
+  InWorker(std::move(result), [this, flags](const Caller& caller) mutable -> int64_t {
+    CheckFlags(flags, api::kFlagAllowInteractive);
+    service_.authority().Check(caller, api::kActionCommit,
+                               {{"sandbox", sandbox_->id()}, {"roots", JoinRoots(sandbox_->roots())}, {"verb", "undo"}},
+                               flags & api::kFlagAllowInteractive,
+                               "undo the last commit of sandbox " + sandbox_->id() + " in " + JoinRoots(sandbox_->roots()));
+    ExclusiveOperation exclusive(*sandbox_, "undo");
+    sandbox_->Unmount();
+    CommitRunner::UndoOutcome outcome;
+    try {
+      outcome = service_.commits().Undo(*sandbox_);
+    } catch (...) {
+      RemountUnlessBroken("undo");
+      throw;
+    }
+    sandbox_->SetUp();
+    spdlog::info("sandbox {}: commit {} undone for uid {}", sandbox_->id(), outcome.commit, caller.uid);
+    AnnounceChangeSet();
+    return outcome.commit;
   });
 }
 
 void SandboxDBus::Discard(sdbus::Result<>&& result) {
-  try {
-    AuthorizedCaller();
-  } catch (...) {
-    result.returnError(CurrentExceptionAsDBusError());
-    return;
-  }
-  auto self = service_.FindSandboxObject(sandbox_->id());
-  service_.RunInWorker([this, self, result = std::move(result)]() mutable {
-    ReplyWith(result, [&] {
-      ExclusiveOperation exclusive(*sandbox_, "discard");
-      sandbox_->Unmount();
-      try {
-        sandbox_->ClearLayers();
-      } catch (...) {
-        sandbox_->SetUp();
-        throw;
-      }
+  InWorker(std::move(result), [this](const Caller&) mutable {
+    ExclusiveOperation exclusive(*sandbox_, "discard");
+    sandbox_->Unmount();
+    try {
+      sandbox_->ClearLayers();
+      service_.review().store().Clear(sandbox_->id());
+    } catch (...) {
       sandbox_->SetUp();
-      spdlog::info("sandbox {}: changes discarded", sandbox_->id());
-      AnnounceChangeSet();
-    });
+      throw;
+    }
+    sandbox_->SetUp();
+    spdlog::info("sandbox {}: changes discarded", sandbox_->id());
+    AnnounceChangeSet();
   });
 }
 

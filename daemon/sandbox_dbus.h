@@ -7,6 +7,8 @@
 
 #include <memory>
 
+#include "approval.h"
+#include "dbus_util.h"
 #include "sandbox.h"
 #include "sandbox_adaptor.h"
 
@@ -23,6 +25,9 @@ class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
   const std::shared_ptr<Sandbox>& sandbox() const { return sandbox_; }
   /// Scans and emits ChangeSetChanged with the current number of changes.
   void AnnounceChangeSet();
+  /// After a failed commit or undo (the sandbox was unmounted for it).
+  void RemountUnlessBroken(const char* failed);
+  void Decide(sdbus::Result<uint32_t>&& result, std::vector<std::string> selectors, uint64_t flags, Verdict verdict);
 
  private:
   void Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std::string> argv, std::string cwd,
@@ -30,7 +35,11 @@ class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
            std::map<std::string, sdbus::Variant> options, uint64_t flags) override;
   void GetChanges(sdbus::Result<std::vector<sdbus::Struct<uint32_t, std::string, std::string, std::map<std::string, sdbus::Variant>>>>&& result) override;
   void Diff(sdbus::Result<>&& result, std::vector<std::string> selectors, sdbus::UnixFd output) override;
-  void Commit(sdbus::Result<uint32_t>&& result, uint64_t flags) override;
+  void Approve(sdbus::Result<uint32_t>&& result, std::vector<std::string> selectors, uint64_t flags) override;
+  void Reject(sdbus::Result<uint32_t>&& result, std::vector<std::string> selectors, uint64_t flags) override;
+  void Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& result, std::vector<std::string> selectors,
+              uint64_t flags) override;
+  void Undo(sdbus::Result<int64_t>&& result, uint64_t flags) override;
   void Discard(sdbus::Result<>&& result) override;
   void Destroy(sdbus::Result<>&& result) override;
 
@@ -38,6 +47,11 @@ class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
 
   /// The caller, if allowed to act on this sandbox; throws AccessDenied otherwise.
   Caller AuthorizedCaller();
+  /// The shape of every method here: check the caller at once (on the bus thread), then run
+  /// `body(caller)` on a worker and reply with what it returns or throws. The worker holds
+  /// this object alive until it is done.
+  template <typename... Outs, typename Body>
+  void InWorker(sdbus::Result<Outs...>&& result, Body&& body);
 
   Service& service_;
   std::shared_ptr<Sandbox> sandbox_;

@@ -47,6 +47,8 @@ int Service::Run() {
   registry_ = std::make_unique<SandboxRegistry>(layout_, *store_);
   journal_ = std::make_unique<CommitJournal>(*store_);
   commits_ = std::make_unique<CommitRunner>(layout_, *journal_, options_.helper_path);
+  approvals_ = std::make_unique<ApprovalStore>(*store_);
+  review_ = std::make_unique<Review>(*approvals_);
   auto finish_commits = [this](Sandbox& sandbox) {
     if (journal_->Unfinished(sandbox.id()).empty()) return;
     sandbox.Unmount();  // an overlay must not be mounted while its layers change

@@ -20,6 +20,7 @@
 #include "job.h"
 #include "layout.h"
 #include "polkit.h"
+#include "review.h"
 #include "sandbox_registry.h"
 #include "store.h"
 
@@ -53,6 +54,7 @@ class Service {
   SandboxRegistry& registry() { return *registry_; }
   Authority& authority() { return *authority_; }
   CommitRunner& commits() { return *commits_; }
+  Review& review() { return *review_; }
   const DaemonOptions& options() const { return options_; }
   const Layout& layout() const { return layout_; }
 
@@ -93,6 +95,8 @@ class Service {
   std::unique_ptr<Authority> authority_;
   std::unique_ptr<CommitJournal> journal_;
   std::unique_ptr<CommitRunner> commits_;
+  std::unique_ptr<ApprovalStore> approvals_;
+  std::unique_ptr<Review> review_;
   std::unique_ptr<sdbus::IConnection> connection_;
   std::unique_ptr<ManagerDBus> manager_;
 

@@ -42,7 +42,9 @@ TEST(AccessTest, AnotherUserCanNeitherSeeNorTouchASandbox) {
   for (const auto& [method, args] : std::vector<std::pair<std::string, std::vector<std::string>>>{
            {"GetChanges", {}},
            {"GetInfo", {}},
-           {"Commit", {"uint64 2"}},
+           {"Commit", {"@as []", "uint64 2"}},
+           {"Approve", {"@as []", "uint64 2"}},
+           {"Reject", {"@as []", "uint64 2"}},
            {"Discard", {}},
            {"Destroy", {}},
            {"Run", {"['touch', 'x']", "''", "@a{ss} {}", "@a{sh} {}", "@a{sv} {}", "uint64 0"}}}) {
@@ -67,7 +69,7 @@ TEST(AccessTest, CommitDeniedByPolkitChangesNothing) {
   EXPECT_EQ(commit.status, 1);
   EXPECT_NE(commit.err.find("not authorized"), std::string::npos) << commit.err;
   EXPECT_NE(commit.err.find(id), std::string::npos) << commit.err;
-  Result raw = w.Gdbus(kBob, "/org/sandboxd/Sandbox1/sandbox/" + id, "org.sandboxd.Sandbox1.Sandbox.Commit", {"uint64 3"});
+  Result raw = w.Gdbus(kBob, "/org/sandboxd/Sandbox1/sandbox/" + id, "org.sandboxd.Sandbox1.Sandbox.Commit", {"@as []", "uint64 3"});
   EXPECT_NE(raw.err.find(kAccessDenied), std::string::npos) << raw.err;
   EXPECT_EQ(Snapshot(project), before);
   EXPECT_EQ(w.Sandboxctl(kBob, {"changes", id}).out, "M a.txt\nD b.txt\n");

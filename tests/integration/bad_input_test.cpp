@@ -86,7 +86,7 @@ TEST(BadInputTest, UnknownSandboxEmptyCommandAndUnknownFlags) {
   EXPECT_NE(outside.err.find("/etc"), std::string::npos) << outside.err;
   Result flags = RawCreate(kAlice, project + "/sub", "uint64 4");
   EXPECT_NE(flags.err.find("org.sandboxd.Sandbox1.Error.InvalidArgument"), std::string::npos) << flags.err;
-  Result commit_flags = w.Gdbus(kAlice, path, "org.sandboxd.Sandbox1.Sandbox.Commit", {"uint64 8"});
+  Result commit_flags = w.Gdbus(kAlice, path, "org.sandboxd.Sandbox1.Sandbox.Commit", {"@as []", "uint64 8"});
   EXPECT_NE(commit_flags.err.find("org.sandboxd.Sandbox1.Error.InvalidArgument"), std::string::npos) << commit_flags.err;
   Result unknown_option = w.Gdbus(kAlice, kManager, kCreate, {"['" + project + "/sub']", "{'colour': <'blue'>}", "uint64 0"});
   EXPECT_NE(unknown_option.err.find("colour"), std::string::npos) << unknown_option.err;

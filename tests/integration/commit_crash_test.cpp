@@ -59,6 +59,42 @@ pid_t StartSandboxctl(Harness& w, const std::vector<std::string>& args) {
   return pid;
 }
 
+/// Waits until sandbox `id`'s commit has journaled its steps and made its directory (the
+/// moment files start to move), or `limit` passes. Returns whether it did.
+bool WaitForCommitDirectory(Harness& w, const std::string& id, std::chrono::milliseconds limit) {
+  std::string commits = w.dir() + "/state/sandboxes/" + id + "/commits";
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (access(commits.c_str(), F_OK) == 0) return true;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  return false;
+}
+
+/// Runs `commit ARGS` undisturbed and returns how long its files take to move: from the
+/// moment its commit directory appears to the end of the call.
+std::chrono::steady_clock::duration TimeMovingPart(Harness& w, const std::string& id, const std::vector<std::string>& args) {
+  pid_t client = StartSandboxctl(w, args);
+  EXPECT_TRUE(WaitForCommitDirectory(w, id, std::chrono::seconds(60)));
+  auto start = std::chrono::steady_clock::now();
+  int status = 0;
+  waitpid(client, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  return std::chrono::steady_clock::now() - start;
+}
+
+/// Starts `commit ARGS`, and SIGKILLs sandboxd `fraction` of the way through the part where files
+/// move; restarts it.
+void KillDuringCommit(Harness& w, const std::string& id, const std::vector<std::string>& args,
+                      std::chrono::steady_clock::duration moving, double fraction) {
+  pid_t client = StartSandboxctl(w, args);
+  WaitForCommitDirectory(w, id, std::chrono::seconds(60));
+  std::this_thread::sleep_for(std::chrono::duration_cast<std::chrono::microseconds>(moving * fraction));
+  w.KillDaemon();
+  waitpid(client, nullptr, 0);
+  ASSERT_TRUE(w.StartDaemon()) << w.DaemonLog();
+}
+
 TEST(CommitCrashTest, KilledDaemonLeavesTheLiveTreeWhollyBeforeOrWhollyAfter) {
   SANDBOXD_REQUIRE_WORLD();
   Harness& w = World();
@@ -72,26 +108,19 @@ TEST(CommitCrashTest, KilledDaemonLeavesTheLiveTreeWhollyBeforeOrWhollyAfter) {
   const auto before = Snapshot(project);
   std::string id = Trim(w.Sandboxctl(kAlice, {"create", project}).out);
   ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", kJob}, {.cwd = project}).status, 0);
-  auto start = std::chrono::steady_clock::now();
-  Result commit = w.Sandboxctl(kAlice, {"commit", id, "--all"});
-  auto full = std::chrono::steady_clock::now() - start;
-  ASSERT_EQ(commit.status, 0) << commit.err;
+  auto moving = TimeMovingPart(w, id, {"commit", id, "--all"});
   ASSERT_EQ(Snapshot(project), after);
   ASSERT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
 
   int before_count = 0, after_count = 0;
-  for (double fraction : {0.15, 0.3, 0.45, 0.6, 0.75, 0.9}) {
+  for (double fraction : {0.0, 0.15, 0.3, 0.45, 0.6, 0.75, 0.9}) {
     SCOPED_TRACE("killed at " + std::to_string(fraction) + " of a commit");
     project = MakeTree(w, "crash-project");
     ASSERT_EQ(Snapshot(project), before);
     id = Trim(w.Sandboxctl(kAlice, {"create", project}).out);
     ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", kJob}, {.cwd = project}).status, 0);
 
-    pid_t client = StartSandboxctl(w, {"commit", id, "--all"});
-    std::this_thread::sleep_for(std::chrono::duration_cast<std::chrono::microseconds>(full * fraction));
-    w.KillDaemon();
-    waitpid(client, nullptr, 0);
-    ASSERT_TRUE(w.StartDaemon()) << w.DaemonLog();
+    KillDuringCommit(w, id, {"commit", id, "--all"}, moving, fraction);
 
     auto live = Snapshot(project);
     bool is_before = live == before, is_after = live == after;
@@ -113,6 +142,87 @@ TEST(CommitCrashTest, KilledDaemonLeavesTheLiveTreeWhollyBeforeOrWhollyAfter) {
   EXPECT_NE(w.DaemonLog().find("was cut off"), std::string::npos)
       << "no kill interrupted a commit (" << before_count << " before, " << after_count << " after)";
   std::printf("crash test: %d kills left the tree before the commit, %d after it\n", before_count, after_count);
+}
+
+/// Whether `path` (a Snapshot key: "/d1/f0") is one of the changes the partial-commit test rejects.
+bool Rejected(const std::string& path) {
+  return path.rfind("/d1/", 0) == 0 || path == "/d3/sub" || path.rfind("/d3/sub/", 0) == 0;
+}
+
+std::string WithoutApprovedMarks(std::string text) {
+  for (size_t at = text.find(" [approved]"); at != std::string::npos; at = text.find(" [approved]")) text.erase(at, 11);
+  return text;
+}
+
+/// `after`, except that the rejected paths are as `before` has them.
+std::map<std::string, std::string> PartlyAfter(const std::map<std::string, std::string>& before,
+                                               const std::map<std::string, std::string>& after) {
+  std::map<std::string, std::string> mixed;
+  for (const auto& [path, entry] : after)
+    if (!Rejected(path)) mixed[path] = entry;
+  for (const auto& [path, entry] : before)
+    if (Rejected(path)) mixed[path] = entry;
+  return mixed;
+}
+
+// The same with part of the change set rejected: the commit goes through a stage, and a kill at
+// any instant must leave the live tree before or after it and the sandbox holding exactly what
+// was not committed (nothing lost from the stage).
+TEST(CommitCrashTest, KilledDaemonDuringAPartialCommit) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  std::string reference = MakeTree(w, "crash-reference");
+  const auto before = Snapshot(reference);
+  ASSERT_EQ(w.RunAs(kAlice, {"sh", "-c", kJob}, {.cwd = reference}).status, 0);
+  const auto after = PartlyAfter(before, Snapshot(reference));
+
+  auto prepare = [&](std::string& project, std::string& id, std::string& pending_changes) {
+    project = MakeTree(w, "crash-project");
+    ASSERT_EQ(Snapshot(project), before);
+    id = Trim(w.Sandboxctl(kAlice, {"create", project}).out);
+    ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", kJob}, {.cwd = project}).status, 0);
+    ASSERT_EQ(w.Sandboxctl(kAlice, {"reject", id, "d1", "d3/sub"}).status, 0);
+    pending_changes = w.Sandboxctl(kAlice, {"changes", id}).out;
+  };
+  std::string project, id, all_changes;
+  prepare(project, id, all_changes);
+  auto moving = TimeMovingPart(w, id, {"commit", id, "--all"});
+  ASSERT_EQ(Snapshot(project), after);
+  const std::string left_changes = w.Sandboxctl(kAlice, {"changes", id}).out;
+  ASSERT_NE(left_changes, "");
+  ASSERT_EQ(left_changes.find("[rejected]\n") == std::string::npos, false) << left_changes;
+  ASSERT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
+
+  const size_t log_start = w.DaemonLog().size();
+  int before_count = 0, after_count = 0;
+  for (double fraction : {0.0, 0.3, 0.6, 0.9}) {
+    SCOPED_TRACE("killed at " + std::to_string(fraction) + " of a partial commit");
+    std::string pending;
+    prepare(project, id, pending);
+    ASSERT_EQ(pending, all_changes);
+    KillDuringCommit(w, id, {"commit", id, "--all"}, moving, fraction);
+
+    auto live = Snapshot(project);
+    bool is_before = live == before, is_after = live == after;
+    ASSERT_TRUE(is_before || is_after) << "live tree is neither before nor after the commit:\n" << Describe(live);
+    before_count += is_before;
+    after_count += is_after;
+    Result changes = w.Sandboxctl(kAlice, {"changes", id});
+    ASSERT_EQ(changes.status, 0) << changes.err;
+    if (is_after) {
+      EXPECT_EQ(changes.out, left_changes);
+    } else {
+      // Cut off before it went live: every change is back in the sandbox (pending ones may
+      // have been approved already: the commit approves them first).
+      EXPECT_EQ(WithoutApprovedMarks(changes.out), all_changes);
+      ASSERT_EQ(w.Sandboxctl(kAlice, {"commit", id, "--all"}).status, 0);
+      EXPECT_EQ(Snapshot(project), after);
+      EXPECT_EQ(w.Sandboxctl(kAlice, {"changes", id}).out, left_changes);
+    }
+    ASSERT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
+  }
+  EXPECT_NE(w.DaemonLog().find("was cut off", log_start), std::string::npos) << "no kill interrupted a partial commit";
+  std::printf("partial crash test: %d kills left the tree before the commit, %d after it\n", before_count, after_count);
 }
 
 }  // namespace

@@ -1,0 +1,106 @@
+#include "review_changes.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+
+namespace sandboxctl {
+namespace {
+
+using Details = std::map<std::string, sdbus::Variant>;
+
+template <typename T>
+T DetailOr(const Details& details, const char* key, T otherwise) {
+  auto it = details.find(key);
+  return it == details.end() ? otherwise : it->second.get<T>();
+}
+
+/// The verdicts GetChanges reports: per hunk for a change decided hunk by hunk, else whole.
+std::vector<Verdict> VerdictsOf(const Details& details) {
+  std::string review = DetailOr<std::string>(details, "review", "pending");
+  uint32_t hunks = DetailOr<uint32_t>(details, "hunks", 0);
+  if (review == "approved") return {Verdict::kApproved};
+  if (review == "rejected") return {Verdict::kRejected};
+  if (review != "partial" || hunks == 0) return {Verdict::kPending};
+  std::vector<Verdict> verdicts(hunks, Verdict::kPending);
+  for (auto [key, verdict] : {std::pair{"approved_hunks", Verdict::kApproved}, std::pair{"rejected_hunks", Verdict::kRejected}})
+    for (uint32_t hunk : DetailOr<std::vector<uint32_t>>(details, key, {}))
+      if (hunk >= 1 && hunk <= hunks) verdicts[hunk - 1] = verdict;
+  return verdicts;
+}
+
+}  // namespace
+
+void ReviewedChange::SpreadOverHunks(size_t hunks) {
+  if (verdicts.size() == 1) verdicts.assign(hunks, verdicts.front());
+  else verdicts.resize(hunks, Verdict::kPending);  // counted otherwise than the diff shows: trust the diff
+}
+
+std::string ReviewedChange::State() const {
+  auto all = [&](Verdict verdict) {
+    for (Verdict each : verdicts)
+      if (each != verdict) return false;
+    return true;
+  };
+  if (all(Verdict::kApproved)) return "approved";
+  if (all(Verdict::kRejected)) return "rejected";
+  if (all(Verdict::kPending)) return "pending";
+  return "partial";
+}
+
+std::vector<ReviewedChange> ReadChanges(SandboxProxy& sandbox) {
+  std::vector<sdbus::Struct<uint32_t, std::string, std::string, Details>> changes;
+  sandbox.raw()
+      .callMethod("GetChanges")
+      .onInterface(sandboxd::api::kSandboxInterface)
+      .withTimeout(std::chrono::minutes(10))
+      .storeResultsTo(changes);
+  std::vector<ReviewedChange> read;
+  for (const auto& change : changes) {
+    const Details& details = change.get<3>();
+    read.push_back({change.get<1>(), change.get<2>(), DetailOr<std::string>(details, "old_type", ""),
+                    DetailOr<std::string>(details, "new_type", ""), VerdictsOf(details)});
+  }
+  return read;
+}
+
+std::string DiffOf(SandboxProxy& sandbox, const std::string& selector) {
+  // A memory file rather than a pipe: Diff returns once all is written, so one thread can
+  // call, then read, and a file's diff is small enough to hold.
+  sdbus::UnixFd file(memfd_create("sandboxctl-review-diff", MFD_CLOEXEC), sdbus::adopt_fd);
+  if (file.get() < 0)
+    throw sdbus::Error("org.freedesktop.DBus.Error.Failed", std::string("cannot make a memory file for the diff: ") + strerror(errno));
+  sandbox.raw()
+      .callMethod("Diff")
+      .onInterface(sandboxd::api::kSandboxInterface)
+      .withTimeout(std::chrono::minutes(10))
+      .withArguments(std::vector<std::string>{selector}, file);
+  std::string text;
+  char buffer[65536];
+  for (;;) {
+    ssize_t got = pread(file.get(), buffer, sizeof buffer, static_cast<off_t>(text.size()));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    text.append(buffer, static_cast<size_t>(got));
+  }
+  return text;
+}
+
+void SendDecision(SandboxProxy& sandbox, Verdict verdict, const std::vector<std::string>& selectors) {
+  uint32_t decided = 0;
+  sandbox.raw()
+      .callMethod(verdict == Verdict::kApproved ? "Approve" : "Reject")
+      .onInterface(sandboxd::api::kSandboxInterface)
+      .withTimeout(std::chrono::minutes(10))
+      .withArguments(selectors, uint64_t{0})
+      .storeResultsTo(decided);
+}
+
+bool AtOrBeneath(const std::string& path, const std::string& dir) {
+  return dir == "." || path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/');
+}
+
+}  // namespace sandboxctl

@@ -1,0 +1,43 @@
+#pragma once
+/// The change set as `review` walks it: each change with the verdict of each of its units (a
+/// hunk of a text modification, or else the whole change), read from GetChanges and kept up to
+/// date as decisions are sent, and the calls that read its diffs and send the decisions.
+
+#include <string>
+#include <vector>
+
+#include "proxies.h"
+
+namespace sandboxctl {
+
+enum class Verdict { kPending, kApproved, kRejected };
+
+struct ReviewedChange {
+  std::string path;      ///< as selectors name it
+  std::string kind;      ///< added, modified, deleted, type-changed, mode-changed
+  std::string old_type;  ///< file, directory, symlink, ...; "" when there is no old side
+  std::string new_type;  ///< "" when there is no new side
+  /// One per hunk for a change decided hunk by hunk, else one for the whole change.
+  std::vector<Verdict> verdicts;
+
+  /// Only these can be decided hunk by hunk (the daemon refuses PATH:N for the rest).
+  bool TextModification() const { return kind == "modified" && old_type == "file" && new_type == "file"; }
+  /// One verdict per hunk of the `hunks` the diff shows; a whole decision holds for each.
+  void SpreadOverHunks(size_t hunks);
+  /// "approved", "rejected", "pending" or "partial".
+  std::string State() const;
+};
+
+/// GetChanges, in its order.
+std::vector<ReviewedChange> ReadChanges(SandboxProxy& sandbox);
+
+/// The git-style diff that Diff writes for `selector`.
+std::string DiffOf(SandboxProxy& sandbox, const std::string& selector);
+
+/// Approve or Reject `selectors`.
+void SendDecision(SandboxProxy& sandbox, Verdict verdict, const std::vector<std::string>& selectors);
+
+/// Whether `path` is `dir` or lies beneath it, as a PATH selector names them ("." names all).
+bool AtOrBeneath(const std::string& path, const std::string& dir);
+
+}  // namespace sandboxctl

@@ -1,0 +1,234 @@
+// `sandboxctl review SANDBOX`: the change set decided on the terminal, in the manner of
+// `git add -p`. Each change, in `changes` order, is shown as its diff: a text modification hunk
+// by hunk (hunk N of its diff is what the selector PATH:N names), anything else whole. Each
+// answer goes to the daemon at once, so quitting, a signal or a lost connection never loses
+// what was already decided. Changes decided before are asked again: an answer replaces the
+// decision, `s` keeps it.
+
+#include <termios.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "diff_output.h"
+#include "diff_split.h"
+#include "review_changes.h"
+#include "terminal_keys.h"
+#include "verbs.h"
+
+namespace sandboxctl {
+namespace {
+
+enum class Answer { kApprove, kReject, kApproveRest, kRejectRest, kSkip, kQuit };
+
+constexpr const char* kHunkHelp =
+    "y - approve this hunk\n"
+    "n - reject this hunk\n"
+    "q - quit; the decisions made so far stay\n"
+    "a - approve this hunk and all later hunks of the file\n"
+    "d - reject this hunk and all later hunks of the file\n"
+    "s - leave this hunk as it is (pending, unless decided before)\n"
+    "? - print help\n";
+constexpr const char* kChangeHelp =
+    "y - approve this change\n"
+    "n - reject this change\n"
+    "q - quit; the decisions made so far stay\n"
+    "s - leave this change as it is (pending, unless decided before)\n"
+    "? - print help\n";
+
+/// For `try`, whose stdout belongs to the command and to a kept sandbox's id: the review speaks
+/// where stderr goes, by pointing stdout there while it lasts (DiffOutput writes to stdout).
+class StdoutOntoStderr {
+ public:
+  StdoutOntoStderr() : saved_(dup(STDOUT_FILENO), sdbus::adopt_fd) {
+    fflush(stdout);
+    dup2(STDERR_FILENO, STDOUT_FILENO);
+  }
+  ~StdoutOntoStderr() {
+    fflush(stdout);
+    dup2(saved_.get(), STDOUT_FILENO);
+  }
+  StdoutOntoStderr(const StdoutOntoStderr&) = delete;
+  StdoutOntoStderr& operator=(const StdoutOntoStderr&) = delete;
+
+ private:
+  sdbus::UnixFd saved_;
+};
+
+/// DiffOutput (git's colours, on a terminal only) without the pager it starts for a whole diff:
+/// a review shows a hunk at a time between questions.
+std::unique_ptr<DiffOutput> UnpagedDiffOutput() { return std::make_unique<DiffOutput>(DiffOutput::Paging::kNone); }
+
+/// "three.txt (modified file)", "d (added directory, approved)", "x (type-changed from file to symlink)".
+std::string Title(const ReviewedChange& change) {
+  std::string what = change.kind == "type-changed" ? "type-changed from " + change.old_type + " to " + change.new_type
+                                                   : change.kind + " " + (change.new_type.empty() ? change.old_type : change.new_type);
+  std::string state = change.State();
+  return change.path + " (" + what + (state == "pending" ? "" : ", " + state) + ")";
+}
+
+class Review {
+ public:
+  Review(Context& ctx, const std::string& sandbox) : sandbox_(ctx.Bus(), ctx.ResolveSandbox(sandbox)) {}
+  ReviewOutcome Run();
+
+ private:
+  // Each returns false once the user quit.
+  bool AskAboutHunks(ReviewedChange& change, const FileSection& file);
+  bool AskAboutWhole(ReviewedChange& change, const std::vector<FileSection>& sections);
+  Answer Ask(const std::string& prompt, const char* help);
+  void DecideHunks(ReviewedChange& change, size_t first, size_t last, Verdict verdict);
+  void DecideWhole(const std::string& path, Verdict verdict);
+  void Show(const std::string& diff);
+  void Say(const std::string& text);
+  void SayIfDecided(Verdict verdict);
+
+  SandboxProxy sandbox_;
+  std::vector<ReviewedChange> changes_;
+  TerminalKeys keys_;
+  std::unique_ptr<DiffOutput> diff_ = UnpagedDiffOutput();
+};
+
+ReviewOutcome Review::Run() {
+  changes_ = ReadChanges(sandbox_);
+  if (changes_.empty()) Say("No changes to review.\n");
+  std::vector<std::string> paths;
+  for (const auto& change : changes_) paths.push_back(change.path);
+  for (auto& change : changes_) {
+    // Diff of PATH holds the changes beneath a directory too; they are asked about on their own.
+    auto sections = SectionsOfChange(SplitDiff(DiffOf(sandbox_, change.path)), change.path, paths);
+    Say(Title(change) + "\n");
+    bool by_hunk = change.TextModification() && sections.size() == 1 && !sections.front().hunks.empty();
+    if (!(by_hunk ? AskAboutHunks(change, sections.front()) : AskAboutWhole(change, sections))) break;
+  }
+  ReviewOutcome outcome;
+  outcome.signal = keys_.Signal();
+  for (const auto& change : changes_)
+    for (Verdict verdict : change.verdicts)
+      ++(verdict == Verdict::kApproved ? outcome.approved : verdict == Verdict::kRejected ? outcome.rejected : outcome.pending);
+  return outcome;
+}
+
+bool Review::AskAboutHunks(ReviewedChange& change, const FileSection& file) {
+  size_t count = file.hunks.size();
+  change.SpreadOverHunks(count);
+  Show(file.header);
+  for (size_t hunk = 1; hunk <= count; ++hunk) {
+    Show(file.hunks[hunk - 1]);
+    SayIfDecided(change.verdicts[hunk - 1]);
+    std::string prompt = "(" + std::to_string(hunk) + "/" + std::to_string(count) + ") Approve this hunk [y,n,q,a,d,s,?]? ";
+    switch (Ask(prompt, kHunkHelp)) {
+      case Answer::kApprove: DecideHunks(change, hunk, hunk, Verdict::kApproved); break;
+      case Answer::kReject: DecideHunks(change, hunk, hunk, Verdict::kRejected); break;
+      case Answer::kApproveRest: DecideHunks(change, hunk, count, Verdict::kApproved); return true;
+      case Answer::kRejectRest: DecideHunks(change, hunk, count, Verdict::kRejected); return true;
+      case Answer::kSkip: break;
+      case Answer::kQuit: return false;
+    }
+  }
+  return true;
+}
+
+bool Review::AskAboutWhole(ReviewedChange& change, const std::vector<FileSection>& sections) {
+  for (const auto& section : sections) {
+    Show(section.header);
+    for (const auto& hunk : section.hunks) Show(hunk);
+  }
+  size_t beneath = 0;
+  for (const auto& other : changes_) beneath += &other != &change && AtOrBeneath(other.path, change.path);
+  if (beneath > 0)
+    Say("(deciding " + change.path + " decides the " + std::to_string(beneath) +
+        (beneath == 1 ? " change" : " changes") + " beneath it too; each is asked about after it)\n");
+  if (change.verdicts.size() == 1) SayIfDecided(change.verdicts.front());
+  switch (Ask("Approve this change [y,n,q,s,?]? ", kChangeHelp)) {
+    case Answer::kApprove:
+    case Answer::kApproveRest: DecideWhole(change.path, Verdict::kApproved); break;
+    case Answer::kReject:
+    case Answer::kRejectRest: DecideWhole(change.path, Verdict::kRejected); break;
+    case Answer::kSkip: break;
+    case Answer::kQuit: return false;
+  }
+  return true;
+}
+
+Answer Review::Ask(const std::string& prompt, const char* help) {
+  for (;;) {
+    Say(prompt);
+    auto key = keys_.Next();
+    if (!key || *key == '\x04') {  // end of input, Ctrl-D or a signal
+      Say("\n");
+      return Answer::kQuit;
+    }
+    if (*key == '\x1b') tcflush(STDIN_FILENO, TCIFLUSH);  // the rest of an arrow key's sequence
+    // Echo the key as `git add -p` does, so that the screen shows what was answered.
+    Say(std::string(isprint(static_cast<unsigned char>(*key)) ? 1 : 0, *key) + "\n");
+    switch (*key) {
+      case 'y': return Answer::kApprove;
+      case 'n': return Answer::kReject;
+      case 'a': return Answer::kApproveRest;
+      case 'd': return Answer::kRejectRest;
+      case 's': return Answer::kSkip;
+      case 'q': return Answer::kQuit;
+      case '\n': case '\r': case ' ': case '\x1b': continue;
+      default: Say(help);
+    }
+  }
+}
+
+void Review::DecideHunks(ReviewedChange& change, size_t first, size_t last, Verdict verdict) {
+  std::vector<std::string> selectors;
+  for (size_t hunk = first; hunk <= last; ++hunk) selectors.push_back(change.path + ":" + std::to_string(hunk));
+  try {
+    SendDecision(sandbox_, verdict, selectors);
+  } catch (const sdbus::Error& e) {
+    // Should the daemon not split a file that shows a single hunk, that hunk is the whole change.
+    if (change.verdicts.size() != 1 || e.getName() != std::string(sandboxd::api::kErrorPrefix) + "InvalidArgument") throw;
+    SendDecision(sandbox_, verdict, {change.path});
+  }
+  for (size_t hunk = first; hunk <= last; ++hunk) change.verdicts[hunk - 1] = verdict;
+}
+
+void Review::DecideWhole(const std::string& path, Verdict verdict) {
+  SendDecision(sandbox_, verdict, {path});
+  // PATH names every change beneath a directory too: the daemon decided those as well.
+  for (auto& other : changes_)
+    if (AtOrBeneath(other.path, path)) other.verdicts.assign(other.verdicts.size(), verdict);
+}
+
+void Review::Show(const std::string& diff) {
+  diff_->Write(diff.data(), diff.size());
+  diff_->Finish();  // flushes; there is no pager to wait for
+}
+
+void Review::Say(const std::string& text) { std::cout << text << std::flush; }
+
+void Review::SayIfDecided(Verdict verdict) {
+  if (verdict != Verdict::kPending) Say(verdict == Verdict::kApproved ? "(already approved)\n" : "(already rejected)\n");
+}
+
+}  // namespace
+
+ReviewOutcome ReviewOnTerminal(Context& ctx, const std::string& sandbox, bool on_stderr) {
+  if (!isatty(STDIN_FILENO))
+    throw UsageError{"review asks on a terminal; without one, decide with `sandboxctl approve` and `sandboxctl reject`"};
+  std::optional<StdoutOntoStderr> onto_stderr;
+  if (on_stderr) onto_stderr.emplace();
+  ReviewOutcome outcome = Review(ctx, sandbox).Run();  // the terminal is itself again from here on
+  if (outcome.signal) std::cout << "Interrupted; the decisions made so far stay.\n";
+  std::cout << outcome.approved << " approved, " << outcome.rejected << " rejected, " << outcome.pending << " left pending.\n"
+            << std::flush;
+  return outcome;
+}
+
+int VerbReview(Context& ctx, const std::string& sandbox) {
+  ReviewOutcome outcome = ReviewOnTerminal(ctx, sandbox, false);
+  if (outcome.approved > 0) std::cout << "Write the approved ones into the live tree with `sandboxctl commit " << sandbox << "`.\n";
+  return outcome.signal ? 128 + outcome.signal : 0;
+}
+
+}  // namespace sandboxctl

@@ -1,0 +1,171 @@
+// `sandboxctl try`: the one-shot cycle. Create a sandbox over the current directory (or each
+// --root), run the command in it as `run` does, summarise the changes, then review, commit,
+// discard or keep them, and destroy the sandbox unless it is kept. Whatever the command
+// produced is never lost without being asked for: a refused commit keeps the sandbox and says
+// where it is.
+
+#include <signal.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <functional>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "object_paths.h"
+#include "proxies.h"
+#include "verbs.h"
+
+namespace sandboxctl {
+namespace {
+
+enum class Fate { kCommit, kDiscard, kKeep, kReview };
+
+/// What `verb` prints on std::cout, taken instead of printed: our stdout belongs to the command
+/// (and to the id of a kept sandbox). So `try` reuses `create` and `changes` as they are.
+std::string StdoutOf(const std::function<int()>& verb) {
+  std::ostringstream captured;
+  std::streambuf* ours = std::cout.rdbuf(captured.rdbuf());
+  try {
+    verb();
+  } catch (...) {
+    std::cout.rdbuf(ours);
+    throw;
+  }
+  std::cout.rdbuf(ours);
+  return captured.str();
+}
+
+/// A nameless sandbox over `dirs` (the current directory when none), made by `create`; its id.
+std::string Create(Context& ctx, const std::vector<std::string>& dirs) {
+  CreateArgs create{.name = "", .dirs = dirs.empty() ? std::vector<std::string>{"."} : dirs};
+  std::string id = StdoutOf([&] { return VerbCreate(ctx, create); });
+  while (!id.empty() && id.back() == '\n') id.pop_back();
+  return id;
+}
+
+/// The change set as `changes` prints it, on stderr.
+void PrintSummary(Context& ctx, const std::string& id) {
+  std::string lines = StdoutOf([&] { return VerbChanges(ctx, id); });
+  std::cerr << (lines.empty() ? "no changes\n" : lines);
+}
+
+void IgnoreInterruption(int) {}
+
+/// Once the sandbox exists, SIGINT, SIGTERM and SIGHUP must not end sandboxctl, which would leave
+/// the sandbox behind unnamed. While the job runs they cancel it (RunWithOurStreams); after it
+/// they only interrupt the question, which then keeps the sandbox (no SA_RESTART, so that read()
+/// sees EINTR). A Ctrl-C at a password prompt still ends pkttyagent, so the commit is refused.
+void InterruptInsteadOfDying() {
+  struct sigaction action {};
+  action.sa_handler = IgnoreInterruption;
+  sigemptyset(&action.sa_mask);
+  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) sigaction(signal_number, &action, nullptr);
+}
+
+/// One line from the terminal; nothing at end of input or when interrupted.
+std::optional<std::string> ReadAnswer() {
+  std::string line;
+  char c;
+  for (;;) {
+    ssize_t got = read(STDIN_FILENO, &c, 1);
+    if (got <= 0) return std::nullopt;
+    if (c == '\n') return line;
+    line += c;
+  }
+}
+
+Fate Ask() {
+  // Keys typed while the command ran were meant for it, not an answer to a question not yet asked.
+  tcflush(STDIN_FILENO, TCIFLUSH);
+  for (;;) {
+    std::cerr << "[r]eview, [c]ommit all, [d]iscard, [k]eep? " << std::flush;
+    auto answer = ReadAnswer();
+    if (!answer) {
+      std::cerr << "\n";
+      return Fate::kKeep;
+    }
+    std::string letter;
+    for (char c : *answer)
+      if (!isspace(static_cast<unsigned char>(c))) letter += static_cast<char>(tolower(static_cast<unsigned char>(c)));
+    if (letter == "r") return Fate::kReview;
+    if (letter == "c") return Fate::kCommit;
+    if (letter == "d") return Fate::kDiscard;
+    if (letter == "k") return Fate::kKeep;
+  }
+}
+
+Fate Decide(const TryArgs& args, const JobEnd& job) {
+  if (args.keep) return Fate::kKeep;
+  if (args.commit) {
+    if (job.reason != "cancelled") return Fate::kCommit;
+    // Ctrl-C stopped the command half-way: what it left is not what -y agreed to.
+    std::cerr << "The command was cancelled; its changes are not committed without asking.\n";
+  }
+  return isatty(STDIN_FILENO) ? Ask() : Fate::kKeep;
+}
+
+/// [r]eview: decide change by change, then commit what was approved unless a signal cut the
+/// review short. The sandbox stays while anything is left in it (pending or rejected); else it
+/// goes as after a discard, having nothing left to discard.
+Fate ReviewThenCommit(Context& ctx, const std::string& id) {
+  ReviewOutcome review = ReviewOnTerminal(ctx, id, true);
+  if (review.signal == 0 && review.approved > 0) VerbCommit(ctx, id, false);
+  bool left = review.signal != 0 || review.pending > 0 || review.rejected > 0;
+  return left ? Fate::kKeep : Fate::kDiscard;
+}
+
+void PrintKept(const std::string& id) {
+  std::cout << id << std::endl;
+  std::cerr << "Kept sandbox " << id << ": review it with `sandboxctl changes " << id << "` and `sandboxctl diff " << id
+            << "`, then `sandboxctl commit " << id << " --all` or `sandboxctl destroy " << id << "`.\n";
+}
+
+/// After an error the sandbox goes, yet a failure to destroy it must not hide the first error.
+void DestroyAfterError(Context& ctx, const std::string& id) noexcept {
+  try {
+    VerbDestroy(ctx, id);
+  } catch (const sdbus::Error& e) {
+    std::cerr << "sandboxctl: sandbox " << id << " could not be destroyed: " << e.getMessage() << "\n";
+  }
+}
+
+}  // namespace
+
+int VerbTry(Context& ctx, const TryArgs& args) {
+  if (args.commit && args.keep) throw UsageError{"-y and -n exclude each other"};
+  if (args.command.empty()) throw UsageError{"try needs a command: try [--root DIR]... [-y | -n] -- CMD [ARG...]"};
+  ctx.json = false;  // what try prints is for a person, and a kept sandbox's id is alone on stdout anyway
+  std::string id = Create(ctx, args.roots);
+  std::string path = sandboxd::api::SandboxPath(id);
+  InterruptInsteadOfDying();
+  Fate fate = Fate::kDiscard;
+  JobEnd job;
+  try {
+    auto roots = SandboxProxy(ctx.Bus(), path).GetInfo()["roots"].get<std::vector<std::string>>();
+    job = RunWithOurStreams(ctx, path, args.command, CwdInsideRoots(roots), JobEnvironment({}));
+    PrintSummary(ctx, id);
+    fate = Decide(args, job);
+    try {
+      if (fate == Fate::kReview) fate = ReviewThenCommit(ctx, id);
+      if (fate == Fate::kCommit) VerbCommit(ctx, id, true);
+    } catch (const sdbus::Error&) {
+      // Refused (polkit) or failed: the live tree is as it was, so keep what the command made.
+      fate = Fate::kKeep;
+      PrintKept(id);
+      throw;
+    }
+  } catch (...) {
+    if (fate != Fate::kKeep) DestroyAfterError(ctx, id);
+    throw;
+  }
+  if (fate == Fate::kKeep)
+    PrintKept(id);
+  else
+    VerbDestroy(ctx, id);
+  return job.exit_status;
+}
+
+}  // namespace sandboxctl

@@ -1,0 +1,104 @@
+#include "approval_store.h"
+
+#include <nlohmann/json.hpp>
+
+#include "errors.h"
+
+namespace sandboxd {
+namespace {
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS approvals (
+  sandbox_id TEXT NOT NULL REFERENCES sandboxes(id) ON DELETE CASCADE,
+  root INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  verdict TEXT NOT NULL,
+  hunks TEXT NOT NULL,
+  hunk_count INTEGER NOT NULL,
+  PRIMARY KEY (sandbox_id, root, path)
+);
+)sql";
+
+std::string HunksToText(const std::map<int, Verdict>& hunks) {
+  nlohmann::json object = nlohmann::json::object();
+  for (const auto& [number, verdict] : hunks) object[std::to_string(number)] = std::string(ToString(verdict));
+  return object.dump();
+}
+
+std::map<int, Verdict> HunksFromText(const std::string& text) {
+  std::map<int, Verdict> hunks;
+  auto object = nlohmann::json::parse(text);
+  for (auto it = object.begin(); it != object.end(); ++it) {
+    std::string name = it.value().is_string() ? it.value().get<std::string>() : it.value().dump();
+    auto decided = VerdictFromString(name);
+    if (!decided) throw Error(Code::kFailed, "approval database holds an unknown verdict '" + name + "'");
+    hunks[std::stoi(it.key())] = *decided;
+  }
+  return hunks;
+}
+
+}  // namespace
+
+ApprovalStore::ApprovalStore(Store& store) : store_(store) {
+  store_.WithDatabase([](Database& db) { db.Exec(kSchema); });
+}
+
+std::vector<Approval> ApprovalStore::Load(const std::string& sandbox_id) {
+  return store_.WithDatabase([&](Database& db) {
+    std::vector<Approval> approvals;
+    Statement select(db, "SELECT root, path, fingerprint, verdict, hunks, hunk_count FROM approvals WHERE sandbox_id = ?");
+    select.Bind(1, sandbox_id);
+    while (select.Step()) {
+      Approval approval;
+      approval.root = static_cast<size_t>(select.ColumnInt(0));
+      approval.path = select.ColumnText(1);
+      approval.fingerprint = select.ColumnText(2);
+      approval.whole = VerdictFromString(select.ColumnText(3)).value_or(Verdict::kPending);
+      approval.hunks = HunksFromText(select.ColumnText(4));
+      approval.hunk_count = static_cast<int>(select.ColumnInt(5));
+      approvals.push_back(std::move(approval));
+    }
+    return approvals;
+  });
+}
+
+void ApprovalStore::Save(const std::string& sandbox_id, const std::vector<Approval>& approvals) {
+  store_.WithDatabase([&](Database& db) {
+    Transaction tx(db);
+    Statement upsert(db,
+                     "INSERT OR REPLACE INTO approvals(sandbox_id, root, path, fingerprint, verdict, hunks, hunk_count) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?)");
+    Statement erase(db, "DELETE FROM approvals WHERE sandbox_id = ? AND root = ? AND path = ?");
+    for (const auto& approval : approvals) {
+      if (approval.State() == ReviewState::kPending && approval.hunks.empty()) {
+        erase.Bind(1, sandbox_id).Bind(2, static_cast<int64_t>(approval.root)).Bind(3, approval.path).Run();
+        continue;
+      }
+      upsert.Bind(1, sandbox_id)
+          .Bind(2, static_cast<int64_t>(approval.root))
+          .Bind(3, approval.path)
+          .Bind(4, approval.fingerprint)
+          .Bind(5, ToString(approval.whole))
+          .Bind(6, HunksToText(approval.hunks))
+          .Bind(7, static_cast<int64_t>(approval.hunk_count))
+          .Run();
+    }
+    tx.Commit();
+  });
+}
+
+void ApprovalStore::Forget(const std::string& sandbox_id, const std::vector<std::pair<size_t, std::string>>& paths) {
+  store_.WithDatabase([&](Database& db) {
+    Transaction tx(db);
+    Statement erase(db, "DELETE FROM approvals WHERE sandbox_id = ? AND root = ? AND path = ?");
+    for (const auto& [root, path] : paths) erase.Bind(1, sandbox_id).Bind(2, static_cast<int64_t>(root)).Bind(3, path).Run();
+    tx.Commit();
+  });
+}
+
+void ApprovalStore::Clear(const std::string& sandbox_id) {
+  store_.WithDatabase([&](Database& db) { Statement(db, "DELETE FROM approvals WHERE sandbox_id = ?").Bind(1, sandbox_id).Run(); });
+}
+
+}  // namespace sandboxd

@@ -1,0 +1,24 @@
+#pragma once
+/// What one commit takes out of a sandbox's change set. Pure data, built from the review
+/// (review.h) and carried out by CommitRunner.
+
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sandbox.h"
+
+namespace sandboxd {
+
+/// What one commit takes: changes in scan order per root (parents before children), and for
+/// changes taken hunk by hunk, which hunks.
+struct CommitRequest {
+  std::vector<RootChanges> changes;
+  std::map<std::pair<size_t, std::string>, std::set<int>> hunks;  ///< {root, path} → approved hunks
+  bool everything = false;  ///< `changes` is the whole change set, each change whole
+  bool force = false;       ///< commit over conflicts
+};
+
+}  // namespace sandboxd

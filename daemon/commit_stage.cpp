@@ -1,0 +1,180 @@
+#include "commit_stage.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <set>
+#include <string>
+
+#include "beneath.h"
+#include "commit_planner.h"
+#include "errors.h"
+
+namespace sandboxd {
+namespace {
+
+/// The directory `path` beneath `root`, made (mode 0700, owned by uid/gid) where missing.
+UniqueFd MakeParents(int root, const std::string& path, uid_t uid, gid_t gid) {
+  UniqueFd current(fcntl(root, F_DUPFD_CLOEXEC, 3));
+  if (!current) ThrowErrno("cannot duplicate a directory fd");
+  if (path == ".") return current;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    std::string name = path.substr(start, end - start);
+    start = end + 1;
+    if (name.empty()) continue;
+    if (mkdirat(current.get(), name.c_str(), 0700) == 0) {
+      if (fchownat(current.get(), name.c_str(), uid, gid, AT_SYMLINK_NOFOLLOW) != 0) ThrowErrno("cannot own staged directory " + path);
+    } else if (errno != EEXIST) {
+      ThrowErrno("cannot make staged directory " + path);
+    }
+    UniqueFd next(openat(current.get(), name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!next) ThrowErrno("cannot open staged directory " + path);
+    current = std::move(next);
+  }
+  return current;
+}
+
+std::optional<struct stat> StatAt(int dir, const std::string& name) {
+  struct stat st;
+  if (fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT) return std::nullopt;
+    ThrowErrno("cannot stat " + name);
+  }
+  return st;
+}
+
+bool IsWhiteout(const struct stat& st) { return S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0); }
+
+/// Makes directory `relative` in the upper as the stage has it (owner, mode, opaque mark) where
+/// the upper lacks it: after a commit of the whole upper the sandbox starts from an empty one.
+void EnsureUpperDirectory(int upper_root, int stage_dir, const std::string& relative) {
+  if (relative.empty()) return;
+  if (OpenBeneath(upper_root, relative, O_PATH | O_DIRECTORY)) return;
+  auto [parent_path, name] = SplitParent(relative);
+  UniqueFd parent = OpenBeneath(upper_root, parent_path, O_PATH | O_DIRECTORY);
+  if (!parent) ThrowErrno("cannot open " + parent_path + " in the sandbox");
+  struct stat st;
+  if (fstat(stage_dir, &st) != 0) ThrowErrno("cannot stat staged directory " + relative);
+  if (mkdirat(parent.get(), name.c_str(), 0700) != 0 && errno != EEXIST) ThrowErrno("cannot make " + relative + " in the sandbox");
+  UniqueFd made = OpenBeneath(upper_root, relative, O_RDONLY | O_DIRECTORY);
+  if (!made || fchown(made.get(), st.st_uid, st.st_gid) != 0 || fchmod(made.get(), st.st_mode & 07777) != 0)
+    ThrowErrno("cannot set the owner and mode of " + relative + " in the sandbox");
+  UniqueFd staged(openat(stage_dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  char value[8];
+  for (const char* attribute : {"trusted.overlay.opaque", "user.overlay.opaque"}) {
+    ssize_t size = staged ? fgetxattr(staged.get(), attribute, value, sizeof value) : -1;
+    if (size > 0 && fsetxattr(made.get(), attribute, value, static_cast<size_t>(size), 0) != 0)
+      ThrowErrno("cannot mark " + relative + " opaque in the sandbox");
+  }
+}
+
+void UnstageDirectory(int upper_root, int stage_dir, const std::string& relative) {
+  EnsureUpperDirectory(upper_root, stage_dir, relative);
+  UniqueFd listing(openat(stage_dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!listing) ThrowErrno("cannot read staged directory " + relative);
+  DIR* dir = fdopendir(listing.get());
+  if (!dir) ThrowErrno("cannot read staged directory " + relative);
+  listing.release();
+  std::vector<std::pair<std::string, bool>> entries;
+  while (dirent* entry = readdir(dir)) {
+    std::string name = entry->d_name;
+    if (name == "." || name == "..") continue;
+    entries.push_back({name, entry->d_type == DT_DIR});
+  }
+  closedir(dir);
+  for (const auto& [name, is_dir] : entries) {
+    std::string path = relative.empty() ? name : relative + "/" + name;
+    if (is_dir) {
+      UniqueFd child(openat(stage_dir, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (!child) ThrowErrno("cannot open staged directory " + path);
+      UnstageDirectory(upper_root, child.get(), path);
+      continue;
+    }
+    auto [parent_path, leaf] = SplitParent(path);
+    UniqueFd upper_parent = OpenBeneath(upper_root, parent_path, O_PATH | O_DIRECTORY);
+    if (!upper_parent) ThrowErrno("cannot open " + parent_path + " in the sandbox to put " + path + " back");
+    if (StatAt(upper_parent.get(), leaf)) {
+      if (unlinkat(stage_dir, name.c_str(), 0) != 0) ThrowErrno("cannot remove staged " + path);
+    } else if (renameat(stage_dir, name.c_str(), upper_parent.get(), leaf.c_str()) != 0) {
+      ThrowErrno("cannot put " + path + " back into the sandbox");
+    }
+  }
+}
+
+}  // namespace
+
+void StageEntries(int upper_fd, int stage_fd, const std::vector<Change>& changes, uid_t uid, gid_t gid) {
+  for (const auto& change : changes) {
+    if (change.path == ".") continue;
+    auto [parent_path, name] = SplitParent(change.path);
+    if (change.kind == ChangeKind::kModeChanged || !IsCommittable(change)) continue;  // stays in the upper
+    if (change.new_type == EntryType::kDirectory) {
+      MakeParents(stage_fd, change.path, uid, gid);
+      continue;
+    }
+    UniqueFd upper_parent = OpenBeneath(upper_fd, parent_path, O_PATH | O_DIRECTORY);
+    if (!upper_parent) ThrowErrno("cannot open " + parent_path + " in the sandbox");
+    auto st = StatAt(upper_parent.get(), name);
+    if (!st) {
+      if (change.kind == ChangeKind::kDeleted) continue;  // a deleted directory's whiteout, or none
+      throw Error(Code::kFailed, change.path + " vanished from the sandbox during the commit");
+    }
+    if (change.kind == ChangeKind::kDeleted && !IsWhiteout(*st)) continue;
+    UniqueFd stage_parent = MakeParents(stage_fd, parent_path, uid, gid);
+    if (renameat(upper_parent.get(), name.c_str(), stage_parent.get(), name.c_str()) != 0)
+      ThrowErrno("cannot stage " + change.path + " for the commit");
+  }
+}
+
+UniqueFd CreateStagedFile(int upper_fd, int stage_fd, const std::string& path, uid_t uid, gid_t gid) {
+  auto [parent_path, name] = SplitParent(path);
+  UniqueFd upper_parent = OpenBeneath(upper_fd, parent_path, O_PATH | O_DIRECTORY);
+  if (!upper_parent) ThrowErrno("cannot open " + parent_path + " in the sandbox");
+  auto st = StatAt(upper_parent.get(), name);
+  if (!st || !S_ISREG(st->st_mode)) throw Error(Code::kFailed, path + " is no longer a file in the sandbox");
+  UniqueFd stage_parent = MakeParents(stage_fd, parent_path, uid, gid);
+  UniqueFd file(openat(stage_parent.get(), name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!file) ThrowErrno("cannot stage the merged " + path);
+  if (fchown(file.get(), st->st_uid, st->st_gid) != 0 || fchmod(file.get(), st->st_mode & 07777) != 0)
+    ThrowErrno("cannot set the owner and mode of the merged " + path);
+  return file;
+}
+
+void Unstage(int upper_fd, int stage_fd) { UnstageDirectory(upper_fd, stage_fd, ""); }
+
+void SettleUpperAfterCommit(int upper_fd, int index_fd, const std::vector<CommitStep>& root_steps) {
+  std::set<ino_t> went_live;
+  for (const auto& step : root_steps) {
+    if (step.action == StepAction::kPlace) went_live.insert(step.new_ino);
+    if (step.action != StepAction::kMakeDirectory) continue;
+    UniqueFd dir = OpenBeneath(upper_fd, step.path, O_RDONLY | O_DIRECTORY);
+    if (!dir) continue;  // the upper never had it (a parent made for a committed child)
+    for (const char* attribute : {"trusted.overlay.opaque", "user.overlay.opaque"})
+      if (fremovexattr(dir.get(), attribute) != 0 && errno != ENODATA && errno != ENOTSUP)
+        ThrowErrno("cannot clear the opaque mark of " + step.path + " in the sandbox");
+  }
+  if (index_fd < 0 || went_live.empty()) return;
+  UniqueFd listing(openat(index_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!listing) return;
+  DIR* dir = fdopendir(listing.get());
+  if (!dir) return;
+  listing.release();
+  std::vector<std::string> stale;
+  while (dirent* entry = readdir(dir)) {
+    struct stat st;
+    if (fstatat(dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode) && went_live.count(st.st_ino))
+      stale.push_back(entry->d_name);
+  }
+  for (const auto& name : stale) unlinkat(dirfd(dir), name.c_str(), 0);
+  closedir(dir);
+}
+
+}  // namespace sandboxd

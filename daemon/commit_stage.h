@@ -1,0 +1,42 @@
+#pragma once
+/// Staging for a commit that takes only part of a sandbox's changes. The entries that go live
+/// move (rename, same file system) from the sandbox's upper layer into a stage directory that
+/// mirrors their paths, files merged from approved hunks are written there too, and the
+/// journaled commit then works on the stage as it would on a whole upper: what is not committed
+/// never leaves the upper. After the commit the stage holds the replaced live entries (the
+/// commit's backups). A commit taken back, or cut off before it was journaled, puts the staged
+/// entries back (Unstage). Runs in the daemon on its own directories; paths are opened beneath
+/// their directory fds without following symlinks.
+
+#include <sys/types.h>
+
+#include <vector>
+
+#include "change.h"
+#include "commit_step.h"
+#include "fd.h"
+
+namespace sandboxd {
+
+/// Moves into `stage_fd` the upper entries of `changes` that go live: non-directories (files,
+/// symlinks, fifos) and the whiteouts of deletions. Directories are made in the stage (the
+/// commit makes its own live directories; upper directories stay, they may hold changes that
+/// are not committed). Directories the stage needs are owned by `uid`/`gid`, mode 0700.
+void StageEntries(int upper_fd, int stage_fd, const std::vector<Change>& changes, uid_t uid, gid_t gid);
+
+/// Creates an empty file at `path` in the stage with the mode and owner of the upper entry at
+/// `path`, for the merged content of a partly approved file; returns it open for writing.
+UniqueFd CreateStagedFile(int upper_fd, int stage_fd, const std::string& path, uid_t uid, gid_t gid);
+
+/// Puts every staged non-directory back into the upper where the upper has nothing at its path;
+/// a staged entry whose path the upper still holds (a merged file) is deleted. Directories the
+/// upper lacks are made as the stage has them (owner, mode, opaque mark). Idempotent.
+void Unstage(int upper_fd, int stage_fd);
+
+/// After a staged commit went live: an upper directory the commit made live afresh loses its
+/// opaque mark (it would hide the committed entries now in the live directory), and overlay's
+/// index entries of the entries that went live are removed (they are links to those inodes).
+/// `index_fd` may be -1 when the overlay has no index. Idempotent.
+void SettleUpperAfterCommit(int upper_fd, int index_fd, const std::vector<CommitStep>& root_steps);
+
+}  // namespace sandboxd

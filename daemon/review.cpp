@@ -1,0 +1,249 @@
+#include "review.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "beneath.h"
+#include "change_selection.h"
+#include "errors.h"
+#include "selector.h"
+
+namespace sandboxd {
+namespace {
+
+std::string StatPart(int root_fd, const std::string& path) {
+  struct stat st;
+  bool found = false;
+  if (path == ".") {
+    found = fstat(root_fd, &st) == 0;
+  } else {
+    auto [parent_path, name] = SplitParent(path);
+    UniqueFd parent = OpenBeneath(root_fd, parent_path, O_PATH | O_DIRECTORY);
+    found = parent && fstatat(parent.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+  }
+  if (!found) return "-";
+  // overlayfs makes whiteouts as links to one shared inode, whose times move whenever any
+  // whiteout comes or goes: a whiteout is identified by being one. A directory's times move
+  // with its entries, which are changes of their own: only its identity and mode count.
+  if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0)) return "whiteout";
+  if (S_ISDIR(st.st_mode)) return "dir:" + std::to_string(st.st_ino) + ":" + std::to_string(st.st_mode);
+  return std::to_string(st.st_ino) + ":" + std::to_string(st.st_mode) + ":" + std::to_string(st.st_size) + ":" +
+         std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec) + ":" +
+         std::to_string(st.st_ctim.tv_sec) + "." + std::to_string(st.st_ctim.tv_nsec);
+}
+
+using Key = std::pair<size_t, std::string>;
+
+/// Which of `reviewed` the whole-change selectors name (all without selectors); a selector
+/// naming nothing is refused.
+std::vector<bool> Named(const Sandbox& sandbox, const std::vector<ReviewedChange>& reviewed,
+                        const std::vector<std::string>& selectors) {
+  std::vector<bool> named(reviewed.size(), selectors.empty());
+  for (const auto& selector : selectors) {
+    bool any = false;
+    for (size_t c = 0; c < reviewed.size(); ++c)
+      if (api::SelectorNames(selector, DisplayPath(reviewed[c].change, sandbox.PathPrefix(reviewed[c].root)))) named[c] = any = true;
+    if (!any) throw Error(Code::kNotFound, "no change at '" + selector + "' in sandbox " + sandbox.id());
+  }
+  return named;
+}
+
+}  // namespace
+
+std::string ChangeFingerprint(int live_root_fd, int upper_root_fd, const std::string& path) {
+  return "u" + StatPart(upper_root_fd, path) + "|l" + StatPart(live_root_fd, path);
+}
+
+std::vector<ReviewedChange> Review::Current(const Sandbox& sandbox) {
+  std::map<Key, Approval> decided;
+  for (auto& approval : store_.Load(sandbox.id())) decided[{approval.root, approval.path}] = std::move(approval);
+  std::vector<ReviewedChange> reviewed;
+  std::vector<UniqueFd> lives, uppers;
+  for (size_t i = 0; i < sandbox.roots().size(); ++i) {
+    lives.push_back(sandbox.OpenLiveRoot(i));
+    uppers.push_back(sandbox.OpenUpper(i));
+  }
+  for (auto& root : sandbox.Scan()) {
+    for (auto& change : root.changes) {
+      ReviewedChange item{root.root, change, {}};
+      item.approval.root = root.root;
+      item.approval.path = change.path;
+      item.approval.fingerprint = ChangeFingerprint(lives[root.root].get(), uppers[root.root].get(), change.path);
+      auto it = decided.find({root.root, change.path});
+      // A decision made on other content does not hold: the change is pending again.
+      if (it != decided.end() && it->second.fingerprint == item.approval.fingerprint) item.approval = it->second;
+      reviewed.push_back(std::move(item));
+    }
+  }
+  return reviewed;
+}
+
+size_t Review::Decide(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool all, Verdict verdict,
+                      const HunkCounter& count_hunks) {
+  auto current = Current(sandbox);
+  if (all) {
+    if (!selectors.empty()) throw Error(Code::kInvalidArgument, "name changes or ask for all of them, not both");
+    std::vector<Approval> changed;
+    for (auto& item : current) {
+      item.approval.DecideWhole(verdict);
+      changed.push_back(item.approval);
+    }
+    store_.Save(sandbox.id(), changed);
+    return changed.size();
+  }
+  if (selectors.empty()) throw Error(Code::kInvalidArgument, "name at least one change (PATH or PATH:N), or all of them");
+
+  // Whole-change readings first: a file may itself be called "a:2".
+  std::map<size_t, std::set<size_t>> whole;            // selector → indices of changes
+  std::map<size_t, std::pair<size_t, int>> hunk_of;    // selector → {change index, hunk}
+  for (size_t s = 0; s < selectors.size(); ++s) {
+    for (size_t c = 0; c < current.size(); ++c)
+      if (api::SelectorNames(selectors[s], DisplayPath(current[c].change, sandbox.PathPrefix(current[c].root)))) whole[s].insert(c);
+    if (whole.count(s)) continue;
+    if (auto hunk = api::ParseHunkSelector(selectors[s])) {
+      for (size_t c = 0; c < current.size(); ++c)
+        if (DisplayPath(current[c].change, sandbox.PathPrefix(current[c].root)) == hunk->path) hunk_of[s] = {c, *hunk->hunk};
+    }
+    if (!hunk_of.count(s)) throw Error(Code::kNotFound, "no change at '" + selectors[s] + "' in sandbox " + sandbox.id());
+  }
+
+  HunkCounts counts;
+  if (!hunk_of.empty()) {
+    std::map<size_t, RootChanges> asked;
+    for (const auto& [s, target] : hunk_of) {
+      const auto& item = current[target.first];
+      asked[item.root].root = item.root;
+      asked[item.root].changes.push_back(item.change);
+    }
+    std::vector<RootChanges> roots;
+    for (auto& [root, changes] : asked) roots.push_back(std::move(changes));
+    counts = count_hunks(roots);
+  }
+
+  size_t decided = 0;
+  for (const auto& [s, indices] : whole)
+    for (size_t c : indices) {
+      current[c].approval.DecideWhole(verdict);
+      ++decided;
+    }
+  for (const auto& [s, target] : hunk_of) {
+    auto& item = current[target.first];
+    std::string shown = DisplayPath(item.change, sandbox.PathPrefix(item.root));
+    auto it = counts.find({item.root, item.change.path});
+    int count = it == counts.end() ? -1 : it->second;
+    if (count < 0)
+      throw Error(Code::kInvalidArgument, shown + " is not a text modification and is approved or rejected whole; name it without ':" +
+                                              std::to_string(target.second) + "'");
+    if (target.second < 1 || target.second > count)
+      throw Error(Code::kNotFound, shown + " has " + std::to_string(count) + (count == 1 ? " hunk" : " hunks") +
+                                       "; there is no hunk " + std::to_string(target.second) + " in sandbox " + sandbox.id());
+    item.approval.DecideHunk(target.second, count, verdict);
+    ++decided;
+  }
+  std::vector<Approval> changed;
+  for (const auto& item : current) changed.push_back(item.approval);
+  store_.Save(sandbox.id(), changed);
+  return decided;
+}
+
+void Review::ApprovePending(const Sandbox& sandbox, const std::vector<std::string>& selectors) {
+  std::vector<Approval> changed;
+  auto current = Current(sandbox);
+  auto named = Named(sandbox, current, selectors);
+  for (size_t c = 0; c < current.size(); ++c) {
+    if (!named[c]) continue;
+    Approval& approval = current[c].approval;
+    if (approval.State() == ReviewState::kPending) {
+      approval.DecideWhole(Verdict::kApproved);
+    } else if (approval.State() == ReviewState::kPartial) {
+      for (int hunk : approval.HunksWith(Verdict::kPending)) approval.DecideHunk(hunk, approval.hunk_count, Verdict::kApproved);
+    } else {
+      continue;
+    }
+    changed.push_back(approval);
+  }
+  store_.Save(sandbox.id(), changed);
+}
+
+}  // namespace sandboxd
+
+namespace sandboxd {
+
+CommitRequest Review::Selection(const Sandbox& sandbox, const std::vector<ReviewedChange>& reviewed,
+                                const std::vector<std::string>& selectors) {
+  CommitRequest request;
+  std::set<std::pair<size_t, std::string>> taken;
+  auto named = Named(sandbox, reviewed, selectors);
+  for (size_t c = 0; c < reviewed.size(); ++c) {
+    if (!named[c]) continue;
+    const auto& item = reviewed[c];
+    if (item.approval.CommitsWhole()) {
+      taken.insert({item.root, item.change.path});
+    } else if (item.approval.CommitsPart()) {
+      taken.insert({item.root, item.change.path});
+      if (item.approval.hunks.size() == item.approval.ApprovedHunks().size()) continue;
+      request.hunks[{item.root, item.change.path}] = item.approval.ApprovedHunks();
+    }
+  }
+  // A change needs its parent directories live: new directories above a taken change go along.
+  std::map<std::pair<size_t, std::string>, const ReviewedChange*> by_path;
+  for (const auto& item : reviewed) by_path[{item.root, item.change.path}] = &item;
+  for (const auto& key : std::set<std::pair<size_t, std::string>>(taken)) {
+    std::string path = key.second;
+    for (size_t slash = path.rfind('/'); slash != std::string::npos; slash = path.rfind('/')) {
+      path.resize(slash);
+      auto it = by_path.find({key.first, path});
+      if (it == by_path.end() || it->second->change.new_type != EntryType::kDirectory) continue;
+      if (it->second->change.kind == ChangeKind::kModeChanged) continue;
+      if (it->second->approval.State() == ReviewState::kRejected)
+        throw Error(Code::kInvalidArgument, sandbox.PathPrefix(key.first) + key.second + " is approved but the directory " +
+                                                sandbox.PathPrefix(key.first) + it->first.second +
+                                                " it needs is rejected; approve the directory or reject the file");
+      taken.insert(it->first);
+    }
+  }
+  std::map<size_t, size_t> root_index;
+  for (const auto& item : reviewed) {
+    if (!taken.count({item.root, item.change.path})) continue;
+    if (!root_index.count(item.root)) {
+      root_index[item.root] = request.changes.size();
+      request.changes.push_back({item.root, {}});
+    }
+    request.changes[root_index[item.root]].changes.push_back(item.change);
+  }
+  request.everything = taken.size() == reviewed.size() && request.hunks.empty();
+  return request;
+}
+
+void Review::AfterCommit(const Sandbox& sandbox, const std::vector<ReviewedChange>& before, const CommitRequest& request) {
+  std::vector<std::pair<size_t, std::string>> gone;
+  for (const auto& root : request.changes)
+    for (const auto& change : root.changes)
+      if (!request.hunks.count({root.root, change.path})) gone.push_back({root.root, change.path});
+  store_.Forget(sandbox.id(), gone);
+  if (request.hunks.empty()) return;
+  // The hunks left of a partly committed file keep their decisions (rejected stays rejected),
+  // under the fingerprint the file has now.
+  std::vector<Approval> kept;
+  for (const auto& item : before) {
+    auto it = request.hunks.find({item.root, item.change.path});
+    if (it == request.hunks.end()) continue;
+    Approval left = item.approval;
+    left.hunks = RemainingHunks(item.approval, it->second);
+    left.hunk_count = static_cast<int>(left.hunks.size());
+    if (!left.hunks.empty()) {
+      Verdict first = left.hunks.begin()->second;
+      bool same = true;
+      for (const auto& [number, verdict] : left.hunks) same &= verdict == first;
+      if (same) left.DecideWhole(first);
+    }
+    UniqueFd live = sandbox.OpenLiveRoot(item.root);
+    UniqueFd upper = sandbox.OpenUpper(item.root);
+    left.fingerprint = ChangeFingerprint(live.get(), upper.get(), item.change.path);
+    kept.push_back(std::move(left));
+  }
+  store_.Save(sandbox.id(), kept);
+}
+
+}  // namespace sandboxd

@@ -1,0 +1,67 @@
+#pragma once
+/// The review of a sandbox's change set: which decisions (approval.h) still hold for the
+/// changes as they are now, and turning the owner's selectors into decisions. A selector names a
+/// change by the path `changes` shows, every change beneath a directory, or hunk N of a text
+/// modification (PATH:N, numbered as `diff` shows them); one that names nothing is refused.
+/// No D-Bus here; counting hunks needs the owner's rights and comes in as a function.
+
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "approval.h"
+#include "approval_store.h"
+#include "commit_request.h"
+#include "sandbox.h"
+
+namespace sandboxd {
+
+struct ReviewedChange {
+  size_t root = 0;
+  Change change;
+  Approval approval;  ///< the decision that holds now (pending when none does)
+};
+
+/// Hunk counts of text modifications, -1 for a change that is decided whole only; keyed by
+/// {root, path}.
+using HunkCounts = std::map<std::pair<size_t, std::string>, int>;
+using HunkCounter = std::function<HunkCounts(const std::vector<RootChanges>&)>;
+
+/// The identity of a change as it is now: inode, size and times of the upper and of the live
+/// entry at `path`. Any write to either side makes a different fingerprint.
+std::string ChangeFingerprint(int live_root_fd, int upper_root_fd, const std::string& path);
+
+class Review {
+ public:
+  explicit Review(ApprovalStore& store) : store_(store) {}
+
+  /// The change set with the decisions that still hold, in scan order.
+  std::vector<ReviewedChange> Current(const Sandbox& sandbox);
+  /// Decides `verdict` for what `selectors` name (every change when `all`). Returns how many
+  /// changes or hunks were decided. Throws Error(kNotFound) naming a selector that names nothing.
+  size_t Decide(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool all, Verdict verdict,
+                const HunkCounter& count_hunks);
+  /// Approves every pending change (commit --all), or those `selectors` name; rejected ones
+  /// stay rejected.
+  void ApprovePending(const Sandbox& sandbox, const std::vector<std::string>& selectors = {});
+
+  ApprovalStore& store() { return store_; }
+
+  /// What a commit of the approved changes takes: approved changes whole, partly approved text
+  /// files by hunk, and the new directories an approved change needs to exist in (a directory
+  /// the owner rejected is refused). Throws Error naming the path.
+  /// With `selectors` (PATH: a change or every change beneath a directory), only the approved
+  /// changes they name; a selector that names no change is refused.
+  static CommitRequest Selection(const Sandbox& sandbox, const std::vector<ReviewedChange>& reviewed,
+                                 const std::vector<std::string>& selectors = {});
+  /// After a commit of `request`: forgets decisions of what went live; a partly committed
+  /// file keeps its decisions for the hunks that are left, renumbered.
+  void AfterCommit(const Sandbox& sandbox, const std::vector<ReviewedChange>& before, const CommitRequest& request);
+
+ private:
+  ApprovalStore& store_;
+};
+
+}  // namespace sandboxd

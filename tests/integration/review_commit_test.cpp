@@ -1,0 +1,236 @@
+// Review and partial commit as an unprivileged user, with real parts: approving one hunk of a
+// three-hunk file, rejecting a file, decisions surviving a restart and lapsing when a job
+// rewrites the file, conflicts with the live tree and --force, selectors that name nothing.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "harness.h"
+
+namespace sandboxd::it {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// 30 numbered lines: far enough apart, edits at lines 2, 15 and 28 make three hunks.
+std::string Lines(const std::map<int, std::string>& replaced = {}) {
+  std::string text;
+  for (int i = 1; i <= 30; ++i) {
+    auto it = replaced.find(i);
+    text += (it == replaced.end() ? "line " + std::to_string(i) : it->second) + "\n";
+  }
+  return text;
+}
+
+size_t CountOf(const std::string& text, const std::string& needle) {
+  size_t count = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
+  return count;
+}
+
+class ReviewCommitTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!World().skip_reason().empty()) GTEST_SKIP() << World().skip_reason();
+    project_ = World().MakeProject(kAlice);
+    ASSERT_EQ(World().RunAs(kAlice, {"sh", "-c", "cat > three.txt"}, {.input = Lines(), .cwd = project_}).status, 0);
+    Result created = World().Sandboxctl(kAlice, {"create", project_});
+    ASSERT_EQ(created.status, 0) << created.err;
+    id_ = Trim(created.out);
+  }
+  void TearDown() override {
+    if (!id_.empty()) World().Sandboxctl(kAlice, {"destroy", id_});
+  }
+  Result Ctl(const std::vector<std::string>& args) { return World().Sandboxctl(kAlice, args); }
+  void Job(const std::string& script) {
+    Result run = Ctl({"run", id_, "--", "sh", "-c", script});
+    ASSERT_EQ(run.status, 0) << run.err;
+  }
+  /// Writes the three-hunk edit of three.txt in the sandbox.
+  void EditThreeHunks() {
+    Job("sed -i -e 's/^line 2$/two/' -e 's/^line 15$/fifteen/' -e 's/^line 28$/twenty-eight/' three.txt");
+  }
+
+  std::string project_;
+  std::string id_;
+};
+
+TEST_F(ReviewCommitTest, OnlyTheApprovedHunkReachesTheLiveFile) {
+  EditThreeHunks();
+  Result diff = Ctl({"diff", id_, "three.txt"});
+  ASSERT_EQ(diff.status, 0) << diff.err;
+  ASSERT_EQ(CountOf(diff.out, "\n@@ "), 3u) << diff.out;
+
+  Result approve = Ctl({"approve", id_, "three.txt:2"});
+  ASSERT_EQ(approve.status, 0) << approve.err;
+  Result changes = Ctl({"changes", id_});
+  EXPECT_NE(changes.out.find("M three.txt [partial: hunks 2 approved, of 3]"), std::string::npos) << changes.out;
+
+  Result commit = Ctl({"commit", id_});
+  ASSERT_EQ(commit.status, 0) << commit.err;
+  EXPECT_EQ(ReadFile(project_ + "/three.txt"), Lines({{15, "fifteen"}}));
+
+  // What is left in the sandbox is exactly hunks 1 and 3, and the job's view is unchanged.
+  Result left = Ctl({"diff", id_, "three.txt"});
+  ASSERT_EQ(left.status, 0) << left.err;
+  EXPECT_EQ(CountOf(left.out, "\n@@ "), 2u) << left.out;
+  EXPECT_NE(left.out.find("+two\n"), std::string::npos) << left.out;
+  EXPECT_NE(left.out.find("+twenty-eight\n"), std::string::npos) << left.out;
+  EXPECT_EQ(left.out.find("fifteen"), std::string::npos) << left.out;
+  Result seen = Ctl({"run", id_, "--", "cat", "three.txt"});
+  EXPECT_EQ(seen.out, Lines({{2, "two"}, {15, "fifteen"}, {28, "twenty-eight"}}));
+
+  // The rest commits later and the sandbox is then empty.
+  ASSERT_EQ(Ctl({"commit", id_, "--all"}).status, 0);
+  EXPECT_EQ(ReadFile(project_ + "/three.txt"), Lines({{2, "two"}, {15, "fifteen"}, {28, "twenty-eight"}}));
+  EXPECT_EQ(Ctl({"changes", id_}).out, "");
+}
+
+TEST_F(ReviewCommitTest, RejectedHunksStayRejectedAfterAPartialCommit) {
+  EditThreeHunks();
+  ASSERT_EQ(Ctl({"approve", id_, "three.txt:1"}).status, 0);
+  ASSERT_EQ(Ctl({"reject", id_, "three.txt:3"}).status, 0);
+  ASSERT_EQ(Ctl({"commit", id_}).status, 0);
+  EXPECT_EQ(ReadFile(project_ + "/three.txt"), Lines({{2, "two"}}));
+  // Left: old hunk 2 (pending) and old hunk 3 (rejected), now numbered 1 and 2.
+  Result changes = Ctl({"changes", id_});
+  EXPECT_NE(changes.out.find("M three.txt [partial: hunks 2 rejected, of 2]"), std::string::npos) << changes.out;
+  ASSERT_EQ(Ctl({"commit", id_, "--all"}).status, 0);
+  EXPECT_EQ(ReadFile(project_ + "/three.txt"), Lines({{2, "two"}, {15, "fifteen"}}));
+  EXPECT_EQ(Ctl({"changes", id_}).out, "M three.txt [rejected]\n");
+}
+
+TEST_F(ReviewCommitTest, RejectedFilesStayInTheSandbox) {
+  Job("echo sandbox >> a.txt && echo sandbox >> b.txt && echo new > n.txt");
+  std::string a_before = ReadFile(project_ + "/a.txt");
+  ASSERT_EQ(Ctl({"reject", id_, "a.txt"}).status, 0);
+  ASSERT_EQ(Ctl({"approve", id_, "b.txt", "n.txt"}).status, 0);
+  Result commit = Ctl({"commit", id_});
+  ASSERT_EQ(commit.status, 0) << commit.err;
+  EXPECT_EQ(ReadFile(project_ + "/a.txt"), a_before);
+  EXPECT_NE(ReadFile(project_ + "/b.txt").find("sandbox"), std::string::npos);
+  EXPECT_EQ(ReadFile(project_ + "/n.txt"), "new\n");
+  EXPECT_EQ(Ctl({"changes", id_}).out, "M a.txt [rejected]\n");
+  // --all approves pending changes only: a rejected one stays.
+  ASSERT_EQ(Ctl({"commit", id_, "--all"}).status, 0);
+  EXPECT_EQ(ReadFile(project_ + "/a.txt"), a_before);
+}
+
+TEST_F(ReviewCommitTest, NewDirectoriesGoWithAnApprovedFileInThem) {
+  Job("mkdir -p d/e && echo x > d/e/x && echo y > d/y");
+  ASSERT_EQ(Ctl({"approve", id_, "d/e/x"}).status, 0);
+  Result commit = Ctl({"commit", id_});
+  ASSERT_EQ(commit.status, 0) << commit.err;
+  EXPECT_EQ(ReadFile(project_ + "/d/e/x"), "x\n");
+  EXPECT_NE(access((project_ + "/d/y").c_str(), F_OK), 0) << "d/y was not approved";
+  EXPECT_EQ(Ctl({"changes", id_}).out, "A d/y\n");
+  EXPECT_EQ(Ctl({"run", id_, "--", "cat", "d/e/x", "d/y"}).out, "x\ny\n");
+}
+
+TEST_F(ReviewCommitTest, DecisionsSurviveARestartAndLapseWhenAJobRewritesTheFile) {
+  Job("echo one >> a.txt && echo one >> b.txt");
+  ASSERT_EQ(Ctl({"approve", id_, "a.txt"}).status, 0);
+  ASSERT_EQ(Ctl({"reject", id_, "b.txt"}).status, 0);
+  World().KillDaemon();
+  ASSERT_TRUE(World().StartDaemon()) << World().DaemonLog();
+  EXPECT_EQ(Ctl({"changes", id_}).out, "M a.txt [approved]\nM b.txt [rejected]\n");
+  Job("echo two >> a.txt");
+  EXPECT_EQ(Ctl({"changes", id_}).out, "M a.txt\nM b.txt [rejected]\n");
+}
+
+TEST_F(ReviewCommitTest, AConflictIsRefusedUntilForced) {
+  Job("echo sandbox >> a.txt && echo sandbox >> b.txt");
+  // The owner edits the live a.txt after the sandbox was created.
+  ASSERT_EQ(World().RunAs(kAlice, {"sh", "-c", "echo live >> a.txt"}, {.cwd = project_}).status, 0);
+  auto live = Snapshot(project_);
+  Result refused = Ctl({"commit", id_, "--all"});
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_NE(refused.err.find("conflicts with the live tree"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("a.txt"), std::string::npos) << refused.err;
+  EXPECT_EQ(refused.err.find("b.txt"), std::string::npos) << "b.txt did not change live: " << refused.err;
+  EXPECT_EQ(Snapshot(project_), live) << "a refused commit changed the live tree";
+
+  Result forced = Ctl({"commit", id_, "--all", "--force"});
+  ASSERT_EQ(forced.status, 0) << forced.err;
+  EXPECT_EQ(ReadFile(project_ + "/a.txt").find("live"), std::string::npos) << "forced: the sandbox's a.txt wins";
+  EXPECT_EQ(Ctl({"changes", id_}).out, "");
+}
+
+TEST_F(ReviewCommitTest, TheSameEditMadeLiveIsNoConflict) {
+  Job("echo same >> a.txt");
+  ASSERT_EQ(World().RunAs(kAlice, {"sh", "-c", "echo same >> a.txt"}, {.cwd = project_}).status, 0);
+  Result commit = Ctl({"commit", id_, "--all"});
+  EXPECT_EQ(commit.status, 0) << commit.err;
+}
+
+TEST_F(ReviewCommitTest, SelectorsThatNameNothingAreRefused) {
+  EditThreeHunks();
+  Result unknown = Ctl({"approve", id_, "nope.txt"});
+  EXPECT_EQ(unknown.status, 1);
+  EXPECT_NE(unknown.err.find("nope.txt"), std::string::npos) << unknown.err;
+  Result hunk = Ctl({"approve", id_, "three.txt:4"});
+  EXPECT_EQ(hunk.status, 1);
+  EXPECT_NE(hunk.err.find("has 3 hunks"), std::string::npos) << hunk.err;
+  Job("echo new > n.txt");
+  Result whole = Ctl({"approve", id_, "n.txt:1"});
+  EXPECT_EQ(whole.status, 1);
+  EXPECT_NE(whole.err.find("whole"), std::string::npos) << whole.err;
+  Result both = Ctl({"approve", id_, "--all", "n.txt"});
+  EXPECT_EQ(both.status, 2) << both.err;
+  EXPECT_EQ(Ctl({"changes", id_}).out, "A n.txt\nM three.txt\n") << "a refused decision changed nothing";
+}
+
+TEST_F(ReviewCommitTest, UndoRestoresTheLiveTreeAndReturnsTheChanges) {
+  auto before = Snapshot(project_);
+  Job("echo more >> a.txt && rm b.txt && mkdir -p nd && echo n > nd/n.txt && ln -sf c.txt link && chmod 600 c.txt");
+  Result changes = Ctl({"changes", id_});
+  ASSERT_EQ(Ctl({"commit", id_, "--all"}).status, 0);
+  auto after = Snapshot(project_);
+  ASSERT_NE(after, before);
+
+  Result undo = Ctl({"undo", id_});
+  ASSERT_EQ(undo.status, 0) << undo.err;
+  EXPECT_EQ(Snapshot(project_), before) << "undo did not restore the live tree byte for byte";
+  EXPECT_EQ(Ctl({"changes", id_}).out, changes.out) << "the undone changes are not back in the sandbox";
+  // Nothing left to undo; the changes commit again as they did.
+  Result again = Ctl({"undo", id_});
+  EXPECT_EQ(again.status, 1);
+  EXPECT_NE(again.err.find("no commit to undo"), std::string::npos) << again.err;
+  ASSERT_EQ(Ctl({"commit", id_, "--all"}).status, 0);
+  EXPECT_EQ(Snapshot(project_), after);
+}
+
+TEST_F(ReviewCommitTest, UndoOfAPartialCommitKeepsWhatWasLeft) {
+  EditThreeHunks();
+  Job("echo x > x.txt");
+  ASSERT_EQ(Ctl({"approve", id_, "three.txt:2"}).status, 0);
+  ASSERT_EQ(Ctl({"commit", id_}).status, 0);
+  ASSERT_EQ(ReadFile(project_ + "/three.txt"), Lines({{15, "fifteen"}}));
+  ASSERT_EQ(Ctl({"undo", id_}).status, 0);
+  EXPECT_EQ(ReadFile(project_ + "/three.txt"), Lines());
+  EXPECT_EQ(Ctl({"run", id_, "--", "cat", "three.txt"}).out, Lines({{2, "two"}, {15, "fifteen"}, {28, "twenty-eight"}}));
+  EXPECT_EQ(Ctl({"changes", id_}).out, "M three.txt\nA x.txt\n");
+}
+
+TEST_F(ReviewCommitTest, UndoRefusesWhenTheLiveTreeMovedOn) {
+  Job("echo more >> a.txt && echo n > n.txt");
+  ASSERT_EQ(Ctl({"commit", id_, "--all"}).status, 0);
+  ASSERT_EQ(World().RunAs(kAlice, {"sh", "-c", "echo mine >> a.txt"}, {.cwd = project_}).status, 0);
+  auto live = Snapshot(project_);
+  Result undo = Ctl({"undo", id_});
+  EXPECT_EQ(undo.status, 1);
+  EXPECT_NE(undo.err.find("a.txt (changed since the commit)"), std::string::npos) << undo.err;
+  EXPECT_EQ(undo.err.find("n.txt"), std::string::npos) << undo.err;
+  EXPECT_EQ(Snapshot(project_), live) << "a refused undo changed the live tree";
+}
+
+}  // namespace
+}  // namespace sandboxd::it

@@ -1,0 +1,338 @@
+// `sandboxctl review` as a person uses it: on a pseudo-terminal, keys typed one at a time, each
+// decision checked through `changes` and a commit. Also: without a terminal it refuses (exit
+// 2), the terminal is given back after a signal, and `try` offers the review.
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <pty.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+#include <utmp.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "harness.h"
+
+namespace sandboxd::it {
+namespace {
+
+using namespace std::chrono_literals;
+
+/// A program running as `user` on a pseudo-terminal of ours, answered as a person would: wait
+/// until a text appears, then type. The test keeps the terminal's slave side open, so that it
+/// can read the terminal's modes while the program runs and after it has gone.
+class Conversation {
+ public:
+  /// `sandboxctl ARGS...` as `user` in `cwd`; its stdout goes to `stdout_file` instead when one is named.
+  Conversation(const std::string& user, const std::string& cwd, const std::vector<std::string>& sandboxctl_args,
+               const std::string& stdout_file = "") {
+    passwd* pw = getpwnam(user.c_str());
+    // setpriv drops to the user; env -i gives the program only what a login would.
+    std::vector<std::string> argv = {"/usr/bin/setpriv", "--reuid=" + std::to_string(pw->pw_uid),
+                                     "--regid=" + std::to_string(pw->pw_gid), "--init-groups", "--",
+                                     "/usr/bin/env", "-i", "HOME=" + std::string(pw->pw_dir), "USER=" + user,
+                                     "PATH=/usr/bin:/bin", "LANG=C.UTF-8", "TERM=xterm",
+                                     "DBUS_SYSTEM_BUS_ADDRESS=" + World().bus_address(), SANDBOXCTL_BIN};
+    argv.insert(argv.end(), sandboxctl_args.begin(), sandboxctl_args.end());
+    if (openpty(&master_, &slave_, nullptr, nullptr, nullptr) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) {
+      // login_tty: a session of its own with the pty as its controlling terminal and 0, 1, 2.
+      close(master_);
+      if (login_tty(slave_) != 0 || chdir(cwd.c_str()) != 0) _exit(126);
+      if (!stdout_file.empty()) {
+        int out = open(stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (out < 0 || dup2(out, STDOUT_FILENO) < 0) _exit(126);
+      }
+      std::vector<char*> args;
+      for (auto& arg : argv) args.push_back(arg.data());
+      args.push_back(nullptr);
+      execv(args[0], args.data());
+      _exit(127);
+    }
+  }
+  ~Conversation() {
+    if (pid_ > 0 && status_ < 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    if (master_ >= 0) close(master_);
+    if (slave_ >= 0) close(slave_);
+  }
+
+  /// Reads until `text` appears after what earlier waits found; false if it never does.
+  bool WaitFor(const std::string& text, std::chrono::seconds timeout = 30s) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      size_t at = screen_.find(text, seen_);
+      if (at != std::string::npos) {
+        seen_ = at + text.size();
+        return true;
+      }
+      if (std::chrono::steady_clock::now() >= deadline || !ReadSome(100ms)) return false;
+    }
+  }
+  void Type(const std::string& keys) { ASSERT_EQ(write(master_, keys.data(), keys.size()), static_cast<ssize_t>(keys.size())); }
+  /// Waits for `text`, then types `keys`; false (and nothing typed) if it never appears.
+  bool Answer(const std::string& text, const std::string& keys) {
+    if (!WaitFor(text)) return false;
+    Type(keys);
+    return true;
+  }
+  /// Reads until the program has ended; its exit status (128+N for signal N), -1 on timeout.
+  int Finish(std::chrono::seconds timeout = 60s) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (status_ < 0 && std::chrono::steady_clock::now() < deadline) ReadSome(100ms);
+    if (status_ >= 0) {
+      while (ReadSome(0ms)) {  // what it wrote just before it ended
+      }
+    }
+    return status_;
+  }
+  termios Modes() const {
+    termios modes{};
+    tcgetattr(slave_, &modes);
+    return modes;
+  }
+  pid_t pid() const { return pid_; }
+  const std::string& screen() const { return screen_; }
+
+ private:
+  /// Takes what the terminal shows within `wait`; false once nothing more can come.
+  bool ReadSome(std::chrono::milliseconds wait) {
+    if (status_ < 0) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    pollfd p{master_, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(wait.count())) <= 0) return status_ < 0;
+    char buffer[4096];
+    ssize_t got = read(master_, buffer, sizeof buffer);
+    if (got <= 0) return false;
+    screen_.append(buffer, static_cast<size_t>(got));
+    return true;
+  }
+
+  int master_ = -1;
+  int slave_ = -1;
+  pid_t pid_ = -1;
+  int status_ = -1;
+  std::string screen_;
+  size_t seen_ = 0;
+};
+
+bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+constexpr const char* kHunkQuestion = "Approve this hunk [y,n,q,a,d,s,?]? ";
+constexpr const char* kChangeQuestion = "Approve this change [y,n,q,s,?]? ";
+
+std::string HunkQuestion(int hunk, int of) {
+  return "(" + std::to_string(hunk) + "/" + std::to_string(of) + ") " + kHunkQuestion;
+}
+
+/// three.txt holds 30 numbered lines; edits at lines 2, 15 and 28 are three hunks apart.
+const std::string kThirtyLines = "seq -f 'line %g' 30";
+const std::string kEditFifteen = "s/^line 15$/fifteen/";
+const std::string kThreeEdits = "-e 's/^line 2$/two/' -e '" + kEditFifteen + "' -e 's/^line 28$/twenty-eight/'";
+
+/// What `sh -c SCRIPT` prints, run as alice in `dir`: her files are read as she reads them.
+std::string AsAlice(const std::string& script, const std::string& dir) {
+  return World().RunAs(kAlice, {"sh", "-c", script}, {.cwd = dir}).out;
+}
+
+/// A sandbox over a fresh project of alice's that holds three.txt beside the harness's files.
+class ReviewTtyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SANDBOXD_REQUIRE_WORLD();
+    project_ = World().MakeProject(kAlice);
+    AsAlice(kThirtyLines + " > three.txt", project_);
+    id_ = Trim(Sandboxctl({"create", project_}));
+    ASSERT_FALSE(id_.empty());
+  }
+  void TearDown() override {
+    if (!id_.empty()) Sandboxctl({"destroy", id_});
+  }
+  /// `sandboxctl ARGS...` as alice, which is to succeed; what it printed on stdout.
+  std::string Sandboxctl(const std::vector<std::string>& args) {
+    Result done = World().Sandboxctl(kAlice, args);
+    EXPECT_EQ(done.status, 0) << "sandboxctl " << args.front() << ": " << done.err;
+    return done.out;
+  }
+  void InSandbox(const std::string& script) { Sandboxctl({"run", id_, "--", "sh", "-c", script}); }
+  void EditThreeHunks() { InSandbox("sed -i " + kThreeEdits + " three.txt"); }
+  /// `sandboxctl --json changes` by path.
+  std::map<std::string, nlohmann::json> Changes() {
+    std::map<std::string, nlohmann::json> changes;
+    for (const auto& entry : nlohmann::json::parse(Sandboxctl({"--json", "changes", id_}))) changes[entry["path"]] = entry;
+    return changes;
+  }
+
+  std::string project_;
+  std::string id_;
+};
+
+TEST_F(ReviewTtyTest, NoYesNoApprovesTheMiddleHunkAndCommitWritesOnlyIt) {
+  EditThreeHunks();
+  Conversation review(kAlice, project_, {"review", id_});
+  ASSERT_TRUE(review.WaitFor("three.txt (modified file)")) << review.screen();
+  ASSERT_TRUE(review.Answer(HunkQuestion(1, 3), "n")) << review.screen();
+  ASSERT_TRUE(review.Answer(HunkQuestion(2, 3), "y")) << review.screen();
+  ASSERT_TRUE(review.Answer(HunkQuestion(3, 3), "n")) << review.screen();
+  EXPECT_EQ(review.Finish(), 0) << review.screen();
+  EXPECT_TRUE(Contains(review.screen(), "1 approved, 2 rejected, 0 left pending.")) << review.screen();
+  EXPECT_TRUE(Contains(review.screen(), "sandboxctl commit " + id_)) << review.screen();
+  // On a terminal, in git's colours: the header bold, the hunk's lines red and green.
+  EXPECT_TRUE(Contains(review.screen(), "\033[1mdiff --git a/three.txt b/three.txt\033[m")) << review.screen();
+  EXPECT_TRUE(Contains(review.screen(), "\033[31m-line 15\033[m")) << review.screen();
+  EXPECT_TRUE(Contains(review.screen(), "\033[32m+fifteen\033[m")) << review.screen();
+
+  auto changes = Changes();
+  ASSERT_TRUE(changes.count("three.txt"));
+  EXPECT_EQ(changes["three.txt"]["review"], "partial") << changes["three.txt"].dump();
+  EXPECT_EQ(changes["three.txt"]["approved_hunks"], nlohmann::json::array({2})) << changes["three.txt"].dump();
+  EXPECT_EQ(changes["three.txt"]["rejected_hunks"], nlohmann::json::array({1, 3})) << changes["three.txt"].dump();
+  Sandboxctl({"commit", id_});
+  EXPECT_EQ(AsAlice("cat three.txt", project_), AsAlice(kThirtyLines + " | sed '" + kEditFifteen + "'", project_));
+}
+
+TEST_F(ReviewTtyTest, AOnTheFirstHunkApprovesTheWholeFile) {
+  EditThreeHunks();
+  Conversation review(kAlice, project_, {"review", id_});
+  ASSERT_TRUE(review.Answer(HunkQuestion(1, 3), "a")) << review.screen();
+  EXPECT_EQ(review.Finish(), 0) << review.screen();
+  EXPECT_FALSE(Contains(review.screen(), HunkQuestion(2, 3))) << "a asked about the rest: " << review.screen();
+  EXPECT_TRUE(Contains(review.screen(), "3 approved, 0 rejected, 0 left pending.")) << review.screen();
+  EXPECT_EQ(Sandboxctl({"changes", id_}), "M three.txt [approved]\n");
+}
+
+TEST_F(ReviewTtyTest, DOnALaterHunkRejectsTheRestAndAnEarlierDecisionIsAskedAgain) {
+  EditThreeHunks();
+  Sandboxctl({"approve", id_, "three.txt:1"});
+  Conversation review(kAlice, project_, {"review", id_});
+  ASSERT_TRUE(review.WaitFor("three.txt (modified file, partial)")) << review.screen();
+  ASSERT_TRUE(review.WaitFor("(already approved)")) << review.screen();
+  ASSERT_TRUE(review.Answer(HunkQuestion(1, 3), "s")) << review.screen();
+  ASSERT_TRUE(review.Answer(HunkQuestion(2, 3), "d")) << review.screen();
+  EXPECT_EQ(review.Finish(), 0) << review.screen();
+  EXPECT_FALSE(Contains(review.screen(), HunkQuestion(3, 3))) << review.screen();
+  EXPECT_TRUE(Contains(review.screen(), "1 approved, 2 rejected, 0 left pending.")) << review.screen();
+  auto three = Changes()["three.txt"];
+  EXPECT_EQ(three["approved_hunks"], nlohmann::json::array({1})) << three.dump();
+  EXPECT_EQ(three["rejected_hunks"], nlohmann::json::array({2, 3})) << three.dump();
+}
+
+TEST_F(ReviewTtyTest, QStopsAndLeavesTheRestPending) {
+  InSandbox("echo more >> a.txt && echo more >> b.txt && echo new > n.txt");
+  Conversation review(kAlice, project_, {"review", id_});
+  ASSERT_TRUE(review.Answer(HunkQuestion(1, 1), "?")) << review.screen();
+  ASSERT_TRUE(review.WaitFor("s - leave this hunk as it is")) << "? printed no help: " << review.screen();
+  ASSERT_TRUE(review.Answer(HunkQuestion(1, 1), "y")) << review.screen();  // a.txt
+  ASSERT_TRUE(review.WaitFor("b.txt (modified file)")) << review.screen();
+  ASSERT_TRUE(review.Answer(HunkQuestion(1, 1), "q")) << review.screen();
+  EXPECT_EQ(review.Finish(), 0) << review.screen();
+  EXPECT_FALSE(Contains(review.screen(), "n.txt")) << "asked on after q: " << review.screen();
+  EXPECT_TRUE(Contains(review.screen(), "1 approved, 0 rejected, 2 left pending.")) << review.screen();
+  EXPECT_EQ(Sandboxctl({"changes", id_}), "M a.txt [approved]\nM b.txt\nA n.txt\n");
+}
+
+TEST_F(ReviewTtyTest, ANewFileIsApprovedWholeAndADeletionRejected) {
+  InSandbox("rm c.txt && echo new > n.txt");
+  Conversation review(kAlice, project_, {"review", id_});
+  ASSERT_TRUE(review.WaitFor("c.txt (deleted file)")) << review.screen();
+  ASSERT_TRUE(review.WaitFor("deleted file mode 100644")) << review.screen();
+  ASSERT_TRUE(review.Answer(kChangeQuestion, "n")) << review.screen();
+  ASSERT_TRUE(review.WaitFor("n.txt (added file)")) << review.screen();
+  ASSERT_TRUE(review.WaitFor("+new")) << review.screen();
+  ASSERT_TRUE(review.Answer(kChangeQuestion, "y")) << review.screen();
+  EXPECT_EQ(review.Finish(), 0) << review.screen();
+  EXPECT_TRUE(Contains(review.screen(), "1 approved, 1 rejected, 0 left pending.")) << review.screen();
+  EXPECT_EQ(Sandboxctl({"changes", id_}), "D c.txt [rejected]\nA n.txt [approved]\n");
+  Sandboxctl({"commit", id_});
+  EXPECT_EQ(AsAlice("cat n.txt", project_), "new\n");
+  EXPECT_EQ(access((project_ + "/c.txt").c_str(), F_OK), 0) << "a rejected deletion was committed";
+}
+
+TEST_F(ReviewTtyTest, ColourOnlyWhenStdoutIsATerminal) {
+  InSandbox("echo more >> a.txt");
+  auto shown_so_far = [&] { return AsAlice("cat ../review-stdout.txt", project_); };
+  Conversation review(kAlice, project_, {"review", id_}, project_ + "/../review-stdout.txt");
+  ASSERT_TRUE(WaitUntil([&] { return Contains(shown_so_far(), HunkQuestion(1, 1)); }, 30s)) << shown_so_far();
+  review.Type("y");
+  EXPECT_EQ(review.Finish(), 0) << review.screen() << shown_so_far();
+  std::string shown = shown_so_far();
+  EXPECT_TRUE(Contains(shown, "diff --git a/a.txt b/a.txt\n")) << shown;
+  EXPECT_TRUE(Contains(shown, "\n+more\n")) << shown;
+  EXPECT_FALSE(Contains(shown, "\033[")) << shown;
+  EXPECT_TRUE(Contains(shown, "1 approved, 0 rejected, 0 left pending.")) << shown;
+  EXPECT_EQ(Sandboxctl({"changes", id_}), "M a.txt [approved]\n");
+}
+
+TEST_F(ReviewTtyTest, WithoutATerminalItRefusesWithExitTwo) {
+  InSandbox("echo more >> a.txt");
+  Result r = World().Sandboxctl(kAlice, {"review", id_});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_TRUE(Contains(r.err, "approve") && Contains(r.err, "reject")) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(Sandboxctl({"changes", id_}), "M a.txt\n");
+}
+
+TEST_F(ReviewTtyTest, ASignalEndsTheReviewAndGivesTheTerminalBack) {
+  InSandbox("echo more >> a.txt && echo more >> b.txt");
+  for (int signal_number : {SIGINT, SIGTERM}) {
+    Conversation review(kAlice, project_, {"review", id_});
+    ASSERT_TRUE(review.WaitFor(HunkQuestion(1, 1))) << review.screen();
+    termios asking = review.Modes();
+    EXPECT_EQ(asking.c_lflag & (ICANON | ECHO), 0u) << "keys are not read one at a time";
+    if (signal_number == SIGINT) review.Type("\x03");  // Ctrl-C, through the terminal
+    else kill(review.pid(), signal_number);
+    EXPECT_EQ(review.Finish(), 128 + signal_number) << review.screen();
+    termios after = review.Modes();
+    EXPECT_EQ(after.c_lflag & (ICANON | ECHO), static_cast<tcflag_t>(ICANON | ECHO)) << "the terminal was left raw";
+    EXPECT_TRUE(Contains(review.screen(), "0 approved, 0 rejected, 2 left pending.")) << review.screen();
+  }
+  EXPECT_EQ(Sandboxctl({"changes", id_}), "M a.txt\nM b.txt\n");
+}
+
+TEST_F(ReviewTtyTest, TryOffersTheReviewAndCommitsWhatWasApproved) {
+  std::string project = World().MakeProject(kAlice);  // the fixture's sandbox holds project_
+  std::string before_c = AsAlice("cat c.txt", project);
+  // try's stdout is the command's and a kept sandbox's id; the review speaks on the terminal.
+  Conversation attempt(kAlice, project, {"--no-ask-password", "try", "--", "sh", "-c", "echo more >> a.txt; echo new > n.txt; rm c.txt"},
+                       project + "/../try-stdout.txt");
+  ASSERT_TRUE(attempt.Answer("[r]eview, [c]ommit all, [d]iscard, [k]eep? ", "r\n")) << attempt.screen();
+  ASSERT_TRUE(attempt.Answer(HunkQuestion(1, 1), "y")) << attempt.screen();  // a.txt
+  ASSERT_TRUE(attempt.Answer(kChangeQuestion, "n")) << attempt.screen();     // c.txt deleted
+  ASSERT_TRUE(attempt.Answer(kChangeQuestion, "y")) << attempt.screen();     // n.txt added
+  EXPECT_EQ(attempt.Finish(), 0) << attempt.screen();
+  EXPECT_TRUE(Contains(attempt.screen(), "+more")) << attempt.screen();
+  EXPECT_TRUE(Contains(attempt.screen(), "2 approved, 1 rejected, 0 left pending.")) << attempt.screen();
+  EXPECT_TRUE(Contains(AsAlice("cat a.txt", project), "more\n"));
+  EXPECT_EQ(AsAlice("cat n.txt", project), "new\n");
+  EXPECT_EQ(AsAlice("cat c.txt", project), before_c) << "the rejected deletion was committed";
+  // The rejected change stays in the kept sandbox, whose id alone is on stdout.
+  std::string id = Trim(AsAlice("cat ../try-stdout.txt", project));
+  EXPECT_TRUE(Contains(attempt.screen(), "Kept sandbox " + id + ":")) << id << "\n" << attempt.screen();
+  EXPECT_EQ(Sandboxctl({"changes", id}), "D c.txt [rejected]\n");
+  Sandboxctl({"destroy", id});
+}
+
+TEST_F(ReviewTtyTest, TryWithEverythingApprovedCommitsAndDestroysTheSandbox) {
+  size_t sandboxes = nlohmann::json::parse(Sandboxctl({"--json", "list"})).size();
+  std::string project = World().MakeProject(kAlice);  // the fixture's sandbox holds project_
+  Conversation attempt(kAlice, project, {"--no-ask-password", "try", "--", "sh", "-c", "echo new > n.txt"});
+  ASSERT_TRUE(attempt.Answer("[r]eview, ", "r\n")) << attempt.screen();
+  ASSERT_TRUE(attempt.Answer(kChangeQuestion, "y")) << attempt.screen();
+  EXPECT_EQ(attempt.Finish(), 0) << attempt.screen();
+  EXPECT_EQ(AsAlice("cat n.txt", project), "new\n");
+  EXPECT_FALSE(Contains(attempt.screen(), "Kept sandbox")) << attempt.screen();
+  EXPECT_EQ(nlohmann::json::parse(Sandboxctl({"--json", "list"})).size(), sandboxes) << "try left its sandbox behind";
+}
+
+}  // namespace
+}  // namespace sandboxd::it

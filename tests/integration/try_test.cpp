@@ -1,0 +1,227 @@
+// `sandboxctl try`, the one-shot cycle, as unprivileged users: -y commits, -n and no terminal
+// keep, the command's status passes through, a refused commit keeps everything, and on a
+// terminal the question is asked and answered (through a pseudo-terminal of our own).
+
+#include <fcntl.h>
+#include <grp.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <pty.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "harness.h"
+
+namespace sandboxd::it {
+namespace {
+
+std::set<std::string> SandboxIds(const std::string& user) {
+  Result list = World().Sandboxctl(user, {"--json", "list"});
+  EXPECT_EQ(list.status, 0) << list.err;
+  std::set<std::string> ids;
+  for (const auto& entry : nlohmann::json::parse(list.out)) ids.insert(entry["id"].get<std::string>());
+  return ids;
+}
+
+bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+/// Each test starts from a fresh project of alice's and notes what try must leave as it was:
+/// the live tree (unless committed) and the list of her sandboxes (unless one is kept).
+class TryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SANDBOXD_REQUIRE_WORLD();
+    project_ = World().MakeProject(kAlice);
+    before_ = Snapshot(project_);
+    ids_ = SandboxIds(kAlice);
+  }
+  /// `sandboxctl try ARGS...` as `user` in the project (bob has one of his own).
+  Result Try(const std::vector<std::string>& args, const std::string& user = kAlice, const std::string& cwd = "") {
+    std::vector<std::string> argv = {"try"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return World().Sandboxctl(user, argv, {.cwd = cwd.empty() ? project_ : cwd});
+  }
+  std::string project_;
+  std::map<std::string, std::string> before_;
+  std::set<std::string> ids_;
+};
+
+TEST_F(TryTest, YesCommitsWhatTheCommandWroteAndDestroysTheSandbox) {
+  Result r = Try({"-y", "--", "sh", "-c", "echo made > made.txt; rm c.txt; echo out"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "out\n") << "stdout is the command's alone";
+  EXPECT_TRUE(Contains(r.err, "D c.txt\n") && Contains(r.err, "A made.txt\n")) << r.err;
+  auto after = Snapshot(project_);
+  ASSERT_TRUE(after.count("/made.txt")) << Describe(after);
+  EXPECT_TRUE(Contains(after["/made.txt"], " made\n")) << after["/made.txt"];
+  auto expected = before_;
+  expected["/made.txt"] = after["/made.txt"];
+  expected.erase("/c.txt");
+  EXPECT_EQ(after, expected) << Describe(after);
+  EXPECT_EQ(SandboxIds(kAlice), ids_) << "the sandbox outlived try -y";
+}
+
+TEST_F(TryTest, NoKeepsTheSandboxAndPrintsItsId) {
+  // A relative --root, taken from the cwd; the job starts where the caller is.
+  Result r = Try({"--root", "..", "-n", "--", "sh", "-c", "pwd; echo two > s2.txt"}, kAlice, project_ + "/sub");
+  ASSERT_EQ(r.status, 0) << r.err;
+  ASSERT_EQ(r.out.rfind(project_ + "/sub\n", 0), 0u) << r.out;
+  std::string id = Trim(r.out.substr(project_.size() + 5));
+  ASSERT_FALSE(id.empty()) << r.out;
+  EXPECT_TRUE(Contains(r.err, "A sub/s2.txt\n")) << r.err;
+  Result show = World().Sandboxctl(kAlice, {"--json", "show", id});
+  ASSERT_EQ(show.status, 0) << show.err;
+  EXPECT_EQ(nlohmann::json::parse(show.out)["roots"], nlohmann::json::array({project_}));
+  EXPECT_EQ(World().Sandboxctl(kAlice, {"changes", id}).out, "A sub/s2.txt\n");
+  EXPECT_EQ(Snapshot(project_), before_) << "-n touched the live tree";
+  EXPECT_EQ(World().Sandboxctl(kAlice, {"destroy", id}).status, 0);
+}
+
+TEST_F(TryTest, TheCommandsStatusPassesThrough) {
+  Result exited = Try({"-y", "--", "sh", "-c", "exit 7"});
+  EXPECT_EQ(exited.status, 7) << exited.err;
+  EXPECT_EQ(exited.err.rfind("no changes\n", 0), 0u) << exited.err;
+  Result killed = Try({"-y", "--", "sh", "-c", "kill -TERM $$"});
+  EXPECT_EQ(killed.status, 128 + SIGTERM) << killed.err;
+  EXPECT_EQ(SandboxIds(kAlice), ids_) << "try left a sandbox behind";
+  EXPECT_EQ(Snapshot(project_), before_);
+}
+
+TEST_F(TryTest, WithoutTerminalOrFlagKeepsTheSandbox) {
+  Result r = Try({"--", "sh", "-c", "echo z > z; exit 3"});
+  EXPECT_EQ(r.status, 3) << r.err;
+  std::string id = Trim(r.out);
+  ASSERT_FALSE(id.empty()) << r.err;
+  EXPECT_TRUE(Contains(r.err, "A z\n")) << r.err;
+  EXPECT_TRUE(Contains(r.err, "Kept sandbox " + id)) << r.err;
+  EXPECT_TRUE(Contains(r.err, "sandboxctl destroy " + id)) << r.err;
+  EXPECT_EQ(World().Sandboxctl(kAlice, {"show", id}).status, 0);
+  EXPECT_EQ(World().Sandboxctl(kAlice, {"changes", id}).out, "A z\n");
+  EXPECT_EQ(Snapshot(project_), before_);
+  EXPECT_EQ(World().Sandboxctl(kAlice, {"destroy", id}).status, 0);
+}
+
+TEST_F(TryTest, BadUsageExitsTwoAndCreatesNothing) {
+  EXPECT_EQ(Try({"-y", "-n", "--", "true"}).status, 2);
+  EXPECT_EQ(Try({"-y"}).status, 2);
+  EXPECT_EQ(Try({"-y", "--"}).status, 2);
+  EXPECT_EQ(SandboxIds(kAlice), ids_);
+}
+
+TEST_F(TryTest, CommitRefusedByPolkitExitsOneAndKeepsEverything) {
+  std::string project = World().MakeProject(kBob);  // the test rules refuse bob every commit
+  auto before = Snapshot(project);
+  Result r = Try({"-y", "--", "sh", "-c", "echo more >> a.txt"}, kBob, project);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_TRUE(Contains(r.err, "not authorized")) << r.err;
+  std::string id = Trim(r.out);
+  ASSERT_FALSE(id.empty()) << r.err;
+  EXPECT_TRUE(Contains(r.err, "Kept sandbox " + id)) << r.err;
+  EXPECT_EQ(World().Sandboxctl(kBob, {"changes", id}).out, "M a.txt\n");
+  EXPECT_EQ(Snapshot(project), before);
+  EXPECT_EQ(World().Sandboxctl(kBob, {"destroy", id}).status, 0);
+}
+
+/// What a person sees and types: `sandboxctl try ARGS` as `user` in `cwd` on a pseudo-terminal.
+/// Each step waits until `wait_for` has appeared `times` times in the output, then types `keys`.
+struct Keystrokes {
+  std::string wait_for;
+  size_t times;
+  std::string keys;
+};
+
+size_t Count(const std::string& text, const std::string& part) {
+  size_t count = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++count;
+  return count;
+}
+
+Result TryOnTerminal(const std::string& user, const std::string& cwd, const std::vector<std::string>& args,
+                     const std::vector<Keystrokes>& steps) {
+  passwd* pw = getpwnam(user.c_str());
+  std::vector<std::string> env = {"HOME=" + std::string(pw->pw_dir), "USER=" + user, "PATH=/usr/bin:/bin",
+                                  "DBUS_SYSTEM_BUS_ADDRESS=" + World().bus_address(), "LANG=C.UTF-8", "TERM=dumb"};
+  std::vector<std::string> argv = {SANDBOXCTL_BIN, "--no-ask-password", "try"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> envp, argp;
+  for (auto& e : env) envp.push_back(e.data());
+  for (auto& a : argv) argp.push_back(a.data());
+  envp.push_back(nullptr);
+  argp.push_back(nullptr);
+  int master = -1, slave = -1;
+  Result result;
+  if (openpty(&master, &slave, nullptr, nullptr, nullptr) != 0) return result;
+  pid_t pid = fork();
+  if (pid == 0) {
+    // A session of its own whose controlling terminal is the pty: Ctrl-C reaches sandboxctl.
+    setsid();
+    ioctl(slave, TIOCSCTTY, 0);
+    for (int fd = 0; fd < 3; ++fd) dup2(slave, fd);
+    if (initgroups(user.c_str(), pw->pw_gid) != 0 || setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0) _exit(125);
+    if (chdir(cwd.c_str()) != 0) _exit(126);
+    execve(argp[0], argp.data(), envp.data());
+    _exit(127);
+  }
+  close(slave);
+  size_t next = 0;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  char buf[4096];
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (next < steps.size() && Count(result.out, steps[next].wait_for) >= steps[next].times) {
+      EXPECT_EQ(write(master, steps[next].keys.data(), steps[next].keys.size()), static_cast<ssize_t>(steps[next].keys.size()));
+      ++next;
+    }
+    pollfd p{master, POLLIN, 0};
+    if (poll(&p, 1, 100) <= 0) continue;
+    ssize_t got = read(master, buf, sizeof buf);
+    if (got <= 0) break;  // EIO once every holder of the terminal has gone
+    result.out.append(buf, static_cast<size_t>(got));
+  }
+  EXPECT_EQ(next, steps.size()) << "never saw what to answer; the terminal showed:\n" << result.out;
+  if (std::chrono::steady_clock::now() >= deadline) {
+    ADD_FAILURE() << "timed out; the terminal showed:\n" << result.out;
+    kill(pid, SIGKILL);
+  }
+  close(master);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+constexpr const char* kQuestion = "[c]ommit all, [d]iscard, [k]eep? ";
+
+TEST_F(TryTest, OnATerminalCommitIsAnAnswer) {
+  Result r = TryOnTerminal(kAlice, project_, {"--", "sh", "-c", "echo yes > answered.txt"}, {{kQuestion, 1, "c\n"}});
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_TRUE(Contains(r.out, "A answered.txt")) << r.out;
+  EXPECT_TRUE(Snapshot(project_).count("/answered.txt")) << r.out;
+  EXPECT_EQ(SandboxIds(kAlice), ids_);
+}
+
+TEST_F(TryTest, OnATerminalDiscardAfterAWrongAnswer) {
+  Result r = TryOnTerminal(kAlice, project_, {"--", "sh", "-c", "echo no > refused.txt; exit 5"},
+                           {{kQuestion, 1, "maybe\n"}, {kQuestion, 2, "d\n"}});
+  EXPECT_EQ(r.status, 5) << r.out;
+  EXPECT_EQ(Count(r.out, kQuestion), 2u) << r.out;
+  EXPECT_EQ(Snapshot(project_), before_);
+  EXPECT_EQ(SandboxIds(kAlice), ids_);
+}
+
+TEST_F(TryTest, CtrlCCancelsTheCommandAndYesThenAsksFirst) {
+  Result r = TryOnTerminal(kAlice, project_, {"-y", "--", "sh", "-c", "echo half > half.txt; echo started; sleep 60"},
+                           {{"started", 1, "\x03"}, {kQuestion, 1, "d\n"}});
+  EXPECT_NE(r.status, 0) << r.out;
+  EXPECT_TRUE(Contains(r.out, "A half.txt")) << r.out;
+  EXPECT_EQ(Snapshot(project_), before_) << "a cancelled command's changes were committed";
+  EXPECT_EQ(SandboxIds(kAlice), ids_);
+}
+
+}  // namespace
+}  // namespace sandboxd::it

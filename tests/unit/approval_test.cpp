@@ -1,0 +1,153 @@
+// Decisions about changes: whole and per hunk, how they combine, what a partial commit leaves,
+// their persistence, and what a commit of them takes (implied directories, rejected parents).
+
+#include "approval.h"
+
+#include <gtest/gtest.h>
+
+#include "approval_store.h"
+#include "errors.h"
+#include "layout.h"
+#include "review.h"
+#include "temp_dir.h"
+
+namespace sandboxd {
+namespace {
+
+TEST(ApprovalTest, HunkDecisionsSpreadAWholeDecisionAndCollapseWhenTheyAgree) {
+  Approval approval;
+  approval.DecideWhole(Verdict::kRejected);
+  approval.DecideHunk(2, 3, Verdict::kApproved);
+  EXPECT_EQ(approval.State(), ReviewState::kPartial);
+  EXPECT_EQ(approval.ApprovedHunks(), (std::set<int>{2}));
+  EXPECT_EQ(approval.HunksWith(Verdict::kRejected), (std::set<int>{1, 3}));
+  EXPECT_TRUE(approval.CommitsPart());
+  EXPECT_FALSE(approval.CommitsWhole());
+  approval.DecideHunk(1, 3, Verdict::kApproved);
+  approval.DecideHunk(3, 3, Verdict::kApproved);
+  EXPECT_EQ(approval.State(), ReviewState::kApproved);
+  EXPECT_TRUE(approval.hunks.empty());
+  EXPECT_TRUE(approval.CommitsWhole());
+}
+
+TEST(ApprovalTest, APendingChangeDecidedHunkByHunkStartsFromPending) {
+  Approval approval;
+  approval.DecideHunk(1, 2, Verdict::kRejected);
+  EXPECT_EQ(approval.State(), ReviewState::kPartial);
+  EXPECT_FALSE(approval.CommitsPart());
+  EXPECT_EQ(approval.HunksWith(Verdict::kPending), (std::set<int>{2}));
+}
+
+TEST(ApprovalTest, HunksLeftAfterAPartialCommitAreRenumberedInOrder) {
+  Approval approval;
+  approval.DecideHunk(1, 4, Verdict::kApproved);
+  approval.DecideHunk(2, 4, Verdict::kRejected);
+  approval.DecideHunk(3, 4, Verdict::kApproved);
+  auto left = RemainingHunks(approval, approval.ApprovedHunks());
+  EXPECT_EQ(left, (std::map<int, Verdict>{{1, Verdict::kRejected}, {2, Verdict::kPending}}));
+}
+
+class ApprovalStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(dir_.path().empty());
+    store_ = std::make_unique<Store>(dir_ / "db");
+    store_->Insert({"00000000000000aa", "proj", 1000, "active", 5, {"/home/u/proj"}});
+  }
+  testing::ScopedTempDir dir_;
+  std::unique_ptr<Store> store_;
+};
+
+Approval Decision(const std::string& path, const std::string& fingerprint) {
+  Approval approval;
+  approval.path = path;
+  approval.fingerprint = fingerprint;
+  return approval;
+}
+
+TEST_F(ApprovalStoreTest, DecisionsRoundTripAndPendingOnesLeaveNoRow) {
+  ApprovalStore approvals(*store_);
+  Approval whole = Decision("a.txt", "fp-a");
+  whole.DecideWhole(Verdict::kApproved);
+  Approval part = Decision("b.txt", "fp-b");
+  part.DecideHunk(2, 3, Verdict::kApproved);
+  part.DecideHunk(3, 3, Verdict::kRejected);
+  approvals.Save("00000000000000aa", {whole, part});
+  auto loaded = approvals.Load("00000000000000aa");
+  ASSERT_EQ(loaded.size(), 2u);
+  const Approval& b = loaded[0].path == "b.txt" ? loaded[0] : loaded[1];
+  EXPECT_EQ(b.fingerprint, "fp-b");
+  EXPECT_EQ(b.hunk_count, 3);
+  EXPECT_EQ(b.hunks, part.hunks);
+
+  whole.DecideWhole(Verdict::kPending);
+  approvals.Save("00000000000000aa", {whole});
+  EXPECT_EQ(approvals.Load("00000000000000aa").size(), 1u);
+  approvals.Forget("00000000000000aa", {{0, "b.txt"}});
+  EXPECT_TRUE(approvals.Load("00000000000000aa").empty());
+}
+
+TEST_F(ApprovalStoreTest, DecisionsGoWithTheirSandbox) {
+  ApprovalStore approvals(*store_);
+  Approval whole = Decision("a.txt", "fp");
+  whole.DecideWhole(Verdict::kRejected);
+  approvals.Save("00000000000000aa", {whole});
+  store_->Remove("00000000000000aa");
+  EXPECT_TRUE(approvals.Load("00000000000000aa").empty());
+}
+
+ReviewedChange Reviewed(const std::string& path, ChangeKind kind, EntryType type, Verdict verdict) {
+  ReviewedChange item;
+  item.change.path = path;
+  item.change.kind = kind;
+  item.change.new_type = type;
+  item.approval.path = path;
+  item.approval.DecideWhole(verdict);
+  return item;
+}
+
+TEST(ReviewSelectionTest, AnApprovedFileTakesTheNewDirectoriesAboveIt) {
+  Layout layout("/nonexistent/state", "/nonexistent/run");
+  Sandbox sandbox({"00000000000000aa", "p", 1000, "active", 0, {"/p"}}, layout);
+  std::vector<ReviewedChange> reviewed = {
+      Reviewed("d", ChangeKind::kAdded, EntryType::kDirectory, Verdict::kPending),
+      Reviewed("d/e", ChangeKind::kAdded, EntryType::kDirectory, Verdict::kPending),
+      Reviewed("d/e/x", ChangeKind::kAdded, EntryType::kFile, Verdict::kApproved),
+      Reviewed("d/y", ChangeKind::kAdded, EntryType::kFile, Verdict::kPending),
+      Reviewed("z", ChangeKind::kModified, EntryType::kFile, Verdict::kRejected),
+  };
+  CommitRequest request = Review::Selection(sandbox, reviewed);
+  ASSERT_EQ(request.changes.size(), 1u);
+  std::vector<std::string> paths;
+  for (const auto& change : request.changes[0].changes) paths.push_back(change.path);
+  EXPECT_EQ(paths, (std::vector<std::string>{"d", "d/e", "d/e/x"}));
+  EXPECT_FALSE(request.everything);
+
+  reviewed[1].approval.DecideWhole(Verdict::kRejected);
+  EXPECT_THROW(Review::Selection(sandbox, reviewed), Error);
+}
+
+TEST(ReviewSelectionTest, SelectorsNarrowAndMustNameSomething) {
+  Layout layout("/nonexistent/state", "/nonexistent/run");
+  Sandbox sandbox({"00000000000000aa", "p", 1000, "active", 0, {"/p"}}, layout);
+  std::vector<ReviewedChange> reviewed = {
+      Reviewed("a", ChangeKind::kModified, EntryType::kFile, Verdict::kApproved),
+      Reviewed("b", ChangeKind::kModified, EntryType::kFile, Verdict::kApproved),
+  };
+  EXPECT_TRUE(Review::Selection(sandbox, reviewed).everything);
+  CommitRequest only_b = Review::Selection(sandbox, reviewed, {"b"});
+  ASSERT_EQ(only_b.changes.size(), 1u);
+  ASSERT_EQ(only_b.changes[0].changes.size(), 1u);
+  EXPECT_EQ(only_b.changes[0].changes[0].path, "b");
+  EXPECT_FALSE(only_b.everything);
+  try {
+    Review::Selection(sandbox, reviewed, {"c"});
+    FAIL() << "a selector naming nothing was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Code::kNotFound);
+    EXPECT_NE(std::string(e.what()).find("'c'"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace sandboxd

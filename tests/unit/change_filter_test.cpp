@@ -1,0 +1,91 @@
+#include "change_filter.h"
+
+#include <gtest/gtest.h>
+
+namespace sandboxctl {
+namespace {
+
+using Selectors = std::vector<std::string>;
+
+/// The integration tests' job, as the scanner lists it: parents before children.
+std::vector<ChangeEntry> JobChanges() {
+  return {{"a.log", "pending"},          {"node_modules", "pending"}, {"node_modules/x", "pending"},
+          {"node_modules/x/y.js", "pending"}, {"src", "pending"},     {"src/main.c", "pending"},
+          {"sub", "pending"},            {"sub/b.log", "pending"}};
+}
+
+TEST(ChangeFilterTest, AWhollyPassingDirectoryIsNamedOnce) {
+  EXPECT_EQ(NarrowSelectors(JobChanges(), {}, PathPatterns({}, {"node_modules/**"})), (Selectors{"a.log", "src", "sub"}));
+  EXPECT_EQ(NarrowSelectors(JobChanges(), {}, PathPatterns({"src/**"}, {})), (Selectors{"src"}));
+}
+
+TEST(ChangeFilterTest, ADirectoryHoldingALeftOutChangeIsNotNamed) {
+  // "sub" passes, but naming it would take sub/b.log as well.
+  EXPECT_EQ(NarrowSelectors(JobChanges(), {}, PathPatterns({}, {"*.log", "node_modules/**"})), (Selectors{"src"}));
+  // "src" does not match *.c; src/main.c goes alone.
+  EXPECT_EQ(NarrowSelectors(JobChanges(), {}, PathPatterns({"*.c"}, {})), (Selectors{"src/main.c"}));
+}
+
+TEST(ChangeFilterTest, NothingPassingLeavesNoSelector) {
+  EXPECT_TRUE(NarrowSelectors(JobChanges(), {}, PathPatterns({"*.rs"}, {})).empty());
+  EXPECT_TRUE(NarrowSelectors({}, {}, PathPatterns({}, {"*.log"})).empty());
+}
+
+TEST(ChangeFilterTest, PatternsNarrowWhatSelectorsNameAndNeverWidenIt) {
+  PathPatterns logs({"*.log"}, {});
+  EXPECT_EQ(NarrowSelectors(JobChanges(), {"sub"}, logs), (Selectors{"sub/b.log"}));
+  EXPECT_TRUE(NarrowSelectors(JobChanges(), {"src"}, logs).empty());
+  // "sub/" names what lies beneath sub, not sub itself, as the daemon reads it.
+  EXPECT_EQ(NarrowSelectors(JobChanges(), {"sub/"}, PathPatterns({}, {"*.c"})), (Selectors{"sub/b.log"}));
+  // A change named only by one selector of several.
+  EXPECT_EQ(NarrowSelectors(JobChanges(), {"a.log", "src/main.c"}, PathPatterns({}, {"src/**"})), (Selectors{"a.log"}));
+}
+
+TEST(ChangeFilterTest, TheRootSelectorNamesEverything) {
+  std::vector<ChangeEntry> changes = {{".", "pending"}, {"a.c", "pending"}, {"b.log", "pending"}};
+  // The root's own change (a new mode) passes but cannot go alone: "." would take b.log.
+  EXPECT_EQ(NarrowSelectors(changes, {}, PathPatterns({}, {"*.log"})), (Selectors{"a.c"}));
+  EXPECT_EQ(NarrowSelectors(changes, {}, PathPatterns({}, {"*.o"})), (Selectors{"."}));
+}
+
+TEST(ChangeFilterTest, HunkSelectorsStayWhenTheirPathPasses) {
+  std::vector<ChangeEntry> changes = {{"a.c", "pending"}, {"b.log", "pending"}};
+  PathPatterns no_logs({}, {"*.log"});
+  EXPECT_EQ(NarrowSelectors(changes, {"a.c:2", "b.log:1"}, no_logs), (Selectors{"a.c:2"}));
+  // A file really named "a.c:2" is read whole first, as the daemon does.
+  changes.push_back({"a.c:2", "pending"});
+  EXPECT_EQ(NarrowSelectors(changes, {"a.c:2"}, no_logs), (Selectors{"a.c:2"}));
+  EXPECT_EQ(NarrowSelectors(changes, {"a.c:2"}, PathPatterns({}, {"*:2"})), Selectors{});
+}
+
+TEST(ChangeFilterTest, ASelectorThatNamesNothingStaysForTheDaemonToRefuse) {
+  EXPECT_EQ(NarrowSelectors(JobChanges(), {"nope", "src"}, PathPatterns({"*.c"}, {})), (Selectors{"src/main.c", "nope"}));
+}
+
+TEST(ChangeFilterTest, MultiRootPathsAndTheirRoots) {
+  std::vector<ChangeEntry> changes = {{"0/a.c", "pending"}, {"1", "pending"}, {"1/a.c", "pending"}, {"1/b.log", "pending"}};
+  EXPECT_EQ(NarrowSelectors(changes, {}, PathPatterns({}, {"*.log"})), (Selectors{"0/a.c", "1/a.c"}));
+  EXPECT_EQ(NarrowSelectors(changes, {}, PathPatterns({"1/**"}, {})), (Selectors{"1"}));
+}
+
+TEST(ChangeFilterTest, CommitTakesApprovedChangesAndPendingOnesWithAll) {
+  std::vector<ChangeEntry> changes = {{"a.c", "approved"}, {"b.c", "pending"}, {"c.c", "rejected"}, {"d.c", "partial"},
+                                      {"e.log", "approved"}};
+  PathPatterns no_logs({}, {"*.log"});
+  auto approved = [](const std::string& review) { return CommitTakes(review, false); };
+  auto with_all = [](const std::string& review) { return CommitTakes(review, true); };
+  EXPECT_EQ(NarrowSelectors(changes, {}, no_logs, approved), (Selectors{"a.c", "d.c"}));
+  EXPECT_EQ(NarrowSelectors(changes, {}, no_logs, with_all), (Selectors{"a.c", "b.c", "d.c"}));
+}
+
+TEST(ChangeFilterTest, AnApprovedDirectoryCoversItsChangesForACommit) {
+  // The daemon commits only the approved changes a selector names: the pending file beneath
+  // the approved directory stays, whichever of them the selector names.
+  std::vector<ChangeEntry> changes = {{"d", "approved"}, {"d/x", "approved"}, {"d/y", "pending"}, {"e", "pending"},
+                                      {"e/z", "approved"}};
+  auto approved = [](const std::string& review) { return CommitTakes(review, false); };
+  EXPECT_EQ(NarrowSelectors(changes, {}, PathPatterns({"*"}, {}), approved), (Selectors{"d", "e/z"}));
+}
+
+}  // namespace
+}  // namespace sandboxctl

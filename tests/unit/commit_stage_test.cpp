@@ -1,0 +1,116 @@
+// Staging for partial commits on hand-made layers: what moves into the stage, what a rollback
+// puts back, and how the upper is settled after the commit went live.
+
+#include "commit_stage.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "fs_util.h"
+#include "temp_dir.h"
+
+namespace sandboxd {
+namespace {
+
+using testing::ScopedTempDir;
+using testing::WriteFile;
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return lstat(path.c_str(), &st) == 0;
+}
+
+Change Make(const std::string& path, ChangeKind kind, EntryType new_type) {
+  Change change;
+  change.path = path;
+  change.kind = kind;
+  change.new_type = new_type;
+  return change;
+}
+
+class CommitStageTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "whiteouts and trusted xattrs need root";
+    upper_ = dir_ / "upper";
+    stage_ = dir_ / "stage";
+    mkdir(upper_.c_str(), 0755);
+    mkdir(stage_.c_str(), 0700);
+    WriteFile(upper_ + "/a", "new a\n");
+    mkdir((upper_ + "/d").c_str(), 0755);
+    WriteFile(upper_ + "/d/x", "x\n");
+    WriteFile(upper_ + "/d/y", "y\n");
+    ASSERT_EQ(mknod((upper_ + "/w").c_str(), S_IFCHR | 0, makedev(0, 0)), 0);
+    ASSERT_EQ(symlink("a", (upper_ + "/s").c_str()), 0);
+    upper_fd_ = OpenDirectoryNoSymlinks(upper_, O_PATH);
+    stage_fd_ = OpenDirectoryNoSymlinks(stage_, O_PATH);
+  }
+
+  ScopedTempDir dir_;
+  std::string upper_, stage_;
+  UniqueFd upper_fd_, stage_fd_;
+};
+
+TEST_F(CommitStageTest, ApprovedEntriesMoveAndTheRestStays) {
+  StageEntries(upper_fd_.get(), stage_fd_.get(),
+               {Make("a", ChangeKind::kModified, EntryType::kFile), Make("d", ChangeKind::kAdded, EntryType::kDirectory),
+                Make("d/x", ChangeKind::kAdded, EntryType::kFile), Make("w", ChangeKind::kDeleted, EntryType::kNone)},
+               getuid(), getgid());
+  EXPECT_TRUE(Exists(stage_ + "/a"));
+  EXPECT_TRUE(Exists(stage_ + "/d/x"));
+  EXPECT_TRUE(Exists(stage_ + "/w"));
+  EXPECT_FALSE(Exists(upper_ + "/a"));
+  EXPECT_FALSE(Exists(upper_ + "/d/x"));
+  EXPECT_FALSE(Exists(upper_ + "/w"));
+  EXPECT_TRUE(Exists(upper_ + "/d/y")) << "not approved: stays in the sandbox";
+  EXPECT_TRUE(Exists(upper_ + "/s"));
+}
+
+TEST_F(CommitStageTest, UnstagePutsEverythingBackAndDropsMergedCopies) {
+  StageEntries(upper_fd_.get(), stage_fd_.get(),
+               {Make("a", ChangeKind::kModified, EntryType::kFile), Make("d/x", ChangeKind::kAdded, EntryType::kFile),
+                Make("w", ChangeKind::kDeleted, EntryType::kNone)},
+               getuid(), getgid());
+  // A merged file stands beside the upper's own full version.
+  UniqueFd merged = CreateStagedFile(upper_fd_.get(), stage_fd_.get(), "d/y", getuid(), getgid());
+  ASSERT_TRUE(merged);
+  ASSERT_EQ(write(merged.get(), "merged\n", 7), 7);
+  Unstage(upper_fd_.get(), stage_fd_.get());
+  EXPECT_EQ(testing::ReadFile(upper_ + "/a"), "new a\n");
+  EXPECT_EQ(testing::ReadFile(upper_ + "/d/x"), "x\n");
+  EXPECT_EQ(testing::ReadFile(upper_ + "/d/y"), "y\n") << "the upper's version wins over a merged copy";
+  struct stat st;
+  ASSERT_EQ(lstat((upper_ + "/w").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  EXPECT_FALSE(Exists(stage_ + "/a"));
+  EXPECT_FALSE(Exists(stage_ + "/d/y"));
+  Unstage(upper_fd_.get(), stage_fd_.get());  // again: nothing to do, no error
+}
+
+TEST_F(CommitStageTest, SettlingClearsTheOpaqueMarkAndStaleIndexLinks) {
+  ASSERT_EQ(setxattr((upper_ + "/d").c_str(), "trusted.overlay.opaque", "y", 1, 0), 0);
+  std::string index = dir_ / "index";
+  mkdir(index.c_str(), 0700);
+  ASSERT_EQ(link((upper_ + "/a").c_str(), (index + "/0123").c_str()), 0);
+  struct stat a;
+  ASSERT_EQ(lstat((upper_ + "/a").c_str(), &a), 0);
+  CommitStep place;
+  place.action = StepAction::kPlace;
+  place.path = "a";
+  place.new_ino = a.st_ino;
+  CommitStep make;
+  make.action = StepAction::kMakeDirectory;
+  make.path = "d";
+  UniqueFd index_fd = OpenDirectoryNoSymlinks(index, O_PATH);
+  SettleUpperAfterCommit(upper_fd_.get(), index_fd.get(), {place, make});
+  EXPECT_LT(getxattr((upper_ + "/d").c_str(), "trusted.overlay.opaque", nullptr, 0), 0);
+  EXPECT_FALSE(Exists(index + "/0123"));
+  SettleUpperAfterCommit(upper_fd_.get(), index_fd.get(), {place, make});  // idempotent
+}
+
+}  // namespace
+}  // namespace sandboxd
