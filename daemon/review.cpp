@@ -147,23 +147,18 @@ size_t Review::Decide(const Sandbox& sandbox, const std::vector<std::string>& se
   return decided;
 }
 
-void Review::ApprovePending(const Sandbox& sandbox, const std::vector<std::string>& selectors) {
-  std::vector<Approval> changed;
-  auto current = Current(sandbox);
-  auto named = Named(sandbox, current, selectors);
-  for (size_t c = 0; c < current.size(); ++c) {
+void Review::ApprovePending(const Sandbox& sandbox, std::vector<ReviewedChange>& reviewed,
+                            const std::vector<std::string>& selectors) {
+  auto named = Named(sandbox, reviewed, selectors);
+  for (size_t c = 0; c < reviewed.size(); ++c) {
     if (!named[c]) continue;
-    Approval& approval = current[c].approval;
+    Approval& approval = reviewed[c].approval;
     if (approval.State() == ReviewState::kPending) {
       approval.DecideWhole(Verdict::kApproved);
     } else if (approval.State() == ReviewState::kPartial) {
       for (int hunk : approval.HunksWith(Verdict::kPending)) approval.DecideHunk(hunk, approval.hunk_count, Verdict::kApproved);
-    } else {
-      continue;
     }
-    changed.push_back(approval);
   }
-  store_.Save(sandbox.id(), changed);
 }
 
 }  // namespace sandboxd

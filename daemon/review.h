@@ -43,9 +43,11 @@ class Review {
   /// changes or hunks were decided. Throws Error(kNotFound) naming a selector that names nothing.
   size_t Decide(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool all, Verdict verdict,
                 const HunkCounter& count_hunks);
-  /// Approves every pending change (commit --all), or those `selectors` name; rejected ones
-  /// stay rejected.
-  void ApprovePending(const Sandbox& sandbox, const std::vector<std::string>& selectors = {});
+  /// Approves, in `reviewed` only (commit --all: the commit takes them, nothing is written if
+  /// it is refused), every pending change and pending hunk, or those `selectors` name; rejected
+  /// ones stay rejected. A selector naming nothing is refused.
+  static void ApprovePending(const Sandbox& sandbox, std::vector<ReviewedChange>& reviewed,
+                             const std::vector<std::string>& selectors = {});
 
   ApprovalStore& store() { return store_; }
 

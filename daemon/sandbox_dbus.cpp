@@ -245,9 +245,9 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
     if (pending == 0) return {0u, {}};
 
     ExclusiveOperation exclusive(*sandbox_, "commit");
-    if (flags & api::kFlagCommitAll) service_.review().ApprovePending(*sandbox_, selectors);
     // Decisions are read while mounted and unchanged by jobs: the sandbox is held exclusively.
     auto reviewed = service_.review().Current(*sandbox_);
+    if (flags & api::kFlagCommitAll) Review::ApprovePending(*sandbox_, reviewed, selectors);
     CommitRequest request = Review::Selection(*sandbox_, reviewed, selectors);
     request.force = flags & api::kFlagForce;
     if (request.changes.empty()) return {0u, {}};
