@@ -49,6 +49,17 @@ std::vector<bool> Named(const Sandbox& sandbox, const std::vector<ReviewedChange
   return named;
 }
 
+/// Gives every decided approval without one the fingerprint of its change as it is now.
+void FillFingerprints(const Sandbox& sandbox, std::vector<Approval>& approvals) {
+  std::map<size_t, std::pair<UniqueFd, UniqueFd>> roots;
+  for (auto& approval : approvals) {
+    if (!approval.fingerprint.empty() || (approval.hunks.empty() && approval.whole == Verdict::kPending)) continue;
+    auto& fds = roots[approval.root];
+    if (!fds.first) fds = {sandbox.OpenLiveRoot(approval.root), sandbox.OpenUpper(approval.root)};
+    approval.fingerprint = ChangeFingerprint(fds.first.get(), fds.second.get(), approval.path);
+  }
+}
+
 }  // namespace
 
 std::string ChangeFingerprint(int live_root_fd, int upper_root_fd, const std::string& path) {
@@ -69,10 +80,14 @@ std::vector<ReviewedChange> Review::Current(const Sandbox& sandbox) {
       ReviewedChange item{root.root, change, {}};
       item.approval.root = root.root;
       item.approval.path = change.path;
-      item.approval.fingerprint = ChangeFingerprint(lives[root.root].get(), uppers[root.root].get(), change.path);
+      // Only a stored decision needs its change's fingerprint now (a pending change gets one
+      // when it is decided): two stats per decided change, none per pending one.
       auto it = decided.find({root.root, change.path});
-      // A decision made on other content does not hold: the change is pending again.
-      if (it != decided.end() && it->second.fingerprint == item.approval.fingerprint) item.approval = it->second;
+      if (it != decided.end()) {
+        item.approval.fingerprint = ChangeFingerprint(lives[root.root].get(), uppers[root.root].get(), change.path);
+        // A decision made on other content does not hold: the change is pending again.
+        if (it->second.fingerprint == item.approval.fingerprint) item.approval = it->second;
+      }
       reviewed.push_back(std::move(item));
     }
   }
@@ -89,6 +104,7 @@ size_t Review::Decide(const Sandbox& sandbox, const std::vector<std::string>& se
       item.approval.DecideWhole(verdict);
       changed.push_back(item.approval);
     }
+    FillFingerprints(sandbox, changed);
     store_.Save(sandbox.id(), changed);
     return changed.size();
   }
@@ -143,6 +159,7 @@ size_t Review::Decide(const Sandbox& sandbox, const std::vector<std::string>& se
   }
   std::vector<Approval> changed;
   for (const auto& item : current) changed.push_back(item.approval);
+  FillFingerprints(sandbox, changed);
   store_.Save(sandbox.id(), changed);
   return decided;
 }
