@@ -120,33 +120,26 @@ void CommitJournal::SetState(int64_t id, const std::string& state) {
 }
 
 std::vector<JournaledCommit> CommitJournal::Unfinished(const std::string& sandbox_id) {
+  // 'staging': entries may have moved into the stage, to be put back.
   return store_.WithDatabase([&](Database& db) {
-    std::vector<JournaledCommit> commits;
-    // 'staging': entries may have moved into the stage, to be put back.
-    Statement select(db,
-                     "SELECT id, state, staged, finished_usec FROM commits WHERE sandbox_id = ? "
-                     "AND state IN ('staging', 'applying', 'applied', 'undoing', 'returning') ORDER BY id");
-    select.Bind(1, sandbox_id);
-    while (select.Step())
-      commits.push_back({select.ColumnInt(0), sandbox_id, select.ColumnText(1), select.ColumnInt(2) != 0, select.ColumnInt(3), {}});
-    LoadSteps(db, commits);
-    return commits;
+    return Select(db, sandbox_id, "state IN ('staging', 'applying', 'applied', 'undoing', 'returning') ORDER BY id");
   });
 }
 
 std::optional<JournaledCommit> CommitJournal::LastDone(const std::string& sandbox_id) {
-  return store_.WithDatabase([&](Database& db) -> std::optional<JournaledCommit> {
-    std::vector<JournaledCommit> commits;
-    Statement select(db,
-                     "SELECT id, state, staged, finished_usec FROM commits WHERE sandbox_id = ? AND state = 'done' "
-                     "ORDER BY id DESC LIMIT 1");
-    select.Bind(1, sandbox_id);
-    while (select.Step())
-      commits.push_back({select.ColumnInt(0), sandbox_id, select.ColumnText(1), select.ColumnInt(2) != 0, select.ColumnInt(3), {}});
-    if (commits.empty()) return std::nullopt;
-    LoadSteps(db, commits);
-    return commits.front();
-  });
+  auto commits = store_.WithDatabase([&](Database& db) { return Select(db, sandbox_id, "state = 'done' ORDER BY id DESC LIMIT 1"); });
+  if (commits.empty()) return std::nullopt;
+  return commits.front();
+}
+
+std::vector<JournaledCommit> CommitJournal::Select(Database& db, const std::string& sandbox_id, const char* condition) {
+  std::vector<JournaledCommit> commits;
+  Statement select(db, std::string("SELECT id, state, staged, finished_usec FROM commits WHERE sandbox_id = ? AND ") + condition);
+  select.Bind(1, sandbox_id);
+  while (select.Step())
+    commits.push_back({select.ColumnInt(0), sandbox_id, select.ColumnText(1), select.ColumnInt(2) != 0, select.ColumnInt(3), {}});
+  LoadSteps(db, commits);
+  return commits;
 }
 
 void CommitJournal::FinishUndo(int64_t id) {
@@ -156,28 +149,26 @@ void CommitJournal::FinishUndo(int64_t id) {
 }
 
 void CommitJournal::LoadSteps(Database& db, std::vector<JournaledCommit>& commits) {
-  {
-    Statement steps(db,
-                    "SELECT seq, root, path, action, old_ino, new_ino, old_mode, new_mode FROM commit_steps "
-                    "WHERE commit_id = ? ORDER BY seq");
-    for (auto& commit : commits) {
-      steps.Bind(1, commit.id);
-      while (steps.Step()) {
-        CommitStep step;
-        step.seq = static_cast<size_t>(steps.ColumnInt(0));
-        step.root = static_cast<size_t>(steps.ColumnInt(1));
-        step.path = steps.ColumnText(2);
-        auto action = StepActionFromString(steps.ColumnText(3));
-        if (!action) throw Error(Code::kFailed, "commit " + std::to_string(commit.id) + " has a step of unknown kind in the journal");
-        step.action = *action;
-        step.old_ino = static_cast<ino_t>(steps.ColumnInt(4));
-        step.new_ino = static_cast<ino_t>(steps.ColumnInt(5));
-        step.old_mode = static_cast<mode_t>(steps.ColumnInt(6));
-        step.new_mode = static_cast<mode_t>(steps.ColumnInt(7));
-        commit.steps.push_back(std::move(step));
-      }
-      steps.Reset();
+  Statement steps(db,
+                  "SELECT seq, root, path, action, old_ino, new_ino, old_mode, new_mode FROM commit_steps "
+                  "WHERE commit_id = ? ORDER BY seq");
+  for (auto& commit : commits) {
+    steps.Bind(1, commit.id);
+    while (steps.Step()) {
+      CommitStep step;
+      step.seq = static_cast<size_t>(steps.ColumnInt(0));
+      step.root = static_cast<size_t>(steps.ColumnInt(1));
+      step.path = steps.ColumnText(2);
+      auto action = StepActionFromString(steps.ColumnText(3));
+      if (!action) throw Error(Code::kFailed, "commit " + std::to_string(commit.id) + " has a step of unknown kind in the journal");
+      step.action = *action;
+      step.old_ino = static_cast<ino_t>(steps.ColumnInt(4));
+      step.new_ino = static_cast<ino_t>(steps.ColumnInt(5));
+      step.old_mode = static_cast<mode_t>(steps.ColumnInt(6));
+      step.new_mode = static_cast<mode_t>(steps.ColumnInt(7));
+      commit.steps.push_back(std::move(step));
     }
+    steps.Reset();
   }
 }
 

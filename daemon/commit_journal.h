@@ -50,6 +50,8 @@ class CommitJournal {
  private:
   static void WriteSteps(Database& db, int64_t id, const std::vector<CommitStep>& steps);
   static void LoadSteps(Database& db, std::vector<JournaledCommit>& commits);
+  /// The sandbox's commits matching `condition` (SQL after "WHERE sandbox_id = ? AND"), with steps.
+  static std::vector<JournaledCommit> Select(Database& db, const std::string& sandbox_id, const char* condition);
   Store& store_;
 };
 

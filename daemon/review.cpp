@@ -98,7 +98,7 @@ size_t Review::Decide(const Sandbox& sandbox, const std::vector<std::string>& se
                       const HunkCounter& count_hunks) {
   auto current = Current(sandbox);
   if (all) {
-    if (!selectors.empty()) throw Error(Code::kInvalidArgument, "name changes or ask for all of them, not both");
+    if (!selectors.empty()) throw Error(Code::kInvalidArgument, "name changes of sandbox " + sandbox.id() + " or ask for all of them, not both");
     std::vector<Approval> changed;
     for (auto& item : current) {
       item.approval.DecideWhole(verdict);
@@ -108,7 +108,7 @@ size_t Review::Decide(const Sandbox& sandbox, const std::vector<std::string>& se
     store_.Save(sandbox.id(), changed);
     return changed.size();
   }
-  if (selectors.empty()) throw Error(Code::kInvalidArgument, "name at least one change (PATH or PATH:N), or all of them");
+  if (selectors.empty()) throw Error(Code::kInvalidArgument, "name at least one change of sandbox " + sandbox.id() + " (PATH or PATH:N), or all of them");
 
   // Whole-change readings first: a file may itself be called "a:2".
   std::map<size_t, std::set<size_t>> whole;            // selector → indices of changes
