@@ -17,6 +17,9 @@ namespace sandboxctl {
 struct ChangeEntry {
   std::string path;    ///< as `changes` shows it
   std::string review;  ///< pending, approved, rejected or partial
+  /// The other half of a rename, "" for none. The daemon takes both halves when either is
+  /// named, so a rename passes the patterns only when both of its paths do.
+  std::string renamed_with = {};
 };
 
 /// Which reviews a verb acts on, the way the daemon picks them among the changes a selector

@@ -19,6 +19,10 @@ struct ReviewedChange {
   std::string new_type;  ///< "" when there is no new side
   /// One per hunk for a change decided hunk by hunk, else one for the whole change.
   std::vector<Verdict> verdicts;
+  /// The other half of a rename, decided with this one: its old path on the added half, its
+  /// new path on the deleted half; "" for a change that is no rename.
+  std::string renamed_from;
+  std::string renamed_to;
 
   /// Only these can be decided hunk by hunk (the daemon refuses PATH:N for the rest).
   bool TextModification() const { return kind == "modified" && old_type == "file" && new_type == "file"; }

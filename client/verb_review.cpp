@@ -66,6 +66,10 @@ std::unique_ptr<DiffOutput> UnpagedDiffOutput() { return std::make_unique<DiffOu
 
 /// "three.txt (modified file)", "d (added directory, approved)", "x (type-changed from file to symlink)".
 std::string Title(const ReviewedChange& change) {
+  if (!change.renamed_from.empty()) {
+    std::string state = change.State();
+    return change.renamed_from + " -> " + change.path + " (renamed" + (state == "pending" ? "" : ", " + state) + ")";
+  }
   std::string what = change.kind == "type-changed" ? "type-changed from " + change.old_type + " to " + change.new_type
                                                    : change.kind + " " + (change.new_type.empty() ? change.old_type : change.new_type);
   std::string state = change.State();
@@ -100,6 +104,7 @@ ReviewOutcome Review::Run() {
   std::vector<std::string> paths;
   for (const auto& change : changes_) paths.push_back(change.path);
   for (auto& change : changes_) {
+    if (!change.renamed_to.empty()) continue;  // a rename is asked about once, at its new path
     // Diff of PATH holds the changes beneath a directory too; they are asked about on their own.
     auto sections = SectionsOfChange(SplitDiff(DiffOf(sandbox_, change.path)), change.path, paths);
     Say(Title(change) + "\n");
@@ -197,7 +202,8 @@ void Review::DecideWhole(const std::string& path, Verdict verdict) {
   SendDecision(sandbox_, verdict, {path});
   // PATH names every change beneath a directory too: the daemon decided those as well.
   for (auto& other : changes_)
-    if (AtOrBeneath(other.path, path)) other.verdicts.assign(other.verdicts.size(), verdict);
+    if (AtOrBeneath(other.path, path) || (!other.renamed_to.empty() && AtOrBeneath(other.renamed_to, path)))
+      other.verdicts.assign(other.verdicts.size(), verdict);  // and the daemon decides a rename's halves together
 }
 
 void Review::Show(const std::string& diff) {

@@ -43,12 +43,24 @@ std::string ReviewNote(const std::map<std::string, sdbus::Variant>& details) {
   return note + "]";
 }
 
+/// " (renamed from P)" on the added half of a rename, " (renamed to P)" on the deleted one.
+std::string RenameNote(const std::map<std::string, sdbus::Variant>& details) {
+  for (const char* key : {"renamed_from", "renamed_to"}) {
+    auto it = details.find(key);
+    if (it == details.end()) continue;
+    std::string words = key == std::string("renamed_from") ? "renamed from " : "renamed to ";
+    return " (" + words + it->second.get<std::string>() + ")";
+  }
+  return "";
+}
+
 /// The selectors that name what `selectors` and `patterns` leave of the sandbox's changes
 /// (change_filter.h), among those whose review `acts_on` accepts.
 std::vector<std::string> SelectorsPassing(SandboxProxy& sandbox, const std::vector<std::string>& selectors,
                                           const PathPatterns& patterns, const ReviewFilter& acts_on = {}) {
   std::vector<ChangeEntry> entries;
-  for (const auto& change : ReadChanges(sandbox)) entries.push_back({change.path, change.State()});
+  for (const auto& change : ReadChanges(sandbox))
+    entries.push_back({change.path, change.State(), change.renamed_from.empty() ? change.renamed_to : change.renamed_from});
   return NarrowSelectors(entries, selectors, patterns, acts_on);
 }
 
@@ -80,10 +92,12 @@ int VerbChanges(Context& ctx, const std::string& id_or_name, const PathPatterns&
   }
   static const std::map<std::string, char> kLetters = {
       {"added", 'A'}, {"modified", 'M'}, {"deleted", 'D'}, {"type-changed", 'T'}, {"mode-changed", 'P'}};
-  // "X path" as the contract has it; a decision, once there is one, follows in brackets.
+  // "X path" as the contract has it; the other half of a rename follows in parentheses, a
+  // decision, once there is one, in brackets.
   for (const auto& change : changes) {
     auto letter = kLetters.find(change.get<2>());
-    std::cout << (letter == kLetters.end() ? '?' : letter->second) << ' ' << change.get<1>() << ReviewNote(change.get<3>()) << "\n";
+    std::cout << (letter == kLetters.end() ? '?' : letter->second) << ' ' << change.get<1>() << RenameNote(change.get<3>())
+              << ReviewNote(change.get<3>()) << "\n";
   }
   return 0;
 }

@@ -1,5 +1,7 @@
 #include "change_selection.h"
 
+#include <set>
+
 #include "errors.h"
 #include "selector.h"
 
@@ -37,6 +39,27 @@ std::vector<RootChanges> SelectChanges(const std::vector<RootChanges>& all, cons
   for (size_t i = 0; i < selectors.size(); ++i)
     if (!used[i]) throw Error(Code::kNotFound, "no change at '" + selectors[i] + "' in sandbox " + sandbox_id);
   return selected;
+}
+
+void AddRenamePartners(const std::vector<RootChanges>& all, const SandboxRenames& renames,
+                       std::vector<RootChanges>& selected) {
+  for (auto& kept : selected) {
+    auto pairs = renames.find(kept.root);
+    if (pairs == renames.end()) continue;
+    std::set<std::string> paths;
+    for (const auto& change : kept.changes) paths.insert(change.path);
+    size_t before = paths.size();
+    for (const auto& rename : pairs->second) {
+      if (paths.count(rename.from) || paths.count(rename.to)) paths.insert({rename.from, rename.to});
+    }
+    if (paths.size() == before) continue;
+    for (const auto& root : all) {
+      if (root.root != kept.root) continue;
+      kept.changes.clear();
+      for (const auto& change : root.changes)
+        if (paths.count(change.path)) kept.changes.push_back(change);
+    }
+  }
 }
 
 }  // namespace sandboxd

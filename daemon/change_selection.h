@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "renames.h"
 #include "sandbox.h"
 
 namespace sandboxd {
@@ -19,5 +20,10 @@ std::string DisplayPath(const Change& change, const std::string& root_prefix);
 /// matches no change of sandbox `sandbox_id`.
 std::vector<RootChanges> SelectChanges(const std::vector<RootChanges>& all, const std::vector<std::string>& selectors,
                                        const std::vector<std::string>& prefixes, const std::string& sandbox_id);
+
+/// Adds to `selected` the other half of every rename (of `renames`) that has one half there,
+/// keeping the order of `all`: a rename is shown and decided as one.
+void AddRenamePartners(const std::vector<RootChanges>& all, const SandboxRenames& renames,
+                       std::vector<RootChanges>& selected);
 
 }  // namespace sandboxd

@@ -1,6 +1,7 @@
 #include "commit_journal.h"
 
 #include <chrono>
+#include <utility>
 
 #include "errors.h"
 
@@ -26,6 +27,7 @@ CREATE TABLE IF NOT EXISTS commit_steps (
   new_ino INTEGER NOT NULL,
   old_mode INTEGER NOT NULL,
   new_mode INTEGER NOT NULL,
+  from_path TEXT NOT NULL DEFAULT '',
   PRIMARY KEY (commit_id, seq)
 );
 )sql";
@@ -39,13 +41,17 @@ int64_t NowUsec() {
 CommitJournal::CommitJournal(Store& store) : store_(store) {
   store_.WithDatabase([](Database& db) {
     db.Exec(kSchema);
-    // Databases written before staged (partial) commits existed lack these columns.
-    for (const char* column : {"staged INTEGER NOT NULL DEFAULT 0", "finished_usec INTEGER NOT NULL DEFAULT 0"}) {
+    // Databases written before staged (partial) commits lack staged and finished_usec, those
+    // written before renames from_path.
+    const std::pair<const char*, const char*> columns[] = {{"commits", "staged INTEGER NOT NULL DEFAULT 0"},
+                                                           {"commits", "finished_usec INTEGER NOT NULL DEFAULT 0"},
+                                                           {"commit_steps", "from_path TEXT NOT NULL DEFAULT ''"}};
+    for (const auto& [table, column] : columns) {
       std::string name(column, std::string_view(column).find(' '));
       bool present = false;
-      Statement info(db, "SELECT name FROM pragma_table_info('commits')");
+      Statement info(db, std::string("SELECT name FROM pragma_table_info('") + table + "')");
       while (info.Step()) present |= info.ColumnText(0) == name;
-      if (!present) db.Exec(std::string("ALTER TABLE commits ADD COLUMN ") + column);
+      if (!present) db.Exec(std::string("ALTER TABLE ") + table + " ADD COLUMN " + column);
     }
   });
 }
@@ -85,8 +91,8 @@ void CommitJournal::Journal(int64_t id, const std::vector<CommitStep>& steps) {
 
 void CommitJournal::WriteSteps(Database& db, int64_t id, const std::vector<CommitStep>& steps) {
   Statement insert(db,
-                     "INSERT INTO commit_steps(commit_id, seq, root, path, action, old_ino, new_ino, old_mode, new_mode) "
-                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                     "INSERT INTO commit_steps(commit_id, seq, root, path, action, old_ino, new_ino, old_mode, new_mode, from_path) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     for (const auto& step : steps)
       insert.Bind(1, id)
           .Bind(2, static_cast<int64_t>(step.seq))
@@ -97,6 +103,7 @@ void CommitJournal::WriteSteps(Database& db, int64_t id, const std::vector<Commi
           .Bind(7, static_cast<int64_t>(step.new_ino))
           .Bind(8, static_cast<int64_t>(step.old_mode))
           .Bind(9, static_cast<int64_t>(step.new_mode))
+          .Bind(10, step.from)
           .Run();
 }
 
@@ -150,7 +157,7 @@ void CommitJournal::FinishUndo(int64_t id) {
 
 void CommitJournal::LoadSteps(Database& db, std::vector<JournaledCommit>& commits) {
   Statement steps(db,
-                  "SELECT seq, root, path, action, old_ino, new_ino, old_mode, new_mode FROM commit_steps "
+                  "SELECT seq, root, path, action, old_ino, new_ino, old_mode, new_mode, from_path FROM commit_steps "
                   "WHERE commit_id = ? ORDER BY seq");
   for (auto& commit : commits) {
     steps.Bind(1, commit.id);
@@ -166,6 +173,7 @@ void CommitJournal::LoadSteps(Database& db, std::vector<JournaledCommit>& commit
       step.new_ino = static_cast<ino_t>(steps.ColumnInt(5));
       step.old_mode = static_cast<mode_t>(steps.ColumnInt(6));
       step.new_mode = static_cast<mode_t>(steps.ColumnInt(7));
+      step.from = steps.ColumnText(8);
       commit.steps.push_back(std::move(step));
     }
     steps.Reset();

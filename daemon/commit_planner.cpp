@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <optional>
+#include <set>
 
 #include "beneath.h"
 #include "errors.h"
@@ -11,28 +13,57 @@
 namespace sandboxd {
 namespace {
 
-/// The inode number at `path` beneath `root`, 0 when nothing is there (or its parent is not a
+/// The entry at `path` beneath `root`, nothing when nothing is there (or its parent is not a
 /// plain directory, in which case the commit will refuse when it gets there).
-ino_t InodeAt(int root, const std::string& path) {
+std::optional<struct stat> StatAt(int root, const std::string& path) {
+  struct stat st;
   if (path == ".") {
-    struct stat st;
     if (fstat(root, &st) != 0) ThrowErrno("cannot stat a root");
-    return st.st_ino;
+    return st;
   }
   auto [parent_path, name] = SplitParent(path);
   UniqueFd parent = OpenBeneath(root, parent_path, O_PATH | O_DIRECTORY);
-  if (!parent) return 0;
-  struct stat st;
+  if (!parent) return std::nullopt;
   if (fstatat(parent.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-    if (errno == ENOENT || errno == ENOTDIR) return 0;
+    if (errno == ENOENT || errno == ENOTDIR) return std::nullopt;
     ThrowErrno("cannot stat " + path);
   }
-  return st.st_ino;
+  return st;
+}
+
+/// The inode number at `path` beneath `root`, 0 when nothing is there.
+ino_t InodeAt(int root, const std::string& path) {
+  auto st = StatAt(root, path);
+  return st ? st->st_ino : 0;
 }
 
 bool Committable(EntryType type) {
   return type == EntryType::kFile || type == EntryType::kSymlink || type == EntryType::kFifo ||
          type == EntryType::kDirectory;
+}
+
+/// A rename: the live entry moves, then takes the permission bits of the sandbox's copy.
+void PlanMove(CommitPlan& plan, size_t root, const std::string& to, const std::string& from, const struct stat& source,
+              int upper) {
+  CommitStep move;
+  move.seq = plan.steps.size();
+  move.root = root;
+  move.path = to;
+  move.from = from;
+  move.action = StepAction::kMove;
+  move.old_ino = source.st_ino;
+  plan.steps.push_back(move);
+  auto copy = StatAt(upper, to);
+  if (!copy) throw Error(Code::kFailed, to + " vanished from the sandbox during the commit");
+  if (S_ISLNK(copy->st_mode) || (copy->st_mode & 07777) == (source.st_mode & 07777)) return;
+  CommitStep chmod;
+  chmod.seq = plan.steps.size();
+  chmod.root = root;
+  chmod.path = to;
+  chmod.action = StepAction::kChmod;
+  chmod.old_mode = source.st_mode & 07777;
+  chmod.new_mode = copy->st_mode & 07777;
+  plan.steps.push_back(chmod);
 }
 
 }  // namespace
@@ -42,12 +73,28 @@ bool IsCommittable(const Change& change) {
 }
 
 CommitPlan PlanCommit(const std::vector<RootChanges>& changes, const std::vector<int>& live_fds,
-                      const std::vector<int>& upper_fds, const std::vector<std::string>& prefixes) {
+                      const std::vector<int>& upper_fds, const std::vector<std::string>& prefixes,
+                      const RenameMap& renames) {
   CommitPlan plan;
+  // The renames whose live entry is still there move it; their deletions go with the move.
+  std::map<std::pair<size_t, std::string>, struct stat> moving;  // {root, added path} → live entry
+  std::set<std::pair<size_t, std::string>> moved_away;           // {root, deleted path}
+  for (const auto& [key, from] : renames) {
+    CheckRelativePath(from);
+    if (auto source = StatAt(live_fds.at(key.first), from)) {
+      moving[key] = *source;
+      moved_away.insert({key.first, from});
+    }
+  }
   for (const auto& root : changes) {
     int live = live_fds.at(root.root), upper = upper_fds.at(root.root);
     for (const auto& change : root.changes) {
       CheckRelativePath(change.path);
+      if (moved_away.count({root.root, change.path})) continue;
+      if (auto move = moving.find({root.root, change.path}); move != moving.end()) {
+        PlanMove(plan, root.root, change.path, renames.at(move->first), move->second, upper);
+        continue;
+      }
       CommitStep step;
       step.seq = plan.steps.size();
       step.root = root.root;

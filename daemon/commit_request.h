@@ -17,6 +17,8 @@ namespace sandboxd {
 struct CommitRequest {
   std::vector<RootChanges> changes;
   std::map<std::pair<size_t, std::string>, std::set<int>> hunks;  ///< {root, path} → approved hunks
+  /// {root, added path} → the deleted path it was renamed from; both halves are in `changes`.
+  std::map<std::pair<size_t, std::string>, std::string> renames;
   bool everything = false;  ///< `changes` is the whole change set, each change whole
   bool force = false;       ///< commit over conflicts
 };

@@ -164,7 +164,7 @@ CommitRunner::Outcome CommitRunner::CommitWholeUpper(Sandbox& sandbox, const Com
     // beside its target, synced and renamed over it. Not journaled (yet): see the README.
     std::vector<HelperRoot> roots;
     for (const auto& root : request.changes)
-      roots.push_back({fds.live_fds[root.root], fds.upper_fds[root.root], fds.prefixes[root.root], root.changes});
+      roots.push_back({fds.live_fds[root.root], fds.upper_fds[root.root], fds.prefixes[root.root], root.changes, {}});
     auto answer = RunHelper(helper_path_, "commit", LookupUser(sandbox.owner()), roots);
     outcome.committed = answer.value("applied", size_t{0});
     for (const auto& skipped : answer.value("skipped", nlohmann::json::array())) outcome.skipped.push_back(skipped.get<std::string>());
@@ -172,7 +172,7 @@ CommitRunner::Outcome CommitRunner::CommitWholeUpper(Sandbox& sandbox, const Com
     return outcome;
   }
 
-  CommitPlan plan = PlanCommit(request.changes, fds.live_fds, fds.upper_fds, fds.prefixes);
+  CommitPlan plan = PlanCommit(request.changes, fds.live_fds, fds.upper_fds, fds.prefixes, request.renames);
   outcome.skipped = plan.skipped;
   for (const auto& root : request.changes) outcome.committed += root.changes.size();
   outcome.committed -= plan.skipped.size();
@@ -233,7 +233,7 @@ CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitR
       UniqueFd merged = CreateStagedFile(fds.upper_fds[root], stage_fds[root], path, owner.uid, owner.gid);
       MergeHunksAsOwner(helper_path_, owner, fds.live_fds[root], fds.upper_fds[root], path, hunks, merged.get());
     }
-    plan = PlanCommit(request.changes, fds.live_fds, stage_fds, fds.prefixes);
+    plan = PlanCommit(request.changes, fds.live_fds, stage_fds, fds.prefixes, request.renames);
     for (const auto& step : plan.steps)
       if (step.action == StepAction::kPlace) StripOverlayAttributes(stage_fds[step.root], step);
     journal_.Journal(commit, plan.steps);

@@ -11,6 +11,7 @@ constexpr std::pair<StepAction, std::string_view> kActionNames[] = {
     {StepAction::kMakeDirectory, "mkdir"},
     {StepAction::kRemove, "remove"},
     {StepAction::kChmod, "chmod"},
+    {StepAction::kMove, "move"},
 };
 
 }  // namespace
@@ -22,7 +23,7 @@ std::optional<StepAction> StepActionFromString(std::string_view text) { return V
 nlohmann::json StepToJson(const CommitStep& step) {
   return {{"seq", step.seq},         {"root", step.root},         {"path", step.path},
           {"action", ToString(step.action)}, {"old_ino", step.old_ino}, {"new_ino", step.new_ino},
-          {"old_mode", step.old_mode}, {"new_mode", step.new_mode}};
+          {"old_mode", step.old_mode}, {"new_mode", step.new_mode}, {"from", step.from}};
 }
 
 CommitStep StepFromJson(const nlohmann::json& json) {
@@ -38,6 +39,8 @@ CommitStep StepFromJson(const nlohmann::json& json) {
     step.new_ino = json.at("new_ino").get<ino_t>();
     step.old_mode = json.at("old_mode").get<mode_t>();
     step.new_mode = json.at("new_mode").get<mode_t>();
+    step.from = json.value("from", std::string());
+    if (step.action == StepAction::kMove && step.from.empty()) throw Error(Code::kInvalidArgument, "a move step without its source in " + json.dump());
     return step;
   } catch (const nlohmann::json::exception& e) {
     throw Error(Code::kInvalidArgument, std::string("malformed commit step: ") + e.what());

@@ -27,6 +27,9 @@ enum class StepAction {
   kRemove,
   /// Only the permission bits change.
   kChmod,
+  /// A rename: the live entry at `from` moves to the path (where nothing was), keeping its
+  /// inode; the sandbox's copy of it stays behind with the backups.
+  kMove,
 };
 
 std::string_view ToString(StepAction action);
@@ -41,6 +44,7 @@ struct CommitStep {
   ino_t new_ino = 0;       ///< upper entry that goes live (kPlace); 0 otherwise
   mode_t old_mode = 0;     ///< permission bits before (kChmod)
   mode_t new_mode = 0;     ///< permission bits after (kChmod, kMakeDirectory)
+  std::string from;        ///< kMove: the live path the entry comes from, relative to the root
 
   bool operator==(const CommitStep&) const = default;
   std::string RemovedName() const { return "e" + std::to_string(seq); }

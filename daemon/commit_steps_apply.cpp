@@ -101,6 +101,15 @@ class StepRunner {
       case StepAction::kChmod:
         if (live) SetMode(w.live.get(), w.name, step.new_mode, step.path);
         return;
+      case StepAction::kMove: {
+        if (live && live->st_ino == step.old_ino) return;  // moved already
+        auto source = Lstat(w.source.get(), w.source_name, "live " + step.from);
+        if (!source || source->st_ino != step.old_ino) throw ChangedDuringCommit(step.from);
+        if (live) throw ChangedDuringCommit(step.path);
+        Rename(w.source.get(), w.source_name, w.live.get(), w.name, RENAME_NOREPLACE,
+               "move live " + step.from + " to " + step.path);
+        return;
+      }
     }
   }
 
@@ -146,6 +155,18 @@ class StepRunner {
       case StepAction::kChmod:
         if (live) SetMode(w.live.get(), w.name, step.old_mode, step.path);
         return;
+      case StepAction::kMove: {
+        // Not at the path: never moved (or the source changed before the move could happen,
+        // which failed the commit), or moved back already. An undo checks beforehand that a
+        // moved entry is still where the commit put it (undo_check.h).
+        if (!live || live->st_ino != step.old_ino) return;
+        if (!w.source) ThrowErrno("cannot open the live directory of " + step.from);
+        auto source = Lstat(w.source.get(), w.source_name, "live " + step.from);
+        if (source) throw ChangedSinceCommit(step.from);
+        Rename(w.live.get(), w.name, w.source.get(), w.source_name, RENAME_NOREPLACE,
+               "move live " + step.path + " back to " + step.from);
+        return;
+      }
     }
   }
 
@@ -154,6 +175,8 @@ class StepRunner {
     UniqueFd live;   ///< the live parent directory
     UniqueFd upper;  ///< the upper layer's parent directory (kPlace only)
     std::string name;
+    UniqueFd source;  ///< kMove: the live parent directory of `from`
+    std::string source_name;
     int removed = -1;
   };
 
@@ -184,6 +207,18 @@ class StepRunner {
     if (step.action == StepAction::kPlace) {
       w.upper = OpenBeneath(root.upper_fd, parent, O_PATH | O_DIRECTORY);
       if (!w.upper) ThrowErrno("cannot open " + parent + " in the sandbox");
+    }
+    if (step.action == StepAction::kMove) {
+      CheckRelativePath(step.from);
+      auto [source_parent, source_name] = SplitParent(step.from);
+      w.source_name = source_name;
+      w.source = OpenBeneath(root.live_fd, source_parent, O_PATH | O_DIRECTORY);
+      if (!w.source && !missing_parent_is_fine) {
+        if (errno == ELOOP || errno == EXDEV || errno == ENOTDIR)
+          throw Error(Code::kInvalidPath, "live path " + source_parent + " of " + step.from +
+                                              " is a symlink or not a directory; refusing to commit through it");
+        ThrowErrno("cannot open live directory " + source_parent + " of " + step.from);
+      }
     }
     return w;
   }

@@ -5,7 +5,10 @@
 #include <sys/xattr.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <cstring>
 #include <optional>
+#include <vector>
 
 #include "beneath.h"
 #include "errors.h"
@@ -25,8 +28,24 @@ std::optional<struct stat> StatBeneath(int root, const std::string& path) {
   return st;
 }
 
-/// overlayfs records where a copied-up entry came from in trusted.overlay.origin.
-bool WasCopiedUp(int upper_root, const std::string& path) {
+/// The head of the file handle overlayfs keeps in trusted.overlay.origin of a copied-up entry
+/// (struct ovl_fb in the kernel's fs/overlayfs/overlayfs.h); the file system's own handle
+/// follows it.
+struct OverlayOriginHead {
+  uint8_t version;
+  uint8_t magic;  ///< 0xfb
+  uint8_t len;    ///< this head and the handle after it
+  uint8_t flags;
+  uint8_t type;   ///< the handle's type, as name_to_handle_at gives it
+  uint8_t uuid[16];
+} __attribute__((packed));
+
+/// Whether the entry at `path` in the upper is a copy-up of a live entry that has since been
+/// deleted from the live tree. overlayfs records where a copied-up entry came from as a file
+/// handle; one that no longer opens (ESTALE) is an inode the live tree deleted. A copy-up whose
+/// origin still opens was moved (by a rename in the sandbox, or live) and is no deletion. When
+/// unsure (another error, a handle not understood) it counts as deleted: refusing is safe.
+bool CopiedUpFromDeleted(int live_root, int upper_root, const std::string& path) {
   auto [parent_path, name] = SplitParent(path);
   UniqueFd parent = OpenBeneath(upper_root, parent_path, O_PATH | O_DIRECTORY);
   if (!parent) return false;
@@ -34,7 +53,24 @@ bool WasCopiedUp(int upper_root, const std::string& path) {
   // fd would act on the magic link itself. A symlink cannot be opened; it is not checked.
   UniqueFd entry(openat(parent.get(), name.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC));
   if (!entry) return false;
-  return fgetxattr(entry.get(), "trusted.overlay.origin", nullptr, 0) >= 0;
+  std::vector<uint8_t> origin(256);
+  ssize_t size = fgetxattr(entry.get(), "trusted.overlay.origin", origin.data(), origin.size());
+  if (size < 0) return false;  // no origin: made in the sandbox
+  OverlayOriginHead head;
+  if (static_cast<size_t>(size) < sizeof head) return true;  // unreadable: assume the worst
+  memcpy(&head, origin.data(), sizeof head);
+  size_t handle_bytes = static_cast<size_t>(size) - sizeof head;
+  if (head.magic != 0xfb || head.len != size || handle_bytes == 0) return true;
+  std::vector<uint8_t> buffer(sizeof(struct file_handle) + handle_bytes);
+  auto* handle = reinterpret_cast<struct file_handle*>(buffer.data());
+  handle->handle_bytes = static_cast<unsigned>(handle_bytes);
+  handle->handle_type = head.type;
+  memcpy(handle->f_handle, origin.data() + sizeof head, handle_bytes);
+  // open_by_handle_at refuses an O_PATH descriptor of the file system (EBADF).
+  UniqueFd file_system(openat(live_root, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!file_system) return true;
+  UniqueFd still(open_by_handle_at(file_system.get(), handle, O_PATH | O_CLOEXEC));
+  return !still;
 }
 
 int64_t CtimeNs(const struct stat& st) { return int64_t{st.st_ctim.tv_sec} * 1000000000 + st.st_ctim.tv_nsec; }
@@ -48,7 +84,7 @@ std::vector<ConflictCandidate> FindConflictCandidates(int live_fd, int upper_fd,
     if (change.path == ".") continue;
     auto live = StatBeneath(live_fd, change.path);
     if (!live) {
-      if (change.kind == ChangeKind::kAdded && WasCopiedUp(upper_fd, change.path))
+      if (change.kind == ChangeKind::kAdded && CopiedUpFromDeleted(live_fd, upper_fd, change.path))
         found.push_back({change.path, "deleted from the live tree", false});
       continue;
     }

@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
 #include <optional>
+#include <set>
 
 #include "beneath.h"
 #include "errors.h"
@@ -74,6 +76,14 @@ Side ReadSide(int dirfd, const std::string& path, const DiffOptions& options) {
   }
   if (LooksBinary(side.content)) side.binary = true;
   return side;
+}
+
+std::optional<mode_t> ModeAt(int dirfd, const std::string& path) {
+  auto [parent_path, name] = SplitParent(path);
+  UniqueFd parent = OpenBeneath(dirfd, parent_path, O_PATH | O_DIRECTORY);
+  struct stat st;
+  if (!parent || fstatat(parent.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
+  return st.st_mode;
 }
 
 bool HasContent(const Side& side) { return side.exists && (S_ISREG(side.mode) || S_ISLNK(side.mode)); }
@@ -215,11 +225,35 @@ std::vector<FileDiff> DiffChange(const Change& change, int lower_dirfd, int uppe
   return out;
 }
 
+FileDiff DiffRename(const Rename& rename, int lower_dirfd, int upper_dirfd, const DiffOptions& options) {
+  FileDiff diff;
+  std::string from = options.path_prefix + rename.from, to = options.path_prefix + rename.to;
+  diff.header = "diff --git a/" + from + " b/" + to + "\n";
+  auto old_mode = ModeAt(lower_dirfd, rename.from), new_mode = ModeAt(upper_dirfd, rename.to);
+  if (old_mode && new_mode && (*old_mode & (S_IFMT | 07777)) != (*new_mode & (S_IFMT | 07777)))
+    diff.header += "old mode " + OctalMode(*old_mode) + "\nnew mode " + OctalMode(*new_mode) + "\n";
+  diff.header += "similarity index 100%\nrename from " + from + "\nrename to " + to + "\n";
+  return diff;
+}
+
 bool WriteDiff(const std::vector<Change>& changes, int lower_dirfd, int upper_dirfd, const DiffOptions& options,
-               int out_fd) {
-  for (const auto& change : changes)
+               int out_fd, const std::vector<Rename>& renames) {
+  std::map<std::string, const Rename*> by_added;
+  std::set<std::string> renamed_away;
+  for (const auto& rename : renames) {
+    by_added[rename.to] = &rename;
+    renamed_away.insert(rename.from);
+  }
+  for (const auto& change : changes) {
+    if (renamed_away.count(change.path)) continue;  // shown with its added half
+    auto rename = by_added.find(change.path);
+    if (rename != by_added.end()) {
+      if (!WriteAll(out_fd, DiffRename(*rename->second, lower_dirfd, upper_dirfd, options).Text())) return false;
+      continue;
+    }
     for (const auto& file : DiffChange(change, lower_dirfd, upper_dirfd, options))
       if (!WriteAll(out_fd, file.Text())) return false;
+  }
   return true;
 }
 

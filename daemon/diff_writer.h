@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "change.h"
+#include "renames.h"
 
 namespace sandboxd {
 
@@ -32,8 +33,13 @@ struct FileDiff {
 /// directory none).
 std::vector<FileDiff> DiffChange(const Change& change, int lower_dirfd, int upper_dirfd, const DiffOptions& options);
 
-/// Writes the diffs of `changes` to `out_fd`. False if the reader went away (EPIPE).
+/// The diff of a rename: "rename from"/"rename to" (and the modes when they differ), no hunks,
+/// since both sides have the same content.
+FileDiff DiffRename(const Rename& rename, int lower_dirfd, int upper_dirfd, const DiffOptions& options);
+
+/// Writes the diffs of `changes` to `out_fd`, each of `renames` as one diff where its added half
+/// is. False if the reader went away (EPIPE).
 bool WriteDiff(const std::vector<Change>& changes, int lower_dirfd, int upper_dirfd, const DiffOptions& options,
-               int out_fd);
+               int out_fd, const std::vector<Rename>& renames = {});
 
 }  // namespace sandboxd

@@ -42,7 +42,10 @@ nlohmann::json RunHelper(const std::string& helper_path, const std::string& op, 
     int first = static_cast<int>(3 + fds.size());
     fds.push_back(root.live_fd);
     fds.push_back(root.upper_fd);
-    request["roots"].push_back({{"live_fd", first}, {"upper_fd", first + 1}, {"prefix", root.prefix}, {"changes", changes}});
+    nlohmann::json renames = nlohmann::json::array();
+    for (const auto& rename : root.renames) renames.push_back({rename.from, rename.to});
+    request["roots"].push_back(
+        {{"live_fd", first}, {"upper_fd", first + 1}, {"prefix", root.prefix}, {"changes", changes}, {"renames", renames}});
   }
   if (output_fd >= 0) {
     request["output_fd"] = static_cast<int>(3 + fds.size());
@@ -84,6 +87,26 @@ std::set<std::string> SameContentAsOwner(const std::string& helper_path, const U
   nlohmann::json request = {{"live_fd", 3}, {"upper_fd", 4}, {"paths", paths}};
   nlohmann::json answer = RunHelperRequest(helper_path, "compare", user, request, {live_fd, upper_fd});
   return answer.at("same").get<std::set<std::string>>();
+}
+
+std::vector<std::vector<Rename>> ConfirmRenamesAsOwner(const std::string& helper_path, const UserCredentials& user,
+                                                       const std::vector<RenameRoot>& roots) {
+  nlohmann::json request = {{"roots", nlohmann::json::array()}};
+  std::vector<int> fds;
+  for (const auto& root : roots) {
+    int first = static_cast<int>(3 + fds.size());
+    fds.push_back(root.live_fd);
+    fds.push_back(root.upper_fd);
+    request["roots"].push_back({{"live_fd", first}, {"upper_fd", first + 1}, {"candidates", root.candidates}});
+  }
+  auto answer = RunHelperRequest(helper_path, "renames", user, request, fds);
+  std::vector<std::vector<Rename>> renames;
+  for (const auto& root : answer.at("roots")) {
+    renames.emplace_back();
+    for (const auto& pair : root.at("renames")) renames.back().push_back({pair.at(0).get<std::string>(), pair.at(1).get<std::string>()});
+  }
+  if (renames.size() != roots.size()) throw Error(Code::kFailed, "sandboxd-helper renames answered for the wrong number of roots");
+  return renames;
 }
 
 }  // namespace sandboxd

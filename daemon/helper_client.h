@@ -13,6 +13,7 @@
 #include "change.h"
 #include "commit_step.h"
 #include "credentials.h"
+#include "renames.h"
 
 namespace sandboxd {
 
@@ -21,6 +22,7 @@ struct HelperRoot {
   int upper_fd = -1;     ///< O_PATH dir fd of the upper layer (daemon's)
   std::string prefix;    ///< "N/" in multi-root sandboxes, else ""
   std::vector<Change> changes;
+  std::vector<Rename> renames;  ///< "diff" only: shown as renames
 };
 
 /// `op` is "diff", "hunks" or "commit". `output_fd` (diff only) receives the diff text.
@@ -59,5 +61,17 @@ void MergeHunksAsOwner(const std::string& helper_path, const UserCredentials& us
 /// for byte, symlinks by target; see same_content.h).
 std::set<std::string> SameContentAsOwner(const std::string& helper_path, const UserCredentials& user, int live_fd,
                                          int upper_fd, const std::vector<std::string>& paths);
+
+
+struct RenameRoot {
+  int live_fd = -1;
+  int upper_fd = -1;
+  RenameCandidates candidates;
+};
+
+/// For each root (in order), the candidates that are renames: identical content, read as the
+/// owner (renames.h).
+std::vector<std::vector<Rename>> ConfirmRenamesAsOwner(const std::string& helper_path, const UserCredentials& user,
+                                                       const std::vector<RenameRoot>& roots);
 
 }  // namespace sandboxd

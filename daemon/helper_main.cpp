@@ -20,6 +20,7 @@
 #include "diff_writer.h"
 #include "errors.h"
 #include "hunk_merge.h"
+#include "renames.h"
 #include "same_content.h"
 #include "text_file.h"
 
@@ -34,6 +35,7 @@ struct RootRequest {
   int upper_fd = -1;
   std::string prefix;
   std::vector<Change> changes;
+  std::vector<sandboxd::Rename> renames;
 };
 
 std::vector<RootRequest> ParseRoots(const nlohmann::json& request) {
@@ -44,6 +46,8 @@ std::vector<RootRequest> ParseRoots(const nlohmann::json& request) {
     r.upper_fd = root.at("upper_fd").get<int>();
     r.prefix = root.at("prefix").get<std::string>();
     for (const auto& change : root.at("changes")) r.changes.push_back(sandboxd::ChangeFromJson(change));
+    for (const auto& pair : root.value("renames", nlohmann::json::array()))
+      r.renames.push_back({pair.at(0).get<std::string>(), pair.at(1).get<std::string>()});
     roots.push_back(std::move(r));
   }
   return roots;
@@ -54,7 +58,7 @@ nlohmann::json Diff(const nlohmann::json& request) {
   for (const auto& root : ParseRoots(request)) {
     sandboxd::DiffOptions options;
     options.path_prefix = root.prefix;
-    if (!sandboxd::WriteDiff(root.changes, root.live_fd, root.upper_fd, options, out)) break;  // reader went away
+    if (!sandboxd::WriteDiff(root.changes, root.live_fd, root.upper_fd, options, out, root.renames)) break;  // reader went away
   }
   return {{"ok", true}};
 }
@@ -126,6 +130,20 @@ nlohmann::json Compare(const nlohmann::json& request) {
   return {{"same", same}};
 }
 
+/// {"roots": [{"renames": [[FROM, TO], ...]}, ...]}: of each root's candidates, the renames whose
+/// contents are identical.
+nlohmann::json Renames(const nlohmann::json& request) {
+  nlohmann::json answer_roots = nlohmann::json::array();
+  for (const auto& root : request.at("roots")) {
+    auto candidates = root.at("candidates").get<sandboxd::RenameCandidates>();
+    nlohmann::json pairs = nlohmann::json::array();
+    for (const auto& rename : sandboxd::ConfirmRenames(root.at("live_fd").get<int>(), root.at("upper_fd").get<int>(), candidates))
+      pairs.push_back({rename.from, rename.to});
+    answer_roots.push_back({{"renames", pairs}});
+  }
+  return {{"roots", answer_roots}};
+}
+
 nlohmann::json Steps(const nlohmann::json& request) {
   std::vector<sandboxd::StepRoot> roots;
   for (const auto& root : request.at("roots"))
@@ -158,7 +176,7 @@ nlohmann::json Commit(const nlohmann::json& request) {
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::cerr << "usage: sandboxd-helper diff|hunks|merge|compare|commit|steps < request.json (started by sandboxd only)\n";
+    std::cerr << "usage: sandboxd-helper diff|hunks|merge|compare|renames|commit|steps < request.json (started by sandboxd only)\n";
     return 2;
   }
   std::string op = argv[1];
@@ -174,6 +192,8 @@ int main(int argc, char** argv) {
       answer = Merge(request);
     } else if (op == "compare") {
       answer = Compare(request);
+    } else if (op == "renames") {
+      answer = Renames(request);
     } else if (op == "commit") {
       answer = Commit(request);
     } else if (op == "steps") {

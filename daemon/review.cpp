@@ -34,6 +34,29 @@ std::string StatPart(int root_fd, const std::string& path) {
 }
 
 using Key = std::pair<size_t, std::string>;
+constexpr size_t kNoPartner = static_cast<size_t>(-1);
+
+/// For each change, the index of the other half of its rename, or kNoPartner.
+std::vector<size_t> RenamePartners(const std::vector<ReviewedChange>& reviewed) {
+  std::map<Key, size_t> index;
+  for (size_t c = 0; c < reviewed.size(); ++c) index[{reviewed[c].root, reviewed[c].change.path}] = c;
+  std::vector<size_t> partner(reviewed.size(), kNoPartner);
+  for (size_t c = 0; c < reviewed.size(); ++c) {
+    const std::string& other = !reviewed[c].renamed_from.empty() ? reviewed[c].renamed_from : reviewed[c].renamed_to;
+    if (other.empty()) continue;
+    auto it = index.find({reviewed[c].root, other});
+    if (it != index.end()) partner[c] = it->second;
+  }
+  return partner;
+}
+
+/// A selector naming one half of a rename names the other too: a rename is decided whole.
+void NamePartners(const std::vector<ReviewedChange>& reviewed, std::vector<bool>& named) {
+  auto partner = RenamePartners(reviewed);
+  std::vector<bool> halves = named;
+  for (size_t c = 0; c < reviewed.size(); ++c)
+    if (halves[c] && partner[c] != kNoPartner) named[partner[c]] = true;
+}
 
 /// Which of `reviewed` the whole-change selectors name (all without selectors); a selector
 /// naming nothing is refused.
@@ -46,6 +69,7 @@ std::vector<bool> Named(const Sandbox& sandbox, const std::vector<ReviewedChange
       if (api::SelectorNames(selector, DisplayPath(reviewed[c].change, sandbox.PathPrefix(reviewed[c].root)))) named[c] = any = true;
     if (!any) throw Error(Code::kNotFound, "no change at '" + selector + "' in sandbox " + sandbox.id());
   }
+  NamePartners(reviewed, named);
   return named;
 }
 
@@ -77,7 +101,7 @@ std::vector<ReviewedChange> Review::Current(const Sandbox& sandbox) {
   }
   for (auto& root : sandbox.Scan()) {
     for (auto& change : root.changes) {
-      ReviewedChange item{root.root, change, {}};
+      ReviewedChange item{root.root, change, {}, {}, {}};
       item.approval.root = root.root;
       item.approval.path = change.path;
       // Only a stored decision needs its change's fingerprint now (a pending change gets one
@@ -91,7 +115,42 @@ std::vector<ReviewedChange> Review::Current(const Sandbox& sandbox) {
       reviewed.push_back(std::move(item));
     }
   }
+  if (find_renames_) MarkRenames(sandbox, reviewed);
   return reviewed;
+}
+
+void Review::MarkRenames(const Sandbox& sandbox, std::vector<ReviewedChange>& reviewed) {
+  std::vector<RootChanges> scan;
+  for (const auto& item : reviewed) {
+    if (scan.empty() || scan.back().root != item.root) scan.push_back({item.root, {}});
+    scan.back().changes.push_back(item.change);
+  }
+  SandboxRenames renames = find_renames_(sandbox, scan);
+  if (renames.empty()) return;
+  std::map<Key, size_t> index;
+  for (size_t c = 0; c < reviewed.size(); ++c) index[{reviewed[c].root, reviewed[c].change.path}] = c;
+  for (const auto& [root, pairs] : renames) {
+    for (const auto& rename : pairs) {
+      auto from = index.find({root, rename.from}), to = index.find({root, rename.to});
+      if (from == index.end() || to == index.end()) continue;
+      ReviewedChange& deleted = reviewed[from->second];
+      ReviewedChange& added = reviewed[to->second];
+      deleted.renamed_to = rename.to;
+      added.renamed_from = rename.from;
+      // Halves decided apart (a deletion approved before the file turned up elsewhere) were
+      // decided on something else than this rename: it is pending until decided as one.
+      if (deleted.approval.State() != added.approval.State() || !deleted.approval.hunks.empty() ||
+          !added.approval.hunks.empty()) {
+        for (ReviewedChange* half : {&deleted, &added}) {
+          std::string fingerprint = half->approval.fingerprint;
+          half->approval = Approval{};
+          half->approval.root = half->root;
+          half->approval.path = half->change.path;
+          half->approval.fingerprint = fingerprint;
+        }
+      }
+    }
+  }
 }
 
 size_t Review::Decide(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool all, Verdict verdict,
@@ -137,6 +196,10 @@ size_t Review::Decide(const Sandbox& sandbox, const std::vector<std::string>& se
     counts = count_hunks(roots);
   }
 
+  auto partner = RenamePartners(current);
+  for (auto& [s, indices] : whole)
+    for (size_t c : std::set<size_t>(indices))
+      if (partner[c] != kNoPartner) indices.insert(partner[c]);
   size_t decided = 0;
   for (const auto& [s, indices] : whole)
     for (size_t c : indices) {
@@ -224,6 +287,9 @@ CommitRequest Review::Selection(const Sandbox& sandbox, const std::vector<Review
     }
     request.changes[root_index[item.root]].changes.push_back(item.change);
   }
+  for (const auto& item : reviewed)
+    if (!item.renamed_from.empty() && taken.count({item.root, item.change.path}) && taken.count({item.root, item.renamed_from}))
+      request.renames[{item.root, item.change.path}] = item.renamed_from;
   request.everything = taken.size() == reviewed.size() && request.hunks.empty();
   return request;
 }

@@ -14,6 +14,7 @@
 #include "approval.h"
 #include "approval_store.h"
 #include "commit_request.h"
+#include "rename_finder.h"
 #include "sandbox.h"
 
 namespace sandboxd {
@@ -22,12 +23,18 @@ struct ReviewedChange {
   size_t root = 0;
   Change change;
   Approval approval;  ///< the decision that holds now (pending when none does)
+  /// The two halves of a rename (renames.h) name each other; they are decided and committed
+  /// together and always hold the same decision.
+  std::string renamed_from;  ///< set on the added half
+  std::string renamed_to;    ///< set on the deleted half
 };
 
 /// Hunk counts of text modifications, -1 for a change that is decided whole only; keyed by
 /// {root, path}.
 using HunkCounts = std::map<std::pair<size_t, std::string>, int>;
 using HunkCounter = std::function<HunkCounts(const std::vector<RootChanges>&)>;
+/// Finding renames needs the owner's rights too (rename_finder.h).
+using RenameLookup = std::function<SandboxRenames(const Sandbox&, const std::vector<RootChanges>&)>;
 
 /// The identity of a change as it is now: inode, size and times of the upper and of the live
 /// entry at `path`. Any write to either side makes a different fingerprint.
@@ -35,9 +42,10 @@ std::string ChangeFingerprint(int live_root_fd, int upper_root_fd, const std::st
 
 class Review {
  public:
-  explicit Review(ApprovalStore& store) : store_(store) {}
+  explicit Review(ApprovalStore& store, RenameLookup find_renames = {})
+      : store_(store), find_renames_(std::move(find_renames)) {}
 
-  /// The change set with the decisions that still hold, in scan order.
+  /// The change set with the decisions that still hold and its renames, in scan order.
   std::vector<ReviewedChange> Current(const Sandbox& sandbox);
   /// Decides `verdict` for what `selectors` name (every change when `all`). Returns how many
   /// changes or hunks were decided. Throws Error(kNotFound) naming a selector that names nothing.
@@ -53,7 +61,7 @@ class Review {
 
   /// What a commit of the approved changes takes: approved changes whole, partly approved text
   /// files by hunk, and the new directories an approved change needs to exist in (a directory
-  /// the owner rejected is refused). Throws Error naming the path.
+  /// the owner rejected is refused), with its renames. Throws Error naming the path.
   /// With `selectors` (PATH: a change or every change beneath a directory), only the approved
   /// changes they name; a selector that names no change is refused.
   static CommitRequest Selection(const Sandbox& sandbox, const std::vector<ReviewedChange>& reviewed,
@@ -63,7 +71,11 @@ class Review {
   void AfterCommit(const Sandbox& sandbox, const std::vector<ReviewedChange>& before, const CommitRequest& request);
 
  private:
+  /// Pairs the halves of each rename in `reviewed`.
+  void MarkRenames(const Sandbox& sandbox, std::vector<ReviewedChange>& reviewed);
+
   ApprovalStore& store_;
+  RenameLookup find_renames_;
 };
 
 }  // namespace sandboxd

@@ -82,10 +82,14 @@ bool SameBytes(const Entry& live, const Entry& upper, const std::string& path) {
 
 }  // namespace
 
-bool SameContent(int live_fd, int upper_fd, const std::string& path) {
-  CheckRelativePath(path);
-  auto live = Lookup(live_fd, path);
-  auto upper = Lookup(upper_fd, path);
+bool SameContent(int live_fd, int upper_fd, const std::string& path) { return SameContent(live_fd, path, upper_fd, path); }
+
+bool SameContent(int live_fd, const std::string& live_path, int upper_fd, const std::string& upper_path) {
+  CheckRelativePath(live_path);
+  CheckRelativePath(upper_path);
+  const std::string& path = upper_path;
+  auto live = Lookup(live_fd, live_path);
+  auto upper = Lookup(upper_fd, upper_path);
   if (!live || !upper) return false;
   if (S_ISLNK(live->st.st_mode) && S_ISLNK(upper->st.st_mode)) {
     auto live_target = LinkTarget(*live), upper_target = LinkTarget(*upper);

@@ -13,5 +13,7 @@ namespace sandboxd {
 /// not the same. Modes and owners are not compared. Throws Error(kInvalidPath) for a path that
 /// is not relative, Error(kFailed) on a read error midway.
 bool SameContent(int live_fd, int upper_fd, const std::string& path);
+/// The same, for `live_path` in the live root against `upper_path` in the upper layer (a rename).
+bool SameContent(int live_fd, const std::string& live_path, int upper_fd, const std::string& upper_path);
 
 }  // namespace sandboxd

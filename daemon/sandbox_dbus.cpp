@@ -12,6 +12,7 @@
 #include "job_dbus.h"
 #include "job_setup.h"
 #include "object_paths.h"
+#include "rename_finder.h"
 #include "service.h"
 
 namespace sandboxd {
@@ -28,8 +29,12 @@ std::string JoinRoots(const std::vector<std::string>& roots) {
 
 std::vector<uint32_t> HunkList(const std::set<int>& hunks) { return std::vector<uint32_t>(hunks.begin(), hunks.end()); }
 
-std::map<std::string, sdbus::Variant> ChangeDetails(const Change& change, const Approval& approval) {
+std::map<std::string, sdbus::Variant> ChangeDetails(const ReviewedChange& item, const std::string& prefix) {
+  const Change& change = item.change;
+  const Approval& approval = item.approval;
   std::map<std::string, sdbus::Variant> details;
+  if (!item.renamed_from.empty()) details["renamed_from"] = sdbus::Variant(prefix + item.renamed_from);
+  if (!item.renamed_to.empty()) details["renamed_to"] = sdbus::Variant(prefix + item.renamed_to);
   EntryType shown = change.new_type != EntryType::kNone ? change.new_type : change.old_type;
   details["type"] = sdbus::Variant(std::string(ToString(shown)));
   if (change.old_type != EntryType::kNone) {
@@ -171,7 +176,7 @@ void SandboxDBus::GetChanges(sdbus::Result<std::vector<sdbus::Struct<uint32_t, s
     std::vector<sdbus::Struct<uint32_t, std::string, std::string, std::map<std::string, sdbus::Variant>>> list;
     for (const auto& item : service_.review().Current(*sandbox_))
       list.emplace_back(static_cast<uint32_t>(item.root), DisplayPath(item.change, sandbox_->PathPrefix(item.root)),
-                        std::string(ToString(item.change.kind)), ChangeDetails(item.change, item.approval));
+                        std::string(ToString(item.change.kind)), ChangeDetails(item, sandbox_->PathPrefix(item.root)));
     return list;
   });
 }
@@ -185,13 +190,18 @@ void SandboxDBus::Diff(sdbus::Result<>&& result, std::vector<std::string> select
       throw Error(Code::kInvalidArgument, "the diff output fd is not open for writing");
     std::vector<std::string> prefixes;
     for (size_t i = 0; i < sandbox_->roots().size(); ++i) prefixes.push_back(sandbox_->PathPrefix(i));
-    auto selected = SelectChanges(sandbox_->Scan(), selectors, prefixes, sandbox_->id());
+    auto scan = sandbox_->Scan();
+    auto selected = SelectChanges(scan, selectors, prefixes, sandbox_->id());
+    // Renames are found in the whole set: one half of a rename selected shows the whole rename.
+    SandboxRenames renames = FindRenames(service_.options().helper_path, *sandbox_, scan);
+    AddRenamePartners(scan, renames, selected);
     std::vector<UniqueFd> fds;
     std::vector<HelperRoot> roots;
     for (auto& root : selected) {
       fds.push_back(sandbox_->OpenLiveRoot(root.root));
       fds.push_back(sandbox_->OpenUpper(root.root));
-      roots.push_back({fds[fds.size() - 2].get(), fds.back().get(), prefixes[root.root], std::move(root.changes)});
+      roots.push_back({fds[fds.size() - 2].get(), fds.back().get(), prefixes[root.root], std::move(root.changes),
+                       renames.count(root.root) ? renames[root.root] : std::vector<Rename>{}});
     }
     // The diff is produced by the helper running as the owner: it reads the live tree and the
     // upper with the owner's rights, so a diff can never show what the owner could not read.
@@ -217,7 +227,7 @@ void SandboxDBus::Decide(sdbus::Result<uint32_t>&& result, std::vector<std::stri
       for (const auto& root : asked) {
         fds.push_back(sandbox_->OpenLiveRoot(root.root));
         fds.push_back(sandbox_->OpenUpper(root.root));
-        roots.push_back({fds[fds.size() - 2].get(), fds.back().get(), sandbox_->PathPrefix(root.root), root.changes});
+        roots.push_back({fds[fds.size() - 2].get(), fds.back().get(), sandbox_->PathPrefix(root.root), root.changes, {}});
       }
       auto counted = CountHunksAsOwner(service_.options().helper_path, LookupUser(sandbox_->owner()), roots);
       HunkCounts counts;

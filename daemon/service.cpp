@@ -13,6 +13,7 @@
 #include "fs_util.h"
 #include "job_dbus.h"
 #include "manager_dbus.h"
+#include "rename_finder.h"
 #include "sandbox_dbus.h"
 
 namespace sandboxd {
@@ -48,7 +49,9 @@ int Service::Run() {
   journal_ = std::make_unique<CommitJournal>(*store_);
   commits_ = std::make_unique<CommitRunner>(layout_, *journal_, options_.helper_path);
   approvals_ = std::make_unique<ApprovalStore>(*store_);
-  review_ = std::make_unique<Review>(*approvals_);
+  review_ = std::make_unique<Review>(*approvals_, [helper = options_.helper_path](const Sandbox& sandbox, const std::vector<RootChanges>& scan) {
+    return FindRenames(helper, sandbox, scan);
+  });
   auto finish_commits = [this](Sandbox& sandbox) {
     if (journal_->Unfinished(sandbox.id()).empty()) return;
     sandbox.Unmount();  // an overlay must not be mounted while its layers change

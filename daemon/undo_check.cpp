@@ -77,6 +77,12 @@ std::vector<std::string> FindUndoConflicts(const std::vector<CommitStep>& steps,
       case StepAction::kChmod:
         if (live && (live->st_mode & 07777) != step.new_mode) conflicts.push_back(shown + " (mode changed since the commit)");
         break;
+      case StepAction::kMove:
+        if (!live) conflicts.push_back(shown + " (deleted since the commit)");
+        else if (live->st_ino != step.old_ino) conflicts.push_back(shown + " (replaced since the commit)");
+        else if (CtimeNs(*live) > finished_ns) conflicts.push_back(shown + " (changed since the commit)");
+        if (StatBeneath(root, step.from)) conflicts.push_back(prefixes.at(step.root) + step.from + " (created again since the commit renamed it)");
+        break;
     }
   }
   return conflicts;

@@ -19,7 +19,8 @@ namespace {
 
 // 1,200 live files in four directories; the job replaces 800, adds 800 beside them, deletes
 // 200, changes the mode of 100, adds a directory of 100 files, replaces a directory by a file
-// and a file by a symlink: over 2,000 changes.
+// and a file by a symlink, and moves 10 files into a new directory (renames, which move the
+// live files): over 2,000 changes.
 constexpr const char* kMakeTree =
     "for d in 0 1 2 3; do mkdir -p d$d/sub; echo s > d$d/sub/s; i=0; while [ $i -lt 300 ]; do echo \"live $d $i\" > d$d/f$i; "
     "i=$((i+1)); done; done";
@@ -27,7 +28,8 @@ constexpr const char* kJob =
     "for d in 0 1 2 3; do i=0; while [ $i -lt 200 ]; do echo \"sandbox $d $i\" > d$d/f$i; echo \"new $d $i\" > d$d/n$i; "
     "i=$((i+1)); done; while [ $i -lt 250 ]; do rm d$d/f$i; i=$((i+1)); done; while [ $i -lt 275 ]; do chmod 600 d$d/f$i; "
     "i=$((i+1)); done; done; mkdir -p fresh; i=0; while [ $i -lt 100 ]; do echo $i > fresh/$i; i=$((i+1)); done; "
-    "rm -r d3/sub && echo was-a-dir > d3/sub; rm d2/f299 && ln -s f0 d2/f299";
+    "rm -r d3/sub && echo was-a-dir > d3/sub; rm d2/f299 && ln -s f0 d2/f299; "
+    "mkdir moved; i=280; while [ $i -lt 290 ]; do mv d0/f$i moved/f$i; i=$((i+1)); done";
 
 std::string MakeTree(Harness& w, const std::string& name) {
   passwd* pw = getpwnam(kAlice);

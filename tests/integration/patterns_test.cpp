@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness.h"
+#include "sandbox_fixture.h"
 
 namespace sandboxd::it {
 namespace {
@@ -27,29 +27,7 @@ constexpr const char* kJob =
 constexpr const char* kAllChanges =
     "A a.log\nA node_modules\nA node_modules/x\nA node_modules/x/y.js\nA src\nA src/main.c\nA sub/b.log\n";
 
-class PatternsTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    SANDBOXD_REQUIRE_WORLD();
-    project_ = World().MakeProject(kAlice);
-    Result created = Ctl({"create", project_});
-    ASSERT_EQ(created.status, 0) << created.err;
-    id_ = Trim(created.out);
-  }
-  void TearDown() override {
-    if (!id_.empty()) Ctl({"destroy", id_});
-  }
-  Result Ctl(const std::vector<std::string>& args) { return World().Sandboxctl(kAlice, args); }
-  void Job(const std::string& script) {
-    Result run = Ctl({"run", id_, "--", "sh", "-c", script});
-    ASSERT_EQ(run.status, 0) << run.err;
-  }
-  /// `changes` without patterns: the whole change set.
-  std::string Changes() { return Ctl({"changes", id_}).out; }
-
-  std::string project_;
-  std::string id_;
-};
+using PatternsTest = AliceSandboxTest;
 
 TEST_F(PatternsTest, ChangesListsOnlyThePassingPaths) {
   Job(kJob);

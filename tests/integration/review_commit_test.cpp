@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "harness.h"
+#include "sandbox_fixture.h"
 
 namespace sandboxd::it {
 namespace {
@@ -36,31 +36,15 @@ size_t CountOf(const std::string& text, const std::string& needle) {
   return count;
 }
 
-class ReviewCommitTest : public ::testing::Test {
+class ReviewCommitTest : public AliceSandboxTest {
  protected:
-  void SetUp() override {
-    if (!World().skip_reason().empty()) GTEST_SKIP() << World().skip_reason();
-    project_ = World().MakeProject(kAlice);
+  void PrepareProject() override {
     ASSERT_EQ(World().RunAs(kAlice, {"sh", "-c", "cat > three.txt"}, {.input = Lines(), .cwd = project_}).status, 0);
-    Result created = World().Sandboxctl(kAlice, {"create", project_});
-    ASSERT_EQ(created.status, 0) << created.err;
-    id_ = Trim(created.out);
-  }
-  void TearDown() override {
-    if (!id_.empty()) World().Sandboxctl(kAlice, {"destroy", id_});
-  }
-  Result Ctl(const std::vector<std::string>& args) { return World().Sandboxctl(kAlice, args); }
-  void Job(const std::string& script) {
-    Result run = Ctl({"run", id_, "--", "sh", "-c", script});
-    ASSERT_EQ(run.status, 0) << run.err;
   }
   /// Writes the three-hunk edit of three.txt in the sandbox.
   void EditThreeHunks() {
     Job("sed -i -e 's/^line 2$/two/' -e 's/^line 15$/fifteen/' -e 's/^line 28$/twenty-eight/' three.txt");
   }
-
-  std::string project_;
-  std::string id_;
 };
 
 TEST_F(ReviewCommitTest, OnlyTheApprovedHunkReachesTheLiveFile) {

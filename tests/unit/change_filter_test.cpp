@@ -87,5 +87,15 @@ TEST(ChangeFilterTest, AnApprovedDirectoryCoversItsChangesForACommit) {
   EXPECT_EQ(NarrowSelectors(changes, {}, PathPatterns({"*"}, {}), approved), (Selectors{"d", "e/z"}));
 }
 
+TEST(ChangeFilterTest, ARenameIsLeftOutWhenEitherOfItsPathsIsExcluded) {
+  // The daemon takes both halves of a rename when either is named: naming the half that passes
+  // would carry the excluded one along.
+  std::vector<ChangeEntry> changes = {{"build/out.o", "pending", "src/out.o"}, {"keep.c", "pending"},
+                                      {"src/out.o", "pending", "build/out.o"}};
+  EXPECT_EQ(NarrowSelectors(changes, {}, PathPatterns({}, {"build/**"})), (Selectors{"keep.c"}));
+  EXPECT_EQ(NarrowSelectors(changes, {}, PathPatterns({"src/**"}, {})), (Selectors{}));
+  EXPECT_EQ(NarrowSelectors(changes, {}, PathPatterns({"*.o"}, {})), (Selectors{"build/out.o", "src/out.o"}));
+}
+
 }  // namespace
 }  // namespace sandboxctl
