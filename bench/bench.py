@@ -225,6 +225,9 @@ def peak_rss_mib(pid):
     return float("nan")
 
 
+SECTIONS = ("crd", "changes", "commit", "big", "try")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--user", required=True)
@@ -232,55 +235,63 @@ def main():
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--commit-rounds", type=int, default=3)
     parser.add_argument("--daemon-pid", type=int, default=0)
+    parser.add_argument("--only", action="append", choices=SECTIONS,
+                        help="run only this part (repeatable); default: all of them")
     args = parser.parse_args()
+    only = set(args.only or SECTIONS)
     user = pwd.getpwnam(args.user)
     work = os.path.join(user.pw_dir, "bench")
     os.makedirs(work, exist_ok=True)
     os.chown(work, user.pw_uid, user.pw_gid)
 
     print(f"sandboxd benchmarks, {args.rounds} rounds each after 3 warm-up rounds, interleaved; times in ms\n")
-    mounts = bench_mount_pair(200)  # as root, before dropping privileges
+    mounts = bench_mount_pair(200) if "crd" in only else None  # as root, before dropping privileges
     drop_to(user)
-    crd = bench_create_run_destroy(args, user, work)
-    bare = crd["bare"]
-    changes = bench_changes(args, user, work)
-    commits = {files: bench_commit(args, user, work, files) for files in (1000, 10000)}
-    big = bench_big_file(args, user, work)
-    tries = bench_try(args, user, work)
 
     def row(name, values, baseline=None):
         p50 = statistics.median(values)
         ratio = f"{p50 / statistics.median(baseline):6.2f}x" if baseline else "       "
-        print(f"{name:<58} p50 {p50:8.2f}  p90 {percentile(values, 90):8.2f}  {ratio}")
+        print(f"{name:<58} p50 {p50:8.2f}  p90 {percentile(values, 90):8.2f}  {ratio}", flush=True)
 
-    row("overlay mount(2)+umount pair (reference)", mounts)
-    row("bare bwrap --unshare-net --unshare-pid /bin/true (baseline)", bare)
-    row("sandboxctl create + run /bin/true + destroy (3 processes)", crd["total"], bare)
-    print("   target: within 3x of the bare bwrap run")
-    row("   of which: sandboxctl create (polkit check, validation, mount)", crd["create"])
-    row("   of which: sandboxctl run -- /bin/true", crd["run"], bare)
-    row("   of which: sandboxctl destroy", crd["destroy"])
-    row("   floor: sandboxctl --version (client process start-up)", crd["client"])
-    row("sandboxctl changes, 10 changed files in a 1,000-file root", changes[1000])
-    row("sandboxctl changes, 10 changed files in a 100,000-file root", changes[100000], changes[1000])
-    print("   target: the 100,000-file root within 1.5x of the 1,000-file root")
-    print(f"\ncommit of small files, a third new, two thirds replacing live ones ({args.commit_rounds} rounds)")
-    for files, t in commits.items():
-        row(f"rename(2) of {files:,} files (floor)", t["rename"])
-        row(f"sandboxctl commit --all, {files:,} files (journal, backups)", t["commit"], t["rename"])
-        row(f"cp -a, {files:,} files", t["cp"], t["rename"])
-        row(f"rsync -a, {files:,} files", t["rsync"], t["rename"])
-    print("   target: commit within 1.3x of the rename floor")
-    print(f"\ncommit of one file ({args.commit_rounds} rounds)")
-    row("rename(2) of a 2 GiB file (floor)", big["rename"])
-    row("sandboxctl commit --all, one small file", big["small"])
-    row("sandboxctl commit --all, one 2 GiB file", big["big"], big["small"])
-    row("cp -a, one 2 GiB file", big["cp"], big["small"])
-    print("   target: the 2 GiB file in O(1) (a rename, not a byte copy): as fast as the small one")
-    print()
-    row("bare bwrap --unshare-net --unshare-pid /bin/true (baseline)", tries["bare"])
-    row("sandboxctl try -y -- /bin/true (one client process)", tries["try"], tries["bare"])
-    print("   target: under 25 ms")
+    if "crd" in only:
+        crd = bench_create_run_destroy(args, user, work)
+        bare = crd["bare"]
+        row("overlay mount(2)+umount pair (reference)", mounts)
+        row("bare bwrap --unshare-net --unshare-pid /bin/true (baseline)", bare)
+        row("sandboxctl create + run /bin/true + destroy (3 processes)", crd["total"], bare)
+        print("   target: within 3x of the bare bwrap run")
+        row("   of which: sandboxctl create (polkit check, validation, mount)", crd["create"])
+        row("   of which: sandboxctl run -- /bin/true", crd["run"], bare)
+        row("   of which: sandboxctl destroy", crd["destroy"])
+        row("   floor: sandboxctl --version (client process start-up)", crd["client"])
+    if "changes" in only:
+        changes = bench_changes(args, user, work)
+        row("sandboxctl changes, 10 changed files in a 1,000-file root", changes[1000])
+        row("sandboxctl changes, 10 changed files in a 100,000-file root", changes[100000], changes[1000])
+        print("   target: the 100,000-file root within 1.5x of the 1,000-file root")
+    if "commit" in only:
+        print(f"\ncommit of small files, a third new, two thirds replacing live ones ({args.commit_rounds} rounds)")
+        for files in (1000, 10000):
+            t = bench_commit(args, user, work, files)
+            row(f"rename(2) of {files:,} files (floor)", t["rename"])
+            row(f"sandboxctl commit --all, {files:,} files (journal, backups)", t["commit"], t["rename"])
+            row(f"cp -a, {files:,} files", t["cp"], t["rename"])
+            row(f"rsync -a, {files:,} files", t["rsync"], t["rename"])
+        print("   target: commit within 1.3x of the rename floor")
+    if "big" in only:
+        big = bench_big_file(args, user, work)
+        print(f"\ncommit of one file ({args.commit_rounds} rounds)")
+        row("rename(2) of a 2 GiB file (floor)", big["rename"])
+        row("sandboxctl commit --all, one small file", big["small"])
+        row("sandboxctl commit --all, one 2 GiB file", big["big"], big["small"])
+        row("cp -a, one 2 GiB file", big["cp"], big["small"])
+        print("   target: the 2 GiB file in O(1) (a rename, not a byte copy): as fast as the small one")
+    if "try" in only:
+        tries = bench_try(args, user, work)
+        print()
+        row("bare bwrap --unshare-net --unshare-pid /bin/true (baseline)", tries["bare"])
+        row("sandboxctl try -y -- /bin/true (one client process)", tries["try"], tries["bare"])
+        print("   target: under 25 ms")
     if args.daemon_pid:
         print(f"\nsandboxd peak RSS over the whole run (VmHWM): {peak_rss_mib(args.daemon_pid):.1f} MiB (target: under 64 MiB)")
 
