@@ -16,8 +16,14 @@ sdbus::IConnection& Context::Bus() {
 uint64_t Context::InteractiveFlag() const { return no_ask_password ? 0 : sandboxd::api::kFlagAllowInteractive; }
 
 std::string Context::ResolveSandbox(const std::string& id_or_name) {
+  // One verb may name its sandbox many times (try, review): one lookup each is enough, since a
+  // sandbox's object path never changes (and calls on a destroyed one fail with NotFound).
+  auto known = resolved_.find(id_or_name);
+  if (known != resolved_.end()) return known->second;
   ManagerProxy manager(Bus());
-  return manager.GetSandbox(id_or_name);
+  std::string path = manager.GetSandbox(id_or_name);
+  resolved_[id_or_name] = path;
+  return path;
 }
 
 }  // namespace sandboxctl

@@ -29,6 +29,7 @@ struct Context {
 
  private:
   std::unique_ptr<sdbus::IConnection> bus_;
+  std::map<std::string, std::string> resolved_;  ///< id or name → object path
 };
 
 }  // namespace sandboxctl

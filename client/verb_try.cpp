@@ -46,10 +46,11 @@ std::string Create(Context& ctx, const std::vector<std::string>& dirs) {
   return id;
 }
 
-/// The change set as `changes` prints it, on stderr.
-void PrintSummary(Context& ctx, const std::string& id) {
+/// The change set as `changes` prints it, on stderr; false when there is none.
+bool PrintSummary(Context& ctx, const std::string& id) {
   std::string lines = StdoutOf([&] { return VerbChanges(ctx, id); });
   std::cerr << (lines.empty() ? "no changes\n" : lines);
+  return !lines.empty();
 }
 
 void IgnoreInterruption(int) {}
@@ -146,8 +147,10 @@ int VerbTry(Context& ctx, const TryArgs& args) {
   try {
     auto roots = SandboxProxy(ctx.Bus(), path).GetInfo()["roots"].get<std::vector<std::string>>();
     job = RunWithOurStreams(ctx, path, args.command, CwdInsideRoots(roots), JobEnvironment({}));
-    PrintSummary(ctx, id);
+    bool changed = PrintSummary(ctx, id);
     fate = Decide(args, job);
+    // Nothing to commit needs no commit, and no polkit check either: the sandbox simply goes.
+    if (!changed && fate == Fate::kCommit) fate = Fate::kDiscard;
     try {
       if (fate == Fate::kReview) fate = ReviewThenCommit(ctx, id);
       if (fate == Fate::kCommit) VerbCommit(ctx, id, true);

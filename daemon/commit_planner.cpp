@@ -79,8 +79,12 @@ CommitPlan PlanCommit(const std::vector<RootChanges>& changes, const std::vector
   // The renames whose live entry is still there move it; their deletions go with the move.
   std::map<std::pair<size_t, std::string>, struct stat> moving;  // {root, added path} → live entry
   std::set<std::pair<size_t, std::string>> moved_away;           // {root, deleted path}
+  std::set<std::pair<size_t, std::string>> taken;
+  for (const auto& root : changes)
+    for (const auto& change : root.changes) taken.insert({root.root, change.path});
   for (const auto& [key, from] : renames) {
     CheckRelativePath(from);
+    if (!taken.count(key) || !taken.count({key.first, from})) continue;  // only whole renames move
     if (auto source = StatAt(live_fds.at(key.first), from)) {
       moving[key] = *source;
       moved_away.insert({key.first, from});

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <optional>
 
 #include "beneath.h"
@@ -52,6 +53,16 @@ Error ChangedDuringCommit(const std::string& path) {
 }
 Error ChangedSinceCommit(const std::string& path) {
   return Error(Code::kConflict, "live " + path + " changed since the commit; cannot take the commit back over it");
+}
+
+/// The live directory a move comes from (or goes back to) cannot be opened.
+Error SourceUnreachable(const CommitStep& step, int error) {
+  std::string parent = SplitParent(step.from).first;
+  if (error == ELOOP || error == EXDEV || error == ENOTDIR)
+    return Error(Code::kInvalidPath, "live path " + parent + " of " + step.from +
+                                         " is a symlink or not a directory; refusing to commit through it");
+  if (error == ENOENT) return Error(Code::kConflict, "live directory " + parent + " of " + step.from + " is gone");
+  return Error(Code::kFailed, "cannot open live directory " + parent + " of " + step.from + ": " + strerror(error));
 }
 
 class StepRunner {
@@ -103,6 +114,7 @@ class StepRunner {
         return;
       case StepAction::kMove: {
         if (live && live->st_ino == step.old_ino) return;  // moved already
+        if (!w.source) throw SourceUnreachable(step, w.source_errno);
         auto source = Lstat(w.source.get(), w.source_name, "live " + step.from);
         if (!source || source->st_ino != step.old_ino) throw ChangedDuringCommit(step.from);
         if (live) throw ChangedDuringCommit(step.path);
@@ -160,7 +172,7 @@ class StepRunner {
         // which failed the commit), or moved back already. An undo checks beforehand that a
         // moved entry is still where the commit put it (undo_check.h).
         if (!live || live->st_ino != step.old_ino) return;
-        if (!w.source) ThrowErrno("cannot open the live directory of " + step.from);
+        if (!w.source) throw SourceUnreachable(step, w.source_errno);
         auto source = Lstat(w.source.get(), w.source_name, "live " + step.from);
         if (source) throw ChangedSinceCommit(step.from);
         Rename(w.live.get(), w.name, w.source.get(), w.source_name, RENAME_NOREPLACE,
@@ -177,6 +189,7 @@ class StepRunner {
     std::string name;
     UniqueFd source;  ///< kMove: the live parent directory of `from`
     std::string source_name;
+    int source_errno = 0;  ///< why `source` could not be opened
     int removed = -1;
   };
 
@@ -212,13 +225,10 @@ class StepRunner {
       CheckRelativePath(step.from);
       auto [source_parent, source_name] = SplitParent(step.from);
       w.source_name = source_name;
+      // A source directory that is gone matters only to a move not yet made (Forward), or
+      // to taking one back (Back): the step decides, once it knows where it stands.
       w.source = OpenBeneath(root.live_fd, source_parent, O_PATH | O_DIRECTORY);
-      if (!w.source && !missing_parent_is_fine) {
-        if (errno == ELOOP || errno == EXDEV || errno == ENOTDIR)
-          throw Error(Code::kInvalidPath, "live path " + source_parent + " of " + step.from +
-                                              " is a symlink or not a directory; refusing to commit through it");
-        ThrowErrno("cannot open live directory " + source_parent + " of " + step.from);
-      }
+      if (!w.source) w.source_errno = errno;
     }
     return w;
   }

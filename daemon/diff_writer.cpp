@@ -238,9 +238,13 @@ FileDiff DiffRename(const Rename& rename, int lower_dirfd, int upper_dirfd, cons
 
 bool WriteDiff(const std::vector<Change>& changes, int lower_dirfd, int upper_dirfd, const DiffOptions& options,
                int out_fd, const std::vector<Rename>& renames) {
+  // Only renames with both halves here: a deletion whose new name is not shown stays a deletion.
+  std::set<std::string> here;
+  for (const auto& change : changes) here.insert(change.path);
   std::map<std::string, const Rename*> by_added;
   std::set<std::string> renamed_away;
   for (const auto& rename : renames) {
+    if (!here.count(rename.from) || !here.count(rename.to)) continue;
     by_added[rename.to] = &rename;
     renamed_away.insert(rename.from);
   }

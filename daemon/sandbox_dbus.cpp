@@ -247,12 +247,13 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
   InWorker(std::move(result), [this, selectors = std::move(selectors), flags](const Caller& caller) mutable -> std::tuple<uint32_t, std::vector<std::string>> {
     CheckFlags(flags, api::kFlagAllowInteractive | api::kFlagCommitAll | api::kFlagForce);
     size_t pending = sandbox_->CountChanges();
+    // Nothing to commit touches nothing live: no need to ask polkit (or a person) about it.
+    if (pending == 0) return {0u, {}};
     service_.authority().Check(caller, api::kActionCommit,
                                {{"sandbox", sandbox_->id()}, {"roots", JoinRoots(sandbox_->roots())},
                                 {"changes", std::to_string(pending)}, {"verb", "commit"}},
                                flags & api::kFlagAllowInteractive,
                                "commit sandbox " + sandbox_->id() + " into " + JoinRoots(sandbox_->roots()));
-    if (pending == 0) return {0u, {}};
 
     ExclusiveOperation exclusive(*sandbox_, "commit");
     // Decisions are read while mounted and unchanged by jobs: the sandbox is held exclusively.

@@ -68,5 +68,58 @@ TEST(DisplayPathTest, RootItself) {
   EXPECT_EQ(DisplayPath(Make("a/b"), "1/"), "1/a/b");
 }
 
+std::vector<std::string> Paths(const RootChanges& root) {
+  std::vector<std::string> paths;
+  for (const auto& change : root.changes) paths.push_back(change.path);
+  return paths;
+}
+
+/// One root, in scan order: a rename's added half (new.txt) sorts before its deleted half.
+std::vector<RootChanges> WithARename() {
+  return {{0, {Make("a"), Make("new.txt", ChangeKind::kAdded), Make("old.txt", ChangeKind::kDeleted), Make("z")}}};
+}
+
+TEST(AddRenamePartnersTest, EitherHalfSelectedTakesTheOtherInScanOrder) {
+  auto all = WithARename();
+  SandboxRenames renames = {{0, {{"old.txt", "new.txt"}}}};
+  for (const char* half : {"old.txt", "new.txt"}) {
+    auto selected = SelectChanges(all, {half}, {""}, "id");
+    AddRenamePartners(all, renames, selected);
+    ASSERT_EQ(selected.size(), 1u);
+    EXPECT_EQ(Paths(selected[0]), (std::vector<std::string>{"new.txt", "old.txt"})) << half;
+  }
+  // With other changes selected around it, the scan order still holds.
+  auto selected = SelectChanges(all, {"z", "old.txt", "a"}, {""}, "id");
+  AddRenamePartners(all, renames, selected);
+  EXPECT_EQ(Paths(selected[0]), (std::vector<std::string>{"a", "new.txt", "old.txt", "z"}));
+  EXPECT_EQ(selected[0].changes[1], all[0].changes[1]);  // the change itself, not only its path
+}
+
+TEST(AddRenamePartnersTest, ARenameOfOneRootDoesNotReachIntoAnother) {
+  // Root 1 has an old.txt deleted as well, but no new.txt and no rename.
+  std::vector<RootChanges> all = {{0, {Make("new.txt", ChangeKind::kAdded), Make("old.txt", ChangeKind::kDeleted)}},
+                                  {1, {Make("old.txt", ChangeKind::kDeleted), Make("x")}}};
+  SandboxRenames renames = {{0, {{"old.txt", "new.txt"}}}};
+  auto selected = SelectChanges(all, {"1/old.txt"}, {"0/", "1/"}, "id");
+  AddRenamePartners(all, renames, selected);
+  EXPECT_TRUE(selected[0].changes.empty());
+  EXPECT_EQ(Paths(selected[1]), (std::vector<std::string>{"old.txt"}));
+  // Root 0's halves come from root 0's changes, never from another root's same paths.
+  selected = SelectChanges(all, {"0/old.txt"}, {"0/", "1/"}, "id");
+  AddRenamePartners(all, renames, selected);
+  EXPECT_EQ(Paths(selected[0]), (std::vector<std::string>{"new.txt", "old.txt"}));
+  EXPECT_TRUE(selected[1].changes.empty());
+}
+
+TEST(AddRenamePartnersTest, SelectionsWithoutARenameHalfAreLeftAlone) {
+  auto all = WithARename();
+  // Deliberately not in scan order: a selection the renames do not touch is not rebuilt.
+  std::vector<RootChanges> selected = {{0, {Make("z"), Make("a")}}};
+  AddRenamePartners(all, {{0, {{"old.txt", "new.txt"}}}}, selected);
+  EXPECT_EQ(Paths(selected[0]), (std::vector<std::string>{"z", "a"}));
+  AddRenamePartners(all, {}, selected);
+  EXPECT_EQ(Paths(selected[0]), (std::vector<std::string>{"z", "a"}));
+}
+
 }  // namespace
 }  // namespace sandboxd

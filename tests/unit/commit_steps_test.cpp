@@ -164,5 +164,134 @@ TEST_F(CommitStepsTest, NeverWritesThroughASymlinkPlantedInTheLiveTree) {
   EXPECT_TRUE(fs::is_symlink(temp_ / "live/newdir"));
 }
 
+/// A rename committed as one step: the live entry itself moves from `from` to the path.
+class MoveStepTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* d : {"live", "upper", "removed"}) fs::create_directory(temp_ / d);
+    fs::create_directory(temp_ / "live/sub");
+    WriteFile(temp_ / "live/old.txt", "moved content\n");
+    live_.reset(open((temp_ / "live").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    upper_.reset(open((temp_ / "upper").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    removed_.reset(open((temp_ / "removed").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    roots_ = {{live_.get(), upper_.get(), removed_.get()}};
+    struct stat st;
+    ASSERT_EQ(lstat((temp_ / "live/old.txt").c_str(), &st), 0);
+    live_ino_ = st.st_ino;
+    step_.root = 0;
+    step_.path = "sub/new.txt";
+    step_.action = StepAction::kMove;
+    step_.old_ino = live_ino_;
+    step_.from = "old.txt";
+  }
+
+  ino_t InodeAt(const std::string& relative) {
+    struct stat st;
+    if (lstat((temp_ / ("live/" + relative)).c_str(), &st) != 0) return 0;
+    return st.st_ino;
+  }
+
+  /// Runs `run`, which must throw Error(kConflict) naming `path`.
+  template <typename F>
+  void ExpectConflictNaming(F run, const std::string& path) {
+    try {
+      run();
+      ADD_FAILURE() << "no conflict over " << path;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Code::kConflict) << e.what();
+      EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    }
+  }
+
+  ScopedTempDir temp_;
+  UniqueFd live_, upper_, removed_;
+  std::vector<StepRoot> roots_;
+  ino_t live_ino_ = 0;
+  CommitStep step_;
+};
+
+TEST_F(MoveStepTest, TheLiveEntryMovesKeepingItsInodeAndBothDirectionsRepeatSafely) {
+  RollForward({step_}, roots_);
+  EXPECT_EQ(InodeAt("sub/new.txt"), live_ino_);
+  EXPECT_EQ(InodeAt("old.txt"), 0u);
+  EXPECT_EQ(ReadFile(temp_ / "live/sub/new.txt"), "moved content\n");
+  // A restart repeats the step of a finished commit: nothing moves.
+  auto after = Snapshot(temp_ / "live", true);
+  RollForward({step_}, roots_);
+  EXPECT_EQ(Snapshot(temp_ / "live", true), after);
+  RollBack({step_}, roots_);
+  EXPECT_EQ(InodeAt("old.txt"), live_ino_);
+  EXPECT_EQ(InodeAt("sub/new.txt"), 0u);
+  auto back = Snapshot(temp_ / "live", true);
+  RollBack({step_}, roots_);
+  EXPECT_EQ(Snapshot(temp_ / "live", true), back);
+  // The removed area and the upper are not involved in a move.
+  EXPECT_TRUE(fs::is_empty(temp_ / "removed"));
+}
+
+TEST_F(MoveStepTest, ASourceReplacedBeforeTheMoveStopsItAndNothingMoves) {
+  // The user saves old.txt the way editors do: a new file (a new inode) renamed over it.
+  WriteFile(temp_ / "live/old.tmp", "the user's own edit\n");
+  fs::rename(temp_ / "live/old.tmp", temp_ / "live/old.txt");
+  ASSERT_NE(InodeAt("old.txt"), live_ino_);
+  auto before = Snapshot(temp_ / "live", true);
+  ExpectConflictNaming([&] { RollForward({step_}, roots_); }, "old.txt");
+  EXPECT_EQ(Snapshot(temp_ / "live", true), before);
+  // Taking the failed commit back leaves the user's file where it is.
+  RollBack({step_}, roots_);
+  EXPECT_EQ(Snapshot(temp_ / "live", true), before);
+}
+
+TEST_F(MoveStepTest, AnEntryAtTheDestinationStopsTheMoveAndNothingIsLost) {
+  WriteFile(temp_ / "live/sub/new.txt", "made live meanwhile\n");
+  auto before = Snapshot(temp_ / "live", true);
+  ExpectConflictNaming([&] { RollForward({step_}, roots_); }, "sub/new.txt");
+  EXPECT_EQ(Snapshot(temp_ / "live", true), before);
+  RollBack({step_}, roots_);
+  EXPECT_EQ(Snapshot(temp_ / "live", true), before);
+  EXPECT_EQ(ReadFile(temp_ / "live/old.txt"), "moved content\n");
+  EXPECT_EQ(ReadFile(temp_ / "live/sub/new.txt"), "made live meanwhile\n");
+}
+
+TEST_F(MoveStepTest, TakingBackAMoveOverAPathCreatedAgainIsRefused) {
+  RollForward({step_}, roots_);
+  WriteFile(temp_ / "live/old.txt", "a new file at the old path\n");
+  auto before = Snapshot(temp_ / "live", true);
+  ExpectConflictNaming([&] { RollBack({step_}, roots_); }, "old.txt");
+  EXPECT_EQ(Snapshot(temp_ / "live", true), before);
+}
+
+TEST_F(MoveStepTest, AFinishedMoveRepeatsAfterItsSourceDirectoryWentAway) {
+  // Moved out of olddir; the daemon died before recording it; the user removed the empty olddir.
+  fs::create_directory(temp_ / "live/olddir");
+  fs::rename(temp_ / "live/old.txt", temp_ / "live/olddir/old.txt");
+  step_.from = "olddir/old.txt";
+  RollForward({step_}, roots_);
+  fs::remove(temp_ / "live/olddir");
+  auto after = Snapshot(temp_ / "live", true);
+  RollForward({step_}, roots_);  // recovery finishes the commit: nothing to do
+  EXPECT_EQ(Snapshot(temp_ / "live", true), after);
+  // Taking it back now has nowhere to go: refused, and the file stays where it is.
+  ExpectConflictNaming([&] { RollBack({step_}, roots_); }, "olddir");
+  EXPECT_EQ(InodeAt("sub/new.txt"), live_ino_);
+}
+
+TEST(MoveStepJournalTest, AMoveKeepsItsSourceThroughTheJournalAndIsRefusedWithoutOne) {
+  CommitStep move;
+  move.seq = 3;
+  move.root = 1;
+  move.path = "sub/new.txt";
+  move.action = StepAction::kMove;
+  move.old_ino = 4242;
+  move.from = "old.txt";
+  nlohmann::json json = StepToJson(move);
+  EXPECT_EQ(json.at("action"), "move");
+  EXPECT_EQ(StepFromJson(json), move);
+  json["from"] = "";
+  EXPECT_THROW(StepFromJson(json), Error);
+  json.erase("from");
+  EXPECT_THROW(StepFromJson(json), Error);
+}
+
 }  // namespace
 }  // namespace sandboxd

@@ -192,5 +192,46 @@ TEST_F(DiffWriterTest, ClosedReaderStopsQuietly) {
   close(fds[1]);
 }
 
+TEST_F(DiffWriterTest, RenameIsAHeaderWithoutHunks) {
+  WriteFile(L("old.txt"), Lines(1, 5));
+  mkdir(U("sub").c_str(), 0755);
+  WriteFile(U("sub/new.txt"), Lines(1, 5));
+  FileDiff diff = DiffRename({"old.txt", "sub/new.txt"}, lower_.get(), upper_.get(), DiffOptions{});
+  EXPECT_EQ(diff.header,
+            "diff --git a/old.txt b/sub/new.txt\nsimilarity index 100%\nrename from old.txt\nrename to sub/new.txt\n");
+  EXPECT_TRUE(diff.hunks.empty());
+  EXPECT_EQ(diff.Text(), diff.header);
+}
+
+TEST_F(DiffWriterTest, RenameWithANewModeShowsBothModesFirst) {
+  WriteFile(L("run.sh"), "echo\n", 0644);
+  WriteFile(U("run-it.sh"), "echo\n", 0755);
+  EXPECT_EQ(DiffRename({"run.sh", "run-it.sh"}, lower_.get(), upper_.get(), DiffOptions{}).Text(),
+            "diff --git a/run.sh b/run-it.sh\nold mode 100644\nnew mode 100755\n"
+            "similarity index 100%\nrename from run.sh\nrename to run-it.sh\n");
+}
+
+TEST_F(DiffWriterTest, WriteDiffShowsARenameOnceWhereItsAddedHalfIsWithThePrefix) {
+  WriteFile(U("a.txt"), "added\n");
+  WriteFile(U("new.txt"), "moved\n");
+  WriteFile(L("old.txt"), "moved\n");
+  WriteFile(L("z.txt"), "deleted\n");
+  // In scan order; old.txt is the rename's deleted half, z.txt a deletion of its own.
+  std::vector<Change> changes = {Of("a.txt", ChangeKind::kAdded, EntryType::kNone, EntryType::kFile),
+                                 Of("new.txt", ChangeKind::kAdded, EntryType::kNone, EntryType::kFile),
+                                 Of("old.txt", ChangeKind::kDeleted, EntryType::kFile, EntryType::kNone),
+                                 Of("z.txt", ChangeKind::kDeleted, EntryType::kFile, EntryType::kNone)};
+  DiffOptions options;
+  options.path_prefix = "1/";
+  UniqueFd out(open((dir_ / "out").c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  ASSERT_TRUE(out);
+  ASSERT_TRUE(WriteDiff(changes, lower_.get(), upper_.get(), options, out.get(), {{"old.txt", "new.txt"}}));
+  EXPECT_EQ(testing::ReadFile(dir_ / "out"),
+            Diff(changes[0], "1/") +
+                "diff --git a/1/old.txt b/1/new.txt\nsimilarity index 100%\nrename from 1/old.txt\nrename to 1/new.txt\n" +
+                Diff(changes[3], "1/"));
+  EXPECT_NE(Diff(changes[3], "1/").find("-deleted\n"), std::string::npos);  // the deletion is really there
+}
+
 }  // namespace
 }  // namespace sandboxd
