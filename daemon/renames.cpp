@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -83,15 +84,26 @@ RenameCandidates ProposeRenames(int live_fd, int upper_fd, const std::vector<Cha
 
 std::vector<Rename> ConfirmRenames(int live_fd, int upper_fd, const RenameCandidates& candidates) {
   std::vector<Rename> renames;
-  std::set<std::string> taken;
-  for (const auto& [to, froms] : candidates) {
-    for (const auto& from : froms) {
-      if (taken.count(from) || !SameContent(live_fd, from, upper_fd, to)) continue;
-      taken.insert(from);
-      renames.push_back({from, to});
-      break;
+  std::set<std::string> taken_from, taken_to;
+  // Two rounds: a file that kept its name is paired first, so that a copy under another name
+  // cannot take its original away from it.
+  for (bool same_name : {true, false}) {
+    for (const auto& [to, froms] : candidates) {
+      if (taken_to.count(to)) continue;
+      for (const auto& from : froms) {
+        if ((BaseName(from) == BaseName(to)) != same_name || taken_from.count(from)) continue;
+        if (!SameContent(live_fd, from, upper_fd, to)) continue;
+        taken_from.insert(from);
+        taken_to.insert(to);
+        renames.push_back({from, to});
+        break;
+      }
     }
   }
+  // In the order of the added paths, as the candidates came.
+  std::map<std::string, size_t> order;
+  for (size_t i = 0; i < candidates.size(); ++i) order[candidates[i].first] = i;
+  std::sort(renames.begin(), renames.end(), [&](const Rename& a, const Rename& b) { return order[a.to] < order[b.to]; });
   return renames;
 }
 

@@ -51,7 +51,8 @@ bool MayHaveRenames(const std::vector<Change>& changes);
 RenameCandidates ProposeRenames(int live_fd, int upper_fd, const std::vector<Change>& changes);
 
 /// Run as the owner: the candidates whose contents are identical (files byte for byte,
-/// symlinks by target), each deleted path taken by one added path at most.
+/// symlinks by target), each deleted path taken by one added path at most, those that kept
+/// their file name first; in the order of the added paths.
 std::vector<Rename> ConfirmRenames(int live_fd, int upper_fd, const RenameCandidates& candidates);
 
 }  // namespace sandboxd

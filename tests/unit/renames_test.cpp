@@ -226,6 +226,18 @@ TEST_F(ConfirmRenamesTest, EachDeletedPathIsRenamedOnceOnly) {
             (std::vector<Rename>{{"old.txt", "copy-a.txt"}, {"old2.txt", "copy-b.txt"}}));
 }
 
+TEST_F(ConfirmRenamesTest, AFileThatKeptItsNameGetsItsOriginalBeforeACopyUnderAnotherName) {
+  fs::create_directory(L("p"));
+  fs::create_directory(U("p2"));
+  fs::create_directory(U("q"));
+  WriteFile(L("p/f"), "moved\n");
+  WriteFile(U("q/g"), "moved\n");
+  WriteFile(U("p2/f"), "moved\n");
+  // q/g comes first in path order, yet p2/f, which kept the name, is the rename.
+  EXPECT_EQ(Confirm({{"p2/f", {"p/f"}}, {"q/g", {"p/f"}}}), (std::vector<Rename>{{"p/f", "p2/f"}}));
+  EXPECT_EQ(Confirm({{"q/g", {"p/f"}}, {"p2/f", {"p/f"}}}), (std::vector<Rename>{{"p/f", "p2/f"}}));
+}
+
 TEST_F(ConfirmRenamesTest, AMissingSideIsNoRename) {
   WriteFile(U("new.txt"), "content\n");
   WriteFile(L("old.txt"), "content\n");
