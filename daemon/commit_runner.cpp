@@ -195,7 +195,7 @@ CommitRunner::Outcome CommitRunner::CommitWholeUpper(Sandbox& sandbox, const Com
       throw Error(Code::kInvalidState, "sandbox " + sandbox.id() + ": " + why);
     }
     journal_.SetState(commit, "rolled-back");
-    RemoveTree(layout_.CommitDir(sandbox.id(), commit));
+    RemoveCommitDirs(sandbox, commit);
     throw;
   }
   journal_.SetState(commit, "applied");
@@ -219,7 +219,7 @@ CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitR
     std::vector<UniqueFd> stages;
     std::vector<int> stage_fds;
     for (size_t i = 0; i < sandbox.roots().size(); ++i) {
-      stages.push_back(OpenDirectoryNoSymlinks(layout_.CommitUpperDir(sandbox.id(), commit, i), O_PATH));
+      stages.push_back(OpenDirectoryNoSymlinks(sandbox.CommitUpperDir(commit, i), O_PATH));
       stage_fds.push_back(stages.back().get());
     }
     for (const auto& root : request.changes) {
@@ -334,7 +334,7 @@ std::vector<std::string> CommitRunner::Recover(Sandbox& sandbox) {
           Unstage(sandbox, commit.id);
         } else {
           journal_.SetState(commit.id, "rolled-back");
-          RemoveTree(layout_.CommitDir(sandbox.id(), commit.id));
+          RemoveCommitDirs(sandbox, commit.id);
         }
         lines.push_back(what + " was cut off and could not be finished (" + e.what() + "); took it back");
         continue;
@@ -354,16 +354,24 @@ std::vector<std::string> CommitRunner::Recover(Sandbox& sandbox) {
 }
 
 void CommitRunner::PrepareDirectories(const Sandbox& sandbox, int64_t commit, bool staged) {
-  MakeDirectory(layout_.CommitsDir(sandbox.id()), 0700);
-  MakeDirectory(layout_.CommitDir(sandbox.id(), commit), 0700);
-  MakeDirectory(layout_.CommitDir(sandbox.id(), commit) + "/removed", 0700);
-  MakeDirectory(layout_.CommitDir(sandbox.id(), commit) + "/upper", 0700);
+  // Each root's commit area is on the root's storage (the same file system as its upper).
+  for (const auto& dir : sandbox.StorageDirs()) {
+    std::string area = dir + "/commits/" + std::to_string(commit);
+    MakeDirectory(dir + "/commits", 0700);
+    MakeDirectory(area, 0700);
+    MakeDirectory(area + "/removed", 0700);
+    MakeDirectory(area + "/upper", 0700);
+  }
   // The helper, running as the owner, moves removed live entries in here (and, for a staged
   // commit, exchanges entries in the stage).
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
-    MakeDirectory(layout_.CommitRemovedDir(sandbox.id(), commit, i), 0700, sandbox.owner(), 0);
-    if (staged) MakeDirectory(layout_.CommitUpperDir(sandbox.id(), commit, i), 0700, sandbox.owner(), 0);
+    MakeDirectory(sandbox.CommitRemovedDir(commit, i), 0700, sandbox.owner(), 0);
+    if (staged) MakeDirectory(sandbox.CommitUpperDir(commit, i), 0700, sandbox.owner(), 0);
   }
+}
+
+void CommitRunner::RemoveCommitDirs(const Sandbox& sandbox, int64_t commit) {
+  for (const auto& dir : sandbox.StorageDirs()) RemoveTree(dir + "/commits/" + std::to_string(commit));
 }
 
 void CommitRunner::Run(const Sandbox& sandbox, int64_t commit, const std::string& direction,
@@ -372,8 +380,8 @@ void CommitRunner::Run(const Sandbox& sandbox, int64_t commit, const std::string
   std::vector<StepHelperRoot> roots;
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
     fds.push_back(sandbox.OpenLiveRoot(i));
-    fds.push_back(staged ? OpenDirectoryNoSymlinks(layout_.CommitUpperDir(sandbox.id(), commit, i), O_PATH) : sandbox.OpenUpper(i));
-    fds.push_back(OpenDirectoryNoSymlinks(layout_.CommitRemovedDir(sandbox.id(), commit, i), O_PATH));
+    fds.push_back(staged ? OpenDirectoryNoSymlinks(sandbox.CommitUpperDir(commit, i), O_PATH) : sandbox.OpenUpper(i));
+    fds.push_back(OpenDirectoryNoSymlinks(sandbox.CommitRemovedDir(commit, i), O_PATH));
     roots.push_back({fds[fds.size() - 3].get(), fds[fds.size() - 2].get(), fds.back().get()});
   }
   RunStepsHelper(helper_path_, LookupUser(sandbox.owner()), direction, roots, steps);
@@ -381,26 +389,26 @@ void CommitRunner::Run(const Sandbox& sandbox, int64_t commit, const std::string
 
 void CommitRunner::Unstage(const Sandbox& sandbox, int64_t commit) {
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
-    std::string stage = layout_.CommitUpperDir(sandbox.id(), commit, i);
+    std::string stage = sandbox.CommitUpperDir(commit, i);
     if (!Exists(stage)) continue;
     UniqueFd upper = sandbox.OpenUpper(i);
     UniqueFd stage_fd = OpenDirectoryNoSymlinks(stage, O_PATH);
     sandboxd::Unstage(upper.get(), stage_fd.get());
   }
   journal_.SetState(commit, "rolled-back");
-  RemoveTree(layout_.CommitDir(sandbox.id(), commit));
+  RemoveCommitDirs(sandbox, commit);
 }
 
 void CommitRunner::ReturnToSandbox(const Sandbox& sandbox, int64_t commit) {
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
-    std::string kept = layout_.CommitUpperDir(sandbox.id(), commit, i);
+    std::string kept = sandbox.CommitUpperDir(commit, i);
     if (!Exists(kept)) continue;
     UniqueFd upper = sandbox.OpenUpper(i);
     UniqueFd kept_fd = OpenDirectoryNoSymlinks(kept, O_PATH);
     sandboxd::Unstage(upper.get(), kept_fd.get());
   }
   journal_.FinishUndo(commit);
-  RemoveTree(layout_.CommitDir(sandbox.id(), commit));
+  RemoveCommitDirs(sandbox, commit);
 }
 
 void CommitRunner::Settle(const Sandbox& sandbox, const std::vector<CommitStep>& steps) {
@@ -409,7 +417,7 @@ void CommitRunner::Settle(const Sandbox& sandbox, const std::vector<CommitStep>&
     for (const auto& step : steps)
       if (step.root == i) root_steps.push_back(step);
     UniqueFd upper = sandbox.OpenUpper(i);
-    std::string index = layout_.WorkDir(sandbox.id(), i) + "/index";
+    std::string index = sandbox.WorkDir(i) + "/index";
     UniqueFd index_fd;
     if (Exists(index)) index_fd = OpenDirectoryNoSymlinks(index, O_PATH);
     SettleUpperAfterCommit(upper.get(), index_fd ? index_fd.get() : -1, root_steps);
@@ -418,11 +426,11 @@ void CommitRunner::Settle(const Sandbox& sandbox, const std::vector<CommitStep>&
 
 void CommitRunner::KeepBackups(const Sandbox& sandbox, int64_t commit) {
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
-    std::string upper = layout_.UpperDir(sandbox.id(), i);
-    std::string kept = layout_.CommitUpperDir(sandbox.id(), commit, i);
+    std::string upper = sandbox.UpperDir(i);
+    std::string kept = sandbox.CommitUpperDir(commit, i);
     if (Exists(upper) && !Exists(kept) && rename(upper.c_str(), kept.c_str()) != 0)
       ThrowErrno("cannot keep the backups of commit " + std::to_string(commit));
-    RemoveTree(layout_.WorkDir(sandbox.id(), i));
+    RemoveTree(sandbox.WorkDir(i));
   }
 }
 

@@ -58,6 +58,8 @@ class CommitRunner {
   /// Runs the steps; a staged commit's new entries (and backups) are in its stage.
   void Run(const Sandbox& sandbox, int64_t commit, const std::string& direction, const std::vector<CommitStep>& steps,
            bool staged);
+  /// Removes commit `commit`'s areas (backups, stage) from every storage directory.
+  void RemoveCommitDirs(const Sandbox& sandbox, int64_t commit);
   /// Puts a staged commit's entries back into the upper and forgets the commit.
   void Unstage(const Sandbox& sandbox, int64_t commit);
   /// After an undo took the steps back: the commit's entries go back into the sandbox's upper,

@@ -4,6 +4,9 @@
 ///   STATE/sandboxes/<id>/commits/<commit>/{upper,removed}/<n> (what commit <commit> replaced
 ///   or removed in root n: its backups),
 ///   STATE/trash/ (sandboxes being removed after their Destroy reply).
+/// A root on another file system than STATE keeps its layers and commit areas in the storage
+/// area of that file system instead (storage_area.h), laid out the same: AREA/sandboxes/<id>/...,
+/// AREA/trash/.
 /// Runtime (host-visible merged views, the sandbox dir 0700 and owned by the owner):
 ///   RUN/<id>/<n>.
 /// Pure path arithmetic; it creates nothing.
@@ -23,6 +26,12 @@ class Layout {
   std::string SandboxesDir() const { return state_dir_ + "/sandboxes"; }
   std::string TrashDir() const { return state_dir_ + "/trash"; }
   std::string SandboxDir(const std::string& id) const { return SandboxesDir() + "/" + id; }
+  /// The same directories in `store`: a storage area, or STATE when "".
+  std::string StoreDir(const std::string& store) const { return store.empty() ? state_dir_ : store; }
+  std::string SandboxDirIn(const std::string& store, const std::string& id) const {
+    return StoreDir(store) + "/sandboxes/" + id;
+  }
+  std::string TrashDirIn(const std::string& store) const { return StoreDir(store) + "/trash"; }
   std::string UpperDir(const std::string& id, size_t root) const { return SandboxDir(id) + "/upper/" + std::to_string(root); }
   std::string WorkDir(const std::string& id, size_t root) const { return SandboxDir(id) + "/work/" + std::to_string(root); }
   std::string CommitsDir(const std::string& id) const { return SandboxDir(id) + "/commits"; }

@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+
 #include "changeset_scanner.h"
 #include "errors.h"
 #include "fs_util.h"
@@ -10,7 +12,16 @@
 
 namespace sandboxd {
 
-Sandbox::Sandbox(SandboxRecord record, const Layout& layout) : record_(std::move(record)), layout_(layout) {}
+Sandbox::Sandbox(SandboxRecord record, const Layout& layout) : record_(std::move(record)), layout_(layout) {
+  record_.stores.resize(record_.roots.size());  // records written before storage areas: all in STATE
+}
+
+std::vector<std::string> Sandbox::StorageDirs() const {
+  std::vector<std::string> dirs;
+  for (size_t i = 0; i < record_.roots.size(); ++i)
+    if (std::find(dirs.begin(), dirs.end(), StorageDir(i)) == dirs.end()) dirs.push_back(StorageDir(i));
+  return dirs;
+}
 
 std::string Sandbox::state() const { return record_.state; }
 
@@ -20,9 +31,11 @@ std::string Sandbox::PathPrefix(size_t root) const {
 
 void Sandbox::SetUp() {
   const std::string& id = record_.id;
-  MakeDirectory(layout_.SandboxDir(id), 0700);
-  MakeDirectory(layout_.SandboxDir(id) + "/upper", 0700);
-  MakeDirectory(layout_.SandboxDir(id) + "/work", 0700);
+  for (const auto& dir : StorageDirs()) {
+    MakeDirectory(dir, 0700);
+    MakeDirectory(dir + "/upper", 0700);
+    MakeDirectory(dir + "/work", 0700);
+  }
   // The merged views are host-visible; only the owner may enter them.
   MakeDirectory(layout_.RunSandboxDir(id), 0700, record_.owner, 0);
   for (size_t i = 0; i < record_.roots.size(); ++i) {
@@ -33,11 +46,11 @@ void Sandbox::SetUp() {
     if (fstat(lower.get(), &st) != 0) ThrowErrno("cannot stat root " + record_.roots[i]);
     // The overlay's root directory takes its owner and mode from the upper's root, so the upper
     // starts as a copy of the live root's attributes: a job sees its root unchanged.
-    std::string upper = layout_.UpperDir(id, i);
+    std::string upper = UpperDir(i);
     if (access(upper.c_str(), F_OK) != 0) MakeDirectory(upper, st.st_mode & 07777, st.st_uid, st.st_gid);
-    MakeDirectory(layout_.WorkDir(id, i), 0700);
+    MakeDirectory(WorkDir(i), 0700);
     MakeDirectory(merged, 0700, record_.owner, 0);
-    MountOverlay({lower.get(), upper, layout_.WorkDir(id, i), merged});
+    MountOverlay({lower.get(), upper, WorkDir(i), merged});
   }
 }
 
@@ -59,8 +72,8 @@ void Sandbox::UnmountForGood() {
 
 void Sandbox::ClearLayers() {
   for (size_t i = 0; i < record_.roots.size(); ++i) {
-    RemoveTree(layout_.UpperDir(record_.id, i));
-    RemoveTree(layout_.WorkDir(record_.id, i));
+    RemoveTree(UpperDir(i));
+    RemoveTree(WorkDir(i));
   }
 }
 
@@ -85,7 +98,7 @@ UniqueFd Sandbox::OpenLiveRoot(size_t root) const {
 }
 
 UniqueFd Sandbox::OpenUpper(size_t root) const {
-  return OpenDirectoryNoSymlinks(layout_.UpperDir(record_.id, root), O_PATH);
+  return OpenDirectoryNoSymlinks(UpperDir(root), O_PATH);
 }
 
 void Sandbox::BeginJob() {

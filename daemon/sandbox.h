@@ -54,6 +54,25 @@ class Sandbox {
   UniqueFd OpenUpper(size_t root) const;
   std::string MergedDir(size_t root) const { return layout_.MergedDir(record_.id, root); }
 
+  /// Where root `root`'s layers and commit areas live: in the state directory, or in the
+  /// storage area of the root's own file system (layout.h).
+  const std::string& Store(size_t root) const { return record_.stores.at(root); }
+  std::string StorageDir(size_t root) const { return layout_.SandboxDirIn(Store(root), record_.id); }
+  /// Each distinct StorageDir once.
+  std::vector<std::string> StorageDirs() const;
+  std::string UpperDir(size_t root) const { return StorageDir(root) + "/upper/" + std::to_string(root); }
+  std::string WorkDir(size_t root) const { return StorageDir(root) + "/work/" + std::to_string(root); }
+  /// Commit `commit`'s area for root `root` (one per storage directory, shared by its roots).
+  std::string CommitDir(int64_t commit, size_t root) const {
+    return StorageDir(root) + "/commits/" + std::to_string(commit);
+  }
+  std::string CommitUpperDir(int64_t commit, size_t root) const {
+    return CommitDir(commit, root) + "/upper/" + std::to_string(root);
+  }
+  std::string CommitRemovedDir(int64_t commit, size_t root) const {
+    return CommitDir(commit, root) + "/removed/" + std::to_string(root);
+  }
+
   /// Gate: jobs may run together; an exclusive operation runs alone. Both throw Error(kBusy),
   /// or Error(kNotFound) once the sandbox is destroyed.
   void BeginJob();

@@ -1,6 +1,8 @@
 #include "sandbox_dbus.h"
 
 #include <fcntl.h>
+
+#include <algorithm>
 #include <spdlog/spdlog.h>
 
 #include "api.h"
@@ -351,7 +353,10 @@ void SandboxDBus::Destroy(sdbus::Result<>&& result) {
     service_.UnpublishSandbox(sandbox_->id());
     try {
       sandbox_->UnmountForGood();
-      service_.registry().RemoveFiles(sandbox_->id());
+      std::vector<std::string> stores;
+      for (size_t i = 0; i < sandbox_->roots().size(); ++i)
+        if (std::find(stores.begin(), stores.end(), sandbox_->Store(i)) == stores.end()) stores.push_back(sandbox_->Store(i));
+      service_.registry().RemoveFiles(sandbox_->id(), stores);
       service_.registry().EmptyTrash();
     } catch (const std::exception& e) {
       spdlog::warn("sandbox {}: cannot remove its files: {}", sandbox_->id(), e.what());

@@ -10,6 +10,7 @@
 #include "errors.h"
 #include "fs_util.h"
 #include "overlay.h"
+#include "storage_area.h"
 
 namespace sandboxd {
 namespace {
@@ -64,6 +65,13 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
   std::vector<std::string> roots;
   for (const auto& root : request.roots) roots.push_back(ValidateRoot(root, owner, forbidden_));
   CheckRootsDisjoint(roots);
+  // A root on another file system than the state directory keeps its layers on its own file
+  // system where that is safe, so that its commits are renames (storage_area.h).
+  std::vector<std::string> stores;
+  for (const auto& root : roots) {
+    stores.push_back(ChooseStore(root, layout_.state_dir()).store);
+    if (!stores.back().empty()) store_.RememberArea(stores.back());
+  }
 
   std::shared_ptr<Sandbox> sandbox;
   {
@@ -85,22 +93,43 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
     record.state = "active";
     record.created_usec = NowUsec();
     record.roots = roots;
+    record.stores = stores;
     sandbox = std::make_shared<Sandbox>(record, layout_);
     // Reserved before authorization and the slow set-up, so that a concurrent create over the
     // same roots or with the same name is refused; listed only once it exists.
     creating_[record.id] = sandbox;
   }
-  try {
-    authorize(sandbox->roots());
-    sandbox->SetUp();
-    store_.Insert({sandbox->id(), sandbox->name(), sandbox->owner(), sandbox->state(), sandbox->created_usec(), sandbox->roots()});
-  } catch (...) {
+  auto remove_remains = [this](Sandbox& made) {
     try {
-      sandbox->Unmount();
-      RemoveTree(layout_.SandboxDir(sandbox->id()));
-      RemoveTree(layout_.RunSandboxDir(sandbox->id()));
+      made.Unmount();
+      for (const auto& dir : made.StorageDirs()) RemoveTree(dir);
+      RemoveTree(layout_.RunSandboxDir(made.id()));
     } catch (...) {
     }
+  };
+  try {
+    authorize(sandbox->roots());
+    try {
+      sandbox->SetUp();
+    } catch (const Error&) {
+      if (std::all_of(stores.begin(), stores.end(), [](const std::string& store) { return store.empty(); })) throw;
+      // The root's file system cannot hold an upper layer (overlayfs needs xattrs and
+      // whiteouts there): the layers go to the state directory, as across file systems.
+      remove_remains(*sandbox);
+      SandboxRecord record{sandbox->id(), sandbox->name(), sandbox->owner(), sandbox->state(), sandbox->created_usec(), roots, {}};
+      auto fallback = std::make_shared<Sandbox>(record, layout_);
+      {
+        std::lock_guard lock(mutex_);
+        creating_[record.id] = fallback;
+      }
+      sandbox = fallback;
+      sandbox->SetUp();
+    }
+    std::vector<std::string> used;
+    for (size_t i = 0; i < roots.size(); ++i) used.push_back(sandbox->Store(i));
+    store_.Insert({sandbox->id(), sandbox->name(), sandbox->owner(), sandbox->state(), sandbox->created_usec(), sandbox->roots(), used});
+  } catch (...) {
+    remove_remains(*sandbox);
     std::lock_guard lock(mutex_);
     creating_.erase(sandbox->id());
     throw;
@@ -174,13 +203,21 @@ void SandboxRegistry::Forget(const std::string& id) {
   sandboxes_.erase(id);
 }
 
-void SandboxRegistry::RemoveFiles(const std::string& id) {
+void SandboxRegistry::RemoveFiles(const std::string& id, const std::vector<std::string>& stores) {
   // A rename is instant; the deletion of what may be many files happens in EmptyTrash.
-  MakeDirectory(layout_.TrashDir(), 0700);
-  std::string from = layout_.SandboxDir(id);
-  std::string to = layout_.TrashDir() + "/" + id;
-  if (rename(from.c_str(), to.c_str()) != 0 && errno != ENOENT) RemoveTree(from);
+  for (const auto& store : stores) {
+    MakeDirectory(layout_.TrashDirIn(store), 0700);
+    std::string from = layout_.SandboxDirIn(store, id);
+    std::string to = layout_.TrashDirIn(store) + "/" + id;
+    if (rename(from.c_str(), to.c_str()) != 0 && errno != ENOENT) RemoveTree(from);
+  }
   RemoveTree(layout_.RunSandboxDir(id));
+}
+
+std::vector<std::string> SandboxRegistry::Stores() {
+  std::vector<std::string> stores{""};
+  for (auto& area : store_.Areas()) stores.push_back(std::move(area));
+  return stores;
 }
 
 std::vector<std::string> SandboxRegistry::SweepOrphans() {
@@ -197,10 +234,12 @@ std::vector<std::string> SandboxRegistry::SweepOrphans() {
     RemoveTree(layout_.RunSandboxDir(id));
     swept.push_back(id);
   }
-  for (const auto& id : ListDirectory(layout_.SandboxesDir())) {
-    if (!LooksLikeId(id) || known(id)) continue;
-    RemoveFiles(id);
-    if (std::find(swept.begin(), swept.end(), id) == swept.end()) swept.push_back(id);
+  for (const auto& store : Stores()) {
+    for (const auto& id : ListDirectory(layout_.StoreDir(store) + "/sandboxes")) {
+      if (!LooksLikeId(id) || known(id)) continue;
+      RemoveFiles(id, {store});
+      if (std::find(swept.begin(), swept.end(), id) == swept.end()) swept.push_back(id);
+    }
   }
   return swept;
 }
@@ -223,7 +262,17 @@ std::vector<std::pair<std::string, std::string>> SandboxRegistry::Recover(const 
   return failures;
 }
 
-void SandboxRegistry::EmptyTrash() { RemoveTree(layout_.TrashDir()); }
+void SandboxRegistry::EmptyTrash() {
+  for (const auto& store : Stores()) {
+    // An area's trash is its own directory (root-only, checked when made): empty it, keep it.
+    std::string trash = layout_.TrashDirIn(store);
+    if (store.empty()) {
+      RemoveTree(trash);
+      continue;
+    }
+    for (const auto& entry : ListDirectory(trash)) RemoveTree(trash + "/" + entry);
+  }
+}
 
 size_t SandboxRegistry::size() const {
   std::lock_guard lock(mutex_);

@@ -42,8 +42,9 @@ class SandboxRegistry {
   std::vector<std::shared_ptr<Sandbox>> List(uid_t uid) const;
   /// Forgets the sandbox for good: its database row, then its map entry.
   void Forget(const std::string& id);
-  /// Moves a forgotten sandbox's layers to the trash and removes its (unmounted) run dir.
-  void RemoveFiles(const std::string& id);
+  /// Moves a forgotten sandbox's layers to the trash of each store it used ("" is the state
+  /// directory; storage_area.h) and removes its (unmounted) run dir.
+  void RemoveFiles(const std::string& id, const std::vector<std::string>& stores);
   /// At start-up, after Recover: takes down the mounts and files of sandboxes that have no
   /// record. Returns their ids, for logging.
   std::vector<std::string> SweepOrphans();
@@ -51,13 +52,16 @@ class SandboxRegistry {
   /// `before_setup` (finishing cut-off commits) has run on it. Returns the sandboxes that could
   /// not be set up, with the reason, for logging.
   std::vector<std::pair<std::string, std::string>> Recover(const std::function<void(Sandbox&)>& before_setup = {});
-  /// Deletes whatever is in the trash (slow; call off the caller's time).
+  /// Deletes whatever is in the trash of the state directory and of every storage area (slow;
+  /// call off the caller's time).
   void EmptyTrash();
   size_t size() const;
 
  private:
   std::string UniqueName(const std::string& wanted, uid_t owner) const;
   void CheckOverlap(const std::vector<std::string>& roots) const;
+  /// "" (the state directory) and every storage area ever used.
+  std::vector<std::string> Stores();
 
   const Layout& layout_;
   Store& store_;

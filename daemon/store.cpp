@@ -15,7 +15,11 @@ CREATE TABLE IF NOT EXISTS roots (
   sandbox_id TEXT NOT NULL REFERENCES sandboxes(id) ON DELETE CASCADE,
   idx INTEGER NOT NULL,
   path TEXT NOT NULL,
+  store TEXT NOT NULL DEFAULT '',
   PRIMARY KEY (sandbox_id, idx)
+);
+CREATE TABLE IF NOT EXISTS storage_areas (
+  path TEXT PRIMARY KEY
 );
 )sql";
 
@@ -26,6 +30,11 @@ Store::Store(const std::string& path) : db_(path) {
   db_.Exec("PRAGMA synchronous=FULL");
   db_.Exec("PRAGMA foreign_keys=ON");
   db_.Exec(kSchema);
+  // Databases written before storage areas existed lack roots.store.
+  bool has_store = false;
+  Statement info(db_, "SELECT name FROM pragma_table_info('roots')");
+  while (info.Step()) has_store |= info.ColumnText(0) == "store";
+  if (!has_store) db_.Exec("ALTER TABLE roots ADD COLUMN store TEXT NOT NULL DEFAULT ''");
 }
 
 void Store::Insert(const SandboxRecord& record) {
@@ -38,9 +47,13 @@ void Store::Insert(const SandboxRecord& record) {
       .Bind(4, record.state)
       .Bind(5, record.created_usec)
       .Run();
-  Statement insert_root(db_, "INSERT INTO roots(sandbox_id, idx, path) VALUES (?, ?, ?)");
+  Statement insert_root(db_, "INSERT INTO roots(sandbox_id, idx, path, store) VALUES (?, ?, ?, ?)");
   for (size_t i = 0; i < record.roots.size(); ++i)
-    insert_root.Bind(1, record.id).Bind(2, static_cast<int64_t>(i)).Bind(3, record.roots[i]).Run();
+    insert_root.Bind(1, record.id)
+        .Bind(2, static_cast<int64_t>(i))
+        .Bind(3, record.roots[i])
+        .Bind(4, i < record.stores.size() ? record.stores[i] : std::string())
+        .Run();
   tx.Commit();
 }
 
@@ -67,13 +80,29 @@ std::vector<SandboxRecord> Store::LoadAll() {
     r.created_usec = sandboxes.ColumnInt(4);
     records.push_back(std::move(r));
   }
-  Statement roots(db_, "SELECT path FROM roots WHERE sandbox_id = ? ORDER BY idx");
+  Statement roots(db_, "SELECT path, store FROM roots WHERE sandbox_id = ? ORDER BY idx");
   for (auto& r : records) {
     roots.Bind(1, r.id);
-    while (roots.Step()) r.roots.push_back(roots.ColumnText(0));
+    while (roots.Step()) {
+      r.roots.push_back(roots.ColumnText(0));
+      r.stores.push_back(roots.ColumnText(1));
+    }
     roots.Reset();
   }
   return records;
+}
+
+void Store::RememberArea(const std::string& area) {
+  std::lock_guard lock(mutex_);
+  Statement(db_, "INSERT OR IGNORE INTO storage_areas(path) VALUES (?)").Bind(1, area).Run();
+}
+
+std::vector<std::string> Store::Areas() {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> areas;
+  Statement select(db_, "SELECT path FROM storage_areas ORDER BY path");
+  while (select.Step()) areas.push_back(select.ColumnText(0));
+  return areas;
 }
 
 }  // namespace sandboxd

@@ -21,6 +21,9 @@ struct SandboxRecord {
   std::string state;
   int64_t created_usec = 0;
   std::vector<std::string> roots;
+  /// Per root, the storage area holding its layers and commit areas (storage_area.h); "" for
+  /// the state directory.
+  std::vector<std::string> stores = {};
 };
 
 class Store {
@@ -31,6 +34,9 @@ class Store {
   void Remove(const std::string& id);
   void SetState(const std::string& id, const std::string& state);
   std::vector<SandboxRecord> LoadAll();
+  /// Every storage area ever used, so that leftovers there are found after a crash.
+  void RememberArea(const std::string& area);
+  std::vector<std::string> Areas();
 
   /// Runs `work` on the database under the store's lock: for the other records that live in
   /// the same database (the commit journal), so that one connection serves all.

@@ -6,10 +6,15 @@
 #include <gtest/gtest.h>
 #include <pwd.h>
 #include <signal.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <random>
 #include <thread>
 
 #include "harness.h"
@@ -31,9 +36,21 @@ constexpr const char* kJob =
     "rm -r d3/sub && echo was-a-dir > d3/sub; rm d2/f299 && ln -s f0 d2/f299; "
     "mkdir moved; i=280; while [ $i -lt 290 ]; do mv d0/f$i moved/f$i; i=$((i+1)); done";
 
-std::string MakeTree(Harness& w, const std::string& name) {
-  passwd* pw = getpwnam(kAlice);
-  std::string dir = std::string(pw->pw_dir) + "/" + name;
+/// Where a crash test's trees live: alice's home (the state directory's file system), or a file
+/// system of its own, whose storage area then holds the sandbox's layers and commit areas.
+struct Site {
+  std::string parent;  ///< alice makes and removes her trees here
+  std::string area;    ///< the storage area, "" for the state directory
+
+  std::string StorageOf(const std::string& id) const {
+    return (area.empty() ? World().dir() + "/state" : area) + "/sandboxes/" + id;
+  }
+};
+
+Site Home() { return {getpwnam(kAlice)->pw_dir, ""}; }
+
+std::string MakeTree(Harness& w, const Site& site, const std::string& name) {
+  std::string dir = site.parent + "/" + name;
   Result r = w.RunAs(kAlice, {"sh", "-c", "rm -rf '" + dir + "' && mkdir -p '" + dir + "' && cd '" + dir + "' && " + kMakeTree});
   EXPECT_EQ(r.status, 0) << r.err;
   return dir;
@@ -63,8 +80,8 @@ pid_t StartSandboxctl(Harness& w, const std::vector<std::string>& args) {
 
 /// Waits until sandbox `id`'s commit has journaled its steps and made its directory (the
 /// moment files start to move), or `limit` passes. Returns whether it did.
-bool WaitForCommitDirectory(Harness& w, const std::string& id, std::chrono::milliseconds limit) {
-  std::string commits = w.dir() + "/state/sandboxes/" + id + "/commits";
+bool WaitForCommitDirectory(const Site& site, const std::string& id, std::chrono::milliseconds limit) {
+  std::string commits = site.StorageOf(id) + "/commits";
   auto deadline = std::chrono::steady_clock::now() + limit;
   while (std::chrono::steady_clock::now() < deadline) {
     if (access(commits.c_str(), F_OK) == 0) return true;
@@ -75,9 +92,10 @@ bool WaitForCommitDirectory(Harness& w, const std::string& id, std::chrono::mill
 
 /// Runs `commit ARGS` undisturbed and returns how long its files take to move: from the
 /// moment its commit directory appears to the end of the call.
-std::chrono::steady_clock::duration TimeMovingPart(Harness& w, const std::string& id, const std::vector<std::string>& args) {
+std::chrono::steady_clock::duration TimeMovingPart(Harness& w, const Site& site, const std::string& id,
+                                                   const std::vector<std::string>& args) {
   pid_t client = StartSandboxctl(w, args);
-  EXPECT_TRUE(WaitForCommitDirectory(w, id, std::chrono::seconds(60)));
+  EXPECT_TRUE(WaitForCommitDirectory(site, id, std::chrono::seconds(60)));
   auto start = std::chrono::steady_clock::now();
   int status = 0;
   waitpid(client, &status, 0);
@@ -87,42 +105,42 @@ std::chrono::steady_clock::duration TimeMovingPart(Harness& w, const std::string
 
 /// Starts `commit ARGS`, and SIGKILLs sandboxd `fraction` of the way through the part where files
 /// move; restarts it.
-void KillDuringCommit(Harness& w, const std::string& id, const std::vector<std::string>& args,
+void KillDuringCommit(Harness& w, const Site& site, const std::string& id, const std::vector<std::string>& args,
                       std::chrono::steady_clock::duration moving, double fraction) {
   pid_t client = StartSandboxctl(w, args);
-  WaitForCommitDirectory(w, id, std::chrono::seconds(60));
+  WaitForCommitDirectory(site, id, std::chrono::seconds(60));
   std::this_thread::sleep_for(std::chrono::duration_cast<std::chrono::microseconds>(moving * fraction));
   w.KillDaemon();
   waitpid(client, nullptr, 0);
   ASSERT_TRUE(w.StartDaemon()) << w.DaemonLog();
 }
 
-TEST(CommitCrashTest, KilledDaemonLeavesTheLiveTreeWhollyBeforeOrWhollyAfter) {
-  SANDBOXD_REQUIRE_WORLD();
+/// Commits of the whole change set at `site`, killed at several instants.
+void KillWholeCommits(const Site& site) {
   Harness& w = World();
   // The expected "after": the same job run directly on a copy.
-  std::string reference = MakeTree(w, "crash-reference");
+  std::string reference = MakeTree(w, site, "crash-reference");
   ASSERT_EQ(w.RunAs(kAlice, {"sh", "-c", kJob}, {.cwd = reference}).status, 0);
   const auto after = Snapshot(reference);
 
   // One commit undisturbed, to know how long one takes.
-  std::string project = MakeTree(w, "crash-project");
+  std::string project = MakeTree(w, site, "crash-project");
   const auto before = Snapshot(project);
   std::string id = Trim(w.Sandboxctl(kAlice, {"create", project}).out);
   ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", kJob}, {.cwd = project}).status, 0);
-  auto moving = TimeMovingPart(w, id, {"commit", id, "--all"});
+  auto moving = TimeMovingPart(w, site, id, {"commit", id, "--all"});
   ASSERT_EQ(Snapshot(project), after);
   ASSERT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
 
   int before_count = 0, after_count = 0;
   for (double fraction : {0.0, 0.15, 0.3, 0.45, 0.6, 0.75, 0.9}) {
     SCOPED_TRACE("killed at " + std::to_string(fraction) + " of a commit");
-    project = MakeTree(w, "crash-project");
+    project = MakeTree(w, site, "crash-project");
     ASSERT_EQ(Snapshot(project), before);
     id = Trim(w.Sandboxctl(kAlice, {"create", project}).out);
     ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", kJob}, {.cwd = project}).status, 0);
 
-    KillDuringCommit(w, id, {"commit", id, "--all"}, moving, fraction);
+    KillDuringCommit(w, site, id, {"commit", id, "--all"}, moving, fraction);
 
     auto live = Snapshot(project);
     bool is_before = live == before, is_after = live == after;
@@ -144,6 +162,31 @@ TEST(CommitCrashTest, KilledDaemonLeavesTheLiveTreeWhollyBeforeOrWhollyAfter) {
   EXPECT_NE(w.DaemonLog().find("was cut off"), std::string::npos)
       << "no kill interrupted a commit (" << before_count << " before, " << after_count << " after)";
   std::printf("crash test: %d kills left the tree before the commit, %d after it\n", before_count, after_count);
+}
+
+TEST(CommitCrashTest, KilledDaemonLeavesTheLiveTreeWhollyBeforeOrWhollyAfter) {
+  SANDBOXD_REQUIRE_WORLD();
+  KillWholeCommits(Home());
+}
+
+// A separate /home: the root's file system is not the state directory's, and its storage area
+// keeps the layers, so that the same journaled renames make the commit.
+TEST(CommitCrashTest, OnAnotherFileSystemToo) {
+  SANDBOXD_REQUIRE_WORLD();
+  static std::mt19937_64 random{std::random_device{}()};
+  std::string top = "/mnt/sandboxd-it-crash-" + std::to_string(random() % 1000000000);
+  ASSERT_EQ(mkdir(top.c_str(), 0755), 0) << strerror(errno);
+  if (mount("tmpfs", top.c_str(), "tmpfs", 0, "mode=0755,size=256m,uid=0,gid=0") != 0) {
+    rmdir(top.c_str());
+    GTEST_SKIP() << "cannot mount a tmpfs: " << strerror(errno);
+  }
+  passwd* alice = getpwnam(kAlice);
+  std::string home = top + "/alice";
+  ASSERT_EQ(mkdir(home.c_str(), 0755), 0);
+  ASSERT_EQ(chown(home.c_str(), alice->pw_uid, alice->pw_gid), 0);
+  KillWholeCommits({home, top + "/.sandboxd"});
+  umount2(top.c_str(), MNT_DETACH);
+  rmdir(top.c_str());
 }
 
 /// Whether `path` (a Snapshot key: "/d1/f0") is one of the changes the partial-commit test rejects.
@@ -173,13 +216,14 @@ std::map<std::string, std::string> PartlyAfter(const std::map<std::string, std::
 TEST(CommitCrashTest, KilledDaemonDuringAPartialCommit) {
   SANDBOXD_REQUIRE_WORLD();
   Harness& w = World();
-  std::string reference = MakeTree(w, "crash-reference");
+  const Site site = Home();
+  std::string reference = MakeTree(w, site, "crash-reference");
   const auto before = Snapshot(reference);
   ASSERT_EQ(w.RunAs(kAlice, {"sh", "-c", kJob}, {.cwd = reference}).status, 0);
   const auto after = PartlyAfter(before, Snapshot(reference));
 
   auto prepare = [&](std::string& project, std::string& id, std::string& pending_changes) {
-    project = MakeTree(w, "crash-project");
+    project = MakeTree(w, site, "crash-project");
     ASSERT_EQ(Snapshot(project), before);
     id = Trim(w.Sandboxctl(kAlice, {"create", project}).out);
     ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", kJob}, {.cwd = project}).status, 0);
@@ -188,7 +232,7 @@ TEST(CommitCrashTest, KilledDaemonDuringAPartialCommit) {
   };
   std::string project, id, all_changes;
   prepare(project, id, all_changes);
-  auto moving = TimeMovingPart(w, id, {"commit", id, "--all"});
+  auto moving = TimeMovingPart(w, site, id, {"commit", id, "--all"});
   ASSERT_EQ(Snapshot(project), after);
   const std::string left_changes = w.Sandboxctl(kAlice, {"changes", id}).out;
   ASSERT_NE(left_changes, "");
@@ -202,7 +246,7 @@ TEST(CommitCrashTest, KilledDaemonDuringAPartialCommit) {
     std::string pending;
     prepare(project, id, pending);
     ASSERT_EQ(pending, all_changes);
-    KillDuringCommit(w, id, {"commit", id, "--all"}, moving, fraction);
+    KillDuringCommit(w, site, id, {"commit", id, "--all"}, moving, fraction);
 
     auto live = Snapshot(project);
     bool is_before = live == before, is_after = live == after;

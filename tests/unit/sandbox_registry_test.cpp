@@ -102,7 +102,7 @@ TEST_F(SandboxRegistryTest, ForgottenSandboxIsGoneFromStoreAndLookupsAtOnce) {
   // The mount outlives the answer until the files are taken down.
   EXPECT_TRUE(IsOverlayMounted(layout_.MergedDir(id, 0)));
   sandbox->UnmountForGood();
-  registry.RemoveFiles(id);
+  registry.RemoveFiles(id, {""});
   EXPECT_FALSE(IsOverlayMounted(layout_.MergedDir(id, 0)));
   EXPECT_FALSE(Exists(layout_.RunSandboxDir(id)));
   EXPECT_FALSE(Exists(layout_.SandboxDir(id)));

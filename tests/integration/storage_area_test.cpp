@@ -1,0 +1,168 @@
+// Roots on another file system than sandboxd's state directory (here a tmpfs mounted as root,
+// as a separate /home would be): their layers live in that file system's storage area
+// (TOP/.sandboxd), so that a commit there is the same journaled rename as anywhere, partial
+// commits and undo included; where TOP may be written by others, the layers stay in the state
+// directory and the commit copies.
+
+#include <gtest/gtest.h>
+#include <pwd.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "harness.h"
+
+namespace sandboxd::it {
+namespace {
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return lstat(path.c_str(), &st) == 0;
+}
+
+ino_t InodeOf(const std::string& path) {
+  struct stat st;
+  return lstat(path.c_str(), &st) == 0 ? st.st_ino : 0;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+/// A tmpfs of its own at /mnt/sandboxd-it-N, its top owned by root with `mode`, holding alice's
+/// project proj/ (two files), unmounted at the end.
+class OtherFileSystem {
+ public:
+  explicit OtherFileSystem(const std::string& mode) {
+    static std::mt19937_64 random{std::random_device{}()};
+    top_ = "/mnt/sandboxd-it-" + std::to_string(random() % 1000000000);
+    if (mkdir(top_.c_str(), 0755) != 0) {
+      error_ = "cannot make " + top_ + ": " + strerror(errno);
+      return;
+    }
+    std::string options = "mode=" + mode + ",size=16m,uid=0,gid=0";
+    if (mount("tmpfs", top_.c_str(), "tmpfs", 0, options.c_str()) != 0) {
+      error_ = std::string("cannot mount a tmpfs: ") + strerror(errno);
+      return;
+    }
+    mounted_ = true;
+    passwd* alice = getpwnam(kAlice);
+    project_ = top_ + "/proj";
+    if (mkdir(project_.c_str(), 0755) != 0 || chown(project_.c_str(), alice->pw_uid, alice->pw_gid) != 0) {
+      error_ = "cannot make " + project_;
+      return;
+    }
+    Result files = World().RunAs(kAlice, {"sh", "-c", "echo one > a.txt && echo two > b.txt"}, {.cwd = project_});
+    if (files.status != 0) error_ = "cannot write the project: " + files.err;
+  }
+  ~OtherFileSystem() {
+    if (mounted_) umount2(top_.c_str(), MNT_DETACH);
+    rmdir(top_.c_str());
+  }
+  const std::string& error() const { return error_; }
+  const std::string& top() const { return top_; }
+  const std::string& project() const { return project_; }
+
+ private:
+  std::string top_, project_, error_;
+  bool mounted_ = false;
+};
+
+Result Ctl(const std::vector<std::string>& args) { return World().Sandboxctl(kAlice, args); }
+
+TEST(StorageAreaTest, ARootOnAnotherFileSystemCommitsByRenameThereAndUndoes) {
+  SANDBOXD_REQUIRE_WORLD();
+  OtherFileSystem fs("0755");
+  if (!fs.error().empty()) GTEST_SKIP() << fs.error();
+  Result created = Ctl({"create", fs.project()});
+  ASSERT_EQ(created.status, 0) << created.err;
+  std::string id = Trim(created.out);
+  std::string area = fs.top() + "/.sandboxd/sandboxes/" + id;
+  EXPECT_TRUE(Exists(area + "/upper/0")) << "the upper layer is not on the root's file system";
+  EXPECT_FALSE(Exists(World().dir() + "/state/sandboxes/" + id + "/upper/0"));
+  struct stat area_st;
+  ASSERT_EQ(lstat((fs.top() + "/.sandboxd").c_str(), &area_st), 0);
+  EXPECT_EQ(area_st.st_uid, 0u);
+  EXPECT_EQ(area_st.st_mode & 07777, 0700u);
+
+  ASSERT_EQ(Ctl({"run", id, "--", "sh", "-c", "echo changed > a.txt && echo new > c.txt && rm b.txt"}).status, 0);
+  // A partial commit, which across file systems could not be staged: only a.txt goes.
+  ASSERT_EQ(Ctl({"approve", id, "a.txt"}).status, 0);
+  Result partial = Ctl({"commit", id});
+  ASSERT_EQ(partial.status, 0) << partial.err;
+  EXPECT_EQ(ReadFile(fs.project() + "/a.txt"), "changed\n");
+  EXPECT_TRUE(Exists(fs.project() + "/b.txt"));
+  EXPECT_FALSE(Exists(fs.project() + "/c.txt"));
+  Result rest = Ctl({"commit", id, "--all"});
+  ASSERT_EQ(rest.status, 0) << rest.err;
+  EXPECT_EQ(ReadFile(fs.project() + "/c.txt"), "new\n");
+  EXPECT_FALSE(Exists(fs.project() + "/b.txt"));
+  EXPECT_TRUE(Exists(area + "/commits")) << "no backups kept on the root's file system";
+
+  Result undo = Ctl({"undo", id});
+  ASSERT_EQ(undo.status, 0) << undo.err;
+  EXPECT_EQ(ReadFile(fs.project() + "/b.txt"), "two\n");
+  EXPECT_FALSE(Exists(fs.project() + "/c.txt"));
+  EXPECT_EQ(ReadFile(fs.project() + "/a.txt"), "changed\n");  // the first commit stays
+
+  ASSERT_EQ(Ctl({"destroy", id}).status, 0);
+  EXPECT_TRUE(WaitUntil([&] { return !Exists(area); })) << area << " outlived its sandbox";
+  EXPECT_EQ(World().DaemonLog().find("removed the remains"), std::string::npos);
+}
+
+TEST(StorageAreaTest, ACommitOnTheAreaMovesTheSandboxesFileWithoutCopying) {
+  SANDBOXD_REQUIRE_WORLD();
+  OtherFileSystem fs("0755");
+  if (!fs.error().empty()) GTEST_SKIP() << fs.error();
+  std::string id = Trim(Ctl({"create", fs.project()}).out);
+  ASSERT_EQ(Ctl({"run", id, "--", "sh", "-c", "echo new > c.txt"}).status, 0);
+  ino_t in_sandbox = InodeOf(fs.top() + "/.sandboxd/sandboxes/" + id + "/upper/0/c.txt");
+  ASSERT_NE(in_sandbox, 0u);
+  ASSERT_EQ(Ctl({"commit", id, "--all"}).status, 0);
+  EXPECT_EQ(InodeOf(fs.project() + "/c.txt"), in_sandbox);
+  Ctl({"destroy", id});
+}
+
+TEST(StorageAreaTest, ATopOthersMayWriteKeepsTheLayersInTheStateDirectory) {
+  SANDBOXD_REQUIRE_WORLD();
+  OtherFileSystem fs("1777");  // like /tmp: anyone could plant .sandboxd there
+  if (!fs.error().empty()) GTEST_SKIP() << fs.error();
+  Result created = Ctl({"create", fs.project()});
+  ASSERT_EQ(created.status, 0) << created.err;
+  std::string id = Trim(created.out);
+  EXPECT_FALSE(Exists(fs.top() + "/.sandboxd"));
+  EXPECT_TRUE(Exists(World().dir() + "/state/sandboxes/" + id + "/upper/0"));
+  ASSERT_EQ(Ctl({"run", id, "--", "sh", "-c", "echo changed > a.txt"}).status, 0);
+  Result commit = Ctl({"commit", id, "--all"});
+  ASSERT_EQ(commit.status, 0) << commit.err;
+  EXPECT_EQ(ReadFile(fs.project() + "/a.txt"), "changed\n");
+  Ctl({"destroy", id});
+}
+
+TEST(StorageAreaTest, AreaSandboxesComeBackAfterARestart) {
+  SANDBOXD_REQUIRE_WORLD();
+  OtherFileSystem fs("0755");
+  if (!fs.error().empty()) GTEST_SKIP() << fs.error();
+  std::string id = Trim(Ctl({"create", fs.project()}).out);
+  ASSERT_EQ(Ctl({"run", id, "--", "sh", "-c", "echo changed > a.txt"}).status, 0);
+  World().KillDaemon();
+  ASSERT_TRUE(World().StartDaemon());
+  Result changes = Ctl({"changes", id});
+  ASSERT_EQ(changes.status, 0) << changes.err;
+  EXPECT_EQ(changes.out, "M a.txt\n");
+  ASSERT_EQ(Ctl({"commit", id, "--all"}).status, 0);
+  EXPECT_EQ(ReadFile(fs.project() + "/a.txt"), "changed\n");
+  Ctl({"destroy", id});
+}
+
+}  // namespace
+}  // namespace sandboxd::it
