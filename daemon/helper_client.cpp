@@ -8,11 +8,22 @@
 
 namespace sandboxd {
 
+namespace {
+
+/// Text operations are sandboxd-text-helper's, which lives beside sandboxd-helper.
+std::string HelperFor(const std::string& helper_path, const std::string& op) {
+  if (op != "diff" && op != "hunks" && op != "merge") return helper_path;
+  size_t slash = helper_path.rfind('/');
+  return (slash == std::string::npos ? std::string() : helper_path.substr(0, slash + 1)) + "sandboxd-text-helper";
+}
+
+}  // namespace
+
 nlohmann::json RunHelperRequest(const std::string& helper_path, const std::string& op, const UserCredentials& user,
                                 const nlohmann::json& request, const std::vector<int>& fds) {
   SpawnOptions options;
-  options.path = helper_path;
-  options.argv = {helper_path, op};
+  options.path = HelperFor(helper_path, op);
+  options.argv = {options.path, op};
   options.env = {"PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8"};
   options.user = user;
   options.cwd = "/";

@@ -31,6 +31,8 @@ nlohmann::json RunHelper(const std::string& helper_path, const std::string& op, 
 
 /// Runs the helper's `op` with `request` on its stdin and `fds` given to it as fds 3, 4, ...
 /// (the request names them by those numbers). The helper dies with the calling thread.
+/// `helper_path` names sandboxd-helper; the text operations (diff, hunks, merge) run
+/// sandboxd-text-helper from the same directory.
 nlohmann::json RunHelperRequest(const std::string& helper_path, const std::string& op, const UserCredentials& user,
                                 const nlohmann::json& request, const std::vector<int>& fds);
 

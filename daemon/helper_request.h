@@ -1,0 +1,33 @@
+#pragma once
+/// What both sandboxd helpers share: reading the request a helper gets (roots with their
+/// changes) and serving one operation, answering one JSON object on stdout; an error is
+/// {"error": {"name": D-Bus error name, "message": ...}}. See helper_main.cpp.
+
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "change.h"
+#include "renames.h"
+
+namespace sandboxd {
+
+struct RootRequest {
+  int live_fd = -1;
+  int upper_fd = -1;
+  std::string prefix;
+  std::vector<Change> changes;
+  std::vector<Rename> renames;
+};
+
+std::vector<RootRequest> ParseRoots(const nlohmann::json& request);
+
+using HelperOperation = std::function<nlohmann::json(const nlohmann::json& request)>;
+
+/// main() of a helper: `argv[1]` names one of `operations`, the request comes on stdin.
+/// Returns the exit status.
+int ServeHelperRequest(int argc, char** argv, const std::map<std::string, HelperOperation>& operations);
+
+}  // namespace sandboxd
