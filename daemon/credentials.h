@@ -18,8 +18,9 @@ struct UserCredentials {
   std::string shell;
 };
 
-/// Looks `uid` up with getpwuid_r + getgrouplist. Throws Error(kAccessDenied) for a uid with no
-/// user entry: we cannot run anything for an identity we cannot name.
+/// Looks `uid` up with getpwuid_r + getgrouplist (an answer is reused for 2 seconds). Throws
+/// Error(kAccessDenied) for a uid with no user entry: we cannot run anything for an identity we
+/// cannot name.
 UserCredentials LookupUser(uid_t uid);
 
 }  // namespace sandboxd

@@ -19,7 +19,7 @@ std::string ResolveJobCwd(const std::string& cwd, const std::vector<std::string>
     if (!part.empty()) normalised += "/" + part;
     pos = end + 1;
   }
-  if (normalised.empty()) normalised = "/";
+  if (normalised.empty()) normalised.push_back('/');  // (= "/" trips a GCC 12 -Wrestrict false alarm)
   for (const auto& root : roots) {
     if (normalised == root || (normalised.size() > root.size() && normalised.compare(0, root.size(), root) == 0 &&
                                normalised[root.size()] == '/'))
