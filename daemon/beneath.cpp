@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <tuple>
 
 #include "errors.h"
 
@@ -74,4 +75,18 @@ UniqueFd OpenBeneath(int dirfd, const std::string& path, int flags, mode_t mode)
   return WalkBeneath(dirfd, path, flags, mode);
 }
 
+int ParentDirs::Open(const std::string& path, std::string& name) {
+  std::string parent;
+  std::tie(parent, name) = SplitParent(path);
+  if (!tried_ || parent != parent_) {
+    tried_ = true;
+    parent_ = parent;
+    fd_ = OpenBeneath(root_fd_, parent, O_PATH | O_DIRECTORY);
+    error_ = fd_ ? 0 : errno;
+  }
+  if (!fd_) errno = error_;
+  return fd_ ? fd_.get() : -1;
+}
+
 }  // namespace sandboxd
+

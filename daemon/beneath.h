@@ -24,4 +24,25 @@ std::pair<std::string, std::string> SplitParent(const std::string& path);
 /// fails with ELOOP (errno is set, the fd is invalid); so does an escape with EXDEV.
 UniqueFd OpenBeneath(int dirfd, const std::string& path, int flags, mode_t mode = 0);
 
+/// The parent directories of many paths beneath one root, opened (O_PATH) as OpenBeneath does,
+/// each reused while the next path has the same parent: passes over a change set, sorted by
+/// path, open each directory about once instead of once per entry, with one fd held at a time.
+/// Only for a tree that does not change during the pass (the sandbox held exclusively).
+class ParentDirs {
+ public:
+  explicit ParentDirs(int root_fd) : root_fd_(root_fd) {}
+  int root() const { return root_fd_; }
+  /// The directory holding `path` (as SplitParent splits it), or -1 with errno set; `name`
+  /// receives the last component.
+  int Open(const std::string& path, std::string& name);
+
+ private:
+  int root_fd_;
+  bool tried_ = false;
+  std::string parent_;
+  UniqueFd fd_;
+  int error_ = 0;
+};
+
 }  // namespace sandboxd
+

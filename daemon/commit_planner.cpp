@@ -15,25 +15,30 @@ namespace {
 
 /// The entry at `path` beneath `root`, nothing when nothing is there (or its parent is not a
 /// plain directory, in which case the commit will refuse when it gets there).
-std::optional<struct stat> StatAt(int root, const std::string& path) {
+std::optional<struct stat> StatAt(ParentDirs& dirs, const std::string& path) {
   struct stat st;
   if (path == ".") {
-    if (fstat(root, &st) != 0) ThrowErrno("cannot stat a root");
+    if (fstat(dirs.root(), &st) != 0) ThrowErrno("cannot stat a root");
     return st;
   }
-  auto [parent_path, name] = SplitParent(path);
-  UniqueFd parent = OpenBeneath(root, parent_path, O_PATH | O_DIRECTORY);
-  if (!parent) return std::nullopt;
-  if (fstatat(parent.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+  std::string name;
+  int parent = dirs.Open(path, name);
+  if (parent < 0) return std::nullopt;
+  if (fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     if (errno == ENOENT || errno == ENOTDIR) return std::nullopt;
     ThrowErrno("cannot stat " + path);
   }
   return st;
 }
 
-/// The inode number at `path` beneath `root`, 0 when nothing is there.
-ino_t InodeAt(int root, const std::string& path) {
-  auto st = StatAt(root, path);
+std::optional<struct stat> StatAt(int root, const std::string& path) {
+  ParentDirs dirs(root);
+  return StatAt(dirs, path);
+}
+
+/// The inode number at `path` beneath the root of `dirs`, 0 when nothing is there.
+ino_t InodeAt(ParentDirs& dirs, const std::string& path) {
+  auto st = StatAt(dirs, path);
   return st ? st->st_ino : 0;
 }
 
@@ -91,7 +96,9 @@ CommitPlan PlanCommit(const std::vector<RootChanges>& changes, const std::vector
     }
   }
   for (const auto& root : changes) {
-    int live = live_fds.at(root.root), upper = upper_fds.at(root.root);
+    int upper = upper_fds.at(root.root);
+    // Changes come sorted by path: each directory is opened about once for all its entries.
+    ParentDirs live(live_fds.at(root.root)), uppers(upper);
     for (const auto& change : root.changes) {
       CheckRelativePath(change.path);
       if (moved_away.count({root.root, change.path})) continue;
@@ -127,7 +134,7 @@ CommitPlan PlanCommit(const std::vector<RootChanges>& changes, const std::vector
             step.action = StepAction::kMakeDirectory;
           } else {
             step.action = StepAction::kPlace;
-            step.new_ino = InodeAt(upper, change.path);
+            step.new_ino = InodeAt(uppers, change.path);
             if (step.new_ino == 0) throw Error(Code::kFailed, change.path + " vanished from the sandbox during the commit");
           }
           break;

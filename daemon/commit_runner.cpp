@@ -30,18 +30,28 @@ bool Exists(const std::string& path) {
 /// overlayfs marks copied-up entries with trusted.overlay.* attributes (origin, nlink). They
 /// mean something only inside an upper layer; an entry going live must not carry them into the
 /// user's tree, where a later overlay could misread them. Only root may remove trusted.*.
-void StripOverlayAttributes(int upper_root, const CommitStep& step) {
-  auto [parent_path, name] = SplitParent(step.path);
-  UniqueFd parent = OpenBeneath(upper_root, parent_path, O_PATH | O_DIRECTORY);
-  if (!parent) return;  // the helper will report it
+void StripOverlayAttributes(ParentDirs& uppers, const CommitStep& step) {
+  std::string name;
+  int parent = uppers.Open(step.path, name);
+  if (parent < 0) return;  // the helper will report it
   // Opened for reading (non-blocking, for a fifo): an xattr call through /proc/self/fd of an
   // O_PATH fd would act on the magic link itself and do nothing. A symlink cannot be opened so;
   // its attributes stay (overlayfs reads them only inside an upper layer).
-  UniqueFd entry(openat(parent.get(), name.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC));
+  UniqueFd entry(openat(parent, name.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC));
   if (!entry) return;
   for (const char* attribute : {"trusted.overlay.origin", "trusted.overlay.nlink"})
     if (fremovexattr(entry.get(), attribute) != 0 && errno != ENODATA && errno != ENOTSUP)
       ThrowErrno("cannot clear overlay attributes of " + step.path + " in the sandbox");
+}
+
+/// StripOverlayAttributes for every entry the steps put live; `upper_fds[i]` holds root i's.
+void StripPlacedEntries(const std::vector<CommitStep>& steps, const std::vector<int>& upper_fds) {
+  std::map<size_t, ParentDirs> uppers;
+  for (const auto& step : steps) {
+    if (step.action != StepAction::kPlace) continue;
+    auto it = uppers.try_emplace(step.root, upper_fds.at(step.root)).first;
+    StripOverlayAttributes(it->second, step);
+  }
 }
 
 }  // namespace
@@ -176,8 +186,7 @@ CommitRunner::Outcome CommitRunner::CommitWholeUpper(Sandbox& sandbox, const Com
   outcome.skipped = plan.skipped;
   for (const auto& root : request.changes) outcome.committed += root.changes.size();
   outcome.committed -= plan.skipped.size();
-  for (const auto& step : plan.steps)
-    if (step.action == StepAction::kPlace) StripOverlayAttributes(fds.upper_fds[step.root], step);
+  StripPlacedEntries(plan.steps, fds.upper_fds);
 
   int64_t commit = journal_.Begin(sandbox.id(), plan.steps);
   try {
@@ -234,8 +243,7 @@ CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitR
       MergeHunksAsOwner(helper_path_, owner, fds.live_fds[root], fds.upper_fds[root], path, hunks, merged.get());
     }
     plan = PlanCommit(request.changes, fds.live_fds, stage_fds, fds.prefixes, request.renames);
-    for (const auto& step : plan.steps)
-      if (step.action == StepAction::kPlace) StripOverlayAttributes(stage_fds[step.root], step);
+    StripPlacedEntries(plan.steps, stage_fds);
     journal_.Journal(commit, plan.steps);
   } catch (...) {
     Unstage(sandbox, commit);

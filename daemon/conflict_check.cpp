@@ -16,15 +16,15 @@
 namespace sandboxd {
 namespace {
 
-std::optional<struct stat> StatBeneath(int root, const std::string& path) {
+std::optional<struct stat> StatBeneath(ParentDirs& dirs, const std::string& path) {
   struct stat st;
   if (path == ".") {
-    if (fstat(root, &st) != 0) ThrowErrno("cannot stat a root");
+    if (fstat(dirs.root(), &st) != 0) ThrowErrno("cannot stat a root");
     return st;
   }
-  auto [parent_path, name] = SplitParent(path);
-  UniqueFd parent = OpenBeneath(root, parent_path, O_PATH | O_DIRECTORY);
-  if (!parent || fstatat(parent.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
+  std::string name;
+  int parent = dirs.Open(path, name);
+  if (parent < 0 || fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
   return st;
 }
 
@@ -45,13 +45,13 @@ struct OverlayOriginHead {
 /// handle; one that no longer opens (ESTALE) is an inode the live tree deleted. A copy-up whose
 /// origin still opens was moved (by a rename in the sandbox, or live) and is no deletion. When
 /// unsure (another error, a handle not understood) it counts as deleted: refusing is safe.
-bool CopiedUpFromDeleted(int live_root, int upper_root, const std::string& path) {
-  auto [parent_path, name] = SplitParent(path);
-  UniqueFd parent = OpenBeneath(upper_root, parent_path, O_PATH | O_DIRECTORY);
-  if (!parent) return false;
+bool CopiedUpFromDeleted(int live_root, ParentDirs& uppers, const std::string& path) {
+  std::string name;
+  int parent = uppers.Open(path, name);
+  if (parent < 0) return false;
   // Opened for reading (non-blocking, for a fifo): xattr calls through /proc/self/fd of an O_PATH
   // fd would act on the magic link itself. A symlink cannot be opened; it is not checked.
-  UniqueFd entry(openat(parent.get(), name.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC));
+  UniqueFd entry(openat(parent, name.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC));
   if (!entry) return false;
   std::vector<uint8_t> origin(256);
   ssize_t size = fgetxattr(entry.get(), "trusted.overlay.origin", origin.data(), origin.size());
@@ -80,17 +80,18 @@ int64_t CtimeNs(const struct stat& st) { return int64_t{st.st_ctim.tv_sec} * 100
 std::vector<ConflictCandidate> FindConflictCandidates(int live_fd, int upper_fd, const std::vector<Change>& changes,
                                                       int64_t since_ns) {
   std::vector<ConflictCandidate> found;
+  ParentDirs lives(live_fd), uppers(upper_fd);  // changes come sorted: one open per directory
   for (const auto& change : changes) {
     if (change.path == ".") continue;
-    auto live = StatBeneath(live_fd, change.path);
+    auto live = StatBeneath(lives, change.path);
     if (!live) {
-      if (change.kind == ChangeKind::kAdded && CopiedUpFromDeleted(live_fd, upper_fd, change.path))
+      if (change.kind == ChangeKind::kAdded && CopiedUpFromDeleted(live_fd, uppers, change.path))
         found.push_back({change.path, "deleted from the live tree", false});
       continue;
     }
     if (S_ISDIR(live->st_mode)) continue;
     if (CtimeNs(*live) <= since_ns) continue;
-    auto upper = StatBeneath(upper_fd, change.path);
+    auto upper = StatBeneath(uppers, change.path);
     bool comparable = upper && ((S_ISREG(live->st_mode) && S_ISREG(upper->st_mode)) ||
                                 (S_ISLNK(live->st_mode) && S_ISLNK(upper->st_mode)));
     found.push_back({change.path, "changed in the live tree", comparable});
