@@ -88,5 +88,25 @@ int ParentDirs::Open(const std::string& path, std::string& name) {
   return fd_ ? fd_.get() : -1;
 }
 
-}  // namespace sandboxd
+std::optional<struct stat> StatBeneath(ParentDirs& dirs, const std::string& path) {
+  struct stat st;
+  if (path == ".") {
+    if (fstat(dirs.root(), &st) != 0) ThrowErrno("cannot stat a root");
+    return st;
+  }
+  std::string name;
+  int parent = dirs.Open(path, name);
+  if (parent < 0) return std::nullopt;
+  if (fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return std::nullopt;
+    ThrowErrno("cannot stat " + path);
+  }
+  return st;
+}
 
+std::optional<struct stat> StatBeneath(int root_fd, const std::string& path) {
+  ParentDirs dirs(root_fd);
+  return StatBeneath(dirs, path);
+}
+
+}  // namespace sandboxd

@@ -4,8 +4,10 @@
 /// or an O_NOFOLLOW walk one component at a time where openat2 is missing. Commit and diff
 /// reach users' files only through these.
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -44,5 +46,10 @@ class ParentDirs {
   int error_ = 0;
 };
 
-}  // namespace sandboxd
+/// lstat of `path` ("." is the root itself) beneath the root, never through a symlink: nothing
+/// when it is missing or a parent is not a plain directory; Error naming the path on any other
+/// failure.
+std::optional<struct stat> StatBeneath(ParentDirs& dirs, const std::string& path);
+std::optional<struct stat> StatBeneath(int root_fd, const std::string& path);
 
+}  // namespace sandboxd

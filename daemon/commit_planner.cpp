@@ -13,32 +13,9 @@
 namespace sandboxd {
 namespace {
 
-/// The entry at `path` beneath `root`, nothing when nothing is there (or its parent is not a
-/// plain directory, in which case the commit will refuse when it gets there).
-std::optional<struct stat> StatAt(ParentDirs& dirs, const std::string& path) {
-  struct stat st;
-  if (path == ".") {
-    if (fstat(dirs.root(), &st) != 0) ThrowErrno("cannot stat a root");
-    return st;
-  }
-  std::string name;
-  int parent = dirs.Open(path, name);
-  if (parent < 0) return std::nullopt;
-  if (fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-    if (errno == ENOENT || errno == ENOTDIR) return std::nullopt;
-    ThrowErrno("cannot stat " + path);
-  }
-  return st;
-}
-
-std::optional<struct stat> StatAt(int root, const std::string& path) {
-  ParentDirs dirs(root);
-  return StatAt(dirs, path);
-}
-
 /// The inode number at `path` beneath the root of `dirs`, 0 when nothing is there.
 ino_t InodeAt(ParentDirs& dirs, const std::string& path) {
-  auto st = StatAt(dirs, path);
+  auto st = StatBeneath(dirs, path);
   return st ? st->st_ino : 0;
 }
 
@@ -58,7 +35,7 @@ void PlanMove(CommitPlan& plan, size_t root, const std::string& to, const std::s
   move.action = StepAction::kMove;
   move.old_ino = source.st_ino;
   plan.steps.push_back(move);
-  auto copy = StatAt(upper, to);
+  auto copy = StatBeneath(upper, to);
   if (!copy) throw Error(Code::kFailed, to + " vanished from the sandbox during the commit");
   if (S_ISLNK(copy->st_mode) || (copy->st_mode & 07777) == (source.st_mode & 07777)) return;
   CommitStep chmod;
@@ -90,7 +67,7 @@ CommitPlan PlanCommit(const std::vector<RootChanges>& changes, const std::vector
   for (const auto& [key, from] : renames) {
     CheckRelativePath(from);
     if (!taken.count(key) || !taken.count({key.first, from})) continue;  // only whole renames move
-    if (auto source = StatAt(live_fds.at(key.first), from)) {
+    if (auto source = StatBeneath(live_fds.at(key.first), from)) {
       moving[key] = *source;
       moved_away.insert({key.first, from});
     }

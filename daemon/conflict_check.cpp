@@ -16,18 +16,6 @@
 namespace sandboxd {
 namespace {
 
-std::optional<struct stat> StatBeneath(ParentDirs& dirs, const std::string& path) {
-  struct stat st;
-  if (path == ".") {
-    if (fstat(dirs.root(), &st) != 0) ThrowErrno("cannot stat a root");
-    return st;
-  }
-  std::string name;
-  int parent = dirs.Open(path, name);
-  if (parent < 0 || fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
-  return st;
-}
-
 /// The head of the file handle overlayfs keeps in trusted.overlay.origin of a copied-up entry
 /// (struct ovl_fb in the kernel's fs/overlayfs/overlayfs.h); the file system's own handle
 /// follows it.

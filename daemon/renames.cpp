@@ -23,14 +23,6 @@ std::string BaseName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-std::optional<struct stat> StatBeneath(int root, const std::string& path) {
-  auto [parent_path, name] = SplitParent(path);
-  UniqueFd parent = OpenBeneath(root, parent_path, O_PATH | O_DIRECTORY);
-  struct stat st;
-  if (!parent || fstatat(parent.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
-  return st;
-}
-
 }  // namespace
 
 RenameCandidates MatchRenameCandidates(const std::vector<RenameSide>& deleted, const std::vector<RenameSide>& added) {

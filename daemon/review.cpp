@@ -13,16 +13,9 @@ namespace sandboxd {
 namespace {
 
 std::string StatPart(int root_fd, const std::string& path) {
-  struct stat st;
-  bool found = false;
-  if (path == ".") {
-    found = fstat(root_fd, &st) == 0;
-  } else {
-    auto [parent_path, name] = SplitParent(path);
-    UniqueFd parent = OpenBeneath(root_fd, parent_path, O_PATH | O_DIRECTORY);
-    found = parent && fstatat(parent.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
-  }
+  auto found = StatBeneath(root_fd, path);
   if (!found) return "-";
+  const struct stat& st = *found;
   // overlayfs makes whiteouts as links to one shared inode, whose times move whenever any
   // whiteout comes or goes: a whiteout is identified by being one. A directory's times move
   // with its entries, which are changes of their own: only its identity and mode count.

@@ -13,18 +13,6 @@
 namespace sandboxd {
 namespace {
 
-std::optional<struct stat> StatBeneath(int root, const std::string& path) {
-  struct stat st;
-  if (path == ".") {
-    if (fstat(root, &st) != 0) return std::nullopt;
-    return st;
-  }
-  auto [parent_path, name] = SplitParent(path);
-  UniqueFd parent = OpenBeneath(root, parent_path, O_PATH | O_DIRECTORY);
-  if (!parent || fstatat(parent.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
-  return st;
-}
-
 int64_t CtimeNs(const struct stat& st) { return int64_t{st.st_ctim.tv_sec} * 1000000000 + st.st_ctim.tv_nsec; }
 
 /// Names in the live directory at `path` that no step of the commit put there.
