@@ -56,28 +56,6 @@ std::string MakeTree(Harness& w, const Site& site, const std::string& name) {
   return dir;
 }
 
-/// Starts `sandboxctl ARGS` as alice without waiting for it.
-pid_t StartSandboxctl(Harness& w, const std::vector<std::string>& args) {
-  passwd* pw = getpwnam(kAlice);
-  std::string bus = "DBUS_SYSTEM_BUS_ADDRESS=" + w.bus_address();
-  std::vector<std::string> argv = {SANDBOXCTL_BIN, "--no-ask-password"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  pid_t pid = fork();
-  if (pid == 0) {
-    std::vector<char*> cargv;
-    for (auto& a : argv) cargv.push_back(a.data());
-    cargv.push_back(nullptr);
-    char* env[] = {bus.data(), nullptr};
-    if (setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0) _exit(125);
-    int null = open("/dev/null", O_WRONLY);
-    dup2(null, 1);
-    dup2(null, 2);
-    execve(cargv[0], cargv.data(), env);
-    _exit(127);
-  }
-  return pid;
-}
-
 /// Waits until sandbox `id`'s commit has journaled its steps and made its directory (the
 /// moment files start to move), or `limit` passes. Returns whether it did.
 bool WaitForCommitDirectory(const Site& site, const std::string& id, std::chrono::milliseconds limit) {
@@ -92,9 +70,9 @@ bool WaitForCommitDirectory(const Site& site, const std::string& id, std::chrono
 
 /// Runs `commit ARGS` undisturbed and returns how long its files take to move: from the
 /// moment its commit directory appears to the end of the call.
-std::chrono::steady_clock::duration TimeMovingPart(Harness& w, const Site& site, const std::string& id,
+std::chrono::steady_clock::duration TimeMovingPart(const Site& site, const std::string& id,
                                                    const std::vector<std::string>& args) {
-  pid_t client = StartSandboxctl(w, args);
+  pid_t client = StartSandboxctl(kAlice, args);
   EXPECT_TRUE(WaitForCommitDirectory(site, id, std::chrono::seconds(60)));
   auto start = std::chrono::steady_clock::now();
   int status = 0;
@@ -107,7 +85,7 @@ std::chrono::steady_clock::duration TimeMovingPart(Harness& w, const Site& site,
 /// move; restarts it.
 void KillDuringCommit(Harness& w, const Site& site, const std::string& id, const std::vector<std::string>& args,
                       std::chrono::steady_clock::duration moving, double fraction) {
-  pid_t client = StartSandboxctl(w, args);
+  pid_t client = StartSandboxctl(kAlice, args);
   WaitForCommitDirectory(site, id, std::chrono::seconds(60));
   std::this_thread::sleep_for(std::chrono::duration_cast<std::chrono::microseconds>(moving * fraction));
   w.KillDaemon();
@@ -128,7 +106,7 @@ void KillWholeCommits(const Site& site) {
   const auto before = Snapshot(project);
   std::string id = Trim(w.Sandboxctl(kAlice, {"create", project}).out);
   ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", kJob}, {.cwd = project}).status, 0);
-  auto moving = TimeMovingPart(w, site, id, {"commit", id, "--all"});
+  auto moving = TimeMovingPart(site, id, {"commit", id, "--all"});
   ASSERT_EQ(Snapshot(project), after);
   ASSERT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
 
@@ -232,7 +210,7 @@ TEST(CommitCrashTest, KilledDaemonDuringAPartialCommit) {
   };
   std::string project, id, all_changes;
   prepare(project, id, all_changes);
-  auto moving = TimeMovingPart(w, site, id, {"commit", id, "--all"});
+  auto moving = TimeMovingPart(site, id, {"commit", id, "--all"});
   ASSERT_EQ(Snapshot(project), after);
   const std::string left_changes = w.Sandboxctl(kAlice, {"changes", id}).out;
   ASSERT_NE(left_changes, "");

@@ -416,29 +416,6 @@ TEST(CommitEscapeTest, LiveRootTurnedIntoASymlinkIsRefused) {
   EXPECT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
 }
 
-/// Starts `sandboxctl --no-ask-password ARGS` as `user` without waiting; its stderr goes to
-/// `err_path`.
-pid_t StartSandboxctl(const std::string& user, const std::vector<std::string>& args, const std::string& err_path) {
-  passwd* pw = getpwnam(user.c_str());
-  std::string bus = "DBUS_SYSTEM_BUS_ADDRESS=" + World().bus_address();
-  std::vector<std::string> argv = {SANDBOXCTL_BIN, "--no-ask-password"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  pid_t pid = fork();
-  if (pid == 0) {
-    std::vector<char*> cargv;
-    for (auto& a : argv) cargv.push_back(a.data());
-    cargv.push_back(nullptr);
-    char* env[] = {bus.data(), nullptr};
-    int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (err < 0 || null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(err, 2) < 0) _exit(124);
-    if (setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0) _exit(125);
-    execve(cargv[0], cargv.data(), env);
-    _exit(127);
-  }
-  return pid;
-}
-
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

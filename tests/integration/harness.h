@@ -73,6 +73,11 @@ Harness& World();
       GTEST_SKIP() << ::sandboxd::it::World().skip_reason();                      \
   } while (0)
 
+/// Starts `sandboxctl --no-ask-password ARGS` as `user` without waiting for it (for tests that
+/// kill the daemon under a call); its stdout goes nowhere, its stderr to `err_path`.
+pid_t StartSandboxctl(const std::string& user, const std::vector<std::string>& args,
+                      const std::string& err_path = "/dev/null");
+
 /// A recursive lstat walk: per relative path, type, mode, and content or link target.
 std::map<std::string, std::string> Snapshot(const std::string& dir);
 std::string Describe(const std::map<std::string, std::string>& snapshot);
