@@ -37,6 +37,9 @@ class ParentDirs {
   /// The directory holding `path` (as SplitParent splits it), or -1 with errno set; `name`
   /// receives the last component.
   int Open(const std::string& path, std::string& name);
+  /// Drops the directory held: the next Open resolves its path afresh (after a step that moved
+  /// or replaced a directory, the one held may no longer be at its path).
+  void Forget() { tried_ = false; fd_.reset(); }
 
  private:
   int root_fd_;

@@ -131,13 +131,8 @@ CommitRunner::Outcome CommitRunner::Commit(Sandbox& sandbox, const CommitRequest
   bool uncommittable = false;
   for (const auto& root : request.changes)
     for (const auto& change : root.changes) uncommittable |= !IsCommittable(change);
-  if (request.everything && request.hunks.empty() && (!uncommittable || !OpenRoots(sandbox).one_file_system)) {
-    // The whole upper becomes the backups: only if the request really is all of it, read again
-    // now that nothing can write it, so that no change the request missed goes with it.
-    size_t now = 0;
-    for (const auto& root : sandbox.Scan()) now += root.changes.size();
-    if (now == total) return CommitWholeUpper(sandbox, request);
-  }
+  if (request.everything && request.hunks.empty() && (!uncommittable || !OpenRoots(sandbox).one_file_system))
+    return CommitWholeUpper(sandbox, request);
   return CommitStaged(sandbox, request, owner);
 }
 

@@ -34,7 +34,8 @@ class CommitRunner {
   };
   /// Commits what `request` names, all or nothing. Refuses with Error(kConflict) listing every
   /// path whose live entry changed since the sandbox last agreed with it, unless forced.
-  /// Throws Error naming the path.
+  /// Throws Error naming the path. The sandbox must be unmounted, and `request` made from what
+  /// its upper held after that (so that "everything" in the request is everything there).
   Outcome Commit(Sandbox& sandbox, const CommitRequest& request);
   struct UndoOutcome {
     int64_t commit = 0;

@@ -21,25 +21,24 @@ std::string_view ToString(StepAction action) { return NameOf(kActionNames, actio
 std::optional<StepAction> StepActionFromString(std::string_view text) { return ValueOf<StepAction>(kActionNames, text); }
 
 nlohmann::json StepToJson(const CommitStep& step) {
-  return {{"seq", step.seq},         {"root", step.root},         {"path", step.path},
-          {"action", ToString(step.action)}, {"old_ino", step.old_ino}, {"new_ino", step.new_ino},
-          {"old_mode", step.old_mode}, {"new_mode", step.new_mode}, {"from", step.from}};
+  return {step.seq, step.root, ToString(step.action), step.path, step.old_ino, step.new_ino, step.old_mode, step.new_mode, step.from};
 }
 
 CommitStep StepFromJson(const nlohmann::json& json) {
   try {
+    if (!json.is_array() || json.size() != 9) throw Error(Code::kInvalidArgument, "malformed commit step " + json.dump());
     CommitStep step;
-    step.seq = json.at("seq").get<size_t>();
-    step.root = json.at("root").get<size_t>();
-    step.path = json.at("path").get<std::string>();
-    auto action = StepActionFromString(json.at("action").get<std::string>());
+    step.seq = json[0].get<size_t>();
+    step.root = json[1].get<size_t>();
+    auto action = StepActionFromString(json[2].get<std::string>());
     if (!action) throw Error(Code::kInvalidArgument, "unknown commit step action in " + json.dump());
     step.action = *action;
-    step.old_ino = json.at("old_ino").get<ino_t>();
-    step.new_ino = json.at("new_ino").get<ino_t>();
-    step.old_mode = json.at("old_mode").get<mode_t>();
-    step.new_mode = json.at("new_mode").get<mode_t>();
-    step.from = json.value("from", std::string());
+    step.path = json[3].get<std::string>();
+    step.old_ino = json[4].get<ino_t>();
+    step.new_ino = json[5].get<ino_t>();
+    step.old_mode = json[6].get<mode_t>();
+    step.new_mode = json[7].get<mode_t>();
+    step.from = json[8].get<std::string>();
     if (step.action == StepAction::kMove && step.from.empty()) throw Error(Code::kInvalidArgument, "a move step without its source in " + json.dump());
     return step;
   } catch (const nlohmann::json::exception& e) {

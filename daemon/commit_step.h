@@ -47,11 +47,18 @@ struct CommitStep {
   std::string from;        ///< kMove: the live path the entry comes from, relative to the root
 
   bool operator==(const CommitStep&) const = default;
-  std::string RemovedName() const { return "e" + std::to_string(seq); }
+  std::string RemovedName() const {
+    std::string name = std::to_string(seq);
+    name.insert(name.begin(), 'e');  // ("e" + ... trips a GCC 12 -Wrestrict false alarm)
+    return name;
+  }
 };
 
+/// A step as the helper receives it: one array, [seq, root, action, path, old_ino, new_ino,
+/// old_mode, new_mode, from]. Positional rather than an object: a commit of many files sends one
+/// per file, and the helper parses arrays in half the time (and half the bytes) of objects.
 nlohmann::json StepToJson(const CommitStep& step);
-/// Throws Error(kInvalidArgument) on a malformed object.
+/// Throws Error(kInvalidArgument) on a malformed step.
 CommitStep StepFromJson(const nlohmann::json& json);
 
 }  // namespace sandboxd

@@ -80,7 +80,11 @@ void FillFingerprints(const Sandbox& sandbox, std::vector<Approval>& approvals) 
 }  // namespace
 
 std::string ChangeFingerprint(int live_root_fd, int upper_root_fd, const std::string& path) {
-  return "u" + StatPart(upper_root_fd, path) + "|l" + StatPart(live_root_fd, path);
+  std::string fingerprint(1, 'u');  // (from "u" + ... GCC 12 warns -Wrestrict falsely)
+  fingerprint += StatPart(upper_root_fd, path);
+  fingerprint += "|l";
+  fingerprint += StatPart(live_root_fd, path);
+  return fingerprint;
 }
 
 std::vector<ReviewedChange> Review::Current(const Sandbox& sandbox) {

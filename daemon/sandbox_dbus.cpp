@@ -248,23 +248,35 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
                          uint64_t flags) {
   InWorker(std::move(result), [this, selectors = std::move(selectors), flags](const Caller& caller) mutable -> std::tuple<uint32_t, std::vector<std::string>> {
     CheckFlags(flags, api::kFlagAllowInteractive | api::kFlagCommitAll | api::kFlagForce);
-    size_t pending = sandbox_->CountChanges();
-    // Nothing to commit touches nothing live: no need to ask polkit (or a person) about it.
-    if (pending == 0) return {0u, {}};
-    service_.authority().Check(caller, api::kActionCommit,
-                               {{"sandbox", sandbox_->id()}, {"roots", JoinRoots(sandbox_->roots())},
-                                {"changes", std::to_string(pending)}, {"verb", "commit"}},
-                               flags & api::kFlagAllowInteractive,
-                               "commit sandbox " + sandbox_->id() + " into " + JoinRoots(sandbox_->roots()));
-
+    // Held from before the question to polkit (or a person) until the end, and unmounted first:
+    // the merged view and jobs are the only ways into the upper, so from here on nothing but
+    // this commit changes it. The decisions are read once, of exactly what is there, and the
+    // question names what the commit will take.
     ExclusiveOperation exclusive(*sandbox_, "commit");
-    // Decisions are read while mounted and unchanged by jobs: the sandbox is held exclusively.
-    auto reviewed = service_.review().Current(*sandbox_);
-    if (flags & api::kFlagCommitAll) Review::ApprovePending(*sandbox_, reviewed, selectors);
-    CommitRequest request = Review::Selection(*sandbox_, reviewed, selectors);
-    request.force = flags & api::kFlagForce;
-    if (request.changes.empty()) return {0u, {}};
     sandbox_->Unmount();
+    std::vector<ReviewedChange> reviewed;
+    CommitRequest request;
+    try {
+      reviewed = service_.review().Current(*sandbox_);
+      if (!reviewed.empty()) {
+        service_.authority().Check(caller, api::kActionCommit,
+                                   {{"sandbox", sandbox_->id()}, {"roots", JoinRoots(sandbox_->roots())},
+                                    {"changes", std::to_string(reviewed.size())}, {"verb", "commit"}},
+                                   flags & api::kFlagAllowInteractive,
+                                   "commit sandbox " + sandbox_->id() + " into " + JoinRoots(sandbox_->roots()));
+        if (flags & api::kFlagCommitAll) Review::ApprovePending(*sandbox_, reviewed, selectors);
+        request = Review::Selection(*sandbox_, reviewed, selectors);
+        request.force = flags & api::kFlagForce;
+      }
+    } catch (...) {
+      RemountUnlessBroken("commit");
+      throw;
+    }
+    // Nothing to commit touches nothing live (and asks no one about it).
+    if (request.changes.empty()) {
+      sandbox_->SetUp();
+      return {0u, {}};
+    }
     CommitRunner::Outcome outcome;
     try {
       // The files move in the helper with the owner's credentials: a commit can never write

@@ -285,12 +285,32 @@ TEST(MoveStepJournalTest, AMoveKeepsItsSourceThroughTheJournalAndIsRefusedWithou
   move.old_ino = 4242;
   move.from = "old.txt";
   nlohmann::json json = StepToJson(move);
-  EXPECT_EQ(json.at("action"), "move");
+  EXPECT_EQ(json.at(2), "move");
   EXPECT_EQ(StepFromJson(json), move);
-  json["from"] = "";
+  json[8] = "";
   EXPECT_THROW(StepFromJson(json), Error);
-  json.erase("from");
+  json.erase(8);
   EXPECT_THROW(StepFromJson(json), Error);
+}
+
+TEST(StepJsonTest, EveryFieldSurvivesTheTripToTheHelperAndAMalformedStepIsRefused) {
+  CommitStep full;
+  full.seq = 7;
+  full.root = 2;
+  full.path = "d/x";
+  full.action = StepAction::kMakeDirectory;
+  full.old_ino = 11;
+  full.new_ino = 12;
+  full.old_mode = 0640;
+  full.new_mode = 0755;
+  EXPECT_EQ(StepFromJson(StepToJson(full)), full);
+  nlohmann::json json = StepToJson(full);
+  json[2] = "explode";
+  EXPECT_THROW(StepFromJson(json), Error);
+  json = StepToJson(full);
+  json[3] = 5;  // a path that is not a string
+  EXPECT_THROW(StepFromJson(json), Error);
+  EXPECT_THROW(StepFromJson(nlohmann::json{{"seq", 1}}), Error);
 }
 
 }  // namespace
