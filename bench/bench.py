@@ -217,6 +217,42 @@ def bench_try(args, user, work):
     return times
 
 
+def first_byte_ms(argv, user):
+    """Milliseconds from starting `argv` until its first byte of output arrives (then it is
+    waited for): what a caller streaming a job's output waits before seeing anything."""
+    start = time.perf_counter()
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=user.pw_dir)
+    first = process.stdout.read(1)
+    elapsed = (time.perf_counter() - start) * 1000
+    process.stdout.read()
+    if process.wait() != 0 or not first:
+        raise SystemExit(f"{' '.join(argv)} failed ({process.returncode}): {process.stderr.read().decode()}")
+    return elapsed
+
+
+def bench_run(args, user, work):
+    """One sandbox, then `sandboxctl run -- /bin/true` interleaved with the bare bwrap run, and
+    the first byte of `echo` through each (sandboxctl passes its own stdout to the job)."""
+    project = os.path.join(work, "run")
+    os.makedirs(project, exist_ok=True)
+    ctl = args.sandboxctl
+    _, out = timed([ctl, "--no-ask-password", "create", project], user, capture=True)
+    sandbox = out.strip()
+    times = {"bare": [], "run": [], "bare_first": [], "run_first": []}
+    try:
+        for i in range(args.rounds + 3):
+            b, _ = timed(BWRAP_BARE, user)
+            r, _ = timed([ctl, "--no-ask-password", "run", sandbox, "--", "/bin/true"], user)
+            bf = first_byte_ms(BWRAP_BARE[:-1] + ["/bin/echo", "x"], user)
+            rf = first_byte_ms([ctl, "--no-ask-password", "run", sandbox, "--", "/bin/echo", "x"], user)
+            if i >= 3:
+                for name, value in zip(("bare", "run", "bare_first", "run_first"), (b, r, bf, rf)):
+                    times[name].append(value)
+    finally:
+        timed([ctl, "--no-ask-password", "destroy", sandbox], user)
+    return times
+
+
 def peak_rss_mib(pid):
     with open(f"/proc/{pid}/status") as status:
         for line in status:
@@ -225,7 +261,7 @@ def peak_rss_mib(pid):
     return float("nan")
 
 
-SECTIONS = ("crd", "changes", "commit", "big", "try")
+SECTIONS = ("crd", "run", "changes", "commit", "big", "try")
 
 
 def main():
@@ -264,6 +300,14 @@ def main():
         row("   of which: sandboxctl run -- /bin/true", crd["run"], bare)
         row("   of which: sandboxctl destroy", crd["destroy"])
         row("   floor: sandboxctl --version (client process start-up)", crd["client"])
+    if "run" in only:
+        runs = bench_run(args, user, work)
+        print()
+        row("bare bwrap --unshare-net --unshare-pid /bin/true (baseline)", runs["bare"])
+        row("sandboxctl run SANDBOX -- /bin/true", runs["run"], runs["bare"])
+        print("   target: under 2x of the bare bwrap run")
+        row("first byte: bare bwrap ... /bin/echo x", runs["bare_first"])
+        row("first byte: sandboxctl run SANDBOX -- /bin/echo x", runs["run_first"], runs["bare_first"])
     if "changes" in only:
         changes = bench_changes(args, user, work)
         row("sandboxctl changes, 10 changed files in a 1,000-file root", changes[1000])

@@ -60,10 +60,19 @@ int main(int argc, char** argv) {
   sandboxctl::RunArgs run;
   auto* r = app.add_subcommand("run", "Run a command in a sandbox: run SANDBOX -- CMD [ARG...]");
   r->add_option("--cwd", run.cwd, "Working directory (inside a root)");
-  r->add_option("--env", run.env, "Set NAME=VALUE in the job's environment (repeatable)")->take_last()->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  r->add_option("--env", run.env, "Set NAME=VALUE in the job's environment (repeatable)")->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  r->add_option("--timeout", run.timeout, "Kill the job after this long (seconds, or 90s, 5m, 2h)");
+  r->add_flag("--network", run.network, "Give the job the network (polkit asks)");
+  r->add_option("--hide", run.hide, "Make PATH empty and unreadable in the job (repeatable)")->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   r->add_option("sandbox", run.sandbox, "Sandbox id or name")->required();
   r->add_option("command", run.command, "Command and arguments (after --)");
   verbs.push_back({r, [&](Context& x) { return sandboxctl::VerbRun(x, run); }});
+
+  sandboxctl::ShellArgs shell;
+  auto* sh = app.add_subcommand("shell", "An interactive shell in a sandbox, on a terminal of its own: shell SANDBOX [-- CMD...]");
+  sh->add_option("sandbox", shell.sandbox, "Sandbox id or name")->required();
+  sh->add_option("command", shell.command, "Command instead of your login shell (after --)");
+  verbs.push_back({sh, [&](Context& x) { return sandboxctl::VerbShell(x, shell); }});
 
   auto* ch = app.add_subcommand("changes", "List the changes a sandbox holds");
   ch->add_option("sandbox", sandbox, "Sandbox id or name")->required();

@@ -46,6 +46,7 @@ class JobProxy final : public sdbus::ProxyInterfaces<org::sandboxd::Sandbox1::Jo
 
  private:
   void onFinished(const int32_t&, const std::string&) override {}
+  void onOutputAvailable(const uint64_t&) override {}
 };
 
 }  // namespace sandboxctl

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <iostream>
 #include <thread>
@@ -43,8 +44,38 @@ std::map<std::string, std::string> JobEnvironment(const std::vector<std::string>
   return env;
 }
 
+uint64_t ParseDuration(const std::string& text) {
+  size_t digits = 0;
+  while (digits < text.size() && isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  std::string unit = text.substr(digits);
+  const std::map<std::string, uint64_t> seconds_per = {{"", 1}, {"s", 1}, {"m", 60}, {"h", 3600}};
+  auto per = seconds_per.find(unit);
+  if (digits == 0 || digits > 9 || per == seconds_per.end())
+    throw UsageError{"--timeout takes seconds or a number with s, m or h (e.g. 90, 5m, 2h), not '" + text + "'"};
+  return std::stoull(text.substr(0, digits)) * per->second;
+}
+
+std::map<std::string, sdbus::Variant> JobRunOptions(const RunArgs& args) {
+  std::map<std::string, sdbus::Variant> options;
+  if (!args.timeout.empty()) {
+    uint64_t seconds = ParseDuration(args.timeout);
+    if (seconds == 0) throw UsageError{"--timeout must be more than 0 s"};
+    options["timeout_sec"] = sdbus::Variant(seconds);
+  }
+  if (args.network) options["network"] = sdbus::Variant(true);
+  if (!args.hide.empty()) {
+    char here[PATH_MAX];
+    std::string cwd = getcwd(here, sizeof here) ? here : "/";
+    std::vector<std::string> hide;
+    for (const auto& path : args.hide) hide.push_back(path.empty() || path[0] == '/' ? path : cwd + "/" + path);
+    options["hide"] = sdbus::Variant(hide);
+  }
+  return options;
+}
+
 JobEnd RunWithOurStreams(Context& ctx, const std::string& sandbox_path, const std::vector<std::string>& command,
-                         const std::string& cwd, const std::map<std::string, std::string>& env) {
+                         const std::string& cwd, const std::map<std::string, std::string>& env,
+                         const std::map<std::string, sdbus::Variant>& options) {
   SandboxProxy sandbox(ctx.Bus(), sandbox_path);
   std::map<std::string, sdbus::UnixFd> fds = {
       {"stdin", sdbus::UnixFd(STDIN_FILENO)}, {"stdout", sdbus::UnixFd(STDOUT_FILENO)}, {"stderr", sdbus::UnixFd(STDERR_FILENO)}};
@@ -58,7 +89,7 @@ JobEnd RunWithOurStreams(Context& ctx, const std::string& sandbox_path, const st
   sigaddset(&stop, SIGUSR2);  // our own wake-up once the job has ended
   pthread_sigmask(SIG_BLOCK, &stop, &before);
 
-  sdbus::ObjectPath job_path = sandbox.Run(command, cwd, env, fds, {}, ctx.InteractiveFlag());
+  sdbus::ObjectPath job_path = sandbox.Run(command, cwd, env, fds, options, ctx.InteractiveFlag());
   fds.clear();
   JobProxy job(ctx.Bus(), job_path);
 
@@ -83,6 +114,7 @@ JobEnd RunWithOurStreams(Context& ctx, const std::string& sandbox_path, const st
   // A caller that goes on after the job (try) must be interruptible again.
   pthread_sigmask(SIG_SETMASK, &before, nullptr);
   if (end.reason == "failed") std::cerr << "sandboxctl: the sandbox for the job could not be set up (status " << end.exit_status << ")\n";
+  if (end.reason == "timeout") std::cerr << "sandboxctl: the job ran out of time and was killed\n";
   return end;
 }
 
@@ -96,7 +128,8 @@ int VerbRun(Context& ctx, const RunArgs& args) {
   }
   if (cwd.empty()) cwd = CwdInsideRoots(SandboxProxy(ctx.Bus(), path).GetInfo()["roots"].get<std::vector<std::string>>());
 
-  return RunWithOurStreams(ctx, path, args.command, cwd, JobEnvironment(args.env)).exit_status;
+  auto options = JobRunOptions(args);
+  return RunWithOurStreams(ctx, path, args.command, cwd, JobEnvironment(args.env), options).exit_status;
 }
 
 }  // namespace sandboxctl

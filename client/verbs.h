@@ -20,7 +20,14 @@ struct RunArgs {
   std::string sandbox;
   std::string cwd;
   std::vector<std::string> env;
+  std::string timeout;             ///< --timeout: seconds, or with a unit (90s, 5m, 2h); "" none
+  bool network = false;            ///< --network
+  std::vector<std::string> hide;   ///< --hide (relative ones are taken from our cwd)
   std::vector<std::string> command;
+};
+struct ShellArgs {
+  std::string sandbox;
+  std::vector<std::string> command;  ///< empty: the owner's login shell
 };
 struct TryArgs {
   std::vector<std::string> roots;  ///< empty: the current directory
@@ -33,6 +40,8 @@ int VerbCreate(Context& ctx, const CreateArgs& args);
 int VerbList(Context& ctx);
 int VerbShow(Context& ctx, const std::string& sandbox);
 int VerbRun(Context& ctx, const RunArgs& args);
+/// shell SANDBOX [-- CMD...]: on a pseudo-terminal of its own, relayed to ours (verb_shell.cpp).
+int VerbShell(Context& ctx, const ShellArgs& args);
 /// `patterns` (--include / --exclude) narrow every verb that takes them to the changes whose
 /// paths pass (change_filter.h).
 int VerbChanges(Context& ctx, const std::string& sandbox, const PathPatterns& patterns = {});
@@ -80,7 +89,13 @@ std::string CwdInsideRoots(const std::vector<std::string>& roots);
 std::map<std::string, std::string> JobEnvironment(const std::vector<std::string>& assignments);
 /// Runs `command` in the sandbox at `sandbox_path` with our own stdin/stdout/stderr and waits for
 /// it; SIGINT, SIGTERM and SIGHUP meanwhile cancel the job instead of ending us.
+/// `options` are Sandbox.Run's (JobRunOptions).
 JobEnd RunWithOurStreams(Context& ctx, const std::string& sandbox_path, const std::vector<std::string>& command,
-                         const std::string& cwd, const std::map<std::string, std::string>& env);
+                         const std::string& cwd, const std::map<std::string, std::string>& env,
+                         const std::map<std::string, sdbus::Variant>& options = {});
+/// Sandbox.Run's options from run's --timeout, --network and --hide (UsageError when malformed).
+std::map<std::string, sdbus::Variant> JobRunOptions(const RunArgs& args);
+/// Seconds in "90", "90s", "5m" or "2h" (UsageError naming `text` otherwise).
+uint64_t ParseDuration(const std::string& text);
 
 }  // namespace sandboxctl

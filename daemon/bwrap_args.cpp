@@ -14,6 +14,7 @@ std::vector<std::string> BuildBwrapArgs(const BwrapConfig& config) {
   add({"--tmpfs", "/tmp"});
   add({"--tmpfs", "/var/tmp"});
   for (const auto& root : config.roots) add({"--bind", root.merged, root.real_path});
+  args.insert(args.end(), config.hiding.begin(), config.hiding.end());
   add({"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"});
   if (!config.network) add({"--unshare-net"});  // only a private loopback
   // The job dies with the daemon's worker rather than lingering unsupervised, and runs in its

@@ -18,6 +18,9 @@ struct BwrapConfig {
   std::string cwd;                    ///< inside a root
   bool network = false;
   int json_status_fd = -1;            ///< fd number in bwrap's process, or -1
+  /// Arguments that hide paths (hidden_paths.h), placed after the roots' binds so that a
+  /// hidden path inside a root is hidden on top of the root's view.
+  std::vector<std::string> hiding;
   std::vector<std::string> command;   ///< argv of the job, non-empty
 };
 

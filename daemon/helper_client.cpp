@@ -13,11 +13,15 @@ namespace {
 /// Text operations are sandboxd-text-helper's, which lives beside sandboxd-helper.
 std::string HelperFor(const std::string& helper_path, const std::string& op) {
   if (op != "diff" && op != "hunks" && op != "merge") return helper_path;
-  size_t slash = helper_path.rfind('/');
-  return (slash == std::string::npos ? std::string() : helper_path.substr(0, slash + 1)) + "sandboxd-text-helper";
+  return BesideHelper(helper_path, "sandboxd-text-helper");
 }
 
 }  // namespace
+
+std::string BesideHelper(const std::string& helper_path, const std::string& program) {
+  size_t slash = helper_path.rfind('/');
+  return (slash == std::string::npos ? std::string() : helper_path.substr(0, slash + 1)) + program;
+}
 
 nlohmann::json RunHelperRequest(const std::string& helper_path, const std::string& op, const UserCredentials& user,
                                 const nlohmann::json& request, const std::vector<int>& fds) {

@@ -29,6 +29,9 @@ struct HelperRoot {
 nlohmann::json RunHelper(const std::string& helper_path, const std::string& op, const UserCredentials& user,
                          const std::vector<HelperRoot>& roots, int output_fd = -1);
 
+/// The path of another of sandboxd's programs installed beside sandboxd-helper (`helper_path`).
+std::string BesideHelper(const std::string& helper_path, const std::string& program);
+
 /// Runs the helper's `op` with `request` on its stdin and `fds` given to it as fds 3, 4, ...
 /// (the request names them by those numbers). The helper dies with the calling thread.
 /// `helper_path` names sandboxd-helper; the text operations (diff, hunks, merge) run

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -27,7 +28,7 @@ Job::~Job() {
   if (monitor_.joinable()) monitor_.join();
 }
 
-void Job::Start(JobLaunch launch, FinishedCallback on_finished) {
+void Job::Start(JobLaunch launch, FinishedCallback on_finished, OutputCallback on_output) {
   int status_pipe[2];
   if (pipe2(status_pipe, O_CLOEXEC) != 0) ThrowErrno("cannot create a pipe for job " + id_);
   UniqueFd status_read(status_pipe[0]), status_write(status_pipe[1]);
@@ -51,6 +52,7 @@ void Job::Start(JobLaunch launch, FinishedCallback on_finished) {
   options.env = launch.env;
   options.cwd = launch.cwd;
   options.user = launch.user;
+  if (launch.cgroup) options.cgroup_procs_fd = launch.cgroup->procs_fd();
   options.fds = {
       {0, launch.stdin_fd ? launch.stdin_fd.get() : dev_null.get()},
       {1, launch.stdout_fd ? launch.stdout_fd.get() : capture_write.get()},
@@ -60,6 +62,10 @@ void Job::Start(JobLaunch launch, FinishedCallback on_finished) {
   // bwrap --die-with-parent uses PR_SET_PDEATHSIG, which fires when the *thread* that forked
   // it ends. So the monitor thread, which lives exactly as long as the job, does the fork; the
   // caller's worker thread only waits to hear that the start worked.
+  {
+    std::lock_guard lock(mutex_);
+    cgroup_ = std::move(launch.cgroup);
+  }
   std::promise<void> started;
   std::future<void> start_result = started.get_future();
   {
@@ -70,7 +76,8 @@ void Job::Start(JobLaunch launch, FinishedCallback on_finished) {
                           status_read = std::move(status_read), status_write = std::move(status_write),
                           capture_read = std::move(capture_read), capture_write = std::move(capture_write),
                           stdin_fd = std::move(launch.stdin_fd), stdout_fd = std::move(launch.stdout_fd),
-                          stderr_fd = std::move(launch.stderr_fd), dev_null = std::move(dev_null)]() mutable {
+                          stderr_fd = std::move(launch.stderr_fd), dev_null = std::move(dev_null),
+                          timeout = launch.timeout, on_output = std::move(on_output)]() mutable {
     try {
       ChildProcess child = Spawn(options);
       std::lock_guard lock(mutex_);
@@ -87,7 +94,7 @@ void Job::Start(JobLaunch launch, FinishedCallback on_finished) {
     stderr_fd.reset();
     dev_null.reset();
     started.set_value();
-    Monitor(std::move(status_read), std::move(capture_read));
+    Monitor(std::move(status_read), std::move(capture_read), timeout, std::move(on_output));
   });
   try {
     start_result.get();
@@ -100,7 +107,11 @@ void Job::Start(JobLaunch launch, FinishedCallback on_finished) {
   }
 }
 
-void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd) {
+void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, std::chrono::seconds timeout, OutputCallback on_output) {
+  using Clock = std::chrono::steady_clock;
+  const auto started = Clock::now();
+  auto last_notice = started - kOutputNotifyInterval;
+  bool unannounced = false;  // output captured since the last notice
   std::string status_text;
   char buf[65536];
   while (status_fd || capture_fd) {
@@ -108,7 +119,24 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd) {
     int n = 0, status_idx = -1, capture_idx = -1;
     if (status_fd) { status_idx = n; fds[n++] = {status_fd.get(), POLLIN, 0}; }
     if (capture_fd) { capture_idx = n; fds[n++] = {capture_fd.get(), POLLIN, 0}; }
-    if (poll(fds, n, -1) < 0) {
+    // Wake for the timeout, and to announce output that arrived within the last interval.
+    int wait_ms = -1;
+    auto now = Clock::now();
+    if (timeout.count() > 0) {
+      if (now >= started + timeout) {
+        Cancel("timeout");  // the pipes close as the job's processes die
+        timeout = std::chrono::seconds(0);
+      } else {
+        wait_ms = static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(started + timeout - now).count());
+      }
+    }
+    if (unannounced) {
+      int until_notice = static_cast<int>(std::max<int64_t>(
+          0, std::chrono::duration_cast<std::chrono::milliseconds>(last_notice + kOutputNotifyInterval - now).count()));
+      wait_ms = wait_ms < 0 ? until_notice : std::min(wait_ms, until_notice);
+    }
+    int ready = poll(fds, n, wait_ms);
+    if (ready < 0) {
       if (errno == EINTR) continue;
       break;
     }
@@ -120,17 +148,29 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd) {
     if (capture_idx >= 0 && fds[capture_idx].revents) {
       ssize_t r = read(capture_fd.get(), buf, sizeof buf);
       if (r > 0) {
-        std::lock_guard lock(mutex_);
-        size_t room = kOutputCap > output_.size() ? kOutputCap - output_.size() : 0;
-        size_t take = std::min(room, static_cast<size_t>(r));
-        output_.append(buf, take);
-        if (take < static_cast<size_t>(r)) truncated_ = true;
+        unannounced |= Capture(buf, static_cast<size_t>(r));
       } else if (r == 0 || errno != EINTR) {
         capture_fd.reset();
       }
     }
+    if (unannounced && on_output && Clock::now() >= last_notice + kOutputNotifyInterval) {
+      uint64_t size;
+      {
+        std::lock_guard lock(mutex_);
+        size = output_.size();
+      }
+      on_output(size);
+      last_notice = Clock::now();
+      unannounced = false;
+    }
   }
   int wait_status = child_.Wait();
+  {
+    // Whatever of the job is still in its cgroup goes with it, and then the cgroup.
+    std::lock_guard lock(mutex_);
+    if (cgroup_) cgroup_->KillAll();
+    cgroup_.reset();
+  }
 
   // bwrap reports {"child-pid": N} at start and {"exit-code": N} when the command ended; no
   // exit code means the sandbox itself could not be set up.
@@ -148,8 +188,8 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd) {
   std::vector<FinishedCallback> waiters;
   {
     std::lock_guard lock(mutex_);
-    if (cancelled_) {
-      end.reason = "cancelled";
+    if (!stop_reason_.empty()) {
+      end.reason = stop_reason_;
       end.exit_status = have_exit_code ? end.exit_status : 128 + SIGKILL;
     } else if (have_exit_code) {
       end.reason = "exited";
@@ -165,14 +205,24 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd) {
   for (auto& waiter : waiters) waiter(end);
 }
 
-void Job::Cancel() {
+void Job::Cancel(const std::string& reason) {
   std::lock_guard lock(mutex_);
-  if (state_ == JobState::kFinished || child_.pidfd() < 0) return;
-  cancelled_ = true;
+  if (state_ == JobState::kFinished || child_.pidfd() < 0 || !stop_reason_.empty()) return;
+  stop_reason_ = reason;
+  if (cgroup_) cgroup_->KillAll();
   // Killing bwrap kills the job's pid 1 (--die-with-parent), and the kernel then kills every
   // process left in that pid namespace, daemonised grandchildren included.
   // Through the pidfd, which stays valid (and harmless) even once the child is reaped.
   syscall(SYS_pidfd_send_signal, child_.pidfd(), SIGKILL, nullptr, 0);
+}
+
+bool Job::Capture(const char* data, size_t size) {
+  std::lock_guard lock(mutex_);
+  size_t room = kOutputCap > output_.size() ? kOutputCap - output_.size() : 0;
+  size_t take = std::min(room, size);
+  output_.append(data, take);
+  if (take < size) truncated_ = true;
+  return take > 0;
 }
 
 void Job::WhenFinished(FinishedCallback callback) {

@@ -1,8 +1,11 @@
 #pragma once
 /// One command running in a sandbox: its bwrap child, the monitor thread that collects its
-/// status and captured output, and its end state. The process tree dies with the Job (pid
-/// namespace + SIGKILL of bwrap), so nothing of a job outlives the daemon's knowledge of it.
+/// status and captured output, and its end state. The process tree dies with the Job: its
+/// cgroup is killed whole where there is one (job_cgroup.h), and bwrap is killed, which ends
+/// the job's pid namespace and everything in it; so nothing of a job outlives the daemon's
+/// knowledge of it.
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -13,6 +16,7 @@
 
 #include "credentials.h"
 #include "fd.h"
+#include "job_cgroup.h"
 #include "process.h"
 
 namespace sandboxd {
@@ -22,7 +26,7 @@ std::string_view ToString(JobState state);
 
 struct JobEnd {
   int exit_status = 0;       ///< the command's status, 128+N for signal N
-  std::string reason;        ///< exited, failed, cancelled
+  std::string reason;        ///< exited, failed, cancelled, timeout, disconnected
 };
 
 struct JobLaunch {
@@ -33,6 +37,8 @@ struct JobLaunch {
   UniqueFd stdin_fd;    ///< invalid → /dev/null
   UniqueFd stdout_fd;   ///< invalid → captured
   UniqueFd stderr_fd;   ///< invalid → captured
+  std::chrono::seconds timeout{0};  ///< killed (reason "timeout") after this long; 0: never
+  std::unique_ptr<JobCgroup> cgroup;  ///< where the job runs, if cgroups are used (job_cgroup.h)
 };
 
 class Job {
@@ -40,6 +46,10 @@ class Job {
   /// Output kept in memory for fd-less callers; more is dropped and OutputTruncated set.
   static constexpr uint64_t kOutputCap = 8 << 20;
   using FinishedCallback = std::function<void(const JobEnd&)>;
+  /// Told the size of the captured output when it grew, at most every kOutputNotifyInterval
+  /// (and not at the end: the job's end says it all).
+  using OutputCallback = std::function<void(uint64_t captured_bytes)>;
+  static constexpr std::chrono::milliseconds kOutputNotifyInterval{100};
 
   Job(std::string id, std::string sandbox_id, std::vector<std::string> argv);
   ~Job();
@@ -47,9 +57,10 @@ class Job {
   Job& operator=(const Job&) = delete;
 
   /// Starts bwrap; `on_finished` runs once on the monitor thread when the job has ended.
-  void Start(JobLaunch launch, FinishedCallback on_finished);
-  /// Kills the whole job (bwrap and its pid namespace). Harmless when finished.
-  void Cancel();
+  void Start(JobLaunch launch, FinishedCallback on_finished, OutputCallback on_output = {});
+  /// Kills the whole job (bwrap and its pid namespace); `reason` becomes the reason it ended
+  /// (the first one given wins). Harmless when finished.
+  void Cancel(const std::string& reason = "cancelled");
   /// Calls `callback` once the job has ended (at once if it has).
   void WhenFinished(FinishedCallback callback);
 
@@ -62,7 +73,9 @@ class Job {
   std::string ReadOutput(uint64_t offset, uint32_t max_bytes) const;
 
  private:
-  void Monitor(UniqueFd status_fd, UniqueFd capture_fd);
+  void Monitor(UniqueFd status_fd, UniqueFd capture_fd, std::chrono::seconds timeout, OutputCallback on_output);
+  /// Appends captured output up to the cap; true when something was kept.
+  bool Capture(const char* data, size_t size);
 
   const std::string id_;
   const std::string sandbox_id_;
@@ -71,7 +84,8 @@ class Job {
   ChildProcess child_;
   JobState state_ = JobState::kRunning;
   JobEnd end_;
-  bool cancelled_ = false;
+  std::string stop_reason_;  ///< why the job was killed; empty unless it was
+  std::unique_ptr<JobCgroup> cgroup_;
   std::string output_;
   bool truncated_ = false;
   std::vector<FinishedCallback> waiters_;

@@ -28,6 +28,8 @@ void JobDBus::AnnounceFinished(const JobEnd& end) {
   emitFinished(end.exit_status, end.reason);
 }
 
+void JobDBus::AnnounceOutput(uint64_t captured_bytes) { emitOutputAvailable(captured_bytes); }
+
 void JobDBus::Wait(sdbus::Result<int32_t, std::string>&& result) {
   try {
     CheckCaller();

@@ -19,6 +19,7 @@ class JobDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox1::J
 
   const std::shared_ptr<Job>& job() const { return job_; }
   void AnnounceFinished(const JobEnd& end);
+  void AnnounceOutput(uint64_t captured_bytes);
 
  private:
   void Wait(sdbus::Result<int32_t, std::string>&& result) override;

@@ -12,6 +12,7 @@
 #include "config.h"
 #include "errors.h"
 #include "log.h"
+#include "daemon_config.h"
 #include "service.h"
 
 int main(int argc, char** argv) {
@@ -21,11 +22,13 @@ int main(int argc, char** argv) {
   options.run_dir = SANDBOXD_DEFAULT_RUN_DIR;
   options.bwrap_path = BWRAP_PATH;
   options.helper_path = SANDBOXD_HELPER_PATH;
+  options.config_path = sandboxd::kDefaultConfigPath;
   bool user_mode = false;
   std::string log_level = "info";
   app.add_flag("--user", user_mode, "Run on the session bus as the calling user (not available yet)");
   app.add_option("--state-dir", options.state_dir, "Directory for the database and upper layers")->capture_default_str();
   app.add_option("--run-dir", options.run_dir, "Directory for the merged mounts")->capture_default_str();
+  app.add_option("--config", options.config_path, "Configuration file (drop-ins in FILE.d/*.conf)")->capture_default_str();
   app.add_option("--idle-exit", options.idle_exit_seconds, "Exit after this many idle seconds (0: never)");
   app.add_option("--log-level", log_level, "trace, debug, info, warning or error")->capture_default_str();
   app.set_version_flag("--version", SANDBOXD_VERSION);

@@ -28,6 +28,9 @@ struct SpawnOptions {
   /// SIGKILL the child when the thread that spawned it ends (the daemon dying included): a
   /// helper moving files must never outlive the daemon that journals what it does.
   bool die_with_parent = false;
+  /// A cgroup's cgroup.procs, opened for writing: the child moves itself there before it does
+  /// anything else, so that everything it ever starts is in that cgroup (job_cgroup.h).
+  int cgroup_procs_fd = -1;
 };
 
 class ChildProcess {

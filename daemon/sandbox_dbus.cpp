@@ -1,6 +1,7 @@
 #include "sandbox_dbus.h"
 
 #include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <spdlog/spdlog.h>
@@ -11,7 +12,9 @@
 #include "dbus_util.h"
 #include "fs_util.h"
 #include "helper_client.h"
+#include "hidden_paths.h"
 #include "job_dbus.h"
+#include "job_options.h"
 #include "job_setup.h"
 #include "object_paths.h"
 #include "rename_finder.h"
@@ -120,13 +123,18 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
     if (argv.empty()) throw Error(Code::kInvalidArgument, "no command given to run in sandbox " + sandbox_->id());
     if (argv.size() > kMaxArgs) throw Error(Code::kInvalidArgument, "too many arguments (more than " + std::to_string(kMaxArgs) + ")");
     if (env.size() > kMaxEnv) throw Error(Code::kInvalidArgument, "too many environment variables (more than " + std::to_string(kMaxEnv) + ")");
-    for (const auto& [key, value] : options)
-      throw Error(Code::kInvalidArgument, "unknown option '" + key + "' for Run");
+    JobOptions job_options = ParseJobOptions(options, sandbox_->id());
     for (const auto& [key, fd] : fds)
       if (key != "stdin" && key != "stdout" && key != "stderr")
         throw Error(Code::kInvalidArgument, "unknown stream '" + key + "' (expected stdin, stdout or stderr)");
     std::string job_cwd = ResolveJobCwd(cwd, sandbox_->roots(), sandbox_->id());
     UserCredentials user = LookupUser(sandbox_->owner());
+    if (job_options.network)
+      service_.authority().Check(caller, api::kActionNetwork,
+                                 {{"sandbox", sandbox_->id()}, {"roots", JoinRoots(sandbox_->roots())},
+                                  {"command", argv.front()}, {"verb", "run"}},
+                                 flags & api::kFlagAllowInteractive,
+                                 "run " + argv.front() + " with network access in sandbox " + sandbox_->id());
 
     JobLaunch launch;
     launch.user = user;
@@ -138,23 +146,50 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
     launch.stdin_fd = take("stdin");
     launch.stdout_fd = take("stdout");
     launch.stderr_fd = take("stderr");
+    launch.timeout = std::chrono::seconds(job_options.timeout_sec);
+    // A client that hands over its own streams is there for the job's whole life (a
+    // terminal, a pipe it reads): when it goes, the job goes. Captured output is for clients
+    // that come back later, so such a job runs on.
+    bool attached = launch.stdin_fd || launch.stdout_fd || launch.stderr_fd;
     BwrapConfig config;
     config.bwrap = service_.options().bwrap_path;
     for (size_t i = 0; i < sandbox_->roots().size(); ++i) config.roots.push_back({sandbox_->MergedDir(i), sandbox_->roots()[i]});
     config.cwd = job_cwd;
+    config.network = job_options.network;
     config.json_status_fd = 3;
     config.command = argv;
+    HiddenPathsRequest hiding;
+    hiding.sandbox_id = sandbox_->id();
+    hiding.owner_uid = user.uid;
+    hiding.owner_home = user.home;
+    hiding.roots = config.roots;
+    hiding.configured = service_.config().jobs.hidden_paths;
+    hiding.hide_other_homes = service_.config().jobs.hide_other_homes;
+    hiding.explicit_paths = job_options.hide;
+    // Every sandbox's merged views (this owner's others included) are under the run dir; a run
+    // dir below /tmp or /var/tmp (tests) is out of a job's sight already (they are its own).
+    const std::string& run_dir = service_.layout().run_dir();
+    bool in_private_tmp = run_dir.rfind("/tmp/", 0) == 0 || run_dir.rfind("/var/tmp/", 0) == 0;
+    if (!in_private_tmp) hiding.always = {run_dir};
+    hiding.home_parents = DefaultHomeParents(user.home);
+    config.hiding = HiddenPathsBwrapArgs(ResolveHiddenPaths(hiding), service_.HiddenFileStandIn());
+    if (job_options.tty) {
+      if (!launch.stdin_fd || !isatty(launch.stdin_fd.get()))
+        throw Error(Code::kInvalidArgument, "option 'tty' for a job in sandbox " + sandbox_->id() + " needs a terminal as its stdin");
+      config.command.insert(config.command.begin(), BesideHelper(service_.options().helper_path, "sandboxd-job-tty"));
+    }
     launch.bwrap_args = BuildBwrapArgs(config);
 
+    std::string job_id = RandomId();
+    if (service_.job_cgroups()) launch.cgroup = std::make_unique<JobCgroup>(*service_.job_cgroups(), "job-" + job_id);
     sandbox_->BeginJob();
-    auto job = std::make_shared<Job>(RandomId(), sandbox_->id(), argv);
+    auto job = std::make_shared<Job>(job_id, sandbox_->id(), argv);
     std::shared_ptr<JobDBus> job_object;
     try {
       job_object = service_.PublishJob(job, sandbox_);
       std::weak_ptr<JobDBus> weak_job = job_object;
       std::weak_ptr<SandboxDBus> weak_self = service_.FindSandboxObject(sandbox_->id());
       std::string sandbox_id = sandbox_->id();
-      std::string job_id = job->id();
       Service* service = &service_;
       auto sandbox = sandbox_;
       job->Start(std::move(launch), [weak_job, weak_self, sandbox, service, sandbox_id, job_id](const JobEnd& end) {
@@ -163,7 +198,10 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
         if (auto j = weak_job.lock()) j->AnnounceFinished(end);
         if (auto s = weak_self.lock()) s->AnnounceChangeSet();
         service->PruneJobs(sandbox_id, job_id);
+      }, [weak_job](uint64_t captured_bytes) {
+        if (auto j = weak_job.lock()) j->AnnounceOutput(captured_bytes);
       });
+      if (attached) service_.callers().Track(caller.sender, job);
     } catch (...) {
       sandbox_->EndJob();
       throw;

@@ -1,6 +1,8 @@
 #include "service.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <systemd/sd-daemon.h>
 
 #include <spdlog/spdlog.h>
@@ -39,10 +41,19 @@ void Service::SetUpDirectories() {
   MakeDirectory(layout_.SandboxesDir(), 0700);
   MakeDirectories(layout_.run_dir(), 0755);
   MakeDirectory(layout_.run_dir(), 0755);
+  // Readable by no job (root is not mapped in a job's user namespace), in a directory every
+  // owner's bwrap can reach.
+  std::string stand_in = HiddenFileStandIn();
+  unlink(stand_in.c_str());
+  UniqueFd file(open(stand_in.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0));
+  if (!file || fchmod(file.get(), 0) != 0) ThrowErrno("cannot create " + stand_in);
 }
 
 int Service::Run() {
   umask(077);
+  // A configuration that does not parse stops the start: a typo in a setting that hides
+  // secrets must not go unnoticed.
+  config_ = LoadConfig(options_.config_path);
   SetUpDirectories();
   store_ = std::make_unique<Store>(layout_.Database());
   registry_ = std::make_unique<SandboxRegistry>(layout_, *store_);
@@ -66,11 +77,18 @@ int Service::Run() {
     spdlog::warn("cannot empty the trash: {}", e.what());
   }
   authority_ = std::make_unique<PolkitAuthority>();
+  std::string no_cgroups;
+  job_cgroups_ = PrepareJobCgroups(no_cgroups);
+  if (job_cgroups_)
+    spdlog::info("jobs run in cgroups below {}: each is killed whole", *job_cgroups_);
+  else
+    spdlog::info("jobs are ended through their pid namespace ({})", no_cgroups);
 
   // Connect without a name, publish every object, and only then ask for the name: a client
   // that sees the name must find everything in place.
   connection_ = sdbus::createSystemBusConnection();
   manager_ = std::make_unique<ManagerDBus>(*this, *connection_);
+  callers_.Start(*connection_);
   for (const auto& sandbox : registry_->List(0)) PublishSandbox(sandbox);
   connection_->requestName(api::kBusName);
   spdlog::info("sandboxd {} ready on the bus with {} sandboxes", SANDBOXD_VERSION, registry_->size());

@@ -12,11 +12,14 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
+#include "caller_watch.h"
 #include "commit_journal.h"
 #include "commit_runner.h"
+#include "daemon_config.h"
 #include "job.h"
 #include "layout.h"
 #include "polkit.h"
@@ -35,6 +38,7 @@ struct DaemonOptions {
   std::string run_dir;
   std::string helper_path;
   std::string bwrap_path;
+  std::string config_path;         ///< sandboxd.conf (its .d/ drop-ins beside it)
   unsigned idle_exit_seconds = 0;  ///< 0: never
 };
 
@@ -55,7 +59,13 @@ class Service {
   Authority& authority() { return *authority_; }
   CommitRunner& commits() { return *commits_; }
   Review& review() { return *review_; }
+  CallerWatch& callers() { return callers_; }
+  /// Where jobs' cgroups go; nothing when jobs are ended through their pid namespace only.
+  const std::optional<std::string>& job_cgroups() const { return job_cgroups_; }
   const DaemonOptions& options() const { return options_; }
+  const Config& config() const { return config_; }
+  /// A root-owned mode-0000 empty file, bound over hidden files in jobs (hidden_paths.h).
+  std::string HiddenFileStandIn() const { return layout_.run_dir() + "/hidden"; }
   const Layout& layout() const { return layout_; }
 
   /// Runs `work` on a worker thread (never on the bus loop). Work must not throw. Move-only
@@ -99,6 +109,9 @@ class Service {
   std::unique_ptr<Review> review_;
   std::unique_ptr<sdbus::IConnection> connection_;
   std::unique_ptr<ManagerDBus> manager_;
+  CallerWatch callers_;
+  std::optional<std::string> job_cgroups_;
+  Config config_;  ///< after the connection: its match goes before the connection does
 
   std::mutex objects_mutex_;
   std::map<std::string, std::shared_ptr<SandboxDBus>> sandbox_objects_;

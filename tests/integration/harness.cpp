@@ -395,7 +395,7 @@ pid_t StartSandboxctl(const std::string& user, const std::vector<std::string>& a
     int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     int null = open("/dev/null", O_RDWR | O_CLOEXEC);
     if (err < 0 || null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(err, 2) < 0) _exit(124);
-    if (setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0) _exit(125);
+    if (initgroups(pw->pw_name, pw->pw_gid) != 0 || setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0) _exit(125);
     execve(cargv[0], cargv.data(), env);
     _exit(127);
   }

@@ -1,0 +1,50 @@
+#pragma once
+/// sandboxd's configuration file: INI as systemd writes it, read with inih from
+/// /etc/sandboxd/sandboxd.conf and then its drop-ins (sandboxd.conf.d/*.conf, in lexical order).
+/// It is strict: an unknown section or key, a malformed line or a bad value is an error naming
+/// the file and line, never ignored, because a typo in a security setting must not quietly leave
+/// secrets visible. It never writes anything.
+///
+/// (Named daemon_config, not config: the build's generated config.h, with the install paths,
+/// would otherwise be shadowed for every daemon/*.cpp that includes "config.h".)
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sandboxd {
+
+inline constexpr const char* kDefaultConfigPath = "/etc/sandboxd/sandboxd.conf";
+
+/// The built-in HiddenPaths: the usual stores of credentials and keys, browser and mail
+/// profiles, and the sockets of agents that hand secrets out (see sandboxd.conf.example).
+std::vector<std::string> DefaultHiddenPaths();
+
+/// [Jobs]: what every job of every sandbox gets.
+struct JobsConfig {
+  /// Paths every job sees empty and unreadable, as written: absolute or "~/..." (the owner's
+  /// home). HiddenPaths= appends to this list; an empty HiddenPaths= empties it.
+  std::vector<std::string> hidden_paths = DefaultHiddenPaths();
+  /// Hide the other entries of /home (and /root) from jobs.
+  bool hide_other_homes = true;
+};
+
+/// The whole configuration. A new section is a new member struct here plus its rows in the key
+/// table of daemon_config.cpp (e.g. `StorageConfig storage;` for [Storage]).
+struct Config {
+  JobsConfig jobs;
+};
+
+/// Applies the assignments of one file's text, in order, on top of `config`; `file` names it
+/// in messages. Throws Error(kInvalidArgument): "FILE:LINE: problem".
+void ApplyConfigText(std::string_view text, const std::string& file, Config& config);
+
+/// The files LoadConfig reads, in order: `main_path` when it exists, then the regular files
+/// named *.conf in `main_path` + ".d/", sorted by name. Missing ones are simply not listed.
+std::vector<std::string> ConfigFiles(const std::string& main_path);
+
+/// The built-in defaults with every file of ConfigFiles(main_path) applied.
+/// Throws Error(kInvalidArgument) for a bad file, Error(kFailed) for one that cannot be read.
+Config LoadConfig(const std::string& main_path = kDefaultConfigPath);
+
+}  // namespace sandboxd

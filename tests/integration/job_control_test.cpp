@@ -1,0 +1,197 @@
+// Control over jobs: timeouts, Ctrl-C, a client that goes away, jobs for clients that pass no
+// streams, the network on polkit's say-so, and many jobs at once. Every way a job can be
+// stopped must leave none of its processes behind (daemonised grandchildren included).
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "harness.h"
+#include "sandbox_fixture.h"
+
+namespace sandboxd::it {
+namespace {
+
+using namespace std::chrono_literals;
+
+/// Whether any process of alice's has `marker` in its command line (pgrep -f, from the host,
+/// which sees the processes of every job's pid namespace too).
+bool AliceRuns(const std::string& marker) {
+  return World().RunAs("root", {"pgrep", "-u", kAlice, "-f", marker}).status == 0;
+}
+
+/// A job that leaves a daemonised grandchild (its own session, parent gone) and a child in the
+/// background, then waits: every one of them must die with the job. Each sleep's length is the
+/// marker pgrep looks for.
+std::string TreeScript(const std::string& marker) {
+  return "setsid sleep " + marker + " & sleep " + marker + " & (sleep " + marker + " &) ; sleep " + marker;
+}
+
+int WaitForExit(pid_t pid, std::chrono::seconds limit) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  int status = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    std::this_thread::sleep_for(20ms);
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  return -1;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+using JobControlTest = AliceSandboxTest;
+
+TEST_F(JobControlTest, ATimeoutKillsTheWholeTreeAndSaysSo) {
+  auto start = std::chrono::steady_clock::now();
+  Result r = Ctl({"run", "--timeout", "2", id_, "--", "sh", "-c", TreeScript("301")});
+  auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(r.status, 128 + SIGKILL) << r.err;
+  EXPECT_NE(r.err.find("ran out of time"), std::string::npos) << r.err;
+  EXPECT_GE(took, 2s);
+  EXPECT_LT(took, 30s);
+  EXPECT_TRUE(WaitUntil([] { return !AliceRuns("sleep 301"); })) << "a process of the job outlived its timeout";
+  EXPECT_NE(World().DaemonLog().find("ended: timeout"), std::string::npos);
+}
+
+TEST_F(JobControlTest, MalformedTimeoutsAreRefusedBeforeAnythingRuns) {
+  for (const char* bad : {"0", "-5", "soon", "10d", "1234567890123"}) {
+    Result r = Ctl({"run", "--timeout", bad, id_, "--", "touch", "ran"});
+    EXPECT_NE(r.status, 0) << bad;
+    EXPECT_NE(r.err.find("timeout"), std::string::npos) << bad << ": " << r.err;
+  }
+  EXPECT_EQ(Changes(), "") << "a refused run ran anyway";
+}
+
+TEST_F(JobControlTest, CtrlCInSandboxctlCancelsTheJobAndEveryProcessOfIt) {
+  std::string err = World().dir() + "/ctrl-c.err";
+  pid_t ctl = StartSandboxctl(kAlice, {"run", id_, "--", "sh", "-c", TreeScript("302")}, err);
+  ASSERT_TRUE(WaitUntil([] { return AliceRuns("sleep 302"); })) << ReadFile(err);
+  kill(ctl, SIGINT);
+  int status = WaitForExit(ctl, 20s);
+  EXPECT_EQ(status, 128 + SIGKILL) << ReadFile(err);
+  EXPECT_TRUE(WaitUntil([] { return !AliceRuns("sleep 302"); })) << "a process of the job outlived its cancel";
+}
+
+TEST_F(JobControlTest, AClientThatLeavesTheBusTakesItsJobWithIt) {
+  pid_t ctl = StartSandboxctl(kAlice, {"run", id_, "--", "sh", "-c", TreeScript("303")});
+  ASSERT_TRUE(WaitUntil([] { return AliceRuns("sleep 303"); }));
+  kill(ctl, SIGKILL);  // no chance to cancel: only the bus can tell the daemon
+  WaitForExit(ctl, 5s);
+  EXPECT_TRUE(WaitUntil([] { return !AliceRuns("sleep 303"); })) << "the job outlived the client that ran it";
+  EXPECT_NE(World().DaemonLog().find("ended: disconnected"), std::string::npos);
+}
+
+TEST_F(JobControlTest, AJobWithCapturedOutputRunsOnAfterItsCallerAndAnnouncesItsOutput) {
+  std::string sandbox = "/org/sandboxd/Sandbox1/sandbox/" + id_;
+  // gdbus passes no streams and leaves the bus as soon as Run answers.
+  Result run = World().Gdbus(kAlice, sandbox, "org.sandboxd.Sandbox1.Sandbox.Run",
+                             {"['sh', '-c', 'sleep 1; echo first; sleep 0.5; echo second; sleep 1; echo done > finished']",
+                              "''", "{}", "{}", "{}", "0"});
+  ASSERT_EQ(run.status, 0) << run.err;
+  size_t quote = run.out.find('\'');
+  ASSERT_NE(quote, std::string::npos) << run.out;
+  std::string job = run.out.substr(quote + 1, run.out.find('\'', quote + 1) - quote - 1);
+
+  std::string monitor_out = World().dir() + "/job-monitor.out";
+  pid_t monitor = fork();
+  if (monitor == 0) {
+    int fd = open(monitor_out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1);
+    setenv("DBUS_SYSTEM_BUS_ADDRESS", World().bus_address().c_str(), 1);
+    execlp("gdbus", "gdbus", "monitor", "--system", "--dest", "org.sandboxd.Sandbox1", "--object-path", job.c_str(), nullptr);
+    _exit(127);
+  }
+  Result wait = World().Gdbus(kAlice, job, "org.sandboxd.Sandbox1.Job.Wait");
+  EXPECT_EQ(wait.status, 0) << wait.err;
+  EXPECT_EQ(wait.out, "(0, 'exited')\n");
+  std::this_thread::sleep_for(200ms);
+  kill(monitor, SIGTERM);
+  waitpid(monitor, nullptr, 0);
+  std::string signals = ReadFile(monitor_out);
+  EXPECT_NE(signals.find("org.sandboxd.Sandbox1.Job.OutputAvailable (uint64 6,)"), std::string::npos) << signals;
+  EXPECT_NE(signals.find("org.sandboxd.Sandbox1.Job.Finished (0, 'exited')"), std::string::npos) << signals;
+  Result output = World().Gdbus(kAlice, job, "org.sandboxd.Sandbox1.Job.ReadOutput", {"0", "100"});
+  // gdbus shows the bytes one by one: "first\n" then "second\n".
+  EXPECT_NE(output.out.find("0x66, 0x69, 0x72, 0x73, 0x74, 0x0a, 0x73"), std::string::npos) << output.out;
+  EXPECT_NE(Changes().find("A finished"), std::string::npos);
+}
+
+TEST_F(JobControlTest, TheNetworkOnlyWithPolkitsConsent) {
+  // The interfaces of the job's own network namespace (/sys would show the host's: sysfs shows
+  // the namespace of whoever mounted it).
+  std::vector<std::string> interfaces = {"sh", "-c", "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | sort"};
+  // Offline, a job sees only its private loopback.
+  std::vector<std::string> offline_args = {"run", id_, "--"};
+  offline_args.insert(offline_args.end(), interfaces.begin(), interfaces.end());
+  Result offline = Ctl(offline_args);
+  EXPECT_EQ(offline.status, 0) << offline.err;
+  EXPECT_EQ(offline.out, "lo\n");
+  // The test rules let alice have the network: the host's interfaces are there.
+  std::vector<std::string> online_args = {"run", "--network", id_, "--"};
+  online_args.insert(online_args.end(), interfaces.begin(), interfaces.end());
+  Result online = Ctl(online_args);
+  Result host = World().RunAs("root", interfaces);
+  EXPECT_EQ(online.status, 0) << online.err;
+  EXPECT_EQ(online.out, host.out);
+  EXPECT_NE(online.out, "lo\n") << "this machine has no interface but lo: the test proves nothing";
+}
+
+TEST(JobNetworkTest, RefusedByPolkitTheJobNeverRuns) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  std::string project = w.MakeProject(kBob);
+  Result created = w.Sandboxctl(kBob, {"create", project});
+  ASSERT_EQ(created.status, 0) << created.err;
+  std::string id = Trim(created.out);
+  Result r = w.Sandboxctl(kBob, {"run", "--network", id, "--", "touch", "online"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("not authorized"), std::string::npos) << r.err;
+  Result changes = w.Sandboxctl(kBob, {"changes", id});
+  EXPECT_EQ(changes.out, "") << "a refused job ran";
+  EXPECT_EQ(w.Sandboxctl(kBob, {"destroy", id}).status, 0);
+}
+
+TEST(ManyJobsTest, FiftyJobsAtOnceAllEndRightWhileTheBusStaysResponsive) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  constexpr int kSandboxes = 5, kJobsEach = 10;
+  std::vector<std::string> ids;
+  for (int s = 0; s < kSandboxes; ++s) {
+    Result created = w.Sandboxctl(kAlice, {"create", w.MakeProject(kAlice)});
+    ASSERT_EQ(created.status, 0) << created.err;
+    ids.push_back(Trim(created.out));
+  }
+  std::vector<std::pair<pid_t, int>> jobs;  // sandboxctl pid, the exit status its job chooses
+  for (int s = 0; s < kSandboxes; ++s)
+    for (int j = 0; j < kJobsEach; ++j) {
+      int status = (s * kJobsEach + j) % 7;
+      jobs.push_back({StartSandboxctl(kAlice, {"run", ids[s], "--", "sh", "-c", "sleep 10; exit " + std::to_string(status)}), status});
+    }
+  ASSERT_TRUE(WaitUntil([] { return AliceRuns("sleep 10"); }));
+  // While they run (10 s), a call answers at once rather than queueing behind them.
+  auto start = std::chrono::steady_clock::now();
+  Result list = w.Sandboxctl(kAlice, {"list"});
+  auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(list.status, 0) << list.err;
+  EXPECT_LT(took, 5s) << "list took " << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms";
+  for (const auto& [pid, expected] : jobs) EXPECT_EQ(WaitForExit(pid, 120s), expected);
+  for (const auto& id : ids) EXPECT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
+}
+
+}  // namespace
+}  // namespace sandboxd::it

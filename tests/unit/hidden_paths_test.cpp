@@ -1,0 +1,211 @@
+#include "hidden_paths.h"
+
+#include <gtest/gtest.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "errors.h"
+#include "temp_dir.h"
+
+namespace sandboxd {
+namespace {
+
+using testing::ScopedTempDir;
+using testing::WriteFile;
+
+/// A small host: TOP/home/{alice,bob,carol}, TOP/root, alice's secrets and her project, the
+/// sandbox's only root. Alice is the owner.
+class HiddenPathsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char canonical[PATH_MAX];
+    ASSERT_NE(realpath(dir_.path().c_str(), canonical), nullptr);
+    top_ = canonical;
+    alice_ = top_ + "/home/alice";
+    proj_ = alice_ + "/proj";
+    for (const auto& d : {"/home", "/home/alice", "/home/bob", "/home/carol", "/root", "/data", "/data/gnupg",
+                          "/home/alice/.ssh", "/home/alice/proj", "/home/alice/proj/.secrets"})
+      MakeDir(top_ + d);
+    WriteFile(alice_ + "/.netrc", "machine x password p\n", 0600);
+    WriteFile(alice_ + "/.ssh/id_ed25519", "key\n", 0600);
+    WriteFile(proj_ + "/.env", "TOKEN=t\n");
+    request_.sandbox_id = "sbx1";
+    request_.owner_uid = 1000;
+    request_.owner_home = alice_;
+    request_.roots = {{"", proj_}};
+    request_.hide_other_homes = false;
+    request_.home_parents = {top_ + "/home"};
+    request_.root_home = top_ + "/root";
+  }
+  static void MakeDir(const std::string& path) { ASSERT_EQ(mkdir(path.c_str(), 0755), 0) << path; }
+  static void Symlink(const std::string& target, const std::string& path) {
+    ASSERT_EQ(symlink(target.c_str(), path.c_str()), 0) << path;
+  }
+  std::vector<HiddenEntry> Resolve() { return ResolveHiddenPaths(request_); }
+  /// The message of the Error(kInvalidPath) that resolving throws, or "" if none.
+  std::string ResolveError() {
+    try {
+      Resolve();
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Code::kInvalidPath) << e.what();
+      return e.what();
+    }
+    return "";
+  }
+
+  ScopedTempDir dir_;
+  std::string top_, alice_, proj_;
+  HiddenPathsRequest request_;
+};
+
+TEST_F(HiddenPathsTest, TildeExpandsToTheOwnersHomeAndMissingPathsAreSkipped) {
+  request_.configured = {"~/.ssh", "~/.aws", "~/.netrc", "~/.config/gcloud"};
+  EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{alice_ + "/.netrc", false}, {alice_ + "/.ssh", true}}));
+}
+
+TEST_F(HiddenPathsTest, ASymlinkedSecretDirectoryHidesItsTarget) {
+  Symlink("../../data/gnupg", alice_ + "/.gnupg");
+  Symlink(top_ + "/data/nowhere", alice_ + "/.aws");  // dangling: nothing to read
+  request_.configured = {"~/.gnupg", "~/.aws"};
+  EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{top_ + "/data/gnupg", true}}));
+}
+
+TEST_F(HiddenPathsTest, OtherHomesAndRootsHomeAreHiddenButNotTheOwnersOwn) {
+  Symlink("alice", top_ + "/home/alice-link");  // the owner's home by another name
+  WriteFile(top_ + "/home/notes.txt", "x");
+  request_.hide_other_homes = true;
+  EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{top_ + "/home/bob", true},
+                                                 {top_ + "/home/carol", true},
+                                                 {top_ + "/home/notes.txt", false},
+                                                 {top_ + "/root", true}}));
+  request_.owner_uid = 0;  // root's own home stays visible to root's jobs
+  EXPECT_EQ(Resolve().back().path, top_ + "/home/notes.txt");
+}
+
+TEST_F(HiddenPathsTest, TheAncestorsOfTheOwnersHomeAreNotOtherHomes) {
+  MakeDir(top_ + "/home/staff");
+  MakeDir(top_ + "/home/staff/dave");
+  MakeDir(top_ + "/home/staff/erin");
+  MakeDir(top_ + "/home/staff/erin/proj");
+  request_.owner_home = top_ + "/home/staff/erin";
+  request_.roots = {{"", top_ + "/home/staff/erin/proj"}};
+  request_.home_parents = {top_ + "/home", top_ + "/home/staff"};
+  request_.hide_other_homes = true;
+  EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{top_ + "/home/alice", true},
+                                                 {top_ + "/home/bob", true},
+                                                 {top_ + "/home/carol", true},
+                                                 {top_ + "/home/staff/dave", true},
+                                                 {top_ + "/root", true}}));
+}
+
+TEST_F(HiddenPathsTest, AnExplicitHideThatHoldsARootIsRefusedNamingBoth) {
+  request_.explicit_paths = {alice_};
+  EXPECT_EQ(ResolveError(), "cannot hide " + alice_ + " in sandbox sbx1: it holds root " + proj_);
+  request_.explicit_paths = {proj_};
+  EXPECT_EQ(ResolveError(), "cannot hide " + proj_ + " in sandbox sbx1: it holds root " + proj_);
+  Symlink(proj_, top_ + "/data/proj-link");
+  request_.explicit_paths = {top_ + "/data/proj-link"};
+  EXPECT_EQ(ResolveError(), "cannot hide " + top_ + "/data/proj-link in sandbox sbx1: it resolves to " + proj_ +
+                                ", which holds root " + proj_);
+}
+
+TEST_F(HiddenPathsTest, ExplicitPathsMustBeAbsoluteWithoutDotDot) {
+  request_.explicit_paths = {".ssh"};
+  EXPECT_EQ(ResolveError(), "cannot hide .ssh in sandbox sbx1: it is not an absolute path");
+  request_.explicit_paths = {"~/.ssh"};
+  EXPECT_EQ(ResolveError(), "cannot hide ~/.ssh in sandbox sbx1: it is not an absolute path");
+  request_.explicit_paths = {alice_ + "/proj/../.ssh"};
+  EXPECT_EQ(ResolveError(), "cannot hide " + alice_ + "/proj/../.ssh in sandbox sbx1: it has a \"..\" component");
+}
+
+TEST_F(HiddenPathsTest, ExplicitPathsAreHiddenAndMissingOnesSkipped) {
+  request_.explicit_paths = {alice_ + "/.ssh/", top_ + "//data", top_ + "/missing"};
+  EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{top_ + "/data", true}, {alice_ + "/.ssh", true}}));
+}
+
+TEST_F(HiddenPathsTest, AConfiguredOrOtherHomePathHoldingARootIsSkippedSilently) {
+  request_.configured = {"~/", "~/.ssh"};
+  EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{alice_ + "/.ssh", true}}));
+  // Alice sandboxes a directory in Bob's home: Bob's home stays visible, Carol's does not.
+  MakeDir(top_ + "/home/bob/shared");
+  request_.configured = {};
+  request_.roots = {{"", top_ + "/home/bob/shared"}};
+  request_.hide_other_homes = true;
+  EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{top_ + "/home/carol", true}, {top_ + "/root", true}}));
+}
+
+TEST_F(HiddenPathsTest, PathsInsideARootAreHidden) {
+  request_.configured = {"~/proj/.env", "~/proj/.secrets"};
+  EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{proj_ + "/.env", false}, {proj_ + "/.secrets", true}}));
+}
+
+TEST_F(HiddenPathsTest, PathsInsideARootAreLookedUpInTheMergedView) {
+  // The job sees the merged view there: a secret the sandbox deleted or replaced by a symlink
+  // is not visible and needs no mount; one whose type changed gets a mount of the new type.
+  std::string merged = top_ + "/merged";
+  MakeDir(merged);
+  MakeDir(merged + "/.env");  // a file live, a directory in the sandbox
+  Symlink("/etc", merged + "/.secrets");
+  WriteFile(proj_ + "/gone.key", "k");  // live only: the sandbox deleted it
+  WriteFile(proj_ + "/kept.key", "k");
+  WriteFile(merged + "/kept.key", "k");
+  request_.roots = {{merged, proj_}};
+  request_.configured = {"~/proj/.env", "~/proj/.secrets", "~/proj/gone.key", "~/proj/kept.key"};
+  EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{proj_ + "/.env", true}, {proj_ + "/kept.key", false}}));
+}
+
+TEST_F(HiddenPathsTest, DuplicatesAndNestedPathsAreDropped) {
+  MakeDir(top_ + "/data/x");
+  MakeDir(top_ + "/data/x/inner");
+  MakeDir(top_ + "/data/x-y");  // "x-y" sorts between "x" and "x/inner"
+  request_.configured = {"~/.ssh/id_ed25519", "~/.ssh", "~/.ssh", top_ + "/data/x/inner", top_ + "/data/x-y"};
+  request_.explicit_paths = {alice_ + "/.ssh", top_ + "/data/x"};
+  EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{
+                           {top_ + "/data/x", true}, {top_ + "/data/x-y", true}, {alice_ + "/.ssh", true}}));
+}
+
+TEST_F(HiddenPathsTest, AlwaysHiddenPathsNeedNoConfiguration) {
+  MakeDir(top_ + "/run-sandboxd");
+  request_.always = {top_ + "/run-sandboxd"};
+  EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{top_ + "/run-sandboxd", true}}));
+}
+
+TEST(HiddenPathSyntaxTest, AbsoluteOrTildeWithoutDotDot) {
+  EXPECT_FALSE(HiddenPathSyntaxError("/home/u/.ssh", false));
+  EXPECT_FALSE(HiddenPathSyntaxError("/a/./b//", false));
+  EXPECT_FALSE(HiddenPathSyntaxError("~/.ssh", true));
+  EXPECT_FALSE(HiddenPathSyntaxError("/a/..b/c..", false));
+  EXPECT_EQ(HiddenPathSyntaxError("~/.ssh", false), "it is not an absolute path");
+  EXPECT_EQ(HiddenPathSyntaxError("~", true), "it is neither absolute nor under ~/");
+  EXPECT_EQ(HiddenPathSyntaxError("~bob/.ssh", true), "it is neither absolute nor under ~/");
+  EXPECT_EQ(HiddenPathSyntaxError("", true), "it is empty");
+  EXPECT_EQ(HiddenPathSyntaxError("/a/../b", false), "it has a \"..\" component");
+  EXPECT_EQ(HiddenPathSyntaxError("/a/..", false), "it has a \"..\" component");
+  EXPECT_EQ(HiddenPathSyntaxError("~/..", true), "it has a \"..\" component");
+  EXPECT_EQ(HiddenPathSyntaxError(std::string("/a\0b", 4), false), "it contains a NUL byte");
+}
+
+TEST(HiddenPathsDefaultHomeParentsTest, ServiceAccountsAndMissingHomesAddNoParent) {
+  const std::vector<std::string> kHomeOnly = {"/home"};
+  EXPECT_EQ(DefaultHomeParents("/nonexistent-sandboxd-test"), kHomeOnly);
+  EXPECT_EQ(DefaultHomeParents("/var/lib"), kHomeOnly);  // parent /var: a system tree
+  EXPECT_EQ(DefaultHomeParents("/usr/lib"), kHomeOnly);
+  EXPECT_EQ(DefaultHomeParents("/tmp"), kHomeOnly);  // parent "/"
+  ScopedTempDir dir;  // under /tmp, a system tree
+  EXPECT_EQ(DefaultHomeParents(dir.path()), kHomeOnly);
+}
+
+TEST(HiddenPathsBwrapArgsTest, DirectoriesGetAnEmptyLockedTmpfsAndFilesTheEmptyFile) {
+  std::vector<HiddenEntry> entries = {{"/data/ssh", true}, {"/home/u/.netrc", false}, {"/run/user", true}};
+  std::vector<std::string> expected = {
+      "--perms", "0000", "--tmpfs", "/data/ssh", "--remount-ro", "/data/ssh",
+      "--ro-bind", "/run/sandboxd/empty", "/home/u/.netrc",
+      "--perms", "0000", "--tmpfs", "/run/user", "--remount-ro", "/run/user"};
+  EXPECT_EQ(HiddenPathsBwrapArgs(entries, "/run/sandboxd/empty"), expected);
+  EXPECT_TRUE(HiddenPathsBwrapArgs({}, "/run/sandboxd/empty").empty());
+}
+
+}  // namespace
+}  // namespace sandboxd
