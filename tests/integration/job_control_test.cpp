@@ -21,10 +21,11 @@ namespace {
 
 using namespace std::chrono_literals;
 
-/// Whether any process of alice's has `marker` in its command line (pgrep -f, from the host,
-/// which sees the processes of every job's pid namespace too).
-bool AliceRuns(const std::string& marker) {
-  return World().RunAs("root", {"pgrep", "-u", kAlice, "-f", marker}).status == 0;
+/// Whether a process of alice's has exactly `command` as its command line (pgrep -f from the
+/// host, which sees the processes of every job's pid namespace too). Exactly: sandboxctl's own
+/// command line, which holds the job's script, must not count.
+bool AliceRuns(const std::string& command) {
+  return World().RunAs("root", {"pgrep", "-u", kAlice, "-f", "^" + command + "$"}).status == 0;
 }
 
 /// A job that leaves a daemonised grandchild (its own session, parent gone) and a child in the
@@ -129,6 +130,31 @@ TEST_F(JobControlTest, AJobWithCapturedOutputRunsOnAfterItsCallerAndAnnouncesIts
   // gdbus shows the bytes one by one: "first\n" then "second\n".
   EXPECT_NE(output.out.find("0x66, 0x69, 0x72, 0x73, 0x74, 0x0a, 0x73"), std::string::npos) << output.out;
   EXPECT_NE(Changes().find("A finished"), std::string::npos);
+}
+
+TEST_F(JobControlTest, FiftyMegabytesArriveIntactThroughOurStreamsAndCappedWhenCaptured) {
+  // 50 MiB of numbered lines: any byte lost, doubled or reordered shows in the count or order.
+  const std::string script = "seq -w 1 6553600";
+  Result streamed = Ctl({"run", id_, "--", "sh", "-c", script});
+  ASSERT_EQ(streamed.status, 0) << streamed.err;
+  ASSERT_EQ(streamed.out.size(), 52428800u);
+  EXPECT_EQ(streamed.out.substr(0, 16), "0000001\n0000002\n");
+  EXPECT_EQ(streamed.out.substr(52428800 - 8), "6553600\n");
+
+  // With no streams passed, the output is captured up to the cap (8 MiB) and the rest dropped.
+  std::string sandbox = "/org/sandboxd/Sandbox1/sandbox/" + id_;
+  Result run = World().Gdbus(kAlice, sandbox, "org.sandboxd.Sandbox1.Sandbox.Run", {"['sh', '-c', '" + script + "']", "''", "{}", "{}", "{}", "0"});
+  ASSERT_EQ(run.status, 0) << run.err;
+  size_t quote = run.out.find('\'');
+  std::string job = run.out.substr(quote + 1, run.out.find('\'', quote + 1) - quote - 1);
+  Result wait = World().Gdbus(kAlice, job, "org.sandboxd.Sandbox1.Job.Wait");
+  EXPECT_EQ(wait.out, "(0, 'exited')\n") << wait.err;
+  Result status = World().Gdbus(kAlice, job, "org.sandboxd.Sandbox1.Job.GetStatus");
+  EXPECT_NE(status.out.find("'output_truncated': <true>"), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find("'output_cap': <uint64 8388608>"), std::string::npos) << status.out;
+  // The last captured line is whole and in order: byte 8 MiB - 8 starts line 1048576.
+  Result tail = World().Gdbus(kAlice, job, "org.sandboxd.Sandbox1.Job.ReadOutput", {"8388600", "100"});
+  EXPECT_EQ(tail.out, "([byte 0x31, 0x30, 0x34, 0x38, 0x35, 0x37, 0x36, 0x0a],)\n") << tail.out;  // "1048576\n"
 }
 
 TEST_F(JobControlTest, TheNetworkOnlyWithPolkitsConsent) {
