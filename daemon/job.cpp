@@ -165,11 +165,13 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, std::chrono::seconds 
     }
   }
   int wait_status = child_.Wait();
+  std::unique_ptr<JobCgroup> cgroup;
   {
-    // Whatever of the job is still in its cgroup goes with it, and then the cgroup.
+    // Whatever of the job is still in its cgroup goes with it; the cgroup itself is removed
+    // once the end is announced (its last processes may take a moment to leave it).
     std::lock_guard lock(mutex_);
     if (cgroup_) cgroup_->KillAll();
-    cgroup_.reset();
+    cgroup = std::move(cgroup_);
   }
 
   // bwrap reports {"child-pid": N} at start and {"exit-code": N} when the command ended; no
@@ -203,6 +205,7 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, std::chrono::seconds 
     waiters.swap(waiters_);
   }
   for (auto& waiter : waiters) waiter(end);
+  cgroup.reset();
 }
 
 void Job::Cancel(const std::string& reason) {
