@@ -14,6 +14,7 @@ namespace sandboxctl {
 
 struct CreateArgs {
   std::string name;
+  bool network = false;
   std::vector<std::string> dirs;
 };
 struct RunArgs {

@@ -44,6 +44,7 @@ int VerbCreate(Context& ctx, const CreateArgs& args) {
   for (const auto& dir : args.dirs) roots.push_back(Absolute(dir));
   std::map<std::string, sdbus::Variant> options;
   if (!args.name.empty()) options["name"] = sdbus::Variant(args.name);
+  if (args.network) options["network"] = sdbus::Variant(true);
   ManagerProxy manager(ctx.Bus());
   PolkitAgent agent;
   sdbus::ObjectPath path;
@@ -91,16 +92,18 @@ int VerbShow(Context& ctx, const std::string& id_or_name) {
   uint32_t owner = number("owner"), running = number("running_jobs");
   auto roots = info.count("roots") ? info["roots"].get<std::vector<std::string>>() : std::vector<std::string>{};
   uint64_t created = info.count("created_usec") ? info["created_usec"].get<uint64_t>() : 0;
+  bool network = info.count("network") && info["network"].get<bool>();
   if (ctx.json) {
     nlohmann::json out = {{"id", id}, {"name", name}, {"state", state}, {"owner", owner}, {"roots", roots},
-                          {"created_usec", created}, {"running_jobs", running}};
+                          {"created_usec", created}, {"running_jobs", running}, {"network", network}};
     std::cout << out.dump(2) << "\n";
     return 0;
   }
   std::cout << "Id: " << id << "\nName: " << name << "\nState: " << state << "\nOwner: " << owner << "\n";
   for (size_t i = 0; i < roots.size(); ++i)
     std::cout << (i == 0 ? "Roots: " : "       ") << (roots.size() > 1 ? std::to_string(i) + "/ " : "") << roots[i] << "\n";
-  std::cout << "Created: " << FormatTime(created) << "\nRunning jobs: " << running << "\n";
+  std::cout << "Created: " << FormatTime(created) << "\nRunning jobs: " << running << "\nNetwork: " << (network ? "yes" : "no")
+            << "\n";
   return 0;
 }
 

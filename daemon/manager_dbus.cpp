@@ -46,6 +46,9 @@ void ManagerDBus::CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::
         if (key == "name") {
           if (value.peekValueType() != "s") throw Error(Code::kInvalidArgument, "option 'name' must be a string");
           request.name = value.get<std::string>();
+        } else if (key == "network") {
+          if (value.peekValueType() != "b") throw Error(Code::kInvalidArgument, "option 'network' must be a boolean");
+          request.network = value.get<bool>();
         } else {
           throw Error(Code::kInvalidArgument, "unknown option '" + key + "' for CreateSandbox");
         }
@@ -54,6 +57,11 @@ void ManagerDBus::CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::
       auto authorize = [&](const std::vector<std::string>& canonical) {
         service_.authority().Check(caller, api::kActionCreate, {{"roots", JoinRoots(canonical)}},
                                    flags & api::kFlagAllowInteractive, "create a sandbox over " + JoinRoots(canonical));
+        // Asked once, here: every job of such a sandbox has the network without asking again.
+        if (request.network)
+          service_.authority().Check(caller, api::kActionNetwork, {{"roots", JoinRoots(canonical)}, {"verb", "create"}},
+                                     flags & api::kFlagAllowInteractive,
+                                     "create a sandbox over " + JoinRoots(canonical) + " whose jobs have network access");
       };
       auto sandbox = service_.registry().Create(request, owner, authorize);
       spdlog::info("sandbox {} ({}) created by uid {} over {}", sandbox->id(), sandbox->name(), caller.uid,

@@ -30,6 +30,7 @@ class Sandbox {
   uid_t owner() const { return record_.owner; }
   const std::vector<std::string>& roots() const { return record_.roots; }
   int64_t created_usec() const { return record_.created_usec; }
+  bool network() const { return record_.network; }
   std::string state() const;
   /// "N/" for root N when the sandbox has more than one root, else "".
   std::string PathPrefix(size_t root) const;

@@ -129,7 +129,9 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
         throw Error(Code::kInvalidArgument, "unknown stream '" + key + "' (expected stdin, stdout or stderr)");
     std::string job_cwd = ResolveJobCwd(cwd, sandbox_->roots(), sandbox_->id());
     UserCredentials user = LookupUser(sandbox_->owner());
-    if (job_options.network)
+    // A sandbox created with the network had polkit's answer then; a job asking for it in
+    // another sandbox asks now.
+    if (job_options.network && !sandbox_->network())
       service_.authority().Check(caller, api::kActionNetwork,
                                  {{"sandbox", sandbox_->id()}, {"roots", JoinRoots(sandbox_->roots())},
                                   {"command", argv.front()}, {"verb", "run"}},
@@ -155,7 +157,7 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
     config.bwrap = service_.options().bwrap_path;
     for (size_t i = 0; i < sandbox_->roots().size(); ++i) config.roots.push_back({sandbox_->MergedDir(i), sandbox_->roots()[i]});
     config.cwd = job_cwd;
-    config.network = job_options.network;
+    config.network = job_options.network || sandbox_->network();
     config.json_status_fd = 3;
     config.command = argv;
     HiddenPathsRequest hiding;
@@ -425,6 +427,7 @@ std::map<std::string, sdbus::Variant> SandboxDBus::GetInfo() {
         {"state", sdbus::Variant(sandbox_->state())},
         {"created_usec", sdbus::Variant(static_cast<uint64_t>(sandbox_->created_usec()))},
         {"running_jobs", sdbus::Variant(sandbox_->running_jobs())},
+        {"network", sdbus::Variant(sandbox_->network())},
     };
   });
 }

@@ -94,6 +94,7 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
     record.created_usec = NowUsec();
     record.roots = roots;
     record.stores = stores;
+    record.network = request.network;
     sandbox = std::make_shared<Sandbox>(record, layout_);
     // Reserved before authorization and the slow set-up, so that a concurrent create over the
     // same roots or with the same name is refused; listed only once it exists.
@@ -116,7 +117,8 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
       // The root's file system cannot hold an upper layer (overlayfs needs xattrs and
       // whiteouts there): the layers go to the state directory, as across file systems.
       remove_remains(*sandbox);
-      SandboxRecord record{sandbox->id(), sandbox->name(), sandbox->owner(), sandbox->state(), sandbox->created_usec(), roots, {}};
+      SandboxRecord record{sandbox->id(), sandbox->name(), sandbox->owner(), sandbox->state(), sandbox->created_usec(), roots, {},
+                           request.network};
       auto fallback = std::make_shared<Sandbox>(record, layout_);
       {
         std::lock_guard lock(mutex_);

@@ -23,6 +23,7 @@ namespace sandboxd {
 struct CreateRequest {
   std::vector<std::string> roots;  ///< as the caller gave them
   std::string name;                ///< may be empty: derived from the first root
+  bool network = false;            ///< its jobs have the network (asked of polkit by the caller)
 };
 
 class SandboxRegistry {

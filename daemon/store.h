@@ -24,6 +24,8 @@ struct SandboxRecord {
   /// Per root, the storage area holding its layers and commit areas (storage_area.h); "" for
   /// the state directory.
   std::vector<std::string> stores = {};
+  /// Its jobs have the network (polkit's network action was asked when it was created).
+  bool network = false;
 };
 
 class Store {
@@ -47,6 +49,8 @@ class Store {
   }
 
  private:
+  void AddColumnIfMissing(const std::string& table, const std::string& column, const std::string& declaration);
+
   std::mutex mutex_;
   Database db_;
 };

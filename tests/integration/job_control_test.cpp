@@ -177,6 +177,29 @@ TEST_F(JobControlTest, TheNetworkOnlyWithPolkitsConsent) {
   EXPECT_NE(online.out, "lo\n") << "this machine has no interface but lo: the test proves nothing";
 }
 
+TEST(JobNetworkTest, ASandboxCreatedWithTheNetworkAsksOnceAndItsJobsHaveIt) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  Result created = w.Sandboxctl(kAlice, {"create", "--network", w.MakeProject(kAlice)});
+  ASSERT_EQ(created.status, 0) << created.err;
+  std::string id = Trim(created.out);
+  Result show = w.Sandboxctl(kAlice, {"show", id});
+  EXPECT_NE(show.out.find("Network: yes"), std::string::npos) << show.out;
+  // No --network on the run: the sandbox's own setting gives it the host's interfaces.
+  Result online = w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | sort"});
+  EXPECT_EQ(online.status, 0) << online.err;
+  EXPECT_NE(online.out, "lo\n");
+  EXPECT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
+
+  // Bob may not have the network: his sandbox is not even created.
+  std::string bobs = w.MakeProject(kBob);
+  Result refused = w.Sandboxctl(kBob, {"create", "--network", bobs});
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_NE(refused.err.find("not authorized"), std::string::npos) << refused.err;
+  Result list = w.Sandboxctl(kBob, {"list"});
+  EXPECT_EQ(list.out.find(bobs), std::string::npos) << list.out;
+}
+
 TEST(JobNetworkTest, RefusedByPolkitTheJobNeverRuns) {
   SANDBOXD_REQUIRE_WORLD();
   Harness& w = World();

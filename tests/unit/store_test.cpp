@@ -5,6 +5,7 @@
 
 #include "change_json.h"
 #include "errors.h"
+#include "sqlite.h"
 
 namespace sandboxd {
 namespace {
@@ -37,6 +38,28 @@ TEST_F(StoreTest, RecordsSurviveReopening) {
   EXPECT_EQ(all[1].roots, std::vector<std::string>{"/home/v/x"});
   store.Remove("00000000000000aa");
   EXPECT_EQ(store.LoadAll().size(), 1u);
+}
+
+TEST_F(StoreTest, ADatabaseFromBeforeTheNetworkColumnGainsItAndKeepsItsRows) {
+  {
+    // The schema as the first versions wrote it.
+    Database old(dir_ + "/db");
+    old.Exec("CREATE TABLE sandboxes (id TEXT PRIMARY KEY, name TEXT NOT NULL, owner INTEGER NOT NULL, "
+             "state TEXT NOT NULL, created_usec INTEGER NOT NULL)");
+    old.Exec("CREATE TABLE roots (sandbox_id TEXT NOT NULL REFERENCES sandboxes(id) ON DELETE CASCADE, "
+             "idx INTEGER NOT NULL, path TEXT NOT NULL, PRIMARY KEY (sandbox_id, idx))");
+    old.Exec("INSERT INTO sandboxes VALUES ('00000000000000aa', 'old', 1000, 'active', 5)");
+    old.Exec("INSERT INTO roots VALUES ('00000000000000aa', 0, '/home/u/old')");
+  }
+  Store store(dir_ + "/db");
+  SandboxRecord online{"00000000000000bb", "online", 1000, "active", 6, {"/home/u/net"}};
+  online.network = true;
+  store.Insert(online);
+  auto all = store.LoadAll();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].roots, std::vector<std::string>{"/home/u/old"});
+  EXPECT_FALSE(all[0].network);
+  EXPECT_TRUE(all[1].network);
 }
 
 TEST_F(StoreTest, DuplicateIdIsRefusedAndLeavesNoPartialRow) {
