@@ -13,6 +13,9 @@
 #include "config.h"
 #include "errors.h"
 #include "fs_util.h"
+#include "host_check.h"
+#include "overlay.h"
+#include "process.h"
 #include "job_dbus.h"
 #include "manager_dbus.h"
 #include "rename_finder.h"
@@ -31,6 +34,42 @@ Service::~Service() {
     sandbox_objects_.clear();
   }
   manager_.reset();
+}
+
+void Service::CheckHost() {
+  HostFacts facts = ReadHostFacts();
+  // A trial overlay, made as a sandbox's would be: upper and work in the state directory.
+  std::string probe = layout_.state_dir() + "/probe", merged = layout_.run_dir() + "/probe";
+  try {
+    for (const auto& dir : {probe, probe + "/lower", probe + "/upper", probe + "/work", merged}) MakeDirectory(dir, 0700);
+    UniqueFd lower = OpenDirectoryNoSymlinks(probe + "/lower", O_PATH);
+    MountOverlay({lower.get(), probe + "/upper", probe + "/work", merged});
+    UnmountOverlay(merged);
+  } catch (const std::exception& e) {
+    facts.overlay_error = e.what();
+  }
+  RemoveTree(probe);
+  rmdir(merged.c_str());
+  // A trial job, as nobody, with a job's namespaces.
+  try {
+    SpawnOptions trial;
+    trial.path = options_.bwrap_path;
+    trial.argv = {options_.bwrap_path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid",
+                  "--unshare-ipc", "--unshare-uts", "--unshare-net", "--die-with-parent", "--new-session", "--", "/bin/true"};
+    trial.user = LookupUser(65534);
+    trial.die_with_parent = true;
+    RunResult result = RunAndCapture(trial, "");
+    if (result.status != 0) {
+      facts.bwrap_error = result.err.empty() ? "exit status " + std::to_string(ExitStatusFromWaitStatus(result.status)) : result.err;
+      while (!facts.bwrap_error.empty() && facts.bwrap_error.back() == '\n') facts.bwrap_error.pop_back();
+    }
+  } catch (const std::exception& e) {
+    facts.bwrap_error = e.what();
+  }
+  auto problems = DiagnoseHost(facts);
+  for (const auto& problem : problems) spdlog::error("{}", problem);
+  if (problems.empty())
+    spdlog::info("overlayfs and jobs work here{}", facts.container.empty() ? "" : " (inside " + facts.container + ")");
 }
 
 void Service::SetUpDirectories() {
@@ -77,6 +116,7 @@ int Service::Run() {
     spdlog::warn("cannot empty the trash: {}", e.what());
   }
   authority_ = std::make_unique<PolkitAuthority>();
+  CheckHost();
   std::string no_cgroups;
   job_cgroups_ = PrepareJobCgroups(no_cgroups);
   if (job_cgroups_)

@@ -94,6 +94,8 @@ class Service {
 
  private:
   void SetUpDirectories();
+  /// Says at start-up what of overlayfs and bwrap does not work here (host_check.h).
+  void CheckHost();
   void BeginWorker();
   void EndWorker();
   void WaitForWorkers();

@@ -452,5 +452,14 @@ TEST_F(IsolationTest, EnvironmentIsTheDocumentedSetPlusEnvOptions) {
   EXPECT_EQ(variables["LANG"], "C.UTF-8");
 }
 
+TEST(HostCheckAtStartTest, TheDaemonSaidAtStartThatOverlaysAndJobsWorkHere) {
+  SANDBOXD_REQUIRE_WORLD();
+  // sandboxd tried an overlay and a job as nobody before it took its name (host_check.h); on
+  // a machine where either fails it names what is missing instead.
+  std::string log = World().DaemonLog();
+  EXPECT_NE(log.find("overlayfs and jobs work here"), std::string::npos) << log;
+  EXPECT_EQ(log.find("jobs cannot run here"), std::string::npos) << log;
+}
+
 }  // namespace
 }  // namespace sandboxd::it
