@@ -142,7 +142,10 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, std::chrono::seconds 
     }
     if (status_idx >= 0 && fds[status_idx].revents) {
       ssize_t r = read(status_fd.get(), buf, sizeof buf);
-      if (r > 0) status_text.append(buf, static_cast<size_t>(r));
+      if (r > 0) {
+        status_text.append(buf, static_cast<size_t>(r));
+        NoteNamespaceInit(status_text);
+      }
       else if (r == 0 || errno != EINTR) status_fd.reset();
     }
     if (capture_idx >= 0 && fds[capture_idx].revents) {
@@ -213,10 +216,27 @@ void Job::Cancel(const std::string& reason) {
   if (state_ == JobState::kFinished || child_.pidfd() < 0 || !stop_reason_.empty()) return;
   stop_reason_ = reason;
   if (cgroup_) cgroup_->KillAll();
+  // Without a cgroup: the job's pid 1 too, in case bwrap dies before that init has set its
+  // parent-death signal (a job cancelled as it starts).
+  if (namespace_init_) syscall(SYS_pidfd_send_signal, namespace_init_.get(), SIGKILL, nullptr, 0);
   // Killing bwrap kills the job's pid 1 (--die-with-parent), and the kernel then kills every
   // process left in that pid namespace, daemonised grandchildren included.
   // Through the pidfd, which stays valid (and harmless) even once the child is reaped.
   syscall(SYS_pidfd_send_signal, child_.pidfd(), SIGKILL, nullptr, 0);
+}
+
+void Job::NoteNamespaceInit(const std::string& status_text) {
+  if (namespace_init_) return;
+  // {"child-pid": N} comes first: the pid (in our namespace) of pid 1 of the job's namespace.
+  size_t line_end = status_text.find('\n');
+  if (line_end == std::string::npos) return;
+  auto parsed = nlohmann::json::parse(status_text.substr(0, line_end), nullptr, false);
+  if (!parsed.is_object() || !parsed.contains("child-pid") || !parsed["child-pid"].is_number_integer()) return;
+  std::lock_guard lock(mutex_);
+  namespace_init_.reset(static_cast<int>(syscall(SYS_pidfd_open, parsed["child-pid"].get<pid_t>(), 0)));
+  // Cancelled while bwrap was still starting: bwrap may have died before its init set its
+  // parent-death signal, so the init is killed itself.
+  if (!stop_reason_.empty() && namespace_init_) syscall(SYS_pidfd_send_signal, namespace_init_.get(), SIGKILL, nullptr, 0);
 }
 
 bool Job::Capture(const char* data, size_t size) {

@@ -74,6 +74,8 @@ class Job {
 
  private:
   void Monitor(UniqueFd status_fd, UniqueFd capture_fd, std::chrono::seconds timeout, OutputCallback on_output);
+  /// Keeps a pidfd of the job's pid-namespace init once bwrap reports it in `status_text`.
+  void NoteNamespaceInit(const std::string& status_text);
   /// Appends captured output up to the cap; true when something was kept.
   bool Capture(const char* data, size_t size);
 
@@ -86,6 +88,7 @@ class Job {
   JobEnd end_;
   std::string stop_reason_;  ///< why the job was killed; empty unless it was
   std::unique_ptr<JobCgroup> cgroup_;
+  UniqueFd namespace_init_;  ///< pidfd of pid 1 of the job's pid namespace, once known
   std::string output_;
   bool truncated_ = false;
   std::vector<FinishedCallback> waiters_;
