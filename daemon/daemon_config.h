@@ -14,8 +14,6 @@
 
 namespace sandboxd {
 
-inline constexpr const char* kDefaultConfigPath = "/etc/sandboxd/sandboxd.conf";
-
 /// The built-in HiddenPaths: the usual stores of credentials and keys, browser and mail
 /// profiles, and the sockets of agents that hand secrets out (see sandboxd.conf.example).
 std::vector<std::string> DefaultHiddenPaths();
@@ -43,8 +41,9 @@ void ApplyConfigText(std::string_view text, const std::string& file, Config& con
 /// named *.conf in `main_path` + ".d/", sorted by name. Missing ones are simply not listed.
 std::vector<std::string> ConfigFiles(const std::string& main_path);
 
-/// The built-in defaults with every file of ConfigFiles(main_path) applied.
+/// The built-in defaults with every file of ConfigFiles(main_path) applied. The daemon's
+/// main_path is SANDBOXD_DEFAULT_CONFIG (config.h: where meson installs the file) or --config.
 /// Throws Error(kInvalidArgument) for a bad file, Error(kFailed) for one that cannot be read.
-Config LoadConfig(const std::string& main_path = kDefaultConfigPath);
+Config LoadConfig(const std::string& main_path);
 
 }  // namespace sandboxd

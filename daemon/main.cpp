@@ -12,7 +12,6 @@
 #include "config.h"
 #include "errors.h"
 #include "log.h"
-#include "daemon_config.h"
 #include "service.h"
 
 int main(int argc, char** argv) {
@@ -22,7 +21,7 @@ int main(int argc, char** argv) {
   options.run_dir = SANDBOXD_DEFAULT_RUN_DIR;
   options.bwrap_path = BWRAP_PATH;
   options.helper_path = SANDBOXD_HELPER_PATH;
-  options.config_path = sandboxd::kDefaultConfigPath;
+  options.config_path = SANDBOXD_DEFAULT_CONFIG;  // where meson installs it
   bool user_mode = false;
   std::string log_level = "info";
   app.add_flag("--user", user_mode, "Run on the session bus as the calling user (not available yet)");
