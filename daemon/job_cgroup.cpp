@@ -1,5 +1,6 @@
 #include "job_cgroup.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "errors.h"
 
@@ -72,8 +74,21 @@ std::optional<std::string> PrepareJobCgroups(std::string& why) {
     why = "the kernel's cgroups cannot be killed whole (cgroup.kill, Linux 5.14)";
     return std::nullopt;
   }
+  // Jobs of a daemon that died: whatever of them is left goes now, and their cgroups with it.
+  if (DIR* dir = opendir(parent.c_str())) {
+    std::vector<std::string> leftovers;
+    while (dirent* entry = readdir(dir))
+      if (std::string(entry->d_name).rfind("job-", 0) == 0) leftovers.push_back(entry->d_name);
+    closedir(dir);
+    for (const auto& name : leftovers) {
+      JobCgroup leftover(parent + "/" + name, JobCgroup::kAdopt);
+      leftover.KillAll();
+    }
+  }
   return parent;
 }
+
+JobCgroup::JobCgroup(const std::string& path, AdoptTag) : path_(path) {}
 
 JobCgroup::JobCgroup(const std::string& parent, const std::string& name) : path_(parent + "/" + name) {
   if (mkdir(path_.c_str(), 0755) != 0) ThrowErrno("cannot create the job's cgroup " + path_);

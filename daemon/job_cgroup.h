@@ -15,14 +15,18 @@ namespace sandboxd {
 
 /// Where sandboxd makes its jobs' cgroups: "sandboxd-jobs" below the daemon's own cgroup in
 /// the cgroup2 hierarchy (under systemd the unit's, which Delegate=yes hands to us), made at
-/// start-up. Nothing when the hierarchy is missing, read-only, or cannot kill a whole cgroup
-/// (`why` then says what is missing, for the start-up log).
+/// start-up, where the cgroups a dead daemon's jobs left are killed and removed. Nothing when
+/// the hierarchy is missing, read-only, or cannot kill a whole cgroup (`why` then says what is
+/// missing, for the start-up log).
 std::optional<std::string> PrepareJobCgroups(std::string& why);
 
 class JobCgroup {
  public:
   /// Makes `parent`/`name`; throws Error naming it on failure.
   JobCgroup(const std::string& parent, const std::string& name);
+  /// Takes on an existing cgroup at `path` (one a dead daemon left), to kill and remove it.
+  enum AdoptTag { kAdopt };
+  JobCgroup(const std::string& path, AdoptTag);
   /// Removes the cgroup (empty by then: the job has ended).
   ~JobCgroup();
   JobCgroup(const JobCgroup&) = delete;

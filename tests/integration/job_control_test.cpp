@@ -5,10 +5,12 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -240,6 +242,32 @@ TEST(ManyJobsTest, FiftyJobsAtOnceAllEndRightWhileTheBusStaysResponsive) {
   EXPECT_LT(took, 5s) << "list took " << std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms";
   for (const auto& [pid, expected] : jobs) EXPECT_EQ(WaitForExit(pid, 120s), expected);
   for (const auto& id : ids) EXPECT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
+}
+
+TEST(JobCgroupTest, WhatADeadDaemonsJobsLeftIsKilledAtTheNextStart) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  std::string log = w.DaemonLog();
+  const std::string marker = "jobs run in cgroups below ";
+  size_t at = log.find(marker);
+  if (at == std::string::npos) GTEST_SKIP() << "this machine ends jobs through their pid namespace";
+  std::string parent = log.substr(at + marker.size(), log.find(':', at + marker.size()) - at - marker.size());
+  // A job's cgroup with a process in it, as a daemon killed outright could leave behind.
+  std::string leftover = parent + "/job-leftover-test";
+  ASSERT_EQ(mkdir(leftover.c_str(), 0755), 0) << strerror(errno);
+  pid_t sleeper = fork();
+  if (sleeper == 0) {
+    std::string self = std::to_string(getpid());
+    int procs = open((leftover + "/cgroup.procs").c_str(), O_WRONLY);
+    if (procs < 0 || write(procs, self.data(), self.size()) < 0) _exit(126);
+    execlp("sleep", "sleep", "779", nullptr);
+    _exit(127);
+  }
+  ASSERT_TRUE(WaitUntil([&] { return World().RunAs("root", {"pgrep", "-f", "^sleep 779$"}).status == 0; }));
+  w.KillDaemon();
+  ASSERT_TRUE(w.StartDaemon()) << w.DaemonLog();
+  EXPECT_EQ(WaitForExit(sleeper, 10s), 128 + SIGKILL);
+  EXPECT_TRUE(WaitUntil([&] { return access(leftover.c_str(), F_OK) != 0; })) << leftover << " is still there";
 }
 
 }  // namespace
