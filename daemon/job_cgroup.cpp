@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <chrono>
@@ -13,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "config.h"
 #include "errors.h"
 
 namespace sandboxd {
@@ -46,7 +48,7 @@ std::string OwnCgroup() {
 
 }  // namespace
 
-std::optional<std::string> PrepareJobCgroups(std::string& why) {
+std::optional<std::string> PrepareJobCgroups(const std::string& run_dir, std::string& why) {
   std::string mount = Cgroup2Mount();
   if (mount.empty()) {
     why = "no cgroup2 hierarchy is mounted";
@@ -57,7 +59,12 @@ std::optional<std::string> PrepareJobCgroups(std::string& why) {
     why = "sandboxd's own cgroup2 group is unknown (/proc/self/cgroup has no 0:: line)";
     return std::nullopt;
   }
-  std::string parent = mount + (own == "/" ? "" : own) + "/sandboxd-jobs";
+  std::string name = "sandboxd-jobs";
+  if (run_dir != SANDBOXD_DEFAULT_RUN_DIR) {
+    name += '@';
+    for (char c : run_dir) name += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' ? c : '-';
+  }
+  std::string parent = mount + (own == "/" ? "" : own) + "/" + name;
   if (mkdir(parent.c_str(), 0755) != 0 && errno != EEXIST) {
     why = "cannot create " + parent + ": " + strerror(errno);
     return std::nullopt;

@@ -18,7 +18,9 @@ namespace sandboxd {
 /// start-up, where the cgroups a dead daemon's jobs left are killed and removed. Nothing when
 /// the hierarchy is missing, read-only, or cannot kill a whole cgroup (`why` then says what is
 /// missing, for the start-up log).
-std::optional<std::string> PrepareJobCgroups(std::string& why);
+/// Each daemon instance has its own such cgroup, named for its run directory unless that is the
+/// default one (a test daemon must never sweep the jobs of the machine's).
+std::optional<std::string> PrepareJobCgroups(const std::string& run_dir, std::string& why);
 
 class JobCgroup {
  public:

@@ -34,6 +34,9 @@ Service::~Service() {
     sandbox_objects_.clear();
   }
   manager_.reset();
+  // The jobs' cgroup parent goes with the daemon when no job is left in it (a test daemon's,
+  // named for its run directory, would otherwise stay behind for good).
+  if (job_cgroups_) rmdir(job_cgroups_->c_str());
 }
 
 void Service::CheckHost() {
@@ -118,7 +121,7 @@ int Service::Run() {
   authority_ = std::make_unique<PolkitAuthority>();
   CheckHost();
   std::string no_cgroups;
-  job_cgroups_ = PrepareJobCgroups(no_cgroups);
+  job_cgroups_ = PrepareJobCgroups(layout_.run_dir(), no_cgroups);
   if (job_cgroups_)
     spdlog::info("jobs run in cgroups below {}: each is killed whole", *job_cgroups_);
   else
