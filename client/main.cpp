@@ -155,6 +155,11 @@ int main(int argc, char** argv) {
         message = "sandboxd is not running (" + message + ")";
       std::cerr << "sandboxctl: " << (message.empty() ? e.getName() : message) << "\n";
       return 1;
+    } catch (const std::exception& e) {
+      // Our own failures (no pseudo-terminal to be had, an answer that does not parse): one
+      // line and status 1, never an abort.
+      std::cerr << "sandboxctl: " << e.what() << "\n";
+      return 1;
     }
   }
   return 2;

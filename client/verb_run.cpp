@@ -64,10 +64,8 @@ std::map<std::string, sdbus::Variant> JobRunOptions(const RunArgs& args) {
   }
   if (args.network) options["network"] = sdbus::Variant(true);
   if (!args.hide.empty()) {
-    char here[PATH_MAX];
-    std::string cwd = getcwd(here, sizeof here) ? here : "/";
     std::vector<std::string> hide;
-    for (const auto& path : args.hide) hide.push_back(path.empty() || path[0] == '/' ? path : cwd + "/" + path);
+    for (const auto& path : args.hide) hide.push_back(Absolute(path));
     options["hide"] = sdbus::Variant(hide);
   }
   return options;
@@ -119,16 +117,11 @@ JobEnd RunWithOurStreams(Context& ctx, const std::string& sandbox_path, const st
 }
 
 int VerbRun(Context& ctx, const RunArgs& args) {
-  std::string path = ctx.ResolveSandbox(args.sandbox);
-
-  std::string cwd = args.cwd;
-  if (!cwd.empty() && cwd[0] != '/') {
-    char here[PATH_MAX];
-    if (getcwd(here, sizeof here)) cwd = std::string(here) + "/" + cwd;
-  }
-  if (cwd.empty()) cwd = CwdInsideRoots(SandboxProxy(ctx.Bus(), path).GetInfo()["roots"].get<std::vector<std::string>>());
-
+  // Bad usage is told before anything is asked of sandboxd.
   auto options = JobRunOptions(args);
+  std::string cwd = args.cwd.empty() ? "" : Absolute(args.cwd);
+  std::string path = ctx.ResolveSandbox(args.sandbox);
+  if (cwd.empty()) cwd = CwdInsideRoots(SandboxProxy(ctx.Bus(), path).GetInfo()["roots"].get<std::vector<std::string>>());
   return RunWithOurStreams(ctx, path, args.command, cwd, JobEnvironment(args.env), options).exit_status;
 }
 

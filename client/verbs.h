@@ -84,6 +84,8 @@ struct JobEnd {
   int32_t exit_status = 0;
   std::string reason;
 };
+/// `path` made absolute against the current directory (UsageError if that cannot be told).
+std::string Absolute(const std::string& path);
 /// The caller's cwd when it lies inside one of `roots` (canonical paths), else "" (the first root).
 std::string CwdInsideRoots(const std::vector<std::string>& roots);
 /// The job's added environment: the terminal's variables, then each NAME=VALUE of `assignments`.

@@ -12,7 +12,6 @@
 #include "verbs.h"
 
 namespace sandboxctl {
-namespace {
 
 std::string Absolute(const std::string& path) {
   if (!path.empty() && path[0] == '/') return path;
@@ -21,6 +20,8 @@ std::string Absolute(const std::string& path) {
   std::string base(cwd);
   return path.empty() || path == "." ? base : base + "/" + path;
 }
+
+namespace {
 
 std::string JoinRoots(const std::vector<std::string>& roots) {
   std::string text;
