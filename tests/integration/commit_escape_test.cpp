@@ -416,11 +416,6 @@ TEST(CommitEscapeTest, LiveRootTurnedIntoASymlinkIsRefused) {
   EXPECT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 // The owner turns a live directory into a symlink to a directory of the owner's outside the
 // root while the commit is under way: after the commit's checks and plan, once its first
 // entries are live, before it reaches the changes under that directory. The commit must not
@@ -453,7 +448,7 @@ TEST(CommitEscapeTest, LiveDirectoryTurnedIntoASymlinkDuringTheCommit) {
                  lchown(dir.c_str(), alice->pw_uid, alice->pw_gid) == 0;
   int status = 0;
   waitpid(client, &status, 0);
-  std::string err = ReadFile(err_path);
+  std::string err = ReadWhole(err_path);
   ASSERT_TRUE(started) << "the commit never started: " << err;
   ASSERT_TRUE(swapped) << strerror(errno);
   outside.ExpectUntouched();

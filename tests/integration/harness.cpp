@@ -20,9 +20,6 @@
 #include <thread>
 
 namespace sandboxd::it {
-namespace {
-
-namespace fs = std::filesystem;
 
 std::string ReadWhole(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -32,6 +29,11 @@ std::string ReadWhole(const std::string& path) {
 }
 
 void WriteWhole(const std::string& path, const std::string& content) { std::ofstream(path, std::ios::binary) << content; }
+
+namespace {
+
+namespace fs = std::filesystem;
+
 
 /// Runs a command as root and waits; the status as a shell reports it.
 int System(const std::string& command) {

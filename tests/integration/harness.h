@@ -82,6 +82,10 @@ pid_t StartSandboxctl(const std::string& user, const std::vector<std::string>& a
 std::map<std::string, std::string> Snapshot(const std::string& dir);
 std::string Describe(const std::map<std::string, std::string>& snapshot);
 
+/// A file's whole content ("" if it cannot be read), and a file written whole.
+std::string ReadWhole(const std::string& path);
+void WriteWhole(const std::string& path, const std::string& content);
+
 /// Polls `predicate` until it holds or `timeout` passes.
 bool WaitUntil(const std::function<bool()>& predicate, std::chrono::milliseconds timeout = std::chrono::seconds(10));
 

@@ -44,13 +44,6 @@ std::set<std::string> Words(const std::string& text) {
   return words;
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-void WriteFile(const std::string& path, const std::string& content) { std::ofstream(path, std::ios::binary) << content; }
-
 bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 /// Host files a test made, removed however it ends.
@@ -260,7 +253,9 @@ TEST_F(IsolationTest, JobRunsAsTheOwnerWithHerGroups) {
   EXPECT_EQ(job_words.size(), host_words.size()) << "id -G in the job: " << job_groups << ", on the host: " << host.out;
   EXPECT_NE(std::find(job_words.begin(), job_words.end(), gid), job_words.end()) << job_groups;
   for (const auto& group : job_words)
-    if (group != gid) EXPECT_EQ(group, "65534") << "an unmapped group shows as something else: " << job_groups;
+    if (group != gid) {
+      EXPECT_EQ(group, "65534") << "an unmapped group shows as something else: " << job_groups;
+    }
 
   // Real, effective, saved and file-system ids all alice's: nothing left to regain root with.
   Result status = InJob("grep -E '^(Uid|Gid):' /proc/self/status");
@@ -270,7 +265,7 @@ TEST_F(IsolationTest, JobRunsAsTheOwnerWithHerGroups) {
   // The group really grants access: a file only the group may read is readable in the job.
   std::string group_only = Outside() + "/group-only.txt";
   RemovedAtEnd cleanup{{group_only}};
-  WriteFile(group_only, "group\n");
+  WriteWhole(group_only, "group\n");
   ASSERT_EQ(chown(group_only.c_str(), 0, getgrnam(kExtraGroup)->gr_gid), 0);
   ASSERT_EQ(chmod(group_only.c_str(), 0640), 0);
   ASSERT_EQ(OnHost("cat " + group_only).out, "group\n");
@@ -302,7 +297,7 @@ TEST_F(IsolationTest, HostIsReadOnlyOutsideTheRoots) {
   Result create = InJob("echo job > \"$HOME/isolation-new-file\"");
   EXPECT_NE(create.status, 0);
   EXPECT_TRUE(Contains(create.err, "Read-only file system")) << create.err;
-  EXPECT_EQ(ReadFile(outside), "before\nhost\n");
+  EXPECT_EQ(ReadWhole(outside), "before\nhost\n");
   EXPECT_FALSE(fs::exists(Alice().pw_dir + std::string("/isolation-new-file")));
 
   // The root is writable, and what the job writes there lands in the change set only.
@@ -319,7 +314,7 @@ TEST_F(IsolationTest, TmpAndVarTmpArePrivate) {
     host_files.push_back(std::string(dir) + "/sbx-isolation-host-" + id_);
     job_files.push_back(std::string(dir) + "/sbx-isolation-job-" + id_);
     cleanup.paths.insert(cleanup.paths.end(), {host_files.back(), job_files.back()});
-    WriteFile(host_files.back(), "host\n");
+    WriteWhole(host_files.back(), "host\n");
     chmod(host_files.back().c_str(), 0644);
     ASSERT_EQ(OnHost("cat " + host_files.back()).out, "host\n");
   }
@@ -333,7 +328,7 @@ TEST_F(IsolationTest, TmpAndVarTmpArePrivate) {
     EXPECT_EQ(wrote.out, "job\n") << wrote.err;
     EXPECT_FALSE(fs::exists(file)) << "the job's " << file << " appeared on the host";
   }
-  for (const auto& file : host_files) EXPECT_EQ(ReadFile(file), "host\n");
+  for (const auto& file : host_files) EXPECT_EQ(ReadWhole(file), "host\n");
 }
 
 TEST_F(IsolationTest, DevIsFreshWithoutTheHostsDevices) {
@@ -412,7 +407,7 @@ TEST_F(IsolationTest, JobHasASessionOfItsOwnAndCannotTypeIntoTheCallersTerminal)
   // (dev.tty.legacy_tiocsti=0 refuses it to everyone without CAP_SYS_ADMIN).
   Result host = OnTerminal({"/usr/bin/python3", "-c", kTerminalProbe});
   EXPECT_TRUE(Contains(host.out, "stdin: terminal\nsession: led by itself\ncontrolling terminal: yes\n")) << host.out;
-  if (Trim(ReadFile("/proc/sys/dev/tty/legacy_tiocsti")) != "0") {
+  if (Trim(ReadWhole("/proc/sys/dev/tty/legacy_tiocsti")) != "0") {
     EXPECT_TRUE(Contains(host.out, "TIOCSTI: injected")) << "TIOCSTI does not work even outside a sandbox:\n" << host.out;
   }
 

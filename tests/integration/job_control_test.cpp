@@ -50,13 +50,6 @@ int WaitForExit(pid_t pid, std::chrono::seconds limit) {
   return -1;
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 using JobControlTest = AliceSandboxTest;
 
 TEST_F(JobControlTest, ATimeoutKillsTheWholeTreeAndSaysSo) {
@@ -83,10 +76,10 @@ TEST_F(JobControlTest, MalformedTimeoutsAreRefusedBeforeAnythingRuns) {
 TEST_F(JobControlTest, CtrlCInSandboxctlCancelsTheJobAndEveryProcessOfIt) {
   std::string err = World().dir() + "/ctrl-c.err";
   pid_t ctl = StartSandboxctl(kAlice, {"run", id_, "--", "sh", "-c", TreeScript("302")}, err);
-  ASSERT_TRUE(WaitUntil([] { return AliceRuns("sleep 302"); })) << ReadFile(err);
+  ASSERT_TRUE(WaitUntil([] { return AliceRuns("sleep 302"); })) << ReadWhole(err);
   kill(ctl, SIGINT);
   int status = WaitForExit(ctl, 20s);
-  EXPECT_EQ(status, 128 + SIGKILL) << ReadFile(err);
+  EXPECT_EQ(status, 128 + SIGKILL) << ReadWhole(err);
   EXPECT_TRUE(WaitUntil([] { return !AliceRuns("sleep 302"); })) << "a process of the job outlived its cancel";
 }
 
@@ -125,7 +118,7 @@ TEST_F(JobControlTest, AJobWithCapturedOutputRunsOnAfterItsCallerAndAnnouncesIts
   std::this_thread::sleep_for(200ms);
   kill(monitor, SIGTERM);
   waitpid(monitor, nullptr, 0);
-  std::string signals = ReadFile(monitor_out);
+  std::string signals = ReadWhole(monitor_out);
   EXPECT_NE(signals.find("org.sandboxd.Sandbox1.Job.OutputAvailable (uint64 6,)"), std::string::npos) << signals;
   EXPECT_NE(signals.find("org.sandboxd.Sandbox1.Job.Finished (0, 'exited')"), std::string::npos) << signals;
   Result output = World().Gdbus(kAlice, job, "org.sandboxd.Sandbox1.Job.ReadOutput", {"0", "100"});

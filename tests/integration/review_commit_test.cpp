@@ -13,13 +13,6 @@
 namespace sandboxd::it {
 namespace {
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 /// 30 numbered lines: far enough apart, edits at lines 2, 15 and 28 make three hunks.
 std::string Lines(const std::map<int, std::string>& replaced = {}) {
   std::string text;
@@ -60,7 +53,7 @@ TEST_F(ReviewCommitTest, OnlyTheApprovedHunkReachesTheLiveFile) {
 
   Result commit = Ctl({"commit", id_});
   ASSERT_EQ(commit.status, 0) << commit.err;
-  EXPECT_EQ(ReadFile(project_ + "/three.txt"), Lines({{15, "fifteen"}}));
+  EXPECT_EQ(ReadWhole(project_ + "/three.txt"), Lines({{15, "fifteen"}}));
 
   // What is left in the sandbox is exactly hunks 1 and 3, and the job's view is unchanged.
   Result left = Ctl({"diff", id_, "three.txt"});
@@ -74,7 +67,7 @@ TEST_F(ReviewCommitTest, OnlyTheApprovedHunkReachesTheLiveFile) {
 
   // The rest commits later and the sandbox is then empty.
   ASSERT_EQ(Ctl({"commit", id_, "--all"}).status, 0);
-  EXPECT_EQ(ReadFile(project_ + "/three.txt"), Lines({{2, "two"}, {15, "fifteen"}, {28, "twenty-eight"}}));
+  EXPECT_EQ(ReadWhole(project_ + "/three.txt"), Lines({{2, "two"}, {15, "fifteen"}, {28, "twenty-eight"}}));
   EXPECT_EQ(Ctl({"changes", id_}).out, "");
 }
 
@@ -83,29 +76,29 @@ TEST_F(ReviewCommitTest, RejectedHunksStayRejectedAfterAPartialCommit) {
   ASSERT_EQ(Ctl({"approve", id_, "three.txt:1"}).status, 0);
   ASSERT_EQ(Ctl({"reject", id_, "three.txt:3"}).status, 0);
   ASSERT_EQ(Ctl({"commit", id_}).status, 0);
-  EXPECT_EQ(ReadFile(project_ + "/three.txt"), Lines({{2, "two"}}));
+  EXPECT_EQ(ReadWhole(project_ + "/three.txt"), Lines({{2, "two"}}));
   // Left: old hunk 2 (pending) and old hunk 3 (rejected), now numbered 1 and 2.
   Result changes = Ctl({"changes", id_});
   EXPECT_NE(changes.out.find("M three.txt [partial: hunks 2 rejected, of 2]"), std::string::npos) << changes.out;
   ASSERT_EQ(Ctl({"commit", id_, "--all"}).status, 0);
-  EXPECT_EQ(ReadFile(project_ + "/three.txt"), Lines({{2, "two"}, {15, "fifteen"}}));
+  EXPECT_EQ(ReadWhole(project_ + "/three.txt"), Lines({{2, "two"}, {15, "fifteen"}}));
   EXPECT_EQ(Ctl({"changes", id_}).out, "M three.txt [rejected]\n");
 }
 
 TEST_F(ReviewCommitTest, RejectedFilesStayInTheSandbox) {
   Job("echo sandbox >> a.txt && echo sandbox >> b.txt && echo new > n.txt");
-  std::string a_before = ReadFile(project_ + "/a.txt");
+  std::string a_before = ReadWhole(project_ + "/a.txt");
   ASSERT_EQ(Ctl({"reject", id_, "a.txt"}).status, 0);
   ASSERT_EQ(Ctl({"approve", id_, "b.txt", "n.txt"}).status, 0);
   Result commit = Ctl({"commit", id_});
   ASSERT_EQ(commit.status, 0) << commit.err;
-  EXPECT_EQ(ReadFile(project_ + "/a.txt"), a_before);
-  EXPECT_NE(ReadFile(project_ + "/b.txt").find("sandbox"), std::string::npos);
-  EXPECT_EQ(ReadFile(project_ + "/n.txt"), "new\n");
+  EXPECT_EQ(ReadWhole(project_ + "/a.txt"), a_before);
+  EXPECT_NE(ReadWhole(project_ + "/b.txt").find("sandbox"), std::string::npos);
+  EXPECT_EQ(ReadWhole(project_ + "/n.txt"), "new\n");
   EXPECT_EQ(Ctl({"changes", id_}).out, "M a.txt [rejected]\n");
   // --all approves pending changes only: a rejected one stays.
   ASSERT_EQ(Ctl({"commit", id_, "--all"}).status, 0);
-  EXPECT_EQ(ReadFile(project_ + "/a.txt"), a_before);
+  EXPECT_EQ(ReadWhole(project_ + "/a.txt"), a_before);
 }
 
 TEST_F(ReviewCommitTest, NewDirectoriesGoWithAnApprovedFileInThem) {
@@ -113,7 +106,7 @@ TEST_F(ReviewCommitTest, NewDirectoriesGoWithAnApprovedFileInThem) {
   ASSERT_EQ(Ctl({"approve", id_, "d/e/x"}).status, 0);
   Result commit = Ctl({"commit", id_});
   ASSERT_EQ(commit.status, 0) << commit.err;
-  EXPECT_EQ(ReadFile(project_ + "/d/e/x"), "x\n");
+  EXPECT_EQ(ReadWhole(project_ + "/d/e/x"), "x\n");
   EXPECT_NE(access((project_ + "/d/y").c_str(), F_OK), 0) << "d/y was not approved";
   EXPECT_EQ(Ctl({"changes", id_}).out, "A d/y\n");
   EXPECT_EQ(Ctl({"run", id_, "--", "cat", "d/e/x", "d/y"}).out, "x\ny\n");
@@ -144,7 +137,7 @@ TEST_F(ReviewCommitTest, AConflictIsRefusedUntilForced) {
 
   Result forced = Ctl({"commit", id_, "--all", "--force"});
   ASSERT_EQ(forced.status, 0) << forced.err;
-  EXPECT_EQ(ReadFile(project_ + "/a.txt").find("live"), std::string::npos) << "forced: the sandbox's a.txt wins";
+  EXPECT_EQ(ReadWhole(project_ + "/a.txt").find("live"), std::string::npos) << "forced: the sandbox's a.txt wins";
   EXPECT_EQ(Ctl({"changes", id_}).out, "");
 }
 
@@ -197,9 +190,9 @@ TEST_F(ReviewCommitTest, UndoOfAPartialCommitKeepsWhatWasLeft) {
   Job("echo x > x.txt");
   ASSERT_EQ(Ctl({"approve", id_, "three.txt:2"}).status, 0);
   ASSERT_EQ(Ctl({"commit", id_}).status, 0);
-  ASSERT_EQ(ReadFile(project_ + "/three.txt"), Lines({{15, "fifteen"}}));
+  ASSERT_EQ(ReadWhole(project_ + "/three.txt"), Lines({{15, "fifteen"}}));
   ASSERT_EQ(Ctl({"undo", id_}).status, 0);
-  EXPECT_EQ(ReadFile(project_ + "/three.txt"), Lines());
+  EXPECT_EQ(ReadWhole(project_ + "/three.txt"), Lines());
   EXPECT_EQ(Ctl({"run", id_, "--", "cat", "three.txt"}).out, Lines({{2, "two"}, {15, "fifteen"}, {28, "twenty-eight"}}));
   EXPECT_EQ(Ctl({"changes", id_}).out, "M three.txt\nA x.txt\n");
 }

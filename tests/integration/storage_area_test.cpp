@@ -31,13 +31,6 @@ ino_t InodeOf(const std::string& path) {
   return lstat(path.c_str(), &st) == 0 ? st.st_ino : 0;
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 /// A tmpfs of its own at /mnt/sandboxd-it-N, its top owned by root with `mode`, holding alice's
 /// project proj/ (two files), unmounted at the end.
 class OtherFileSystem {
@@ -99,20 +92,20 @@ TEST(StorageAreaTest, ARootOnAnotherFileSystemCommitsByRenameThereAndUndoes) {
   ASSERT_EQ(Ctl({"approve", id, "a.txt"}).status, 0);
   Result partial = Ctl({"commit", id});
   ASSERT_EQ(partial.status, 0) << partial.err;
-  EXPECT_EQ(ReadFile(fs.project() + "/a.txt"), "changed\n");
+  EXPECT_EQ(ReadWhole(fs.project() + "/a.txt"), "changed\n");
   EXPECT_TRUE(Exists(fs.project() + "/b.txt"));
   EXPECT_FALSE(Exists(fs.project() + "/c.txt"));
   Result rest = Ctl({"commit", id, "--all"});
   ASSERT_EQ(rest.status, 0) << rest.err;
-  EXPECT_EQ(ReadFile(fs.project() + "/c.txt"), "new\n");
+  EXPECT_EQ(ReadWhole(fs.project() + "/c.txt"), "new\n");
   EXPECT_FALSE(Exists(fs.project() + "/b.txt"));
   EXPECT_TRUE(Exists(area + "/commits")) << "no backups kept on the root's file system";
 
   Result undo = Ctl({"undo", id});
   ASSERT_EQ(undo.status, 0) << undo.err;
-  EXPECT_EQ(ReadFile(fs.project() + "/b.txt"), "two\n");
+  EXPECT_EQ(ReadWhole(fs.project() + "/b.txt"), "two\n");
   EXPECT_FALSE(Exists(fs.project() + "/c.txt"));
-  EXPECT_EQ(ReadFile(fs.project() + "/a.txt"), "changed\n");  // the first commit stays
+  EXPECT_EQ(ReadWhole(fs.project() + "/a.txt"), "changed\n");  // the first commit stays
 
   ASSERT_EQ(Ctl({"destroy", id}).status, 0);
   EXPECT_TRUE(WaitUntil([&] { return !Exists(area); })) << area << " outlived its sandbox";
@@ -144,7 +137,7 @@ TEST(StorageAreaTest, ATopOthersMayWriteKeepsTheLayersInTheStateDirectory) {
   ASSERT_EQ(Ctl({"run", id, "--", "sh", "-c", "echo changed > a.txt"}).status, 0);
   Result commit = Ctl({"commit", id, "--all"});
   ASSERT_EQ(commit.status, 0) << commit.err;
-  EXPECT_EQ(ReadFile(fs.project() + "/a.txt"), "changed\n");
+  EXPECT_EQ(ReadWhole(fs.project() + "/a.txt"), "changed\n");
   Ctl({"destroy", id});
 }
 
@@ -160,7 +153,7 @@ TEST(StorageAreaTest, AreaSandboxesComeBackAfterARestart) {
   ASSERT_EQ(changes.status, 0) << changes.err;
   EXPECT_EQ(changes.out, "M a.txt\n");
   ASSERT_EQ(Ctl({"commit", id, "--all"}).status, 0);
-  EXPECT_EQ(ReadFile(fs.project() + "/a.txt"), "changed\n");
+  EXPECT_EQ(ReadWhole(fs.project() + "/a.txt"), "changed\n");
   Ctl({"destroy", id});
 }
 
