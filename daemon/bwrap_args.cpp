@@ -11,8 +11,7 @@ std::vector<std::string> BuildBwrapArgs(const BwrapConfig& config) {
   add({"--dev", "/dev"});   // fresh minimal /dev: no host devices, no host ptys
   add({"--proc", "/proc"}); // a /proc of the job's own pid namespace
   // Private temporary directories, before the root binds so that a root under /tmp stays visible.
-  add({"--tmpfs", "/tmp"});
-  add({"--tmpfs", "/var/tmp"});
+  for (const auto& dir : kJobPrivateDirs) add({"--tmpfs", dir});
   for (const auto& root : config.roots) add({"--bind", root.merged, root.real_path});
   args.insert(args.end(), config.hiding.begin(), config.hiding.end());
   add({"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"});

@@ -7,6 +7,9 @@
 
 namespace sandboxd {
 
+/// Directories every job has to itself (an empty tmpfs each), whatever the host holds there.
+inline const std::vector<std::string> kJobPrivateDirs = {"/tmp", "/var/tmp"};
+
 struct BwrapRoot {
   std::string merged;     ///< the overlay's mount point on the host
   std::string real_path;  ///< the live root's canonical path, where the job sees it

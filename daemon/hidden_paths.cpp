@@ -81,12 +81,20 @@ class Collector {
       throw Error(Code::kInvalidPath, "cannot hide " + given + " in sandbox " + request_.sandbox_id + ": " + what +
                                           " holds root " + root.real_path);
     }
+    bool in_root = false;
     for (const auto& root : request_.roots) {
       if (!Holds(root.real_path, found->path)) continue;
       found = InMergedView(*found, root);
       if (!found) return;
+      in_root = true;
       break;  // roots never nest
     }
+    // Outside the roots, the job's /tmp and /var/tmp are its own empty ones: the host's
+    // entries there are out of its sight already, and hiding one would only plant a mount
+    // point in the job's tmpfs.
+    if (!in_root)
+      for (const auto& dir : request_.private_dirs)
+        if (Holds(dir, found->path)) return;
     entries_.push_back(*found);
   }
 

@@ -40,6 +40,9 @@ struct HiddenPathsRequest {
   /// Directories whose entries are users' homes; see DefaultHomeParents.
   std::vector<std::string> home_parents = {"/home"};
   std::string root_home = "/root";  ///< hidden as another home unless the owner is root
+  /// The job's own empty directories (bwrap_args.h): outside the roots, nothing beneath them
+  /// needs hiding.
+  std::vector<std::string> private_dirs = kJobPrivateDirs;
 };
 
 /// Lexical check of one hidden-path entry: absolute (or "~/..." when `allow_home`), no ".."

@@ -168,11 +168,8 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
     hiding.configured = service_.config().jobs.hidden_paths;
     hiding.hide_other_homes = service_.config().jobs.hide_other_homes;
     hiding.explicit_paths = job_options.hide;
-    // Every sandbox's merged views (this owner's others included) are under the run dir; a run
-    // dir below /tmp or /var/tmp (tests) is out of a job's sight already (they are its own).
-    const std::string& run_dir = service_.layout().run_dir();
-    bool in_private_tmp = run_dir.rfind("/tmp/", 0) == 0 || run_dir.rfind("/var/tmp/", 0) == 0;
-    if (!in_private_tmp) hiding.always = {run_dir};
+    // Every sandbox's merged views (this owner's others included) are under the run dir.
+    hiding.always = {service_.layout().run_dir()};
     hiding.home_parents = DefaultHomeParents(user.home);
     config.hiding = HiddenPathsBwrapArgs(ResolveHiddenPaths(hiding), service_.HiddenFileStandIn());
     if (job_options.tty) {

@@ -38,6 +38,7 @@ class HiddenPathsTest : public ::testing::Test {
     request_.hide_other_homes = false;
     request_.home_parents = {top_ + "/home"};
     request_.root_home = top_ + "/root";
+    request_.private_dirs = {};  // the test tree lives under /tmp
   }
   static void MakeDir(const std::string& path) { ASSERT_EQ(mkdir(path.c_str(), 0755), 0) << path; }
   static void Symlink(const std::string& target, const std::string& path) {
@@ -63,6 +64,14 @@ class HiddenPathsTest : public ::testing::Test {
 TEST_F(HiddenPathsTest, TildeExpandsToTheOwnersHomeAndMissingPathsAreSkipped) {
   request_.configured = {"~/.ssh", "~/.aws", "~/.netrc", "~/.config/gcloud"};
   EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{alice_ + "/.netrc", false}, {alice_ + "/.ssh", true}}));
+}
+
+TEST_F(HiddenPathsTest, NothingBeneathTheJobsOwnTmpNeedsHidingOutsideARoot) {
+  // As if the test tree's /home were the job's private /tmp: the host's entries there are out
+  // of the job's sight already, but a root inside it shows the host's files again.
+  request_.private_dirs = {top_ + "/home"};
+  request_.configured = {"~/.ssh", "~/proj/.env"};
+  EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{proj_ + "/.env", false}}));
 }
 
 TEST_F(HiddenPathsTest, ASymlinkedSecretDirectoryHidesItsTarget) {
