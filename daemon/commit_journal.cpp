@@ -1,5 +1,6 @@
 #include "commit_journal.h"
 
+#include <algorithm>
 #include <chrono>
 #include <utility>
 
@@ -15,7 +16,8 @@ CREATE TABLE IF NOT EXISTS commits (
   state TEXT NOT NULL,
   started_usec INTEGER NOT NULL,
   staged INTEGER NOT NULL DEFAULT 0,
-  finished_usec INTEGER NOT NULL DEFAULT 0
+  finished_usec INTEGER NOT NULL DEFAULT 0,
+  forced INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS commit_steps (
   commit_id INTEGER NOT NULL REFERENCES commits(id) ON DELETE CASCADE,
@@ -42,10 +44,11 @@ CommitJournal::CommitJournal(Store& store) : store_(store) {
   store_.WithDatabase([](Database& db) {
     db.Exec(kSchema);
     // Databases written before staged (partial) commits lack staged and finished_usec, those
-    // written before renames from_path.
+    // written before renames from_path, those written before undos of undos forced.
     const std::pair<const char*, const char*> columns[] = {{"commits", "staged INTEGER NOT NULL DEFAULT 0"},
                                                            {"commits", "finished_usec INTEGER NOT NULL DEFAULT 0"},
-                                                           {"commit_steps", "from_path TEXT NOT NULL DEFAULT ''"}};
+                                                           {"commit_steps", "from_path TEXT NOT NULL DEFAULT ''"},
+                                                           {"commits", "forced INTEGER NOT NULL DEFAULT 0"}};
     for (const auto& [table, column] : columns) {
       std::string name(column, std::string_view(column).find(' '));
       bool present = false;
@@ -56,22 +59,24 @@ CommitJournal::CommitJournal(Store& store) : store_(store) {
   });
 }
 
-int64_t CommitJournal::BeginStaging(const std::string& sandbox_id) {
+int64_t CommitJournal::BeginStaging(const std::string& sandbox_id, bool forced) {
   return store_.WithDatabase([&](Database& db) {
-    Statement(db, "INSERT INTO commits(sandbox_id, state, started_usec, staged) VALUES (?, 'staging', ?, 1)")
+    Statement(db, "INSERT INTO commits(sandbox_id, state, started_usec, staged, forced) VALUES (?, 'staging', ?, 1, ?)")
         .Bind(1, sandbox_id)
         .Bind(2, NowUsec())
+        .Bind(3, int64_t{forced})
         .Run();
     return sqlite3_last_insert_rowid(db.handle());
   });
 }
 
-int64_t CommitJournal::Begin(const std::string& sandbox_id, const std::vector<CommitStep>& steps) {
+int64_t CommitJournal::Begin(const std::string& sandbox_id, const std::vector<CommitStep>& steps, bool forced) {
   return store_.WithDatabase([&](Database& db) {
     Transaction tx(db);
-    Statement(db, "INSERT INTO commits(sandbox_id, state, started_usec) VALUES (?, 'applying', ?)")
+    Statement(db, "INSERT INTO commits(sandbox_id, state, started_usec, forced) VALUES (?, 'applying', ?, ?)")
         .Bind(1, sandbox_id)
         .Bind(2, NowUsec())
+        .Bind(3, int64_t{forced})
         .Run();
     int64_t id = sqlite3_last_insert_rowid(db.handle());
     WriteSteps(db, id, steps);
@@ -85,6 +90,16 @@ void CommitJournal::Journal(int64_t id, const std::vector<CommitStep>& steps) {
     Transaction tx(db);
     WriteSteps(db, id, steps);
     Statement(db, "UPDATE commits SET state = 'applying' WHERE id = ?").Bind(1, id).Run();
+    tx.Commit();
+  });
+}
+
+void CommitJournal::BeginUndo(int64_t id, const std::vector<CommitStep>& steps) {
+  store_.WithDatabase([&](Database& db) {
+    Transaction tx(db);
+    Statement(db, "DELETE FROM commit_steps WHERE commit_id = ?").Bind(1, id).Run();
+    WriteSteps(db, id, steps);
+    Statement(db, "UPDATE commits SET state = 'undoing' WHERE id = ?").Bind(1, id).Run();
     tx.Commit();
   });
 }
@@ -127,9 +142,11 @@ void CommitJournal::SetState(int64_t id, const std::string& state) {
 }
 
 std::vector<JournaledCommit> CommitJournal::Unfinished(const std::string& sandbox_id) {
-  // 'staging': entries may have moved into the stage, to be put back.
+  // 'staging': entries may have moved into the stage, to be put back. 'importing': an undo was
+  // bringing backups into a landing area, to be removed.
   return store_.WithDatabase([&](Database& db) {
-    return Select(db, sandbox_id, "state IN ('staging', 'applying', 'applied', 'undoing', 'returning') ORDER BY id");
+    return Select(db, sandbox_id,
+                  "state IN ('staging', 'applying', 'applied', 'importing', 'undoing', 'returning') ORDER BY id");
   });
 }
 
@@ -149,9 +166,49 @@ std::vector<JournaledCommit> CommitJournal::Select(Database& db, const std::stri
   return commits;
 }
 
-void CommitJournal::FinishUndo(int64_t id) {
+void CommitJournal::FinishUndo(int64_t id, const std::vector<InodeAlias>& aliases) {
   store_.WithDatabase([&](Database& db) {
+    Transaction tx(db);
+    // A placed entry is known by its new inode, a moved one by its old (the same inode).
+    Statement rename_placed(db,
+                            "UPDATE commit_steps SET new_ino = ?1 WHERE root = ?2 AND path = ?3 AND new_ino = ?4 AND "
+                            "action = 'place' AND commit_id IN (SELECT id FROM commits WHERE state = 'done' AND id < ?5 "
+                            "AND sandbox_id = (SELECT sandbox_id FROM commits WHERE id = ?5))");
+    Statement rename_moved(db,
+                           "UPDATE commit_steps SET old_ino = ?1 WHERE root = ?2 AND path = ?3 AND old_ino = ?4 AND "
+                           "action = 'move' AND commit_id IN (SELECT id FROM commits WHERE state = 'done' AND id < ?5 "
+                           "AND sandbox_id = (SELECT sandbox_id FROM commits WHERE id = ?5))");
+    for (const auto& alias : aliases)
+      for (Statement* update : {&rename_placed, &rename_moved}) {
+        update->Bind(1, static_cast<int64_t>(alias.restored))
+            .Bind(2, static_cast<int64_t>(alias.root))
+            .Bind(3, alias.path)
+            .Bind(4, static_cast<int64_t>(alias.original))
+            .Bind(5, id)
+            .Run();
+      }
     Statement(db, "UPDATE commits SET state = 'undone', finished_usec = ? WHERE id = ?").Bind(1, NowUsec()).Bind(2, id).Run();
+    tx.Commit();
+  });
+}
+
+PutBackTimes CommitJournal::PutBackSince(const std::string& sandbox_id, int64_t id) {
+  return store_.WithDatabase([&](Database& db) {
+    PutBackTimes times;
+    Statement select(db,
+                     "SELECT s.root, s.path, s.from_path, c.finished_usec FROM commit_steps s JOIN commits c ON s.commit_id = c.id "
+                     "WHERE c.sandbox_id = ? AND c.id > ? AND c.state = 'undone' AND c.forced = 0");
+    select.Bind(1, sandbox_id).Bind(2, id);
+    while (select.Step()) {
+      size_t root = static_cast<size_t>(select.ColumnInt(0));
+      int64_t ns = select.ColumnInt(3) * 1000;
+      for (const std::string& path : {select.ColumnText(1), select.ColumnText(2)}) {
+        if (path.empty()) continue;
+        int64_t& at = times[{root, path}];
+        at = std::max(at, ns);
+      }
+    }
+    return times;
   });
 }
 

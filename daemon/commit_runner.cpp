@@ -18,6 +18,7 @@
 #include "errors.h"
 #include "fs_util.h"
 #include "helper_client.h"
+#include "landing_area.h"
 
 namespace sandboxd {
 namespace {
@@ -65,7 +66,8 @@ struct RootFds {
   std::vector<UniqueFd> lives, uppers;
   std::vector<int> live_fds, upper_fds;
   std::vector<std::string> prefixes;
-  bool one_file_system = true;
+  std::vector<bool> landing;  ///< root i's layers are on another file system (landing_area.h)
+  bool any_landing = false;
 };
 
 RootFds OpenRoots(const Sandbox& sandbox) {
@@ -76,9 +78,8 @@ RootFds OpenRoots(const Sandbox& sandbox) {
     fds.live_fds.push_back(fds.lives.back().get());
     fds.upper_fds.push_back(fds.uppers.back().get());
     fds.prefixes.push_back(sandbox.PathPrefix(i));
-    struct stat live_st, upper_st;
-    if (fstat(fds.live_fds.back(), &live_st) != 0 || fstat(fds.upper_fds.back(), &upper_st) != 0) ThrowErrno("cannot stat a root");
-    fds.one_file_system &= live_st.st_dev == upper_st.st_dev;
+    fds.landing.push_back(sandbox.LandsAcrossFileSystems(i));
+    fds.any_landing |= fds.landing.back();
   }
   return fds;
 }
@@ -125,13 +126,14 @@ CommitRunner::Outcome CommitRunner::Commit(Sandbox& sandbox, const CommitRequest
   if (total == 0) return {};
   UserCredentials owner = LookupUser(sandbox.owner());
   if (!request.force) CheckConflicts(sandbox, request, owner);
-  // The upper itself becomes the backups only when everything in it goes live: sockets and
-  // device nodes are not committed and stay in the sandbox (where the layers share a file
-  // system; across file systems only whole commits exist, and they go with the upper).
+  // The upper itself becomes the backups only when everything in it goes live (sockets and
+  // device nodes are not committed and stay in the sandbox) and it can be renamed into place,
+  // on the live file system. Otherwise the commit goes through a stage, and across file
+  // systems also through a landing area.
   bool uncommittable = false;
   for (const auto& root : request.changes)
     for (const auto& change : root.changes) uncommittable |= !IsCommittable(change);
-  if (request.everything && request.hunks.empty() && (!uncommittable || !OpenRoots(sandbox).one_file_system))
+  if (request.everything && request.hunks.empty() && !uncommittable && !OpenRoots(sandbox).any_landing)
     return CommitWholeUpper(sandbox, request);
   return CommitStaged(sandbox, request, owner);
 }
@@ -164,26 +166,13 @@ void CommitRunner::CheckConflicts(const Sandbox& sandbox, const CommitRequest& r
 CommitRunner::Outcome CommitRunner::CommitWholeUpper(Sandbox& sandbox, const CommitRequest& request) {
   Outcome outcome;
   RootFds fds = OpenRoots(sandbox);
-  if (!fds.one_file_system) {
-    // Entries cannot be renamed across file systems: each file is copied to a temporary file
-    // beside its target, synced and renamed over it. Not journaled (yet): see the README.
-    std::vector<HelperRoot> roots;
-    for (const auto& root : request.changes)
-      roots.push_back({fds.live_fds[root.root], fds.upper_fds[root.root], fds.prefixes[root.root], root.changes, {}});
-    auto answer = RunHelper(helper_path_, "commit", LookupUser(sandbox.owner()), roots);
-    outcome.committed = answer.value("applied", size_t{0});
-    for (const auto& skipped : answer.value("skipped", nlohmann::json::array())) outcome.skipped.push_back(skipped.get<std::string>());
-    sandbox.ClearLayers();
-    return outcome;
-  }
-
   CommitPlan plan = PlanCommit(request.changes, fds.live_fds, fds.upper_fds, fds.prefixes, request.renames);
   outcome.skipped = plan.skipped;
   for (const auto& root : request.changes) outcome.committed += root.changes.size();
   outcome.committed -= plan.skipped.size();
   StripPlacedEntries(plan.steps, fds.upper_fds);
 
-  int64_t commit = journal_.Begin(sandbox.id(), plan.steps);
+  int64_t commit = journal_.Begin(sandbox.id(), plan.steps, request.force);
   try {
     PrepareDirectories(sandbox, commit, false);
     Run(sandbox, commit, "forward", plan.steps, false);
@@ -211,12 +200,9 @@ CommitRunner::Outcome CommitRunner::CommitWholeUpper(Sandbox& sandbox, const Com
 CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner) {
   Outcome outcome;
   RootFds fds = OpenRoots(sandbox);
-  if (!fds.one_file_system)
-    throw Error(Code::kInvalidState, "sandbox " + sandbox.id() + " keeps its changes on another file system than its roots; " +
-                                         "it can only commit all of its changes at once");
   CheckHardLinksGoTogether(sandbox, fds, request);
 
-  int64_t commit = journal_.BeginStaging(sandbox.id());
+  int64_t commit = journal_.BeginStaging(sandbox.id(), request.force);
   CommitPlan plan;
   try {
     PrepareDirectories(sandbox, commit, true);
@@ -237,8 +223,21 @@ CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitR
       UniqueFd merged = CreateStagedFile(fds.upper_fds[root], stage_fds[root], path, owner.uid, owner.gid);
       MergeHunksAsOwner(helper_path_, owner, fds.live_fds[root], fds.upper_fds[root], path, hunks, merged.get());
     }
+    // Across file systems the stage is copied onto the live one, and the steps take their
+    // entries from there (landing_area.h).
+    for (size_t i = 0; i < sandbox.roots().size(); ++i) {
+      if (!fds.landing[i]) continue;
+      LandingArea landing = Landing(sandbox, commit, i, fds.live_fds[i]);
+      landing.Fill(stage_fds[i]);
+      stages[i] = landing.OpenUpper();
+      stage_fds[i] = stages[i].get();
+    }
     plan = PlanCommit(request.changes, fds.live_fds, stage_fds, fds.prefixes, request.renames);
-    StripPlacedEntries(plan.steps, stage_fds);
+    // (Copies in a landing area carry no overlay attributes: only root could have copied them.)
+    std::vector<CommitStep> own_stage_steps;
+    for (const auto& step : plan.steps)
+      if (!fds.landing[step.root]) own_stage_steps.push_back(step);
+    StripPlacedEntries(own_stage_steps, stage_fds);
     journal_.Journal(commit, plan.steps);
   } catch (...) {
     Unstage(sandbox, commit);
@@ -264,6 +263,7 @@ CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitR
   }
   journal_.SetState(commit, "applied");
   Settle(sandbox, plan.steps);
+  for (auto& note : KeepLandedBackups(sandbox, commit)) outcome.skipped.push_back(std::move(note));
   journal_.Finish(commit);
   return outcome;
 }
@@ -272,22 +272,44 @@ CommitRunner::UndoOutcome CommitRunner::Undo(Sandbox& sandbox) {
   auto last = journal_.LastDone(sandbox.id());
   if (!last) throw Error(Code::kNotFound, "sandbox " + sandbox.id() + " has no commit to undo");
   RootFds fds = OpenRoots(sandbox);
-  auto conflicts = FindUndoConflicts(last->steps, fds.live_fds, fds.prefixes, last->finished_usec * 1000);
+  auto conflicts = FindUndoConflicts(last->steps, fds.live_fds, fds.prefixes, last->finished_usec * 1000,
+                                    journal_.PutBackSince(sandbox.id(), last->id));
   if (!conflicts.empty()) {
     std::string list;
     for (const auto& conflict : conflicts) list += (list.empty() ? "" : ", ") + conflict;
     throw Error(Code::kConflict, "cannot undo commit " + std::to_string(last->id) + " of sandbox " + sandbox.id() +
                                      ": the live tree changed since: " + list + "; nothing was undone");
   }
-  // The backups of a whole-upper commit are its old upper, those of a staged one its stage:
-  // both live where a staged commit keeps its stage, so the steps go back the same way.
-  journal_.SetState(last->id, "undoing");
+  UndoOutcome outcome{last->id, last->steps.size(), {}};
+  std::vector<CommitStep> steps = last->steps;
+  if (fds.any_landing) {
+    // A root whose layers are on another file system had its backups copied into the state
+    // directory; the steps take them back by rename, so they go onto its file system first.
+    journal_.SetState(last->id, "importing");
+    try {
+      steps = ImportBackups(sandbox, last->id, std::move(steps));
+    } catch (const std::exception& e) {
+      RemoveLandings(sandbox, last->id);
+      journal_.SetState(last->id, "done");
+      Code code = Code::kFailed;
+      if (const auto* error = dynamic_cast<const Error*>(&e)) code = error->code();
+      throw Error(code, "cannot undo commit " + std::to_string(last->id) + " of sandbox " + sandbox.id() +
+                            ": its backups cannot be brought back onto the live file system (" + e.what() +
+                            "); nothing was undone");
+    }
+    journal_.BeginUndo(last->id, steps);
+  } else {
+    // The backups of a whole-upper commit are its old upper, those of a staged one its stage:
+    // both live where a staged commit keeps its stage, so the steps go back the same way.
+    journal_.SetState(last->id, "undoing");
+  }
   try {
-    Run(sandbox, last->id, "back", last->steps, true);
+    Run(sandbox, last->id, "back", steps, true);
   } catch (...) {
     try {
-      Run(sandbox, last->id, "forward", last->steps, true);
+      Run(sandbox, last->id, "forward", steps, true);
       journal_.SetState(last->id, "done");
+      RemoveLandings(sandbox, last->id);
     } catch (const std::exception& e) {
       std::string why = "undo of commit " + std::to_string(last->id) + " failed and could not be taken back (" + e.what() +
                         "); restarting sandboxd settles it";
@@ -297,32 +319,42 @@ CommitRunner::UndoOutcome CommitRunner::Undo(Sandbox& sandbox) {
     throw;
   }
   journal_.SetState(last->id, "returning");
-  ReturnToSandbox(sandbox, last->id);
-  return {last->id, last->steps.size()};
+  outcome.notes = ReturnToSandbox(sandbox, last->id, steps);
+  return outcome;
 }
 
 std::vector<std::string> CommitRunner::Recover(Sandbox& sandbox) {
   std::vector<std::string> lines;
+  auto note = [&lines](std::vector<std::string> notes) {
+    for (auto& line : notes) lines.push_back(std::move(line));
+  };
   for (const auto& commit : journal_.Unfinished(sandbox.id())) {
     std::string what = "commit " + std::to_string(commit.id) + " of sandbox " + sandbox.id();
+    if (commit.state == "importing") {
+      note(RemoveLandings(sandbox, commit.id));
+      journal_.SetState(commit.id, "done");
+      lines.push_back("the undo of " + what + " was cut off before it started; the commit stands");
+      continue;
+    }
     if (commit.state == "undoing") {
       try {
         Run(sandbox, commit.id, "back", commit.steps, true);
       } catch (const std::exception& e) {
         Run(sandbox, commit.id, "forward", commit.steps, true);
         journal_.SetState(commit.id, "done");
+        note(RemoveLandings(sandbox, commit.id));
         lines.push_back("the undo of " + what + " was cut off and could not be finished (" + e.what() + "); the commit stands");
         continue;
       }
       journal_.SetState(commit.id, "returning");
     }
     if (commit.state == "undoing" || commit.state == "returning") {
-      ReturnToSandbox(sandbox, commit.id);
+      note(ReturnToSandbox(sandbox, commit.id, commit.steps));
       lines.push_back("the undo of " + what + " was cut off; finished it");
       continue;
     }
     if (commit.state == "staging") {
-      Unstage(sandbox, commit.id);
+      note(Unstage(sandbox, commit.id));
       lines.push_back(what + " was cut off before it started; put its changes back into the sandbox");
       continue;
     }
@@ -334,7 +366,7 @@ std::vector<std::string> CommitRunner::Recover(Sandbox& sandbox) {
       } catch (const std::exception& e) {
         Run(sandbox, commit.id, "back", commit.steps, commit.staged);
         if (commit.staged) {
-          Unstage(sandbox, commit.id);
+          note(Unstage(sandbox, commit.id));
         } else {
           journal_.SetState(commit.id, "rolled-back");
           RemoveCommitDirs(sandbox, commit.id);
@@ -351,6 +383,7 @@ std::vector<std::string> CommitRunner::Recover(Sandbox& sandbox) {
     } else {
       KeepBackups(sandbox, commit.id);
     }
+    note(KeepLandedBackups(sandbox, commit.id));
     journal_.Finish(commit.id);
   }
   return lines;
@@ -364,12 +397,15 @@ void CommitRunner::PrepareDirectories(const Sandbox& sandbox, int64_t commit, bo
     MakeDirectory(area, 0700);
     MakeDirectory(area + "/removed", 0700);
     MakeDirectory(area + "/upper", 0700);
+    MakeDirectory(area + "/backup", 0700);
   }
   // The helper, running as the owner, moves removed live entries in here (and, for a staged
   // commit, exchanges entries in the stage).
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
     MakeDirectory(sandbox.CommitRemovedDir(commit, i), 0700, sandbox.owner(), 0);
     if (staged) MakeDirectory(sandbox.CommitUpperDir(commit, i), 0700, sandbox.owner(), 0);
+    // The owner's helper reads the backups from here when an undo brings them back.
+    if (sandbox.LandsAcrossFileSystems(i)) MakeDirectory(sandbox.CommitBackupDir(commit, i), 0700, sandbox.owner(), 0);
   }
 }
 
@@ -383,14 +419,21 @@ void CommitRunner::Run(const Sandbox& sandbox, int64_t commit, const std::string
   std::vector<StepHelperRoot> roots;
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
     fds.push_back(sandbox.OpenLiveRoot(i));
-    fds.push_back(staged ? OpenDirectoryNoSymlinks(sandbox.CommitUpperDir(commit, i), O_PATH) : sandbox.OpenUpper(i));
-    fds.push_back(OpenDirectoryNoSymlinks(sandbox.CommitRemovedDir(commit, i), O_PATH));
+    if (sandbox.LandsAcrossFileSystems(i)) {
+      LandingArea landing = Landing(sandbox, commit, i, fds.back().get());
+      fds.push_back(landing.OpenUpper());
+      fds.push_back(landing.OpenRemoved());
+    } else {
+      fds.push_back(staged ? OpenDirectoryNoSymlinks(sandbox.CommitUpperDir(commit, i), O_PATH) : sandbox.OpenUpper(i));
+      fds.push_back(OpenDirectoryNoSymlinks(sandbox.CommitRemovedDir(commit, i), O_PATH));
+    }
     roots.push_back({fds[fds.size() - 3].get(), fds[fds.size() - 2].get(), fds.back().get()});
   }
   RunStepsHelper(helper_path_, LookupUser(sandbox.owner()), direction, roots, steps);
 }
 
-void CommitRunner::Unstage(const Sandbox& sandbox, int64_t commit) {
+std::vector<std::string> CommitRunner::Unstage(const Sandbox& sandbox, int64_t commit) {
+  auto notes = RemoveLandings(sandbox, commit);
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
     std::string stage = sandbox.CommitUpperDir(commit, i);
     if (!Exists(stage)) continue;
@@ -400,9 +443,13 @@ void CommitRunner::Unstage(const Sandbox& sandbox, int64_t commit) {
   }
   journal_.SetState(commit, "rolled-back");
   RemoveCommitDirs(sandbox, commit);
+  return notes;
 }
 
-void CommitRunner::ReturnToSandbox(const Sandbox& sandbox, int64_t commit) {
+std::vector<std::string> CommitRunner::ReturnToSandbox(const Sandbox& sandbox, int64_t commit,
+                                                       const std::vector<CommitStep>& steps) {
+  // A landing area now holds copies of what the commit put live; the originals are in the stage.
+  auto notes = RemoveLandings(sandbox, commit);
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
     std::string kept = sandbox.CommitUpperDir(commit, i);
     if (!Exists(kept)) continue;
@@ -410,8 +457,59 @@ void CommitRunner::ReturnToSandbox(const Sandbox& sandbox, int64_t commit) {
     UniqueFd kept_fd = OpenDirectoryNoSymlinks(kept, O_PATH);
     sandboxd::Unstage(upper.get(), kept_fd.get());
   }
-  journal_.FinishUndo(commit);
+  // What the undo put back live through a landing area are copies: the earlier commits must
+  // know them by their new inodes to be undone in turn.
+  std::vector<InodeAlias> aliases;
+  for (size_t i = 0; i < sandbox.roots().size(); ++i) {
+    if (!sandbox.LandsAcrossFileSystems(i)) continue;
+    UniqueFd live = sandbox.OpenLiveRoot(i);
+    UniqueFd backup = OpenDirectoryNoSymlinks(sandbox.CommitBackupDir(commit, i), O_PATH);
+    UniqueFd removed = OpenDirectoryNoSymlinks(sandbox.CommitRemovedDir(commit, i), O_PATH);
+    for (auto& alias : RestoredAliases(backup.get(), removed.get(), live.get(), i, steps)) aliases.push_back(std::move(alias));
+  }
+  journal_.FinishUndo(commit, aliases);
   RemoveCommitDirs(sandbox, commit);
+  return notes;
+}
+
+LandingArea CommitRunner::Landing(const Sandbox& sandbox, int64_t commit, size_t root, int live_fd) const {
+  return LandingArea(helper_path_, LookupUser(sandbox.owner()), live_fd, LandingName(sandbox.id(), commit), sandbox.roots()[root]);
+}
+
+std::vector<std::string> CommitRunner::RemoveLandings(const Sandbox& sandbox, int64_t commit) {
+  std::vector<std::string> notes;
+  for (size_t i = 0; i < sandbox.roots().size(); ++i) {
+    if (!sandbox.LandsAcrossFileSystems(i)) continue;
+    UniqueFd live = sandbox.OpenLiveRoot(i);
+    LandingArea landing = Landing(sandbox, commit, i, live.get());
+    if (std::string note = landing.Remove(); !note.empty()) notes.push_back("sandbox " + sandbox.id() + ": " + note);
+  }
+  return notes;
+}
+
+std::vector<CommitStep> CommitRunner::ImportBackups(const Sandbox& sandbox, int64_t commit, std::vector<CommitStep> steps) {
+  for (size_t i = 0; i < sandbox.roots().size(); ++i) {
+    if (!sandbox.LandsAcrossFileSystems(i)) continue;
+    UniqueFd live = sandbox.OpenLiveRoot(i);
+    LandingArea landing = Landing(sandbox, commit, i, live.get());
+    UniqueFd backup = OpenDirectoryNoSymlinks(sandbox.CommitBackupDir(commit, i), O_PATH);
+    UniqueFd removed = OpenDirectoryNoSymlinks(sandbox.CommitRemovedDir(commit, i), O_PATH);
+    landing.Import(backup.get(), removed.get());
+    steps = RebaseOnImportedBackups(std::move(steps), i, landing.OpenUpper().get(), landing.OpenRemoved().get());
+  }
+  return steps;
+}
+
+std::vector<std::string> CommitRunner::KeepLandedBackups(const Sandbox& sandbox, int64_t commit) {
+  std::vector<std::string> notes;
+  for (size_t i = 0; i < sandbox.roots().size(); ++i) {
+    if (!sandbox.LandsAcrossFileSystems(i)) continue;
+    UniqueFd live = sandbox.OpenLiveRoot(i);
+    LandingArea landing = Landing(sandbox, commit, i, live.get());
+    landing.Evacuate(sandbox.CommitBackupDir(commit, i), sandbox.CommitRemovedDir(commit, i));
+    if (std::string note = landing.Remove(); !note.empty()) notes.push_back("sandbox " + sandbox.id() + ": " + note);
+  }
+  return notes;
 }
 
 void CommitRunner::Settle(const Sandbox& sandbox, const std::vector<CommitStep>& steps) {

@@ -6,7 +6,9 @@
 /// start-up, before the sandbox is mounted again) finishes the commit from its journal, or takes
 /// it back when it cannot be finished: the live tree ends wholly before or wholly after it.
 /// A commit of the whole change set works on the upper layer itself, which then becomes the
-/// backups; a partial one goes through a stage (commit_stage.h) and leaves the rest in the upper.
+/// backups; a partial one goes through a stage (commit_stage.h) and leaves the rest in the upper,
+/// and so does every commit to a root whose layers are on another file system, whose stage is
+/// then copied onto the root's own file system first (landing_area.h).
 /// No D-Bus here; the sandbox must be unmounted and held exclusively by the caller.
 
 #include <cstdint>
@@ -19,6 +21,7 @@
 #include "commit_journal.h"
 #include "commit_request.h"
 #include "credentials.h"
+#include "landing_area.h"
 #include "layout.h"
 #include "sandbox.h"
 
@@ -30,6 +33,7 @@ class CommitRunner {
 
   struct Outcome {
     size_t committed = 0;
+    /// For the caller: "skipped P: ..." lines, and any landing area that could not be removed.
     std::vector<std::string> skipped;
   };
   /// Commits what `request` names, all or nothing. Refuses with Error(kConflict) listing every
@@ -40,6 +44,7 @@ class CommitRunner {
   struct UndoOutcome {
     int64_t commit = 0;
     size_t steps = 0;
+    std::vector<std::string> notes;  ///< lines for the log (a landing area left behind)
   };
   /// Takes the sandbox's last commit back: the live tree is as before it, from its backups, and
   /// what it committed is in the sandbox again (files, symlinks, fifos and deletions; where the
@@ -61,11 +66,23 @@ class CommitRunner {
            bool staged);
   /// Removes commit `commit`'s areas (backups, stage) from every storage directory.
   void RemoveCommitDirs(const Sandbox& sandbox, int64_t commit);
-  /// Puts a staged commit's entries back into the upper and forgets the commit.
-  void Unstage(const Sandbox& sandbox, int64_t commit);
+  /// Puts a staged commit's entries back into the upper and forgets the commit. Returns lines
+  /// for the log (RemoveLandings).
+  std::vector<std::string> Unstage(const Sandbox& sandbox, int64_t commit);
   /// After an undo took the steps back: the commit's entries go back into the sandbox's upper,
-  /// the commit's directory goes, and it is "undone".
-  void ReturnToSandbox(const Sandbox& sandbox, int64_t commit);
+  /// the commit's directory goes, and it is "undone". Returns lines for the log.
+  std::vector<std::string> ReturnToSandbox(const Sandbox& sandbox, int64_t commit, const std::vector<CommitStep>& steps);
+  /// Root `root`'s landing area for `commit` (landing_area.h); `live_fd` must outlive it.
+  LandingArea Landing(const Sandbox& sandbox, int64_t commit, size_t root, int live_fd) const;
+  /// Removes the commit's landing areas (roots whose layers are on another file system);
+  /// returns a line for each that could not be removed wholly.
+  std::vector<std::string> RemoveLandings(const Sandbox& sandbox, int64_t commit);
+  /// For an undo: the commit's backups copied back onto each landing root's file system, and
+  /// `steps` rebased on the copies (RebaseOnImportedBackups).
+  std::vector<CommitStep> ImportBackups(const Sandbox& sandbox, int64_t commit, std::vector<CommitStep> steps);
+  /// After a commit through landing areas is applied: the backups there go into the commit's
+  /// area in the state directory, and the landing areas go. Idempotent.
+  std::vector<std::string> KeepLandedBackups(const Sandbox& sandbox, int64_t commit);
   /// After a staged commit went live: see SettleUpperAfterCommit.
   void Settle(const Sandbox& sandbox, const std::vector<CommitStep>& steps);
   /// Moves each root's upper layer (now holding the replaced entries) into the commit's

@@ -54,6 +54,17 @@ struct CommitStep {
   }
 };
 
+/// An entry an undo put back live as a copy (through a landing area, landing_area.h): at `path`
+/// of `root`, inode `restored` now stands for inode `original`, which the sandbox's earlier
+/// commits recorded.
+struct InodeAlias {
+  size_t root = 0;
+  std::string path;
+  ino_t original = 0;
+  ino_t restored = 0;
+  bool operator==(const InodeAlias&) const = default;
+};
+
 /// A step as the helper receives it: one array, [seq, root, action, path, old_ino, new_ino,
 /// old_mode, new_mode, from]. Positional rather than an object: a commit of many files sends one
 /// per file, and the helper parses arrays in half the time (and half the bytes) of objects.

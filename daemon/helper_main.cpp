@@ -9,10 +9,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "commit_apply.h"
 #include "commit_steps_apply.h"
 #include "errors.h"
 #include "helper_request.h"
+#include "landing_area.h"
 #include "renames.h"
 #include "same_content.h"
 
@@ -20,7 +20,6 @@ namespace {
 
 using sandboxd::Code;
 using sandboxd::Error;
-using sandboxd::ParseRoots;
 
 /// {"same": [PATH, ...]}: the paths whose live and sandbox entries have the same content.
 nlohmann::json Compare(const nlohmann::json& request) {
@@ -63,19 +62,14 @@ nlohmann::json Steps(const nlohmann::json& request) {
   return {{"ok", true}};
 }
 
-nlohmann::json Commit(const nlohmann::json& request) {
-  size_t applied = 0;
-  nlohmann::json skipped = nlohmann::json::array();
-  for (const auto& root : ParseRoots(request)) {
-    auto result = sandboxd::ApplyChanges(root.changes, root.live_fd, root.upper_fd);
-    applied += result.applied;
-    for (const auto& message : result.skipped) skipped.push_back(root.prefix + message);
-  }
-  return {{"applied", applied}, {"skipped", skipped}};
+/// Makes, fills and removes a landing area (landing_area.h) in a live root, as the owner.
+nlohmann::json Landing(const nlohmann::json& request) {
+  sandboxd::RunLandingActions(request.at("actions"));
+  return {{"ok", true}};
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  return sandboxd::ServeHelperRequest(argc, argv, {{"compare", Compare}, {"renames", Renames}, {"commit", Commit}, {"steps", Steps}});
+  return sandboxd::ServeHelperRequest(argc, argv, {{"compare", Compare}, {"renames", Renames}, {"landing", Landing}, {"steps", Steps}});
 }

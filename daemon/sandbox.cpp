@@ -23,6 +23,14 @@ std::vector<std::string> Sandbox::StorageDirs() const {
   return dirs;
 }
 
+bool Sandbox::LandsAcrossFileSystems(size_t root) const {
+  struct stat storage_st, live_st;
+  UniqueFd live = OpenLiveRoot(root);
+  if (stat(StorageDir(root).c_str(), &storage_st) != 0 || fstat(live.get(), &live_st) != 0)
+    ThrowErrno("cannot stat root " + record_.roots.at(root) + " or its storage");
+  return storage_st.st_dev != live_st.st_dev;
+}
+
 std::string Sandbox::state() const { return record_.state; }
 
 std::string Sandbox::PathPrefix(size_t root) const {

@@ -73,6 +73,14 @@ class Sandbox {
   std::string CommitRemovedDir(int64_t commit, size_t root) const {
     return CommitDir(commit, root) + "/removed/" + std::to_string(root);
   }
+  /// Where the live entries a commit replaced are kept when they were set aside in a landing
+  /// area (landing_area.h); CommitUpperDir then keeps what the commit put live.
+  std::string CommitBackupDir(int64_t commit, size_t root) const {
+    return CommitDir(commit, root) + "/backup/" + std::to_string(root);
+  }
+  /// Whether root `root`'s layers are on another file system than the root itself (no storage
+  /// area could be used there): its commits then go through a landing area.
+  bool LandsAcrossFileSystems(size_t root) const;
 
   /// Gate: jobs may run together; an exclusive operation runs alone. Both throw Error(kBusy),
   /// or Error(kNotFound) once the sandbox is destroyed.

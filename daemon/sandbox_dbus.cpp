@@ -354,6 +354,7 @@ void SandboxDBus::Undo(sdbus::Result<int64_t>&& result, uint64_t flags) {
       throw;
     }
     sandbox_->SetUp();
+    for (const auto& note : outcome.notes) spdlog::warn("{}", note);
     spdlog::info("sandbox {}: commit {} undone for uid {}", sandbox_->id(), outcome.commit, caller.uid);
     AnnounceChangeSet();
     return outcome.commit;

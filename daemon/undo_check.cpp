@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <optional>
 #include <set>
 
@@ -33,10 +34,24 @@ std::vector<std::string> ForeignEntries(int root, const std::string& path, const
   return foreign;
 }
 
+/// The time from which the live entry at `path` must be unchanged: the commit's end, or a later
+/// put-back of the path or of a directory above it.
+int64_t AgreedSince(const PutBackTimes& put_back, size_t root, const std::string& path, int64_t finished_ns) {
+  int64_t since = finished_ns;
+  for (std::string at = path;;) {
+    if (auto it = put_back.find({root, at}); it != put_back.end()) since = std::max(since, it->second);
+    size_t slash = at.rfind('/');
+    if (slash == std::string::npos) break;
+    at.resize(slash);
+  }
+  return since;
+}
+
 }  // namespace
 
 std::vector<std::string> FindUndoConflicts(const std::vector<CommitStep>& steps, const std::vector<int>& live_fds,
-                                           const std::vector<std::string>& prefixes, int64_t finished_ns) {
+                                           const std::vector<std::string>& prefixes, int64_t finished_ns,
+                                           const PutBackTimes& put_back) {
   std::vector<std::set<std::string>> made(live_fds.size());
   for (const auto& step : steps)
     if (step.action != StepAction::kRemove && step.action != StepAction::kChmod) made.at(step.root).insert(step.path);
@@ -45,11 +60,12 @@ std::vector<std::string> FindUndoConflicts(const std::vector<CommitStep>& steps,
     int root = live_fds.at(step.root);
     std::string shown = prefixes.at(step.root) + step.path;
     auto live = StatBeneath(root, step.path);
+    int64_t since = AgreedSince(put_back, step.root, step.path, finished_ns);
     switch (step.action) {
       case StepAction::kPlace:
         if (!live) conflicts.push_back(shown + " (deleted since the commit)");
         else if (live->st_ino != step.new_ino) conflicts.push_back(shown + " (replaced since the commit)");
-        else if (CtimeNs(*live) > finished_ns) conflicts.push_back(shown + " (changed since the commit)");
+        else if (CtimeNs(*live) > since) conflicts.push_back(shown + " (changed since the commit)");
         break;
       case StepAction::kRemove:
         if (live) conflicts.push_back(shown + " (created again since the commit removed it)");
@@ -68,7 +84,7 @@ std::vector<std::string> FindUndoConflicts(const std::vector<CommitStep>& steps,
       case StepAction::kMove:
         if (!live) conflicts.push_back(shown + " (deleted since the commit)");
         else if (live->st_ino != step.old_ino) conflicts.push_back(shown + " (replaced since the commit)");
-        else if (CtimeNs(*live) > finished_ns) conflicts.push_back(shown + " (changed since the commit)");
+        else if (CtimeNs(*live) > since) conflicts.push_back(shown + " (changed since the commit)");
         if (StatBeneath(root, step.from)) conflicts.push_back(prefixes.at(step.root) + step.from + " (created again since the commit renamed it)");
         break;
     }

@@ -93,9 +93,23 @@ void KillDuringCommit(Harness& w, const Site& site, const std::string& id, const
   ASSERT_TRUE(w.StartDaemon()) << w.DaemonLog();
 }
 
+/// How the restarts since `log_start` found the commits they settled, for the test's output.
+std::string Recoveries(size_t log_start) {
+  const std::string log = World().DaemonLog().substr(log_start);
+  std::string summary;
+  for (const char* kind : {"was cut off before it started", "was cut off; finished it", "; took it back",
+                           "was cut off while keeping its backups"}) {
+    int count = 0;
+    for (size_t at = log.find(kind); at != std::string::npos; at = log.find(kind, at + 1)) ++count;
+    summary += std::string(summary.empty() ? "" : ", ") + std::to_string(count) + " \"" + kind + "\"";
+  }
+  return summary;
+}
+
 /// Commits of the whole change set at `site`, killed at several instants.
 void KillWholeCommits(const Site& site) {
   Harness& w = World();
+  const size_t log_start = w.DaemonLog().size();
   // The expected "after": the same job run directly on a copy.
   std::string reference = MakeTree(w, site, "crash-reference");
   ASSERT_EQ(w.RunAs(kAlice, {"sh", "-c", kJob}, {.cwd = reference}).status, 0);
@@ -137,9 +151,10 @@ void KillWholeCommits(const Site& site) {
     ASSERT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
   }
   // A test that cannot fail is no test: at least one kill must have landed inside a commit.
-  EXPECT_NE(w.DaemonLog().find("was cut off"), std::string::npos)
+  EXPECT_NE(w.DaemonLog().find("was cut off", log_start), std::string::npos)
       << "no kill interrupted a commit (" << before_count << " before, " << after_count << " after)";
-  std::printf("crash test: %d kills left the tree before the commit, %d after it\n", before_count, after_count);
+  std::printf("crash test: %d kills left the tree before the commit, %d after it; recovered: %s\n", before_count,
+              after_count, Recoveries(log_start).c_str());
 }
 
 TEST(CommitCrashTest, KilledDaemonLeavesTheLiveTreeWhollyBeforeOrWhollyAfter) {
@@ -147,24 +162,58 @@ TEST(CommitCrashTest, KilledDaemonLeavesTheLiveTreeWhollyBeforeOrWhollyAfter) {
   KillWholeCommits(Home());
 }
 
+/// A tmpfs of its own at /mnt/sandboxd-it-crash-N, its top owned by root with `mode`, holding
+/// alice's home; unmounted at the end.
+class OtherFileSystem {
+ public:
+  explicit OtherFileSystem(const std::string& mode) {
+    static std::mt19937_64 random{std::random_device{}()};
+    top_ = "/mnt/sandboxd-it-crash-" + std::to_string(random() % 1000000000);
+    if (mkdir(top_.c_str(), 0755) != 0) {
+      error_ = "cannot make " + top_ + ": " + strerror(errno);
+      return;
+    }
+    std::string options = "mode=" + mode + ",size=256m,uid=0,gid=0";
+    if (mount("tmpfs", top_.c_str(), "tmpfs", 0, options.c_str()) != 0) {
+      error_ = std::string("cannot mount a tmpfs: ") + strerror(errno);
+      return;
+    }
+    mounted_ = true;
+    passwd* alice = getpwnam(kAlice);
+    home_ = top_ + "/alice";
+    if (mkdir(home_.c_str(), 0755) != 0 || chown(home_.c_str(), alice->pw_uid, alice->pw_gid) != 0) error_ = "cannot make " + home_;
+  }
+  ~OtherFileSystem() {
+    if (mounted_) umount2(top_.c_str(), MNT_DETACH);
+    rmdir(top_.c_str());
+  }
+  const std::string& error() const { return error_; }
+  const std::string& top() const { return top_; }
+  const std::string& home() const { return home_; }
+
+ private:
+  std::string top_, home_, error_;
+  bool mounted_ = false;
+};
+
 // A separate /home: the root's file system is not the state directory's, and its storage area
 // keeps the layers, so that the same journaled renames make the commit.
 TEST(CommitCrashTest, OnAnotherFileSystemToo) {
   SANDBOXD_REQUIRE_WORLD();
-  static std::mt19937_64 random{std::random_device{}()};
-  std::string top = "/mnt/sandboxd-it-crash-" + std::to_string(random() % 1000000000);
-  ASSERT_EQ(mkdir(top.c_str(), 0755), 0) << strerror(errno);
-  if (mount("tmpfs", top.c_str(), "tmpfs", 0, "mode=0755,size=256m,uid=0,gid=0") != 0) {
-    rmdir(top.c_str());
-    GTEST_SKIP() << "cannot mount a tmpfs: " << strerror(errno);
-  }
-  passwd* alice = getpwnam(kAlice);
-  std::string home = top + "/alice";
-  ASSERT_EQ(mkdir(home.c_str(), 0755), 0);
-  ASSERT_EQ(chown(home.c_str(), alice->pw_uid, alice->pw_gid), 0);
-  KillWholeCommits({home, top + "/.sandboxd"});
-  umount2(top.c_str(), MNT_DETACH);
-  rmdir(top.c_str());
+  OtherFileSystem fs("0755");
+  if (!fs.error().empty()) GTEST_SKIP() << fs.error();
+  KillWholeCommits({fs.home(), fs.top() + "/.sandboxd"});
+}
+
+// A file system whose top others may write (like a user's USB stick) has no storage area: the
+// layers stay in the state directory, and each commit copies its entries into a landing area in
+// the root first. A kill at any instant must still leave the tree wholly before or after, and
+// no landing area behind (the snapshots would show it).
+TEST(CommitCrashTest, AcrossFileSystemsThroughALandingArea) {
+  SANDBOXD_REQUIRE_WORLD();
+  OtherFileSystem fs("1777");
+  if (!fs.error().empty()) GTEST_SKIP() << fs.error();
+  KillWholeCommits({fs.home(), ""});
 }
 
 /// Whether `path` (a Snapshot key: "/d1/f0") is one of the changes the partial-commit test rejects.
@@ -188,13 +237,9 @@ std::map<std::string, std::string> PartlyAfter(const std::map<std::string, std::
   return mixed;
 }
 
-// The same with part of the change set rejected: the commit goes through a stage, and a kill at
-// any instant must leave the live tree before or after it and the sandbox holding exactly what
-// was not committed (nothing lost from the stage).
-TEST(CommitCrashTest, KilledDaemonDuringAPartialCommit) {
-  SANDBOXD_REQUIRE_WORLD();
+/// Partial commits at `site` (part of the change set rejected), killed at several instants.
+void KillPartialCommits(const Site& site) {
   Harness& w = World();
-  const Site site = Home();
   std::string reference = MakeTree(w, site, "crash-reference");
   const auto before = Snapshot(reference);
   ASSERT_EQ(w.RunAs(kAlice, {"sh", "-c", kJob}, {.cwd = reference}).status, 0);
@@ -246,7 +291,23 @@ TEST(CommitCrashTest, KilledDaemonDuringAPartialCommit) {
     ASSERT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
   }
   EXPECT_NE(w.DaemonLog().find("was cut off", log_start), std::string::npos) << "no kill interrupted a partial commit";
-  std::printf("partial crash test: %d kills left the tree before the commit, %d after it\n", before_count, after_count);
+  std::printf("partial crash test: %d kills left the tree before the commit, %d after it; recovered: %s\n", before_count,
+              after_count, Recoveries(log_start).c_str());
+}
+
+// The same with part of the change set rejected: the commit goes through a stage, and a kill at
+// any instant must leave the live tree before or after it and the sandbox holding exactly what
+// was not committed (nothing lost from the stage).
+TEST(CommitCrashTest, KilledDaemonDuringAPartialCommit) {
+  SANDBOXD_REQUIRE_WORLD();
+  KillPartialCommits(Home());
+}
+
+TEST(CommitCrashTest, KilledDaemonDuringAPartialCommitThroughALandingArea) {
+  SANDBOXD_REQUIRE_WORLD();
+  OtherFileSystem fs("1777");
+  if (!fs.error().empty()) GTEST_SKIP() << fs.error();
+  KillPartialCommits({fs.home(), ""});
 }
 
 }  // namespace

@@ -209,5 +209,41 @@ TEST_F(ReviewCommitTest, UndoRefusesWhenTheLiveTreeMovedOn) {
   EXPECT_EQ(Snapshot(project_), live) << "a refused undo changed the live tree";
 }
 
+// Undo again takes the commit before it back, also where both commits changed the same file:
+// the first undo moved that file (and so its ctime) itself, which is no change of the owner's.
+TEST_F(ReviewCommitTest, UndoAgainTakesTheCommitBeforeItBackOverTheSameFile) {
+  auto before = Snapshot(project_);
+  Job("echo first >> a.txt && echo n > n.txt");
+  ASSERT_EQ(Ctl({"commit", id_, "--all"}).status, 0);
+  auto after_first = Snapshot(project_);
+  Job("echo second >> a.txt && rm n.txt");
+  ASSERT_EQ(Ctl({"commit", id_, "--all"}).status, 0);
+  Result undo = Ctl({"undo", id_});
+  ASSERT_EQ(undo.status, 0) << undo.err;
+  EXPECT_EQ(Snapshot(project_), after_first);
+  undo = Ctl({"undo", id_});
+  ASSERT_EQ(undo.status, 0) << undo.err;
+  EXPECT_EQ(Snapshot(project_), before);
+}
+
+// ... but not over a change of the owner's that a forced commit went over: that commit's undo
+// puts the owner's version back, and the commit before it must not take it away.
+TEST_F(ReviewCommitTest, UndoAgainRefusesWhereAForcedCommitWentOverALiveChange) {
+  Job("echo first >> a.txt");
+  ASSERT_EQ(Ctl({"commit", id_, "--all"}).status, 0);
+  ASSERT_EQ(World().RunAs(kAlice, {"sh", "-c", "echo mine >> a.txt"}, {.cwd = project_}).status, 0);
+  Job("echo second >> a.txt");
+  ASSERT_EQ(Ctl({"commit", id_, "--all"}).status, 1) << "the live change is a conflict";
+  ASSERT_EQ(Ctl({"commit", id_, "--all", "--force"}).status, 0);
+  ASSERT_EQ(Ctl({"undo", id_}).status, 0);
+  const std::string mine = ReadWhole(project_ + "/a.txt");
+  EXPECT_NE(mine.find("mine"), std::string::npos);
+  auto live = Snapshot(project_);
+  Result again = Ctl({"undo", id_});
+  EXPECT_EQ(again.status, 1);
+  EXPECT_NE(again.err.find("a.txt (changed since the commit)"), std::string::npos) << again.err;
+  EXPECT_EQ(Snapshot(project_), live);
+}
+
 }  // namespace
 }  // namespace sandboxd::it

@@ -4,6 +4,7 @@
 // commits and undo included; where TOP may be written by others, the layers stay in the state
 // directory and the commit copies.
 
+#include <dirent.h>
 #include <gtest/gtest.h>
 #include <pwd.h>
 #include <sys/mount.h>
@@ -125,19 +126,94 @@ TEST(StorageAreaTest, ACommitOnTheAreaMovesTheSandboxesFileWithoutCopying) {
   Ctl({"destroy", id});
 }
 
-TEST(StorageAreaTest, ATopOthersMayWriteKeepsTheLayersInTheStateDirectory) {
+/// `changes` output without its review marks (" [approved]", " [partial: ...]").
+std::string WithoutMarks(const std::string& text) {
+  std::string plain;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) plain += line.substr(0, line.find(" [")) + "\n";
+  return plain;
+}
+
+/// The names in `dir` that start with ".sandboxd": a landing area left behind.
+std::vector<std::string> Leftovers(const std::string& dir) {
+  std::vector<std::string> found;
+  if (DIR* listing = opendir(dir.c_str())) {
+    while (dirent* entry = readdir(listing))
+      if (std::string(entry->d_name).rfind(".sandboxd", 0) == 0) found.push_back(entry->d_name);
+    closedir(listing);
+  }
+  return found;
+}
+
+// Where TOP may be written by others (a USB stick, a tmpfs of the user's) there is no storage
+// area: the layers stay in the state directory and every commit copies what goes live into a
+// landing area in the root, then renames from there, journaled as anywhere: partial commits
+// and undo included, and nothing of the landing area left in the live tree afterwards.
+TEST(StorageAreaTest, ATopOthersMayWriteCommitsThroughALandingArea) {
   SANDBOXD_REQUIRE_WORLD();
   OtherFileSystem fs("1777");  // like /tmp: anyone could plant .sandboxd there
   if (!fs.error().empty()) GTEST_SKIP() << fs.error();
+  ASSERT_EQ(World().RunAs(kAlice, {"sh", "-c", "seq 1 30 > a.txt"}, {.cwd = fs.project()}).status, 0);
+  const auto seq_before = Snapshot(fs.project());
   Result created = Ctl({"create", fs.project()});
   ASSERT_EQ(created.status, 0) << created.err;
   std::string id = Trim(created.out);
   EXPECT_FALSE(Exists(fs.top() + "/.sandboxd"));
-  EXPECT_TRUE(Exists(World().dir() + "/state/sandboxes/" + id + "/upper/0"));
-  ASSERT_EQ(Ctl({"run", id, "--", "sh", "-c", "echo changed > a.txt"}).status, 0);
-  Result commit = Ctl({"commit", id, "--all"});
-  ASSERT_EQ(commit.status, 0) << commit.err;
-  EXPECT_EQ(ReadWhole(fs.project() + "/a.txt"), "changed\n");
+  std::string storage = World().dir() + "/state/sandboxes/" + id;
+  EXPECT_TRUE(Exists(storage + "/upper/0"));
+
+  // Three hunks in a.txt, of which only the second goes; b.txt deleted, c.txt new, d/ new.
+  ASSERT_EQ(Ctl({"run", id, "--", "sh", "-c",
+                 "sed -i -e 's/^2$/two/' -e 's/^15$/fifteen/' -e 's/^28$/twenty-eight/' a.txt && echo new > c.txt && "
+                 "rm b.txt && mkdir d && echo deep > d/e && chmod 4755 c.txt"})
+                .status,
+            0);
+  ASSERT_EQ(Ctl({"approve", id, "a.txt:2", "b.txt", "d"}).status, 0);
+  Result partial = Ctl({"commit", id});
+  ASSERT_EQ(partial.status, 0) << partial.err;
+  std::string expected_a;
+  for (int i = 1; i <= 30; ++i) expected_a += (i == 15 ? std::string("fifteen") : std::to_string(i)) + "\n";
+  EXPECT_EQ(ReadWhole(fs.project() + "/a.txt"), expected_a);
+  EXPECT_FALSE(Exists(fs.project() + "/b.txt"));
+  EXPECT_EQ(ReadWhole(fs.project() + "/d/e"), "deep\n");
+  EXPECT_FALSE(Exists(fs.project() + "/c.txt"));
+  EXPECT_EQ(Leftovers(fs.project()), std::vector<std::string>{});
+  // The rest stays in the sandbox: hunks 1 and 3 of a.txt, and c.txt.
+  Result left = Ctl({"changes", id});
+  EXPECT_EQ(left.out, "M a.txt\nA c.txt\n") << left.err;
+  // The replaced a.txt and the removed b.txt are kept in the state directory, not in the root.
+  std::vector<std::string> commits;
+  if (DIR* listing = opendir((storage + "/commits").c_str())) {
+    while (dirent* entry = readdir(listing))
+      if (entry->d_name[0] != '.') commits.push_back(entry->d_name);
+    closedir(listing);
+  }
+  ASSERT_EQ(commits.size(), 1u);
+  EXPECT_EQ(ReadWhole(storage + "/commits/" + commits[0] + "/backup/0/a.txt").substr(0, 4), "1\n2\n");
+  EXPECT_EQ(ReadWhole(storage + "/commits/" + commits[0] + "/removed/0/e1"), "two\n");
+
+  Result rest = Ctl({"commit", id, "--all"});
+  ASSERT_EQ(rest.status, 0) << rest.err;
+  EXPECT_EQ(ReadWhole(fs.project() + "/c.txt"), "new\n");
+  struct stat c_st;
+  ASSERT_EQ(lstat((fs.project() + "/c.txt").c_str(), &c_st), 0);
+  EXPECT_EQ(c_st.st_mode & 07777, 04755u) << "the setuid bit did not arrive";
+  EXPECT_EQ(Ctl({"changes", id}).out, "");
+  EXPECT_EQ(Leftovers(fs.project()), std::vector<std::string>{});
+
+  // Undo twice: byte for byte as before each commit, from the backups in the state directory.
+  Result undo = Ctl({"undo", id});
+  ASSERT_EQ(undo.status, 0) << undo.err;
+  EXPECT_FALSE(Exists(fs.project() + "/c.txt"));
+  EXPECT_EQ(ReadWhole(fs.project() + "/a.txt"), expected_a);
+  undo = Ctl({"undo", id});
+  ASSERT_EQ(undo.status, 0) << undo.err;
+  EXPECT_EQ(Snapshot(fs.project()), seq_before);
+  EXPECT_EQ(Leftovers(fs.project()), std::vector<std::string>{});
+  // Everything is in the sandbox again, and commits again.
+  EXPECT_EQ(WithoutMarks(Ctl({"changes", id}).out), "M a.txt\nD b.txt\nA c.txt\nA d\nA d/e\n");
+  ASSERT_EQ(Ctl({"commit", id, "--all"}).status, 0);
+  EXPECT_EQ(ReadWhole(fs.project() + "/d/e"), "deep\n");
   Ctl({"destroy", id});
 }
 
