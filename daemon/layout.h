@@ -2,7 +2,8 @@
 /// Where a sandbox's pieces live on disk. State (root-only, 0700):
 ///   STATE/sandboxd.db, STATE/sandboxes/<id>/upper/<n>, STATE/sandboxes/<id>/work/<n>,
 ///   STATE/sandboxes/<id>/commits/<commit>/{upper,removed}/<n> (what commit <commit> replaced
-///   or removed in root n: its backups),
+///   or removed in root n: its backups; for a root that lands across file systems,
+///   landing_area.h, upper/<n> keeps what went live and backup/<n> what it replaced),
 ///   STATE/trash/ (sandboxes being removed after their Destroy reply).
 /// A root on another file system than STATE keeps its layers and commit areas in the storage
 /// area of that file system instead (storage_area.h), laid out the same: AREA/sandboxes/<id>/...,
