@@ -169,6 +169,43 @@ def bench_commit(args, user, work, files):
     return times
 
 
+def bench_landing(args, user, work, files):
+    """Commit of `files` small files (a third new, two thirds replacing live ones) to a root on a
+    file system without a storage area, which goes through a landing area (copies, journaled
+    renames, backups copied back to the state directory), against `cp -a` of the same files
+    from the state directory's file system onto that one (the copy floor) and `rsync -a`."""
+    ctl = args.sandboxctl
+    replaced = [f"f{i:06d}" for i in range(files * 2 // 3)]
+    added = [f"n{i:06d}" for i in range(files - len(replaced))]
+    times = {"commit": [], "cp": [], "rsync": []}
+    staged = os.path.join(work, f"landing-staged{files}")
+    shutil.rmtree(staged, ignore_errors=True)
+    os.makedirs(staged)
+    fill(staged, replaced + added, "new")
+    live = os.path.join(args.landing_dir, f"live{files}")
+    for _ in range(args.commit_rounds):
+        shutil.rmtree(live, ignore_errors=True)
+        os.makedirs(live)
+        fill(live, replaced, "live")
+        _, out = timed([ctl, "--no-ask-password", "create", live], user, capture=True)
+        sandbox = out.strip()
+        timed([ctl, "--no-ask-password", "run", sandbox, "--", "sh", "-c", f"cp -a {staged}/. {live}/"], user)
+        os.sync()
+        t, _ = timed([ctl, "--no-ask-password", "commit", sandbox, "--all"], user)
+        times["commit"].append(t)
+        timed([ctl, "--no-ask-password", "destroy", sandbox], user)
+        for tool, argv in (("cp", ["cp", "-a", staged + "/.", live + "/"]), ("rsync", ["rsync", "-a", staged + "/", live + "/"])):
+            shutil.rmtree(live)
+            os.makedirs(live)
+            fill(live, replaced, "live")
+            os.sync()
+            t, _ = timed(argv, user)
+            times[tool].append(t)
+    shutil.rmtree(live, ignore_errors=True)
+    shutil.rmtree(staged, ignore_errors=True)
+    return times
+
+
 def bench_big_file(args, user, work):
     """Commit of one 2 GiB file against a commit of one small file (O(1): a rename either way),
     the rename floor of the same file, and cp -a of it (a byte copy)."""
@@ -261,7 +298,7 @@ def peak_rss_mib(pid):
     return float("nan")
 
 
-SECTIONS = ("crd", "run", "changes", "commit", "big", "try")
+SECTIONS = ("crd", "run", "changes", "commit", "landing", "big", "try")
 
 
 def main():
@@ -271,6 +308,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--commit-rounds", type=int, default=3)
     parser.add_argument("--daemon-pid", type=int, default=0)
+    parser.add_argument("--landing-dir", help="a file system with no storage area (bench/run mounts one)")
     parser.add_argument("--only", action="append", choices=SECTIONS,
                         help="run only this part (repeatable); default: all of them")
     args = parser.parse_args()
@@ -322,6 +360,14 @@ def main():
             row(f"cp -a, {files:,} files", t["cp"], t["rename"])
             row(f"rsync -a, {files:,} files", t["rsync"], t["rename"])
         print("   target: commit within 1.3x of the rename floor")
+    if "landing" in only and args.landing_dir:
+        print(f"\ncommit across file systems, through a landing area ({args.commit_rounds} rounds)")
+        for files in (1000, 10000):
+            t = bench_landing(args, user, work, files)
+            row(f"cp -a, {files:,} files onto the other file system (floor)", t["cp"])
+            row(f"sandboxctl commit --all, {files:,} files (landing area)", t["commit"], t["cp"])
+            row(f"rsync -a, {files:,} files onto the other file system", t["rsync"], t["cp"])
+        print("   no target: the issue's figures are for layers on the root's own file system")
     if "big" in only:
         big = bench_big_file(args, user, work)
         print(f"\ncommit of one file ({args.commit_rounds} rounds)")
