@@ -195,8 +195,11 @@ void RunLandingActions(const nlohmann::json& actions) {
       CopyTree(fd, to.get());
       continue;
     }
+    // "make" and "remove" act on one name in the directory, never on a path through others.
     const std::string target = action.at(2).get<std::string>();
     CheckRelativePath(target);
+    if (target.find('/') != std::string::npos || target == ".")
+      throw Error(Code::kInvalidArgument, "landing action " + verb + " takes one name, not " + target);
     if (verb == "make") {
       // Why O_EXCL-like mkdir: a name someone planted (a symlink, a directory of theirs) must
       // stop the commit, never be written through.
@@ -205,8 +208,10 @@ void RunLandingActions(const nlohmann::json& actions) {
           throw Error(Code::kConflict, "live " + target + " exists already; sandboxd needs that name for the commit");
         ThrowErrno("cannot make " + target + " in the live root");
       }
-      for (const char* part : {"/upper", "/removed"})
-        if (mkdirat(fd, (target + part).c_str(), 0700) != 0) ThrowErrno("cannot make " + target + part);
+      UniqueFd area(openat(fd, target.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (!area) ThrowErrno("cannot open " + target);
+      for (const char* part : {"upper", "removed"})
+        if (mkdirat(area.get(), part, 0700) != 0) ThrowErrno("cannot make " + target + "/" + part);
     } else if (verb == "remove") {
       // Renamed aside first, in one step: a daemon killed half-way through the removal must
       // not find a half-emptied area under the name that says it holds a commit's backups.

@@ -38,22 +38,33 @@ std::vector<std::string> Names(int dir, const std::string& shown) {
 
 std::string ProcPath(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
 
-/// Reopens the entry held by O_PATH fd `entry` (so that it cannot be swapped between the check
-/// of its type and the open) with `flags`. An entry of the caller's own that the caller may not
-/// read (a file made mode 000 in a job) is made readable for the moment of the open.
-UniqueFd Reopen(int entry, const struct stat& st, int flags, const std::string& shown) {
-  std::string proc = ProcPath(entry);
-  UniqueFd opened(open(proc.c_str(), flags | O_CLOEXEC | O_NOCTTY));
-  if (opened || errno != EACCES || st.st_uid != geteuid()) {
-    if (!opened) ThrowErrno("cannot open " + shown);
-    return opened;
+/// While alive, an entry of the caller's own that the caller may not read (a file made mode
+/// 000 in a job) or, for a directory, not read and search, is readable and searchable; its
+/// mode is put back at the end. Root needs none of it.
+class TemporaryAccess {
+ public:
+  TemporaryAccess(int entry, const struct stat& st) : proc_(ProcPath(entry)), mode_(st.st_mode & 07777) {
+    mode_t needed = S_ISDIR(st.st_mode) ? 0500 : 0400;
+    if (geteuid() == 0 || st.st_uid != geteuid() || (mode_ & needed) == needed) return;
+    changed_ = chmod(proc_.c_str(), mode_ | needed) == 0;
   }
-  mode_t readable = (st.st_mode & 07777) | (S_ISDIR(st.st_mode) ? 0500 : 0400);
-  if (chmod(proc.c_str(), readable) != 0) ThrowErrno("cannot open " + shown);
-  opened.reset(open(proc.c_str(), flags | O_CLOEXEC | O_NOCTTY));
-  int err = errno;
-  chmod(proc.c_str(), st.st_mode & 07777);
-  if (!opened) ThrowErrno(err, "cannot open " + shown);
+  ~TemporaryAccess() {
+    if (changed_) chmod(proc_.c_str(), mode_);
+  }
+  TemporaryAccess(const TemporaryAccess&) = delete;
+  TemporaryAccess& operator=(const TemporaryAccess&) = delete;
+
+ private:
+  std::string proc_;
+  mode_t mode_;
+  bool changed_ = false;
+};
+
+/// Reopens the entry held by O_PATH fd `entry` (so that it cannot be swapped between the check
+/// of its type and the open) with `flags`.
+UniqueFd Reopen(int entry, int flags, const std::string& shown) {
+  UniqueFd opened(open(ProcPath(entry).c_str(), flags | O_CLOEXEC | O_NOCTTY));
+  if (!opened) ThrowErrno("cannot open " + shown);
   return opened;
 }
 
@@ -96,7 +107,9 @@ class TreeCopier {
   }
 
   void CopyDirectory(int entry, const struct stat& st, int to_parent, const std::string& name, const std::string& relative) {
-    UniqueFd from = Reopen(entry, st, O_RDONLY | O_DIRECTORY, relative);
+    // Searchable until its children are copied, not only while it is opened.
+    TemporaryAccess access(entry, st);
+    UniqueFd from = Reopen(entry, O_RDONLY | O_DIRECTORY, relative);
     if (mkdirat(to_parent, name.c_str(), 0700) != 0) ThrowErrno("cannot make directory " + relative);
     UniqueFd to(openat(to_parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!to) ThrowErrno("cannot open the copy of directory " + relative);
@@ -119,7 +132,11 @@ class TreeCopier {
       }
       linked_[{st.st_dev, st.st_ino}] = relative;
     }
-    UniqueFd from = Reopen(entry, st, O_RDONLY, relative);
+    UniqueFd from;
+    {
+      TemporaryAccess access(entry, st);
+      from = Reopen(entry, O_RDONLY, relative);
+    }
     UniqueFd to(openat(to_parent, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
     if (!to) ThrowErrno("cannot create the copy of " + relative);
     CopyFileContent(from.get(), to.get(), relative);
