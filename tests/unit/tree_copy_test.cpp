@@ -271,12 +271,8 @@ TEST_F(TreeCopyTest, CopiesOwnUnreadableFileAsNonRootAndKeepsItUnreadable) {
 }
 
 // A job may chmod 000 a directory of its own with files in it, and the helper copies stages
-// and backups as the owner (LandingArea::Fill, Import). FAILS against the current code, a bug
-// reported rather than fixed: Reopen (tree_copy.cpp) makes the directory readable only for the
-// moment of its own open and puts mode 000 back at once, so the copy of its contents is refused
-// (Names' openat(dir, ".") and each child's openat need search permission, which 000 lacks:
-// "cannot read directory closed: Permission denied"). RemoveTreeAt, by contrast, keeps such a
-// directory 0700 while it works in it.
+// and backups as the owner (LandingArea::Fill, Import): the directory must stay searchable
+// until its children are copied, not only while it is opened, and get its mode back after.
 TEST_F(TreeCopyTest, CopiesOwnUnsearchableDirectoryWithChildrenAsNonRoot) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to switch to uid 65534";
   ASSERT_EQ(mkdir((src_ + "/closed").c_str(), 0755), 0);
