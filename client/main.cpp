@@ -65,6 +65,8 @@ int main(int argc, char** argv) {
   r->add_option("--timeout", run.timeout, "Kill the job after this long (seconds, or 90s, 5m, 2h)");
   r->add_flag("--network", run.network, "Give the job the network (polkit asks)");
   r->add_option("--hide", run.hide, "Make PATH empty and unreadable in the job (repeatable)")->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  r->add_option("--memory-max", run.memory_max, "Kill the job when it uses more memory (and swap) than SIZE (e.g. 512M, 2G)");
+  r->add_option("--tasks-max", run.tasks_max, "Let the job have at most N processes and threads at once");
   r->add_option("sandbox", run.sandbox, "Sandbox id or name")->required();
   r->add_option("command", run.command, "Command and arguments (after --)");
   verbs.push_back({r, [&](Context& x) { return sandboxctl::VerbRun(x, run); }});

@@ -55,6 +55,17 @@ uint64_t ParseDuration(const std::string& text) {
   return std::stoull(text.substr(0, digits)) * per->second;
 }
 
+uint64_t ParseSize(const std::string& text, const std::string& option) {
+  size_t digits = 0;
+  while (digits < text.size() && isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  std::string unit = text.substr(digits);
+  const std::map<std::string, int> shift = {{"", 0}, {"K", 10}, {"M", 20}, {"G", 30}, {"T", 40}};
+  auto by = shift.find(unit);
+  if (digits == 0 || digits > 12 || by == shift.end())
+    throw UsageError{option + " takes a size in bytes or with K, M, G or T (e.g. 512M, 2G), not '" + text + "'"};
+  return std::stoull(text.substr(0, digits)) << by->second;
+}
+
 std::map<std::string, sdbus::Variant> JobRunOptions(const RunArgs& args) {
   std::map<std::string, sdbus::Variant> options;
   if (!args.timeout.empty()) {
@@ -63,6 +74,13 @@ std::map<std::string, sdbus::Variant> JobRunOptions(const RunArgs& args) {
     options["timeout_sec"] = sdbus::Variant(seconds);
   }
   if (args.network) options["network"] = sdbus::Variant(true);
+  if (!args.memory_max.empty()) options["memory_max"] = sdbus::Variant(ParseSize(args.memory_max, "--memory-max"));
+  if (!args.tasks_max.empty()) {
+    const std::string& text = args.tasks_max;
+    if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
+      throw UsageError{"--tasks-max takes a number of processes, not '" + text + "'"};
+    options["tasks_max"] = sdbus::Variant(static_cast<uint64_t>(std::stoull(text)));
+  }
   if (!args.hide.empty()) {
     std::vector<std::string> hide;
     for (const auto& path : args.hide) hide.push_back(Absolute(path));
@@ -113,6 +131,7 @@ JobEnd RunWithOurStreams(Context& ctx, const std::string& sandbox_path, const st
   pthread_sigmask(SIG_SETMASK, &before, nullptr);
   if (end.reason == "failed") std::cerr << "sandboxctl: the sandbox for the job could not be set up (status " << end.exit_status << ")\n";
   if (end.reason == "timeout") std::cerr << "sandboxctl: the job ran out of time and was killed\n";
+  if (end.reason == "memory") std::cerr << "sandboxctl: the job went over its memory limit (--memory-max) and the kernel killed it\n";
   return end;
 }
 

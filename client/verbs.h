@@ -24,6 +24,8 @@ struct RunArgs {
   std::string timeout;             ///< --timeout: seconds, or with a unit (90s, 5m, 2h); "" none
   bool network = false;            ///< --network
   std::vector<std::string> hide;   ///< --hide (relative ones are taken from our cwd)
+  std::string memory_max;          ///< --memory-max SIZE (10M, 2G); "" none
+  std::string tasks_max;           ///< --tasks-max N; "" none
   std::vector<std::string> command;
 };
 struct ShellArgs {
@@ -100,5 +102,8 @@ JobEnd RunWithOurStreams(Context& ctx, const std::string& sandbox_path, const st
 std::map<std::string, sdbus::Variant> JobRunOptions(const RunArgs& args);
 /// Seconds in "90", "90s", "5m" or "2h" (UsageError naming `text` otherwise).
 uint64_t ParseDuration(const std::string& text);
+/// SIZE: a number with an optional binary unit (K, M, G, T; "10M", "2G"); bytes. Throws
+/// UsageError naming `option` on anything else.
+uint64_t ParseSize(const std::string& text, const std::string& option);
 
 }  // namespace sandboxctl

@@ -262,7 +262,7 @@ CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitR
     throw;
   }
   journal_.SetState(commit, "applied");
-  Settle(sandbox, plan.steps);
+  Settle(sandbox, commit, plan.steps);
   for (auto& note : KeepLandedBackups(sandbox, commit)) outcome.skipped.push_back(std::move(note));
   journal_.Finish(commit);
   return outcome;
@@ -379,7 +379,7 @@ std::vector<std::string> CommitRunner::Recover(Sandbox& sandbox) {
       lines.push_back(what + " was cut off while keeping its backups; finished it");
     }
     if (commit.staged) {
-      Settle(sandbox, commit.steps);
+      Settle(sandbox, commit.id, commit.steps);
     } else {
       KeepBackups(sandbox, commit.id);
     }
@@ -512,16 +512,20 @@ std::vector<std::string> CommitRunner::KeepLandedBackups(const Sandbox& sandbox,
   return notes;
 }
 
-void CommitRunner::Settle(const Sandbox& sandbox, const std::vector<CommitStep>& steps) {
+void CommitRunner::Settle(const Sandbox& sandbox, int64_t commit, const std::vector<CommitStep>& steps) {
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
     std::vector<CommitStep> root_steps;
     for (const auto& step : steps)
       if (step.root == i) root_steps.push_back(step);
     UniqueFd upper = sandbox.OpenUpper(i);
+    UniqueFd live = sandbox.OpenLiveRoot(i);
+    UniqueFd stage = OpenDirectoryNoSymlinks(sandbox.CommitUpperDir(commit, i), O_PATH);
+    // The index links the upper's own inodes; across file systems the ones that went live are
+    // copies, and the originals stay with the commit.
     std::string index = sandbox.WorkDir(i) + "/index";
     UniqueFd index_fd;
-    if (Exists(index)) index_fd = OpenDirectoryNoSymlinks(index, O_PATH);
-    SettleUpperAfterCommit(upper.get(), index_fd ? index_fd.get() : -1, root_steps);
+    if (Exists(index) && !sandbox.LandsAcrossFileSystems(i)) index_fd = OpenDirectoryNoSymlinks(index, O_PATH);
+    SettleUpperAfterCommit(upper.get(), live.get(), stage.get(), index_fd ? index_fd.get() : -1, root_steps, sandbox.owner(), 0);
   }
 }
 

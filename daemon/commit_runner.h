@@ -84,7 +84,7 @@ class CommitRunner {
   /// area in the state directory, and the landing areas go. Idempotent.
   std::vector<std::string> KeepLandedBackups(const Sandbox& sandbox, int64_t commit);
   /// After a staged commit went live: see SettleUpperAfterCommit.
-  void Settle(const Sandbox& sandbox, const std::vector<CommitStep>& steps);
+  void Settle(const Sandbox& sandbox, int64_t commit, const std::vector<CommitStep>& steps);
   /// Moves each root's upper layer (now holding the replaced entries) into the commit's
   /// backups and empties the work dir; SetUp makes fresh ones. Idempotent.
   void KeepBackups(const Sandbox& sandbox, int64_t commit);

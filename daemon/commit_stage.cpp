@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -56,8 +58,19 @@ bool IsWhiteout(const struct stat& st) { return S_ISCHR(st.st_mode) && st.st_rde
 /// Makes directory `relative` in the upper as the stage has it (owner, mode, opaque mark) where
 /// the upper lacks it: after a commit of the whole upper the sandbox starts from an empty one.
 void EnsureUpperDirectory(int upper_root, int stage_dir, const std::string& relative) {
+  UniqueFd existing = OpenBeneath(upper_root, relative.empty() ? "." : relative, O_RDONLY | O_DIRECTORY);
+  if (existing) {
+    // An opaque mark SettleUpperAfterCommit kept with the commit goes back (an undo).
+    UniqueFd staged(openat(stage_dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    char value[8];
+    for (const char* attribute : {"trusted.overlay.opaque", "user.overlay.opaque"}) {
+      ssize_t size = staged ? fgetxattr(staged.get(), attribute, value, sizeof value) : -1;
+      if (size > 0 && fsetxattr(existing.get(), attribute, value, static_cast<size_t>(size), 0) != 0)
+        ThrowErrno("cannot mark " + (relative.empty() ? std::string(".") : relative) + " opaque in the sandbox");
+    }
+    return;
+  }
   if (relative.empty()) return;
-  if (OpenBeneath(upper_root, relative, O_PATH | O_DIRECTORY)) return;
   auto [parent_path, name] = SplitParent(relative);
   UniqueFd parent = OpenBeneath(upper_root, parent_path, O_PATH | O_DIRECTORY);
   if (!parent) ThrowErrno("cannot open " + parent_path + " in the sandbox");
@@ -150,17 +163,75 @@ UniqueFd CreateStagedFile(int upper_fd, int stage_fd, const std::string& path, u
 
 void Unstage(int upper_fd, int stage_fd) { UnstageDirectory(upper_fd, stage_fd, ""); }
 
-void SettleUpperAfterCommit(int upper_fd, int index_fd, const std::vector<CommitStep>& root_steps) {
+namespace {
+
+constexpr const char* kOpaqueAttributes[] = {"trusted.overlay.opaque", "user.overlay.opaque"};
+
+/// The opaque mark on directory `dir` ({attribute, value}), or nothing.
+std::optional<std::pair<std::string, std::string>> OpaqueMark(int dir) {
+  char value[8];
+  for (const char* attribute : kOpaqueAttributes) {
+    ssize_t size = fgetxattr(dir, attribute, value, sizeof value);
+    if (size > 0) return std::make_pair(std::string(attribute), std::string(value, static_cast<size_t>(size)));
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> NamesIn(int dir) {
+  std::vector<std::string> names;
+  UniqueFd listing_fd(openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  DIR* listing = listing_fd ? fdopendir(listing_fd.get()) : nullptr;
+  if (!listing) return names;
+  listing_fd.release();
+  while (dirent* entry = readdir(listing))
+    if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) names.emplace_back(entry->d_name);
+  closedir(listing);
+  return names;
+}
+
+/// Turns the opaque upper directory `path` into a plain one with whiteouts (see the header).
+void SettleOpaqueDirectory(int upper_fd, int live_fd, int stage_fd, const std::string& path,
+                           const std::set<std::string>& went_live_paths, uid_t uid, gid_t gid) {
+  UniqueFd upper_dir = OpenBeneath(upper_fd, path, O_RDONLY | O_DIRECTORY);
+  if (!upper_dir) return;  // not in the upper (a parent made for a committed child)
+  auto mark = OpaqueMark(upper_dir.get());
+  if (!mark) return;
+  // Keep the mark with the commit first: an undo must be able to put it back.
+  UniqueFd stage_dir = MakeParents(stage_fd, path, uid, gid);
+  UniqueFd stage_readable(openat(stage_dir.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!stage_readable ||
+      fsetxattr(stage_readable.get(), mark->first.c_str(), mark->second.data(), mark->second.size(), 0) != 0)
+    ThrowErrno("cannot keep the opaque mark of " + path + " with the commit");
+  if (UniqueFd live_dir = OpenBeneath(live_fd, path, O_RDONLY | O_DIRECTORY)) {
+    for (const auto& name : NamesIn(live_dir.get())) {
+      std::string child = path == "." ? name : path + "/" + name;
+      if (went_live_paths.count(child)) continue;  // committed: it shows through now
+      struct stat st;
+      if (fstatat(upper_dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) continue;  // the upper's hides it
+      if (mknodat(upper_dir.get(), name.c_str(), S_IFCHR | 0000, makedev(0, 0)) != 0 && errno != EEXIST)
+        ThrowErrno("cannot keep " + child + " deleted in the sandbox");
+    }
+  }
+  if (fremovexattr(upper_dir.get(), mark->first.c_str()) != 0 && errno != ENODATA)
+    ThrowErrno("cannot clear the opaque mark of " + path + " in the sandbox");
+}
+
+}  // namespace
+
+void SettleUpperAfterCommit(int upper_fd, int live_fd, int stage_fd, int index_fd, const std::vector<CommitStep>& root_steps,
+                            uid_t uid, gid_t gid) {
   std::set<ino_t> went_live;
+  std::set<std::string> went_live_paths, touched = {"."};
   for (const auto& step : root_steps) {
     if (step.action == StepAction::kPlace) went_live.insert(step.new_ino);
-    if (step.action != StepAction::kMakeDirectory) continue;
-    UniqueFd dir = OpenBeneath(upper_fd, step.path, O_RDONLY | O_DIRECTORY);
-    if (!dir) continue;  // the upper never had it (a parent made for a committed child)
-    for (const char* attribute : {"trusted.overlay.opaque", "user.overlay.opaque"})
-      if (fremovexattr(dir.get(), attribute) != 0 && errno != ENODATA && errno != ENOTSUP)
-        ThrowErrno("cannot clear the opaque mark of " + step.path + " in the sandbox");
+    if (step.action != StepAction::kRemove && step.action != StepAction::kChmod) went_live_paths.insert(step.path);
+    if (step.action == StepAction::kMakeDirectory || step.action == StepAction::kChmod) touched.insert(step.path);
+    for (std::string at = step.path; at.find('/') != std::string::npos;) {
+      at.resize(at.rfind('/'));
+      touched.insert(at);
+    }
   }
+  for (const auto& path : touched) SettleOpaqueDirectory(upper_fd, live_fd, stage_fd, path, went_live_paths, uid, gid);
   if (index_fd < 0 || went_live.empty()) return;
   UniqueFd listing(openat(index_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!listing) return;

@@ -30,13 +30,20 @@ UniqueFd CreateStagedFile(int upper_fd, int stage_fd, const std::string& path, u
 
 /// Puts every staged non-directory back into the upper where the upper has nothing at its path;
 /// a staged entry whose path the upper still holds (a merged file) is deleted. Directories the
-/// upper lacks are made as the stage has them (owner, mode, opaque mark). Idempotent.
+/// upper lacks are made as the stage has them (owner, mode, opaque mark); an opaque mark on a
+/// stage directory (SettleUpperAfterCommit) goes back onto the upper's. Idempotent.
 void Unstage(int upper_fd, int stage_fd);
 
-/// After a staged commit went live: an upper directory the commit made live afresh loses its
-/// opaque mark (it would hide the committed entries now in the live directory), and overlay's
-/// index entries of the entries that went live are removed (they are links to those inodes).
-/// `index_fd` may be -1 when the overlay has no index. Idempotent.
-void SettleUpperAfterCommit(int upper_fd, int index_fd, const std::vector<CommitStep>& root_steps);
+/// After a staged commit went live: an opaque upper directory the commit touched (one it made,
+/// or one holding or above a path it committed) would hide the committed entries now in the
+/// live directory. It loses its opaque mark, and each live entry in it that the sandbox still
+/// has deleted (a deletion not committed) gets a whiteout instead, so that the sandbox shows
+/// exactly what it showed before, less what went live. The mark is copied onto the same
+/// directory in the stage (made, owned by `uid`/`gid`, where missing), where Unstage finds it
+/// if the commit is undone. Overlay's index entries of the entries that went live are removed
+/// (they are links to those inodes). `index_fd` may be -1 when the overlay has no index.
+/// Idempotent.
+void SettleUpperAfterCommit(int upper_fd, int live_fd, int stage_fd, int index_fd, const std::vector<CommitStep>& root_steps,
+                            uid_t uid, gid_t gid);
 
 }  // namespace sandboxd

@@ -52,7 +52,9 @@ void Job::Start(JobLaunch launch, FinishedCallback on_finished, OutputCallback o
   options.env = launch.env;
   options.cwd = launch.cwd;
   options.user = launch.user;
-  if (launch.cgroup) options.cgroup_procs_fd = launch.cgroup->procs_fd();
+  if (launch.cgroup) options.cgroup_procs_fds.push_back(launch.cgroup->procs_fd());
+  if (launch.limits)
+    for (int fd : launch.limits->procs_fds()) options.cgroup_procs_fds.push_back(fd);
   options.fds = {
       {0, launch.stdin_fd ? launch.stdin_fd.get() : dev_null.get()},
       {1, launch.stdout_fd ? launch.stdout_fd.get() : capture_write.get()},
@@ -65,6 +67,7 @@ void Job::Start(JobLaunch launch, FinishedCallback on_finished, OutputCallback o
   {
     std::lock_guard lock(mutex_);
     cgroup_ = std::move(launch.cgroup);
+    limits_ = std::move(launch.limits);
   }
   std::promise<void> started;
   std::future<void> start_result = started.get_future();
@@ -169,13 +172,16 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, std::chrono::seconds 
   }
   int wait_status = child_.Wait();
   std::unique_ptr<JobCgroup> cgroup;
+  std::unique_ptr<JobLimitGroups> limits;
   {
-    // Whatever of the job is still in its cgroup goes with it; the cgroup itself is removed
-    // once the end is announced (its last processes may take a moment to leave it).
+    // Whatever of the job is still in its cgroup goes with it; the cgroups themselves are
+    // removed once the end is announced (its last processes may take a moment to leave them).
     std::lock_guard lock(mutex_);
     if (cgroup_) cgroup_->KillAll();
     cgroup = std::move(cgroup_);
+    limits = std::move(limits_);
   }
+  bool out_of_memory = limits && limits->MemoryLimitHit();
 
   // bwrap reports {"child-pid": N} at start and {"exit-code": N} when the command ended; no
   // exit code means the sandbox itself could not be set up.
@@ -197,7 +203,8 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, std::chrono::seconds 
       end.reason = stop_reason_;
       end.exit_status = have_exit_code ? end.exit_status : 128 + SIGKILL;
     } else if (have_exit_code) {
-      end.reason = "exited";
+      // A job that failed after the kernel killed one of its processes for memory ended for that.
+      end.reason = out_of_memory && end.exit_status != 0 ? "memory" : "exited";
     } else {
       end.reason = "failed";
       end.exit_status = ExitStatusFromWaitStatus(wait_status);
@@ -208,6 +215,7 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, std::chrono::seconds 
     waiters.swap(waiters_);
   }
   for (auto& waiter : waiters) waiter(end);
+  limits.reset();
   cgroup.reset();
 }
 

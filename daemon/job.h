@@ -17,6 +17,7 @@
 #include "credentials.h"
 #include "fd.h"
 #include "job_cgroup.h"
+#include "job_limits.h"
 #include "process.h"
 
 namespace sandboxd {
@@ -26,7 +27,7 @@ std::string_view ToString(JobState state);
 
 struct JobEnd {
   int exit_status = 0;       ///< the command's status, 128+N for signal N
-  std::string reason;        ///< exited, failed, cancelled, timeout, disconnected
+  std::string reason;        ///< exited, failed, cancelled, timeout, disconnected, memory
 };
 
 struct JobLaunch {
@@ -39,6 +40,7 @@ struct JobLaunch {
   UniqueFd stderr_fd;   ///< invalid → captured
   std::chrono::seconds timeout{0};  ///< killed (reason "timeout") after this long; 0: never
   std::unique_ptr<JobCgroup> cgroup;  ///< where the job runs, if cgroups are used (job_cgroup.h)
+  std::unique_ptr<JobLimitGroups> limits;  ///< its memory and process limits, if any (job_limits.h)
 };
 
 class Job {
@@ -88,6 +90,7 @@ class Job {
   JobEnd end_;
   std::string stop_reason_;  ///< why the job was killed; empty unless it was
   std::unique_ptr<JobCgroup> cgroup_;
+  std::unique_ptr<JobLimitGroups> limits_;
   UniqueFd namespace_init_;  ///< pidfd of pid 1 of the job's pid namespace, once known
   std::string output_;
   bool truncated_ = false;

@@ -48,6 +48,15 @@ std::string OwnCgroup() {
 
 }  // namespace
 
+std::string JobCgroupsName(const std::string& run_dir) {
+  std::string name = "sandboxd-jobs";
+  if (run_dir != SANDBOXD_DEFAULT_RUN_DIR) {
+    name += '@';
+    for (char c : run_dir) name += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' ? c : '-';
+  }
+  return name;
+}
+
 std::optional<std::string> PrepareJobCgroups(const std::string& run_dir, std::string& why) {
   std::string mount = Cgroup2Mount();
   if (mount.empty()) {
@@ -59,11 +68,7 @@ std::optional<std::string> PrepareJobCgroups(const std::string& run_dir, std::st
     why = "sandboxd's own cgroup2 group is unknown (/proc/self/cgroup has no 0:: line)";
     return std::nullopt;
   }
-  std::string name = "sandboxd-jobs";
-  if (run_dir != SANDBOXD_DEFAULT_RUN_DIR) {
-    name += '@';
-    for (char c : run_dir) name += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' ? c : '-';
-  }
+  std::string name = JobCgroupsName(run_dir);
   std::string parent = mount + (own == "/" ? "" : own) + "/" + name;
   if (mkdir(parent.c_str(), 0755) != 0 && errno != EEXIST) {
     why = "cannot create " + parent + ": " + strerror(errno);

@@ -21,6 +21,9 @@ namespace sandboxd {
 /// Each daemon instance has its own such cgroup, named for its run directory unless that is the
 /// default one (a test daemon must never sweep the jobs of the machine's).
 std::optional<std::string> PrepareJobCgroups(const std::string& run_dir, std::string& why);
+/// The name of this daemon's jobs' group ("sandboxd-jobs", or "sandboxd-jobs@<run dir>" for a
+/// daemon with another run directory), in every cgroup hierarchy it uses.
+std::string JobCgroupsName(const std::string& run_dir);
 
 class JobCgroup {
  public:

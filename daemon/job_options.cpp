@@ -26,6 +26,18 @@ JobOptions ParseJobOptions(const std::map<std::string, sdbus::Variant>& options,
       if (parsed.timeout_sec > kMaxJobTimeoutSec)
         throw Error(Code::kInvalidArgument, "timeout of " + std::to_string(parsed.timeout_sec) + " s for a job in sandbox " +
                                                 sandbox_id + " is over the limit of " + std::to_string(kMaxJobTimeoutSec) + " s");
+    } else if (key == "memory_max") {
+      parsed.limits.memory_max = Get<uint64_t>(value, key, "t", sandbox_id);
+      if (parsed.limits.memory_max < kMinJobMemoryMax)
+        throw Error(Code::kInvalidArgument, "memory limit of " + std::to_string(parsed.limits.memory_max) + " bytes for a job in sandbox " +
+                                                sandbox_id + " is below the least a job can start with, " +
+                                                DescribeLimits({kMinJobMemoryMax, 0}).substr(7));
+    } else if (key == "tasks_max") {
+      parsed.limits.tasks_max = Get<uint64_t>(value, key, "t", sandbox_id);
+      if (parsed.limits.tasks_max < kMinJobTasksMax)
+        throw Error(Code::kInvalidArgument, "process limit of " + std::to_string(parsed.limits.tasks_max) + " for a job in sandbox " +
+                                                sandbox_id + " is below the least a job can start with, " +
+                                                std::to_string(kMinJobTasksMax) + " (bwrap and its init count)");
     } else if (key == "hide") {
       parsed.hide = Get<std::vector<std::string>>(value, key, "as", sandbox_id);
       if (parsed.hide.size() > kMaxHiddenPaths)

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "job_limits.h"
+
 namespace sandboxd {
 
 struct JobOptions {
@@ -16,6 +18,7 @@ struct JobOptions {
   uint64_t timeout_sec = 0;       ///< "timeout_sec" (t): killed after this long; 0 for never
   std::vector<std::string> hide;  ///< "hide" (as): absolute paths made empty and unreadable
   bool tty = false;               ///< "tty" (b): stdin is a terminal, to be the job's controlling one
+  JobLimits limits;               ///< "memory_max" (t, bytes), "tasks_max" (t): job_limits.h
 };
 
 inline constexpr uint64_t kMaxJobTimeoutSec = 366ull * 24 * 3600;

@@ -113,7 +113,8 @@ int SpawnChild(void* raw) {
   int high = args.max_child_fd + 1;
   int rfd = fcntl(args.report_fd, F_DUPFD_CLOEXEC, high);
   if (rfd < 0) _exit(127);
-  if (options.cgroup_procs_fd >= 0 && write(options.cgroup_procs_fd, "0", 1) != 1) ChildFail(rfd, errno);
+  for (size_t i = 0; i < options.cgroup_procs_fds.size(); ++i)
+    if (write(options.cgroup_procs_fds.data()[i], "0", 1) != 1) ChildFail(rfd, errno);
   int moved[64];
   size_t n = options.fds.size() < 64 ? options.fds.size() : 64;
   for (size_t i = 0; i < n; ++i) {

@@ -28,9 +28,10 @@ struct SpawnOptions {
   /// SIGKILL the child when the thread that spawned it ends (the daemon dying included): a
   /// helper moving files must never outlive the daemon that journals what it does.
   bool die_with_parent = false;
-  /// A cgroup's cgroup.procs, opened for writing: the child moves itself there before it does
-  /// anything else, so that everything it ever starts is in that cgroup (job_cgroup.h).
-  int cgroup_procs_fd = -1;
+  /// cgroup.procs of cgroups (one per hierarchy), opened for writing: the child moves itself
+  /// into each before it does anything else, so that everything it ever starts is in them
+  /// (job_cgroup.h, job_limits.h).
+  std::vector<int> cgroup_procs_fds;
 };
 
 class ChildProcess {

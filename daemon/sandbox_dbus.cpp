@@ -181,6 +181,8 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
 
     std::string job_id = RandomId();
     if (service_.job_cgroups()) launch.cgroup = std::make_unique<JobCgroup>(*service_.job_cgroups(), "job-" + job_id);
+    if (job_options.limits.any())
+      launch.limits = service_.job_limits().Apply("job-" + job_id, job_options.limits, launch.cgroup ? launch.cgroup->path() : "");
     sandbox_->BeginJob();
     auto job = std::make_shared<Job>(job_id, sandbox_->id(), argv);
     std::shared_ptr<JobDBus> job_object;

@@ -37,6 +37,7 @@ Service::~Service() {
   // The jobs' cgroup parent goes with the daemon when no job is left in it (a test daemon's,
   // named for its run directory, would otherwise stay behind for good).
   if (job_cgroups_) rmdir(job_cgroups_->c_str());
+  job_limits_.Release();
 }
 
 void Service::CheckHost() {
@@ -126,6 +127,9 @@ int Service::Run() {
     spdlog::info("jobs run in cgroups below {}: each is killed whole", *job_cgroups_);
   else
     spdlog::info("jobs are ended through their pid namespace ({})", no_cgroups);
+  std::string limits_line;
+  job_limits_ = LimitControllers::Discover(job_cgroups_, JobCgroupsName(layout_.run_dir()), limits_line);
+  spdlog::info("{}", limits_line);
 
   // Connect without a name, publish every object, and only then ask for the name: a client
   // that sees the name must find everything in place.

@@ -62,6 +62,8 @@ class Service {
   CallerWatch& callers() { return callers_; }
   /// Where jobs' cgroups go; nothing when jobs are ended through their pid namespace only.
   const std::optional<std::string>& job_cgroups() const { return job_cgroups_; }
+  /// Where jobs' memory and process limits can be set (job_limits.h).
+  const LimitControllers& job_limits() const { return job_limits_; }
   const DaemonOptions& options() const { return options_; }
   const Config& config() const { return config_; }
   /// A root-owned mode-0000 empty file, bound over hidden files in jobs (hidden_paths.h).
@@ -113,6 +115,7 @@ class Service {
   std::unique_ptr<ManagerDBus> manager_;
   CallerWatch callers_;
   std::optional<std::string> job_cgroups_;
+  LimitControllers job_limits_;
   Config config_;  ///< after the connection: its match goes before the connection does
 
   std::mutex objects_mutex_;

@@ -106,10 +106,45 @@ TEST_F(CommitStageTest, SettlingClearsTheOpaqueMarkAndStaleIndexLinks) {
   make.action = StepAction::kMakeDirectory;
   make.path = "d";
   UniqueFd index_fd = OpenDirectoryNoSymlinks(index, O_PATH);
-  SettleUpperAfterCommit(upper_fd_.get(), index_fd.get(), {place, make});
+  std::string live = dir_ / "live";
+  mkdir(live.c_str(), 0755);
+  UniqueFd live_fd = OpenDirectoryNoSymlinks(live, O_PATH);
+  SettleUpperAfterCommit(upper_fd_.get(), live_fd.get(), stage_fd_.get(), index_fd.get(), {place, make}, 0, 0);
   EXPECT_LT(getxattr((upper_ + "/d").c_str(), "trusted.overlay.opaque", nullptr, 0), 0);
   EXPECT_FALSE(Exists(index + "/0123"));
-  SettleUpperAfterCommit(upper_fd_.get(), index_fd.get(), {place, make});  // idempotent
+  SettleUpperAfterCommit(upper_fd_.get(), live_fd.get(), stage_fd_.get(), index_fd.get(), {place, make}, 0, 0);  // idempotent
+}
+
+// An opaque directory that stays a directory (its mode changed, some of its new entries
+// committed): the live entries it hid whose deletion was not committed keep hidden by
+// whiteouts, the committed ones show through, and the mark goes with the commit for an undo.
+TEST_F(CommitStageTest, SettlingAnOpaqueDirectoryKeepsUncommittedDeletionsAsWhiteouts) {
+  ASSERT_EQ(setxattr((upper_ + "/d").c_str(), "trusted.overlay.opaque", "y", 1, 0), 0);
+  std::string live = dir_ / "live";
+  mkdir(live.c_str(), 0755);
+  mkdir((live + "/d").c_str(), 0755);
+  WriteFile(live + "/d/old", "deleted in the sandbox, not committed\n");
+  WriteFile(live + "/d/x", "committed x\n");  // went live: moved out of the upper
+  unlink((upper_ + "/d/x").c_str());
+  UniqueFd live_fd = OpenDirectoryNoSymlinks(live, O_PATH);
+  CommitStep chmod;
+  chmod.action = StepAction::kChmod;
+  chmod.path = "d";
+  CommitStep place;
+  place.action = StepAction::kPlace;
+  place.path = "d/x";
+  SettleUpperAfterCommit(upper_fd_.get(), live_fd.get(), stage_fd_.get(), -1, {chmod, place}, 0, 0);
+  EXPECT_LT(getxattr((upper_ + "/d").c_str(), "trusted.overlay.opaque", nullptr, 0), 0);
+  struct stat st;
+  ASSERT_EQ(lstat((upper_ + "/d/old").c_str(), &st), 0) << "the uncommitted deletion was not kept";
+  EXPECT_TRUE(S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0));
+  EXPECT_FALSE(Exists(upper_ + "/d/x")) << "the committed entry must show through, not be whited out";
+  EXPECT_TRUE(Exists(upper_ + "/d/y"));
+  char value[4];
+  EXPECT_EQ(getxattr((stage_ + "/d").c_str(), "trusted.overlay.opaque", value, sizeof value), 1) << "no mark kept for an undo";
+  // An undo puts the mark back on the upper's directory.
+  Unstage(upper_fd_.get(), stage_fd_.get());
+  EXPECT_EQ(getxattr((upper_ + "/d").c_str(), "trusted.overlay.opaque", value, sizeof value), 1);
 }
 
 }  // namespace

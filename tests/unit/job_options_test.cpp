@@ -34,6 +34,53 @@ TEST(JobOptionsTest, EachOptionIsRead) {
   EXPECT_EQ(options.hide, (std::vector<std::string>{"/home/u/.ssh", "/srv/keys"}));
 }
 
+TEST(JobOptionsTest, MemoryAndTaskLimitsAreReadAndTooSmallOnesRefused) {
+  JobOptions options =
+      ParseJobOptions({{"memory_max", sdbus::Variant(uint64_t{64} << 20)}, {"tasks_max", sdbus::Variant(uint64_t{100})}}, "s1");
+  EXPECT_EQ(options.limits.memory_max, uint64_t{64} << 20);
+  EXPECT_EQ(options.limits.tasks_max, 100u);
+  EXPECT_TRUE(options.limits.any());
+  EXPECT_FALSE(ParseJobOptions({}, "s1").limits.any());
+  std::string message;
+  EXPECT_EQ(RefusalOf({{"memory_max", sdbus::Variant(uint64_t{1} << 20)}}, &message), Code::kInvalidArgument);
+  EXPECT_NE(message.find("8 MiB"), std::string::npos) << message;
+  EXPECT_EQ(RefusalOf({{"tasks_max", sdbus::Variant(uint64_t{3})}}, &message), Code::kInvalidArgument);
+  EXPECT_NE(message.find("process limit of 3"), std::string::npos) << message;
+  EXPECT_EQ(RefusalOf({{"tasks_max", sdbus::Variant(int32_t{10})}}, &message), Code::kInvalidArgument);
+  EXPECT_NE(message.find("type t"), std::string::npos) << message;
+}
+
+TEST(JobLimitsTest, DescribedAsAPersonReadsThem) {
+  EXPECT_EQ(DescribeLimits({uint64_t{64} << 20, 0}), "memory 64 MiB");
+  EXPECT_EQ(DescribeLimits({uint64_t{2} << 30, 50}), "memory 2 GiB, 50 tasks");
+  EXPECT_EQ(DescribeLimits({0, 7}), "7 tasks");
+  EXPECT_EQ(DescribeLimits({1000, 0}), "memory 1000 bytes");
+}
+
+TEST(JobLimitsTest, V1GroupsGoBelowTheDaemonsOwnGroup) {
+  EXPECT_EQ(LimitControllers::V1Parent("/sys/fs/cgroup/pids", "/", "sandboxd-jobs"), "/sys/fs/cgroup/pids/sandboxd-jobs");
+  EXPECT_EQ(LimitControllers::V1Parent("/sys/fs/cgroup/memory", "/system.slice/sandboxd.service", "sandboxd-jobs"),
+            "/sys/fs/cgroup/memory/system.slice/sandboxd.service/sandboxd-jobs");
+  EXPECT_EQ(LimitControllers::V1Parent("", "/", "sandboxd-jobs"), "");
+}
+
+// Where the machine offers no controller, a limit is refused, naming what is missing, and
+// nothing is made.
+TEST(JobLimitsTest, ALimitWithoutItsControllerIsRefused) {
+  LimitControllers none;
+  EXPECT_FALSE(none.memory());
+  EXPECT_FALSE(none.tasks());
+  try {
+    none.Apply("job-1", {uint64_t{64} << 20, 0}, "");
+    FAIL() << "a memory limit without a memory controller was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Code::kInvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("memory limits are not available on this machine"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(none.Apply("job-1", {0, 10}, ""), Error);
+  EXPECT_NE(none.Apply("job-1", {}, ""), nullptr) << "no limit needs no controller";
+}
+
 TEST(JobOptionsTest, UnknownKeysWrongTypesAndLimitsAreRefusedByName) {
   std::string message;
   EXPECT_EQ(RefusalOf({{"netwrok", sdbus::Variant(true)}}, &message), Code::kInvalidArgument);
