@@ -1,6 +1,7 @@
 #include "context.h"
 
 #include "api.h"
+#include "object_paths.h"
 #include "proxies.h"
 
 namespace sandboxctl {
@@ -14,6 +15,11 @@ sdbus::IConnection& Context::Bus() {
 }
 
 uint64_t Context::InteractiveFlag() const { return no_ask_password ? 0 : sandboxd::api::kFlagAllowInteractive; }
+
+std::string Context::ResolveSandboxFast(const std::string& id_or_name) {
+  if (id_or_name.size() == 16 && sandboxd::api::IsValidId(id_or_name)) return sandboxd::api::SandboxPath(id_or_name);
+  return ResolveSandbox(id_or_name);
+}
 
 std::string Context::ResolveSandbox(const std::string& id_or_name) {
   // One verb may name its sandbox many times (try, review): one lookup each is enough, since a

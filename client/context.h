@@ -26,6 +26,11 @@ struct Context {
   uint64_t InteractiveFlag() const;
   /// The object path of SANDBOX (id or name); a D-Bus NotFound error if there is none.
   std::string ResolveSandbox(const std::string& id_or_name);
+  /// Without a call where SANDBOX has the form of an id (names never do: sandboxd refuses such
+  /// names), as its object path follows from it; else as ResolveSandbox. The first call on the
+  /// path tells whether there is such a sandbox: on UnknownObject a caller falls back to
+  /// ResolveSandbox, for GetSandbox's NotFound.
+  std::string ResolveSandboxFast(const std::string& id_or_name);
 
  private:
   std::unique_ptr<sdbus::IConnection> bus_;

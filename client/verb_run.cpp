@@ -91,10 +91,13 @@ std::map<std::string, sdbus::Variant> JobRunOptions(const RunArgs& args) {
 
 JobEnd RunWithOurStreams(Context& ctx, const std::string& sandbox_path, const std::vector<std::string>& command,
                          const std::string& cwd, const std::map<std::string, std::string>& env,
-                         const std::map<std::string, sdbus::Variant>& options) {
-  SandboxProxy sandbox(ctx.Bus(), sandbox_path);
-  std::map<std::string, sdbus::UnixFd> fds = {
-      {"stdin", sdbus::UnixFd(STDIN_FILENO)}, {"stdout", sdbus::UnixFd(STDOUT_FILENO)}, {"stderr", sdbus::UnixFd(STDERR_FILENO)}};
+                         const std::map<std::string, sdbus::Variant>& options,
+                         const std::function<std::string()>& resolve_again) {
+  auto run = [&](const std::string& path) {
+    std::map<std::string, sdbus::UnixFd> fds = {
+        {"stdin", sdbus::UnixFd(STDIN_FILENO)}, {"stdout", sdbus::UnixFd(STDOUT_FILENO)}, {"stderr", sdbus::UnixFd(STDERR_FILENO)}};
+    return SandboxProxy(ctx.Bus(), path).Run(command, cwd, env, fds, options, ctx.InteractiveFlag());
+  };
 
   // Signals are taken by a thread that cancels the job; the main thread waits for its end.
   sigset_t stop, before;
@@ -105,8 +108,14 @@ JobEnd RunWithOurStreams(Context& ctx, const std::string& sandbox_path, const st
   sigaddset(&stop, SIGUSR2);  // our own wake-up once the job has ended
   pthread_sigmask(SIG_BLOCK, &stop, &before);
 
-  sdbus::ObjectPath job_path = sandbox.Run(command, cwd, env, fds, options, ctx.InteractiveFlag());
-  fds.clear();
+  sdbus::ObjectPath job_path;
+  try {
+    job_path = run(sandbox_path);
+  } catch (const sdbus::Error& e) {
+    if (!resolve_again || e.getName() != "org.freedesktop.DBus.Error.UnknownObject")
+      throw;
+    job_path = run(resolve_again());  // GetSandbox's answer: the named sandbox, or NotFound
+  }
   JobProxy job(ctx.Bus(), job_path);
 
   std::thread canceller([stop, job_path] {
@@ -139,9 +148,16 @@ int VerbRun(Context& ctx, const RunArgs& args) {
   // Bad usage is told before anything is asked of sandboxd.
   auto options = JobRunOptions(args);
   std::string cwd = args.cwd.empty() ? "" : Absolute(args.cwd);
-  std::string path = ctx.ResolveSandbox(args.sandbox);
-  if (cwd.empty()) cwd = CwdInsideRoots(SandboxProxy(ctx.Bus(), path).GetInfo()["roots"].get<std::vector<std::string>>());
-  return RunWithOurStreams(ctx, path, args.command, cwd, JobEnvironment(args.env), options).exit_status;
+  if (cwd.empty()) {
+    // Our own directory where it is inside a root, else the first root: sandboxd knows the
+    // roots, so asking for them first would only cost a round trip.
+    char here[PATH_MAX];
+    if (getcwd(here, sizeof here)) cwd = here;
+    options["cwd_fallback"] = sdbus::Variant(true);
+  }
+  return RunWithOurStreams(ctx, ctx.ResolveSandboxFast(args.sandbox), args.command, cwd, JobEnvironment(args.env), options,
+                           [&] { return ctx.ResolveSandbox(args.sandbox); })
+      .exit_status;
 }
 
 }  // namespace sandboxctl

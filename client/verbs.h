@@ -95,9 +95,12 @@ std::map<std::string, std::string> JobEnvironment(const std::vector<std::string>
 /// Runs `command` in the sandbox at `sandbox_path` with our own stdin/stdout/stderr and waits for
 /// it; SIGINT, SIGTERM and SIGHUP meanwhile cancel the job instead of ending us.
 /// `options` are Sandbox.Run's (JobRunOptions).
+/// `resolve_again`, when given, names the sandbox the slow way should `sandbox_path` (from
+/// Context::ResolveSandboxFast) turn out not to be the caller's sandbox.
 JobEnd RunWithOurStreams(Context& ctx, const std::string& sandbox_path, const std::vector<std::string>& command,
                          const std::string& cwd, const std::map<std::string, std::string>& env,
-                         const std::map<std::string, sdbus::Variant>& options = {});
+                         const std::map<std::string, sdbus::Variant>& options = {},
+                         const std::function<std::string()>& resolve_again = {});
 /// Sandbox.Run's options from run's --timeout, --network and --hide (UsageError when malformed).
 std::map<std::string, sdbus::Variant> JobRunOptions(const RunArgs& args);
 /// Seconds in "90", "90s", "5m" or "2h" (UsageError naming `text` otherwise).

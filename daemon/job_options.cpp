@@ -19,6 +19,8 @@ JobOptions ParseJobOptions(const std::map<std::string, sdbus::Variant>& options,
   for (const auto& [key, value] : options) {
     if (key == "network") {
       parsed.network = Get<bool>(value, key, "b", sandbox_id);
+    } else if (key == "cwd_fallback") {
+      parsed.cwd_fallback = Get<bool>(value, key, "b", sandbox_id);
     } else if (key == "tty") {
       parsed.tty = Get<bool>(value, key, "b", sandbox_id);
     } else if (key == "timeout_sec") {

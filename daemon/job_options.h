@@ -19,6 +19,7 @@ struct JobOptions {
   std::vector<std::string> hide;  ///< "hide" (as): absolute paths made empty and unreadable
   bool tty = false;               ///< "tty" (b): stdin is a terminal, to be the job's controlling one
   JobLimits limits;               ///< "memory_max" (t, bytes), "tasks_max" (t): job_limits.h
+  bool cwd_fallback = false;      ///< "cwd_fallback" (b): a cwd outside the roots means the first root
 };
 
 inline constexpr uint64_t kMaxJobTimeoutSec = 366ull * 24 * 3600;

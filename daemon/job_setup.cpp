@@ -5,7 +5,8 @@
 
 namespace sandboxd {
 
-std::string ResolveJobCwd(const std::string& cwd, const std::vector<std::string>& roots, const std::string& sandbox_id) {
+std::string ResolveJobCwd(const std::string& cwd, const std::vector<std::string>& roots, const std::string& sandbox_id,
+                          bool outside_means_first_root) {
   if (cwd.empty()) return roots.front();
   if (cwd[0] != '/') throw Error(Code::kInvalidPath, "working directory '" + cwd + "' is not an absolute path");
   std::string normalised;
@@ -25,6 +26,7 @@ std::string ResolveJobCwd(const std::string& cwd, const std::vector<std::string>
                                normalised[root.size()] == '/'))
       return normalised;
   }
+  if (outside_means_first_root) return roots.front();
   throw Error(Code::kInvalidPath, "working directory " + normalised + " is not inside a root of sandbox " + sandbox_id);
 }
 

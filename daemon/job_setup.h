@@ -12,8 +12,10 @@
 namespace sandboxd {
 
 /// "" → the first root. Otherwise an absolute, normalised path (no ".", ".." or empty
-/// components) equal to or beneath one of `roots`. Throws Error(kInvalidPath) naming it.
-std::string ResolveJobCwd(const std::string& cwd, const std::vector<std::string>& roots, const std::string& sandbox_id);
+/// components) equal to or beneath one of `roots`. Throws Error(kInvalidPath) naming it;
+/// with `outside_means_first_root`, a well-formed path outside every root is the first root.
+std::string ResolveJobCwd(const std::string& cwd, const std::vector<std::string>& roots, const std::string& sandbox_id,
+                          bool outside_means_first_root = false);
 
 /// PATH, HOME, USER, LOGNAME, SHELL, LANG=C.UTF-8, then `extra` (which may override them).
 /// Throws Error(kInvalidArgument) for an empty name or one containing '='.

@@ -127,7 +127,7 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
     for (const auto& [key, fd] : fds)
       if (key != "stdin" && key != "stdout" && key != "stderr")
         throw Error(Code::kInvalidArgument, "unknown stream '" + key + "' (expected stdin, stdout or stderr)");
-    std::string job_cwd = ResolveJobCwd(cwd, sandbox_->roots(), sandbox_->id());
+    std::string job_cwd = ResolveJobCwd(cwd, sandbox_->roots(), sandbox_->id(), job_options.cwd_fallback);
     UserCredentials user = LookupUser(sandbox_->owner());
     // A sandbox created with the network had polkit's answer then; a job asking for it in
     // another sandbox asks now.

@@ -13,6 +13,15 @@ TEST(ResolveJobCwdTest, DefaultsToFirstRoot) {
   EXPECT_EQ(ResolveJobCwd("", {"/home/u/a", "/home/u/b"}, "id"), "/home/u/a");
 }
 
+// sandboxctl run passes its own directory with "cwd_fallback": outside the roots that means the
+// first root, but a malformed path is still refused.
+TEST(ResolveJobCwdTest, WithFallbackAPathOutsideTheRootsIsTheFirstRoot) {
+  EXPECT_EQ(ResolveJobCwd("/etc", {"/home/u/a", "/home/u/b"}, "id", true), "/home/u/a");
+  EXPECT_EQ(ResolveJobCwd("/home/u/b/src", {"/home/u/a", "/home/u/b"}, "id", true), "/home/u/b/src");
+  EXPECT_THROW(ResolveJobCwd("/etc", {"/home/u/a"}, "id", false), Error);
+  EXPECT_THROW(ResolveJobCwd("/home/u/a/../b", {"/home/u/a"}, "id", true), Error);
+}
+
 TEST(ResolveJobCwdTest, AcceptsInsideAnyRootAndNormalisesSlashes) {
   EXPECT_EQ(ResolveJobCwd("/home/u/b//src/", {"/home/u/a", "/home/u/b"}, "id"), "/home/u/b/src");
   EXPECT_EQ(ResolveJobCwd("/home/u/a", {"/home/u/a"}, "id"), "/home/u/a");
