@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "errors.h"
+#include "fs_identity.h"
 #include "fs_util.h"
 
 namespace sandboxd {
@@ -24,19 +25,23 @@ bool Holds(const std::string& outer, const std::string& inner) {
 /// realpath(3) as a string; nullopt when the path (or what a symlink on it points to) does not
 /// exist, or loops: then the job cannot reach anything there either. Any other failure throws,
 /// so that a path we cannot look up is never silently left visible.
-std::optional<std::string> Canonical(const std::string& path) {
+/// With `unreachable_is_missing` (lookups with the owner's identity), EACCES counts as missing
+/// too: what the owner cannot reach, the job cannot either.
+std::optional<std::string> Canonical(const std::string& path, bool unreachable_is_missing = false) {
   char buffer[PATH_MAX];
   if (realpath(path.c_str(), buffer) != nullptr) return std::string(buffer);
   if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) return std::nullopt;
+  if (errno == EACCES && unreachable_is_missing) return std::nullopt;
   ThrowErrno("cannot look up hidden path " + path);
 }
 
-std::optional<HiddenEntry> LookUp(const std::string& path) {
-  auto canonical = Canonical(path);
+std::optional<HiddenEntry> LookUp(const std::string& path, bool unreachable_is_missing = false) {
+  auto canonical = Canonical(path, unreachable_is_missing);
   if (!canonical) return std::nullopt;
   struct stat st;
   if (lstat(canonical->c_str(), &st) != 0) {
     if (errno == ENOENT) return std::nullopt;  // removed since realpath
+    if (errno == EACCES && unreachable_is_missing) return std::nullopt;
     ThrowErrno("cannot look up hidden path " + path);
   }
   return HiddenEntry{*canonical, S_ISDIR(st.st_mode)};
@@ -69,8 +74,16 @@ class Collector {
   explicit Collector(const HiddenPathsRequest& request) : request_(request) {}
 
   /// Adds `path` (absolute, checked). `given` is how the caller wrote it, for messages.
-  void Add(const std::string& path, const std::string& given, bool explicitly) {
-    auto found = LookUp(path);
+  /// `owners` paths (explicit, or in the owner's home) are looked up as the owner, when the
+  /// request says who that is.
+  void Add(const std::string& path, const std::string& given, bool explicitly, bool owners = false) {
+    std::optional<HiddenEntry> found;
+    if (owners && request_.owner_identity) {
+      ScopedFileSystemIdentity identity(*request_.owner_identity);
+      found = LookUp(path, /*unreachable_is_missing=*/true);
+    } else {
+      found = LookUp(path);
+    }
     if (!found) return;  // nothing there to read
     for (const auto& root : request_.roots) {
       if (!Holds(found->path, root.real_path)) continue;
@@ -160,12 +173,12 @@ std::vector<HiddenEntry> ResolveHiddenPaths(const HiddenPathsRequest& request) {
   for (const auto& path : request.explicit_paths) {
     if (auto why = HiddenPathSyntaxError(path, /*allow_home=*/false))
       throw Error(Code::kInvalidPath, "cannot hide " + path + " in sandbox " + request.sandbox_id + ": " + *why);
-    collector.Add(path, path, /*explicitly=*/true);
+    collector.Add(path, path, /*explicitly=*/true, /*owners=*/true);
   }
   for (const auto& entry : request.configured) {
     if (auto why = HiddenPathSyntaxError(entry, /*allow_home=*/true))
       throw Error(Code::kInvalidArgument, "configured hidden path " + entry + " is refused: " + *why);
-    collector.Add(ExpandHome(entry, request.owner_home), entry, false);
+    collector.Add(ExpandHome(entry, request.owner_home), entry, false, /*owners=*/entry.rfind("~/", 0) == 0);
   }
   for (const auto& path : request.always) {
     if (auto why = HiddenPathSyntaxError(path, /*allow_home=*/false))

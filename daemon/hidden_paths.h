@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bwrap_args.h"
+#include "credentials.h"
 
 namespace sandboxd {
 
@@ -43,6 +44,12 @@ struct HiddenPathsRequest {
   /// The job's own empty directories (bwrap_args.h): outside the roots, nothing beneath them
   /// needs hiding.
   std::vector<std::string> private_dirs = kJobPrivateDirs;
+  /// When given (the daemon always gives it), the explicit paths and the configured "~/" ones
+  /// are looked up with the owner's file-system identity (fs_identity.h): a path the owner
+  /// cannot reach is nothing to hide (the job, which runs as the owner, cannot reach it
+  /// either), so the job's mount table never tells whether it exists; and a home on NFS with
+  /// root squashed is read as its owner can read it.
+  std::optional<UserCredentials> owner_identity;
 };
 
 /// Lexical check of one hidden-path entry: absolute (or "~/..." when `allow_home`), no ".."
@@ -65,9 +72,9 @@ std::vector<std::string> DefaultHomeParents(const std::string& owner_home);
 /// configured, other-home or always path that holds a root is skipped: the owner chose to
 /// sandbox it. A path that exists but cannot be looked up (EACCES, EIO...) throws
 /// Error(kFailed): failing closed beats showing a secret.
-/// Run as root it looks paths up with root's eyes: a job can then learn from its mount table
-/// whether a path it could not reach exists (e.g. ~/.ssh -> /home/bob/.ssh/id_rsa with
-/// HideOtherHomes=no). With the owner's file-system identity, that cannot happen.
+/// Without `owner_identity`, paths are looked up with the caller's (root's) eyes: a job could
+/// then learn from its mount table whether a path it could not reach exists (e.g. ~/.ssh ->
+/// /home/bob/.ssh/id_rsa with HideOtherHomes=no). With it, that cannot happen.
 std::vector<HiddenEntry> ResolveHiddenPaths(const HiddenPathsRequest& request);
 
 /// The bwrap arguments that hide `entries`, to be placed after the root binds so that paths

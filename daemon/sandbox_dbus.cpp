@@ -171,6 +171,7 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
     // Every sandbox's merged views (this owner's others included) are under the run dir.
     hiding.always = {service_.layout().run_dir()};
     hiding.home_parents = DefaultHomeParents(user.home);
+    hiding.owner_identity = user;
     config.hiding = HiddenPathsBwrapArgs(ResolveHiddenPaths(hiding), service_.HiddenFileStandIn());
     if (job_options.tty) {
       if (!launch.stdin_fd || !isatty(launch.stdin_fd.get()))

@@ -6,7 +6,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
 #include "errors.h"
+#include "fd.h"
+#include "fs_identity.h"
 #include "temp_dir.h"
 
 namespace sandboxd {
@@ -214,6 +222,67 @@ TEST(HiddenPathsBwrapArgsTest, DirectoriesGetAnEmptyLockedTmpfsAndFilesTheEmptyF
       "--perms", "0000", "--tmpfs", "/run/user", "--remount-ro", "/run/user"};
   EXPECT_EQ(HiddenPathsBwrapArgs(entries, "/run/sandboxd/empty"), expected);
   EXPECT_TRUE(HiddenPathsBwrapArgs({}, "/run/sandboxd/empty").empty());
+}
+
+
+/// nobody: a user who may reach nothing of the test tree's private parts.
+UserCredentials Nobody() {
+  UserCredentials nobody;
+  nobody.uid = 65534;
+  nobody.gid = 65534;
+  nobody.groups = {65534};
+  return nobody;
+}
+
+// Only the thread holding the identity sees as the user sees; another thread stays root, and
+// the holder is root again once the identity goes. (A thread started while it is held would
+// inherit it, as threads inherit credentials: the holder starts none.)
+TEST(ScopedFileSystemIdentityTest, OnlyTheHoldingThreadSeesAsTheUserAndOnlyWhileItHoldsIt) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root";
+  ScopedTempDir dir;
+  std::string locked = dir / "locked";
+  ASSERT_EQ(mkdir(locked.c_str(), 0700), 0);
+  WriteFile(locked + "/secret", "s\n", 0600);
+  auto can_open = [&] { return UniqueFd(open((locked + "/secret").c_str(), O_RDONLY | O_CLOEXEC)).valid(); };
+  std::mutex mutex;
+  std::condition_variable changed;
+  int phase = 0;  // 1: the identity is held; 2: the other thread has tried
+  bool other_thread_can = false;
+  std::thread other([&] {
+    std::unique_lock lock(mutex);
+    changed.wait(lock, [&] { return phase == 1; });
+    other_thread_can = can_open();
+    phase = 2;
+    changed.notify_all();
+  });
+  {
+    ScopedFileSystemIdentity nobody(Nobody());
+    EXPECT_FALSE(can_open());
+    EXPECT_EQ(errno, EACCES);
+    std::unique_lock lock(mutex);
+    phase = 1;
+    changed.notify_all();
+    changed.wait(lock, [&] { return phase == 2; });
+  }
+  other.join();
+  EXPECT_TRUE(other_thread_can) << "another thread lost root's rights";
+  EXPECT_TRUE(can_open()) << "the thread did not get root's rights back";
+}
+
+// With the owner's identity, a --hide path the owner cannot reach is nothing to hide (the job
+// cannot reach it either, and its mount table must not tell that it exists); with root's it
+// would be hidden, telling just that.
+TEST_F(HiddenPathsTest, AnExplicitPathTheOwnerCannotReachIsNotHiddenNorRefused) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root";
+  ASSERT_EQ(chmod(dir_.path().c_str(), 0755), 0);  // nobody may come this far, not into locked/
+  std::string locked = top_ + "/data/locked";
+  ASSERT_EQ(mkdir(locked.c_str(), 0700), 0);
+  WriteFile(locked + "/key", "k\n", 0600);
+  request_.explicit_paths = {locked + "/key", top_ + "/data/gnupg"};
+  request_.owner_identity = Nobody();
+  EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{top_ + "/data/gnupg", true}}));
+  request_.owner_identity.reset();
+  EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{top_ + "/data/gnupg", true}, {locked + "/key", false}}));
 }
 
 }  // namespace
