@@ -119,6 +119,14 @@ int main(int argc, char** argv) {
   dc->add_option("sandbox", sandbox, "Sandbox id or name")->required();
   verbs.push_back({dc, [&](Context& x) { return sandboxctl::VerbDiscard(x, sandbox); }});
 
+  auto* su = app.add_subcommand("suspend", "Archive a sandbox's changes and free its layers until resume");
+  su->add_option("sandbox", sandbox, "Sandbox id or name")->required();
+  verbs.push_back({su, [&](Context& x) { return sandboxctl::VerbSuspend(x, sandbox); }});
+
+  auto* re = app.add_subcommand("resume", "Bring a suspended sandbox back, its changes as they were");
+  re->add_option("sandbox", sandbox, "Sandbox id or name")->required();
+  verbs.push_back({re, [&](Context& x) { return sandboxctl::VerbResume(x, sandbox); }});
+
   auto* ds = app.add_subcommand("destroy", "Remove a sandbox and its changes");
   ds->add_option("sandbox", sandbox, "Sandbox id or name")->required();
   verbs.push_back({ds, [&](Context& x) { return sandboxctl::VerbDestroy(x, sandbox); }});

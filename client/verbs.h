@@ -58,6 +58,9 @@ int VerbDecide(Context& ctx, const std::string& sandbox, const std::vector<std::
                const PathPatterns& patterns = {});
 int VerbUndo(Context& ctx, const std::string& sandbox);
 int VerbDiscard(Context& ctx, const std::string& sandbox);
+/// suspend prints the size of the archives; resume prints nothing.
+int VerbSuspend(Context& ctx, const std::string& sandbox);
+int VerbResume(Context& ctx, const std::string& sandbox);
 int VerbDestroy(Context& ctx, const std::string& sandbox);
 int VerbTry(Context& ctx, const TryArgs& args);
 /// review SANDBOX: interactive, hunk by hunk, in the manner of `git add -p` (verb_review.cpp).

@@ -114,6 +114,20 @@ int VerbDiscard(Context& ctx, const std::string& id_or_name) {
   return 0;
 }
 
+int VerbSuspend(Context& ctx, const std::string& id_or_name) {
+  SandboxProxy sandbox(ctx.Bus(), ctx.ResolveSandbox(id_or_name));
+  uint64_t bytes = 0;
+  sandbox.raw().callMethod("Suspend").onInterface(sandboxd::api::kSandboxInterface).withTimeout(std::chrono::hours(1)).storeResultsTo(bytes);
+  if (!ctx.json) std::cout << "Suspended " << id_or_name << ": its changes are archived (" << bytes << " bytes)\n";
+  return 0;
+}
+
+int VerbResume(Context& ctx, const std::string& id_or_name) {
+  SandboxProxy sandbox(ctx.Bus(), ctx.ResolveSandbox(id_or_name));
+  sandbox.raw().callMethod("Resume").onInterface(sandboxd::api::kSandboxInterface).withTimeout(std::chrono::hours(1));
+  return 0;
+}
+
 int VerbDestroy(Context& ctx, const std::string& id_or_name) {
   SandboxProxy sandbox(ctx.Bus(), ctx.ResolveSandbox(id_or_name));
   sandbox.raw().callMethod("Destroy").onInterface(sandboxd::api::kSandboxInterface).withTimeout(std::chrono::minutes(10));

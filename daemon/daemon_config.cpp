@@ -66,6 +66,19 @@ void ApplyHideOtherHomes(Config& config, std::string_view value) {
   config.jobs.hide_other_homes = value.empty() ? JobsConfig{}.hide_other_homes : ParseBoolean("HideOtherHomes", value);
 }
 
+void ApplyArchiveCompressionLevel(Config& config, std::string_view value) {
+  if (value.empty()) {
+    config.storage.archive_compression_level = StorageConfig{}.archive_compression_level;
+    return;
+  }
+  int level = 0;
+  bool digits = value.size() <= 2 && std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (digits) level = std::stoi(std::string(value));
+  if (!digits || level < 1 || level > 19)
+    throw ValueError("ArchiveCompressionLevel=" + std::string(value) + " is not a zstd level from 1 to 19");
+  config.storage.archive_compression_level = level;
+}
+
 struct KeySpec {
   std::string_view section;
   std::string_view key;
@@ -76,6 +89,7 @@ struct KeySpec {
 constexpr KeySpec kKeys[] = {
     {"Jobs", "HiddenPaths", ApplyHiddenPaths},
     {"Jobs", "HideOtherHomes", ApplyHideOtherHomes},
+    {"Storage", "ArchiveCompressionLevel", ApplyArchiveCompressionLevel},
 };
 
 bool KnownSection(std::string_view name) {

@@ -27,10 +27,17 @@ struct JobsConfig {
   bool hide_other_homes = true;
 };
 
+/// [Storage]: where and how sandboxes keep their changes.
+struct StorageConfig {
+  /// zstd level of the archives Suspend writes (1 fastest .. 19 smallest).
+  int archive_compression_level = 3;
+};
+
 /// The whole configuration. A new section is a new member struct here plus its rows in the key
-/// table of daemon_config.cpp (e.g. `StorageConfig storage;` for [Storage]).
+/// table of daemon_config.cpp.
 struct Config {
   JobsConfig jobs;
+  StorageConfig storage;
 };
 
 /// Applies the assignments of one file's text, in order, on top of `config`; `file` names it

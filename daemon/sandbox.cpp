@@ -31,7 +31,20 @@ bool Sandbox::LandsAcrossFileSystems(size_t root) const {
   return storage_st.st_dev != live_st.st_dev;
 }
 
-std::string Sandbox::state() const { return record_.state; }
+std::string Sandbox::state() const {
+  std::lock_guard lock(mutex_);
+  return record_.state;
+}
+
+void Sandbox::SetState(const std::string& state) {
+  std::lock_guard lock(mutex_);
+  record_.state = state;
+}
+
+void Sandbox::CheckActive(const std::string& verb) const {
+  std::lock_guard lock(mutex_);
+  CheckUsable(verb);
+}
 
 std::string Sandbox::PathPrefix(size_t root) const {
   return record_.roots.size() > 1 ? std::to_string(root) + "/" : std::string();
@@ -111,7 +124,7 @@ UniqueFd Sandbox::OpenUpper(size_t root) const {
 
 void Sandbox::BeginJob() {
   std::lock_guard lock(mutex_);
-  CheckUsable();
+  CheckUsable("run a job in");
   if (exclusive_) throw Error(Code::kBusy, "sandbox " + record_.id + " is busy committing, discarding or being destroyed");
   ++running_jobs_;
 }
@@ -123,7 +136,7 @@ void Sandbox::EndJob() {
 
 void Sandbox::BeginExclusive(const std::string& verb) {
   std::lock_guard lock(mutex_);
-  CheckUsable();
+  CheckUsable(verb);
   if (exclusive_) throw Error(Code::kBusy, "sandbox " + record_.id + " is busy with another operation; cannot " + verb + " now");
   if (running_jobs_ > 0)
     throw Error(Code::kBusy, "sandbox " + record_.id + " has " + std::to_string(running_jobs_) +
@@ -136,9 +149,17 @@ void Sandbox::EndExclusive() {
   exclusive_ = false;
 }
 
-void Sandbox::CheckUsable() const {
+void Sandbox::CheckUsable(const std::string& verb) const {
   if (destroyed_) throw Error(Code::kNotFound, "sandbox " + record_.id + " has been destroyed");
   if (!broken_.empty()) throw Error(Code::kInvalidState, "sandbox " + record_.id + " cannot be used: " + broken_);
+  bool active = record_.state == "active";
+  if (verb == "destroy") return;
+  if (verb == "resume") {
+    if (active) throw Error(Code::kInvalidState, "sandbox " + record_.id + " is not suspended; there is nothing to resume");
+    return;
+  }
+  if (!active)
+    throw Error(Code::kInvalidState, "sandbox " + record_.id + " is " + record_.state + "; resume it before you " + verb + " it");
 }
 
 void Sandbox::MarkBroken(const std::string& why) {

@@ -31,7 +31,11 @@ class Sandbox {
   const std::vector<std::string>& roots() const { return record_.roots; }
   int64_t created_usec() const { return record_.created_usec; }
   bool network() const { return record_.network; }
+  /// "active", "suspended", or "suspending"/"resuming" while it changes (suspension.h).
   std::string state() const;
+  /// Sets the state in memory (the caller records it in the store first).
+  void SetState(const std::string& state);
+  bool active() const { return state() == "active"; }
   /// "N/" for root N when the sandbox has more than one root, else "".
   std::string PathPrefix(size_t root) const;
 
@@ -61,6 +65,8 @@ class Sandbox {
   std::string StorageDir(size_t root) const { return layout_.SandboxDirIn(Store(root), record_.id); }
   /// Each distinct StorageDir once.
   std::vector<std::string> StorageDirs() const;
+  /// Where Suspend keeps root `root`'s upper layer, as tar.zst (suspension.h).
+  std::string ArchivePath(size_t root) const { return StorageDir(root) + "/archive/" + std::to_string(root) + ".tar.zst"; }
   std::string UpperDir(size_t root) const { return StorageDir(root) + "/upper/" + std::to_string(root); }
   std::string WorkDir(size_t root) const { return StorageDir(root) + "/work/" + std::to_string(root); }
   /// Commit `commit`'s area for root `root` (one per storage directory, shared by its roots).
@@ -84,6 +90,9 @@ class Sandbox {
 
   /// Gate: jobs may run together; an exclusive operation runs alone. Both throw Error(kBusy),
   /// or Error(kNotFound) once the sandbox is destroyed.
+  /// Throws Error(kInvalidState) unless the sandbox is active (not suspended), naming `verb`
+  /// ("read the changes of"...), and as BeginJob does when destroyed or broken.
+  void CheckActive(const std::string& verb) const;
   void BeginJob();
   void EndJob();
   void BeginExclusive(const std::string& verb);
@@ -100,7 +109,9 @@ class Sandbox {
   bool broken() const;
 
  private:
-  void CheckUsable() const;  ///< with mutex_ held
+  /// With mutex_ held. `verb` names what is refused in a suspended sandbox's message; "resume"
+  /// and "destroy" are what a suspended sandbox allows (and "resume" only that).
+  void CheckUsable(const std::string& verb) const;
 
   SandboxRecord record_;
   const Layout& layout_;

@@ -215,6 +215,7 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
 
 void SandboxDBus::GetChanges(sdbus::Result<std::vector<sdbus::Struct<uint32_t, std::string, std::string, std::map<std::string, sdbus::Variant>>>>&& result) {
   InWorker(std::move(result), [this](const Caller&) mutable {
+    sandbox_->CheckActive("read the changes of");
     std::vector<sdbus::Struct<uint32_t, std::string, std::string, std::map<std::string, sdbus::Variant>>> list;
     for (const auto& item : service_.review().Current(*sandbox_))
       list.emplace_back(static_cast<uint32_t>(item.root), DisplayPath(item.change, sandbox_->PathPrefix(item.root)),
@@ -227,6 +228,7 @@ void SandboxDBus::Diff(sdbus::Result<>&& result, std::vector<std::string> select
   InWorker(std::move(result), [this, selectors = std::move(selectors),
                                out = UniqueFd(output.release())](const Caller&) mutable {
     if (!out) throw Error(Code::kInvalidArgument, "no output fd given for the diff");
+    sandbox_->CheckActive("diff");
     int out_flags = fcntl(out.get(), F_GETFL);
     if (out_flags < 0 || (out_flags & O_ACCMODE) == O_RDONLY)
       throw Error(Code::kInvalidArgument, "the diff output fd is not open for writing");
@@ -262,6 +264,7 @@ void SandboxDBus::Reject(sdbus::Result<uint32_t>&& result, std::vector<std::stri
 void SandboxDBus::Decide(sdbus::Result<uint32_t>&& result, std::vector<std::string> selectors, uint64_t flags, Verdict verdict) {
   InWorker(std::move(result), [this, selectors = std::move(selectors), flags, verdict](const Caller&) mutable -> uint32_t {
     CheckFlags(flags, api::kFlagEveryChange);
+    sandbox_->CheckActive(verdict == Verdict::kApproved ? "approve changes in" : "reject changes in");
     // Hunks are counted by the helper as the owner: it reads both sides of each file.
     auto count_hunks = [this](const std::vector<RootChanges>& asked) {
       std::vector<UniqueFd> fds;
@@ -377,6 +380,25 @@ void SandboxDBus::Discard(sdbus::Result<>&& result) {
     }
     sandbox_->SetUp();
     spdlog::info("sandbox {}: changes discarded", sandbox_->id());
+    AnnounceChangeSet();
+  });
+}
+
+void SandboxDBus::Suspend(sdbus::Result<uint64_t>&& result) {
+  InWorker(std::move(result), [this](const Caller& caller) mutable -> uint64_t {
+    if (!sandbox_->active()) throw Error(Code::kInvalidState, "sandbox " + sandbox_->id() + " is already " + sandbox_->state());
+    ExclusiveOperation exclusive(*sandbox_, "suspend");
+    uint64_t bytes = service_.suspension().Suspend(*sandbox_);
+    spdlog::info("sandbox {}: suspended for uid {} ({} bytes archived)", sandbox_->id(), caller.uid, bytes);
+    return bytes;
+  });
+}
+
+void SandboxDBus::Resume(sdbus::Result<>&& result) {
+  InWorker(std::move(result), [this](const Caller& caller) mutable {
+    ExclusiveOperation exclusive(*sandbox_, "resume");
+    service_.suspension().Resume(*sandbox_);
+    spdlog::info("sandbox {}: resumed for uid {}", sandbox_->id(), caller.uid);
     AnnounceChangeSet();
   });
 }

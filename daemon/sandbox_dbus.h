@@ -42,6 +42,8 @@ class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
   void Undo(sdbus::Result<int64_t>&& result, uint64_t flags) override;
   void Discard(sdbus::Result<>&& result) override;
   void Destroy(sdbus::Result<>&& result) override;
+  void Suspend(sdbus::Result<uint64_t>&& result) override;
+  void Resume(sdbus::Result<>&& result) override;
 
   std::map<std::string, sdbus::Variant> GetInfo() override;
 

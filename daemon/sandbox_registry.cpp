@@ -256,7 +256,7 @@ std::vector<std::pair<std::string, std::string>> SandboxRegistry::Recover(const 
     }
     try {
       if (before_setup) before_setup(*sandbox);
-      sandbox->SetUp();
+      if (sandbox->active()) sandbox->SetUp();  // a suspended one stays unmounted, its layers archived
     } catch (const std::exception& e) {
       failures.emplace_back(record.id, e.what());
     }

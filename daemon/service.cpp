@@ -102,11 +102,13 @@ int Service::Run() {
   registry_ = std::make_unique<SandboxRegistry>(layout_, *store_);
   journal_ = std::make_unique<CommitJournal>(*store_);
   commits_ = std::make_unique<CommitRunner>(layout_, *journal_, options_.helper_path);
+  suspension_ = std::make_unique<Suspension>(*store_, config_.storage.archive_compression_level);
   approvals_ = std::make_unique<ApprovalStore>(*store_);
   review_ = std::make_unique<Review>(*approvals_, [helper = options_.helper_path](const Sandbox& sandbox, const std::vector<RootChanges>& scan) {
     return FindRenames(helper, sandbox, scan);
   });
   auto finish_commits = [this](Sandbox& sandbox) {
+    if (std::string line = suspension_->Recover(sandbox); !line.empty()) spdlog::warn("{}", line);
     if (journal_->Unfinished(sandbox.id()).empty()) return;
     sandbox.Unmount();  // an overlay must not be mounted while its layers change
     for (const auto& line : commits_->Recover(sandbox)) spdlog::warn("{}", line);

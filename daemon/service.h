@@ -26,6 +26,7 @@
 #include "review.h"
 #include "sandbox_registry.h"
 #include "store.h"
+#include "suspension.h"
 
 namespace sandboxd {
 
@@ -58,6 +59,7 @@ class Service {
   SandboxRegistry& registry() { return *registry_; }
   Authority& authority() { return *authority_; }
   CommitRunner& commits() { return *commits_; }
+  Suspension& suspension() { return *suspension_; }
   Review& review() { return *review_; }
   CallerWatch& callers() { return callers_; }
   /// Where jobs' cgroups go; nothing when jobs are ended through their pid namespace only.
@@ -109,6 +111,7 @@ class Service {
   std::unique_ptr<Authority> authority_;
   std::unique_ptr<CommitJournal> journal_;
   std::unique_ptr<CommitRunner> commits_;
+  std::unique_ptr<Suspension> suspension_;
   std::unique_ptr<ApprovalStore> approvals_;
   std::unique_ptr<Review> review_;
   std::unique_ptr<sdbus::IConnection> connection_;

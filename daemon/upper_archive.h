@@ -1,0 +1,29 @@
+#pragma once
+/// A sandbox's upper layer as one tar.zst archive (libarchive), for suspend and resume: every
+/// entry an upper can hold survives the round trip, so that the change set after a resume is
+/// the one before the suspend: files, directories, symlinks, fifos, whiteouts (character
+/// devices 0/0) and the overlay's attributes (trusted.overlay.*: opaque directories, origins,
+/// redirects), user.* attributes, modes (setuid included), owners, times, and hard links. Runs
+/// in the daemon, as root, on its own directories only; an archive is written mode 0600.
+
+#include <cstdint>
+#include <string>
+
+namespace sandboxd {
+
+struct ArchiveStats {
+  uint64_t entries = 0;
+  uint64_t bytes = 0;  ///< of the archive file
+};
+
+/// Writes the contents of directory `upper` (not the directory itself) to a new file at
+/// `archive_path` (refused if something is there), zstd level `level` (1..19), and syncs it.
+/// Never follows a symlink. Throws Error naming the path.
+ArchiveStats WriteUpperArchive(const std::string& upper, const std::string& archive_path, int level);
+
+/// Restores an archive written by WriteUpperArchive into the empty directory `upper`. Entries
+/// are checked first: an absolute name, a ".." component or a path through a symlink is
+/// refused. Syncs what it wrote. Throws Error naming the entry.
+ArchiveStats ExtractUpperArchive(const std::string& archive_path, const std::string& upper);
+
+}  // namespace sandboxd
