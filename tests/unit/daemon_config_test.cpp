@@ -95,7 +95,8 @@ TEST(ConfigErrorTest, AnUnknownKeyNamesFileLineAndKey) {
 
 TEST(ConfigErrorTest, AnUnknownSectionIsRefusedEvenWhenEmpty) {
   EXPECT_EQ(ParseError("[Jobs]\nHideOtherHomes=yes\n\n[Jbos]\n"), "test.conf:4: unknown section [Jbos]");
-  EXPECT_EQ(ParseError("[Storage]\nCap=1G\n"), "test.conf:1: unknown section [Storage]");
+  EXPECT_EQ(ParseError("[Quota]\nCap=1G\n"), "test.conf:1: unknown section [Quota]");
+  EXPECT_EQ(ParseError("[Storage]\nCap=1G\n"), "test.conf:2: unknown key \"Cap\" in section [Storage]");
 }
 
 TEST(ConfigErrorTest, ABadBooleanNamesTheValue) {
@@ -195,6 +196,20 @@ TEST_F(ConfigLoadTest, AMainPathThatIsADirectoryIsRefused) {
   EXPECT_THROW(LoadConfig(main_), Error);
 }
 
+TEST(DaemonConfigTest, ArchiveCompressionLevelIsAZstdLevel) {
+  EXPECT_EQ(Parse("").storage.archive_compression_level, 3);
+  EXPECT_EQ(Parse("[Storage]\nArchiveCompressionLevel=19\n").storage.archive_compression_level, 19);
+  EXPECT_EQ(Parse("[Storage]\nArchiveCompressionLevel=9\nArchiveCompressionLevel=\n").storage.archive_compression_level, 3);
+  for (const char* bad : {"0", "20", "fast", "-1", "3.5"}) {
+    try {
+      Parse(std::string("[Storage]\nArchiveCompressionLevel=") + bad + "\n");
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("not a zstd level from 1 to 19"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST_F(ConfigLoadTest, TheExampleFileParsesToTheDefaults) {
   // The installable example shows every default commented out; uncommented it must mean the
   // same (HiddenPaths= appends, so its lines only repeat the built-in entries).
@@ -204,12 +219,15 @@ TEST_F(ConfigLoadTest, TheExampleFileParsesToTheDefaults) {
   std::string uncommented;
   std::istringstream lines(example);
   for (std::string line; std::getline(lines, line);) {
-    if (line.rfind("#HiddenPaths=", 0) == 0 || line.rfind("#HideOtherHomes=", 0) == 0) line.erase(0, 1);
+    if (line.rfind("#HiddenPaths=", 0) == 0 || line.rfind("#HideOtherHomes=", 0) == 0 ||
+        line.rfind("#ArchiveCompressionLevel=", 0) == 0)
+      line.erase(0, 1);
     uncommented += line + "\n";
   }
   Config reset = Parse("[Jobs]\nHiddenPaths=\n" + uncommented.substr(uncommented.find("[Jobs]")));
   EXPECT_EQ(reset.jobs.hidden_paths, DefaultHiddenPaths());
   EXPECT_TRUE(reset.jobs.hide_other_homes);
+  EXPECT_EQ(reset.storage.archive_compression_level, StorageConfig{}.archive_compression_level);
 }
 
 }  // namespace
