@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <optional>
 #include <cerrno>
 #include <memory>
 
@@ -87,15 +89,24 @@ ArchiveStats WriteUpperArchive(const std::string& upper_path, const std::string&
         "cannot read " + upper);
   Check(disk.get(), archive_read_disk_open(disk.get(), upper.c_str()), "cannot read " + upper);
 
-  UniqueFd file(open(archive_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!file) ThrowErrno("cannot create archive " + archive_path);
   ArchivePtr out(archive_write_new());
   if (!out) throw Error(Code::kFailed, "cannot start writing " + archive_path);
   Check(out.get(), archive_write_add_filter_zstd(out.get()), "cannot compress " + archive_path + " with zstd");
   Check(out.get(), archive_write_set_filter_option(out.get(), "zstd", "compression-level", std::to_string(level).c_str()),
         "cannot set zstd level " + std::to_string(level));
-  // pax: extended attributes (trusted.overlay.*) and long names travel in its headers.
-  Check(out.get(), archive_write_set_format_pax_restricted(out.get()), "cannot write pax to " + archive_path);
+  // pax, and not its "restricted" flavour: every entry gets its extended header, so times keep
+  // their nanoseconds; extended attributes (trusted.overlay.*) and long names travel there too.
+  Check(out.get(), archive_write_set_format_pax(out.get()), "cannot write pax to " + archive_path);
+  UniqueFd file(open(archive_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!file) ThrowErrno("cannot create archive " + archive_path);
+  // A failure from here on leaves no half archive behind to refuse the next attempt.
+  struct RemoveUnlessKept {
+    const std::string& path;
+    bool keep = false;
+    ~RemoveUnlessKept() {
+      if (!keep) unlink(path.c_str());
+    }
+  } partial{archive_path};
   Check(out.get(), archive_write_open_fd(out.get(), file.get()), "cannot write " + archive_path);
   std::unique_ptr<struct archive_entry_linkresolver, ResolverDeleter> resolver(archive_entry_linkresolver_new());
   archive_entry_linkresolver_set_strategy(resolver.get(), archive_format(out.get()));
@@ -153,6 +164,7 @@ ArchiveStats WriteUpperArchive(const std::string& upper_path, const std::string&
   }
   Check(out.get(), archive_write_close(out.get()), "cannot finish " + archive_path);
   SyncFile(file.get(), archive_path);
+  partial.keep = true;
   struct stat st;
   if (fstat(file.get(), &st) == 0) stats.bytes = static_cast<uint64_t>(st.st_size);
   return stats;
@@ -182,6 +194,7 @@ ArchiveStats ExtractUpperArchive(const std::string& archive_path, const std::str
         "cannot write " + upper);
 
   struct archive_entry* entry = nullptr;
+  std::optional<std::array<timespec, 2>> top_times;  // set after the children, which move them
   for (;;) {
     int r = archive_read_next_header(in.get(), &entry);
     if (r == ARCHIVE_EOF) break;
@@ -189,6 +202,14 @@ ArchiveStats ExtractUpperArchive(const std::string& archive_path, const std::str
     std::string name = archive_entry_pathname(entry);
     while (name.size() > 1 && name.back() == '/') name.pop_back();  // tar marks directories so
     CheckArchivedName(name, archive_path);
+    if (name == ".") {
+      // The layer's own directory: anything else there (a symlink to the host) would become
+      // the overlay's upper.
+      if (archive_entry_filetype(entry) != AE_IFDIR)
+        throw Error(Code::kFailed, "archive " + archive_path + " holds a top entry that is not a directory");
+      top_times = std::array<timespec, 2>{timespec{archive_entry_atime(entry), archive_entry_atime_nsec(entry)},
+                                          timespec{archive_entry_mtime(entry), archive_entry_mtime_nsec(entry)}};
+    }
     archive_entry_set_pathname(entry, name == "." ? upper.c_str() : (upper + "/" + name).c_str());
     if (const char* link = archive_entry_hardlink(entry)) {
       std::string target = link;
@@ -211,7 +232,8 @@ ArchiveStats ExtractUpperArchive(const std::string& archive_path, const std::str
   }
   // Directory modes and times are set here, after their children.
   Check(disk.get(), archive_write_close(disk.get()), "cannot finish restoring " + upper);
-  UniqueFd dir(open(upper.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd dir(open(upper.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (dir && top_times && futimens(dir.get(), top_times->data()) != 0) ThrowErrno("cannot set the times of " + upper);
   if (!dir || syncfs(dir.get()) != 0) ThrowErrno("cannot sync " + upper);
   return stats;
 }
