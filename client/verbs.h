@@ -15,6 +15,7 @@ namespace sandboxctl {
 struct CreateArgs {
   std::string name;
   bool network = false;
+  bool shared = false;
   std::vector<std::string> dirs;
 };
 struct RunArgs {

@@ -46,6 +46,7 @@ int VerbCreate(Context& ctx, const CreateArgs& args) {
   std::map<std::string, sdbus::Variant> options;
   if (!args.name.empty()) options["name"] = sdbus::Variant(args.name);
   if (args.network) options["network"] = sdbus::Variant(true);
+  if (args.shared) options["shared"] = sdbus::Variant(true);
   ManagerProxy manager(ctx.Bus());
   PolkitAgent agent;
   sdbus::ObjectPath path;
@@ -94,16 +95,18 @@ int VerbShow(Context& ctx, const std::string& id_or_name) {
   auto roots = info.count("roots") ? info["roots"].get<std::vector<std::string>>() : std::vector<std::string>{};
   uint64_t created = info.count("created_usec") ? info["created_usec"].get<uint64_t>() : 0;
   bool network = info.count("network") && info["network"].get<bool>();
+  bool shared = info.count("shared") && info["shared"].get<bool>();
   if (ctx.json) {
     nlohmann::json out = {{"id", id}, {"name", name}, {"state", state}, {"owner", owner}, {"roots", roots},
-                          {"created_usec", created}, {"running_jobs", running}, {"network", network}};
+                          {"created_usec", created}, {"running_jobs", running}, {"network", network},
+                          {"shared", shared}};
     std::cout << out.dump(2) << "\n";
     return 0;
   }
   std::cout << "Id: " << id << "\nName: " << name << "\nState: " << state << "\nOwner: " << owner << "\n";
   for (size_t i = 0; i < roots.size(); ++i)
     std::cout << (i == 0 ? "Roots: " : "       ") << (roots.size() > 1 ? std::to_string(i) + "/ " : "") << roots[i] << "\n";
-  std::cout << "Created: " << FormatTime(created) << "\nRunning jobs: " << running << "\nNetwork: " << (network ? "yes" : "no")
+  std::cout << "Created: " << FormatTime(created) << "\nRunning jobs: " << running << "\nNetwork: " << (network ? "yes" : "no") << "\nShared: " << (shared ? "yes" : "no")
             << "\n";
   return 0;
 }

@@ -49,6 +49,9 @@ void ManagerDBus::CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::
         } else if (key == "network") {
           if (value.peekValueType() != "b") throw Error(Code::kInvalidArgument, "option 'network' must be a boolean");
           request.network = value.get<bool>();
+        } else if (key == "shared") {
+          if (value.peekValueType() != "b") throw Error(Code::kInvalidArgument, "option 'shared' must be a boolean");
+          request.shared = value.get<bool>();
         } else {
           throw Error(Code::kInvalidArgument, "unknown option '" + key + "' for CreateSandbox");
         }

@@ -31,6 +31,7 @@ class Sandbox {
   const std::vector<std::string>& roots() const { return record_.roots; }
   int64_t created_usec() const { return record_.created_usec; }
   bool network() const { return record_.network; }
+  bool shared() const { return record_.shared; }
   /// "active", "suspended", or "suspending"/"resuming" while it changes (suspension.h).
   std::string state() const;
   /// Sets the state in memory (the caller records it in the store first).

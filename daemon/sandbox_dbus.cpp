@@ -451,6 +451,7 @@ std::map<std::string, sdbus::Variant> SandboxDBus::GetInfo() {
         {"created_usec", sdbus::Variant(static_cast<uint64_t>(sandbox_->created_usec()))},
         {"running_jobs", sdbus::Variant(sandbox_->running_jobs())},
         {"network", sdbus::Variant(sandbox_->network())},
+        {"shared", sdbus::Variant(sandbox_->shared())},
     };
   });
 }

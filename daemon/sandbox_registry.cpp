@@ -76,7 +76,7 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
   std::shared_ptr<Sandbox> sandbox;
   {
     std::lock_guard lock(mutex_);
-    CheckOverlap(roots);
+    CheckOverlap(roots, request.shared);
     SandboxRecord record;
     record.id = RandomId();
     while (sandboxes_.count(record.id) || creating_.count(record.id)) record.id = RandomId();
@@ -95,6 +95,7 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
     record.roots = roots;
     record.stores = stores;
     record.network = request.network;
+    record.shared = request.shared;
     sandbox = std::make_shared<Sandbox>(record, layout_);
     // Reserved before authorization and the slow set-up, so that a concurrent create over the
     // same roots or with the same name is refused; listed only once it exists.
@@ -142,13 +143,16 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
   return sandbox;
 }
 
-void SandboxRegistry::CheckOverlap(const std::vector<std::string>& roots) const {
+void SandboxRegistry::CheckOverlap(const std::vector<std::string>& roots, bool shared) const {
   for (const auto* known : {&sandboxes_, &creating_})
-    for (const auto& [id, other] : *known)
+    for (const auto& [id, other] : *known) {
+      if (shared && other->shared()) continue;
       for (const auto& mine : roots)
         for (const auto& theirs : other->roots())
           if (PathsOverlap(mine, theirs))
-            throw Error(Code::kOverlap, "root " + mine + " overlaps root " + theirs + " of sandbox " + id);
+            throw Error(Code::kOverlap, "root " + mine + " overlaps root " + theirs + " of sandbox " + id +
+                                            (shared ? " (which is not shared)" : " (both must be created --shared to overlap)"));
+    }
 }
 
 std::string SandboxRegistry::UniqueName(const std::string& wanted, uid_t owner) const {

@@ -24,6 +24,9 @@ struct CreateRequest {
   std::vector<std::string> roots;  ///< as the caller gave them
   std::string name;                ///< may be empty: derived from the first root
   bool network = false;            ///< its jobs have the network (asked of polkit by the caller)
+  /// Its roots may overlap those of other shared sandboxes (each then sees the other's commits
+  /// as live changes, and so as conflicts).
+  bool shared = false;
 };
 
 class SandboxRegistry {
@@ -60,7 +63,8 @@ class SandboxRegistry {
 
  private:
   std::string UniqueName(const std::string& wanted, uid_t owner) const;
-  void CheckOverlap(const std::vector<std::string>& roots) const;
+  /// Refuses roots that nest in or hold another sandbox's, unless both are shared.
+  void CheckOverlap(const std::vector<std::string>& roots, bool shared) const;
   /// "" (the state directory) and every storage area ever used.
   std::vector<std::string> Stores();
 

@@ -10,7 +10,8 @@ CREATE TABLE IF NOT EXISTS sandboxes (
   owner INTEGER NOT NULL,
   state TEXT NOT NULL,
   created_usec INTEGER NOT NULL,
-  network INTEGER NOT NULL DEFAULT 0
+  network INTEGER NOT NULL DEFAULT 0,
+  shared INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS roots (
   sandbox_id TEXT NOT NULL REFERENCES sandboxes(id) ON DELETE CASCADE,
@@ -34,6 +35,7 @@ Store::Store(const std::string& path) : db_(path) {
   // Databases written by earlier versions lack the columns added since.
   AddColumnIfMissing("roots", "store", "TEXT NOT NULL DEFAULT ''");
   AddColumnIfMissing("sandboxes", "network", "INTEGER NOT NULL DEFAULT 0");
+  AddColumnIfMissing("sandboxes", "shared", "INTEGER NOT NULL DEFAULT 0");
 }
 
 void Store::AddColumnIfMissing(const std::string& table, const std::string& column, const std::string& declaration) {
@@ -47,13 +49,14 @@ void Store::AddColumnIfMissing(const std::string& table, const std::string& colu
 void Store::Insert(const SandboxRecord& record) {
   std::lock_guard lock(mutex_);
   Transaction tx(db_);
-  Statement(db_, "INSERT INTO sandboxes(id, name, owner, state, created_usec, network) VALUES (?, ?, ?, ?, ?, ?)")
+  Statement(db_, "INSERT INTO sandboxes(id, name, owner, state, created_usec, network, shared) VALUES (?, ?, ?, ?, ?, ?, ?)")
       .Bind(1, record.id)
       .Bind(2, record.name)
       .Bind(3, static_cast<int64_t>(record.owner))
       .Bind(4, record.state)
       .Bind(5, record.created_usec)
       .Bind(6, static_cast<int64_t>(record.network ? 1 : 0))
+      .Bind(7, static_cast<int64_t>(record.shared ? 1 : 0))
       .Run();
   Statement insert_root(db_, "INSERT INTO roots(sandbox_id, idx, path, store) VALUES (?, ?, ?, ?)");
   for (size_t i = 0; i < record.roots.size(); ++i)
@@ -78,7 +81,7 @@ void Store::SetState(const std::string& id, const std::string& state) {
 std::vector<SandboxRecord> Store::LoadAll() {
   std::lock_guard lock(mutex_);
   std::vector<SandboxRecord> records;
-  Statement sandboxes(db_, "SELECT id, name, owner, state, created_usec, network FROM sandboxes ORDER BY created_usec, id");
+  Statement sandboxes(db_, "SELECT id, name, owner, state, created_usec, network, shared FROM sandboxes ORDER BY created_usec, id");
   while (sandboxes.Step()) {
     SandboxRecord r;
     r.id = sandboxes.ColumnText(0);
@@ -87,6 +90,7 @@ std::vector<SandboxRecord> Store::LoadAll() {
     r.state = sandboxes.ColumnText(3);
     r.created_usec = sandboxes.ColumnInt(4);
     r.network = sandboxes.ColumnInt(5) != 0;
+    r.shared = sandboxes.ColumnInt(6) != 0;
     records.push_back(std::move(r));
   }
   Statement roots(db_, "SELECT path, store FROM roots WHERE sandbox_id = ? ORDER BY idx");

@@ -26,6 +26,8 @@ struct SandboxRecord {
   std::vector<std::string> stores = {};
   /// Its jobs have the network (polkit's network action was asked when it was created).
   bool network = false;
+  /// Its roots may overlap those of other shared sandboxes (create --shared).
+  bool shared = false;
 };
 
 class Store {
