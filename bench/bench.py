@@ -206,6 +206,49 @@ def bench_landing(args, user, work, files):
     return times
 
 
+def bench_suspend(args, user, work, files=10000):
+    """Suspend and resume of a sandbox whose upper holds `files` small files in 10 directories,
+    against `tar --zstd` writing and extracting the same files (each extraction, like a resume,
+    into a directory emptied just before)."""
+    ctl = args.sandboxctl
+    project = os.path.join(work, "suspend")
+    shutil.rmtree(project, ignore_errors=True)
+    os.makedirs(project)
+    script = (f"i=0; while [ $i -lt {files} ]; do d=d$((i % 10)); [ -d $d ] || mkdir $d; "
+              "echo \"file $i\" > $d/f$i; i=$((i+1)); done")
+    same = os.path.join(work, "suspend-same")
+    shutil.rmtree(same, ignore_errors=True)
+    os.makedirs(same)
+    subprocess.run(["sh", "-c", script], cwd=same, check=True)
+    archive = os.path.join(work, "suspend.tar.zst")
+    extracted = os.path.join(work, "suspend-extracted")
+    _, out = timed([ctl, "--no-ask-password", "create", project], user, capture=True)
+    sandbox = out.strip()
+    times = {"suspend": [], "resume": [], "tar_c": [], "tar_x": []}
+    try:
+        timed([ctl, "--no-ask-password", "run", sandbox, "--", "sh", "-c", script], user)
+        for _ in range(args.commit_rounds):
+            os.sync()
+            t, _ = timed([ctl, "--no-ask-password", "suspend", sandbox], user)
+            times["suspend"].append(t)
+            t, _ = timed([ctl, "--no-ask-password", "resume", sandbox], user)
+            times["resume"].append(t)
+            if os.path.exists(archive):
+                os.remove(archive)
+            os.sync()
+            t, _ = timed(["tar", "--zstd", "-cf", archive, "-C", same, "."], user)
+            times["tar_c"].append(t)
+            shutil.rmtree(extracted, ignore_errors=True)
+            os.makedirs(extracted)
+            t, _ = timed(["tar", "--zstd", "-xf", archive, "-C", extracted], user)
+            times["tar_x"].append(t)
+    finally:
+        timed([ctl, "--no-ask-password", "destroy", sandbox], user)
+        shutil.rmtree(same, ignore_errors=True)
+        shutil.rmtree(extracted, ignore_errors=True)
+    return times
+
+
 def bench_big_file(args, user, work):
     """Commit of one 2 GiB file against a commit of one small file (O(1): a rename either way),
     the rename floor of the same file, and cp -a of it (a byte copy)."""
@@ -298,7 +341,7 @@ def peak_rss_mib(pid):
     return float("nan")
 
 
-SECTIONS = ("crd", "run", "changes", "commit", "landing", "big", "try")
+SECTIONS = ("crd", "run", "changes", "commit", "landing", "big", "try", "suspend")
 
 
 def main():
@@ -382,6 +425,13 @@ def main():
         row("bare bwrap --unshare-net --unshare-pid /bin/true (baseline)", tries["bare"])
         row("sandboxctl try -y -- /bin/true (one client process)", tries["try"], tries["bare"])
         print("   target: under 25 ms")
+    if "suspend" in only:
+        s = bench_suspend(args, user, work)
+        print(f"\nsuspend and resume, an upper of 10,000 small files ({args.commit_rounds} rounds)")
+        row("tar --zstd -cf of the same files (baseline)", s["tar_c"])
+        row("sandboxctl suspend (archive, sync, free the layer)", s["suspend"], s["tar_c"])
+        row("tar --zstd -xf of the same files (baseline)", s["tar_x"])
+        row("sandboxctl resume (extract, sync, mount)", s["resume"], s["tar_x"])
     if args.daemon_pid:
         print(f"\nsandboxd peak RSS over the whole run (VmHWM): {peak_rss_mib(args.daemon_pid):.1f} MiB (target: under 64 MiB)")
 
