@@ -98,6 +98,18 @@ void Sandbox::ClearLayers() {
   }
 }
 
+void Sandbox::TrashLayers() {
+  for (size_t i = 0; i < record_.roots.size(); ++i) {
+    std::string trash = layout_.TrashDirIn(Store(i));
+    MakeDirectory(trash, 0700);
+    for (const auto& layer : {UpperDir(i), WorkDir(i)}) {
+      std::string to = trash + "/" + record_.id + "-" + RandomId();
+      // Where the rename cannot be made (the trash just emptied away), the slow way.
+      if (rename(layer.c_str(), to.c_str()) != 0 && errno != ENOENT) RemoveTree(layer);
+    }
+  }
+}
+
 std::vector<RootChanges> Sandbox::Scan() const {
   std::vector<RootChanges> result;
   for (size_t i = 0; i < record_.roots.size(); ++i) {

@@ -50,6 +50,9 @@ class Sandbox {
   void UnmountForGood();
   /// Empties the upper and work layers (while unmounted): every change is gone.
   void ClearLayers();
+  /// The same at once: the layers are renamed into their store's trash (one rename each), where
+  /// SandboxRegistry::EmptyTrash deletes them later, off the caller's time.
+  void TrashLayers();
 
   /// The change set, per root, read from the upper layers.
   std::vector<RootChanges> Scan() const;

@@ -93,6 +93,17 @@ void SandboxDBus::InWorker(sdbus::Result<Outs...>&& result, Body&& body) {
   });
 }
 
+void SandboxDBus::EmptyTrashLater() {
+  Service* service = &service_;
+  service_.RunInWorker([service] {
+    try {
+      service->registry().EmptyTrash();
+    } catch (const std::exception& e) {
+      spdlog::warn("cannot empty the trash: {}", e.what());
+    }
+  });
+}
+
 void SandboxDBus::RemountUnlessBroken(const char* failed) {
   // A commit or undo that could not be taken back leaves the sandbox unmounted and frozen until
   // a restart settles it from the journal; a job must never run over half a commit.
@@ -372,8 +383,9 @@ void SandboxDBus::Discard(sdbus::Result<>&& result) {
     ExclusiveOperation exclusive(*sandbox_, "discard");
     sandbox_->Unmount();
     try {
-      sandbox_->ClearLayers();
+      sandbox_->TrashLayers();
       service_.review().store().Clear(sandbox_->id());
+      EmptyTrashLater();
     } catch (...) {
       sandbox_->SetUp();
       throw;
@@ -390,6 +402,7 @@ void SandboxDBus::Suspend(sdbus::Result<uint64_t>&& result) {
     ExclusiveOperation exclusive(*sandbox_, "suspend");
     uint64_t bytes = service_.suspension().Suspend(*sandbox_);
     spdlog::info("sandbox {}: suspended for uid {} ({} bytes archived)", sandbox_->id(), caller.uid, bytes);
+    EmptyTrashLater();
     return bytes;
   });
 }

@@ -25,6 +25,8 @@ class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
   const std::shared_ptr<Sandbox>& sandbox() const { return sandbox_; }
   /// Scans and emits ChangeSetChanged with the current number of changes.
   void AnnounceChangeSet();
+  /// Deletes what TrashLayers set aside, in a worker of its own (the caller has its answer).
+  void EmptyTrashLater();
   /// After a failed commit or undo (the sandbox was unmounted for it).
   void RemountUnlessBroken(const char* failed);
   void Decide(sdbus::Result<uint32_t>&& result, std::vector<std::string> selectors, uint64_t flags, Verdict verdict);

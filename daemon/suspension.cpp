@@ -50,8 +50,9 @@ uint64_t Suspension::Suspend(Sandbox& sandbox) {
     sandbox.SetUp();
     throw;
   }
-  // From here on the archives are the sandbox's changes; the layers go.
-  sandbox.ClearLayers();
+  // From here on the archives are the sandbox's changes; the layers go (to the trash: deleting
+  // many files takes long, and the caller need not wait for it).
+  sandbox.TrashLayers();
   return bytes;
 }
 

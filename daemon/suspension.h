@@ -22,7 +22,8 @@ class Suspension {
   /// `level`: zstd compression level of the archives (1..19).
   Suspension(Store& store, int level) : store_(store), level_(level) {}
 
-  /// Unmounts the sandbox and archives its layers; returns the archives' size in bytes.
+  /// Unmounts the sandbox and archives its layers, which go to the trash (empty it after);
+  /// returns the archives' size in bytes.
   /// Error(kInvalidState) when it is not active, kBusy when its merged view is in use. On
   /// failure the sandbox is as before, mounted.
   uint64_t Suspend(Sandbox& sandbox);
