@@ -26,6 +26,7 @@ inline constexpr uint64_t kFlagAllowInteractive = 1;  ///< polkit may prompt for
 inline constexpr uint64_t kFlagCommitAll = 2;         ///< Commit: approve every pending change first
 inline constexpr uint64_t kFlagEveryChange = 2;       ///< Approve, Reject: every change
 inline constexpr uint64_t kFlagForce = 4;             ///< Commit: over conflicts
+inline constexpr uint64_t kFlagEveryUser = 2;         ///< GetUsage: every user's sandboxes (polkit manage)
 
 // polkit action ids (fixed by the contract).
 inline constexpr const char* kActionCreate = "org.sandboxd.sandbox1.create";

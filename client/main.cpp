@@ -132,6 +132,11 @@ int main(int argc, char** argv) {
   ds->add_option("sandbox", sandbox, "Sandbox id or name")->required();
   verbs.push_back({ds, [&](Context& x) { return sandboxctl::VerbDestroy(x, sandbox); }});
 
+  bool usage_all = false;
+  auto* us = app.add_subcommand("usage", "What your sandboxes cost on disk (--all: everyone's, polkit asks)");
+  us->add_flag("--all", usage_all, "Every user's sandboxes (org.sandboxd.sandbox1.manage)");
+  verbs.push_back({us, [&](Context& x) { return sandboxctl::VerbUsage(x, usage_all); }});
+
   sandboxctl::TryArgs attempt;
   auto* t = app.add_subcommand("try", "Create, run, review, commit or discard, destroy: try [--root DIR]... [-y | -n] -- CMD [ARG...]");
   t->add_option("--root", attempt.roots, "Directory to sandbox (repeatable; default: the current one)")->allow_extra_args(false);

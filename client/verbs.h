@@ -63,6 +63,8 @@ int VerbDiscard(Context& ctx, const std::string& sandbox);
 int VerbSuspend(Context& ctx, const std::string& sandbox);
 int VerbResume(Context& ctx, const std::string& sandbox);
 int VerbDestroy(Context& ctx, const std::string& sandbox);
+/// usage [--all]: storage per sandbox and in total (verb_usage.cpp).
+int VerbUsage(Context& ctx, bool everyone);
 int VerbTry(Context& ctx, const TryArgs& args);
 /// review SANDBOX: interactive, hunk by hunk, in the manner of `git add -p` (verb_review.cpp).
 int VerbReview(Context& ctx, const std::string& sandbox);

@@ -8,6 +8,7 @@
 #include "object_paths.h"
 #include "sandbox_dbus.h"
 #include "service.h"
+#include "usage.h"
 
 namespace sandboxd {
 namespace {
@@ -98,5 +99,26 @@ std::vector<sdbus::Struct<std::string, std::string, uint32_t, std::string, std::
 }
 
 std::string ManagerDBus::Version() { return SANDBOXD_VERSION; }
+
+void ManagerDBus::GetUsage(sdbus::Result<std::vector<UsageRow>>&& result, uint64_t flags) {
+  Caller caller = CurrentCaller(getObject());
+  service_.RunInWorker([this, result = std::move(result), flags, caller]() mutable {
+    ReplyWith(result, [&] {
+      CheckFlags(flags, api::kFlagAllowInteractive | api::kFlagEveryUser);
+      bool everyone = flags & api::kFlagEveryUser;
+      if (everyone)
+        service_.authority().Check(caller, api::kActionManage, {{"verb", "usage"}}, flags & api::kFlagAllowInteractive,
+                                   "see how much storage every user's sandboxes use");
+      std::vector<UsageRow> rows;
+      // Root's List is every sandbox; anyone else's is their own, unless allowed to see all.
+      for (const auto& sandbox : service_.registry().List(everyone ? 0 : caller.uid)) {
+        SandboxUsage usage = MeasureSandbox(*sandbox);
+        rows.emplace_back(sandbox->id(), sandbox->name(), static_cast<uint32_t>(sandbox->owner()), sandbox->state(),
+                          usage.changes.bytes, usage.changes.entries, usage.archive_bytes, usage.kept_bytes);
+      }
+      return rows;
+    });
+  });
+}
 
 }  // namespace sandboxd

@@ -21,6 +21,8 @@ class ManagerDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
   sdbus::ObjectPath GetSandbox(const std::string& id_or_name) override;
   std::vector<sdbus::Struct<std::string, std::string, uint32_t, std::string, std::vector<std::string>, sdbus::ObjectPath>> ListSandboxes() override;
   std::string Version() override;
+  using UsageRow = sdbus::Struct<std::string, std::string, uint32_t, std::string, uint64_t, uint64_t, uint64_t, uint64_t>;
+  void GetUsage(sdbus::Result<std::vector<UsageRow>>&& result, uint64_t flags) override;
 
   Service& service_;
 };

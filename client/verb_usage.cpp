@@ -1,0 +1,66 @@
+// `sandboxctl usage [--all]`: what the caller's sandboxes (or, with --all and polkit's manage
+// action, everyone's) cost on disk, one line each and a total.
+
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "polkit_agent.h"
+#include "proxies.h"
+#include "verbs.h"
+
+namespace sandboxctl {
+namespace {
+
+/// 1536 -> "1.5 KiB": binary units, as SIZE arguments take them.
+std::string HumanBytes(uint64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  size_t unit = 0;
+  while (value >= 1024 && unit + 1 < std::size(units)) {
+    value /= 1024;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", value, units[unit]);
+  return text;
+}
+
+}  // namespace
+
+int VerbUsage(Context& ctx, bool everyone) {
+  ManagerProxy manager(ctx.Bus());
+  uint64_t flags = ctx.InteractiveFlag() | (everyone ? sandboxd::api::kFlagEveryUser : 0);
+  std::vector<sdbus::Struct<std::string, std::string, uint32_t, std::string, uint64_t, uint64_t, uint64_t, uint64_t>> rows;
+  {
+    PolkitAgent agent;  // --all asks polkit (manage), which may want a password
+    manager.raw()
+        .callMethod("GetUsage")
+        .onInterface(sandboxd::api::kManagerInterface)
+        .withTimeout(std::chrono::minutes(10))
+        .withArguments(flags)
+        .storeResultsTo(rows);
+  }
+  uint64_t total = 0;
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& row : rows) {
+    uint64_t sum = row.get<4>() + row.get<6>() + row.get<7>();
+    total += sum;
+    out.push_back({{"id", row.get<0>()}, {"name", row.get<1>()}, {"owner", row.get<2>()}, {"state", row.get<3>()},
+                   {"changes_bytes", row.get<4>()}, {"changes_entries", row.get<5>()}, {"archive_bytes", row.get<6>()},
+                   {"kept_bytes", row.get<7>()}, {"total_bytes", sum}});
+  }
+  if (ctx.json) {
+    std::cout << nlohmann::json{{"sandboxes", out}, {"total_bytes", total}}.dump(2) << "\n";
+    return 0;
+  }
+  for (const auto& entry : out)
+    std::cout << entry["id"].get<std::string>() << "  " << entry["name"].get<std::string>() << "  "
+              << entry["state"].get<std::string>() << "  changes " << HumanBytes(entry["changes_bytes"]) << " ("
+              << entry["changes_entries"].get<uint64_t>() << " entries), archived " << HumanBytes(entry["archive_bytes"])
+              << ", kept for undo " << HumanBytes(entry["kept_bytes"]) << "\n";
+  std::cout << "Total: " << HumanBytes(total) << " in " << rows.size() << " sandbox" << (rows.size() == 1 ? "" : "es") << "\n";
+  return 0;
+}
+
+}  // namespace sandboxctl
