@@ -29,21 +29,12 @@ namespace {
 using nlohmann::json;
 using testing::ReadFile;
 using testing::ScopedTempDir;
+using testing::Exists;
+using testing::Lstat;
 using testing::WriteFile;
 
 UniqueFd OpenDir(const std::string& path, int flags = O_RDONLY) {
   return UniqueFd(open(path.c_str(), flags | O_DIRECTORY | O_CLOEXEC));
-}
-
-bool Exists(const std::string& path) {
-  struct stat st;
-  return lstat(path.c_str(), &st) == 0;
-}
-
-struct stat Lstat(const std::string& path) {
-  struct stat st {};
-  if (lstat(path.c_str(), &st) != 0) ADD_FAILURE() << "cannot lstat " << path << ": " << strerror(errno);
-  return st;
 }
 
 ino_t InoOf(const std::string& path) { return Lstat(path).st_ino; }

@@ -2,12 +2,15 @@
 /// ScopedTempDir: a fresh directory under /tmp for one test, removed with everything in it
 /// (after unmounting anything a test left mounted below it).
 
+#include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -45,6 +48,19 @@ inline std::string ReadFile(const std::string& path) {
   std::ostringstream content;
   content << in.rdbuf();
   return content.str();
+}
+
+/// Whether anything (a dangling symlink included) is at `path`.
+inline bool Exists(const std::string& path) {
+  struct stat st;
+  return lstat(path.c_str(), &st) == 0;
+}
+
+/// lstat of `path`; a failure fails the test and gives a zeroed stat.
+inline struct stat Lstat(const std::string& path) {
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0) ADD_FAILURE() << "cannot lstat " << path << ": " << strerror(errno);
+  return st;
 }
 
 }  // namespace sandboxd::testing

@@ -35,23 +35,14 @@ namespace {
 namespace fs = std::filesystem;
 using testing::ReadFile;
 using testing::ScopedTempDir;
+using testing::Exists;
+using testing::Lstat;
 using testing::WriteFile;
 
 constexpr uid_t kNobody = 65534;
 
 UniqueFd OpenDir(const std::string& path, int flags = O_RDONLY) {
   return UniqueFd(open(path.c_str(), flags | O_DIRECTORY | O_CLOEXEC));
-}
-
-bool Exists(const std::string& path) {
-  struct stat st;
-  return lstat(path.c_str(), &st) == 0;
-}
-
-struct stat Lstat(const std::string& path) {
-  struct stat st {};
-  if (lstat(path.c_str(), &st) != 0) ADD_FAILURE() << "cannot lstat " << path << ": " << strerror(errno);
-  return st;
 }
 
 mode_t ModeOf(const std::string& path) { return Lstat(path).st_mode & 07777; }

@@ -35,18 +35,9 @@ namespace {
 
 using testing::ReadFile;
 using testing::ScopedTempDir;
+using testing::Exists;
+using testing::Lstat;
 using testing::WriteFile;
-
-bool Exists(const std::string& path) {
-  struct stat st;
-  return lstat(path.c_str(), &st) == 0;
-}
-
-struct stat Lstat(const std::string& path) {
-  struct stat st {};
-  if (lstat(path.c_str(), &st) != 0) ADD_FAILURE() << "cannot lstat " << path << ": " << strerror(errno);
-  return st;
-}
 
 /// The names in directory `path`, without "." and "..", sorted.
 std::vector<std::string> Children(const std::string& path) {
