@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   c->add_option("--name", create.name, "A name to use instead of the id");
   c->add_flag("--network", create.network, "Every job of the sandbox has the network (polkit asks once, now)");
   c->add_flag("--shared", create.shared, "Let other --shared sandboxes overlay the same directories (their commits are conflicts here)");
+  c->add_option("--quota", create.quota, "Stop a job when the sandbox's changes grow over SIZE (e.g. 500M, 10G)");
   c->add_option("dirs", create.dirs, "Directories to sandbox")->required();
   verbs.push_back({c, [&](Context& x) { return sandboxctl::VerbCreate(x, create); }});
 

@@ -141,6 +141,9 @@ JobEnd RunWithOurStreams(Context& ctx, const std::string& sandbox_path, const st
   if (end.reason == "failed") std::cerr << "sandboxctl: the sandbox for the job could not be set up (status " << end.exit_status << ")\n";
   if (end.reason == "timeout") std::cerr << "sandboxctl: the job ran out of time and was killed\n";
   if (end.reason == "memory") std::cerr << "sandboxctl: the job went over its memory limit (--memory-max) and the kernel killed it\n";
+  if (end.reason == "quota")
+    std::cerr << "sandboxctl: QuotaExceeded: the sandbox's changes grew over its quota (create --quota) and the job was stopped; "
+                 "what it wrote is kept: commit or discard changes to go on (sandboxctl usage shows the size)\n";
   return end;
 }
 

@@ -40,7 +40,8 @@ std::string StdoutOf(const std::function<int()>& verb) {
 
 /// A nameless sandbox over `dirs` (the current directory when none), made by `create`; its id.
 std::string Create(Context& ctx, const std::vector<std::string>& dirs) {
-  CreateArgs create{.name = "", .dirs = dirs.empty() ? std::vector<std::string>{"."} : dirs};
+  CreateArgs create;
+  create.dirs = dirs.empty() ? std::vector<std::string>{"."} : dirs;
   std::string id = StdoutOf([&] { return VerbCreate(ctx, create); });
   while (!id.empty() && id.back() == '\n') id.pop_back();
   return id;

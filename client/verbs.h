@@ -16,6 +16,7 @@ struct CreateArgs {
   std::string name;
   bool network = false;
   bool shared = false;
+  std::string quota;  ///< --quota SIZE; "" none
   std::vector<std::string> dirs;
 };
 struct RunArgs {

@@ -47,6 +47,7 @@ int VerbCreate(Context& ctx, const CreateArgs& args) {
   if (!args.name.empty()) options["name"] = sdbus::Variant(args.name);
   if (args.network) options["network"] = sdbus::Variant(true);
   if (args.shared) options["shared"] = sdbus::Variant(true);
+  if (!args.quota.empty()) options["quota_bytes"] = sdbus::Variant(ParseSize(args.quota, "--quota"));
   ManagerProxy manager(ctx.Bus());
   PolkitAgent agent;
   sdbus::ObjectPath path;
@@ -96,10 +97,11 @@ int VerbShow(Context& ctx, const std::string& id_or_name) {
   uint64_t created = info.count("created_usec") ? info["created_usec"].get<uint64_t>() : 0;
   bool network = info.count("network") && info["network"].get<bool>();
   bool shared = info.count("shared") && info["shared"].get<bool>();
+  uint64_t quota = info.count("quota_bytes") ? info["quota_bytes"].get<uint64_t>() : 0;
   if (ctx.json) {
     nlohmann::json out = {{"id", id}, {"name", name}, {"state", state}, {"owner", owner}, {"roots", roots},
                           {"created_usec", created}, {"running_jobs", running}, {"network", network},
-                          {"shared", shared}};
+                          {"shared", shared}, {"quota_bytes", quota}};
     std::cout << out.dump(2) << "\n";
     return 0;
   }
@@ -107,6 +109,7 @@ int VerbShow(Context& ctx, const std::string& id_or_name) {
   for (size_t i = 0; i < roots.size(); ++i)
     std::cout << (i == 0 ? "Roots: " : "       ") << (roots.size() > 1 ? std::to_string(i) + "/ " : "") << roots[i] << "\n";
   std::cout << "Created: " << FormatTime(created) << "\nRunning jobs: " << running << "\nNetwork: " << (network ? "yes" : "no") << "\nShared: " << (shared ? "yes" : "no")
+            << "\nQuota: " << (quota ? std::to_string(quota) + " bytes" : std::string("none"))
             << "\n";
   return 0;
 }

@@ -80,7 +80,8 @@ void Job::Start(JobLaunch launch, FinishedCallback on_finished, OutputCallback o
                           capture_read = std::move(capture_read), capture_write = std::move(capture_write),
                           stdin_fd = std::move(launch.stdin_fd), stdout_fd = std::move(launch.stdout_fd),
                           stderr_fd = std::move(launch.stderr_fd), dev_null = std::move(dev_null),
-                          timeout = launch.timeout, on_output = std::move(on_output)]() mutable {
+                          timeout = launch.timeout, on_output = std::move(on_output),
+                          over_quota = std::move(launch.over_quota)]() mutable {
     try {
       ChildProcess child = Spawn(options);
       std::lock_guard lock(mutex_);
@@ -97,7 +98,7 @@ void Job::Start(JobLaunch launch, FinishedCallback on_finished, OutputCallback o
     stderr_fd.reset();
     dev_null.reset();
     started.set_value();
-    Monitor(std::move(status_read), std::move(capture_read), timeout, std::move(on_output));
+    Monitor(std::move(status_read), std::move(capture_read), timeout, std::move(on_output), std::move(over_quota));
   });
   try {
     start_result.get();
@@ -110,9 +111,11 @@ void Job::Start(JobLaunch launch, FinishedCallback on_finished, OutputCallback o
   }
 }
 
-void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, std::chrono::seconds timeout, OutputCallback on_output) {
+void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, std::chrono::seconds timeout, OutputCallback on_output,
+                  std::function<bool()> over_quota) {
   using Clock = std::chrono::steady_clock;
   const auto started = Clock::now();
+  auto next_quota_check = started + kQuotaCheckInterval;
   auto last_notice = started - kOutputNotifyInterval;
   bool unannounced = false;  // output captured since the last notice
   std::string status_text;
@@ -131,6 +134,25 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, std::chrono::seconds 
         timeout = std::chrono::seconds(0);
       } else {
         wait_ms = static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(started + timeout - now).count());
+      }
+    }
+    if (over_quota) {
+      if (now >= next_quota_check) {
+        auto asked = Clock::now();
+        bool over = over_quota();
+        auto took = Clock::now() - asked;
+        // A big layer takes long to measure: never spend more than a tenth of the time on it.
+        next_quota_check = Clock::now() + std::max<Clock::duration>(kQuotaCheckInterval, took * 10);
+        if (over) {
+          Cancel("quota");  // the pipes close as the job's processes die
+          over_quota = nullptr;
+        }
+        now = Clock::now();
+      }
+      if (over_quota) {
+        int until_check = static_cast<int>(
+            std::max<int64_t>(0, std::chrono::ceil<std::chrono::milliseconds>(next_quota_check - now).count()));
+        wait_ms = wait_ms < 0 ? until_check : std::min(wait_ms, until_check);
       }
     }
     if (unannounced) {

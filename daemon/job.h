@@ -27,7 +27,7 @@ std::string_view ToString(JobState state);
 
 struct JobEnd {
   int exit_status = 0;       ///< the command's status, 128+N for signal N
-  std::string reason;        ///< exited, failed, cancelled, timeout, disconnected, memory
+  std::string reason;        ///< exited, failed, cancelled, timeout, disconnected, memory, quota
 };
 
 struct JobLaunch {
@@ -41,6 +41,9 @@ struct JobLaunch {
   std::chrono::seconds timeout{0};  ///< killed (reason "timeout") after this long; 0: never
   std::unique_ptr<JobCgroup> cgroup;  ///< where the job runs, if cgroups are used (job_cgroup.h)
   std::unique_ptr<JobLimitGroups> limits;  ///< its memory and process limits, if any (job_limits.h)
+  /// Asked every so often while the job runs (at least kQuotaCheckInterval apart, and ten
+  /// times as long as the last answer took): true ends the job with reason "quota".
+  std::function<bool()> over_quota;
 };
 
 class Job {
@@ -52,6 +55,7 @@ class Job {
   /// (and not at the end: the job's end says it all).
   using OutputCallback = std::function<void(uint64_t captured_bytes)>;
   static constexpr std::chrono::milliseconds kOutputNotifyInterval{100};
+  static constexpr std::chrono::milliseconds kQuotaCheckInterval{250};
 
   Job(std::string id, std::string sandbox_id, std::vector<std::string> argv);
   ~Job();
@@ -75,7 +79,8 @@ class Job {
   std::string ReadOutput(uint64_t offset, uint32_t max_bytes) const;
 
  private:
-  void Monitor(UniqueFd status_fd, UniqueFd capture_fd, std::chrono::seconds timeout, OutputCallback on_output);
+  void Monitor(UniqueFd status_fd, UniqueFd capture_fd, std::chrono::seconds timeout, OutputCallback on_output,
+               std::function<bool()> over_quota);
   /// Keeps a pidfd of the job's pid-namespace init once bwrap reports it in `status_text`.
   void NoteNamespaceInit(const std::string& status_text);
   /// Appends captured output up to the cap; true when something was kept.

@@ -13,6 +13,12 @@
 namespace sandboxd {
 namespace {
 
+/// A smaller quota would be eaten by the directories a job's first file needs.
+constexpr uint64_t kMinQuotaBytes = 1 << 20;
+
+}  // namespace
+namespace {
+
 std::string JoinRoots(const std::vector<std::string>& roots) {
   std::string text;
   for (const auto& root : roots) text += (text.empty() ? "" : " ") + root;
@@ -53,6 +59,12 @@ void ManagerDBus::CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::
         } else if (key == "shared") {
           if (value.peekValueType() != "b") throw Error(Code::kInvalidArgument, "option 'shared' must be a boolean");
           request.shared = value.get<bool>();
+        } else if (key == "quota_bytes") {
+          if (value.peekValueType() != "t") throw Error(Code::kInvalidArgument, "option 'quota_bytes' must be a uint64");
+          request.quota_bytes = value.get<uint64_t>();
+          if (request.quota_bytes < kMinQuotaBytes)
+            throw Error(Code::kInvalidArgument, "a quota of " + std::to_string(request.quota_bytes) +
+                                                    " bytes is below the least a sandbox can work with, 1 MiB");
         } else {
           throw Error(Code::kInvalidArgument, "unknown option '" + key + "' for CreateSandbox");
         }

@@ -32,6 +32,7 @@ class Sandbox {
   int64_t created_usec() const { return record_.created_usec; }
   bool network() const { return record_.network; }
   bool shared() const { return record_.shared; }
+  uint64_t quota_bytes() const { return record_.quota_bytes; }
   /// "active", "suspended", or "suspending"/"resuming" while it changes (suspension.h).
   std::string state() const;
   /// Sets the state in memory (the caller records it in the store first).

@@ -19,6 +19,7 @@
 #include "object_paths.h"
 #include "rename_finder.h"
 #include "service.h"
+#include "usage.h"
 
 namespace sandboxd {
 namespace {
@@ -192,6 +193,18 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
     launch.bwrap_args = BuildBwrapArgs(config);
 
     std::string job_id = RandomId();
+    if (sandbox_->quota_bytes() != 0) {
+      // Over its quota (a job stopped for it, or a quota the changes outgrew): nothing more may
+      // be written until changes are committed or discarded.
+      uint64_t used = ChangesBytes(*sandbox_);
+      if (used >= sandbox_->quota_bytes())
+        throw Error(Code::kQuotaExceeded, "sandbox " + sandbox_->id() + " holds " + HumanBytes(used) + " of changes, over its quota of " +
+                                              HumanBytes(sandbox_->quota_bytes()) + "; commit or discard changes before running more jobs");
+      launch.over_quota = [sandbox = std::weak_ptr<Sandbox>(sandbox_), quota = sandbox_->quota_bytes()] {
+        auto alive = sandbox.lock();
+        return alive && ChangesBytes(*alive) > quota;
+      };
+    }
     if (service_.job_cgroups()) launch.cgroup = std::make_unique<JobCgroup>(*service_.job_cgroups(), "job-" + job_id);
     if (job_options.limits.any())
       launch.limits = service_.job_limits().Apply("job-" + job_id, job_options.limits, launch.cgroup ? launch.cgroup->path() : "");
@@ -465,6 +478,7 @@ std::map<std::string, sdbus::Variant> SandboxDBus::GetInfo() {
         {"running_jobs", sdbus::Variant(sandbox_->running_jobs())},
         {"network", sdbus::Variant(sandbox_->network())},
         {"shared", sdbus::Variant(sandbox_->shared())},
+        {"quota_bytes", sdbus::Variant(sandbox_->quota_bytes())},
     };
   });
 }

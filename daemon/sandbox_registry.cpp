@@ -96,6 +96,7 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
     record.stores = stores;
     record.network = request.network;
     record.shared = request.shared;
+    record.quota_bytes = request.quota_bytes;
     sandbox = std::make_shared<Sandbox>(record, layout_);
     // Reserved before authorization and the slow set-up, so that a concurrent create over the
     // same roots or with the same name is refused; listed only once it exists.

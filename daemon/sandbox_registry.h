@@ -27,6 +27,7 @@ struct CreateRequest {
   /// Its roots may overlap those of other shared sandboxes (each then sees the other's commits
   /// as live changes, and so as conflicts).
   bool shared = false;
+  uint64_t quota_bytes = 0;  ///< bytes its upper layers may hold; 0: no limit
 };
 
 class SandboxRegistry {

@@ -11,7 +11,8 @@ CREATE TABLE IF NOT EXISTS sandboxes (
   state TEXT NOT NULL,
   created_usec INTEGER NOT NULL,
   network INTEGER NOT NULL DEFAULT 0,
-  shared INTEGER NOT NULL DEFAULT 0
+  shared INTEGER NOT NULL DEFAULT 0,
+  quota_bytes INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS roots (
   sandbox_id TEXT NOT NULL REFERENCES sandboxes(id) ON DELETE CASCADE,
@@ -36,6 +37,7 @@ Store::Store(const std::string& path) : db_(path) {
   AddColumnIfMissing("roots", "store", "TEXT NOT NULL DEFAULT ''");
   AddColumnIfMissing("sandboxes", "network", "INTEGER NOT NULL DEFAULT 0");
   AddColumnIfMissing("sandboxes", "shared", "INTEGER NOT NULL DEFAULT 0");
+  AddColumnIfMissing("sandboxes", "quota_bytes", "INTEGER NOT NULL DEFAULT 0");
 }
 
 void Store::AddColumnIfMissing(const std::string& table, const std::string& column, const std::string& declaration) {
@@ -49,7 +51,8 @@ void Store::AddColumnIfMissing(const std::string& table, const std::string& colu
 void Store::Insert(const SandboxRecord& record) {
   std::lock_guard lock(mutex_);
   Transaction tx(db_);
-  Statement(db_, "INSERT INTO sandboxes(id, name, owner, state, created_usec, network, shared) VALUES (?, ?, ?, ?, ?, ?, ?)")
+  Statement(db_,
+            "INSERT INTO sandboxes(id, name, owner, state, created_usec, network, shared, quota_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
       .Bind(1, record.id)
       .Bind(2, record.name)
       .Bind(3, static_cast<int64_t>(record.owner))
@@ -57,6 +60,7 @@ void Store::Insert(const SandboxRecord& record) {
       .Bind(5, record.created_usec)
       .Bind(6, static_cast<int64_t>(record.network ? 1 : 0))
       .Bind(7, static_cast<int64_t>(record.shared ? 1 : 0))
+      .Bind(8, static_cast<int64_t>(record.quota_bytes))
       .Run();
   Statement insert_root(db_, "INSERT INTO roots(sandbox_id, idx, path, store) VALUES (?, ?, ?, ?)");
   for (size_t i = 0; i < record.roots.size(); ++i)
@@ -81,7 +85,9 @@ void Store::SetState(const std::string& id, const std::string& state) {
 std::vector<SandboxRecord> Store::LoadAll() {
   std::lock_guard lock(mutex_);
   std::vector<SandboxRecord> records;
-  Statement sandboxes(db_, "SELECT id, name, owner, state, created_usec, network, shared FROM sandboxes ORDER BY created_usec, id");
+  Statement sandboxes(db_,
+                      "SELECT id, name, owner, state, created_usec, network, shared, quota_bytes FROM sandboxes "
+                      "ORDER BY created_usec, id");
   while (sandboxes.Step()) {
     SandboxRecord r;
     r.id = sandboxes.ColumnText(0);
@@ -91,6 +97,7 @@ std::vector<SandboxRecord> Store::LoadAll() {
     r.created_usec = sandboxes.ColumnInt(4);
     r.network = sandboxes.ColumnInt(5) != 0;
     r.shared = sandboxes.ColumnInt(6) != 0;
+    r.quota_bytes = static_cast<uint64_t>(sandboxes.ColumnInt(7));
     records.push_back(std::move(r));
   }
   Statement roots(db_, "SELECT path, store FROM roots WHERE sandbox_id = ? ORDER BY idx");

@@ -28,6 +28,8 @@ struct SandboxRecord {
   bool network = false;
   /// Its roots may overlap those of other shared sandboxes (create --shared).
   bool shared = false;
+  /// Bytes its upper layers may hold (create --quota); 0: no limit.
+  uint64_t quota_bytes = 0;
 };
 
 class Store {
