@@ -50,6 +50,7 @@ int main(int argc, char** argv) {
   c->add_flag("--network", create.network, "Every job of the sandbox has the network (polkit asks once, now)");
   c->add_flag("--shared", create.shared, "Let other --shared sandboxes overlay the same directories (their commits are conflicts here)");
   c->add_option("--quota", create.quota, "Stop a job when the sandbox's changes grow over SIZE (e.g. 500M, 10G)");
+  c->add_option("--ttl", create.ttl, "Remove the sandbox once it has been idle this long (e.g. 12h, 7d)");
   c->add_option("dirs", create.dirs, "Directories to sandbox")->required();
   verbs.push_back({c, [&](Context& x) { return sandboxctl::VerbCreate(x, create); }});
 
@@ -132,6 +133,9 @@ int main(int argc, char** argv) {
   auto* ds = app.add_subcommand("destroy", "Remove a sandbox and its changes");
   ds->add_option("sandbox", sandbox, "Sandbox id or name")->required();
   verbs.push_back({ds, [&](Context& x) { return sandboxctl::VerbDestroy(x, sandbox); }});
+
+  auto* gc = app.add_subcommand("gc", "Remove expired sandboxes and, over the storage cap, the largest suspended ones (polkit asks)");
+  verbs.push_back({gc, [&](Context& x) { return sandboxctl::VerbGc(x); }});
 
   bool usage_all = false;
   auto* us = app.add_subcommand("usage", "What your sandboxes cost on disk (--all: everyone's, polkit asks)");

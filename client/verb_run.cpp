@@ -44,14 +44,14 @@ std::map<std::string, std::string> JobEnvironment(const std::vector<std::string>
   return env;
 }
 
-uint64_t ParseDuration(const std::string& text) {
+uint64_t ParseDuration(const std::string& text, const std::string& option) {
   size_t digits = 0;
   while (digits < text.size() && isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
   std::string unit = text.substr(digits);
-  const std::map<std::string, uint64_t> seconds_per = {{"", 1}, {"s", 1}, {"m", 60}, {"h", 3600}};
+  const std::map<std::string, uint64_t> seconds_per = {{"", 1}, {"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}};
   auto per = seconds_per.find(unit);
   if (digits == 0 || digits > 9 || per == seconds_per.end())
-    throw UsageError{"--timeout takes seconds or a number with s, m or h (e.g. 90, 5m, 2h), not '" + text + "'"};
+    throw UsageError{option + " takes seconds or a number with s, m, h or d (e.g. 90, 5m, 2h, 7d), not '" + text + "'"};
   return std::stoull(text.substr(0, digits)) * per->second;
 }
 
@@ -69,7 +69,7 @@ uint64_t ParseSize(const std::string& text, const std::string& option) {
 std::map<std::string, sdbus::Variant> JobRunOptions(const RunArgs& args) {
   std::map<std::string, sdbus::Variant> options;
   if (!args.timeout.empty()) {
-    uint64_t seconds = ParseDuration(args.timeout);
+    uint64_t seconds = ParseDuration(args.timeout, "--timeout");
     if (seconds == 0) throw UsageError{"--timeout must be more than 0 s"};
     options["timeout_sec"] = sdbus::Variant(seconds);
   }

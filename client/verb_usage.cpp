@@ -63,4 +63,27 @@ int VerbUsage(Context& ctx, bool everyone) {
   return 0;
 }
 
+int VerbGc(Context& ctx) {
+  ManagerProxy manager(ctx.Bus());
+  std::vector<sdbus::Struct<std::string, std::string>> removed;
+  {
+    PolkitAgent agent;  // polkit's manage action, which may want a password
+    manager.raw()
+        .callMethod("CollectGarbage")
+        .onInterface(sandboxd::api::kManagerInterface)
+        .withTimeout(std::chrono::minutes(10))
+        .withArguments(ctx.InteractiveFlag())
+        .storeResultsTo(removed);
+  }
+  if (ctx.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& entry : removed) out.push_back({{"id", entry.get<0>()}, {"why", entry.get<1>()}});
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  for (const auto& entry : removed) std::cout << "Removed " << entry.get<0>() << ": " << entry.get<1>() << "\n";
+  if (removed.empty()) std::cout << "Nothing to collect.\n";
+  return 0;
+}
+
 }  // namespace sandboxctl

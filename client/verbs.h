@@ -17,6 +17,7 @@ struct CreateArgs {
   bool network = false;
   bool shared = false;
   std::string quota;  ///< --quota SIZE; "" none
+  std::string ttl;    ///< --ttl DUR; "" none
   std::vector<std::string> dirs;
 };
 struct RunArgs {
@@ -66,6 +67,8 @@ int VerbResume(Context& ctx, const std::string& sandbox);
 int VerbDestroy(Context& ctx, const std::string& sandbox);
 /// usage [--all]: storage per sandbox and in total (verb_usage.cpp).
 int VerbUsage(Context& ctx, bool everyone);
+/// gc: what garbage collection removed now, and why (verb_usage.cpp).
+int VerbGc(Context& ctx);
 int VerbTry(Context& ctx, const TryArgs& args);
 /// review SANDBOX: interactive, hunk by hunk, in the manner of `git add -p` (verb_review.cpp).
 int VerbReview(Context& ctx, const std::string& sandbox);
@@ -111,7 +114,8 @@ JobEnd RunWithOurStreams(Context& ctx, const std::string& sandbox_path, const st
 /// Sandbox.Run's options from run's --timeout, --network and --hide (UsageError when malformed).
 std::map<std::string, sdbus::Variant> JobRunOptions(const RunArgs& args);
 /// Seconds in "90", "90s", "5m" or "2h" (UsageError naming `text` otherwise).
-uint64_t ParseDuration(const std::string& text);
+/// DUR: seconds, or a number with s, m, h or d. Throws UsageError naming `option`.
+uint64_t ParseDuration(const std::string& text, const std::string& option);
 /// SIZE: a number with an optional binary unit (K, M, G, T; "10M", "2G"); bytes. Throws
 /// UsageError naming `option` on anything else.
 uint64_t ParseSize(const std::string& text, const std::string& option);

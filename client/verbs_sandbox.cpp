@@ -48,6 +48,7 @@ int VerbCreate(Context& ctx, const CreateArgs& args) {
   if (args.network) options["network"] = sdbus::Variant(true);
   if (args.shared) options["shared"] = sdbus::Variant(true);
   if (!args.quota.empty()) options["quota_bytes"] = sdbus::Variant(ParseSize(args.quota, "--quota"));
+  if (!args.ttl.empty()) options["ttl_sec"] = sdbus::Variant(ParseDuration(args.ttl, "--ttl"));
   ManagerProxy manager(ctx.Bus());
   PolkitAgent agent;
   sdbus::ObjectPath path;
@@ -98,10 +99,11 @@ int VerbShow(Context& ctx, const std::string& id_or_name) {
   bool network = info.count("network") && info["network"].get<bool>();
   bool shared = info.count("shared") && info["shared"].get<bool>();
   uint64_t quota = info.count("quota_bytes") ? info["quota_bytes"].get<uint64_t>() : 0;
+  uint64_t ttl = info.count("ttl_sec") ? info["ttl_sec"].get<uint64_t>() : 0;
   if (ctx.json) {
     nlohmann::json out = {{"id", id}, {"name", name}, {"state", state}, {"owner", owner}, {"roots", roots},
                           {"created_usec", created}, {"running_jobs", running}, {"network", network},
-                          {"shared", shared}, {"quota_bytes", quota}};
+                          {"shared", shared}, {"quota_bytes", quota}, {"ttl_sec", ttl}};
     std::cout << out.dump(2) << "\n";
     return 0;
   }
@@ -110,6 +112,7 @@ int VerbShow(Context& ctx, const std::string& id_or_name) {
     std::cout << (i == 0 ? "Roots: " : "       ") << (roots.size() > 1 ? std::to_string(i) + "/ " : "") << roots[i] << "\n";
   std::cout << "Created: " << FormatTime(created) << "\nRunning jobs: " << running << "\nNetwork: " << (network ? "yes" : "no") << "\nShared: " << (shared ? "yes" : "no")
             << "\nQuota: " << (quota ? std::to_string(quota) + " bytes" : std::string("none"))
+            << "\nTTL: " << (ttl ? std::to_string(ttl) + " s idle" : std::string("none"))
             << "\n";
   return 0;
 }

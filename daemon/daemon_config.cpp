@@ -79,6 +79,21 @@ void ApplyArchiveCompressionLevel(Config& config, std::string_view value) {
   config.storage.archive_compression_level = level;
 }
 
+/// SIZE as sandboxctl takes it: digits with an optional K, M, G or T (binary).
+void ApplyCap(Config& config, std::string_view value) {
+  if (value.empty()) {
+    config.storage.cap_bytes = StorageConfig{}.cap_bytes;
+    return;
+  }
+  size_t digits = 0;
+  while (digits < value.size() && value[digits] >= '0' && value[digits] <= '9') ++digits;
+  std::string_view unit = value.substr(digits);
+  int shift = unit.empty() ? 0 : unit == "K" ? 10 : unit == "M" ? 20 : unit == "G" ? 30 : unit == "T" ? 40 : -1;
+  if (digits == 0 || digits > 12 || shift < 0)
+    throw ValueError("Cap=" + std::string(value) + " is not a size (a number with K, M, G or T, e.g. 50G)");
+  config.storage.cap_bytes = std::stoull(std::string(value.substr(0, digits))) << shift;
+}
+
 struct KeySpec {
   std::string_view section;
   std::string_view key;
@@ -90,6 +105,7 @@ constexpr KeySpec kKeys[] = {
     {"Jobs", "HiddenPaths", ApplyHiddenPaths},
     {"Jobs", "HideOtherHomes", ApplyHideOtherHomes},
     {"Storage", "ArchiveCompressionLevel", ApplyArchiveCompressionLevel},
+    {"Storage", "Cap", ApplyCap},
 };
 
 bool KnownSection(std::string_view name) {

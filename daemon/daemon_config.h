@@ -31,6 +31,9 @@ struct JobsConfig {
 struct StorageConfig {
   /// zstd level of the archives Suspend writes (1 fastest .. 19 smallest).
   int archive_compression_level = 3;
+  /// Bytes all sandboxes together may keep (usage.h) before garbage collection removes the
+  /// largest suspended ones; 0: no cap.
+  uint64_t cap_bytes = 0;
 };
 
 /// The whole configuration. A new section is a new member struct here plus its rows in the key

@@ -15,6 +15,7 @@ namespace {
 
 /// A smaller quota would be eaten by the directories a job's first file needs.
 constexpr uint64_t kMinQuotaBytes = 1 << 20;
+constexpr uint64_t kMaxTtlSec = 10ull * 366 * 86400;
 
 }  // namespace
 namespace {
@@ -59,6 +60,11 @@ void ManagerDBus::CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::
         } else if (key == "shared") {
           if (value.peekValueType() != "b") throw Error(Code::kInvalidArgument, "option 'shared' must be a boolean");
           request.shared = value.get<bool>();
+        } else if (key == "ttl_sec") {
+          if (value.peekValueType() != "t") throw Error(Code::kInvalidArgument, "option 'ttl_sec' must be a uint64");
+          request.ttl_sec = value.get<uint64_t>();
+          if (request.ttl_sec == 0 || request.ttl_sec > kMaxTtlSec)
+            throw Error(Code::kInvalidArgument, "a ttl of " + std::to_string(request.ttl_sec) + " s is not between 1 s and 10 years");
         } else if (key == "quota_bytes") {
           if (value.peekValueType() != "t") throw Error(Code::kInvalidArgument, "option 'quota_bytes' must be a uint64");
           request.quota_bytes = value.get<uint64_t>();
@@ -111,6 +117,20 @@ std::vector<sdbus::Struct<std::string, std::string, uint32_t, std::string, std::
 }
 
 std::string ManagerDBus::Version() { return SANDBOXD_VERSION; }
+
+void ManagerDBus::CollectGarbage(sdbus::Result<std::vector<sdbus::Struct<std::string, std::string>>>&& result, uint64_t flags) {
+  Caller caller = CurrentCaller(getObject());
+  service_.RunInWorker([this, result = std::move(result), flags, caller]() mutable {
+    ReplyWith(result, [&] {
+      CheckFlags(flags, api::kFlagAllowInteractive);
+      service_.authority().Check(caller, api::kActionManage, {{"verb", "gc"}}, flags & api::kFlagAllowInteractive,
+                                 "remove expired sandboxes and, over the storage cap, the largest suspended ones");
+      std::vector<sdbus::Struct<std::string, std::string>> removed;
+      for (const auto& removal : service_.CollectGarbage()) removed.emplace_back(removal.id, removal.why);
+      return removed;
+    });
+  });
+}
 
 void ManagerDBus::GetUsage(sdbus::Result<std::vector<UsageRow>>&& result, uint64_t flags) {
   Caller caller = CurrentCaller(getObject());

@@ -23,6 +23,7 @@ class ManagerDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
   std::string Version() override;
   using UsageRow = sdbus::Struct<std::string, std::string, uint32_t, std::string, uint64_t, uint64_t, uint64_t, uint64_t>;
   void GetUsage(sdbus::Result<std::vector<UsageRow>>&& result, uint64_t flags) override;
+  void CollectGarbage(sdbus::Result<std::vector<sdbus::Struct<std::string, std::string>>>&& result, uint64_t flags) override;
 
   Service& service_;
 };

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "changeset_scanner.h"
 #include "errors.h"
@@ -134,9 +135,21 @@ UniqueFd Sandbox::OpenUpper(size_t root) const {
   return OpenDirectoryNoSymlinks(UpperDir(root), O_PATH);
 }
 
+namespace {
+int64_t NowUsec() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+int64_t Sandbox::last_used_usec() const {
+  std::lock_guard lock(mutex_);
+  return std::max(last_used_usec_, record_.last_used_usec);
+}
+
 void Sandbox::BeginJob() {
   std::lock_guard lock(mutex_);
   CheckUsable("run a job in");
+  last_used_usec_ = NowUsec();
   if (exclusive_) throw Error(Code::kBusy, "sandbox " + record_.id + " is busy committing, discarding or being destroyed");
   ++running_jobs_;
 }
@@ -144,6 +157,7 @@ void Sandbox::BeginJob() {
 void Sandbox::EndJob() {
   std::lock_guard lock(mutex_);
   --running_jobs_;
+  last_used_usec_ = NowUsec();
 }
 
 void Sandbox::BeginExclusive(const std::string& verb) {
@@ -159,13 +173,14 @@ void Sandbox::BeginExclusive(const std::string& verb) {
 void Sandbox::EndExclusive() {
   std::lock_guard lock(mutex_);
   exclusive_ = false;
+  last_used_usec_ = NowUsec();
 }
 
 void Sandbox::CheckUsable(const std::string& verb) const {
   if (destroyed_) throw Error(Code::kNotFound, "sandbox " + record_.id + " has been destroyed");
   if (!broken_.empty()) throw Error(Code::kInvalidState, "sandbox " + record_.id + " cannot be used: " + broken_);
   bool active = record_.state == "active";
-  if (verb == "destroy") return;
+  if (verb == "destroy" || verb == "collect") return;  // a suspended sandbox may go
   if (verb == "resume") {
     if (active) throw Error(Code::kInvalidState, "sandbox " + record_.id + " is not suspended; there is nothing to resume");
     return;

@@ -33,6 +33,10 @@ class Sandbox {
   bool network() const { return record_.network; }
   bool shared() const { return record_.shared; }
   uint64_t quota_bytes() const { return record_.quota_bytes; }
+  uint64_t ttl_sec() const { return record_.ttl_sec; }
+  /// When it was last used: a job's start or end, an operation's end (kept in memory; garbage
+  /// collection records it in the store now and then).
+  int64_t last_used_usec() const;
   /// "active", "suspended", or "suspending"/"resuming" while it changes (suspension.h).
   std::string state() const;
   /// Sets the state in memory (the caller records it in the store first).
@@ -122,6 +126,7 @@ class Sandbox {
   const Layout& layout_;
   mutable std::mutex mutex_;
   unsigned running_jobs_ = 0;
+  int64_t last_used_usec_ = 0;
   bool exclusive_ = false;
   bool destroyed_ = false;
   std::string broken_;  ///< why, when it is

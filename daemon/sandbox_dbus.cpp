@@ -451,17 +451,7 @@ void SandboxDBus::Destroy(sdbus::Result<>&& result) {
     if (!destroyed) return;
     // After the reply, off the caller's time: drop the object (never from inside its own
     // handler), unmount (which syncs the upper's file system) and delete the files.
-    service_.UnpublishSandbox(sandbox_->id());
-    try {
-      sandbox_->UnmountForGood();
-      std::vector<std::string> stores;
-      for (size_t i = 0; i < sandbox_->roots().size(); ++i)
-        if (std::find(stores.begin(), stores.end(), sandbox_->Store(i)) == stores.end()) stores.push_back(sandbox_->Store(i));
-      service_.registry().RemoveFiles(sandbox_->id(), stores);
-      service_.registry().EmptyTrash();
-    } catch (const std::exception& e) {
-      spdlog::warn("sandbox {}: cannot remove its files: {}", sandbox_->id(), e.what());
-    }
+    service_.RemoveSandboxFiles(sandbox_);
   });
 }
 
@@ -479,6 +469,8 @@ std::map<std::string, sdbus::Variant> SandboxDBus::GetInfo() {
         {"network", sdbus::Variant(sandbox_->network())},
         {"shared", sdbus::Variant(sandbox_->shared())},
         {"quota_bytes", sdbus::Variant(sandbox_->quota_bytes())},
+        {"ttl_sec", sdbus::Variant(sandbox_->ttl_sec())},
+        {"last_used_usec", sdbus::Variant(static_cast<uint64_t>(sandbox_->last_used_usec()))},
     };
   });
 }

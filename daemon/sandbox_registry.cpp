@@ -97,6 +97,8 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
     record.network = request.network;
     record.shared = request.shared;
     record.quota_bytes = request.quota_bytes;
+    record.ttl_sec = request.ttl_sec;
+    record.last_used_usec = record.created_usec;
     sandbox = std::make_shared<Sandbox>(record, layout_);
     // Reserved before authorization and the slow set-up, so that a concurrent create over the
     // same roots or with the same name is refused; listed only once it exists.

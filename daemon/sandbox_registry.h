@@ -28,6 +28,7 @@ struct CreateRequest {
   /// as live changes, and so as conflicts).
   bool shared = false;
   uint64_t quota_bytes = 0;  ///< bytes its upper layers may hold; 0: no limit
+  uint64_t ttl_sec = 0;      ///< idle this long, garbage collection removes it; 0: never
 };
 
 class SandboxRegistry {

@@ -20,6 +20,7 @@
 #include "manager_dbus.h"
 #include "rename_finder.h"
 #include "sandbox_dbus.h"
+#include "usage.h"
 
 namespace sandboxd {
 
@@ -27,6 +28,12 @@ Service::Service(DaemonOptions options)
     : options_(std::move(options)), layout_(options_.state_dir, options_.run_dir) {}
 
 Service::~Service() {
+  {
+    std::lock_guard lock(gc_wake_mutex_);
+    stopping_ = true;
+  }
+  gc_wake_.notify_all();
+  if (gc_thread_.joinable()) gc_thread_.join();
   WaitForWorkers();
   {
     std::lock_guard lock(objects_mutex_);
@@ -142,10 +149,76 @@ int Service::Run() {
   connection_->requestName(api::kBusName);
   spdlog::info("sandboxd {} ready on the bus with {} sandboxes", SANDBOXD_VERSION, registry_->size());
   sd_notifyf(0, "READY=1\nSTATUS=%zu sandboxes", registry_->size());
+  gc_thread_ = std::thread([this] { GarbageCollectorLoop(); });
   connection_->enterEventLoop();
   sd_notify(0, "STOPPING=1");
   spdlog::info("sandboxd stopping");
   return 0;
+}
+
+namespace {
+constexpr std::chrono::seconds kGcInterval{60};
+}  // namespace
+
+void Service::GarbageCollectorLoop() {
+  std::unique_lock lock(gc_wake_mutex_);
+  while (!gc_wake_.wait_for(lock, kGcInterval, [this] { return stopping_; })) {
+    lock.unlock();
+    try {
+      CollectGarbage();
+    } catch (const std::exception& e) {
+      spdlog::warn("garbage collection failed: {}", e.what());
+    }
+    lock.lock();
+  }
+}
+
+std::vector<GcRemoval> Service::CollectGarbage() {
+  std::lock_guard gc_lock(gc_mutex_);
+  std::vector<GcCandidate> candidates;
+  std::map<std::string, std::shared_ptr<Sandbox>> by_id;
+  uint64_t cap = config_.storage.cap_bytes;
+  for (const auto& sandbox : registry_->List(0)) {
+    by_id[sandbox->id()] = sandbox;
+    // Idleness survives a restart (to within a collection's interval).
+    store_->SetLastUsed(sandbox->id(), sandbox->last_used_usec());
+    // Sizes matter only under a cap; measuring every layer costs a walk of it.
+    uint64_t bytes = cap ? MeasureSandbox(*sandbox).total() : 0;
+    candidates.push_back({sandbox->id(), !sandbox->active(), sandbox->running_jobs(), sandbox->created_usec(),
+                          sandbox->last_used_usec(), sandbox->ttl_sec(), bytes});
+  }
+  int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  std::vector<GcRemoval> removed;
+  for (auto& removal : ChooseGarbage(candidates, cap, now)) {
+    auto sandbox = by_id[removal.id];
+    try {
+      // Exactly as a destroy: a job or operation that started meanwhile keeps it.
+      ExclusiveOperation exclusive(*sandbox, "collect");
+      registry_->Forget(sandbox->id());
+      sandbox->MarkDestroyed();
+    } catch (const std::exception& e) {
+      spdlog::info("garbage collection left sandbox {} alone: {}", removal.id, e.what());
+      continue;
+    }
+    spdlog::info("garbage collection removed sandbox {} of uid {}: {}", removal.id, sandbox->owner(), removal.why);
+    RemoveSandboxFiles(sandbox);
+    removed.push_back(std::move(removal));
+  }
+  return removed;
+}
+
+void Service::RemoveSandboxFiles(const std::shared_ptr<Sandbox>& sandbox) {
+  UnpublishSandbox(sandbox->id());
+  try {
+    sandbox->UnmountForGood();
+    std::vector<std::string> stores;
+    for (size_t i = 0; i < sandbox->roots().size(); ++i)
+      if (std::find(stores.begin(), stores.end(), sandbox->Store(i)) == stores.end()) stores.push_back(sandbox->Store(i));
+    registry_->RemoveFiles(sandbox->id(), stores);
+    registry_->EmptyTrash();
+  } catch (const std::exception& e) {
+    spdlog::warn("sandbox {}: cannot remove its files: {}", sandbox->id(), e.what());
+  }
 }
 
 void Service::Stop() {

@@ -26,6 +26,7 @@
 #include "review.h"
 #include "sandbox_registry.h"
 #include "store.h"
+#include "garbage_collection.h"
 #include "suspension.h"
 
 namespace sandboxd {
@@ -95,6 +96,12 @@ class Service {
   std::shared_ptr<JobDBus> PublishJob(std::shared_ptr<Job> job, std::shared_ptr<Sandbox> sandbox);
   /// Forgets the oldest finished jobs of a sandbox beyond kFinishedJobsKept, never `keep`.
   void PruneJobs(const std::string& sandbox_id, const std::string& keep);
+  /// After a sandbox was forgotten (its record gone, marked destroyed): drops its objects,
+  /// unmounts it for good and deletes its files. Slow: call it off any caller's time.
+  void RemoveSandboxFiles(const std::shared_ptr<Sandbox>& sandbox);
+  /// Removes the sandboxes garbage_collection.h chooses (expired ones, then the largest
+  /// suspended ones while over [Storage] Cap); returns what it removed and why. One at a time.
+  std::vector<GcRemoval> CollectGarbage();
 
  private:
   void SetUpDirectories();
@@ -103,6 +110,8 @@ class Service {
   void BeginWorker();
   void EndWorker();
   void WaitForWorkers();
+  /// The thread that collects garbage every kGcInterval until the loop ends.
+  void GarbageCollectorLoop();
 
   DaemonOptions options_;
   Layout layout_;
@@ -120,6 +129,11 @@ class Service {
   std::optional<std::string> job_cgroups_;
   LimitControllers job_limits_;
   Config config_;  ///< after the connection: its match goes before the connection does
+  std::mutex gc_mutex_;  ///< one collection at a time
+  std::mutex gc_wake_mutex_;
+  std::condition_variable gc_wake_;
+  bool stopping_ = false;
+  std::thread gc_thread_;
 
   std::mutex objects_mutex_;
   std::map<std::string, std::shared_ptr<SandboxDBus>> sandbox_objects_;

@@ -1,5 +1,7 @@
 #include "store.h"
 
+#include <algorithm>
+
 namespace sandboxd {
 namespace {
 
@@ -12,7 +14,9 @@ CREATE TABLE IF NOT EXISTS sandboxes (
   created_usec INTEGER NOT NULL,
   network INTEGER NOT NULL DEFAULT 0,
   shared INTEGER NOT NULL DEFAULT 0,
-  quota_bytes INTEGER NOT NULL DEFAULT 0
+  quota_bytes INTEGER NOT NULL DEFAULT 0,
+  ttl_sec INTEGER NOT NULL DEFAULT 0,
+  last_used_usec INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS roots (
   sandbox_id TEXT NOT NULL REFERENCES sandboxes(id) ON DELETE CASCADE,
@@ -38,6 +42,8 @@ Store::Store(const std::string& path) : db_(path) {
   AddColumnIfMissing("sandboxes", "network", "INTEGER NOT NULL DEFAULT 0");
   AddColumnIfMissing("sandboxes", "shared", "INTEGER NOT NULL DEFAULT 0");
   AddColumnIfMissing("sandboxes", "quota_bytes", "INTEGER NOT NULL DEFAULT 0");
+  AddColumnIfMissing("sandboxes", "ttl_sec", "INTEGER NOT NULL DEFAULT 0");
+  AddColumnIfMissing("sandboxes", "last_used_usec", "INTEGER NOT NULL DEFAULT 0");
 }
 
 void Store::AddColumnIfMissing(const std::string& table, const std::string& column, const std::string& declaration) {
@@ -52,7 +58,8 @@ void Store::Insert(const SandboxRecord& record) {
   std::lock_guard lock(mutex_);
   Transaction tx(db_);
   Statement(db_,
-            "INSERT INTO sandboxes(id, name, owner, state, created_usec, network, shared, quota_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+            "INSERT INTO sandboxes(id, name, owner, state, created_usec, network, shared, quota_bytes, ttl_sec, last_used_usec) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
       .Bind(1, record.id)
       .Bind(2, record.name)
       .Bind(3, static_cast<int64_t>(record.owner))
@@ -61,6 +68,8 @@ void Store::Insert(const SandboxRecord& record) {
       .Bind(6, static_cast<int64_t>(record.network ? 1 : 0))
       .Bind(7, static_cast<int64_t>(record.shared ? 1 : 0))
       .Bind(8, static_cast<int64_t>(record.quota_bytes))
+      .Bind(9, static_cast<int64_t>(record.ttl_sec))
+      .Bind(10, record.created_usec)
       .Run();
   Statement insert_root(db_, "INSERT INTO roots(sandbox_id, idx, path, store) VALUES (?, ?, ?, ?)");
   for (size_t i = 0; i < record.roots.size(); ++i)
@@ -77,6 +86,11 @@ void Store::Remove(const std::string& id) {
   Statement(db_, "DELETE FROM sandboxes WHERE id = ?").Bind(1, id).Run();
 }
 
+void Store::SetLastUsed(const std::string& id, int64_t usec) {
+  std::lock_guard lock(mutex_);
+  Statement(db_, "UPDATE sandboxes SET last_used_usec = ? WHERE id = ? AND last_used_usec < ?").Bind(1, usec).Bind(2, id).Bind(3, usec).Run();
+}
+
 void Store::SetState(const std::string& id, const std::string& state) {
   std::lock_guard lock(mutex_);
   Statement(db_, "UPDATE sandboxes SET state = ? WHERE id = ?").Bind(1, state).Bind(2, id).Run();
@@ -86,7 +100,7 @@ std::vector<SandboxRecord> Store::LoadAll() {
   std::lock_guard lock(mutex_);
   std::vector<SandboxRecord> records;
   Statement sandboxes(db_,
-                      "SELECT id, name, owner, state, created_usec, network, shared, quota_bytes FROM sandboxes "
+                      "SELECT id, name, owner, state, created_usec, network, shared, quota_bytes, ttl_sec, last_used_usec FROM sandboxes "
                       "ORDER BY created_usec, id");
   while (sandboxes.Step()) {
     SandboxRecord r;
@@ -98,6 +112,8 @@ std::vector<SandboxRecord> Store::LoadAll() {
     r.network = sandboxes.ColumnInt(5) != 0;
     r.shared = sandboxes.ColumnInt(6) != 0;
     r.quota_bytes = static_cast<uint64_t>(sandboxes.ColumnInt(7));
+    r.ttl_sec = static_cast<uint64_t>(sandboxes.ColumnInt(8));
+    r.last_used_usec = std::max(sandboxes.ColumnInt(9), r.created_usec);
     records.push_back(std::move(r));
   }
   Statement roots(db_, "SELECT path, store FROM roots WHERE sandbox_id = ? ORDER BY idx");

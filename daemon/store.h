@@ -30,6 +30,10 @@ struct SandboxRecord {
   bool shared = false;
   /// Bytes its upper layers may hold (create --quota); 0: no limit.
   uint64_t quota_bytes = 0;
+  /// Idle this long, it expires and garbage collection removes it (create --ttl); 0: never.
+  uint64_t ttl_sec = 0;
+  /// The end of its last job or operation (microseconds since the epoch).
+  int64_t last_used_usec = 0;
 };
 
 class Store {
@@ -39,6 +43,8 @@ class Store {
   void Insert(const SandboxRecord& record);
   void Remove(const std::string& id);
   void SetState(const std::string& id, const std::string& state);
+  /// Records when the sandbox was last used, if later than what is recorded.
+  void SetLastUsed(const std::string& id, int64_t usec);
   std::vector<SandboxRecord> LoadAll();
   /// Every storage area ever used, so that leftovers there are found after a crash.
   void RememberArea(const std::string& area);

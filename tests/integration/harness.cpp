@@ -185,7 +185,9 @@ bool Harness::Start() {
 }
 
 bool Harness::StartDaemon() {
-  daemon_pid_ = SpawnRoot({SANDBOXD_BIN, "--state-dir", dir_ + "/state", "--run-dir", dir_ + "/run", "--log-level", "debug"},
+  // Its own configuration file (missing: the defaults), never the machine's: ConfigPath().
+  daemon_pid_ = SpawnRoot({SANDBOXD_BIN, "--state-dir", dir_ + "/state", "--run-dir", dir_ + "/run", "--config", ConfigPath(),
+                           "--log-level", "debug"},
                           {"DBUS_SYSTEM_BUS_ADDRESS=" + bus_address_, std::string("SANDBOXD_HELPER=") + SANDBOXD_HELPER_BIN},
                           dir_ + "/sandboxd.log");
   return WaitForName("org.sandboxd.Sandbox1");

@@ -44,6 +44,9 @@ class Harness {
   void KillDaemon();
   /// Starts sandboxd again on the same state; true once it owns its name.
   bool StartDaemon();
+  /// The configuration file the test daemon reads (sandboxd.conf(5)); none at first. A test
+  /// that writes one restarts the daemon for it, and removes it (and restarts) at its end.
+  std::string ConfigPath() const { return dir_ + "/sandboxd.conf"; }
 
   Result RunAs(const std::string& user, const std::vector<std::string>& argv, const RunOptions& options = {}) const;
   Result Sandboxctl(const std::string& user, const std::vector<std::string>& args, const RunOptions& options = {}) const;

@@ -164,7 +164,9 @@ TEST_F(SuspendTest, AKilledDaemonSettlesACutOffSuspendOrResume) {
     if (state == "suspended") {
       ++found_suspended;
       kill_at("resume", resume_takes);  // and a resume cut off in turn
-      if (State() == "suspended") ASSERT_EQ(Ctl({"resume", id_}).status, 0);
+      if (State() == "suspended") {
+        ASSERT_EQ(Ctl({"resume", id_}).status, 0);
+      }
     }
     ASSERT_EQ(State(), "active");
     EXPECT_EQ(Changes(), all);

@@ -96,7 +96,7 @@ TEST(ConfigErrorTest, AnUnknownKeyNamesFileLineAndKey) {
 TEST(ConfigErrorTest, AnUnknownSectionIsRefusedEvenWhenEmpty) {
   EXPECT_EQ(ParseError("[Jobs]\nHideOtherHomes=yes\n\n[Jbos]\n"), "test.conf:4: unknown section [Jbos]");
   EXPECT_EQ(ParseError("[Quota]\nCap=1G\n"), "test.conf:1: unknown section [Quota]");
-  EXPECT_EQ(ParseError("[Storage]\nCap=1G\n"), "test.conf:2: unknown key \"Cap\" in section [Storage]");
+  EXPECT_EQ(ParseError("[Storage]\nCeiling=1G\n"), "test.conf:2: unknown key \"Ceiling\" in section [Storage]");
 }
 
 TEST(ConfigErrorTest, ABadBooleanNamesTheValue) {
@@ -210,6 +210,21 @@ TEST(DaemonConfigTest, ArchiveCompressionLevelIsAZstdLevel) {
   }
 }
 
+TEST(DaemonConfigTest, TheStorageCapIsASize) {
+  EXPECT_EQ(Parse("").storage.cap_bytes, 0u);
+  EXPECT_EQ(Parse("[Storage]\nCap=50G\n").storage.cap_bytes, uint64_t{50} << 30);
+  EXPECT_EQ(Parse("[Storage]\nCap=512M\nCap=\n").storage.cap_bytes, 0u);
+  EXPECT_EQ(Parse("[Storage]\nCap=4096\n").storage.cap_bytes, 4096u);
+  for (const char* bad : {"lots", "5X", "-1", "1.5G"}) {
+    try {
+      Parse(std::string("[Storage]\nCap=") + bad + "\n");
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("is not a size"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST_F(ConfigLoadTest, TheExampleFileParsesToTheDefaults) {
   // The installable example shows every default commented out; uncommented it must mean the
   // same (HiddenPaths= appends, so its lines only repeat the built-in entries).
@@ -220,7 +235,7 @@ TEST_F(ConfigLoadTest, TheExampleFileParsesToTheDefaults) {
   std::istringstream lines(example);
   for (std::string line; std::getline(lines, line);) {
     if (line.rfind("#HiddenPaths=", 0) == 0 || line.rfind("#HideOtherHomes=", 0) == 0 ||
-        line.rfind("#ArchiveCompressionLevel=", 0) == 0)
+        line.rfind("#ArchiveCompressionLevel=", 0) == 0 || line.rfind("#Cap=", 0) == 0)
       line.erase(0, 1);
     uncommented += line + "\n";
   }
@@ -228,6 +243,7 @@ TEST_F(ConfigLoadTest, TheExampleFileParsesToTheDefaults) {
   EXPECT_EQ(reset.jobs.hidden_paths, DefaultHiddenPaths());
   EXPECT_TRUE(reset.jobs.hide_other_homes);
   EXPECT_EQ(reset.storage.archive_compression_level, StorageConfig{}.archive_compression_level);
+  EXPECT_EQ(reset.storage.cap_bytes, StorageConfig{}.cap_bytes);
 }
 
 }  // namespace
