@@ -249,6 +249,43 @@ def bench_suspend(args, user, work, files=10000):
     return times
 
 
+def rss_mib(pid):
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def bench_many(args, user, work, count=1000):
+    """`count` sandboxes over as many small directories: each create timed, the daemon's RSS
+    with all of them, and `list` with all of them; then they are destroyed."""
+    ctl = args.sandboxctl
+    base = os.path.join(work, "many")
+    shutil.rmtree(base, ignore_errors=True)
+    os.makedirs(base)
+    creates, lists, ids = [], [], []
+    rss_before = rss_mib(args.daemon_pid) if args.daemon_pid else float("nan")
+    try:
+        for i in range(count):
+            project = os.path.join(base, f"p{i:04d}")
+            os.makedirs(project)
+            with open(os.path.join(project, "f.txt"), "w") as f:
+                f.write(f"project {i}\n")
+            t, out = timed([ctl, "--no-ask-password", "create", project], user, capture=True)
+            creates.append(t)
+            ids.append(out.strip())
+        rss = rss_mib(args.daemon_pid) if args.daemon_pid else float("nan")
+        for _ in range(args.rounds):
+            t, _ = timed([ctl, "list"], user)
+            lists.append(t)
+    finally:
+        for sandbox in ids:
+            subprocess.run([ctl, "destroy", sandbox], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        shutil.rmtree(base, ignore_errors=True)
+    return {"create": creates, "list": lists, "rss": rss, "rss_before": rss_before}
+
+
 def bench_big_file(args, user, work):
     """Commit of one 2 GiB file against a commit of one small file (O(1): a rename either way),
     the rename floor of the same file, and cp -a of it (a byte copy)."""
@@ -341,7 +378,7 @@ def peak_rss_mib(pid):
     return float("nan")
 
 
-SECTIONS = ("crd", "run", "changes", "commit", "landing", "big", "try", "suspend")
+SECTIONS = ("crd", "run", "changes", "commit", "landing", "big", "try", "suspend", "many")
 
 
 def main():
@@ -432,6 +469,13 @@ def main():
         row("sandboxctl suspend (archive, sync, free the layer)", s["suspend"], s["tar_c"])
         row("tar --zstd -xf of the same files (baseline)", s["tar_x"])
         row("sandboxctl resume (extract, sync, mount)", s["resume"], s["tar_x"])
+    if "many" in only:
+        m = bench_many(args, user, work)
+        print(f"\n{len(m['create']):,} sandboxes over as many small directories")
+        row("sandboxctl create (each)", m["create"])
+        print(f"   p99 {percentile(m['create'], 99):8.2f} ms")
+        row("sandboxctl list, with all of them", m["list"])
+        print(f"sandboxd RSS with all of them: {m['rss']:.1f} MiB (before: {m['rss_before']:.1f} MiB; target: under 100 MiB)")
     if args.daemon_pid:
         print(f"\nsandboxd peak RSS over the whole run (VmHWM): {peak_rss_mib(args.daemon_pid):.1f} MiB (target: under 64 MiB)")
 

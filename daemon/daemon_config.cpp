@@ -79,20 +79,37 @@ void ApplyArchiveCompressionLevel(Config& config, std::string_view value) {
   config.storage.archive_compression_level = level;
 }
 
-/// SIZE as sandboxctl takes it: digits with an optional K, M, G or T (binary).
-void ApplyCap(Config& config, std::string_view value) {
-  if (value.empty()) {
-    config.storage.cap_bytes = StorageConfig{}.cap_bytes;
-    return;
-  }
+/// SIZE as sandboxctl takes it: digits with an optional K, M, G or T (binary); "" is 0.
+uint64_t ParseSize(std::string_view key, std::string_view value) {
+  if (value.empty()) return 0;
   size_t digits = 0;
   while (digits < value.size() && value[digits] >= '0' && value[digits] <= '9') ++digits;
   std::string_view unit = value.substr(digits);
   int shift = unit.empty() ? 0 : unit == "K" ? 10 : unit == "M" ? 20 : unit == "G" ? 30 : unit == "T" ? 40 : -1;
   if (digits == 0 || digits > 12 || shift < 0)
-    throw ValueError("Cap=" + std::string(value) + " is not a size (a number with K, M, G or T, e.g. 50G)");
-  config.storage.cap_bytes = std::stoull(std::string(value.substr(0, digits))) << shift;
+    throw ValueError(std::string(key) + "=" + std::string(value) + " is not a size (a number with K, M, G or T, e.g. 50G)");
+  return std::stoull(std::string(value.substr(0, digits))) << shift;
 }
+
+/// DUR as sandboxctl takes it: seconds, or digits with s, m, h or d; "" is 0.
+uint64_t ParseDuration(std::string_view key, std::string_view value) {
+  if (value.empty()) return 0;
+  size_t digits = 0;
+  while (digits < value.size() && value[digits] >= '0' && value[digits] <= '9') ++digits;
+  std::string_view unit = value.substr(digits);
+  uint64_t per = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : unit == "d" ? 86400 : 0;
+  if (digits == 0 || digits > 9 || per == 0)
+    throw ValueError(std::string(key) + "=" + std::string(value) + " is not a duration (seconds, or with s, m, h or d, e.g. 7d)");
+  return std::stoull(std::string(value.substr(0, digits))) * per;
+}
+
+void ApplyCap(Config& config, std::string_view value) { config.storage.cap_bytes = ParseSize("Cap", value); }
+void ApplyDefaultQuota(Config& config, std::string_view value) {
+  config.storage.default_quota_bytes = ParseSize("DefaultQuota", value);
+  if (config.storage.default_quota_bytes != 0 && config.storage.default_quota_bytes < (1 << 20))
+    throw ValueError("DefaultQuota=" + std::string(value) + " is below the least a sandbox can work with, 1M");
+}
+void ApplyDefaultTtl(Config& config, std::string_view value) { config.storage.default_ttl_sec = ParseDuration("DefaultTtl", value); }
 
 struct KeySpec {
   std::string_view section;
@@ -106,6 +123,8 @@ constexpr KeySpec kKeys[] = {
     {"Jobs", "HideOtherHomes", ApplyHideOtherHomes},
     {"Storage", "ArchiveCompressionLevel", ApplyArchiveCompressionLevel},
     {"Storage", "Cap", ApplyCap},
+    {"Storage", "DefaultQuota", ApplyDefaultQuota},
+    {"Storage", "DefaultTtl", ApplyDefaultTtl},
 };
 
 bool KnownSection(std::string_view name) {

@@ -34,6 +34,9 @@ struct StorageConfig {
   /// Bytes all sandboxes together may keep (usage.h) before garbage collection removes the
   /// largest suspended ones; 0: no cap.
   uint64_t cap_bytes = 0;
+  /// For a sandbox created without --quota / --ttl; 0: none.
+  uint64_t default_quota_bytes = 0;
+  uint64_t default_ttl_sec = 0;
 };
 
 /// The whole configuration. A new section is a new member struct here plus its rows in the key

@@ -50,6 +50,8 @@ void ManagerDBus::CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::
       CheckFlags(flags, api::kFlagAllowInteractive);
       CreateRequest request;
       request.roots = roots;
+      request.quota_bytes = service_.config().storage.default_quota_bytes;  // unless asked otherwise
+      request.ttl_sec = service_.config().storage.default_ttl_sec;
       for (const auto& [key, value] : options) {
         if (key == "name") {
           if (value.peekValueType() != "s") throw Error(Code::kInvalidArgument, "option 'name' must be a string");

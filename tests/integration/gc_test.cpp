@@ -60,10 +60,16 @@ TEST(GcTest, OverTheStorageCapTheLargestSuspendedSandboxGoes) {
   };
   // 6 MiB active, then 3, 2 and 2 MiB suspended: 13 MiB. Under a cap of 11 MiB one has to go.
   std::string active = make("6", false), big = make("3", true), first = make("2", true), second = make("2", true);
-  std::ofstream(w.ConfigPath()) << "[Storage]\nCap=11M\n";
+  std::ofstream(w.ConfigPath()) << "[Storage]\nCap=11M\nDefaultTtl=1h\nDefaultQuota=5G\n";
   w.KillDaemon();
   ASSERT_TRUE(w.StartDaemon()) << w.DaemonLog();
   Result gc = Ctl({"gc"});
+  // (And a sandbox made now, without --ttl or --quota, gets the configured defaults.)
+  std::string defaulted = Trim(Ctl({"create", w.MakeProject(kAlice)}).out);
+  auto info = nlohmann::json::parse(Ctl({"--json", "show", defaulted}).out, nullptr, false);
+  EXPECT_EQ(info["ttl_sec"], 3600u);
+  EXPECT_EQ(info["quota_bytes"], uint64_t{5} << 30);
+  EXPECT_EQ(Ctl({"destroy", defaulted}).status, 0);
   std::remove(w.ConfigPath().c_str());
   ASSERT_EQ(gc.status, 0) << gc.err;
   EXPECT_NE(gc.out.find("Removed " + big + ": the sandboxes together were over the storage cap"), std::string::npos) << gc.out;

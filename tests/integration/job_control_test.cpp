@@ -65,7 +65,7 @@ TEST_F(JobControlTest, ATimeoutKillsTheWholeTreeAndSaysSo) {
 }
 
 TEST_F(JobControlTest, MalformedTimeoutsAreRefusedBeforeAnythingRuns) {
-  for (const char* bad : {"0", "-5", "soon", "10d", "1234567890123"}) {
+  for (const char* bad : {"0", "-5", "soon", "10w", "1234567890123", "400d"}) {
     Result r = Ctl({"run", "--timeout", bad, id_, "--", "touch", "ran"});
     EXPECT_NE(r.status, 0) << bad;
     EXPECT_NE(r.err.find("timeout"), std::string::npos) << bad << ": " << r.err;

@@ -225,6 +225,15 @@ TEST(DaemonConfigTest, TheStorageCapIsASize) {
   }
 }
 
+TEST(DaemonConfigTest, DefaultQuotaAndTtlAreASizeAndADuration) {
+  Config config = Parse("[Storage]\nDefaultQuota=10G\nDefaultTtl=7d\n");
+  EXPECT_EQ(config.storage.default_quota_bytes, uint64_t{10} << 30);
+  EXPECT_EQ(config.storage.default_ttl_sec, 7u * 86400);
+  EXPECT_EQ(Parse("[Storage]\nDefaultTtl=90\nDefaultTtl=\n").storage.default_ttl_sec, 0u);
+  EXPECT_EQ(ParseError("[Storage]\nDefaultTtl=soon\n"), "test.conf:2: DefaultTtl=soon is not a duration (seconds, or with s, m, h or d, e.g. 7d)");
+  EXPECT_EQ(ParseError("[Storage]\nDefaultQuota=10K\n"), "test.conf:2: DefaultQuota=10K is below the least a sandbox can work with, 1M");
+}
+
 TEST_F(ConfigLoadTest, TheExampleFileParsesToTheDefaults) {
   // The installable example shows every default commented out; uncommented it must mean the
   // same (HiddenPaths= appends, so its lines only repeat the built-in entries).
@@ -235,7 +244,8 @@ TEST_F(ConfigLoadTest, TheExampleFileParsesToTheDefaults) {
   std::istringstream lines(example);
   for (std::string line; std::getline(lines, line);) {
     if (line.rfind("#HiddenPaths=", 0) == 0 || line.rfind("#HideOtherHomes=", 0) == 0 ||
-        line.rfind("#ArchiveCompressionLevel=", 0) == 0 || line.rfind("#Cap=", 0) == 0)
+        line.rfind("#ArchiveCompressionLevel=", 0) == 0 || line.rfind("#Cap=", 0) == 0 ||
+        line.rfind("#DefaultQuota=", 0) == 0 || line.rfind("#DefaultTtl=", 0) == 0)
       line.erase(0, 1);
     uncommented += line + "\n";
   }

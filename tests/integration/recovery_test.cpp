@@ -1,0 +1,65 @@
+// After sandboxd is killed and every mount it made is gone (as after a reboot), every sandbox
+// comes back: mounted again, with its changes, its decisions and its state (a suspended one
+// stays suspended).
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "harness.h"
+
+namespace sandboxd::it {
+namespace {
+
+Result Ctl(const std::vector<std::string>& args) { return World().Sandboxctl(kAlice, args); }
+
+TEST(RecoveryTest, TwentySandboxesComeBackAfterAKillAndTheLossOfEveryMount) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  constexpr int kSandboxes = 20;
+  std::vector<std::string> ids;
+  std::vector<std::string> changes;
+  for (int i = 0; i < kSandboxes; ++i) {
+    std::string id = Trim(Ctl({"create", w.MakeProject(kAlice)}).out);
+    ASSERT_FALSE(id.empty());
+    std::string n = std::to_string(i);
+    ASSERT_EQ(Ctl({"run", id, "--", "sh", "-c", "echo " + n + " >> a.txt && echo new" + n + " > n" + n + ".txt && rm b.txt"}).status, 0);
+    ASSERT_EQ(Ctl({"approve", id, "b.txt"}).status, 0);
+    if (i % 5 == 4) {
+      ASSERT_EQ(Ctl({"suspend", id}).status, 0);
+    }
+    ids.push_back(id);
+  }
+  for (int i = 0; i < kSandboxes; ++i)
+    if (i % 5 != 4) changes.push_back(Ctl({"changes", ids[i]}).out);
+
+  w.KillDaemon();
+  // A reboot: the overlays are gone too.
+  w.RunAs("root", {"sh", "-c", "grep -o ' " + w.dir() + "/run/[^ ]*' /proc/self/mountinfo | sort -r | xargs -r -n1 umount -l"});
+  ASSERT_EQ(w.RunAs("root", {"sh", "-c", "grep -c ' " + w.dir() + "/run/' /proc/self/mountinfo"}).out, "0\n");
+  ASSERT_TRUE(w.StartDaemon()) << w.DaemonLog();
+
+  size_t active = 0;
+  for (int i = 0; i < kSandboxes; ++i) {
+    SCOPED_TRACE("sandbox " + std::to_string(i));
+    auto info = nlohmann::json::parse(Ctl({"--json", "show", ids[i]}).out, nullptr, false);
+    ASSERT_TRUE(info.is_object());
+    if (i % 5 == 4) {
+      EXPECT_EQ(info["state"], "suspended");
+      ASSERT_EQ(Ctl({"resume", ids[i]}).status, 0);
+    } else {
+      EXPECT_EQ(info["state"], "active");
+      EXPECT_EQ(Ctl({"changes", ids[i]}).out, changes[active++]);
+    }
+    std::string left = Ctl({"changes", ids[i]}).out;
+    EXPECT_NE(left.find("D b.txt [approved]"), std::string::npos) << left;
+    EXPECT_NE(left.find("A n" + std::to_string(i) + ".txt"), std::string::npos) << left;
+    // Mounted again: a job sees its changes.
+    Result seen = Ctl({"run", ids[i], "--", "cat", "n" + std::to_string(i) + ".txt"});
+    EXPECT_EQ(seen.out, "new" + std::to_string(i) + "\n") << seen.err;
+  }
+  for (const auto& id : ids) EXPECT_EQ(Ctl({"destroy", id}).status, 0);
+}
+
+}  // namespace
+}  // namespace sandboxd::it
