@@ -29,6 +29,9 @@ int main(int argc, char** argv) {
   app.add_option("--run-dir", options.run_dir, "Directory for the merged mounts")->capture_default_str();
   app.add_option("--config", options.config_path, "Configuration file (drop-ins in FILE.d/*.conf)")->capture_default_str();
   app.add_option("--idle-exit", options.idle_exit_seconds, "Exit after this many idle seconds (0: never)");
+  app.add_option("--storage-cap", options.storage_cap,
+                 "Bytes all sandboxes together may keep before garbage collection removes suspended ones (e.g. 50G; "
+                 "overrides [Storage] Cap=)");
   app.add_option("--log-level", log_level, "trace, debug, info, warning or error")->capture_default_str();
   app.set_version_flag("--version", SANDBOXD_VERSION);
   CLI11_PARSE(app, argc, argv);

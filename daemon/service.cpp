@@ -104,6 +104,8 @@ int Service::Run() {
   // A configuration that does not parse stops the start: a typo in a setting that hides
   // secrets must not go unnoticed.
   config_ = LoadConfig(options_.config_path);
+  // The option is one more assignment after the files, checked as theirs are.
+  if (!options_.storage_cap.empty()) ApplyConfigText("[Storage]\nCap=" + options_.storage_cap + "\n", "--storage-cap", config_);
   SetUpDirectories();
   store_ = std::make_unique<Store>(layout_.Database());
   registry_ = std::make_unique<SandboxRegistry>(layout_, *store_);
@@ -115,6 +117,11 @@ int Service::Run() {
     return FindRenames(helper, sandbox, scan);
   });
   auto finish_commits = [this](Sandbox& sandbox) {
+    // A record whose layers are gone (deleted by hand, a lost disk) comes back empty: say so.
+    for (size_t i = 0; i < sandbox.roots().size(); ++i)
+      if (sandbox.active() && access(sandbox.UpperDir(i).c_str(), F_OK) != 0)
+        spdlog::warn("sandbox {}: the changes of root {} are missing from {}; it comes back without them", sandbox.id(),
+                     sandbox.roots()[i], sandbox.UpperDir(i));
     if (std::string line = suspension_->Recover(sandbox); !line.empty()) spdlog::warn("{}", line);
     if (journal_->Unfinished(sandbox.id()).empty()) return;
     sandbox.Unmount();  // an overlay must not be mounted while its layers change

@@ -42,6 +42,7 @@ struct DaemonOptions {
   std::string bwrap_path;
   std::string config_path;         ///< sandboxd.conf (its .d/ drop-ins beside it)
   unsigned idle_exit_seconds = 0;  ///< 0: never
+  std::string storage_cap;         ///< --storage-cap SIZE: [Storage] Cap= over the configuration's
 };
 
 class Service {

@@ -61,5 +61,32 @@ TEST(RecoveryTest, TwentySandboxesComeBackAfterAKillAndTheLossOfEveryMount) {
   for (const auto& id : ids) EXPECT_EQ(Ctl({"destroy", id}).status, 0);
 }
 
+// Orphans both ways: a state directory without a record is removed, and said so; a record
+// whose layers are gone comes back empty, and said so.
+TEST(RecoveryTest, OrphansAreReportedAndCleanedUp) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  std::string id = Trim(Ctl({"create", w.MakeProject(kAlice)}).out);
+  ASSERT_EQ(Ctl({"run", id, "--", "sh", "-c", "echo x > x.txt"}).status, 0);
+  w.KillDaemon();
+  const std::string orphan = "0123456789abcdef";
+  std::string sandboxes = w.dir() + "/state/sandboxes/";
+  ASSERT_EQ(w.RunAs("root", {"sh", "-c", "mkdir -p " + sandboxes + orphan + "/upper/0 && echo lost > " + sandboxes + orphan +
+                                             "/upper/0/f && grep -o ' " + w.dir() + "/run/" + id +
+                                             "/[^ ]*' /proc/self/mountinfo | xargs -r -n1 umount -l; rm -rf " + sandboxes + id +
+                                             "/upper"})
+                .status,
+            0);
+  const size_t log_start = w.DaemonLog().size();
+  ASSERT_TRUE(w.StartDaemon()) << w.DaemonLog();
+  std::string log = w.DaemonLog().substr(log_start);
+  EXPECT_NE(log.find("removed the remains of sandbox " + orphan), std::string::npos) << log;
+  EXPECT_NE(w.RunAs("root", {"test", "-e", sandboxes + orphan}).status, 0) << "the orphan directory is still there";
+  EXPECT_NE(log.find("sandbox " + id + ": the changes of root"), std::string::npos) << log;
+  EXPECT_EQ(Ctl({"changes", id}).out, "");
+  EXPECT_EQ(Ctl({"run", id, "--", "true"}).status, 0);
+  EXPECT_EQ(Ctl({"destroy", id}).status, 0);
+}
+
 }  // namespace
 }  // namespace sandboxd::it
