@@ -185,15 +185,23 @@ std::vector<GcRemoval> Service::CollectGarbage() {
   std::vector<GcCandidate> candidates;
   std::map<std::string, std::shared_ptr<Sandbox>> by_id;
   uint64_t cap = config_.storage.cap_bytes;
+  std::vector<std::pair<std::string, int64_t>> used;
+  std::map<std::string, int64_t> recorded;  // becomes recorded_last_used_: destroyed ones drop out
   for (const auto& sandbox : registry_->List(0)) {
     by_id[sandbox->id()] = sandbox;
-    // Idleness survives a restart (to within a collection's interval).
-    store_->SetLastUsed(sandbox->id(), sandbox->last_used_usec());
+    // Idleness survives a restart (to within a collection's interval): what changed since
+    // the last collection is recorded, all in one transaction.
+    int64_t last_used = sandbox->last_used_usec();
+    auto known = recorded_last_used_.find(sandbox->id());
+    if (known == recorded_last_used_.end() || known->second != last_used) used.emplace_back(sandbox->id(), last_used);
+    recorded[sandbox->id()] = last_used;
     // Sizes matter only under a cap; measuring every layer costs a walk of it.
     uint64_t bytes = cap ? MeasureSandbox(*sandbox).total() : 0;
     candidates.push_back({sandbox->id(), !sandbox->active(), sandbox->running_jobs(), sandbox->created_usec(),
                           sandbox->last_used_usec(), sandbox->ttl_sec(), bytes});
   }
+  store_->SetLastUsed(used);
+  recorded_last_used_ = std::move(recorded);
   int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   std::vector<GcRemoval> removed;
   for (auto& removal : ChooseGarbage(candidates, cap, now)) {

@@ -131,6 +131,7 @@ class Service {
   LimitControllers job_limits_;
   Config config_;  ///< after the connection: its match goes before the connection does
   std::mutex gc_mutex_;  ///< one collection at a time
+  std::map<std::string, int64_t> recorded_last_used_;  ///< under gc_mutex_: what the store has
   std::mutex gc_wake_mutex_;
   std::condition_variable gc_wake_;
   bool stopping_ = false;

@@ -86,9 +86,13 @@ void Store::Remove(const std::string& id) {
   Statement(db_, "DELETE FROM sandboxes WHERE id = ?").Bind(1, id).Run();
 }
 
-void Store::SetLastUsed(const std::string& id, int64_t usec) {
+void Store::SetLastUsed(const std::vector<std::pair<std::string, int64_t>>& used) {
+  if (used.empty()) return;
   std::lock_guard lock(mutex_);
-  Statement(db_, "UPDATE sandboxes SET last_used_usec = ? WHERE id = ? AND last_used_usec < ?").Bind(1, usec).Bind(2, id).Bind(3, usec).Run();
+  Transaction tx(db_);
+  Statement update(db_, "UPDATE sandboxes SET last_used_usec = ? WHERE id = ? AND last_used_usec < ?");
+  for (const auto& [id, usec] : used) update.Bind(1, usec).Bind(2, id).Bind(3, usec).Run();
+  tx.Commit();
 }
 
 void Store::SetState(const std::string& id, const std::string& state) {

@@ -43,8 +43,9 @@ class Store {
   void Insert(const SandboxRecord& record);
   void Remove(const std::string& id);
   void SetState(const std::string& id, const std::string& state);
-  /// Records when the sandbox was last used, if later than what is recorded.
-  void SetLastUsed(const std::string& id, int64_t usec);
+  /// Records when each sandbox was last used ({id, usec}), where later than what is recorded,
+  /// in one transaction (one sync for all).
+  void SetLastUsed(const std::vector<std::pair<std::string, int64_t>>& used);
   std::vector<SandboxRecord> LoadAll();
   /// Every storage area ever used, so that leftovers there are found after a crash.
   void RememberArea(const std::string& area);
