@@ -51,6 +51,8 @@ int main(int argc, char** argv) {
   c->add_flag("--shared", create.shared, "Let other --shared sandboxes overlay the same directories (their commits are conflicts here)");
   c->add_option("--quota", create.quota, "Stop a job when the sandbox's changes grow over SIZE (e.g. 500M, 10G)");
   c->add_option("--ttl", create.ttl, "Remove the sandbox once it has been idle this long (e.g. 12h, 7d)");
+  c->add_option("--hide", create.hide, "Make PATH empty and unreadable in every job of the sandbox (repeatable)")
+      ->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   c->add_option("dirs", create.dirs, "Directories to sandbox")->required();
   verbs.push_back({c, [&](Context& x) { return sandboxctl::VerbCreate(x, create); }});
 

@@ -18,6 +18,7 @@ struct CreateArgs {
   bool shared = false;
   std::string quota;  ///< --quota SIZE; "" none
   std::string ttl;    ///< --ttl DUR; "" none
+  std::vector<std::string> hide;  ///< --hide (relative ones are taken from our cwd)
   std::vector<std::string> dirs;
 };
 struct RunArgs {

@@ -49,6 +49,11 @@ int VerbCreate(Context& ctx, const CreateArgs& args) {
   if (args.shared) options["shared"] = sdbus::Variant(true);
   if (!args.quota.empty()) options["quota_bytes"] = sdbus::Variant(ParseSize(args.quota, "--quota"));
   if (!args.ttl.empty()) options["ttl_sec"] = sdbus::Variant(ParseDuration(args.ttl, "--ttl"));
+  if (!args.hide.empty()) {
+    std::vector<std::string> hide;
+    for (const auto& path : args.hide) hide.push_back(Absolute(path));
+    options["hide"] = sdbus::Variant(hide);
+  }
   ManagerProxy manager(ctx.Bus());
   PolkitAgent agent;
   sdbus::ObjectPath path;
@@ -100,10 +105,11 @@ int VerbShow(Context& ctx, const std::string& id_or_name) {
   bool shared = info.count("shared") && info["shared"].get<bool>();
   uint64_t quota = info.count("quota_bytes") ? info["quota_bytes"].get<uint64_t>() : 0;
   uint64_t ttl = info.count("ttl_sec") ? info["ttl_sec"].get<uint64_t>() : 0;
+  std::vector<std::string> hide = info.count("hide") ? info["hide"].get<std::vector<std::string>>() : std::vector<std::string>{};
   if (ctx.json) {
     nlohmann::json out = {{"id", id}, {"name", name}, {"state", state}, {"owner", owner}, {"roots", roots},
                           {"created_usec", created}, {"running_jobs", running}, {"network", network},
-                          {"shared", shared}, {"quota_bytes", quota}, {"ttl_sec", ttl}};
+                          {"shared", shared}, {"quota_bytes", quota}, {"ttl_sec", ttl}, {"hide", hide}};
     std::cout << out.dump(2) << "\n";
     return 0;
   }
@@ -112,8 +118,9 @@ int VerbShow(Context& ctx, const std::string& id_or_name) {
     std::cout << (i == 0 ? "Roots: " : "       ") << (roots.size() > 1 ? std::to_string(i) + "/ " : "") << roots[i] << "\n";
   std::cout << "Created: " << FormatTime(created) << "\nRunning jobs: " << running << "\nNetwork: " << (network ? "yes" : "no") << "\nShared: " << (shared ? "yes" : "no")
             << "\nQuota: " << (quota ? std::to_string(quota) + " bytes" : std::string("none"))
-            << "\nTTL: " << (ttl ? std::to_string(ttl) + " s idle" : std::string("none"))
-            << "\n";
+            << "\nTTL: " << (ttl ? std::to_string(ttl) + " s idle" : std::string("none"));
+  for (const auto& path : hide) std::cout << "\nHidden: " << path;
+  std::cout << "\n";
   return 0;
 }
 

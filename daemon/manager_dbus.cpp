@@ -1,11 +1,15 @@
 #include "manager_dbus.h"
 
+#include <limits.h>
 #include <spdlog/spdlog.h>
+#include <stdlib.h>
 
 #include "api.h"
 #include "config.h"
 #include "dbus_util.h"
 #include "object_paths.h"
+#include "job_options.h"
+#include "hidden_paths.h"
 #include "sandbox_dbus.h"
 #include "service.h"
 #include "usage.h"
@@ -62,6 +66,14 @@ void ManagerDBus::CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::
         } else if (key == "shared") {
           if (value.peekValueType() != "b") throw Error(Code::kInvalidArgument, "option 'shared' must be a boolean");
           request.shared = value.get<bool>();
+        } else if (key == "hide") {
+          if (value.peekValueType() != "as") throw Error(Code::kInvalidArgument, "option 'hide' must be an array of strings");
+          request.hide = value.get<std::vector<std::string>>();
+          if (request.hide.size() > kMaxHiddenPaths)
+            throw Error(Code::kInvalidArgument, "more than " + std::to_string(kMaxHiddenPaths) + " hidden paths for a sandbox");
+          for (const auto& path : request.hide)
+            if (auto why = HiddenPathSyntaxError(path, /*allow_home=*/false))
+              throw Error(Code::kInvalidPath, "cannot hide " + path + " in a new sandbox: " + *why);
         } else if (key == "ttl_sec") {
           if (value.peekValueType() != "t") throw Error(Code::kInvalidArgument, "option 'ttl_sec' must be a uint64");
           request.ttl_sec = value.get<uint64_t>();
@@ -79,6 +91,14 @@ void ManagerDBus::CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::
       }
       UserCredentials owner = LookupUser(caller.uid);
       auto authorize = [&](const std::vector<std::string>& canonical) {
+        // A hidden path that holds a root would refuse every job of the sandbox: refused now.
+        for (const auto& path : request.hide) {
+          char resolved[PATH_MAX];
+          std::string real = realpath(path.c_str(), resolved) ? resolved : path;
+          for (const auto& root : canonical)
+            if (real == "/" || root == real || (root.size() > real.size() && root.compare(0, real.size(), real) == 0 && root[real.size()] == '/'))
+              throw Error(Code::kInvalidPath, "cannot hide " + path + " in a new sandbox: it holds root " + root);
+        }
         service_.authority().Check(caller, api::kActionCreate, {{"roots", JoinRoots(canonical)}},
                                    flags & api::kFlagAllowInteractive, "create a sandbox over " + JoinRoots(canonical));
         // Asked once, here: every job of such a sandbox has the network without asking again.

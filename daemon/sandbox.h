@@ -34,6 +34,7 @@ class Sandbox {
   bool shared() const { return record_.shared; }
   uint64_t quota_bytes() const { return record_.quota_bytes; }
   uint64_t ttl_sec() const { return record_.ttl_sec; }
+  const std::vector<std::string>& hide() const { return record_.hide; }
   /// When it was last used: a job's start or end, an operation's end (kept in memory; garbage
   /// collection records it in the store now and then).
   int64_t last_used_usec() const;

@@ -179,7 +179,9 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
     hiding.roots = config.roots;
     hiding.configured = service_.config().jobs.hidden_paths;
     hiding.hide_other_homes = service_.config().jobs.hide_other_homes;
-    hiding.explicit_paths = job_options.hide;
+    // The sandbox's own (create --hide), then the job's (run --hide): both must hold no root.
+    hiding.explicit_paths = sandbox_->hide();
+    hiding.explicit_paths.insert(hiding.explicit_paths.end(), job_options.hide.begin(), job_options.hide.end());
     // Every sandbox's merged views (this owner's others included) are under the run dir.
     hiding.always = {service_.layout().run_dir()};
     hiding.home_parents = DefaultHomeParents(user.home);
@@ -470,6 +472,7 @@ std::map<std::string, sdbus::Variant> SandboxDBus::GetInfo() {
         {"shared", sdbus::Variant(sandbox_->shared())},
         {"quota_bytes", sdbus::Variant(sandbox_->quota_bytes())},
         {"ttl_sec", sdbus::Variant(sandbox_->ttl_sec())},
+        {"hide", sdbus::Variant(sandbox_->hide())},
         {"last_used_usec", sdbus::Variant(static_cast<uint64_t>(sandbox_->last_used_usec()))},
     };
   });

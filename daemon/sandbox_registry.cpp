@@ -98,6 +98,7 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
     record.shared = request.shared;
     record.quota_bytes = request.quota_bytes;
     record.ttl_sec = request.ttl_sec;
+    record.hide = request.hide;
     record.last_used_usec = record.created_usec;
     sandbox = std::make_shared<Sandbox>(record, layout_);
     // Reserved before authorization and the slow set-up, so that a concurrent create over the

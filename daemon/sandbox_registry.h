@@ -29,6 +29,7 @@ struct CreateRequest {
   bool shared = false;
   uint64_t quota_bytes = 0;  ///< bytes its upper layers may hold; 0: no limit
   uint64_t ttl_sec = 0;      ///< idle this long, garbage collection removes it; 0: never
+  std::vector<std::string> hide;  ///< absolute paths every job sees empty (create --hide)
 };
 
 class SandboxRegistry {

@@ -1,6 +1,7 @@
 #include "store.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 namespace sandboxd {
 namespace {
@@ -16,7 +17,8 @@ CREATE TABLE IF NOT EXISTS sandboxes (
   shared INTEGER NOT NULL DEFAULT 0,
   quota_bytes INTEGER NOT NULL DEFAULT 0,
   ttl_sec INTEGER NOT NULL DEFAULT 0,
-  last_used_usec INTEGER NOT NULL DEFAULT 0
+  last_used_usec INTEGER NOT NULL DEFAULT 0,
+  hide TEXT NOT NULL DEFAULT '[]'
 );
 CREATE TABLE IF NOT EXISTS roots (
   sandbox_id TEXT NOT NULL REFERENCES sandboxes(id) ON DELETE CASCADE,
@@ -44,6 +46,7 @@ Store::Store(const std::string& path) : db_(path) {
   AddColumnIfMissing("sandboxes", "quota_bytes", "INTEGER NOT NULL DEFAULT 0");
   AddColumnIfMissing("sandboxes", "ttl_sec", "INTEGER NOT NULL DEFAULT 0");
   AddColumnIfMissing("sandboxes", "last_used_usec", "INTEGER NOT NULL DEFAULT 0");
+  AddColumnIfMissing("sandboxes", "hide", "TEXT NOT NULL DEFAULT '[]'");
 }
 
 void Store::AddColumnIfMissing(const std::string& table, const std::string& column, const std::string& declaration) {
@@ -58,8 +61,8 @@ void Store::Insert(const SandboxRecord& record) {
   std::lock_guard lock(mutex_);
   Transaction tx(db_);
   Statement(db_,
-            "INSERT INTO sandboxes(id, name, owner, state, created_usec, network, shared, quota_bytes, ttl_sec, last_used_usec) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+            "INSERT INTO sandboxes(id, name, owner, state, created_usec, network, shared, quota_bytes, ttl_sec, last_used_usec, hide) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
       .Bind(1, record.id)
       .Bind(2, record.name)
       .Bind(3, static_cast<int64_t>(record.owner))
@@ -70,6 +73,7 @@ void Store::Insert(const SandboxRecord& record) {
       .Bind(8, static_cast<int64_t>(record.quota_bytes))
       .Bind(9, static_cast<int64_t>(record.ttl_sec))
       .Bind(10, record.created_usec)
+      .Bind(11, nlohmann::json(record.hide).dump())
       .Run();
   Statement insert_root(db_, "INSERT INTO roots(sandbox_id, idx, path, store) VALUES (?, ?, ?, ?)");
   for (size_t i = 0; i < record.roots.size(); ++i)
@@ -104,7 +108,8 @@ std::vector<SandboxRecord> Store::LoadAll() {
   std::lock_guard lock(mutex_);
   std::vector<SandboxRecord> records;
   Statement sandboxes(db_,
-                      "SELECT id, name, owner, state, created_usec, network, shared, quota_bytes, ttl_sec, last_used_usec FROM sandboxes "
+                      "SELECT id, name, owner, state, created_usec, network, shared, quota_bytes, ttl_sec, last_used_usec, hide "
+                      "FROM sandboxes "
                       "ORDER BY created_usec, id");
   while (sandboxes.Step()) {
     SandboxRecord r;
@@ -118,6 +123,10 @@ std::vector<SandboxRecord> Store::LoadAll() {
     r.quota_bytes = static_cast<uint64_t>(sandboxes.ColumnInt(7));
     r.ttl_sec = static_cast<uint64_t>(sandboxes.ColumnInt(8));
     r.last_used_usec = std::max(sandboxes.ColumnInt(9), r.created_usec);
+    auto hide = nlohmann::json::parse(sandboxes.ColumnText(10), nullptr, false);
+    if (hide.is_array())
+      for (const auto& path : hide)
+        if (path.is_string()) r.hide.push_back(path.get<std::string>());
     records.push_back(std::move(r));
   }
   Statement roots(db_, "SELECT path, store FROM roots WHERE sandbox_id = ? ORDER BY idx");

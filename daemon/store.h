@@ -34,6 +34,9 @@ struct SandboxRecord {
   uint64_t ttl_sec = 0;
   /// The end of its last job or operation (microseconds since the epoch).
   int64_t last_used_usec = 0;
+  /// Absolute paths every job of it sees empty and unreadable, besides the configured ones
+  /// (create --hide).
+  std::vector<std::string> hide = {};
 };
 
 class Store {

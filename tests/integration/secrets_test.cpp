@@ -1,6 +1,6 @@
 // A job cannot read its owner's secrets: the configured hidden paths (the defaults here: no
 // sandboxd.conf), the other users' homes and every sandbox's merged view are empty and
-// unreadable in it; `run --hide` adds paths, and refuses one that holds a root.
+// unreadable in it; `run --hide` and `create --hide` add paths, and refuse one that holds a root.
 
 #include <gtest/gtest.h>
 
@@ -52,6 +52,26 @@ TEST_F(SecretsTest, RunHideAddsAPathAndRefusesOneHoldingARoot) {
   EXPECT_NE(home.err.find(project_), std::string::npos) << home.err;
   Result relative = InJob({"--hide", "notes.txt"}, "cat " + project_ + "/notes.txt 2>/dev/null; true");
   EXPECT_EQ(relative.status, 0) << relative.err;  // taken from sandboxctl's cwd: hidden, no error
+}
+
+// create --hide: every job of the sandbox sees the path empty, show says so, and a path that
+// holds a root is refused at creation, not at every run.
+TEST_F(SecretsTest, CreateHideHidesAPathFromEveryJob) {
+  std::string notes = "/home/" + std::string(kAlice) + "/notes.txt";
+  std::string project = World().MakeProject(kAlice);
+  Result created = Ctl({"create", "--hide", notes, project});
+  ASSERT_EQ(created.status, 0) << created.err;
+  std::string id = Trim(created.out);
+  for (int run = 0; run < 2; ++run) {
+    Result hidden = Ctl({"run", id, "--", "cat", notes});
+    EXPECT_NE(hidden.status, 0) << hidden.out;
+    EXPECT_NE(hidden.err.find("Permission denied"), std::string::npos) << hidden.err;
+  }
+  EXPECT_NE(Ctl({"show", id}).out.find("Hidden: " + notes), std::string::npos);
+  EXPECT_EQ(Ctl({"destroy", id}).status, 0);
+  Result holds = Ctl({"create", "--hide", "/home/" + std::string(kAlice), World().MakeProject(kAlice)});
+  EXPECT_EQ(holds.status, 1);
+  EXPECT_NE(holds.err.find("it holds root"), std::string::npos) << holds.err;
 }
 
 }  // namespace
