@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "proxies.h"
+#include "units.h"
 #include "verbs.h"
 
 namespace sandboxctl {
@@ -45,25 +46,13 @@ std::map<std::string, std::string> JobEnvironment(const std::vector<std::string>
 }
 
 uint64_t ParseDuration(const std::string& text, const std::string& option) {
-  size_t digits = 0;
-  while (digits < text.size() && isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
-  std::string unit = text.substr(digits);
-  const std::map<std::string, uint64_t> seconds_per = {{"", 1}, {"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}};
-  auto per = seconds_per.find(unit);
-  if (digits == 0 || digits > 9 || per == seconds_per.end())
-    throw UsageError{option + " takes seconds or a number with s, m, h or d (e.g. 90, 5m, 2h, 7d), not '" + text + "'"};
-  return std::stoull(text.substr(0, digits)) * per->second;
+  if (auto seconds = sandboxd::units::ParseDuration(text)) return *seconds;
+  throw UsageError{option + " takes seconds or a number with s, m, h or d (e.g. 90, 5m, 2h, 7d), not '" + text + "'"};
 }
 
 uint64_t ParseSize(const std::string& text, const std::string& option) {
-  size_t digits = 0;
-  while (digits < text.size() && isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
-  std::string unit = text.substr(digits);
-  const std::map<std::string, int> shift = {{"", 0}, {"K", 10}, {"M", 20}, {"G", 30}, {"T", 40}};
-  auto by = shift.find(unit);
-  if (digits == 0 || digits > 12 || by == shift.end())
-    throw UsageError{option + " takes a size in bytes or with K, M, G or T (e.g. 512M, 2G), not '" + text + "'"};
-  return std::stoull(text.substr(0, digits)) << by->second;
+  if (auto bytes = sandboxd::units::ParseSize(text)) return *bytes;
+  throw UsageError{option + " takes a size in bytes or with K, M, G or T (e.g. 512M, 2G), not '" + text + "'"};
 }
 
 std::map<std::string, sdbus::Variant> JobRunOptions(const RunArgs& args) {

@@ -7,27 +7,10 @@
 
 #include "polkit_agent.h"
 #include "proxies.h"
+#include "units.h"
 #include "verbs.h"
 
 namespace sandboxctl {
-namespace {
-
-/// 1536 -> "1.5 KiB": binary units, as SIZE arguments take them.
-std::string HumanBytes(uint64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  size_t unit = 0;
-  while (value >= 1024 && unit + 1 < std::size(units)) {
-    value /= 1024;
-    ++unit;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", value, units[unit]);
-  return text;
-}
-
-}  // namespace
-
 int VerbUsage(Context& ctx, bool everyone) {
   ManagerProxy manager(ctx.Bus());
   uint64_t flags = ctx.InteractiveFlag() | (everyone ? sandboxd::api::kFlagEveryUser : 0);
@@ -56,10 +39,10 @@ int VerbUsage(Context& ctx, bool everyone) {
   }
   for (const auto& entry : out)
     std::cout << entry["id"].get<std::string>() << "  " << entry["name"].get<std::string>() << "  "
-              << entry["state"].get<std::string>() << "  changes " << HumanBytes(entry["changes_bytes"]) << " ("
-              << entry["changes_entries"].get<uint64_t>() << " entries), archived " << HumanBytes(entry["archive_bytes"])
-              << ", kept for undo " << HumanBytes(entry["kept_bytes"]) << "\n";
-  std::cout << "Total: " << HumanBytes(total) << " in " << rows.size() << " sandbox" << (rows.size() == 1 ? "" : "es") << "\n";
+              << entry["state"].get<std::string>() << "  changes " << sandboxd::units::HumanBytes(entry["changes_bytes"]) << " ("
+              << entry["changes_entries"].get<uint64_t>() << " entries), archived " << sandboxd::units::HumanBytes(entry["archive_bytes"])
+              << ", kept for undo " << sandboxd::units::HumanBytes(entry["kept_bytes"]) << "\n";
+  std::cout << "Total: " << sandboxd::units::HumanBytes(total) << " in " << rows.size() << " sandbox" << (rows.size() == 1 ? "" : "es") << "\n";
   return 0;
 }
 

@@ -15,6 +15,7 @@
 #include "errors.h"
 #include "fs_util.h"
 #include "hidden_paths.h"
+#include "units.h"
 
 namespace sandboxd {
 namespace {
@@ -79,28 +80,17 @@ void ApplyArchiveCompressionLevel(Config& config, std::string_view value) {
   config.storage.archive_compression_level = level;
 }
 
-/// SIZE as sandboxctl takes it: digits with an optional K, M, G or T (binary); "" is 0.
+/// SIZE and DUR as sandboxctl takes them (units.h); "" is 0.
 uint64_t ParseSize(std::string_view key, std::string_view value) {
   if (value.empty()) return 0;
-  size_t digits = 0;
-  while (digits < value.size() && value[digits] >= '0' && value[digits] <= '9') ++digits;
-  std::string_view unit = value.substr(digits);
-  int shift = unit.empty() ? 0 : unit == "K" ? 10 : unit == "M" ? 20 : unit == "G" ? 30 : unit == "T" ? 40 : -1;
-  if (digits == 0 || digits > 12 || shift < 0)
-    throw ValueError(std::string(key) + "=" + std::string(value) + " is not a size (a number with K, M, G or T, e.g. 50G)");
-  return std::stoull(std::string(value.substr(0, digits))) << shift;
+  if (auto bytes = units::ParseSize(value)) return *bytes;
+  throw ValueError(std::string(key) + "=" + std::string(value) + " is not a size (a number with K, M, G or T, e.g. 50G)");
 }
 
-/// DUR as sandboxctl takes it: seconds, or digits with s, m, h or d; "" is 0.
 uint64_t ParseDuration(std::string_view key, std::string_view value) {
   if (value.empty()) return 0;
-  size_t digits = 0;
-  while (digits < value.size() && value[digits] >= '0' && value[digits] <= '9') ++digits;
-  std::string_view unit = value.substr(digits);
-  uint64_t per = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : unit == "d" ? 86400 : 0;
-  if (digits == 0 || digits > 9 || per == 0)
-    throw ValueError(std::string(key) + "=" + std::string(value) + " is not a duration (seconds, or with s, m, h or d, e.g. 7d)");
-  return std::stoull(std::string(value.substr(0, digits))) * per;
+  if (auto seconds = units::ParseDuration(value)) return *seconds;
+  throw ValueError(std::string(key) + "=" + std::string(value) + " is not a duration (seconds, or with s, m, h or d, e.g. 7d)");
 }
 
 void ApplyCap(Config& config, std::string_view value) { config.storage.cap_bytes = ParseSize("Cap", value); }

@@ -19,6 +19,7 @@
 #include "object_paths.h"
 #include "rename_finder.h"
 #include "service.h"
+#include "units.h"
 #include "usage.h"
 
 namespace sandboxd {
@@ -200,8 +201,8 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
       // be written until changes are committed or discarded.
       uint64_t used = ChangesBytes(*sandbox_);
       if (used >= sandbox_->quota_bytes())
-        throw Error(Code::kQuotaExceeded, "sandbox " + sandbox_->id() + " holds " + HumanBytes(used) + " of changes, over its quota of " +
-                                              HumanBytes(sandbox_->quota_bytes()) + "; commit or discard changes before running more jobs");
+        throw Error(Code::kQuotaExceeded, "sandbox " + sandbox_->id() + " holds " + units::HumanBytes(used) + " of changes, over its quota of " +
+                                              units::HumanBytes(sandbox_->quota_bytes()) + "; commit or discard changes before running more jobs");
       launch.over_quota = [sandbox = std::weak_ptr<Sandbox>(sandbox_), quota = sandbox_->quota_bytes()] {
         auto alive = sandbox.lock();
         return alive && ChangesBytes(*alive) > quota;

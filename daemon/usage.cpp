@@ -6,8 +6,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
-#include <iterator>
 #include <cstring>
 #include <set>
 #include <utility>
@@ -66,19 +64,6 @@ uint64_t ChangesBytes(const Sandbox& sandbox) {
   uint64_t bytes = 0;
   for (size_t i = 0; i < sandbox.roots().size(); ++i) bytes += MeasureTree(sandbox.UpperDir(i)).bytes;
   return bytes;
-}
-
-std::string HumanBytes(uint64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  size_t unit = 0;
-  while (value >= 1024 && unit + 1 < std::size(units)) {
-    value /= 1024;
-    ++unit;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", value, units[unit]);
-  return text;
 }
 
 SandboxUsage MeasureSandbox(const Sandbox& sandbox) {

@@ -30,7 +30,5 @@ SandboxUsage MeasureSandbox(const Sandbox& sandbox);
 /// The bytes of the sandbox's upper layers: what its quota counts.
 uint64_t ChangesBytes(const Sandbox& sandbox);
 
-/// 1536 -> "1.5 KiB", for messages.
-std::string HumanBytes(uint64_t bytes);
 
 }  // namespace sandboxd
