@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 
 #include "beneath.h"
 #include "errors.h"
@@ -53,7 +54,13 @@ void LandingArea::RunActions(const nlohmann::json& actions, const std::vector<in
 
 void LandingArea::Fill(int stage_fd) const {
   // fd 3: the live root, 4: the stage; the area's own parts are opened by the helper's "make".
-  RunActions({{"make", 3, name_}, {"copy", 4, 3, name_ + "/upper"}, {"sync", 3}}, {live_root_fd_, stage_fd});
+  try {
+    RunActions({{"make", 3, name_}, {"copy", 4, 3, name_ + "/upper"}, {"sync", 3}}, {live_root_fd_, stage_fd});
+  } catch (const Error& e) {
+    // The helper knows the name only; the owner needs the whole path to see what is in the way.
+    if (e.code() != Code::kConflict) throw;
+    throw Error(Code::kConflict, shown_ + " is in the way: sandboxd needs that name in the live tree for the commit");
+  }
 }
 
 void LandingArea::Import(int backup_fd, int removed_fd) const {
@@ -179,6 +186,26 @@ std::vector<InodeAlias> RestoredAliases(int backup_fd, int removed_fd, int live_
   return aliases;
 }
 
+namespace {
+
+/// Whether `name` in `dir` is a landing area as "make" makes it: a directory (not a symlink)
+/// holding exactly upper/ and removed/. Missing: no.
+bool IsLandingArea(int dir, const std::string& name) {
+  UniqueFd area(openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!area) return false;
+  UniqueFd list(dup(area.get()));
+  DIR* listing = list ? fdopendir(list.get()) : nullptr;
+  if (!listing) return false;
+  list.release();
+  std::set<std::string> names;
+  while (dirent* entry = readdir(listing))
+    if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) names.insert(entry->d_name);
+  closedir(listing);
+  return names == std::set<std::string>{"upper", "removed"};
+}
+
+}  // namespace
+
 void RunLandingActions(const nlohmann::json& actions) {
   for (const auto& action : actions) {
     const std::string verb = action.at(0).get<std::string>();
@@ -213,10 +240,13 @@ void RunLandingActions(const nlohmann::json& actions) {
       for (const char* part : {"upper", "removed"})
         if (mkdirat(area.get(), part, 0700) != 0) ThrowErrno("cannot make " + target + "/" + part);
     } else if (verb == "remove") {
-      // Renamed aside first, in one step: a daemon killed half-way through the removal must
-      // not find a half-emptied area under the name that says it holds a commit's backups.
       std::string retired = target + ".removing";
       RemoveTreeAt(fd, retired, retired);
+      // Only an area of sandboxd's goes: something the owner has under that name (which made a
+      // commit refuse to start) is the owner's, and stays.
+      if (!IsLandingArea(fd, target)) continue;
+      // Renamed aside first, in one step: a daemon killed half-way through the removal must
+      // not find a half-emptied area under the name that says it holds a commit's backups.
       if (renameat(fd, target.c_str(), fd, retired.c_str()) != 0 && errno != ENOENT) ThrowErrno("cannot remove " + target);
       RemoveTreeAt(fd, retired, target);
     } else {

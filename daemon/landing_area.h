@@ -80,7 +80,8 @@ std::vector<InodeAlias> RestoredAliases(int backup_fd, int removed_fd, int live_
 /// The helper's side (sandboxd-helper "landing"): runs `actions`, each one of
 /// ["make", FD, NAME] (the area NAME with upper/ and removed/ in directory FD; refused when NAME
 /// exists), ["copy", FROM_FD, FD, PATH] (CopyTree of FROM_FD's contents into PATH beneath FD),
-/// ["remove", FD, NAME] (RemoveTreeAt) and ["sync", FD] (syncfs), in order.
+/// ["remove", FD, NAME] (RemoveTreeAt of an area "make" made: a directory holding exactly upper/
+/// and removed/; anything else at NAME is left alone) and ["sync", FD] (syncfs), in order.
 void RunLandingActions(const nlohmann::json& actions);
 
 }  // namespace sandboxd

@@ -185,6 +185,7 @@ void Sandbox::CheckUsable(const std::string& verb) const {
     if (active) throw Error(Code::kInvalidState, "sandbox " + record_.id + " is not suspended; there is nothing to resume");
     return;
   }
+  if (!active && verb == "suspend") throw Error(Code::kInvalidState, "sandbox " + record_.id + " is already " + record_.state);
   if (!active)
     throw Error(Code::kInvalidState, "sandbox " + record_.id + " is " + record_.state + "; resume it before you " + verb + " it");
 }

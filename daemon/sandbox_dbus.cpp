@@ -414,7 +414,6 @@ void SandboxDBus::Discard(sdbus::Result<>&& result) {
 
 void SandboxDBus::Suspend(sdbus::Result<uint64_t>&& result) {
   InWorker(std::move(result), [this](const Caller& caller) mutable -> uint64_t {
-    if (!sandbox_->active()) throw Error(Code::kInvalidState, "sandbox " + sandbox_->id() + " is already " + sandbox_->state());
     ExclusiveOperation exclusive(*sandbox_, "suspend");
     uint64_t bytes = service_.suspension().Suspend(*sandbox_);
     spdlog::info("sandbox {}: suspended for uid {} ({} bytes archived)", sandbox_->id(), caller.uid, bytes);

@@ -217,6 +217,31 @@ TEST(StorageAreaTest, ATopOthersMayWriteCommitsThroughALandingArea) {
   Ctl({"destroy", id});
 }
 
+// A name in the root where the landing area must go (the next commit's, read from the journal)
+// stops the commit, which names it and changes nothing.
+TEST(StorageAreaTest, ALandingAreaNameTakenStopsTheCommit) {
+  SANDBOXD_REQUIRE_WORLD();
+  OtherFileSystem fs("1777");
+  if (!fs.error().empty()) GTEST_SKIP() << fs.error();
+  std::string id = Trim(Ctl({"create", fs.project()}).out);
+  ASSERT_EQ(Ctl({"run", id, "--", "sh", "-c", "echo changed > a.txt"}).status, 0);
+  Result next = World().RunAs("root", {"python3", "-c",
+                                       "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); "
+                                       "row = db.execute(\"SELECT seq FROM sqlite_sequence WHERE name = 'commits'\").fetchone(); "
+                                       "print((row[0] if row else 0) + 1)",
+                                       World().dir() + "/state/sandboxd.db"});
+  ASSERT_EQ(next.status, 0) << next.err;
+  std::string planted = ".sandboxd-commit-" + id + "-" + Trim(next.out);
+  ASSERT_EQ(World().RunAs(kAlice, {"mkdir", planted}, {.cwd = fs.project()}).status, 0);
+  const auto before = Snapshot(fs.project());
+  Result commit = Ctl({"commit", id, "--all"});
+  EXPECT_EQ(commit.status, 1);
+  EXPECT_NE(commit.err.find(fs.project() + "/" + planted + " is in the way"), std::string::npos) << commit.err;
+  EXPECT_EQ(Snapshot(fs.project()), before);
+  EXPECT_EQ(Ctl({"changes", id}).out, "M a.txt\n");
+  Ctl({"destroy", id});
+}
+
 TEST(StorageAreaTest, AreaSandboxesComeBackAfterARestart) {
   SANDBOXD_REQUIRE_WORLD();
   OtherFileSystem fs("0755");

@@ -180,6 +180,21 @@ TEST_F(LandingActionsTest, RemoveTakesTheAreaAndALeftoverRemoving) {
   EXPECT_EQ(ReadFile(root_ + "/neighbour"), "stays\n");
 }
 
+// A commit refused because the owner has something at the area's name must not take that
+// with it when it cleans up: only what "make" makes (upper/ and removed/, nothing else) goes.
+TEST_F(LandingActionsTest, RemoveLeavesAnythingButALandingAreaAlone) {
+  ASSERT_EQ(mkdir((root_ + "/area").c_str(), 0700), 0);
+  WriteFile(root_ + "/area/mine", "the owner's\n");
+  ASSERT_EQ(mkdir((root_ + "/empty").c_str(), 0700), 0);
+  ASSERT_EQ(mkdir((root_ + "/lookalike").c_str(), 0700), 0);
+  for (const char* dir : {"/lookalike/upper", "/lookalike/removed", "/lookalike/more"}) ASSERT_EQ(mkdir((root_ + dir).c_str(), 0700), 0);
+  for (const char* name : {"area", "empty", "lookalike"})
+    RunLandingActions(json::array({json::array({"remove", root_fd_.get(), name})}));
+  EXPECT_EQ(ReadFile(root_ + "/area/mine"), "the owner's\n");
+  EXPECT_TRUE(Exists(root_ + "/empty"));
+  EXPECT_TRUE(Exists(root_ + "/lookalike/more"));
+}
+
 TEST_F(LandingActionsTest, RemoveOfAMissingAreaIsFine) {
   EXPECT_NO_THROW(RunLandingActions(json::array({json::array({"remove", root_fd_.get(), "area"})})));
   EXPECT_FALSE(Exists(root_ + "/area"));
@@ -191,8 +206,8 @@ TEST_F(LandingActionsTest, ActionsRunInOrderAndSyncIsAccepted) {
   WriteFile(stage + "/a.txt", "a\n");
   UniqueFd stage_fd = OpenDir(stage);
   ASSERT_TRUE(stage_fd);
-  ASSERT_EQ(mkdir((root_ + "/area").c_str(), 0700), 0);
-  WriteFile(root_ + "/area/stale", "from a cut-off import\n");
+  for (const char* dir : {"/area", "/area/upper", "/area/removed"}) ASSERT_EQ(mkdir((root_ + dir).c_str(), 0700), 0);
+  WriteFile(root_ + "/area/upper/stale", "from a cut-off import\n");
 
   // As Import sends them: the stale area goes before the fresh one is made.
   RunLandingActions(json::array({json::array({"remove", root_fd_.get(), "area"}),
@@ -200,7 +215,7 @@ TEST_F(LandingActionsTest, ActionsRunInOrderAndSyncIsAccepted) {
                                  json::array({"copy", stage_fd.get(), root_fd_.get(), "area/upper"}),
                                  json::array({"sync", root_fd_.get()})}));
 
-  EXPECT_FALSE(Exists(root_ + "/area/stale"));
+  EXPECT_FALSE(Exists(root_ + "/area/upper/stale"));
   EXPECT_EQ(ReadFile(root_ + "/area/upper/a.txt"), "a\n");
   EXPECT_TRUE(Exists(root_ + "/area/removed"));
 }
