@@ -124,6 +124,18 @@ def fill(root, names, text):
             f.write(f"{text} {name}\n")
 
 
+def time_copy_baselines(times, staged, live, replaced, user):
+    """`cp -a` and `rsync -a` of `staged` over a fresh `live` holding `replaced`, into
+    times["cp"] and times["rsync"]."""
+    for tool, argv in (("cp", ["cp", "-a", staged + "/.", live + "/"]), ("rsync", ["rsync", "-a", staged + "/", live + "/"])):
+        shutil.rmtree(live)
+        os.makedirs(live)
+        fill(live, replaced, "live")
+        os.sync()
+        t, _ = timed(argv, user)
+        times[tool].append(t)
+
+
 def bench_commit(args, user, work, files):
     """Commit of `files` small files, a third new and two thirds replacing live ones, against the
     same files moved by plain rename(2) (the floor), `cp -a` and `rsync -a`, interleaved."""
@@ -158,13 +170,7 @@ def bench_commit(args, user, work, files):
             os.rename(os.path.join(staged, name), os.path.join(live, name))
         times["rename"].append((time.perf_counter() - start) * 1000)
         fill(staged, replaced + added, "new")
-        for tool, argv in (("cp", ["cp", "-a", staged + "/.", live + "/"]), ("rsync", ["rsync", "-a", staged + "/", live + "/"])):
-            shutil.rmtree(live)
-            os.makedirs(live)
-            fill(live, replaced, "live")
-            os.sync()
-            t, _ = timed(argv, user)
-            times[tool].append(t)
+        time_copy_baselines(times, staged, live, replaced, user)
         shutil.rmtree(base)
     return times
 
@@ -194,13 +200,7 @@ def bench_landing(args, user, work, files):
         t, _ = timed([ctl, "--no-ask-password", "commit", sandbox, "--all"], user)
         times["commit"].append(t)
         timed([ctl, "--no-ask-password", "destroy", sandbox], user)
-        for tool, argv in (("cp", ["cp", "-a", staged + "/.", live + "/"]), ("rsync", ["rsync", "-a", staged + "/", live + "/"])):
-            shutil.rmtree(live)
-            os.makedirs(live)
-            fill(live, replaced, "live")
-            os.sync()
-            t, _ = timed(argv, user)
-            times[tool].append(t)
+        time_copy_baselines(times, staged, live, replaced, user)
     shutil.rmtree(live, ignore_errors=True)
     shutil.rmtree(staged, ignore_errors=True)
     return times
@@ -249,14 +249,6 @@ def bench_suspend(args, user, work, files=10000):
     return times
 
 
-def rss_mib(pid):
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
-
-
 def bench_many(args, user, work, count=1000):
     """`count` sandboxes over as many small directories: each create timed, the daemon's RSS
     with all of them, and `list` with all of them; then they are destroyed."""
@@ -265,7 +257,7 @@ def bench_many(args, user, work, count=1000):
     shutil.rmtree(base, ignore_errors=True)
     os.makedirs(base)
     creates, lists, ids = [], [], []
-    rss_before = rss_mib(args.daemon_pid) if args.daemon_pid else float("nan")
+    rss_before = memory_mib(args.daemon_pid, "VmRSS") if args.daemon_pid else float("nan")
     try:
         for i in range(count):
             project = os.path.join(base, f"p{i:04d}")
@@ -275,7 +267,7 @@ def bench_many(args, user, work, count=1000):
             t, out = timed([ctl, "--no-ask-password", "create", project], user, capture=True)
             creates.append(t)
             ids.append(out.strip())
-        rss = rss_mib(args.daemon_pid) if args.daemon_pid else float("nan")
+        rss = memory_mib(args.daemon_pid, "VmRSS") if args.daemon_pid else float("nan")
         for _ in range(args.rounds):
             t, _ = timed([ctl, "list"], user)
             lists.append(t)
@@ -370,10 +362,11 @@ def bench_run(args, user, work):
     return times
 
 
-def peak_rss_mib(pid):
+def memory_mib(pid, field="VmHWM"):
+    """A memory figure of process `pid` from /proc: VmHWM (the peak) or VmRSS (now)."""
     with open(f"/proc/{pid}/status") as status:
         for line in status:
-            if line.startswith("VmHWM:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
     return float("nan")
 
@@ -477,7 +470,7 @@ def main():
         row("sandboxctl list, with all of them", m["list"])
         print(f"sandboxd RSS with all of them: {m['rss']:.1f} MiB (before: {m['rss_before']:.1f} MiB; target: under 100 MiB)")
     if args.daemon_pid:
-        print(f"\nsandboxd peak RSS over the whole run (VmHWM): {peak_rss_mib(args.daemon_pid):.1f} MiB (target: under 64 MiB)")
+        print(f"\nsandboxd peak RSS over the whole run (VmHWM): {memory_mib(args.daemon_pid):.1f} MiB (target: under 64 MiB)")
 
 
 if __name__ == "__main__":
