@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <functional>
 #include <map>
 
 #include "beneath.h"
@@ -476,39 +477,39 @@ LandingArea CommitRunner::Landing(const Sandbox& sandbox, int64_t commit, size_t
   return LandingArea(helper_path_, LookupUser(sandbox.owner()), live_fd, LandingName(sandbox.id(), commit), sandbox.roots()[root]);
 }
 
-std::vector<std::string> CommitRunner::RemoveLandings(const Sandbox& sandbox, int64_t commit) {
-  std::vector<std::string> notes;
+void CommitRunner::ForEachLanding(const Sandbox& sandbox, int64_t commit,
+                                  const std::function<void(size_t root, const LandingArea& landing)>& work) const {
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
     if (!sandbox.LandsAcrossFileSystems(i)) continue;
     UniqueFd live = sandbox.OpenLiveRoot(i);
-    LandingArea landing = Landing(sandbox, commit, i, live.get());
-    if (std::string note = landing.Remove(); !note.empty()) notes.push_back("sandbox " + sandbox.id() + ": " + note);
+    work(i, Landing(sandbox, commit, i, live.get()));
   }
+}
+
+std::vector<std::string> CommitRunner::RemoveLandings(const Sandbox& sandbox, int64_t commit) {
+  std::vector<std::string> notes;
+  ForEachLanding(sandbox, commit, [&](size_t, const LandingArea& landing) {
+    if (std::string note = landing.Remove(); !note.empty()) notes.push_back("sandbox " + sandbox.id() + ": " + note);
+  });
   return notes;
 }
 
 std::vector<CommitStep> CommitRunner::ImportBackups(const Sandbox& sandbox, int64_t commit, std::vector<CommitStep> steps) {
-  for (size_t i = 0; i < sandbox.roots().size(); ++i) {
-    if (!sandbox.LandsAcrossFileSystems(i)) continue;
-    UniqueFd live = sandbox.OpenLiveRoot(i);
-    LandingArea landing = Landing(sandbox, commit, i, live.get());
-    UniqueFd backup = OpenDirectoryNoSymlinks(sandbox.CommitBackupDir(commit, i), O_PATH);
-    UniqueFd removed = OpenDirectoryNoSymlinks(sandbox.CommitRemovedDir(commit, i), O_PATH);
+  ForEachLanding(sandbox, commit, [&](size_t root, const LandingArea& landing) {
+    UniqueFd backup = OpenDirectoryNoSymlinks(sandbox.CommitBackupDir(commit, root), O_PATH);
+    UniqueFd removed = OpenDirectoryNoSymlinks(sandbox.CommitRemovedDir(commit, root), O_PATH);
     landing.Import(backup.get(), removed.get());
-    steps = RebaseOnImportedBackups(std::move(steps), i, landing.OpenUpper().get(), landing.OpenRemoved().get());
-  }
+    steps = RebaseOnImportedBackups(std::move(steps), root, landing.OpenUpper().get(), landing.OpenRemoved().get());
+  });
   return steps;
 }
 
 std::vector<std::string> CommitRunner::KeepLandedBackups(const Sandbox& sandbox, int64_t commit) {
   std::vector<std::string> notes;
-  for (size_t i = 0; i < sandbox.roots().size(); ++i) {
-    if (!sandbox.LandsAcrossFileSystems(i)) continue;
-    UniqueFd live = sandbox.OpenLiveRoot(i);
-    LandingArea landing = Landing(sandbox, commit, i, live.get());
-    landing.Evacuate(sandbox.CommitBackupDir(commit, i), sandbox.CommitRemovedDir(commit, i));
+  ForEachLanding(sandbox, commit, [&](size_t root, const LandingArea& landing) {
+    landing.Evacuate(sandbox.CommitBackupDir(commit, root), sandbox.CommitRemovedDir(commit, root));
     if (std::string note = landing.Remove(); !note.empty()) notes.push_back("sandbox " + sandbox.id() + ": " + note);
-  }
+  });
   return notes;
 }
 

@@ -12,6 +12,7 @@
 /// No D-Bus here; the sandbox must be unmounted and held exclusively by the caller.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -74,6 +75,10 @@ class CommitRunner {
   std::vector<std::string> ReturnToSandbox(const Sandbox& sandbox, int64_t commit, const std::vector<CommitStep>& steps);
   /// Root `root`'s landing area for `commit` (landing_area.h); `live_fd` must outlive it.
   LandingArea Landing(const Sandbox& sandbox, int64_t commit, size_t root, int live_fd) const;
+  /// Runs `work` on the commit's landing area of each root whose layers are on another file
+  /// system (its live root open for as long as `work` runs).
+  void ForEachLanding(const Sandbox& sandbox, int64_t commit,
+                      const std::function<void(size_t root, const LandingArea& landing)>& work) const;
   /// Removes the commit's landing areas (roots whose layers are on another file system);
   /// returns a line for each that could not be removed wholly.
   std::vector<std::string> RemoveLandings(const Sandbox& sandbox, int64_t commit);
