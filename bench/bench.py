@@ -362,6 +362,65 @@ def bench_run(args, user, work):
     return times
 
 
+def name_owner_pid(name):
+    """The pid of the process owning `name` on the bus, or 0 when nobody owns it."""
+    result = subprocess.run(["gdbus", "call", "--system", "--dest", "org.freedesktop.DBus", "--object-path",
+                             "/org/freedesktop/DBus", "--method", "org.freedesktop.DBus.GetConnectionUnixProcessID", name],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False)
+    if result.returncode != 0:
+        return 0
+    return int(result.stdout.decode().strip("()\n ,").split()[-1].rstrip(","))
+
+
+def wait_for(predicate, seconds):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def bench_cold_start(args, user):
+    """As root: sandboxd stopped, an activation file in the bus's service directory, then per
+    round the time from a client's call (`sandboxctl list`, as the bench user) to its answer while
+    the bus starts the daemon; the daemon's RSS once it is up and idle; then --idle-exit ends it.
+    The warm figure is the same call answered by a running daemon."""
+    daemon = args.daemon_command.split()
+    services = os.path.join(args.bus_dir, "services")
+    os.makedirs(services, exist_ok=True)
+    with open(os.path.join(services, "org.sandboxd.Sandbox1.service"), "w") as f:
+        f.write("[D-BUS Service]\nName=org.sandboxd.Sandbox1\nUser=root\n"
+                f"Exec=/usr/bin/env {' '.join(daemon)} --idle-exit 1\n")
+    subprocess.run(["gdbus", "call", "--system", "--dest", "org.freedesktop.DBus", "--object-path",
+                    "/org/freedesktop/DBus", "--method", "org.freedesktop.DBus.ReloadConfig"],
+                   stdout=subprocess.DEVNULL, check=True)
+    os.kill(args.daemon_pid, 15)
+    list_call = [args.sandboxctl, "--no-ask-password", "list"]
+    as_user = dict(user=user.pw_uid, group=user.pw_gid, extra_groups=[], cwd=user.pw_dir,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    times = {"cold": [], "warm": [], "rss": []}
+    rounds = max(5, args.rounds // 3)
+    for i in range(rounds + 1):
+        if not wait_for(lambda: name_owner_pid("org.sandboxd.Sandbox1") == 0, 20):
+            raise SystemExit("sandboxd did not exit when idle")
+        start = time.perf_counter()
+        result = subprocess.run(list_call, **as_user, check=False)
+        cold = (time.perf_counter() - start) * 1000
+        if result.returncode != 0:
+            raise SystemExit(f"sandboxctl list failed: {result.stderr.decode()}")
+        start = time.perf_counter()
+        subprocess.run(list_call, **as_user, check=True)
+        warm = (time.perf_counter() - start) * 1000
+        time.sleep(0.3)  # settled: what it holds between calls
+        rss = memory_mib(name_owner_pid("org.sandboxd.Sandbox1"), "VmRSS")
+        if i >= 1:
+            times["cold"].append(cold)
+            times["warm"].append(warm)
+            times["rss"].append(rss)
+    return times
+
+
 def memory_mib(pid, field="VmHWM"):
     """A memory figure of process `pid` from /proc: VmHWM (the peak) or VmRSS (now)."""
     with open(f"/proc/{pid}/status") as status:
@@ -371,7 +430,7 @@ def memory_mib(pid, field="VmHWM"):
     return float("nan")
 
 
-SECTIONS = ("crd", "run", "changes", "commit", "landing", "big", "try", "suspend", "many")
+SECTIONS = ("crd", "run", "changes", "commit", "landing", "big", "try", "suspend", "many", "coldstart")
 
 
 def main():
@@ -382,10 +441,15 @@ def main():
     parser.add_argument("--commit-rounds", type=int, default=3)
     parser.add_argument("--daemon-pid", type=int, default=0)
     parser.add_argument("--landing-dir", help="a file system with no storage area (bench/run mounts one)")
+    parser.add_argument("--bus-dir", help="the private bus's directory (its services/ is the activation directory)")
+    parser.add_argument("--daemon-command", help="how bench/run started sandboxd (environment words first)")
     parser.add_argument("--only", action="append", choices=SECTIONS,
                         help="run only this part (repeatable); default: all of them")
     args = parser.parse_args()
-    only = set(args.only or SECTIONS)
+    # coldstart stops the running daemon for good: it runs alone (bench/run runs it last).
+    only = set(args.only or [section for section in SECTIONS if section != "coldstart"])
+    if "coldstart" in only and len(only) > 1:
+        parser.error("--only coldstart runs by itself: it stops the daemon the other parts use")
     user = pwd.getpwnam(args.user)
     work = os.path.join(user.pw_dir, "bench")
     os.makedirs(work, exist_ok=True)
@@ -393,6 +457,8 @@ def main():
 
     print(f"sandboxd benchmarks, {args.rounds} rounds each after 3 warm-up rounds, interleaved; times in ms\n")
     mounts = bench_mount_pair(200) if "crd" in only else None  # as root, before dropping privileges
+    # Last of all in effect (it stops the running daemon for good), but as root: before the drop.
+    cold = bench_cold_start(args, user) if "coldstart" in only and args.bus_dir else None
     drop_to(user)
 
     def row(name, values, baseline=None):
@@ -469,7 +535,13 @@ def main():
         print(f"   p99 {percentile(m['create'], 99):8.2f} ms")
         row("sandboxctl list, with all of them", m["list"])
         print(f"sandboxd RSS with all of them: {m['rss']:.1f} MiB (before: {m['rss_before']:.1f} MiB; target: under 100 MiB)")
-    if args.daemon_pid:
+    if cold:
+        print("\nD-Bus activation: sandboxd stopped, started by the bus for a call; --idle-exit ends it again")
+        row("sandboxctl list answered by a running sandboxd (baseline)", cold["warm"])
+        row("sandboxctl list starting sandboxd through activation", cold["cold"], cold["warm"])
+        print("   target: cold start to the first answer under 100 ms")
+        print(f"sandboxd RSS when up and idle: p50 {statistics.median(cold['rss']):.1f} MiB (target: under 10 MiB)")
+    elif args.daemon_pid:
         print(f"\nsandboxd peak RSS over the whole run (VmHWM): {memory_mib(args.daemon_pid):.1f} MiB (target: under 64 MiB)")
 
 

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <atomic>
+#include <chrono>
 #include <deque>
 #include <mutex>
 #include <unordered_map>
@@ -44,9 +46,20 @@ SenderUidCache& SenderUids() {
   return cache;
 }
 
+std::atomic<int64_t> last_call_usec{0};
+
+int64_t MonotonicUsec() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 }  // namespace
 
+int64_t LastCallUsec() { return last_call_usec.load(); }
+
+void NoteCall() { last_call_usec.store(MonotonicUsec()); }
+
 Caller CurrentCaller(const sdbus::IObject& object) {
+  NoteCall();
   const sdbus::Message* message = object.getCurrentlyProcessedMessage();
   if (message == nullptr) throw Error(Code::kAccessDenied, "cannot tell who is calling");
   Caller caller;

@@ -17,7 +17,13 @@
 namespace sandboxd {
 
 /// The caller of the message being handled. Only valid inside a handler; copy before going async.
+/// Every handler starts with it, so it also notes the call for --idle-exit (NoteCall).
 Caller CurrentCaller(const sdbus::IObject& object);
+
+/// Marks now as the time of the last method call (steady clock, microseconds).
+void NoteCall();
+/// When the last method call came (0: none since start-up).
+int64_t LastCallUsec();
 
 /// The sdbus::Error for the exception in flight (call inside a catch block).
 sdbus::Error CurrentExceptionAsDBusError();

@@ -1,12 +1,12 @@
 #include "log.h"
 
 #include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/sinks/systemd_sink.h>
 #include <spdlog/spdlog.h>
 
 #include <cstdlib>
 
 #include "errors.h"
+#include "journal_sink.h"
 
 namespace sandboxd {
 
@@ -16,7 +16,7 @@ void SetUpLogging(const std::string& level) {
     throw Error(Code::kInvalidArgument, "unknown log level '" + level + "'");
   std::shared_ptr<spdlog::logger> logger;
   if (std::getenv("JOURNAL_STREAM") != nullptr) {
-    logger = std::make_shared<spdlog::logger>("sandboxd", std::make_shared<spdlog::sinks::systemd_sink_mt>("sandboxd"));
+    logger = std::make_shared<spdlog::logger>("sandboxd", std::make_shared<JournalSink>());
   } else {
     logger = spdlog::stderr_color_mt("sandboxd");
     logger->set_pattern("%Y-%m-%d %H:%M:%S.%e sandboxd[%P] %^%l%$: %v");

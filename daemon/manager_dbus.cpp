@@ -7,6 +7,7 @@
 #include "api.h"
 #include "config.h"
 #include "dbus_util.h"
+#include "log.h"
 #include "object_paths.h"
 #include "job_options.h"
 #include "hidden_paths.h"
@@ -108,7 +109,8 @@ void ManagerDBus::CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::
                                      "create a sandbox over " + JoinRoots(canonical) + " whose jobs have network access");
       };
       auto sandbox = service_.registry().Create(request, owner, authorize);
-      spdlog::info("sandbox {} ({}) created by uid {} over {}", sandbox->id(), sandbox->name(), caller.uid,
+      LogAbout({sandbox->id(), sandbox->owner()}, spdlog::level::info, "sandbox {} ({}) created by uid {} over {}", sandbox->id(),
+               sandbox->name(), caller.uid,
                    JoinRoots(sandbox->roots()));
       service_.PublishSandbox(sandbox);
       return sdbus::ObjectPath(api::SandboxPath(sandbox->id()));

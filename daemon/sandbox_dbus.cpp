@@ -113,7 +113,7 @@ void SandboxDBus::RemountUnlessBroken(const char* failed) {
   try {
     sandbox_->SetUp();
   } catch (const std::exception& e) {
-    spdlog::error("sandbox {}: cannot remount after a failed {}: {}", sandbox_->id(), failed, e.what());
+    LogAbout(Subject(), spdlog::level::err, "sandbox {}: cannot remount after a failed {}: {}", sandbox_->id(), failed, e.what());
   }
 }
 
@@ -122,7 +122,7 @@ void SandboxDBus::AnnounceChangeSet() {
   try {
     count = static_cast<uint32_t>(sandbox_->CountChanges());
   } catch (const std::exception& e) {
-    spdlog::warn("sandbox {}: cannot count changes: {}", sandbox_->id(), e.what());
+    LogAbout(Subject(), spdlog::level::warn, "sandbox {}: cannot count changes: {}", sandbox_->id(), e.what());
   }
   emitChangeSetChanged(count);
 }
@@ -223,7 +223,8 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
       auto sandbox = sandbox_;
       job->Start(std::move(launch), [weak_job, weak_self, sandbox, service, sandbox_id, job_id](const JobEnd& end) {
         sandbox->EndJob();
-        spdlog::info("job {} in sandbox {} ended: {} {}", job_id, sandbox_id, end.reason, end.exit_status);
+        LogAbout({sandbox_id, sandbox->owner(), job_id}, spdlog::level::info, "job {} in sandbox {} ended: {} {}", job_id, sandbox_id,
+                 end.reason, end.exit_status);
         if (auto j = weak_job.lock()) j->AnnounceFinished(end);
         if (auto s = weak_self.lock()) s->AnnounceChangeSet();
         service->PruneJobs(sandbox_id, job_id);
@@ -235,7 +236,8 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
       sandbox_->EndJob();
       throw;
     }
-    spdlog::info("job {} started in sandbox {} by uid {}: {}", job->id(), sandbox_->id(), caller.uid, argv.front());
+    LogAbout({sandbox_->id(), sandbox_->owner(), job->id()}, spdlog::level::info, "job {} started in sandbox {} by uid {}: {}", job->id(),
+             sandbox_->id(), caller.uid, argv.front());
     return sdbus::ObjectPath(api::JobPath(job->id()));
   });
 }
@@ -308,7 +310,7 @@ void SandboxDBus::Decide(sdbus::Result<uint32_t>&& result, std::vector<std::stri
       return counts;
     };
     size_t decided = service_.review().Decide(*sandbox_, selectors, flags & api::kFlagEveryChange, verdict, count_hunks);
-    spdlog::info("sandbox {}: {} {} changes or hunks", sandbox_->id(), ToString(verdict), decided);
+    LogAbout(Subject(), spdlog::level::info, "sandbox {}: {} {} changes or hunks", sandbox_->id(), ToString(verdict), decided);
     AnnounceChangeSet();
     return static_cast<uint32_t>(decided);
   });
@@ -352,7 +354,7 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
       // The files move in the helper with the owner's credentials: a commit can never write
       // where its owner could not.
       outcome = service_.commits().Commit(*sandbox_, request);
-      for (const auto& skipped : outcome.skipped) spdlog::warn("sandbox {}: {}", sandbox_->id(), skipped);
+      for (const auto& skipped : outcome.skipped) LogAbout(Subject(), spdlog::level::warn, "sandbox {}: {}", sandbox_->id(), skipped);
     } catch (...) {
       RemountUnlessBroken("commit");
       AnnounceChangeSet();
@@ -362,9 +364,9 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
     try {
       service_.review().AfterCommit(*sandbox_, reviewed, request);
     } catch (const std::exception& e) {
-      spdlog::warn("sandbox {}: cannot update its approvals after the commit: {}", sandbox_->id(), e.what());
+      LogAbout(Subject(), spdlog::level::warn, "sandbox {}: cannot update its approvals after the commit: {}", sandbox_->id(), e.what());
     }
-    spdlog::info("sandbox {}: committed {} changes for uid {}", sandbox_->id(), outcome.committed, caller.uid);
+    LogAbout(Subject(), spdlog::level::info, "sandbox {}: committed {} changes for uid {}", sandbox_->id(), outcome.committed, caller.uid);
     AnnounceChangeSet();
     return {static_cast<uint32_t>(outcome.committed), outcome.skipped};
   });
@@ -387,8 +389,8 @@ void SandboxDBus::Undo(sdbus::Result<int64_t>&& result, uint64_t flags) {
       throw;
     }
     sandbox_->SetUp();
-    for (const auto& note : outcome.notes) spdlog::warn("{}", note);
-    spdlog::info("sandbox {}: commit {} undone for uid {}", sandbox_->id(), outcome.commit, caller.uid);
+    for (const auto& note : outcome.notes) LogAbout(Subject(), spdlog::level::warn, "{}", note);
+    LogAbout(Subject(), spdlog::level::info, "sandbox {}: commit {} undone for uid {}", sandbox_->id(), outcome.commit, caller.uid);
     AnnounceChangeSet();
     return outcome.commit;
   });
@@ -407,7 +409,7 @@ void SandboxDBus::Discard(sdbus::Result<>&& result) {
       throw;
     }
     sandbox_->SetUp();
-    spdlog::info("sandbox {}: changes discarded", sandbox_->id());
+    LogAbout(Subject(), spdlog::level::info, "sandbox {}: changes discarded", sandbox_->id());
     AnnounceChangeSet();
   });
 }
@@ -416,7 +418,7 @@ void SandboxDBus::Suspend(sdbus::Result<uint64_t>&& result) {
   InWorker(std::move(result), [this](const Caller& caller) mutable -> uint64_t {
     ExclusiveOperation exclusive(*sandbox_, "suspend");
     uint64_t bytes = service_.suspension().Suspend(*sandbox_);
-    spdlog::info("sandbox {}: suspended for uid {} ({} bytes archived)", sandbox_->id(), caller.uid, bytes);
+    LogAbout(Subject(), spdlog::level::info, "sandbox {}: suspended for uid {} ({} bytes archived)", sandbox_->id(), caller.uid, bytes);
     EmptyTrashLater();
     return bytes;
   });
@@ -426,7 +428,7 @@ void SandboxDBus::Resume(sdbus::Result<>&& result) {
   InWorker(std::move(result), [this](const Caller& caller) mutable {
     ExclusiveOperation exclusive(*sandbox_, "resume");
     service_.suspension().Resume(*sandbox_);
-    spdlog::info("sandbox {}: resumed for uid {}", sandbox_->id(), caller.uid);
+    LogAbout(Subject(), spdlog::level::info, "sandbox {}: resumed for uid {}", sandbox_->id(), caller.uid);
     AnnounceChangeSet();
   });
 }
@@ -447,7 +449,7 @@ void SandboxDBus::Destroy(sdbus::Result<>&& result) {
       // up what is left (SweepOrphans).
       service_.registry().Forget(sandbox_->id());
       sandbox_->MarkDestroyed();
-      spdlog::info("sandbox {} destroyed", sandbox_->id());
+      LogAbout(Subject(), spdlog::level::info, "sandbox {} destroyed", sandbox_->id());
       destroyed = true;
     });
     if (!destroyed) return;

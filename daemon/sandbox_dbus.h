@@ -9,6 +9,7 @@
 
 #include "approval.h"
 #include "dbus_util.h"
+#include "log.h"
 #include "sandbox.h"
 #include "sandbox_adaptor.h"
 
@@ -32,6 +33,8 @@ class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
   void Decide(sdbus::Result<uint32_t>&& result, std::vector<std::string> selectors, uint64_t flags, Verdict verdict);
 
  private:
+  /// This sandbox as the journal's fields name it (log.h).
+  LogSubject Subject() const { return {sandbox_->id(), sandbox_->owner(), ""}; }
   void Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std::string> argv, std::string cwd,
            std::map<std::string, std::string> env, std::map<std::string, sdbus::UnixFd> fds,
            std::map<std::string, sdbus::Variant> options, uint64_t flags) override;

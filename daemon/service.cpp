@@ -10,30 +10,32 @@
 #include <chrono>
 
 #include "api.h"
+#include "dbus_util.h"
 #include "config.h"
 #include "errors.h"
 #include "fs_util.h"
 #include "host_check.h"
+#include "state_lock.h"
 #include "overlay.h"
 #include "process.h"
 #include "job_dbus.h"
+#include "log.h"
 #include "manager_dbus.h"
 #include "rename_finder.h"
 #include "sandbox_dbus.h"
 #include "usage.h"
 
 namespace sandboxd {
+namespace {
+constexpr std::chrono::seconds kGcInterval{60};
+}  // namespace
 
 Service::Service(DaemonOptions options)
     : options_(std::move(options)), layout_(options_.state_dir, options_.run_dir) {}
 
 Service::~Service() {
-  {
-    std::lock_guard lock(gc_wake_mutex_);
-    stopping_ = true;
-  }
-  gc_wake_.notify_all();
-  if (gc_thread_.joinable()) gc_thread_.join();
+  heartbeat_.Stop();
+  gc_ticker_.Stop();
   WaitForWorkers();
   {
     std::lock_guard lock(objects_mutex_);
@@ -88,6 +90,9 @@ void Service::SetUpDirectories() {
   // can reach their own 0700 sandbox directory below it.
   MakeDirectories(layout_.state_dir(), 0700);
   MakeDirectory(layout_.state_dir(), 0700);
+  // Before anything of the state is touched. A daemon that --idle-exit is ending still holds
+  // it for a moment when activation starts the next one: wait that long, not for ever.
+  state_lock_ = LockStateDirectory(layout_.state_dir(), std::chrono::seconds(20));
   MakeDirectory(layout_.SandboxesDir(), 0700);
   MakeDirectories(layout_.run_dir(), 0755);
   MakeDirectory(layout_.run_dir(), 0755);
@@ -120,17 +125,19 @@ int Service::Run() {
     // A record whose layers are gone (deleted by hand, a lost disk) comes back empty: say so.
     for (size_t i = 0; i < sandbox.roots().size(); ++i)
       if (sandbox.active() && access(sandbox.UpperDir(i).c_str(), F_OK) != 0)
-        spdlog::warn("sandbox {}: the changes of root {} are missing from {}; it comes back without them", sandbox.id(),
+        LogAbout({sandbox.id(), sandbox.owner()}, spdlog::level::warn,
+                 "sandbox {}: the changes of root {} are missing from {}; it comes back without them", sandbox.id(),
                      sandbox.roots()[i], sandbox.UpperDir(i));
-    if (std::string line = suspension_->Recover(sandbox); !line.empty()) spdlog::warn("{}", line);
+    LogSubject subject{sandbox.id(), sandbox.owner()};
+    if (std::string line = suspension_->Recover(sandbox); !line.empty()) LogAbout(subject, spdlog::level::warn, "{}", line);
     if (journal_->Unfinished(sandbox.id()).empty()) return;
     sandbox.Unmount();  // an overlay must not be mounted while its layers change
-    for (const auto& line : commits_->Recover(sandbox)) spdlog::warn("{}", line);
+    for (const auto& line : commits_->Recover(sandbox)) LogAbout(subject, spdlog::level::warn, "{}", line);
   };
   for (const auto& [id, reason] : registry_->Recover(finish_commits))
-    spdlog::error("sandbox {} could not be set up again: {}", id, reason);
+    LogAbout({id}, spdlog::level::err, "sandbox {} could not be set up again: {}", id, reason);
   try {
-    for (const auto& id : registry_->SweepOrphans()) spdlog::info("removed the remains of sandbox {}", id);
+    for (const auto& id : registry_->SweepOrphans()) LogAbout({id}, spdlog::level::info, "removed the remains of sandbox {}", id);
     registry_->EmptyTrash();
   } catch (const std::exception& e) {
     spdlog::warn("cannot empty the trash: {}", e.what());
@@ -154,30 +161,84 @@ int Service::Run() {
   callers_.Start(*connection_);
   for (const auto& sandbox : registry_->List(0)) PublishSandbox(sandbox);
   connection_->requestName(api::kBusName);
+  NoteCall();  // an --idle-exit daemon lives that long at least, called or not
   spdlog::info("sandboxd {} ready on the bus with {} sandboxes", SANDBOXD_VERSION, registry_->size());
-  sd_notifyf(0, "READY=1\nSTATUS=%zu sandboxes", registry_->size());
-  gc_thread_ = std::thread([this] { GarbageCollectorLoop(); });
-  connection_->enterEventLoop();
-  sd_notify(0, "STOPPING=1");
-  spdlog::info("sandboxd stopping");
-  return 0;
-}
-
-namespace {
-constexpr std::chrono::seconds kGcInterval{60};
-}  // namespace
-
-void Service::GarbageCollectorLoop() {
-  std::unique_lock lock(gc_wake_mutex_);
-  while (!gc_wake_.wait_for(lock, kGcInterval, [this] { return stopping_; })) {
-    lock.unlock();
+  last_status_ = StatusLine(registry_->size(), 0);
+  sd_notifyf(0, "READY=1\nSTATUS=%s", last_status_.c_str());
+  gc_ticker_.Start(kGcInterval, [this] {
     try {
       CollectGarbage();
     } catch (const std::exception& e) {
       spdlog::warn("garbage collection failed: {}", e.what());
     }
-    lock.lock();
+  });
+  std::chrono::milliseconds beat{1000};
+  if (sd_watchdog_enabled(0, &watchdog_usec_) > 0) {
+    loop_probe_ = std::make_unique<LoopProbe>(sdbus::createSystemBusConnection(), connection_->getUniqueName());
+    beat = std::min(beat, std::chrono::milliseconds(watchdog_usec_ / 2000));
+    spdlog::info("pinging the systemd watchdog every {} ms", beat.count());
   }
+  if (options_.idle_exit_seconds > 0) spdlog::info("exiting after {} s idle", options_.idle_exit_seconds);
+  heartbeat_.Start(beat, [this] { Heartbeat(); });
+  for (;;) {
+    connection_->enterEventLoop();
+    if (stop_requested_ || !idle_exit_requested_) break;
+    if (LeaveWhenStillIdle(idle_decided_at_call_)) {
+      spdlog::info("idle for {} s: exiting (the next call starts sandboxd again)", options_.idle_exit_seconds);
+      break;
+    }
+  }
+  heartbeat_.Stop();
+  sd_notify(0, "STOPPING=1");
+  spdlog::info("sandboxd stopping");
+  return 0;
+}
+
+Activity Service::CurrentActivity() {
+  Activity activity;
+  for (const auto& sandbox : registry_->List(0)) activity.running_jobs += sandbox->running_jobs();
+  {
+    std::lock_guard lock(workers_mutex_);
+    activity.operations = workers_;
+  }
+  activity.last_call_usec = LastCallUsec();
+  return activity;
+}
+
+void Service::Heartbeat() {
+  try {
+    Activity activity = CurrentActivity();
+    std::string status = StatusLine(registry_->size(), activity.running_jobs);
+    std::string message;
+    if (status != last_status_) message = "STATUS=" + status + "\n";
+    last_status_ = status;
+    // Only a loop that answers is alive: a thread that ticks proves nothing.
+    if (loop_probe_ && loop_probe_->Answers(std::chrono::milliseconds(watchdog_usec_ / 4000)))
+      message += "WATCHDOG=1\n";
+    if (!message.empty()) sd_notify(0, message.c_str());
+    int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    if (!idle_exit_requested_ && IdleLongEnough(activity, now, options_.idle_exit_seconds)) {
+      idle_decided_at_call_ = activity.last_call_usec;
+      idle_exit_requested_ = true;
+      connection_->leaveEventLoop();
+    }
+  } catch (const std::exception& e) {
+    spdlog::warn("heartbeat: {}", e.what());
+  }
+}
+
+bool Service::LeaveWhenStillIdle(int64_t idle_since_call) {
+  // The name goes first: from now on a call starts a new daemon through activation (which
+  // waits for this one's state lock) instead of reaching one on its way out.
+  connection_->releaseName(api::kBusName);
+  // What the bus routed to us before the name went is still answered.
+  while (connection_->processPendingRequest()) {
+  }
+  if (LastCallUsec() == idle_since_call && CurrentActivity().operations == 0) return true;
+  spdlog::info("a call came while going idle: staying");
+  connection_->requestName(api::kBusName);
+  idle_exit_requested_ = false;
+  return false;
 }
 
 std::vector<GcRemoval> Service::CollectGarbage() {
@@ -212,10 +273,12 @@ std::vector<GcRemoval> Service::CollectGarbage() {
       registry_->Forget(sandbox->id());
       sandbox->MarkDestroyed();
     } catch (const std::exception& e) {
-      spdlog::info("garbage collection left sandbox {} alone: {}", removal.id, e.what());
+      LogAbout({removal.id, sandbox->owner()}, spdlog::level::info, "garbage collection left sandbox {} alone: {}", removal.id,
+               e.what());
       continue;
     }
-    spdlog::info("garbage collection removed sandbox {} of uid {}: {}", removal.id, sandbox->owner(), removal.why);
+    LogAbout({removal.id, sandbox->owner()}, spdlog::level::info, "garbage collection removed sandbox {} of uid {}: {}", removal.id,
+             sandbox->owner(), removal.why);
     RemoveSandboxFiles(sandbox);
     removed.push_back(std::move(removal));
   }
@@ -232,11 +295,13 @@ void Service::RemoveSandboxFiles(const std::shared_ptr<Sandbox>& sandbox) {
     registry_->RemoveFiles(sandbox->id(), stores);
     registry_->EmptyTrash();
   } catch (const std::exception& e) {
-    spdlog::warn("sandbox {}: cannot remove its files: {}", sandbox->id(), e.what());
+    LogAbout({sandbox->id(), sandbox->owner()}, spdlog::level::warn, "sandbox {}: cannot remove its files: {}", sandbox->id(),
+             e.what());
   }
 }
 
 void Service::Stop() {
+  stop_requested_ = true;
   if (connection_) connection_->leaveEventLoop();
 }
 

@@ -27,7 +27,10 @@
 #include "sandbox_registry.h"
 #include "store.h"
 #include "garbage_collection.h"
+#include "loop_probe.h"
+#include "service_status.h"
 #include "suspension.h"
+#include "ticker.h"
 
 namespace sandboxd {
 
@@ -111,10 +114,16 @@ class Service {
   void BeginWorker();
   void EndWorker();
   void WaitForWorkers();
-  /// The thread that collects garbage every kGcInterval until the loop ends.
-  void GarbageCollectorLoop();
+  /// Every second (or half the watchdog period): STATUS= when it changed, WATCHDOG=1 when the
+  /// bus loop answered, and the end of the loop once idle for --idle-exit seconds.
+  void Heartbeat();
+  Activity CurrentActivity();
+  /// After the loop ended for idleness: true when the daemon may exit (the name is given back
+  /// and the calls already queued answered); false when a call came meanwhile and it stays.
+  bool LeaveWhenStillIdle(int64_t idle_since_call);
 
   DaemonOptions options_;
+  UniqueFd state_lock_;  ///< first member: released last, when everything else is gone
   Layout layout_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<SandboxRegistry> registry_;
@@ -132,10 +141,14 @@ class Service {
   Config config_;  ///< after the connection: its match goes before the connection does
   std::mutex gc_mutex_;  ///< one collection at a time
   std::map<std::string, int64_t> recorded_last_used_;  ///< under gc_mutex_: what the store has
-  std::mutex gc_wake_mutex_;
-  std::condition_variable gc_wake_;
-  bool stopping_ = false;
-  std::thread gc_thread_;
+  Ticker gc_ticker_;
+  Ticker heartbeat_;
+  std::unique_ptr<LoopProbe> loop_probe_;  ///< only under a systemd watchdog
+  uint64_t watchdog_usec_ = 0;
+  std::string last_status_;                ///< heartbeat thread only
+  std::atomic<bool> stop_requested_{false};
+  std::atomic<bool> idle_exit_requested_{false};
+  std::atomic<int64_t> idle_decided_at_call_{0};  ///< LastCallUsec() when idleness ended the loop
 
   std::mutex objects_mutex_;
   std::map<std::string, std::shared_ptr<SandboxDBus>> sandbox_objects_;

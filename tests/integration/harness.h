@@ -42,8 +42,22 @@ class Harness {
   std::string DaemonLog() const;
   /// SIGKILL, as a crash would; its children die with it (they are set to).
   void KillDaemon();
-  /// Starts sandboxd again on the same state; true once it owns its name.
-  bool StartDaemon();
+  /// Starts sandboxd again on the same state (with `extra_args` and `extra_env` besides the
+  /// usual); true once it owns its name.
+  bool StartDaemon(const std::vector<std::string>& extra_args = {}, const std::vector<std::string>& extra_env = {});
+  /// Makes sure the daemon runs and owns its name (starting it again if it died).
+  void EnsureDaemon();
+  /// SIGTERM, as systemd stops it; waits until it is gone and its name with it.
+  void StopDaemon();
+  /// The command line and environment StartDaemon uses (for an activation file).
+  std::vector<std::string> DaemonCommand() const;
+  std::vector<std::string> DaemonEnvironment() const;
+  /// Whether someone owns `name` on the test bus now.
+  bool NameOwned(const std::string& name) const;
+  /// The bus's activation directory (`<servicedir>`): *.service files here start programs on
+  /// demand, after ReloadBusConfig().
+  std::string ServicesDir() const { return dir_ + "/services"; }
+  void ReloadBusConfig() const;
   /// The configuration file the test daemon reads (sandboxd.conf(5)); none at first. A test
   /// that writes one restarts the daemon for it, and removes it (and restarts) at its end.
   std::string ConfigPath() const { return dir_ + "/sandboxd.conf"; }
