@@ -8,10 +8,14 @@ namespace sandboxctl {
 
 sdbus::IConnection& Context::Bus() {
   if (!bus_) {
-    if (user_mode) throw sdbus::Error("org.freedesktop.DBus.Error.NotSupported", "--user (session-bus mode) is not available in this version");
-    bus_ = sdbus::createSystemBusConnection();
+    bus_ = OpenBus();
   }
   return *bus_;
+}
+
+std::unique_ptr<sdbus::IConnection> Context::OpenBus() const {
+  // --user: the user's own sandboxd on the session bus (sandboxd --user).
+  return user_mode ? sdbus::createSessionBusConnection() : sdbus::createSystemBusConnection();
 }
 
 uint64_t Context::InteractiveFlag() const { return no_ask_password ? 0 : sandboxd::api::kFlagAllowInteractive; }

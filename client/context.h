@@ -22,6 +22,9 @@ struct Context {
 
   /// Connects on first use (the system bus; DBUS_SYSTEM_BUS_ADDRESS is honoured).
   sdbus::IConnection& Bus();
+  /// A connection of its own to the same bus (the session bus with --user), for a call made
+  /// from another thread while Bus() is busy.
+  std::unique_ptr<sdbus::IConnection> OpenBus() const;
   /// flags argument bit 0: may polkit prompt?
   uint64_t InteractiveFlag() const;
   /// The object path of SANDBOX (id or name); a D-Bus NotFound error if there is none.

@@ -107,11 +107,11 @@ JobEnd RunWithOurStreams(Context& ctx, const std::string& sandbox_path, const st
   }
   JobProxy job(ctx.Bus(), job_path);
 
-  std::thread canceller([stop, job_path] {
+  std::thread canceller([stop, job_path, &ctx] {
     int signal_number = 0;
     if (sigwait(&stop, &signal_number) != 0 || signal_number == SIGUSR2) return;
     try {
-      auto bus = sdbus::createSystemBusConnection();
+      auto bus = ctx.OpenBus();
       JobProxy(*bus, job_path).Cancel();
     } catch (const sdbus::Error&) {
     }

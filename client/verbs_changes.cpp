@@ -150,7 +150,7 @@ int VerbDiff(Context& ctx, const std::string& id_or_name, const std::vector<std:
   std::unique_ptr<sdbus::Error> failure;
   std::thread caller([&, write_end = std::move(write_end)]() mutable {
     try {
-      auto bus = sdbus::createSystemBusConnection();
+      auto bus = ctx.OpenBus();
       SandboxProxy sandbox(*bus, path);
       auto call = sandbox.raw().createMethodCall(sandboxd::api::kSandboxInterface, "Diff");
       call << named << write_end;

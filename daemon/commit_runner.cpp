@@ -1,4 +1,5 @@
 #include "commit_runner.h"
+#include "overlay.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -31,7 +32,8 @@ bool Exists(const std::string& path) {
 
 /// overlayfs marks copied-up entries with trusted.overlay.* attributes (origin, nlink). They
 /// mean something only inside an upper layer; an entry going live must not carry them into the
-/// user's tree, where a later overlay could misread them. Only root may remove trusted.*.
+/// user's tree, where a later overlay could misread them. Only root may remove trusted.*; in
+/// user mode the marks are user.overlay.* (overlay.h).
 void StripOverlayAttributes(ParentDirs& uppers, const CommitStep& step) {
   std::string name;
   int parent = uppers.Open(step.path, name);
@@ -41,8 +43,8 @@ void StripOverlayAttributes(ParentDirs& uppers, const CommitStep& step) {
   // its attributes stay (overlayfs reads them only inside an upper layer).
   UniqueFd entry(openat(parent, name.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC));
   if (!entry) return;
-  for (const char* attribute : {"trusted.overlay.origin", "trusted.overlay.nlink"})
-    if (fremovexattr(entry.get(), attribute) != 0 && errno != ENODATA && errno != ENOTSUP)
+  for (const char* mark : {"origin", "nlink"})
+    if (fremovexattr(entry.get(), (std::string(OverlayXattrPrefix()) + mark).c_str()) != 0 && errno != ENODATA && errno != ENOTSUP)
       ThrowErrno("cannot clear overlay attributes of " + step.path + " in the sandbox");
 }
 
@@ -403,10 +405,10 @@ void CommitRunner::PrepareDirectories(const Sandbox& sandbox, int64_t commit, bo
   // The helper, running as the owner, moves removed live entries in here (and, for a staged
   // commit, exchanges entries in the stage).
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
-    MakeDirectory(sandbox.CommitRemovedDir(commit, i), 0700, sandbox.owner(), 0);
-    if (staged) MakeDirectory(sandbox.CommitUpperDir(commit, i), 0700, sandbox.owner(), 0);
+    MakeDirectory(sandbox.CommitRemovedDir(commit, i), 0700, sandbox.owner(), kOwnId);
+    if (staged) MakeDirectory(sandbox.CommitUpperDir(commit, i), 0700, sandbox.owner(), kOwnId);
     // The owner's helper reads the backups from here when an undo brings them back.
-    if (sandbox.LandsAcrossFileSystems(i)) MakeDirectory(sandbox.CommitBackupDir(commit, i), 0700, sandbox.owner(), 0);
+    if (sandbox.LandsAcrossFileSystems(i)) MakeDirectory(sandbox.CommitBackupDir(commit, i), 0700, sandbox.owner(), kOwnId);
   }
 }
 

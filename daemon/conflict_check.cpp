@@ -1,4 +1,5 @@
 #include "conflict_check.h"
+#include "overlay.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -42,7 +43,7 @@ bool CopiedUpFromDeleted(int live_root, ParentDirs& uppers, const std::string& p
   UniqueFd entry(openat(parent, name.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC));
   if (!entry) return false;
   std::vector<uint8_t> origin(256);
-  ssize_t size = fgetxattr(entry.get(), "trusted.overlay.origin", origin.data(), origin.size());
+  ssize_t size = fgetxattr(entry.get(), (std::string(OverlayXattrPrefix()) + "origin").c_str(), origin.data(), origin.size());
   if (size < 0) return false;  // no origin: made in the sandbox
   OverlayOriginHead head;
   if (static_cast<size_t>(size) < sizeof head) return true;  // unreadable: assume the worst

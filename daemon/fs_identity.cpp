@@ -28,6 +28,11 @@ std::vector<gid_t> CurrentGroups() {
 
 ScopedFileSystemIdentity::ScopedFileSystemIdentity(const UserCredentials& user)
     : previous_uid_(CurrentFsuid()), previous_gid_(CurrentFsgid()), previous_groups_(CurrentGroups()) {
+  if (geteuid() != 0) {
+    if (user.uid != geteuid()) throw Error(Code::kFailed, "cannot take the file-system identity of uid " + std::to_string(user.uid));
+    changed_ = false;
+    return;
+  }
   // Groups first, while the thread may still change them; the uid last, and checked.
   if (syscall(SYS_setgroups, user.groups.size(), user.groups.data()) != 0) ThrowErrno("cannot take the groups of uid " + std::to_string(user.uid));
   syscall(SYS_setfsgid, user.gid);
@@ -41,6 +46,7 @@ ScopedFileSystemIdentity::ScopedFileSystemIdentity(const UserCredentials& user)
 }
 
 ScopedFileSystemIdentity::~ScopedFileSystemIdentity() {
+  if (!changed_) return;
   syscall(SYS_setfsuid, previous_uid_);
   syscall(SYS_setfsgid, previous_gid_);
   // Why abort: a worker thread left with a user's groups (or fsuid) would do the next

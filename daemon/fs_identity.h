@@ -29,6 +29,8 @@ class ScopedFileSystemIdentity {
   uid_t previous_uid_;
   gid_t previous_gid_;
   std::vector<gid_t> previous_groups_;
+  /// False for an unprivileged daemon (user mode) asked to be itself: nothing to take or give back.
+  bool changed_ = true;
 };
 
 }  // namespace sandboxd

@@ -16,6 +16,21 @@
 namespace sandboxd {
 namespace {
 
+/// Opens directory `name` under `dirfd` for reading its entries, without following a symlink.
+/// overlayfs makes its work directories mode 0: root reads them anyway, but an unprivileged
+/// daemon (user mode) owning them must first give itself the right (through an O_PATH fd, so
+/// that the mode lands on the directory and never on what a symlink points at).
+UniqueFd OpenDirectoryToEmpty(int dirfd, const std::string& name) {
+  UniqueFd fd(openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (fd || errno != EACCES) return fd;
+  UniqueFd path(openat(dirfd, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!path || chmod(("/proc/self/fd/" + std::to_string(path.get())).c_str(), 0700) != 0) {
+    errno = EACCES;
+    return UniqueFd();
+  }
+  return UniqueFd(openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+}
+
 void RemoveChildren(int dirfd, const std::string& where) {
   int fd = dup(dirfd);
   if (fd < 0) ThrowErrno("cannot read " + where);
@@ -33,7 +48,7 @@ void RemoveChildren(int dirfd, const std::string& where) {
       closedir(dir);
       ThrowErrno("cannot remove " + where + "/" + name);
     }
-    UniqueFd child(openat(dirfd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd child = OpenDirectoryToEmpty(dirfd, name);
     if (!child) {
       closedir(dir);
       ThrowErrno("cannot open " + where + "/" + name);
@@ -55,7 +70,7 @@ void MakeDirectory(const std::string& path, mode_t mode, uid_t uid, gid_t gid) {
   if (mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) ThrowErrno("cannot create " + path);
   UniqueFd fd(open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!fd) ThrowErrno("cannot open " + path);
-  if (fchown(fd.get(), uid, gid) != 0) ThrowErrno("cannot chown " + path);
+  if (fchown(fd.get(), uid == kOwnId ? geteuid() : uid, gid == kOwnId ? getegid() : gid) != 0) ThrowErrno("cannot chown " + path);
   if (fchmod(fd.get(), mode) != 0) ThrowErrno("cannot chmod " + path);
 }
 
@@ -70,7 +85,7 @@ void MakeDirectories(const std::string& path, mode_t mode) {
 
 void RemoveTree(const std::string& path) {
   if (unlink(path.c_str()) == 0 || errno == ENOENT) return;
-  UniqueFd fd(open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  UniqueFd fd = OpenDirectoryToEmpty(AT_FDCWD, path);
   if (!fd) {
     if (errno == ENOENT) return;
     ThrowErrno("cannot open " + path);

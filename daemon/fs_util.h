@@ -11,9 +11,11 @@
 
 namespace sandboxd {
 
+/// The daemon's own uid or gid (root's in system mode, the user's in user mode).
+inline constexpr uid_t kOwnId = static_cast<uid_t>(-1);
 /// mkdir with exactly `mode` (umask ignored) and the given owner; an existing directory is
 /// re-moded and re-owned. Throws Error(kFailed).
-void MakeDirectory(const std::string& path, mode_t mode, uid_t uid = 0, gid_t gid = 0);
+void MakeDirectory(const std::string& path, mode_t mode, uid_t uid = kOwnId, gid_t gid = kOwnId);
 /// mkdir -p for the daemon's own directories, mode 0755 for created parents.
 void MakeDirectories(const std::string& path, mode_t mode);
 /// rm -rf without following symlinks; a missing path is fine. Throws Error(kFailed).

@@ -10,6 +10,8 @@
 /// AREA/trash/.
 /// Runtime (host-visible merged views, the sandbox dir 0700 and owned by the owner):
 ///   RUN/<id>/<n>.
+/// In user mode (sandboxd --user) there are no host-visible merged views (each job mounts its
+/// overlays in namespaces of its own) and every layer lives in STATE.
 /// Pure path arithmetic; it creates nothing.
 
 #include <cstdint>
@@ -19,8 +21,10 @@ namespace sandboxd {
 
 class Layout {
  public:
-  Layout(std::string state_dir, std::string run_dir) : state_dir_(std::move(state_dir)), run_dir_(std::move(run_dir)) {}
+  Layout(std::string state_dir, std::string run_dir, bool user_mode = false)
+      : state_dir_(std::move(state_dir)), run_dir_(std::move(run_dir)), user_mode_(user_mode) {}
 
+  bool user_mode() const { return user_mode_; }
   const std::string& state_dir() const { return state_dir_; }
   const std::string& run_dir() const { return run_dir_; }
   std::string Database() const { return state_dir_ + "/sandboxd.db"; }
@@ -49,6 +53,7 @@ class Layout {
  private:
   std::string state_dir_;
   std::string run_dir_;
+  bool user_mode_ = false;
 };
 
 }  // namespace sandboxd

@@ -13,6 +13,7 @@
 #include "errors.h"
 #include "log.h"
 #include "service.h"
+#include "user_mode.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"sandboxd — copy-on-write sandboxes for reviewable commands", "sandboxd"};
@@ -24,7 +25,9 @@ int main(int argc, char** argv) {
   options.config_path = SANDBOXD_DEFAULT_CONFIG;  // where meson installs it
   bool user_mode = false;
   std::string log_level = "info";
-  app.add_flag("--user", user_mode, "Run on the session bus as the calling user (not available yet)");
+  app.add_flag("--user", user_mode,
+               "Run on the session bus as the calling user, without root or polkit (state in $XDG_STATE_HOME/sandboxd, "
+               "runtime files in $XDG_RUNTIME_DIR/sandboxd)");
   app.add_option("--state-dir", options.state_dir, "Directory for the database and upper layers")->capture_default_str();
   app.add_option("--run-dir", options.run_dir, "Directory for the merged mounts")->capture_default_str();
   app.add_option("--config", options.config_path, "Configuration file (drop-ins in FILE.d/*.conf)")->capture_default_str();
@@ -46,10 +49,17 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (user_mode) {
-    spdlog::error("--user (session-bus mode) is not available in this version");
-    return 2;
-  }
-  if (geteuid() != 0) {
+    if (geteuid() == 0) {
+      spdlog::error("sandboxd --user runs as the user whose sandboxes it keeps, not as root");
+      return 2;
+    }
+    std::string problem = sandboxd::ApplyUserModeDefaults(options, app.count("--state-dir") > 0, app.count("--run-dir") > 0,
+                                                          app.count("--config") > 0);
+    if (!problem.empty()) {
+      spdlog::error("{}", problem);
+      return 2;
+    }
+  } else if (geteuid() != 0) {
     spdlog::error("sandboxd must run as root (it mounts overlays); use --user for session mode");
     return 1;
   }

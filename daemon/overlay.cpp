@@ -4,6 +4,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <unistd.h>
 
 #include <cerrno>
 
@@ -13,13 +14,17 @@ namespace sandboxd {
 
 void MountOverlay(const OverlaySpec& spec) {
   std::string base = "lowerdir=/proc/self/fd/" + std::to_string(spec.lower_fd) + ",upperdir=" + spec.upper +
-                     ",workdir=" + spec.work + ",redirect_dir=off,metacopy=off";
+                     ",workdir=" + spec.work + ",metacopy=off" +
+                     // userxattr refuses to follow redirects (the kernel reads "off" as "follow").
+                     (spec.user_xattr ? ",redirect_dir=nofollow,userxattr" : ",redirect_dir=off");
   unsigned long flags = MS_NOSUID | MS_NODEV;
   if (mount("overlay", spec.merged.c_str(), "overlay", flags, (base + ",index=on").c_str()) == 0) return;
   int first = errno;
   if (mount("overlay", spec.merged.c_str(), "overlay", flags, (base + ",index=off").c_str()) == 0) return;
   ThrowErrno(first, "cannot mount the overlay at " + spec.merged);
 }
+
+const char* OverlayXattrPrefix() { return geteuid() == 0 ? "trusted.overlay." : "user.overlay."; }
 
 void UnmountOverlay(const std::string& merged) {
   if (!IsOverlayMounted(merged)) return;

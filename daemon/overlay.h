@@ -13,7 +13,15 @@ struct OverlaySpec {
   std::string upper;       ///< our upper dir (safe characters only)
   std::string work;        ///< our work dir, same file system as upper
   std::string merged;      ///< mount point
+  /// Marks in user.overlay.* rather than trusted.overlay.*: for a mount inside a user
+  /// namespace of one's own (user mode), where trusted.* cannot be written.
+  bool user_xattr = false;
 };
+
+/// Where overlayfs keeps its marks (opaque, origin, nlink) in the upper layers this process
+/// reads: "trusted.overlay." for the daemon's own mounts as root, "user.overlay." for an
+/// unprivileged daemon (user mode), whose jobs mount with user_xattr.
+const char* OverlayXattrPrefix();
 
 /// Mounts with index=on (hard links stay one inode on copy-up), redirect_dir=off and
 /// metacopy=off (the upper then holds whole entries only, so the change set can be read from

@@ -1,5 +1,7 @@
 #include "polkit.h"
 
+#include <unistd.h>
+
 #include <sdbus-c++/sdbus-c++.h>
 
 #include <chrono>
@@ -76,6 +78,13 @@ void PolkitAuthority::Check(const Caller& caller, const std::string& action,
     throw Error(Code::kInteractiveAuthorizationRequired,
                 "authentication is required to " + what + " (polkit action " + action + ")");
   throw Error(Code::kAccessDenied, "not authorized to " + what + " (polkit action " + action + ")");
+}
+
+void OwnUserAuthority::Check(const Caller& caller, const std::string&, const std::map<std::string, std::string>&, bool,
+                             const std::string& what) {
+  if (caller.uid == geteuid()) return;
+  throw Error(Code::kAccessDenied, "this sandboxd --user serves uid " + std::to_string(geteuid()) + " only; uid " +
+                                       std::to_string(caller.uid) + " may not " + what);
 }
 
 }  // namespace sandboxd

@@ -44,4 +44,13 @@ class PolkitAuthority final : public Authority {
   std::shared_ptr<sdbus::IProxy> proxy_;
 };
 
+/// User mode (sandboxd --user): no polkit. The daemon runs as its user and can do nothing its
+/// user could not do by hand, so that user is allowed every action and anybody else none (on a
+/// session bus only root could try).
+class OwnUserAuthority final : public Authority {
+ public:
+  void Check(const Caller& caller, const std::string& action, const std::map<std::string, std::string>& details,
+             bool allow_interactive, const std::string& what) override;
+};
+
 }  // namespace sandboxd

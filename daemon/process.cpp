@@ -29,9 +29,14 @@ int PidfdOpen(pid_t pid) { return static_cast<int>(syscall(SYS_pidfd_open, pid, 
 }  // namespace
 
 int DropPrivilegesInChild(const UserCredentials& user) {
-  if (syscall(SYS_setgroups, user.groups.size(), user.groups.data()) != 0) return errno;
-  if (syscall(SYS_setresgid, user.gid, user.gid, user.gid) != 0) return errno;
-  if (syscall(SYS_setresuid, user.uid, user.uid, user.uid) != 0) return errno;
+  // An unprivileged daemon (user mode) has nothing to drop: it may only be asked to be itself.
+  if (geteuid() != 0) {
+    if (user.uid != geteuid()) return EPERM;
+  } else {
+    if (syscall(SYS_setgroups, user.groups.size(), user.groups.data()) != 0) return errno;
+    if (syscall(SYS_setresgid, user.gid, user.gid, user.gid) != 0) return errno;
+    if (syscall(SYS_setresuid, user.uid, user.uid, user.uid) != 0) return errno;
+  }
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno;
   uid_t r, e, s;
   if (getresuid(&r, &e, &s) != 0 || r != user.uid || e != user.uid || s != user.uid) return EPERM;

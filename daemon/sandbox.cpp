@@ -58,11 +58,12 @@ void Sandbox::SetUp() {
     MakeDirectory(dir + "/upper", 0700);
     MakeDirectory(dir + "/work", 0700);
   }
-  // The merged views are host-visible; only the owner may enter them.
-  MakeDirectory(layout_.RunSandboxDir(id), 0700, record_.owner, 0);
+  // The merged views are host-visible; only the owner may enter them. In user mode there are
+  // none: each job mounts the overlays in its own namespaces (user_overlay_main.cpp).
+  if (!layout_.user_mode()) MakeDirectory(layout_.RunSandboxDir(id), 0700, record_.owner, 0);
   for (size_t i = 0; i < record_.roots.size(); ++i) {
     std::string merged = layout_.MergedDir(id, i);
-    if (IsOverlayMounted(merged)) continue;
+    if (!layout_.user_mode() && IsOverlayMounted(merged)) continue;
     UniqueFd lower = OpenLiveRoot(i);
     struct stat st;
     if (fstat(lower.get(), &st) != 0) ThrowErrno("cannot stat root " + record_.roots[i]);
@@ -71,6 +72,7 @@ void Sandbox::SetUp() {
     std::string upper = UpperDir(i);
     if (access(upper.c_str(), F_OK) != 0) MakeDirectory(upper, st.st_mode & 07777, st.st_uid, st.st_gid);
     MakeDirectory(WorkDir(i), 0700);
+    if (layout_.user_mode()) continue;
     MakeDirectory(merged, 0700, record_.owner, 0);
     MountOverlay({lower.get(), upper, WorkDir(i), merged});
   }

@@ -168,7 +168,11 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
     bool attached = launch.stdin_fd || launch.stdout_fd || launch.stderr_fd;
     BwrapConfig config;
     config.bwrap = service_.options().bwrap_path;
-    for (size_t i = 0; i < sandbox_->roots().size(); ++i) config.roots.push_back({sandbox_->MergedDir(i), sandbox_->roots()[i]});
+    // In user mode the overlay is mounted over the root's own path in the job's namespaces
+    // (user_overlay_main.cpp), so the root is bound to itself.
+    bool user_mode = service_.options().user_mode;
+    for (size_t i = 0; i < sandbox_->roots().size(); ++i)
+      config.roots.push_back({user_mode ? sandbox_->roots()[i] : sandbox_->MergedDir(i), sandbox_->roots()[i]});
     config.cwd = job_cwd;
     config.network = job_options.network || sandbox_->network();
     config.json_status_fd = 3;
@@ -194,6 +198,13 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
       config.command.insert(config.command.begin(), BesideHelper(service_.options().helper_path, "sandboxd-job-tty"));
     }
     launch.bwrap_args = BuildBwrapArgs(config);
+    if (user_mode) {
+      std::vector<std::string> prefix = {BesideHelper(service_.options().helper_path, "sandboxd-user-overlay")};
+      for (size_t i = 0; i < sandbox_->roots().size(); ++i)
+        prefix.insert(prefix.end(), {"--overlay", sandbox_->roots()[i], sandbox_->UpperDir(i), sandbox_->WorkDir(i)});
+      prefix.push_back("--");
+      launch.bwrap_args.insert(launch.bwrap_args.begin(), prefix.begin(), prefix.end());
+    }
 
     std::string job_id = RandomId();
     if (sandbox_->quota_bytes() != 0) {

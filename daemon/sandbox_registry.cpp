@@ -69,7 +69,9 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
   // system where that is safe, so that its commits are renames (storage_area.h).
   std::vector<std::string> stores;
   for (const auto& root : roots) {
-    stores.push_back(ChooseStore(root, layout_.state_dir()).store);
+    // In user mode every layer stays in STATE: an area at the top of a file system is not the
+    // user's to make.
+    stores.push_back(layout_.user_mode() ? std::string() : ChooseStore(root, layout_.state_dir()).store);
     if (!stores.back().empty()) store_.RememberArea(stores.back());
   }
 

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "errors.h"
 #include "fs_util.h"
+#include "helper_client.h"
 #include "host_check.h"
 #include "state_lock.h"
 #include "overlay.h"
@@ -31,7 +32,11 @@ constexpr std::chrono::seconds kGcInterval{60};
 }  // namespace
 
 Service::Service(DaemonOptions options)
-    : options_(std::move(options)), layout_(options_.state_dir, options_.run_dir) {}
+    : options_(std::move(options)), layout_(options_.state_dir, options_.run_dir, options_.user_mode) {}
+
+std::unique_ptr<sdbus::IConnection> Service::ConnectToBus() const {
+  return options_.user_mode ? sdbus::createSessionBusConnection() : sdbus::createSystemBusConnection();
+}
 
 Service::~Service() {
   heartbeat_.Stop();
@@ -49,7 +54,35 @@ Service::~Service() {
   job_limits_.Release();
 }
 
+void Service::CheckHostForUserMode() {
+  // A trial job as a user-mode job runs: an overlay mounted in a user namespace of its own,
+  // then bwrap inside it. What fails says what this machine lacks (unprivileged user
+  // namespaces, overlayfs in them).
+  std::string probe = layout_.state_dir() + "/probe";
+  std::string error;
+  try {
+    for (const auto& dir : {probe, probe + "/lower", probe + "/upper", probe + "/work"}) MakeDirectory(dir, 0700);
+    SpawnOptions trial;
+    trial.path = BesideHelper(options_.helper_path, "sandboxd-user-overlay");
+    trial.argv = {trial.path, "--overlay", probe + "/lower", probe + "/upper", probe + "/work", "--", options_.bwrap_path,
+                  "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-net",
+                  "--die-with-parent", "--new-session", "--", "/bin/true"};
+    trial.die_with_parent = true;
+    RunResult result = RunAndCapture(trial, "");
+    if (result.status != 0) error = result.err.empty() ? "exit status " + std::to_string(ExitStatusFromWaitStatus(result.status)) : result.err;
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  RemoveTree(probe);
+  while (!error.empty() && error.back() == '\n') error.pop_back();
+  if (error.empty())
+    spdlog::info("user mode: overlayfs in a user namespace and jobs work here");
+  else
+    spdlog::error("user mode cannot run jobs here: {} (it needs unprivileged user namespaces and overlayfs in them, Linux 5.11 or later)", error);
+}
+
 void Service::CheckHost() {
+  if (options_.user_mode) return CheckHostForUserMode();
   HostFacts facts = ReadHostFacts();
   // A trial overlay, made as a sandbox's would be: upper and work in the state directory.
   std::string probe = layout_.state_dir() + "/probe", merged = layout_.run_dir() + "/probe";
@@ -94,8 +127,9 @@ void Service::SetUpDirectories() {
   // it for a moment when activation starts the next one: wait that long, not for ever.
   state_lock_ = LockStateDirectory(layout_.state_dir(), std::chrono::seconds(20));
   MakeDirectory(layout_.SandboxesDir(), 0700);
-  MakeDirectories(layout_.run_dir(), 0755);
-  MakeDirectory(layout_.run_dir(), 0755);
+  // In user mode nobody else has anything there.
+  MakeDirectories(layout_.run_dir(), options_.user_mode ? 0700 : 0755);
+  MakeDirectory(layout_.run_dir(), options_.user_mode ? 0700 : 0755);
   // Readable by no job (root is not mapped in a job's user namespace), in a directory every
   // owner's bwrap can reach.
   std::string stand_in = HiddenFileStandIn();
@@ -142,7 +176,10 @@ int Service::Run() {
   } catch (const std::exception& e) {
     spdlog::warn("cannot empty the trash: {}", e.what());
   }
-  authority_ = std::make_unique<PolkitAuthority>();
+  if (options_.user_mode)
+    authority_ = std::make_unique<OwnUserAuthority>();
+  else
+    authority_ = std::make_unique<PolkitAuthority>();
   CheckHost();
   std::string no_cgroups;
   job_cgroups_ = PrepareJobCgroups(layout_.run_dir(), no_cgroups);
@@ -156,13 +193,14 @@ int Service::Run() {
 
   // Connect without a name, publish every object, and only then ask for the name: a client
   // that sees the name must find everything in place.
-  connection_ = sdbus::createSystemBusConnection();
+  connection_ = ConnectToBus();
   manager_ = std::make_unique<ManagerDBus>(*this, *connection_);
   callers_.Start(*connection_);
   for (const auto& sandbox : registry_->List(0)) PublishSandbox(sandbox);
   connection_->requestName(api::kBusName);
   NoteCall();  // an --idle-exit daemon lives that long at least, called or not
-  spdlog::info("sandboxd {} ready on the bus with {} sandboxes", SANDBOXD_VERSION, registry_->size());
+  spdlog::info("sandboxd {} ready on the {} bus with {} sandboxes", SANDBOXD_VERSION, options_.user_mode ? "session" : "system",
+               registry_->size());
   last_status_ = StatusLine(registry_->size(), 0);
   sd_notifyf(0, "READY=1\nSTATUS=%s", last_status_.c_str());
   gc_ticker_.Start(kGcInterval, [this] {
@@ -174,7 +212,7 @@ int Service::Run() {
   });
   std::chrono::milliseconds beat{1000};
   if (sd_watchdog_enabled(0, &watchdog_usec_) > 0) {
-    loop_probe_ = std::make_unique<LoopProbe>(sdbus::createSystemBusConnection(), connection_->getUniqueName());
+    loop_probe_ = std::make_unique<LoopProbe>(ConnectToBus(), connection_->getUniqueName());
     beat = std::min(beat, std::chrono::milliseconds(watchdog_usec_ / 2000));
     spdlog::info("pinging the systemd watchdog every {} ms", beat.count());
   }

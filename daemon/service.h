@@ -46,6 +46,9 @@ struct DaemonOptions {
   std::string config_path;         ///< sandboxd.conf (its .d/ drop-ins beside it)
   unsigned idle_exit_seconds = 0;  ///< 0: never
   std::string storage_cap;         ///< --storage-cap SIZE: [Storage] Cap= over the configuration's
+  /// --user: on the session bus as the user, no polkit, overlays mounted in each job's own
+  /// namespaces (user_overlay_main.cpp) rather than on the host.
+  bool user_mode = false;
 };
 
 class Service {
@@ -111,6 +114,9 @@ class Service {
   void SetUpDirectories();
   /// Says at start-up what of overlayfs and bwrap does not work here (host_check.h).
   void CheckHost();
+  /// The same for user mode: a trial job through sandboxd-user-overlay.
+  void CheckHostForUserMode();
+  std::unique_ptr<sdbus::IConnection> ConnectToBus() const;
   void BeginWorker();
   void EndWorker();
   void WaitForWorkers();

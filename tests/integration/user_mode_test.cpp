@@ -1,0 +1,117 @@
+// User mode end to end, as an unprivileged user with nothing of root's: a private session bus
+// of alice's, `sandboxd --user` run as alice, and `sandboxctl --user`. The overlay lives only
+// in each job's own namespaces (no merged view on the host); the change set, diff, hunk
+// approval, commit and undo work as on the system bus.
+
+#include <gtest/gtest.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "harness.h"
+
+namespace sandboxd::it {
+namespace {
+
+using namespace std::chrono_literals;
+
+class UserModeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SANDBOXD_REQUIRE_WORLD();
+    Harness& w = World();
+    dir_ = w.dir() + "/user-mode";
+    std::filesystem::create_directories(dir_);
+    chown(dir_.c_str(), Uid(), Gid());
+    bus_ = "unix:path=" + dir_ + "/bus";
+    env_ = {"DBUS_SESSION_BUS_ADDRESS=" + bus_, "XDG_RUNTIME_DIR=" + dir_ + "/runtime", "XDG_STATE_HOME=" + dir_ + "/state",
+            "XDG_CONFIG_HOME=" + dir_ + "/config", std::string("SANDBOXD_HELPER=") + SANDBOXD_HELPER_BIN};
+    // Both as alice, left running in the background (setsid: not waited for by RunAs).
+    std::string script = "mkdir -p -m 700 \"$XDG_RUNTIME_DIR\" && dbus-daemon --session --address=" + bus_ +
+                         " --fork --print-pid >" + dir_ + "/bus.pid && { setsid " + SANDBOXD_BIN + " --user --log-level debug </dev/null >>" +
+                         dir_ + "/sandboxd.log 2>&1 & echo $! >" + dir_ + "/sandboxd.pid; }";
+    Result started = w.RunAs(kAlice, {"sh", "-c", script}, {.extra_env = env_});
+    ASSERT_EQ(started.status, 0) << started.err;
+    ASSERT_TRUE(WaitUntil([&] { return Ctl({"list"}).status == 0; }, 20s)) << Log();
+  }
+  void TearDown() override {
+    for (const char* pidfile : {"/sandboxd.pid", "/bus.pid"}) {
+      std::string pid = Trim(ReadWhole(dir_ + pidfile));
+      if (!pid.empty()) kill(std::stoi(pid), SIGTERM);
+    }
+  }
+  static uid_t Uid() { return getpwnam(kAlice)->pw_uid; }
+  static gid_t Gid() { return getpwnam(kAlice)->pw_gid; }
+  Result Ctl(std::vector<std::string> args) const {
+    args.insert(args.begin(), "--user");
+    return World().Sandboxctl(kAlice, args, {.extra_env = env_});
+  }
+  std::string Log() const { return ReadWhole(dir_ + "/sandboxd.log"); }
+
+  std::string dir_, bus_;
+  std::vector<std::string> env_;
+};
+
+TEST_F(UserModeTest, ChangesDiffHunkApprovalCommitAndUndoWorkAsOnTheSystemBus) {
+  Harness& w = World();
+  std::string project = w.MakeProject(kAlice);
+  WriteWhole(project + "/three.txt", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n16\n17\n18\n19\n20\n");
+  WriteWhole(project + "/sub/gone.txt", "bye\n");
+  w.RunAs("root", {"chown", "-R", kAlice + std::string(":") + kAlice, project});
+  const auto before = Snapshot(project);
+
+  Result created = Ctl({"create", project});
+  ASSERT_EQ(created.status, 0) << created.err << Log();
+  std::string id = Trim(created.out);
+  EXPECT_NE(Log().find("ready on the session bus"), std::string::npos);
+  EXPECT_NE(Log().find("user mode: overlayfs in a user namespace and jobs work here"), std::string::npos) << Log();
+
+  Result job = Ctl({"run", id, "--", "sh", "-c",
+                    "sed -i -e 's/^2$/two/' -e 's/^10$/ten/' -e 's/^19$/nineteen/' three.txt && echo new > new.txt && "
+                    "rm -r sub && mkdir sub && echo fresh > sub/fresh.txt && id -u && grep -c ' overlay ' /proc/self/mountinfo"});
+  ASSERT_EQ(job.status, 0) << job.err << Log();
+  EXPECT_EQ(job.out.substr(0, job.out.find('\n')), std::to_string(Uid())) << "the job runs as alice";
+  // No merged view on the host: the overlay exists only in the job's namespaces.
+  EXPECT_EQ(ReadWhole("/proc/self/mountinfo").find(project), std::string::npos) << "an overlay of the project is mounted on the host";
+  EXPECT_EQ(Snapshot(project), before) << "the live tree changed before a commit";
+
+  EXPECT_EQ(Ctl({"changes", id}).out, "A new.txt\nA sub/fresh.txt\nD sub/gone.txt\nD sub/s.txt\nM three.txt\n");
+  Result diff = Ctl({"diff", id, "three.txt"});
+  EXPECT_NE(diff.out.find("+ten"), std::string::npos) << diff.out;
+  ASSERT_EQ(Ctl({"approve", id, "three.txt:2", "new.txt"}).status, 0);
+  Result commit = Ctl({"commit", id});
+  ASSERT_EQ(commit.status, 0) << commit.err << Log();
+  EXPECT_EQ(ReadWhole(project + "/three.txt"), "1\n2\n3\n4\n5\n6\n7\n8\n9\nten\n11\n12\n13\n14\n15\n16\n17\n18\n19\n20\n");
+  EXPECT_EQ(ReadWhole(project + "/new.txt"), "new\n");
+  EXPECT_EQ(ReadWhole(project + "/sub/gone.txt"), "bye\n") << "an unapproved deletion went live";
+  // What is left is exactly what was not approved.
+  Result left = Ctl({"diff", id, "three.txt"});
+  EXPECT_NE(left.out.find("+two"), std::string::npos) << left.out;
+  EXPECT_EQ(left.out.find("+ten"), std::string::npos) << left.out;
+
+  // The rest, the replaced directory included, then undo twice: byte for byte as before.
+  ASSERT_EQ(Ctl({"commit", id, "--all"}).status, 0) << Log();
+  EXPECT_FALSE(std::filesystem::exists(project + "/sub/gone.txt"));
+  EXPECT_EQ(ReadWhole(project + "/sub/fresh.txt"), "fresh\n");
+  ASSERT_EQ(Ctl({"undo", id}).status, 0) << Log();
+  ASSERT_EQ(Ctl({"undo", id}).status, 0) << Log();
+  EXPECT_EQ(Snapshot(project), before) << Describe(Snapshot(project));
+
+  ASSERT_EQ(Ctl({"destroy", id}).status, 0);
+  EXPECT_EQ(Ctl({"list"}).out.find(id), std::string::npos);
+}
+
+TEST(UserModeStartTest, RootIsToldUserModeIsForUsers) {
+  SANDBOXD_REQUIRE_WORLD();
+  Result refused = World().RunAs("root", {SANDBOXD_BIN, "--user"});
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_NE(refused.err.find("sandboxd --user runs as the user whose sandboxes it keeps, not as root"), std::string::npos) << refused.err;
+}
+
+}  // namespace
+}  // namespace sandboxd::it
