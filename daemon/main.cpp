@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <spdlog/spdlog.h>
+#include <mutex>
 #include <thread>
 
 #include "config.h"
@@ -74,17 +75,28 @@ int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);  // a client closing its diff pipe must not kill the daemon
 
   sandboxd::Service service(options);
-  std::thread signal_thread([&] {
+  // The signal thread outlives Run() (a signal may come as the daemon ends on its own, after
+  // an idle exit or a lost bus): it may reach the service only while the service lives.
+  static std::mutex service_mutex;
+  static sandboxd::Service* live_service = &service;
+  std::thread signal_thread([] {
     int received = 0;
-    sigwait(&stop_signals, &received);
+    sigset_t signals;
+    sigemptyset(&signals);
+    for (int signal_number : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&signals, signal_number);
+    sigwait(&signals, &received);
     spdlog::info("received signal {}", received);
-    service.Stop();
+    std::lock_guard lock(service_mutex);
+    if (live_service != nullptr) live_service->Stop();
   });
   signal_thread.detach();
+  int status = 1;
   try {
-    return service.Run();
+    status = service.Run();
   } catch (const std::exception& e) {
     spdlog::critical("{}", e.what());
-    return 1;
   }
+  std::lock_guard lock(service_mutex);
+  live_service = nullptr;
+  return status;
 }

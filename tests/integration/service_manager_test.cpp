@@ -9,6 +9,7 @@
 #include <pwd.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -226,28 +227,37 @@ TEST(ServiceManagerTest, TheJournalHasEachSandboxsStoryByItsFields) {
   ASSERT_TRUE(w.StartDaemon()) << w.DaemonLog();
 }
 
-/// `systemd-analyze verify` on the unit as meson makes it, pointing at the built daemon (an
-/// uninstalled ExecStart= would be all it finds otherwise). It warns on unknown keys and bad
-/// values without failing, so any output counts as a finding.
-Result VerifyUnit(const std::string& extra_line) {
+/// `systemd-analyze verify` on a unit as meson makes it, pointing at the built daemon (an
+/// uninstalled ExecStart= would be all it finds otherwise): the system unit as root, the user
+/// unit (`--user`) as alice. It warns on unknown keys and bad values without failing, so any
+/// output counts as a finding.
+Result VerifyUnit(const std::string& source, bool user_unit, const std::string& extra_line) {
   Harness& w = World();
-  std::string unit = ReadWhole(std::string(SANDBOXD_SOURCE_DIR) + "/systemd/sandboxd.service.in");
+  std::string unit = ReadWhole(std::string(SANDBOXD_SOURCE_DIR) + "/" + source);
   for (size_t at; (at = unit.find("@sbindir@/sandboxd")) != std::string::npos;) unit.replace(at, 18, SANDBOXD_BIN);
-  unit.insert(unit.find("[Install]"), extra_line);
-  std::filesystem::create_directories(w.dir() + "/units");
-  WriteWhole(w.dir() + "/units/sandboxd.service", unit);
-  return w.RunAs("root", {"systemd-analyze", "verify", "--man=no", w.dir() + "/units/sandboxd.service"});
+  unit += extra_line;
+  std::string dir = w.dir() + (user_unit ? "/user-units" : "/units");
+  std::filesystem::create_directories(dir + "/runtime");
+  chmod(dir.c_str(), 0755);
+  WriteWhole(dir + "/sandboxd.service", unit);
+  if (!user_unit) return w.RunAs("root", {"systemd-analyze", "verify", "--man=no", dir + "/sandboxd.service"});
+  w.RunAs("root", {"chown", kAlice, dir + "/runtime"});
+  return w.RunAs(kAlice, {"systemd-analyze", "--user", "verify", "--man=no", dir + "/sandboxd.service"},
+                 {.extra_env = {"XDG_RUNTIME_DIR=" + dir + "/runtime"}});
 }
 
-TEST(ServiceManagerTest, SystemdAnalyzeVerifyFindsNothingInTheUnit) {
+TEST(ServiceManagerTest, SystemdAnalyzeVerifyFindsNothingInTheUnits) {
   SANDBOXD_REQUIRE_WORLD();
   if (access("/usr/bin/systemd-analyze", X_OK) != 0) GTEST_SKIP() << "systemd-analyze is not installed";
-  Result clean = VerifyUnit("");
-  EXPECT_EQ(clean.status, 0) << clean.err;
-  EXPECT_EQ(clean.out + clean.err, "");
-  // The check itself can fail: a misspelt directive is reported.
-  Result typo = VerifyUnit("WatchdogSecs=30s\n\n");
-  EXPECT_NE(typo.err.find("WatchdogSecs"), std::string::npos) << typo.out << typo.err;
+  for (auto [source, user_unit] : {std::pair{"systemd/sandboxd.service.in", false}, std::pair{"systemd/user/sandboxd.service.in", true}}) {
+    SCOPED_TRACE(source);
+    Result clean = VerifyUnit(source, user_unit, "");
+    EXPECT_EQ(clean.status, 0) << clean.err;
+    EXPECT_EQ(clean.out + clean.err, "");
+    // The check itself can fail: a misspelt directive is reported.
+    Result typo = VerifyUnit(source, user_unit, "[Service]\nWatchdogSecs=30s\n");
+    EXPECT_NE(typo.err.find("WatchdogSecs"), std::string::npos) << typo.out << typo.err;
+  }
 }
 
 }  // namespace
