@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough();
   app.add_flag("--user", ctx.user_mode, "Talk to the session-bus sandboxd of this user");
-  app.add_flag("--json", ctx.json, "Print list, show and changes as JSON");
+  app.add_flag("--json", ctx.json, "Print list, show, changes, usage and gc as JSON");
   app.add_flag("--no-ask-password", ctx.no_ask_password, "Do not let polkit ask for a password");
   app.set_version_flag("--version", SANDBOXD_VERSION);
 
@@ -46,12 +46,12 @@ int main(int argc, char** argv) {
 
   sandboxctl::CreateArgs create;
   auto* c = app.add_subcommand("create", "Create a sandbox over DIR... and print its id");
-  c->add_option("--name", create.name, "A name to use instead of the id");
+  c->add_option("--name", create.name, "A name to use instead of the id")->type_name("NAME");
   c->add_flag("--network", create.network, "Every job of the sandbox has the network (polkit asks once, now)");
   c->add_flag("--shared", create.shared, "Let other --shared sandboxes overlay the same directories (their commits are conflicts here)");
-  c->add_option("--quota", create.quota, "Stop a job when the sandbox's changes grow over SIZE (e.g. 500M, 10G)");
-  c->add_option("--ttl", create.ttl, "Remove the sandbox once it has been idle this long (e.g. 12h, 7d)");
-  c->add_option("--hide", create.hide, "Make PATH empty and unreadable in every job of the sandbox (repeatable)")
+  c->add_option("--quota", create.quota, "Stop a job when the sandbox's changes grow over SIZE (e.g. 500M, 10G)")->type_name("SIZE");
+  c->add_option("--ttl", create.ttl, "Remove the sandbox once it has been idle this long (e.g. 12h, 7d)")->type_name("DUR");
+  c->add_option("--hide", create.hide, "Make PATH empty and unreadable in every job of the sandbox (repeatable)")->type_name("PATH")
       ->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   c->add_option("dirs", create.dirs, "Directories to sandbox")->required();
   verbs.push_back({c, [&](Context& x) { return sandboxctl::VerbCreate(x, create); }});
@@ -65,13 +65,13 @@ int main(int argc, char** argv) {
 
   sandboxctl::RunArgs run;
   auto* r = app.add_subcommand("run", "Run a command in a sandbox: run SANDBOX -- CMD [ARG...]");
-  r->add_option("--cwd", run.cwd, "Working directory (inside a root)");
-  r->add_option("--env", run.env, "Set NAME=VALUE in the job's environment (repeatable)")->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  r->add_option("--timeout", run.timeout, "Kill the job after this long (seconds, or 90s, 5m, 2h)");
+  r->add_option("--cwd", run.cwd, "Working directory (inside a root)")->type_name("DIR");
+  r->add_option("--env", run.env, "Set NAME=VALUE in the job's environment (repeatable)")->type_name("NAME=VALUE")->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  r->add_option("--timeout", run.timeout, "Kill the job after this long (seconds, or 90s, 5m, 2h, 1d)")->type_name("DUR");
   r->add_flag("--network", run.network, "Give the job the network (polkit asks)");
-  r->add_option("--hide", run.hide, "Make PATH empty and unreadable in the job (repeatable)")->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  r->add_option("--memory-max", run.memory_max, "Kill the job when it uses more memory (and swap) than SIZE (e.g. 512M, 2G)");
-  r->add_option("--tasks-max", run.tasks_max, "Let the job have at most N processes and threads at once");
+  r->add_option("--hide", run.hide, "Make PATH empty and unreadable in the job (repeatable)")->type_name("PATH")->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  r->add_option("--memory-max", run.memory_max, "Kill the job when it uses more memory (and swap) than SIZE (e.g. 512M, 2G)")->type_name("SIZE");
+  r->add_option("--tasks-max", run.tasks_max, "Let the job have at most N processes and threads at once")->type_name("N");
   r->add_option("sandbox", run.sandbox, "Sandbox id or name")->required();
   r->add_option("command", run.command, "Command and arguments (after --)");
   verbs.push_back({r, [&](Context& x) { return sandboxctl::VerbRun(x, run); }});
@@ -146,7 +146,7 @@ int main(int argc, char** argv) {
 
   sandboxctl::TryArgs attempt;
   auto* t = app.add_subcommand("try", "Create, run, review, commit or discard, destroy: try [--root DIR]... [-y | -n] -- CMD [ARG...]");
-  t->add_option("--root", attempt.roots, "Directory to sandbox (repeatable; default: the current one)")->allow_extra_args(false);
+  t->add_option("--root", attempt.roots, "Directory to sandbox (repeatable; default: the current one)")->type_name("DIR")->allow_extra_args(false);
   auto* yes = t->add_flag("-y,--yes", attempt.commit, "Commit every change without asking");
   t->add_flag("-n,--no", attempt.keep, "Keep the sandbox for later and print its id")->excludes(yes);
   t->add_option("command", attempt.command, "Command and arguments (after --)")->required();

@@ -150,7 +150,8 @@ int Service::Run() {
   registry_ = std::make_unique<SandboxRegistry>(layout_, *store_);
   journal_ = std::make_unique<CommitJournal>(*store_);
   commits_ = std::make_unique<CommitRunner>(layout_, *journal_, options_.helper_path);
-  suspension_ = std::make_unique<Suspension>(*store_, config_.storage.archive_compression_level);
+  suspension_ = std::make_unique<Suspension>(*store_, config_.storage.archive_compression_level,
+                                             ArchiveHelper(BesideHelper(options_.helper_path, "sandboxd-archive-helper")));
   approvals_ = std::make_unique<ApprovalStore>(*store_);
   review_ = std::make_unique<Review>(*approvals_, [helper = options_.helper_path](const Sandbox& sandbox, const std::vector<RootChanges>& scan) {
     return FindRenames(helper, sandbox, scan);
@@ -180,7 +181,6 @@ int Service::Run() {
     authority_ = std::make_unique<OwnUserAuthority>();
   else
     authority_ = std::make_unique<PolkitAuthority>();
-  CheckHost();
   std::string no_cgroups;
   job_cgroups_ = PrepareJobCgroups(layout_.run_dir(), no_cgroups);
   if (job_cgroups_)
@@ -218,6 +218,15 @@ int Service::Run() {
   }
   if (options_.idle_exit_seconds > 0) spdlog::info("exiting after {} s idle", options_.idle_exit_seconds);
   heartbeat_.Start(beat, [this] { Heartbeat(); });
+  // The trial overlay and job only inform the log: they run beside the first calls rather
+  // than before them, which D-Bus activation makes wait for the daemon's start.
+  RunInWorker([this] {
+    try {
+      CheckHost();
+    } catch (const std::exception& e) {
+      spdlog::error("cannot check this machine for overlayfs and jobs: {}", e.what());
+    }
+  });
   for (;;) {
     connection_->enterEventLoop();
     if (stop_requested_ || !idle_exit_requested_) break;

@@ -6,7 +6,6 @@
 
 #include "errors.h"
 #include "fs_util.h"
-#include "upper_archive.h"
 
 namespace sandboxd {
 namespace {
@@ -39,7 +38,7 @@ uint64_t Suspension::Suspend(Sandbox& sandbox) {
     for (size_t i = 0; i < sandbox.roots().size(); ++i) {
       std::string archive = sandbox.ArchivePath(i);
       MakeDirectory(ArchiveDir(archive), 0700);
-      bytes += WriteUpperArchive(sandbox.UpperDir(i), archive, level_).bytes;
+      bytes += archiver_.Write(sandbox.UpperDir(i), archive, level_).bytes;
     }
     for (size_t i = 0; i < sandbox.roots().size(); ++i) SyncDirectory(ArchiveDir(sandbox.ArchivePath(i)));
     Record(sandbox, "suspended");
@@ -62,7 +61,7 @@ void Suspension::RestoreLayers(Sandbox& sandbox) {
     RemoveTree(upper);  // what a cut-off resume left
     RemoveTree(sandbox.WorkDir(i));
     MakeDirectory(upper, 0700);  // its owner and mode come from the archive's "." entry
-    ExtractUpperArchive(sandbox.ArchivePath(i), upper);
+    archiver_.Extract(sandbox.ArchivePath(i), upper);
   }
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "archive_helper.h"
 #include "sandbox.h"
 #include "store.h"
 
@@ -19,8 +20,8 @@ namespace sandboxd {
 
 class Suspension {
  public:
-  /// `level`: zstd compression level of the archives (1..19).
-  Suspension(Store& store, int level) : store_(store), level_(level) {}
+  /// `level`: zstd compression level of the archives (1..19); `archiver` writes and reads them.
+  Suspension(Store& store, int level, ArchiveHelper archiver) : store_(store), level_(level), archiver_(std::move(archiver)) {}
 
   /// Unmounts the sandbox and archives its layers, which go to the trash (empty it after);
   /// returns the archives' size in bytes.
@@ -41,6 +42,7 @@ class Suspension {
 
   Store& store_;
   int level_;
+  ArchiveHelper archiver_;
 };
 
 }  // namespace sandboxd

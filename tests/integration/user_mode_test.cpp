@@ -69,7 +69,8 @@ TEST_F(UserModeTest, ChangesDiffHunkApprovalCommitAndUndoWorkAsOnTheSystemBus) {
   ASSERT_EQ(created.status, 0) << created.err << Log();
   std::string id = Trim(created.out);
   EXPECT_NE(Log().find("ready on the session bus"), std::string::npos);
-  EXPECT_NE(Log().find("user mode: overlayfs in a user namespace and jobs work here"), std::string::npos) << Log();
+  EXPECT_TRUE(WaitUntil([&] { return Log().find("user mode: overlayfs in a user namespace and jobs work here") != std::string::npos; }))
+      << Log();
 
   Result job = Ctl({"run", id, "--", "sh", "-c",
                     "sed -i -e 's/^2$/two/' -e 's/^10$/ten/' -e 's/^19$/nineteen/' three.txt && echo new > new.txt && "
