@@ -22,28 +22,41 @@ using namespace std::chrono_literals;
 
 class UserModeTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    SANDBOXD_REQUIRE_WORLD();
+  /// A private session bus of alice's (its activation directory in XDG_DATA_DIRS, empty
+  /// unless a test writes there) and, unless `activated`, sandboxd --user started by hand.
+  void StartUserWorld(bool activated) {
     Harness& w = World();
-    dir_ = w.dir() + "/user-mode";
-    std::filesystem::create_directories(dir_);
-    chown(dir_.c_str(), Uid(), Gid());
+    dir_ = w.dir() + (activated ? "/user-mode-activated" : "/user-mode");
+    std::filesystem::create_directories(dir_ + "/share/dbus-1/services");
+    w.RunAs("root", {"chown", "-R", kAlice, dir_});
     bus_ = "unix:path=" + dir_ + "/bus";
     env_ = {"DBUS_SESSION_BUS_ADDRESS=" + bus_, "XDG_RUNTIME_DIR=" + dir_ + "/runtime", "XDG_STATE_HOME=" + dir_ + "/state",
-            "XDG_CONFIG_HOME=" + dir_ + "/config", std::string("SANDBOXD_HELPER=") + SANDBOXD_HELPER_BIN};
-    // Both as alice, left running in the background (setsid: not waited for by RunAs).
+            "XDG_CONFIG_HOME=" + dir_ + "/config", "XDG_DATA_DIRS=" + dir_ + "/share", std::string("SANDBOXD_HELPER=") + SANDBOXD_HELPER_BIN};
+    // As alice, left running in the background (setsid: not waited for by RunAs).
     std::string script = "mkdir -p -m 700 \"$XDG_RUNTIME_DIR\" && dbus-daemon --session --address=" + bus_ +
-                         " --fork --print-pid >" + dir_ + "/bus.pid && { setsid " + SANDBOXD_BIN + " --user --log-level debug </dev/null >>" +
-                         dir_ + "/sandboxd.log 2>&1 & echo $! >" + dir_ + "/sandboxd.pid; }";
+                         " --fork --print-pid >" + dir_ + "/bus.pid";
+    if (!activated)
+      script += " && { setsid " + std::string(SANDBOXD_BIN) + " --user --log-level debug </dev/null >>" + dir_ +
+                "/sandboxd.log 2>&1 & echo $! >" + dir_ + "/sandboxd.pid; }";
     Result started = w.RunAs(kAlice, {"sh", "-c", script}, {.extra_env = env_});
     ASSERT_EQ(started.status, 0) << started.err;
-    ASSERT_TRUE(WaitUntil([&] { return Ctl({"list"}).status == 0; }, 20s)) << Log();
+    if (!activated) ASSERT_TRUE(WaitUntil([&] { return Ctl({"list"}).status == 0; }, 20s)) << Log();
+  }
+  void SetUp() override {
+    SANDBOXD_REQUIRE_WORLD();
+    if (!IsActivationTest()) StartUserWorld(false);
+  }
+  static bool IsActivationTest() {
+    return std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()).find("Activat") != std::string::npos;
   }
   void TearDown() override {
+    if (dir_.empty()) return;
     for (const char* pidfile : {"/sandboxd.pid", "/bus.pid"}) {
       std::string pid = Trim(ReadWhole(dir_ + pidfile));
       if (!pid.empty()) kill(std::stoi(pid), SIGTERM);
     }
+    // A daemon the bus started has no pid file; it is alice's and runs on this state only.
+    World().RunAs("root", {"pkill", "-f", "--", "--user --idle-exit 2 --state-dir " + dir_});
   }
   static uid_t Uid() { return getpwnam(kAlice)->pw_uid; }
   static gid_t Gid() { return getpwnam(kAlice)->pw_gid; }
@@ -105,6 +118,38 @@ TEST_F(UserModeTest, ChangesDiffHunkApprovalCommitAndUndoWorkAsOnTheSystemBus) {
 
   ASSERT_EQ(Ctl({"destroy", id}).status, 0);
   EXPECT_EQ(Ctl({"list"}).out.find(id), std::string::npos);
+}
+
+// The session activation file as meson installs it (dbus/session/), pointing at the built
+// daemon: the first call starts sandboxd --user, --idle-exit ends it, the next call starts it
+// again with the sandbox and its changes intact.
+TEST_F(UserModeTest, ActivationOnTheSessionBusStartsItAndIdleExitEndsIt) {
+  StartUserWorld(true);
+  std::string activation = ReadWhole(std::string(SANDBOXD_SOURCE_DIR) + "/dbus/session/org.sandboxd.Sandbox1.service.in");
+  const std::string exec = "@sbindir@/sandboxd --user --idle-exit 600";
+  ASSERT_NE(activation.find(exec), std::string::npos) << activation;
+  activation.replace(activation.find(exec), exec.size(),
+                     std::string("/bin/sh -c 'exec ") + SANDBOXD_BIN + " --user --idle-exit 2 --state-dir " + dir_ + "/state >>" + dir_ +
+                         "/sandboxd.log 2>&1'");
+  WriteWhole(dir_ + "/share/dbus-1/services/org.sandboxd.Sandbox1.service", activation);
+  World().RunAs(kAlice, {"gdbus", "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+                         "--method", "org.freedesktop.DBus.ReloadConfig"},
+                {.extra_env = env_});
+
+  std::string project = World().MakeProject(kAlice);
+  Result created = Ctl({"create", "--name", "woken", project});
+  ASSERT_EQ(created.status, 0) << created.err << Log();
+  ASSERT_EQ(Ctl({"run", "woken", "--", "sh", "-c", "echo changed > a.txt"}).status, 0) << Log();
+  auto exits = [&] {
+    size_t count = 0;
+    for (size_t at = Log().find("idle for 2 s: exiting"); at != std::string::npos; at = Log().find("idle for 2 s: exiting", at + 1)) ++count;
+    return count;
+  };
+  EXPECT_TRUE(WaitUntil([&] { return exits() == 1; }, 15s)) << Log();
+  Result changes = Ctl({"changes", "woken"});
+  EXPECT_EQ(changes.out, "M a.txt\n") << changes.err << Log();
+  EXPECT_TRUE(WaitUntil([&] { return exits() == 2; }, 15s)) << Log();
+  EXPECT_EQ(Ctl({"destroy", "woken"}).status, 0);
 }
 
 TEST(UserModeStartTest, RootIsToldUserModeIsForUsers) {
