@@ -27,14 +27,6 @@ std::vector<std::string> Lines(const std::string& text) {
   return lines;
 }
 
-std::set<std::string> SandboxIds(const std::string& user) {
-  Result list = World().Sandboxctl(user, {"--json", "list"});
-  EXPECT_EQ(list.status, 0) << list.err;
-  std::set<std::string> ids;
-  for (const auto& entry : nlohmann::json::parse(list.out)) ids.insert(entry["id"].get<std::string>());
-  return ids;
-}
-
 TEST(DesktopAppTest, TheExampleFollowsAJobAndItsChangeSetAndCommits) {
   SANDBOXD_REQUIRE_WORLD();
   Harness& w = World();

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -450,6 +451,14 @@ pid_t StartSandboxctl(const std::string& user, const std::vector<std::string>& a
     _exit(127);
   }
   return pid;
+}
+
+std::set<std::string> SandboxIds(const std::string& user) {
+  Result list = World().Sandboxctl(user, {"--json", "list"});
+  EXPECT_EQ(list.status, 0) << list.err;
+  std::set<std::string> ids;
+  for (const auto& entry : nlohmann::json::parse(list.out)) ids.insert(entry["id"].get<std::string>());
+  return ids;
 }
 
 }  // namespace sandboxd::it

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -105,6 +106,9 @@ void WriteWhole(const std::string& path, const std::string& content);
 
 /// Polls `predicate` until it holds or `timeout` passes.
 bool WaitUntil(const std::function<bool()>& predicate, std::chrono::milliseconds timeout = std::chrono::seconds(10));
+
+/// The ids of the sandboxes `user` has (`sandboxctl --json list`).
+std::set<std::string> SandboxIds(const std::string& user);
 
 /// The id of a sandbox printed by `sandboxctl create`, without its newline.
 std::string Trim(const std::string& text);

@@ -21,14 +21,6 @@
 namespace sandboxd::it {
 namespace {
 
-std::set<std::string> SandboxIds(const std::string& user) {
-  Result list = World().Sandboxctl(user, {"--json", "list"});
-  EXPECT_EQ(list.status, 0) << list.err;
-  std::set<std::string> ids;
-  for (const auto& entry : nlohmann::json::parse(list.out)) ids.insert(entry["id"].get<std::string>());
-  return ids;
-}
-
 bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 /// Each test starts from a fresh project of alice's and notes what try must leave as it was:
