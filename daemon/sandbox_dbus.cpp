@@ -189,6 +189,9 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
     hiding.explicit_paths.insert(hiding.explicit_paths.end(), job_options.hide.begin(), job_options.hide.end());
     // Every sandbox's merged views (this owner's others included) are under the run dir.
     hiding.always = {service_.layout().run_dir()};
+    // In user mode the state directory is the user's, so a job could read it: every other
+    // sandbox's pending changes and the database. System mode keeps it root's (0700).
+    if (user_mode) hiding.always.push_back(service_.layout().state_dir());
     hiding.home_parents = DefaultHomeParents(user.home);
     hiding.owner_identity = user;
     config.hiding = HiddenPathsBwrapArgs(ResolveHiddenPaths(hiding), service_.HiddenFileStandIn());

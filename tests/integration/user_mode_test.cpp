@@ -30,7 +30,9 @@ class UserModeTest : public ::testing::Test {
     std::filesystem::create_directories(dir_ + "/share/dbus-1/services");
     w.RunAs("root", {"chown", "-R", kAlice, dir_});
     bus_ = "unix:path=" + dir_ + "/bus";
-    env_ = {"DBUS_SESSION_BUS_ADDRESS=" + bus_, "XDG_RUNTIME_DIR=" + dir_ + "/runtime", "XDG_STATE_HOME=" + dir_ + "/state",
+    // The state in alice's home, as by default: under /tmp a job would not see it anyway.
+    state_ = std::string(getpwnam(kAlice)->pw_dir) + "/it-user-state-" + std::to_string(getpid()) + (activated ? "-a" : "");
+    env_ = {"DBUS_SESSION_BUS_ADDRESS=" + bus_, "XDG_RUNTIME_DIR=" + dir_ + "/runtime", "XDG_STATE_HOME=" + state_,
             "XDG_CONFIG_HOME=" + dir_ + "/config", "XDG_DATA_DIRS=" + dir_ + "/share", std::string("SANDBOXD_HELPER=") + SANDBOXD_HELPER_BIN};
     // As alice, left running in the background (setsid: not waited for by RunAs).
     std::string script = "mkdir -p -m 700 \"$XDG_RUNTIME_DIR\" && dbus-daemon --session --address=" + bus_ +
@@ -57,6 +59,9 @@ class UserModeTest : public ::testing::Test {
     }
     // A daemon the bus started has no pid file; it is alice's and runs on this state only.
     World().RunAs("root", {"pkill", "-f", "--", "--user --idle-exit 2 --state-dir " + dir_});
+    // Once the daemon is gone (nothing of it may be mid-write): its state lock is free then.
+    World().RunAs("root", {"flock", "-w", "10", state_ + "/sandboxd/lock", "true"});
+    World().RunAs("root", {"rm", "-rf", "--one-file-system", state_});
   }
   static uid_t Uid() { return getpwnam(kAlice)->pw_uid; }
   static gid_t Gid() { return getpwnam(kAlice)->pw_gid; }
@@ -66,7 +71,7 @@ class UserModeTest : public ::testing::Test {
   }
   std::string Log() const { return ReadWhole(dir_ + "/sandboxd.log"); }
 
-  std::string dir_, bus_;
+  std::string dir_, bus_, state_;
   std::vector<std::string> env_;
 };
 
@@ -87,9 +92,13 @@ TEST_F(UserModeTest, ChangesDiffHunkApprovalCommitAndUndoWorkAsOnTheSystemBus) {
 
   Result job = Ctl({"run", id, "--", "sh", "-c",
                     "sed -i -e 's/^2$/two/' -e 's/^10$/ten/' -e 's/^19$/nineteen/' three.txt && echo new > new.txt && "
-                    "rm -r sub && mkdir sub && echo fresh > sub/fresh.txt && id -u && grep -c ' overlay ' /proc/self/mountinfo"});
+                    "rm -r sub && mkdir sub && echo fresh > sub/fresh.txt && id -u && ls -A \"$0\" 2>&1 | wc -l",
+                    state_ + "/sandboxd"});
   ASSERT_EQ(job.status, 0) << job.err << Log();
   EXPECT_EQ(job.out.substr(0, job.out.find('\n')), std::to_string(Uid())) << "the job runs as alice";
+  // sandboxd's state (every sandbox's pending changes, the database) is the user's in user
+  // mode, yet no job sees into it.
+  EXPECT_EQ(job.out.substr(job.out.find('\n') + 1), "1\n") << "the state directory is not hidden from the job: " << job.out;
   // No merged view on the host: the overlay exists only in the job's namespaces.
   EXPECT_EQ(ReadWhole("/proc/self/mountinfo").find(project), std::string::npos) << "an overlay of the project is mounted on the host";
   EXPECT_EQ(Snapshot(project), before) << "the live tree changed before a commit";
