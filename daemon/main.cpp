@@ -38,7 +38,13 @@ int main(int argc, char** argv) {
                  "overrides [Storage] Cap=)");
   app.add_option("--log-level", log_level, "trace, debug, info, warning or error")->capture_default_str();
   app.set_version_flag("--version", SANDBOXD_VERSION);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version end here with 0; bad usage is 2, as sandboxctl's, whatever code
+    // the parser gives the kind of mistake.
+    return app.exit(e) == 0 ? 0 : 2;
+  }
 
   // Test and development builds point at their own helper; an installed daemon uses its libexec one.
   if (const char* helper = std::getenv("SANDBOXD_HELPER")) options.helper_path = helper;

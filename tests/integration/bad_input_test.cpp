@@ -100,6 +100,21 @@ TEST(BadInputTest, UnknownSandboxEmptyCommandAndUnknownFlags) {
   EXPECT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
 }
 
+// sandboxd's own command line: bad usage is 2 whatever the mistake, with one line naming it;
+// --version is 0. (Nothing starts: the mistakes are caught before the bus is touched.)
+TEST(BadInputTest, SandboxdRefusesBadUsageWithStatusTwo) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"--bogus"}, {"--idle-exit", "soon"}, {"--log-level", "loud"}}) {
+    std::vector<std::string> argv = {SANDBOXD_BIN};
+    argv.insert(argv.end(), args.begin(), args.end());
+    Result refused = w.RunAs("root", argv);
+    EXPECT_EQ(refused.status, 2) << args.front() << ": " << refused.err;
+    EXPECT_NE(refused.err.find(args.back() == "--bogus" ? "--bogus" : args.back()), std::string::npos) << refused.err;
+  }
+  EXPECT_EQ(w.RunAs("root", {SANDBOXD_BIN, "--version"}).status, 0);
+}
+
 TEST(BadInputTest, DaemonSurvivedEverything) {
   SANDBOXD_REQUIRE_WORLD();
   Harness& w = World();
