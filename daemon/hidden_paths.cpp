@@ -12,15 +12,12 @@
 #include "errors.h"
 #include "fs_identity.h"
 #include "fs_util.h"
+#include "root_validation.h"
 
 namespace sandboxd {
 namespace {
 
 /// True when `inner` is `outer` or lies beneath it (both absolute and normalised).
-bool Holds(const std::string& outer, const std::string& inner) {
-  if (outer == "/" || inner == outer) return true;
-  return inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0 && inner[outer.size()] == '/';
-}
 
 /// realpath(3) as a string; nullopt when the path (or what a symlink on it points to) does not
 /// exist, or loops: then the job cannot reach anything there either. Any other failure throws,
@@ -86,7 +83,7 @@ class Collector {
     }
     if (!found) return;  // nothing there to read
     for (const auto& root : request_.roots) {
-      if (!Holds(found->path, root.real_path)) continue;
+      if (!PathHolds(found->path, root.real_path)) continue;
       // Hiding a root would hide the sandbox itself. Asked for explicitly, that is a mistake
       // to report; from the configuration, the owner chose to sandbox that tree.
       if (!explicitly) return;
@@ -96,7 +93,7 @@ class Collector {
     }
     bool in_root = false;
     for (const auto& root : request_.roots) {
-      if (!Holds(root.real_path, found->path)) continue;
+      if (!PathHolds(root.real_path, found->path)) continue;
       found = InMergedView(*found, root);
       if (!found) return;
       in_root = true;
@@ -107,7 +104,7 @@ class Collector {
     // point in the job's tmpfs.
     if (!in_root)
       for (const auto& dir : request_.private_dirs)
-        if (Holds(dir, found->path)) return;
+        if (PathHolds(dir, found->path)) return;
     entries_.push_back(*found);
   }
 
@@ -117,7 +114,7 @@ class Collector {
               [](const HiddenEntry& a, const HiddenEntry& b) { return a.path < b.path; });
     std::vector<HiddenEntry> kept;
     for (auto& entry : entries_) {
-      bool covered = std::any_of(kept.begin(), kept.end(), [&](const HiddenEntry& k) { return Holds(k.path, entry.path); });
+      bool covered = std::any_of(kept.begin(), kept.end(), [&](const HiddenEntry& k) { return PathHolds(k.path, entry.path); });
       if (!covered) kept.push_back(std::move(entry));
     }
     return kept;
@@ -161,7 +158,7 @@ std::vector<std::string> DefaultHomeParents(const std::string& owner_home) {
       "/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/opt",
       "/proc", "/root", "/run", "/sbin", "/sys", "/tmp", "/usr", "/var"};
   for (const char* tree : kSystemTrees)
-    if (Holds(tree, parent)) return parents;
+    if (PathHolds(tree, parent)) return parents;
   auto canonical_home_dir = Canonical("/home");
   if (canonical_home_dir && *canonical_home_dir == parent) return parents;
   parents.push_back(parent);
@@ -192,7 +189,7 @@ std::vector<HiddenEntry> ResolveHiddenPaths(const HiddenPathsRequest& request) {
     std::string own_home = Canonical(request.owner_home).value_or(request.owner_home);
     auto add_other = [&](const std::string& path) {
       auto canonical = Canonical(path);
-      if (!canonical || Holds(*canonical, own_home) || Holds(own_home, *canonical)) return;
+      if (!canonical || PathHolds(*canonical, own_home) || PathHolds(own_home, *canonical)) return;
       collector.Add(path, path, false);
     };
     for (const auto& parent : request.home_parents)

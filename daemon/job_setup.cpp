@@ -22,9 +22,7 @@ std::string ResolveJobCwd(const std::string& cwd, const std::vector<std::string>
   }
   if (normalised.empty()) normalised.push_back('/');  // (= "/" trips a GCC 12 -Wrestrict false alarm)
   for (const auto& root : roots) {
-    if (normalised == root || (normalised.size() > root.size() && normalised.compare(0, root.size(), root) == 0 &&
-                               normalised[root.size()] == '/'))
-      return normalised;
+    if (PathHolds(root, normalised)) return normalised;
   }
   if (outside_means_first_root) return roots.front();
   throw Error(Code::kInvalidPath, "working directory " + normalised + " is not inside a root of sandbox " + sandbox_id);

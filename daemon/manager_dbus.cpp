@@ -8,9 +8,10 @@
 #include "config.h"
 #include "dbus_util.h"
 #include "log.h"
-#include "object_paths.h"
-#include "job_options.h"
 #include "hidden_paths.h"
+#include "job_options.h"
+#include "object_paths.h"
+#include "root_validation.h"
 #include "sandbox_dbus.h"
 #include "service.h"
 #include "usage.h"
@@ -21,9 +22,6 @@ namespace {
 /// A smaller quota would be eaten by the directories a job's first file needs.
 constexpr uint64_t kMinQuotaBytes = 1 << 20;
 constexpr uint64_t kMaxTtlSec = 10ull * 366 * 86400;
-
-}  // namespace
-namespace {
 
 std::string JoinRoots(const std::vector<std::string>& roots) {
   std::string text;
@@ -97,7 +95,7 @@ void ManagerDBus::CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::
           char resolved[PATH_MAX];
           std::string real = realpath(path.c_str(), resolved) ? resolved : path;
           for (const auto& root : canonical)
-            if (real == "/" || root == real || (root.size() > real.size() && root.compare(0, real.size(), real) == 0 && root[real.size()] == '/'))
+            if (PathHolds(real, root))
               throw Error(Code::kInvalidPath, "cannot hide " + path + " in a new sandbox: it holds root " + root);
         }
         service_.authority().Check(caller, api::kActionCreate, {{"roots", JoinRoots(canonical)}},

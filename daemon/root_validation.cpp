@@ -48,14 +48,12 @@ int CheckAsUser(const std::string& path, const UserCredentials& user) {
 
 }  // namespace
 
-bool PathsOverlap(const std::string& a, const std::string& b) {
-  if (a == b) return true;
-  auto beneath = [](const std::string& inner, const std::string& outer) {
-    if (outer == "/") return true;
-    return inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0 && inner[outer.size()] == '/';
-  };
-  return beneath(a, b) || beneath(b, a);
+bool PathHolds(const std::string& outer, const std::string& inner) {
+  if (outer == "/" || inner == outer) return true;
+  return inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0 && inner[outer.size()] == '/';
 }
+
+bool PathsOverlap(const std::string& a, const std::string& b) { return PathHolds(a, b) || PathHolds(b, a); }
 
 std::optional<std::string> ForbiddenReason(const std::string& canonical, const ForbiddenAreas& areas) {
   if (canonical == "/") return "it is the whole file system";

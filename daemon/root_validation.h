@@ -17,6 +17,9 @@ struct ForbiddenAreas {
   std::string run_dir;    ///< canonical --run-dir
 };
 
+/// Whether the canonical absolute path `outer` is `inner` or one of its ancestors ("/" holds
+/// every path). Plain string arithmetic: both must already be canonical.
+bool PathHolds(const std::string& outer, const std::string& inner);
 /// True when one path equals the other or lies beneath it (both canonical, absolute).
 bool PathsOverlap(const std::string& a, const std::string& b);
 

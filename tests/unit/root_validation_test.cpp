@@ -10,6 +10,14 @@
 namespace sandboxd {
 namespace {
 
+TEST(PathHoldsTest, ItselfAndWhatIsBeneathOnlyWholeComponents) {
+  EXPECT_TRUE(PathHolds("/home/u", "/home/u"));
+  EXPECT_TRUE(PathHolds("/home/u", "/home/u/p"));
+  EXPECT_TRUE(PathHolds("/", "/etc"));
+  EXPECT_FALSE(PathHolds("/home/u", "/home/user"));
+  EXPECT_FALSE(PathHolds("/home/u/p", "/home/u"));
+}
+
 TEST(PathsOverlapTest, EqualNestedAndDisjoint) {
   EXPECT_TRUE(PathsOverlap("/home/u/p", "/home/u/p"));
   EXPECT_TRUE(PathsOverlap("/home/u/p", "/home/u/p/src"));
