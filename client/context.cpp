@@ -1,5 +1,7 @@
 #include "context.h"
 
+#include <cstdlib>
+
 #include "api.h"
 #include "object_paths.h"
 #include "proxies.h"
@@ -15,7 +17,18 @@ sdbus::IConnection& Context::Bus() {
 
 std::unique_ptr<sdbus::IConnection> Context::OpenBus() const {
   // --user: the user's own sandboxd on the session bus (sandboxd --user).
-  return user_mode ? sdbus::createSessionBusConnection() : sdbus::createSystemBusConnection();
+  try {
+    return user_mode ? sdbus::createSessionBusConnection() : sdbus::createSystemBusConnection();
+  } catch (const sdbus::Error& e) {
+    // sd-bus says only "Failed to open bus": name the bus and where it was looked for.
+    const char* variable = user_mode ? "DBUS_SESSION_BUS_ADDRESS" : "DBUS_SYSTEM_BUS_ADDRESS";
+    const char* address = std::getenv(variable);
+    std::string where = address ? std::string(variable) + "=" + address
+                                : user_mode ? "no DBUS_SESSION_BUS_ADDRESS, nor a bus in $XDG_RUNTIME_DIR"
+                                            : "/run/dbus/system_bus_socket";
+    throw sdbus::Error(e.getName(), std::string("cannot connect to the ") + (user_mode ? "session" : "system") + " bus (" + where +
+                                        "): " + e.getMessage());
+  }
 }
 
 uint64_t Context::InteractiveFlag() const { return no_ask_password ? 0 : sandboxd::api::kFlagAllowInteractive; }

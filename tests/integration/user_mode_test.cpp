@@ -161,6 +161,13 @@ TEST_F(UserModeTest, ActivationOnTheSessionBusStartsItAndIdleExitEndsIt) {
   EXPECT_EQ(Ctl({"destroy", "woken"}).status, 0);
 }
 
+TEST(UserModeStartTest, WithoutASessionBusSandboxctlSaysWhichBusItLookedFor) {
+  SANDBOXD_REQUIRE_WORLD();
+  Result refused = World().Sandboxctl(kAlice, {"--user", "list"}, {.extra_env = {"XDG_RUNTIME_DIR=/nonexistent"}});
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_NE(refused.err.find("cannot connect to the session bus"), std::string::npos) << refused.err;
+}
+
 TEST(UserModeStartTest, RootIsToldUserModeIsForUsers) {
   SANDBOXD_REQUIRE_WORLD();
   Result refused = World().RunAs("root", {SANDBOXD_BIN, "--user"});
