@@ -225,9 +225,19 @@ bool Harness::StartDaemon(const std::vector<std::string>& extra_args, const std:
 }
 
 void Harness::EnsureDaemon() {
-  if (daemon_pid_ > 0 && waitpid(daemon_pid_, nullptr, WNOHANG) == 0 && WaitForName("org.sandboxd.Sandbox1")) return;
+  int status = 0;
+  pid_t ended = daemon_pid_ > 0 ? waitpid(daemon_pid_, &status, WNOHANG) : 0;
+  if (daemon_pid_ > 0 && ended == 0 && WaitForName("org.sandboxd.Sandbox1")) return;
+  // Tests stop and kill the daemon through StopDaemon and KillDaemon, which reap it: one that
+  // ended on its own (a crash, an exit after the last test's checks) is a failure, not noise.
+  if (ended == daemon_pid_ && daemon_pid_ > 0)
+    ADD_FAILURE() << "sandboxd (pid " << daemon_pid_ << ") ended by itself before this test, "
+                  << (WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
+                                          : "exit status " + std::to_string(WEXITSTATUS(status)))
+                  << "; its log:\n" << DaemonLog();
   std::fprintf(stderr, "sandboxd was not running at the start of this test: starting it again\n");
-  if (daemon_pid_ > 0) KillDaemon();
+  if (ended != daemon_pid_ && daemon_pid_ > 0) KillDaemon();
+  daemon_pid_ = -1;
   StartDaemon();
 }
 
