@@ -84,6 +84,7 @@ constexpr const char* kBusConfig = R"(<!DOCTYPE busconfig PUBLIC "-//freedesktop
 <busconfig>
   <type>system</type>
   <listen>unix:path=@DIR@/system_bus_socket</listen>
+  <listen>unix:path=@JOBDIR@/bus_socket</listen>
   <servicedir>@DIR@/services</servicedir>
   <auth>EXTERNAL</auth>
   <policy context="default">
@@ -158,8 +159,16 @@ bool Harness::Start() {
   }
   dir_ = templ;
   chmod(dir_.c_str(), 0755);
+  char job_visible[] = "/var/lib/sandboxd-it-XXXXXX";
+  if (!mkdtemp(job_visible)) {
+    skip_reason_ = "cannot create a directory under /var/lib";
+    return false;
+  }
+  job_visible_dir_ = job_visible;
+  chmod(job_visible_dir_.c_str(), 0755);
   for (const char* sub : {"actions", "rules", "empty", "services"}) fs::create_directories(dir_ + "/" + sub);
-  WriteWhole(dir_ + "/bus.conf", Replace(Replace(kBusConfig, "@DIR@", dir_), "@SRC@", SANDBOXD_SOURCE_DIR));
+  WriteWhole(dir_ + "/bus.conf",
+             Replace(Replace(Replace(kBusConfig, "@DIR@", dir_), "@JOBDIR@", job_visible_dir_), "@SRC@", SANDBOXD_SOURCE_DIR));
   System("cp /usr/share/polkit-1/actions/* '" + dir_ + "/actions/' 2>/dev/null");
   fs::copy_file(std::string(SANDBOXD_SOURCE_DIR) + "/policy/org.sandboxd.sandbox1.policy", dir_ + "/actions/org.sandboxd.sandbox1.policy",
                 fs::copy_options::overwrite_existing);
@@ -271,6 +280,7 @@ void Harness::Stop() {
   StopProcess(daemon_pid_);
   StopProcess(polkit_pid_);
   StopProcess(bus_pid_);
+  if (!job_visible_dir_.empty()) System("rm -rf --one-file-system '" + job_visible_dir_ + "'");
   if (dir_.empty()) return;
   // Anything still mounted below our directory (a daemon that died mid-way) goes first.
   System("grep -o ' " + dir_ + "/run/[^ ]*' /proc/self/mountinfo | sort -r | xargs -r -n1 umount -l 2>/dev/null");

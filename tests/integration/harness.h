@@ -39,6 +39,12 @@ class Harness {
   const std::string& skip_reason() const { return skip_reason_; }
   const std::string& bus_address() const { return bus_address_; }
   const std::string& dir() const { return dir_; }
+  /// A directory outside /tmp (jobs have a private /tmp) that jobs see through the host's
+  /// read-only view: tests put programs there for jobs to run, and the bus listens there too.
+  const std::string& job_visible_dir() const { return job_visible_dir_; }
+  /// The test bus at a second address, a socket in job_visible_dir(): the way a job would reach
+  /// a system bus that sandboxd failed to hide, so the daemon's own refusal can be tested.
+  std::string JobReachableBusAddress() const { return "unix:path=" + job_visible_dir_ + "/bus_socket"; }
   pid_t daemon_pid() const { return daemon_pid_; }
   std::string DaemonLog() const;
   /// SIGKILL, as a crash would; its children die with it (they are set to).
@@ -74,6 +80,7 @@ class Harness {
  private:
   bool WaitForName(const std::string& name) const;
   std::string dir_;
+  std::string job_visible_dir_;
   std::string bus_address_;
   std::string skip_reason_;
   pid_t bus_pid_ = -1;
