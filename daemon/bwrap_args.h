@@ -1,6 +1,11 @@
 #pragma once
 /// Builds the bubblewrap command line of a job: a pure function, unit-tested for its exact
 /// output, so every isolation flag is visible in one place and cannot be lost by a refactor.
+/// It never lets the job's wishes reach bwrap itself: the job's environment is given to bwrap
+/// as --setenv after --clearenv (bwrap runs on the host, so a variable such as LD_PRELOAD in its
+/// own environment would run the owner's code outside the sandbox), and everything but the
+/// command travels through an fd (--args), since it names the owner's roots and hidden paths
+/// and a command line is readable by every user in ps.
 
 #include <string>
 #include <vector>
@@ -21,12 +26,31 @@ struct BwrapConfig {
   std::string cwd;                    ///< inside a root
   bool network = false;
   int json_status_fd = -1;            ///< fd number in bwrap's process, or -1
+  /// fd number in bwrap's process from which it reads BwrapInvocation::options (--args).
+  int args_fd = 4;
+  /// fd number in bwrap's process on which the sandbox waits for a byte before it runs the
+  /// command (--block-fd), or -1: the daemon first learns and verifies the job's pid namespace.
+  int block_fd = -1;
+  /// The command's whole environment, "NAME=VALUE" each (job_setup.h JobEnvironment).
+  std::vector<std::string> env;
   /// Arguments that hide paths (hidden_paths.h), placed after the roots' binds so that a
   /// hidden path inside a root is hidden on top of the root's view.
   std::vector<std::string> hiding;
   std::vector<std::string> command;   ///< argv of the job, non-empty
 };
 
-std::vector<std::string> BuildBwrapArgs(const BwrapConfig& config);
+struct BwrapInvocation {
+  /// bwrap's own command line: the program, "--args FD", "--" and the job's command.
+  std::vector<std::string> argv;
+  /// Every option, read by bwrap from `args_fd` (NUL-separated, see BwrapArgsData).
+  std::vector<std::string> options;
+};
+
+/// Throws Error(kInvalidArgument) for an argument or variable holding a NUL byte (it would
+/// split into two of bwrap's arguments) or a variable that is not NAME=VALUE.
+BwrapInvocation BuildBwrapArgs(const BwrapConfig& config);
+
+/// `options` as bwrap's --args reads them: each followed by a NUL byte.
+std::string BwrapArgsData(const std::vector<std::string>& options);
 
 }  // namespace sandboxd

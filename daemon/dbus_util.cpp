@@ -1,5 +1,7 @@
 #include "dbus_util.h"
 
+#include "job_senders.h"
+
 #include <spdlog/spdlog.h>
 
 #include <atomic>
@@ -11,22 +13,29 @@
 namespace sandboxd {
 namespace {
 
-/// Asking the bus daemon for a sender's uid is a round trip per call. The answer cannot change
-/// for the life of a connection (the bus records it at connect time) and a unique name is
-/// never given to another connection on the same bus, so it is remembered per unique name;
-/// the oldest answers are dropped first.
-class SenderUidCache {
+/// Who a sender is: its uid, and whether its process runs inside a job.
+struct SenderFacts {
+  uid_t uid;
+  bool in_job;
+};
+
+/// Asking the bus daemon about a sender is a round trip per call. The answers cannot change
+/// for the life of a connection (the bus records uid and pid at connect time, and a process
+/// can neither leave a job's cgroup and pid namespace nor enter one on its own) and a unique
+/// name is never given to another connection on the same bus, so they are remembered per
+/// unique name; the oldest answers are dropped first.
+class SenderCache {
  public:
-  bool Find(const std::string& sender, uid_t& uid) {
+  bool Find(const std::string& sender, SenderFacts& facts) {
     std::lock_guard lock(mutex_);
     auto it = uids_.find(sender);
     if (it == uids_.end()) return false;
-    uid = it->second;
+    facts = it->second;
     return true;
   }
-  void Remember(const std::string& sender, uid_t uid) {
+  void Remember(const std::string& sender, SenderFacts facts) {
     std::lock_guard lock(mutex_);
-    if (!uids_.emplace(sender, uid).second) return;
+    if (!uids_.emplace(sender, facts).second) return;
     order_.push_back(sender);
     if (order_.size() > kCapacity) {
       uids_.erase(order_.front());
@@ -37,13 +46,18 @@ class SenderUidCache {
  private:
   static constexpr size_t kCapacity = 1024;
   std::mutex mutex_;
-  std::unordered_map<std::string, uid_t> uids_;
+  std::unordered_map<std::string, SenderFacts> uids_;
   std::deque<std::string> order_;
 };
 
-SenderUidCache& SenderUids() {
-  static SenderUidCache cache;
+SenderCache& Senders() {
+  static SenderCache cache;
   return cache;
+}
+
+/// Refuses a caller inside a job: a job must never drive sandboxd, whatever socket it found.
+void RefuseJobs(const SenderFacts& facts) {
+  if (facts.in_job) throw Error(Code::kAccessDenied, "sandboxd refuses calls from inside a sandbox's job");
 }
 
 std::atomic<int64_t> last_call_usec{0};
@@ -65,11 +79,26 @@ Caller CurrentCaller(const sdbus::IObject& object) {
   Caller caller;
   caller.sender = message->getSender();
   if (caller.sender.empty() || caller.sender[0] != ':') throw Error(Code::kAccessDenied, "cannot tell who is calling");
-  if (SenderUids().Find(caller.sender, caller.uid)) return caller;
-  // The effective uid as the bus daemon recorded it at connect time: not augmented from
-  // /proc, so it cannot race with the caller's process changing identity.
-  caller.uid = message->getCredsEuid();
-  SenderUids().Remember(caller.sender, caller.uid);
+  SenderFacts facts;
+  if (!Senders().Find(caller.sender, facts)) {
+    // The effective uid as the bus daemon recorded it at connect time: not augmented from
+    // /proc, so it cannot race with the caller's process changing identity.
+    facts.uid = message->getCredsEuid();
+    // The pid the bus daemon recorded for the connection (SO_PEERCRED), never one the caller
+    // sent; classified by what the daemon made (job_senders.h).
+    pid_t pid = message->getCredsPid();
+    switch (JobSenders::Instance().Classify(pid)) {
+      case JobSenders::Verdict::kOutside: facts.in_job = false; break;
+      case JobSenders::Verdict::kInJob: facts.in_job = true; break;
+      case JobSenders::Verdict::kUnknown:
+        // Its process is gone, so its pid may be another's by now: nothing to go by.
+        throw Error(Code::kAccessDenied,
+                    "cannot tell whether the caller runs inside a sandbox's job: its process " + std::to_string(pid) + " is gone");
+    }
+    Senders().Remember(caller.sender, facts);
+  }
+  RefuseJobs(facts);
+  caller.uid = facts.uid;
   return caller;
 }
 

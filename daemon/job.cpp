@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -15,6 +16,7 @@
 #include <sstream>
 
 #include "errors.h"
+#include "job_senders.h"
 
 namespace sandboxd {
 
@@ -40,6 +42,22 @@ void Job::Start(JobLaunch launch, FinishedCallback on_finished, OutputCallback o
     capture_read.reset(capture_pipe[0]);
     capture_write.reset(capture_pipe[1]);
   }
+  // bwrap's options in a memory file rather than on its command line, which every user can
+  // read in /proc; the file is the job's alone (the child gets a copy of the fd, nothing else).
+  UniqueFd args_fd(memfd_create("bwrap-args", MFD_CLOEXEC));
+  if (!args_fd) ThrowErrno("cannot create the options file of job " + id_);
+  for (size_t done = 0; done < launch.args_data.size();) {
+    ssize_t wrote = write(args_fd.get(), launch.args_data.data() + done, launch.args_data.size() - done);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0) ThrowErrno("cannot write the options file of job " + id_);
+    done += static_cast<size_t>(wrote);
+  }
+  if (lseek(args_fd.get(), 0, SEEK_SET) != 0) ThrowErrno("cannot rewind the options file of job " + id_);
+  // The sandbox waits on this before it runs the command; the daemon writes once it knows the
+  // job's pid namespace (Monitor).
+  int block_pipe[2];
+  if (pipe2(block_pipe, O_CLOEXEC) != 0) ThrowErrno("cannot create a pipe for job " + id_);
+  UniqueFd block_read(block_pipe[0]), block_write(block_pipe[1]);
   UniqueFd dev_null;
   if (!launch.stdin_fd) {
     dev_null.reset(open("/dev/null", O_RDONLY | O_CLOEXEC));
@@ -47,9 +65,11 @@ void Job::Start(JobLaunch launch, FinishedCallback on_finished, OutputCallback o
   }
 
   SpawnOptions options;
-  options.path = launch.bwrap_args.front();
-  options.argv = launch.bwrap_args;
-  options.env = launch.env;
+  options.path = launch.argv.front();
+  options.argv = launch.argv;
+  // Empty: bwrap runs on the host, as the owner, before any isolation exists; a variable of
+  // the caller's (LD_PRELOAD, ...) here would run their code outside the sandbox.
+  options.env = {};
   options.cwd = launch.cwd;
   options.user = launch.user;
   if (launch.cgroup) options.cgroup_procs_fds.push_back(launch.cgroup->procs_fd());
@@ -59,7 +79,9 @@ void Job::Start(JobLaunch launch, FinishedCallback on_finished, OutputCallback o
       {0, launch.stdin_fd ? launch.stdin_fd.get() : dev_null.get()},
       {1, launch.stdout_fd ? launch.stdout_fd.get() : capture_write.get()},
       {2, launch.stderr_fd ? launch.stderr_fd.get() : capture_write.get()},
-      {3, status_write.get()},
+      {kStatusFd, status_write.get()},
+      {kArgsFd, args_fd.get()},
+      {kBlockFd, block_read.get()},
   };
   // bwrap --die-with-parent uses PR_SET_PDEATHSIG, which fires when the *thread* that forked
   // it ends. So the monitor thread, which lives exactly as long as the job, does the fork; the
@@ -80,6 +102,8 @@ void Job::Start(JobLaunch launch, FinishedCallback on_finished, OutputCallback o
                           capture_read = std::move(capture_read), capture_write = std::move(capture_write),
                           stdin_fd = std::move(launch.stdin_fd), stdout_fd = std::move(launch.stdout_fd),
                           stderr_fd = std::move(launch.stderr_fd), dev_null = std::move(dev_null),
+                          args_fd = std::move(args_fd), block_read = std::move(block_read),
+                          block_write = std::move(block_write),
                           timeout = launch.timeout, on_output = std::move(on_output),
                           over_quota = std::move(launch.over_quota)]() mutable {
     try {
@@ -97,8 +121,11 @@ void Job::Start(JobLaunch launch, FinishedCallback on_finished, OutputCallback o
     stdout_fd.reset();
     stderr_fd.reset();
     dev_null.reset();
+    args_fd.reset();
+    block_read.reset();
     started.set_value();
-    Monitor(std::move(status_read), std::move(capture_read), timeout, std::move(on_output), std::move(over_quota));
+    Monitor(std::move(status_read), std::move(capture_read), std::move(block_write), timeout, std::move(on_output),
+            std::move(over_quota));
   });
   try {
     start_result.get();
@@ -111,7 +138,7 @@ void Job::Start(JobLaunch launch, FinishedCallback on_finished, OutputCallback o
   }
 }
 
-void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, std::chrono::seconds timeout, OutputCallback on_output,
+void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, UniqueFd go_fd, std::chrono::seconds timeout, OutputCallback on_output,
                   std::function<bool()> over_quota) {
   using Clock = std::chrono::steady_clock;
   const auto started = Clock::now();
@@ -119,6 +146,8 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, std::chrono::seconds 
   auto last_notice = started - kOutputNotifyInterval;
   bool unannounced = false;  // output captured since the last notice
   std::string status_text;
+  size_t status_checked = 0;  // status_text before this is checked for the namespace report
+  const auto report_deadline = started + kNamespaceReportTimeout;
   char buf[65536];
   while (status_fd || capture_fd) {
     pollfd fds[2];
@@ -128,12 +157,21 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, std::chrono::seconds 
     // Wake for the timeout, and to announce output that arrived within the last interval.
     int wait_ms = -1;
     auto now = Clock::now();
+    if (go_fd) {
+      if (now >= report_deadline) {
+        Cancel("failed");  // bwrap never told us a pid namespace we could check
+        go_fd.reset();
+      } else {
+        wait_ms = static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(report_deadline - now).count());
+      }
+    }
     if (timeout.count() > 0) {
       if (now >= started + timeout) {
         Cancel("timeout");  // the pipes close as the job's processes die
         timeout = std::chrono::seconds(0);
       } else {
-        wait_ms = static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(started + timeout - now).count());
+        int until_timeout = static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(started + timeout - now).count());
+        wait_ms = wait_ms < 0 ? until_timeout : std::min(wait_ms, until_timeout);
       }
     }
     if (over_quota) {
@@ -168,8 +206,13 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, std::chrono::seconds 
     if (status_idx >= 0 && fds[status_idx].revents) {
       ssize_t r = read(status_fd.get(), buf, sizeof buf);
       if (r > 0) {
-        status_text.append(buf, static_cast<size_t>(r));
-        NoteNamespaceInit(status_text);
+        status_text.append(buf, std::min(static_cast<size_t>(r), kStatusTextCap - std::min(kStatusTextCap, status_text.size())));
+        if (go_fd && NoteNamespaceInit(status_text, status_checked)) {
+          // The command may run now: the daemon can tell its processes apart from here on.
+          ssize_t ignored = write(go_fd.get(), "1", 1);
+          (void)ignored;
+          go_fd.reset();
+        }
       }
       else if (r == 0 || errno != EINTR) status_fd.reset();
     }
@@ -204,6 +247,12 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, std::chrono::seconds 
     limits = std::move(limits_);
   }
   bool out_of_memory = limits && limits->MemoryLimitHit();
+  std::optional<NamespaceId> pid_namespace;
+  {
+    std::lock_guard lock(mutex_);
+    pid_namespace = std::exchange(pid_namespace_, std::nullopt);
+  }
+  if (pid_namespace) JobSenders::Instance().RemoveJobNamespace(*pid_namespace);
 
   // bwrap reports {"child-pid": N} at start and {"exit-code": N} when the command ended; no
   // exit code means the sandbox itself could not be set up.
@@ -255,18 +304,25 @@ void Job::Cancel(const std::string& reason) {
   syscall(SYS_pidfd_send_signal, child_.pidfd(), SIGKILL, nullptr, 0);
 }
 
-void Job::NoteNamespaceInit(const std::string& status_text) {
-  if (namespace_init_) return;
-  // {"child-pid": N} comes first: the pid (in our namespace) of pid 1 of the job's namespace.
-  size_t line_end = status_text.find('\n');
-  if (line_end == std::string::npos) return;
-  auto parsed = nlohmann::json::parse(status_text.substr(0, line_end), nullptr, false);
-  if (!parsed.is_object() || !parsed.contains("child-pid") || !parsed["child-pid"].is_number_integer()) return;
-  std::lock_guard lock(mutex_);
-  namespace_init_.reset(static_cast<int>(syscall(SYS_pidfd_open, parsed["child-pid"].get<pid_t>(), 0)));
-  // Cancelled while bwrap was still starting: bwrap may have died before its init set its
-  // parent-death signal, so the init is killed itself.
-  if (!stop_reason_.empty() && namespace_init_) syscall(SYS_pidfd_send_signal, namespace_init_.get(), SIGKILL, nullptr, 0);
+bool Job::NoteNamespaceInit(const std::string& status_text, size_t& from) {
+  // bwrap's own report comes first, but the owner can write lines of their own into the pipe
+  // before or after it: each line is a claim, kept only if it checks out.
+  for (size_t line_end; (line_end = status_text.find('\n', from)) != std::string::npos; from = line_end + 1) {
+    auto reported = ReportedChildPid(status_text.substr(from, line_end - from));
+    if (!reported) continue;
+    auto init = VerifyNamespaceInit(*reported, child_.pid());
+    if (!init) continue;
+    JobSenders::Instance().AddJobNamespace(init->pid_namespace);
+    std::lock_guard lock(mutex_);
+    namespace_init_ = std::move(init->pidfd);
+    pid_namespace_ = init->pid_namespace;
+    // Cancelled while bwrap was still starting: bwrap may have died before its init set its
+    // parent-death signal, so the init is killed itself.
+    if (!stop_reason_.empty()) syscall(SYS_pidfd_send_signal, namespace_init_.get(), SIGKILL, nullptr, 0);
+    from = line_end + 1;
+    return true;
+  }
+  return false;
 }
 
 bool Job::Capture(const char* data, size_t size) {

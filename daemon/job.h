@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "fd.h"
 #include "job_cgroup.h"
 #include "job_limits.h"
+#include "job_namespace.h"
 #include "process.h"
 
 namespace sandboxd {
@@ -31,8 +33,12 @@ struct JobEnd {
 };
 
 struct JobLaunch {
-  std::vector<std::string> bwrap_args;  ///< full argv, bwrap first
-  std::vector<std::string> env;
+  /// The command line started (bwrap's, bwrap_args.h; in user mode behind the program that
+  /// mounts the overlays first). It runs with an empty environment: the job's variables are
+  /// among bwrap's options, for the command alone.
+  std::vector<std::string> argv;
+  /// What bwrap reads from fd kArgsFd (--args): every option, out of other users' sight.
+  std::string args_data;
   std::string cwd = "/";
   UserCredentials user;
   UniqueFd stdin_fd;    ///< invalid → /dev/null
@@ -48,6 +54,18 @@ struct JobLaunch {
 
 class Job {
  public:
+  /// Where bwrap finds its JSON status pipe and its options (bwrap_args.h).
+  static constexpr int kStatusFd = 3;
+  static constexpr int kArgsFd = 4;
+  /// Where the sandbox waits for the daemon's go before it runs the command (bwrap --block-fd):
+  /// the command never runs before the daemon knows the job's pid namespace (job_senders.h).
+  static constexpr int kBlockFd = 5;
+  /// How long bwrap may take to report a pid namespace that checks out before the job is
+  /// given up (reason "failed").
+  static constexpr std::chrono::seconds kNamespaceReportTimeout{20};
+  /// bwrap's status output kept at most: the owner can write into that pipe, the daemon's
+  /// memory is not theirs to fill.
+  static constexpr size_t kStatusTextCap = 64 << 10;
   /// Output kept in memory for fd-less callers; more is dropped and OutputTruncated set.
   static constexpr uint64_t kOutputCap = 8 << 20;
   using FinishedCallback = std::function<void(const JobEnd&)>;
@@ -79,10 +97,11 @@ class Job {
   std::string ReadOutput(uint64_t offset, uint32_t max_bytes) const;
 
  private:
-  void Monitor(UniqueFd status_fd, UniqueFd capture_fd, std::chrono::seconds timeout, OutputCallback on_output,
+  void Monitor(UniqueFd status_fd, UniqueFd capture_fd, UniqueFd go_fd, std::chrono::seconds timeout, OutputCallback on_output,
                std::function<bool()> over_quota);
-  /// Keeps a pidfd of the job's pid-namespace init once bwrap reports it in `status_text`.
-  void NoteNamespaceInit(const std::string& status_text);
+  /// Looks at the complete lines of `status_text` from `from` on for bwrap's report of the
+  /// job's pid-namespace init, and keeps it once it checks out (job_namespace.h); true then.
+  bool NoteNamespaceInit(const std::string& status_text, size_t& from);
   /// Appends captured output up to the cap; true when something was kept.
   bool Capture(const char* data, size_t size);
 
@@ -96,7 +115,8 @@ class Job {
   std::string stop_reason_;  ///< why the job was killed; empty unless it was
   std::unique_ptr<JobCgroup> cgroup_;
   std::unique_ptr<JobLimitGroups> limits_;
-  UniqueFd namespace_init_;  ///< pidfd of pid 1 of the job's pid namespace, once known
+  UniqueFd namespace_init_;  ///< pidfd of pid 1 of the job's pid namespace, once verified
+  std::optional<NamespaceId> pid_namespace_;  ///< registered with JobSenders while the job runs
   std::string output_;
   bool truncated_ = false;
   std::vector<FinishedCallback> waiters_;

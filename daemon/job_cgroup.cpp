@@ -18,10 +18,6 @@
 #include "errors.h"
 
 namespace sandboxd {
-namespace {
-
-/// The mount point of the cgroup2 hierarchy ("" if none): a pure v2 system has it at
-/// /sys/fs/cgroup, a hybrid one at /sys/fs/cgroup/unified.
 std::string Cgroup2Mount() {
   std::ifstream mounts("/proc/self/mountinfo");
   std::string line;
@@ -36,6 +32,8 @@ std::string Cgroup2Mount() {
   }
   return "";
 }
+
+namespace {
 
 /// The daemon's own cgroup in the v2 hierarchy ("0::/path" in /proc/self/cgroup).
 std::string OwnCgroup() {

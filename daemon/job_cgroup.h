@@ -13,6 +13,10 @@
 
 namespace sandboxd {
 
+/// The mount point of the cgroup2 hierarchy ("" if none): a pure v2 system has it at
+/// /sys/fs/cgroup, a hybrid one at /sys/fs/cgroup/unified.
+std::string Cgroup2Mount();
+
 /// Where sandboxd makes its jobs' cgroups: "sandboxd-jobs" below the daemon's own cgroup in
 /// the cgroup2 hierarchy (under systemd the unit's, which Delegate=yes hands to us), made at
 /// start-up, where the cgroups a dead daemon's jobs left are killed and removed. Nothing when

@@ -38,8 +38,11 @@ std::vector<std::string> JobEnvironment(const UserCredentials& user, const std::
       {"LANG", "C.UTF-8"},
   };
   for (const auto& [name, value] : extra) {
-    if (name.empty() || name.find('=') != std::string::npos)
+    // A name with '=' or NUL would be read back as another variable than the one checked here.
+    if (name.empty() || name.find('=') != std::string::npos || name.find('\0') != std::string::npos)
       throw Error(Code::kInvalidArgument, "environment variable name '" + name + "' is not valid");
+    if (value.find('\0') != std::string::npos)
+      throw Error(Code::kInvalidArgument, "environment variable " + name + " holds a NUL byte");
     env[name] = value;
   }
   std::vector<std::string> result;

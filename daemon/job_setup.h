@@ -18,7 +18,9 @@ std::string ResolveJobCwd(const std::string& cwd, const std::vector<std::string>
                           bool outside_means_first_root = false);
 
 /// PATH, HOME, USER, LOGNAME, SHELL, LANG=C.UTF-8, then `extra` (which may override them).
-/// Throws Error(kInvalidArgument) for an empty name or one containing '='.
+/// Throws Error(kInvalidArgument) for an empty name, one containing '=' or NUL, or a value
+/// containing NUL. These are the command's variables: bwrap_args.h hands them to bwrap as
+/// --setenv, never as bwrap's own environment.
 std::vector<std::string> JobEnvironment(const UserCredentials& user, const std::map<std::string, std::string>& extra);
 
 }  // namespace sandboxd

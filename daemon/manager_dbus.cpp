@@ -138,7 +138,12 @@ std::vector<sdbus::Struct<std::string, std::string, uint32_t, std::string, std::
   });
 }
 
-std::string ManagerDBus::Version() { return SANDBOXD_VERSION; }
+std::string ManagerDBus::Version() {
+  return GuardSync([&] {
+    CurrentCaller(getObject());  // refuses callers inside jobs, as every member does
+    return std::string(SANDBOXD_VERSION);
+  });
+}
 
 void ManagerDBus::CollectGarbage(sdbus::Result<std::vector<sdbus::Struct<std::string, std::string>>>&& result, uint64_t flags) {
   Caller caller = CurrentCaller(getObject());

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "api.h"
+#include "bus_sockets.h"
 #include "bwrap_args.h"
 #include "change_selection.h"
 #include "dbus_util.h"
@@ -153,7 +154,6 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
 
     JobLaunch launch;
     launch.user = user;
-    launch.env = JobEnvironment(user, env);
     auto take = [&fds](const char* name) {
       auto it = fds.find(name);
       return it == fds.end() ? UniqueFd() : UniqueFd(it->second.release());
@@ -175,7 +175,10 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
       config.roots.push_back({user_mode ? sandbox_->roots()[i] : sandbox_->MergedDir(i), sandbox_->roots()[i]});
     config.cwd = job_cwd;
     config.network = job_options.network || sandbox_->network();
-    config.json_status_fd = 3;
+    config.json_status_fd = Job::kStatusFd;
+    config.args_fd = Job::kArgsFd;
+    config.block_fd = Job::kBlockFd;
+    config.env = JobEnvironment(user, env);
     config.command = argv;
     HiddenPathsRequest hiding;
     hiding.sandbox_id = sandbox_->id();
@@ -189,6 +192,8 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
     hiding.explicit_paths.insert(hiding.explicit_paths.end(), job_options.hide.begin(), job_options.hide.end());
     // Every sandbox's merged views (this owner's others included) are under the run dir.
     hiding.always = {service_.layout().run_dir()};
+    // And the bus: a job must never drive sandboxd (the daemon also refuses its calls).
+    for (const auto& path : BusPathsHiddenFromJobs(user_mode)) hiding.always.push_back(path);
     // In user mode the state directory is the user's, so a job could read it: every other
     // sandbox's pending changes and the database. System mode keeps it root's (0700).
     if (user_mode) hiding.always.push_back(service_.layout().state_dir());
@@ -200,13 +205,15 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
         throw Error(Code::kInvalidArgument, "option 'tty' for a job in sandbox " + sandbox_->id() + " needs a terminal as its stdin");
       config.command.insert(config.command.begin(), BesideHelper(service_.options().helper_path, "sandboxd-job-tty"));
     }
-    launch.bwrap_args = BuildBwrapArgs(config);
+    BwrapInvocation bwrap = BuildBwrapArgs(config);
+    launch.argv = std::move(bwrap.argv);
+    launch.args_data = BwrapArgsData(bwrap.options);
     if (user_mode) {
       std::vector<std::string> prefix = {BesideHelper(service_.options().helper_path, "sandboxd-user-overlay")};
       for (size_t i = 0; i < sandbox_->roots().size(); ++i)
         prefix.insert(prefix.end(), {"--overlay", sandbox_->roots()[i], sandbox_->UpperDir(i), sandbox_->WorkDir(i)});
       prefix.push_back("--");
-      launch.bwrap_args.insert(launch.bwrap_args.begin(), prefix.begin(), prefix.end());
+      launch.argv.insert(launch.argv.begin(), prefix.begin(), prefix.end());
     }
 
     std::string job_id = RandomId();

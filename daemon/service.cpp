@@ -20,6 +20,7 @@
 #include "overlay.h"
 #include "process.h"
 #include "job_dbus.h"
+#include "job_senders.h"
 #include "log.h"
 #include "manager_dbus.h"
 #include "rename_finder.h"
@@ -183,8 +184,11 @@ int Service::Run() {
     authority_ = std::make_unique<PolkitAuthority>();
   std::string no_cgroups;
   job_cgroups_ = PrepareJobCgroups(layout_.run_dir(), no_cgroups);
-  if (job_cgroups_)
+  if (job_cgroups_) {
     spdlog::info("jobs run in cgroups below {}: each is killed whole", *job_cgroups_);
+    // Calls from a process in one of them are refused (job_senders.h).
+    JobSenders::Instance().SetJobCgroup(PathFromCgroup2Root(Cgroup2Mount(), *job_cgroups_));
+  }
   else
     spdlog::info("jobs are ended through their pid namespace ({})", no_cgroups);
   std::string limits_line;

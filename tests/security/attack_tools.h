@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <vector>
 
 #include "harness.h"
 
@@ -16,14 +17,14 @@ namespace sandboxd::it {
 /// its path, or "" with a test failure naming the compiler's complaint.
 std::string CompileC(const std::string& name, const std::string& c_source, bool shared = false);
 
-/// A process as root that does nothing until killed: a victim whose death an attack wants.
-/// Killed and reaped by the destructor.
-class RootSleeper {
+/// A process (root's, or `user`'s) that does nothing until killed: a victim whose death an
+/// attack wants. Killed and reaped by the destructor.
+class Sleeper {
  public:
-  RootSleeper();
-  ~RootSleeper();
-  RootSleeper(const RootSleeper&) = delete;
-  RootSleeper& operator=(const RootSleeper&) = delete;
+  explicit Sleeper(const std::string& user = "root");
+  ~Sleeper();
+  Sleeper(const Sleeper&) = delete;
+  Sleeper& operator=(const Sleeper&) = delete;
   pid_t pid() const { return pid_; }
   /// Whether it is still alive (not killed by someone else).
   bool Alive() const;
@@ -31,6 +32,9 @@ class RootSleeper {
  private:
   pid_t pid_ = -1;
 };
+
+/// Starts `argv` as `user` (with the user's groups) without waiting; its output goes nowhere.
+pid_t SpawnAs(const std::string& user, const std::vector<std::string>& argv);
 
 /// The uid of a test user.
 uid_t UidOf(const std::string& user);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "errors.h"
+
 namespace sandboxd {
 namespace {
 
@@ -11,14 +13,32 @@ TEST(BwrapArgsTest, OfflineJobHasEveryIsolationFlagInOrder) {
   config.roots = {{"/run/sandboxd/ab/0", "/home/u/proj"}, {"/run/sandboxd/ab/1", "/tmp/lib"}};
   config.cwd = "/home/u/proj/src";
   config.json_status_fd = 3;
+  config.args_fd = 4;
+  config.block_fd = 5;
+  config.env = {"HOME=/home/u", "X=a=b"};
   config.command = {"make", "-j2"};
   std::vector<std::string> expected = {
-      "/usr/bin/bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp",
+      "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp",
       "--bind", "/run/sandboxd/ab/0", "/home/u/proj", "--bind", "/run/sandboxd/ab/1", "/tmp/lib",
       "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--unshare-net",
       "--die-with-parent", "--new-session", "--chdir", "/home/u/proj/src", "--json-status-fd", "3",
-      "--", "make", "-j2"};
-  EXPECT_EQ(BuildBwrapArgs(config), expected);
+      "--block-fd", "5", "--clearenv", "--setenv", "HOME", "/home/u", "--setenv", "X", "a=b"};
+  BwrapInvocation invocation = BuildBwrapArgs(config);
+  EXPECT_EQ(invocation.options, expected);
+  EXPECT_EQ(invocation.argv, (std::vector<std::string>{"/usr/bin/bwrap", "--args", "4", "--", "make", "-j2"}));
+}
+
+TEST(BwrapArgsTest, NoPathOrVariableOnTheCommandLine) {
+  BwrapConfig config;
+  config.roots = {{"/run/sandboxd/ab/0", "/home/u/secret-project"}};
+  config.hiding = {"--tmpfs", "/home/u/hidden"};
+  config.env = {"TOKEN=hunter2"};
+  config.command = {"true"};
+  for (const auto& arg : BuildBwrapArgs(config).argv) {
+    EXPECT_EQ(arg.find("secret-project"), std::string::npos) << arg;
+    EXPECT_EQ(arg.find("hidden"), std::string::npos) << arg;
+    EXPECT_EQ(arg.find("hunter2"), std::string::npos) << arg;
+  }
 }
 
 TEST(BwrapArgsTest, NetworkGrantedDropsOnlyUnshareNet) {
@@ -26,20 +46,38 @@ TEST(BwrapArgsTest, NetworkGrantedDropsOnlyUnshareNet) {
   config.roots = {{"/m", "/r"}};
   config.network = true;
   config.command = {"true"};
-  auto args = BuildBwrapArgs(config);
+  auto invocation = BuildBwrapArgs(config);
+  const auto& args = invocation.options;
   EXPECT_EQ(std::count(args.begin(), args.end(), "--unshare-net"), 0);
   EXPECT_EQ(std::count(args.begin(), args.end(), "--unshare-pid"), 1);
-  EXPECT_EQ(args.back(), "true");
+  EXPECT_EQ(invocation.argv.back(), "true");
 }
 
 TEST(BwrapArgsTest, CommandArgumentsThatLookLikeOptionsStayAfterSeparator) {
   BwrapConfig config;
   config.roots = {{"/m", "/r"}};
   config.command = {"--bind", "/", "/"};
-  auto args = BuildBwrapArgs(config);
-  auto separator = std::find(args.begin(), args.end(), "--");
-  ASSERT_NE(separator, args.end());
-  EXPECT_EQ(std::vector<std::string>(separator + 1, args.end()), config.command);
+  auto argv = BuildBwrapArgs(config).argv;
+  auto separator = std::find(argv.begin(), argv.end(), "--");
+  ASSERT_NE(separator, argv.end());
+  EXPECT_EQ(std::vector<std::string>(separator + 1, argv.end()), config.command);
+}
+
+TEST(BwrapArgsTest, ANulByteCannotSplitAnArgument) {
+  BwrapConfig config;
+  config.roots = {{"/m", "/r"}};
+  config.command = {"true"};
+  config.env = {std::string("A=x\0--bind", 10)};
+  EXPECT_THROW(BuildBwrapArgs(config), Error);
+  config.env = {"=nameless"};
+  EXPECT_THROW(BuildBwrapArgs(config), Error);
+  config.env = {};
+  config.cwd = std::string("/r\0x", 4);
+  EXPECT_THROW(BuildBwrapArgs(config), Error);
+}
+
+TEST(BwrapArgsTest, ArgsDataEndsEveryOptionWithNul) {
+  EXPECT_EQ(BwrapArgsData({"--ro-bind", "/", "/"}), std::string("--ro-bind\0/\0/\0", 15));
 }
 
 }  // namespace

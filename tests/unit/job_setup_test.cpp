@@ -53,6 +53,8 @@ TEST(JobEnvironmentTest, RefusesBadNames) {
   UserCredentials user;
   EXPECT_THROW(JobEnvironment(user, {{"", "x"}}), Error);
   EXPECT_THROW(JobEnvironment(user, {{"A=B", "x"}}), Error);
+  EXPECT_THROW(JobEnvironment(user, {{std::string("A\0B", 3), "x"}}), Error);
+  EXPECT_THROW(JobEnvironment(user, {{"A", std::string("x\0y", 3)}}), Error);
 }
 
 }  // namespace
