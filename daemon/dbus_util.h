@@ -20,13 +20,28 @@ namespace sandboxd {
 /// Every handler starts with it, so it also notes the call for --idle-exit (NoteCall).
 Caller CurrentCaller(const sdbus::IObject& object);
 
+/// The sdbus::Error for the exception in flight (call inside a catch block).
+sdbus::Error CurrentExceptionAsDBusError();
+
+/// For async handlers: the caller into `caller`, or false once `result` has been answered with
+/// the refusal (a job's call, a sender the bus cannot vouch for). Nothing may escape an async
+/// handler: sdbus-c++ 1.2 aborts the daemon on an exception.
+template <typename... Outs>
+bool TakeCaller(const sdbus::IObject& object, sdbus::Result<Outs...>& result, Caller& caller) {
+  try {
+    caller = CurrentCaller(object);
+    return true;
+  } catch (...) {
+    result.returnError(CurrentExceptionAsDBusError());
+    return false;
+  }
+}
+
 /// Marks now as the time of the last method call (steady clock, microseconds).
 void NoteCall();
 /// When the last method call came (0: none since start-up).
 int64_t LastCallUsec();
 
-/// The sdbus::Error for the exception in flight (call inside a catch block).
-sdbus::Error CurrentExceptionAsDBusError();
 
 /// Refuses flag bits outside `allowed` (Error kInvalidArgument).
 void CheckFlags(uint64_t flags, uint64_t allowed);

@@ -41,12 +41,7 @@ ManagerDBus::~ManagerDBus() { unregisterAdaptor(); }
 void ManagerDBus::CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std::string> roots,
                                 std::map<std::string, sdbus::Variant> options, uint64_t flags) {
   Caller caller;
-  try {
-    caller = CurrentCaller(getObject());
-  } catch (...) {
-    result.returnError(CurrentExceptionAsDBusError());
-    return;
-  }
+  if (!TakeCaller(getObject(), result, caller)) return;
   service_.RunInWorker([this, result = std::move(result), roots = std::move(roots), options = std::move(options), flags,
                         caller]() mutable {
     ReplyWith(result, [&]() -> sdbus::ObjectPath {
@@ -146,7 +141,8 @@ std::string ManagerDBus::Version() {
 }
 
 void ManagerDBus::CollectGarbage(sdbus::Result<std::vector<sdbus::Struct<std::string, std::string>>>&& result, uint64_t flags) {
-  Caller caller = CurrentCaller(getObject());
+  Caller caller;
+  if (!TakeCaller(getObject(), result, caller)) return;
   service_.RunInWorker([this, result = std::move(result), flags, caller]() mutable {
     ReplyWith(result, [&] {
       CheckFlags(flags, api::kFlagAllowInteractive);
@@ -160,7 +156,8 @@ void ManagerDBus::CollectGarbage(sdbus::Result<std::vector<sdbus::Struct<std::st
 }
 
 void ManagerDBus::GetUsage(sdbus::Result<std::vector<UsageRow>>&& result, uint64_t flags) {
-  Caller caller = CurrentCaller(getObject());
+  Caller caller;
+  if (!TakeCaller(getObject(), result, caller)) return;
   service_.RunInWorker([this, result = std::move(result), flags, caller]() mutable {
     ReplyWith(result, [&] {
       CheckFlags(flags, api::kFlagAllowInteractive | api::kFlagEveryUser);

@@ -57,7 +57,7 @@ TEST_F(EnvironmentAttackTest, LdPreloadFromTheSandboxNeverRunsOnTheHost) {
 }
 
 TEST_F(EnvironmentAttackTest, BadVariableNamesAreRefused) {
-  for (const std::string& entry : {std::string("=x"), std::string("A=B=C")}) {
+  for (const std::string& entry : std::vector<std::string>{"=x", "A=B=C"}) {
     // "A=B=C" is the variable A with value "B=C": fine. "=x" has no name.
     Result r = Ctl({"run", "--env", entry, id_, "--", "sh", "-c", "echo \"$A\""});
     if (entry == "=x") {
@@ -69,7 +69,7 @@ TEST_F(EnvironmentAttackTest, BadVariableNamesAreRefused) {
   }
   // Straight over D-Bus, where sandboxctl's own checks are not in the way.
   std::string path = "/org/sandboxd/Sandbox1/sandbox/" + id_;
-  for (const std::string& env : {std::string("{'': 'x'}"), std::string("{'A=B': 'x'}")}) {
+  for (const std::string& env : std::vector<std::string>{"{'': 'x'}", "{'A=B': 'x'}"}) {
     Result r = World().Gdbus(kAlice, path, "org.sandboxd.Sandbox1.Sandbox.Run",
                              {"['true']", "''", "@a{ss} " + env, "@a{sh} {}", "@a{sv} {}", "uint64 0"});
     EXPECT_NE(r.status, 0) << env;

@@ -55,7 +55,7 @@ TEST_F(JobBusAttackTest, EveryVerbFromInsideAJobIsRefused) {
   std::string alice_home = Trim(home.out);
 
   std::string ctl = Sandboxctl();
-  for (const std::string& verb : {"list", "show " + other, "changes " + id_, "approve " + id_ + " --all", "destroy " + other,
+  for (const std::string& verb : std::vector<std::string>{"list", "show " + other, "changes " + id_, "approve " + id_ + " --all", "destroy " + other,
                                   "create " + alice_home + "/.ssh", "run " + other + " -- true", "commit " + id_ + " --all",
                                   "usage", "gc"}) {
     Result r = InJob(ctl + " " + verb);

@@ -77,7 +77,7 @@ TEST(BwrapArgsTest, ANulByteCannotSplitAnArgument) {
 }
 
 TEST(BwrapArgsTest, ArgsDataEndsEveryOptionWithNul) {
-  EXPECT_EQ(BwrapArgsData({"--ro-bind", "/", "/"}), std::string("--ro-bind\0/\0/\0", 15));
+  EXPECT_EQ(BwrapArgsData({"--ro-bind", "/", "/"}), std::string("--ro-bind\0/\0/\0", 14));
 }
 
 }  // namespace
