@@ -3,6 +3,7 @@
 #include "api.h"
 #include "dbus_util.h"
 #include "object_paths.h"
+#include "owner_signal.h"
 
 namespace sandboxd {
 namespace {
@@ -11,8 +12,8 @@ constexpr uint32_t kMaxReadBytes = 1 << 20;
 
 }  // namespace
 
-JobDBus::JobDBus(sdbus::IConnection& connection, std::shared_ptr<Job> job, std::shared_ptr<Sandbox> sandbox)
-    : AdaptorInterfaces(connection, api::JobPath(job->id())), job_(std::move(job)), sandbox_(std::move(sandbox)) {
+JobDBus::JobDBus(sdbus::IConnection& connection, BusPeers& peers, std::shared_ptr<Job> job, std::shared_ptr<Sandbox> sandbox)
+    : AdaptorInterfaces(connection, api::JobPath(job->id())), peers_(peers), job_(std::move(job)), sandbox_(std::move(sandbox)) {
   registerAdaptor();
 }
 
@@ -24,11 +25,14 @@ void JobDBus::CheckCaller() {
     throw Error(Code::kAccessDenied, "job " + job_->id() + " belongs to another user's sandbox");
 }
 
+// Not emitFinished/emitOutputAvailable: those broadcast to every connection on the bus.
 void JobDBus::AnnounceFinished(const JobEnd& end) {
-  emitFinished(end.exit_status, end.reason);
+  EmitToOwner(getObject(), peers_, sandbox_->owner(), INTERFACE_NAME, "Finished", static_cast<int32_t>(end.exit_status), end.reason);
 }
 
-void JobDBus::AnnounceOutput(uint64_t captured_bytes) { emitOutputAvailable(captured_bytes); }
+void JobDBus::AnnounceOutput(uint64_t captured_bytes) {
+  EmitToOwner(getObject(), peers_, sandbox_->owner(), INTERFACE_NAME, "OutputAvailable", captured_bytes);
+}
 
 void JobDBus::Wait(sdbus::Result<int32_t, std::string>&& result) {
   try {

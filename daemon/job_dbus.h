@@ -1,11 +1,14 @@
 #pragma once
 /// D-Bus face of one job (org.sandboxd.Sandbox1.Job): wait, cancel, read captured output,
-/// its status and the Finished signal. Only the sandbox's owner (or root) may use it.
+/// its status and the Finished signal. Only the sandbox's owner (or root) may use it; its
+/// signals go to the owner's connections alone (owner_signal.h), never through the generated
+/// emit* calls, which broadcast.
 
 #include <sdbus-c++/sdbus-c++.h>
 
 #include <memory>
 
+#include "bus_peers.h"
 #include "job.h"
 #include "job_adaptor.h"
 #include "sandbox.h"
@@ -14,10 +17,11 @@ namespace sandboxd {
 
 class JobDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox1::Job_adaptor> {
  public:
-  JobDBus(sdbus::IConnection& connection, std::shared_ptr<Job> job, std::shared_ptr<Sandbox> sandbox);
+  JobDBus(sdbus::IConnection& connection, BusPeers& peers, std::shared_ptr<Job> job, std::shared_ptr<Sandbox> sandbox);
   ~JobDBus();
 
   const std::shared_ptr<Job>& job() const { return job_; }
+  /// Both are sent from the job's monitor thread, never from the bus loop.
   void AnnounceFinished(const JobEnd& end);
   void AnnounceOutput(uint64_t captured_bytes);
 
@@ -30,6 +34,7 @@ class JobDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox1::J
 
   void CheckCaller();
 
+  BusPeers& peers_;
   std::shared_ptr<Job> job_;
   std::shared_ptr<Sandbox> sandbox_;
 };

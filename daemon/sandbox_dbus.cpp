@@ -18,6 +18,7 @@
 #include "job_options.h"
 #include "job_setup.h"
 #include "object_paths.h"
+#include "owner_signal.h"
 #include "rename_finder.h"
 #include "service.h"
 #include "units.h"
@@ -125,7 +126,8 @@ void SandboxDBus::AnnounceChangeSet() {
   } catch (const std::exception& e) {
     LogAbout(Subject(), spdlog::level::warn, "sandbox {}: cannot count changes: {}", sandbox_->id(), e.what());
   }
-  emitChangeSetChanged(count);
+  // Not emitChangeSetChanged: that broadcasts to every connection on the bus.
+  EmitToOwner(getObject(), service_.peers(), sandbox_->owner(), INTERFACE_NAME, "ChangeSetChanged", count);
 }
 
 void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std::string> argv, std::string cwd,

@@ -1,7 +1,8 @@
 #pragma once
 /// D-Bus face of one sandbox (org.sandboxd.Sandbox1.Sandbox): every method checks
 /// that the caller owns the sandbox (or is root) before anything else; slow work runs on
-/// workers and replies through sdbus::Result.
+/// workers and replies through sdbus::Result. Its signal goes to the owner's connections alone
+/// (owner_signal.h), never through the generated emit* call, which broadcasts.
 
 #include <sdbus-c++/sdbus-c++.h>
 
@@ -24,7 +25,8 @@ class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
   ~SandboxDBus();
 
   const std::shared_ptr<Sandbox>& sandbox() const { return sandbox_; }
-  /// Scans and emits ChangeSetChanged with the current number of changes.
+  /// Scans and emits ChangeSetChanged with the current number of changes, to the owner's
+  /// connections. On a worker or a job's monitor thread only, never on the bus loop.
   void AnnounceChangeSet();
   /// Deletes what TrashLayers set aside, in a worker of its own (the caller has its answer).
   void EmptyTrashLater();

@@ -10,6 +10,7 @@
 #include <chrono>
 
 #include "api.h"
+#include "bus_directory_dbus.h"
 #include "dbus_util.h"
 #include "config.h"
 #include "errors.h"
@@ -198,6 +199,15 @@ int Service::Run() {
   // Connect without a name, publish every object, and only then ask for the name: a client
   // that sees the name must find everything in place.
   connection_ = ConnectToBus();
+  // Signals go to the owner's connections, learnt from the bus daemon at each signal over a
+  // connection of their own: this thread runs the bus loop and must never wait for that.
+  peers_ = std::make_unique<BusPeers>(std::make_unique<DBusBusDirectory>(ConnectToBus()));
+  peers_->ForbidThread(std::this_thread::get_id());
+  // A job learns nothing through sandboxd, signals included: a connection whose process runs
+  // inside a job (or is gone, so that its pid may be anyone's) is no recipient.
+  peers_->SetExcluded([](const std::string&, const PeerIdentity& identity) {
+    return JobSenders::Instance().Classify(identity.pid) != JobSenders::Verdict::kOutside;
+  });
   manager_ = std::make_unique<ManagerDBus>(*this, *connection_);
   callers_.Start(*connection_);
   for (const auto& sandbox : registry_->List(0)) PublishSandbox(sandbox);
@@ -409,7 +419,7 @@ void Service::UnpublishSandbox(const std::string& id) {
 }
 
 std::shared_ptr<JobDBus> Service::PublishJob(std::shared_ptr<Job> job, std::shared_ptr<Sandbox> sandbox) {
-  auto object = std::make_shared<JobDBus>(*connection_, job, sandbox);
+  auto object = std::make_shared<JobDBus>(*connection_, *peers_, job, sandbox);
   std::lock_guard lock(objects_mutex_);
   job_objects_[job->id()] = object;
   jobs_by_sandbox_[sandbox->id()].push_back(job->id());

@@ -16,6 +16,7 @@
 #include <string>
 #include <thread>
 
+#include "bus_peers.h"
 #include "caller_watch.h"
 #include "commit_journal.h"
 #include "commit_runner.h"
@@ -70,6 +71,8 @@ class Service {
   Suspension& suspension() { return *suspension_; }
   Review& review() { return *review_; }
   CallerWatch& callers() { return callers_; }
+  /// Who may hear the signals about a user's sandboxes (owner_signal.h).
+  BusPeers& peers() { return *peers_; }
   /// Where jobs' cgroups go; nothing when jobs are ended through their pid namespace only.
   const std::optional<std::string>& job_cgroups() const { return job_cgroups_; }
   /// Where jobs' memory and process limits can be set (job_limits.h).
@@ -140,6 +143,7 @@ class Service {
   std::unique_ptr<ApprovalStore> approvals_;
   std::unique_ptr<Review> review_;
   std::unique_ptr<sdbus::IConnection> connection_;
+  std::unique_ptr<BusPeers> peers_;  ///< over a connection of its own (bus_directory_dbus.h)
   std::unique_ptr<ManagerDBus> manager_;
   CallerWatch callers_;
   std::optional<std::string> job_cgroups_;

@@ -3,7 +3,9 @@
 // stopped must leave none of its processes behind (daemonised grandchildren included).
 
 #include <fcntl.h>
+#include <grp.h>
 #include <gtest/gtest.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -103,19 +105,25 @@ TEST_F(JobControlTest, AJobWithCapturedOutputRunsOnAfterItsCallerAndAnnouncesIts
   ASSERT_NE(quote, std::string::npos) << run.out;
   std::string job = run.out.substr(quote + 1, run.out.find('\'', quote + 1) - quote - 1);
 
+  // The monitor listens as alice: a job's signals go to its owner's connections only.
   std::string monitor_out = World().dir() + "/job-monitor.out";
+  passwd* pw = getpwnam(kAlice);
+  ASSERT_NE(pw, nullptr);
+  std::string bus = "DBUS_SYSTEM_BUS_ADDRESS=" + World().bus_address();
   pid_t monitor = fork();
   if (monitor == 0) {
     int fd = open(monitor_out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(fd, 1);
-    setenv("DBUS_SYSTEM_BUS_ADDRESS", World().bus_address().c_str(), 1);
-    execlp("gdbus", "gdbus", "monitor", "--system", "--dest", "org.sandboxd.Sandbox1", "--object-path", job.c_str(), nullptr);
+    if (setgroups(0, nullptr) != 0 || setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0) _exit(125);
+    char* env[] = {bus.data(), nullptr};
+    execle("/usr/bin/gdbus", "gdbus", "monitor", "--system", "--dest", "org.sandboxd.Sandbox1", "--object-path", job.c_str(),
+           static_cast<char*>(nullptr), env);
     _exit(127);
   }
   Result wait = World().Gdbus(kAlice, job, "org.sandboxd.Sandbox1.Job.Wait");
   EXPECT_EQ(wait.status, 0) << wait.err;
   EXPECT_EQ(wait.out, "(0, 'exited')\n");
-  std::this_thread::sleep_for(200ms);
+  EXPECT_TRUE(WaitUntil([&] { return ReadWhole(monitor_out).find("Job.Finished") != std::string::npos; }));
   kill(monitor, SIGTERM);
   waitpid(monitor, nullptr, 0);
   std::string signals = ReadWhole(monitor_out);

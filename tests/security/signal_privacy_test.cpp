@@ -1,0 +1,127 @@
+// Issue 16, attack 6 (first part): signals about a sandbox reach its owner's connections and no
+// one else's. Bob listens on the bus the way any local user can (gdbus monitor, subscribed to
+// everything sandboxd sends) while alice works; he must learn nothing of her sandbox, not even
+// that it exists: no ids, no job paths, no change counts, no exit statuses.
+
+#include <fcntl.h>
+#include <grp.h>
+#include <gtest/gtest.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "harness.h"
+
+namespace sandboxd::it {
+namespace {
+
+bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+/// `gdbus monitor --system --dest org.sandboxd.Sandbox1` as `user`, in the background, its
+/// lines in a file of its own. A listener that never calls sandboxd, as a desktop app's is.
+class Monitor {
+ public:
+  Monitor(const std::string& user, const std::string& name) : log_(World().dir() + "/signal-privacy-" + name + ".log") {
+    passwd* pw = getpwnam(user.c_str());
+    EXPECT_NE(pw, nullptr) << user;
+    if (!pw) return;
+    uid_t uid = pw->pw_uid;
+    gid_t gid = pw->pw_gid;
+    std::string bus = "DBUS_SYSTEM_BUS_ADDRESS=" + World().bus_address();
+    pid_ = fork();
+    if (pid_ == 0) {
+      int fd = open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (fd < 0 || dup2(fd, 1) < 0) _exit(126);
+      if (setgroups(0, nullptr) != 0 || setgid(gid) != 0 || setuid(uid) != 0) _exit(125);
+      char* env[] = {bus.data(), nullptr};
+      execle("/usr/bin/gdbus", "gdbus", "monitor", "--system", "--dest", "org.sandboxd.Sandbox1", static_cast<char*>(nullptr), env);
+      _exit(127);
+    }
+  }
+  ~Monitor() {
+    if (pid_ > 0) {
+      kill(pid_, SIGTERM);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  Monitor(const Monitor&) = delete;
+  Monitor& operator=(const Monitor&) = delete;
+
+  std::string Text() const { return ReadWhole(log_); }
+  /// gdbus prints this after a call it makes once its match rule is in place (the bus handles
+  /// one connection's messages in order): from then on the listener is on the bus and
+  /// subscribed.
+  bool Ready() const {
+    return WaitUntil([&] { return Contains(Text(), "The name org.sandboxd.Sandbox1 is owned by"); });
+  }
+  bool WaitFor(const std::string& part) const {
+    return WaitUntil([&] { return Contains(Text(), part); }, std::chrono::seconds(30));
+  }
+
+ private:
+  std::string log_;
+  pid_t pid_ = -1;
+};
+
+std::string CreateSandbox(const std::string& user) {
+  Result r = World().Sandboxctl(user, {"create", World().MakeProject(user)});
+  EXPECT_EQ(r.status, 0) << r.err;
+  return Trim(r.out);
+}
+
+TEST(SignalPrivacyTest, AnotherUserListeningOnTheBusHearsNothingOfASandbox) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  Monitor alice(kAlice, "alice");
+  Monitor bob(kBob, "bob");
+  ASSERT_TRUE(alice.Ready()) << alice.Text();
+  ASSERT_TRUE(bob.Ready()) << bob.Text();
+
+  std::string id = CreateSandbox(kAlice);
+  ASSERT_FALSE(id.empty());
+  std::string sandbox = "/org/sandboxd/Sandbox1/sandbox/" + id;
+  // No streams passed: the output is captured, so OutputAvailable is sent while the job runs.
+  Result run = w.Gdbus(kAlice, sandbox, "org.sandboxd.Sandbox1.Sandbox.Run",
+                       {"['sh', '-c', 'echo first; sleep 0.5; echo made > made.txt']", "''", "{}", "{}", "{}", "0"});
+  ASSERT_EQ(run.status, 0) << run.err;
+  size_t quote = run.out.find('\'');
+  ASSERT_NE(quote, std::string::npos) << run.out;
+  std::string job = run.out.substr(quote + 1, run.out.find('\'', quote + 1) - quote - 1);
+  std::string job_id = job.substr(job.rfind('/') + 1);
+
+  // The owner's own listener hears everything: the job's output and end, then the change set
+  // after the job, after the approval, and after the commit.
+  EXPECT_TRUE(alice.WaitFor(job + ": org.sandboxd.Sandbox1.Job.OutputAvailable (uint64 6,)")) << alice.Text();
+  EXPECT_TRUE(alice.WaitFor(job + ": org.sandboxd.Sandbox1.Job.Finished (0, 'exited')")) << alice.Text();
+  EXPECT_TRUE(alice.WaitFor(sandbox + ": org.sandboxd.Sandbox1.Sandbox.ChangeSetChanged (uint32 1,)")) << alice.Text();
+  Result approve = w.Sandboxctl(kAlice, {"approve", id, "--all"});
+  ASSERT_EQ(approve.status, 0) << approve.err;
+  Result commit = w.Sandboxctl(kAlice, {"commit", id});  // the test rules let alice commit
+  ASSERT_EQ(commit.status, 0) << commit.err;
+  EXPECT_TRUE(alice.WaitFor(sandbox + ": org.sandboxd.Sandbox1.Sandbox.ChangeSetChanged (uint32 0,)")) << alice.Text();
+
+  // Bob's own sandbox and job, after all of alice's signals were sent: his listener works and
+  // hears his own. The bus delivers one sender's messages in order, so had any of alice's
+  // signals been meant for him too, it would be in his log before this one.
+  std::string bobs = CreateSandbox(kBob);
+  ASSERT_FALSE(bobs.empty());
+  ASSERT_EQ(w.Sandboxctl(kBob, {"run", bobs, "--", "sh", "-c", "echo x > bob.txt"}).status, 0);
+  std::string bobs_signal = "/org/sandboxd/Sandbox1/sandbox/" + bobs + ": org.sandboxd.Sandbox1.Sandbox.ChangeSetChanged (uint32 1,)";
+  EXPECT_TRUE(bob.WaitFor(bobs_signal)) << bob.Text();
+
+  std::string heard = bob.Text();
+  EXPECT_FALSE(Contains(heard, id)) << "bob heard of alice's sandbox:\n" << heard;
+  EXPECT_FALSE(Contains(heard, job_id)) << "bob heard of alice's job:\n" << heard;
+  // Nor alice of bob's (her listener was on the bus the whole time too).
+  EXPECT_FALSE(Contains(alice.Text(), bobs)) << "alice heard of bob's sandbox:\n" << alice.Text();
+
+  EXPECT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
+  EXPECT_EQ(w.Sandboxctl(kBob, {"destroy", bobs}).status, 0);
+}
+
+}  // namespace
+}  // namespace sandboxd::it
