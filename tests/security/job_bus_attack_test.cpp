@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <thread>
 
 #include "attack_tools.h"
 #include "sandbox_fixture.h"
@@ -79,6 +80,27 @@ TEST_F(JobBusAttackTest, EveryVerbFromInsideAJobIsRefused) {
   EXPECT_EQ(Ctl({"show", other}).status, 0);
   EXPECT_EQ(Changes(), "A agent.txt\n");
   EXPECT_EQ(SandboxIds(kAlice).size(), 2u);
+  EXPECT_EQ(Ctl({"destroy", other}).status, 0);
+}
+
+TEST_F(JobBusAttackTest, AJobHearsNoSignalsOfItsOwner) {
+  // A listener inside a job, on the bus socket jobs can reach; what it hears lands in the
+  // sandbox, readable on the host through the merged view.
+  std::string heard = World().dir() + "/run/" + id_ + "/0/heard.log";
+  std::thread listener([&] {
+    InJob("timeout 8 gdbus monitor --system --dest org.sandboxd.Sandbox1 > heard.log 2>&1; true");
+  });
+  ASSERT_TRUE(WaitUntil([&] { return Contains(ReadWhole(heard), "Monitoring"); }, std::chrono::seconds(20)))
+      << ReadWhole(heard);
+  // The owner's other sandbox does things that are signalled to the owner.
+  std::string other_project = World().MakeProject(kAlice);
+  std::string other = Trim(Ctl({"create", other_project}).out);
+  ASSERT_EQ(Ctl({"run", other, "--", "sh", "-c", "echo x > y"}).status, 0);
+  ASSERT_EQ(Ctl({"approve", other, "--all"}).status, 0);
+  listener.join();
+  std::string log = ReadWhole(heard);
+  EXPECT_FALSE(Contains(log, other)) << "a job heard about its owner's other sandbox:\n" << log;
+  EXPECT_FALSE(Contains(log, "ChangeSetChanged")) << log;
   EXPECT_EQ(Ctl({"destroy", other}).status, 0);
 }
 
