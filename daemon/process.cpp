@@ -179,7 +179,7 @@ int SharedChildEntry(void* raw) {
 
 }  // namespace
 
-pid_t CloneSharingMemory(int (*body)(void*), void* arg) {
+pid_t CloneSharingMemory(int (*body)(void*), void* arg, int extra_flags) {
   constexpr size_t kStackSize = 256 * 1024;
   void* stack = mmap(nullptr, kStackSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
   if (stack == MAP_FAILED) ThrowErrno("cannot map a stack for a child process");
@@ -189,7 +189,7 @@ pid_t CloneSharingMemory(int (*body)(void*), void* arg) {
   SharedChildStart start{body, arg};
   // CLONE_VFORK: this thread sleeps until the child has exec'ed or exited, so the stack and
   // everything `arg` points to stay valid for as long as the child uses them.
-  pid_t pid = clone(SharedChildEntry, static_cast<char*>(stack) + kStackSize, CLONE_VM | CLONE_VFORK | SIGCHLD, &start);
+  pid_t pid = clone(SharedChildEntry, static_cast<char*>(stack) + kStackSize, CLONE_VM | CLONE_VFORK | SIGCHLD | extra_flags, &start);
   int clone_errno = errno;
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   munmap(stack, kStackSize);
