@@ -157,6 +157,18 @@ OpenedRoot OpenRoot(const std::string& path, const UserCredentials& user, const 
   return root;
 }
 
+std::string DescribeOverlap(const std::string& mine, bool mine_shared, const OverlapParty& other) {
+  if (!other.callers) {
+    // Neither its id, its root (which may say whose it is: /home/bob/...) nor its owner: a
+    // refusal must not become a way to map other users' work.
+    std::string text = "root " + mine + " overlaps a sandbox of another user";
+    if (other.shared && !mine_shared) text += " (it is shared: create yours --shared to overlap it)";
+    return text;
+  }
+  return "root " + mine + " overlaps root " + other.root + " of sandbox " + other.id +
+         (mine_shared ? " (which is not shared)" : " (both must be created --shared to overlap)");
+}
+
 void CheckRootsDisjoint(const std::vector<std::string>& roots) {
   for (size_t i = 0; i < roots.size(); ++i)
     for (size_t j = i + 1; j < roots.size(); ++j)

@@ -55,6 +55,21 @@ std::optional<std::string> PathFromFdLink(const std::string& link_target, bool d
 /// Throws Error(kInvalidPath) naming the path and the reason.
 OpenedRoot OpenRoot(const std::string& path, const UserCredentials& user, const ForbiddenAreas& areas);
 
+/// The other side of an overlap: a sandbox that exists, as the caller of a create may learn of it.
+struct OverlapParty {
+  std::string id;
+  std::string root;  ///< its root that overlaps
+  bool shared = false;
+  bool callers = false;  ///< the caller's own sandbox (or the caller may see every sandbox)
+};
+
+/// Why root `mine` of a new sandbox (created --shared when `mine_shared`) is refused over
+/// `other`: "root /p overlaps root /p/q of sandbox 3fa2 (both must be created --shared to
+/// overlap)". Another user's sandbox is not the caller's business: its id, root and owner are
+/// not named, only that it exists ("root /p overlaps a sandbox of another user"), with the
+/// hint to ask for --shared only where that would help (theirs is shared, the new one is not).
+std::string DescribeOverlap(const std::string& mine, bool mine_shared, const OverlapParty& other);
+
 /// Refuses roots of one request that nest or coincide (Error kOverlap).
 void CheckRootsDisjoint(const std::vector<std::string>& canonical_roots);
 

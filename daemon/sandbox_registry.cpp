@@ -86,7 +86,7 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
   std::shared_ptr<Sandbox> sandbox;
   {
     std::lock_guard lock(mutex_);
-    CheckOverlap(roots, request.shared);
+    CheckOverlap(roots, request.shared, owner.uid);
     SandboxRecord record;
     record.id = RandomId();
     while (sandboxes_.count(record.id) || creating_.count(record.id)) record.id = RandomId();
@@ -157,15 +157,17 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
   return sandbox;
 }
 
-void SandboxRegistry::CheckOverlap(const std::vector<std::string>& roots, bool shared) const {
+void SandboxRegistry::CheckOverlap(const std::vector<std::string>& roots, bool shared, uid_t caller) const {
   for (const auto* known : {&sandboxes_, &creating_})
     for (const auto& [id, other] : *known) {
       if (shared && other->shared()) continue;
       for (const auto& mine : roots)
         for (const auto& theirs : other->roots())
           if (PathsOverlap(mine, theirs))
-            throw Error(Code::kOverlap, "root " + mine + " overlaps root " + theirs + " of sandbox " + id +
-                                            (shared ? " (which is not shared)" : " (both must be created --shared to overlap)"));
+            // Another user's sandbox is named to no one but root, whose List and Find show
+            // every sandbox anyway (DescribeOverlap).
+            throw Error(Code::kOverlap,
+                        DescribeOverlap(mine, shared, {id, theirs, other->shared(), caller == 0 || other->owner() == caller}));
     }
 }
 

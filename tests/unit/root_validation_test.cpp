@@ -173,5 +173,24 @@ TEST(PathFromFdLinkTest, OnlyAbsolutePathsOfLiveDirectories) {
   EXPECT_EQ(PathFromFdLink("", false), std::nullopt);
 }
 
+TEST(DescribeOverlapTest, TheCallersOwnSandboxIsNamed) {
+  EXPECT_EQ(DescribeOverlap("/home/u/p", false, {"3fa2", "/home/u/p/src", false, true}),
+            "root /home/u/p overlaps root /home/u/p/src of sandbox 3fa2 (both must be created --shared to overlap)");
+  EXPECT_EQ(DescribeOverlap("/home/u/p", true, {"3fa2", "/home/u/p", false, true}),
+            "root /home/u/p overlaps root /home/u/p of sandbox 3fa2 (which is not shared)");
+}
+
+TEST(DescribeOverlapTest, AnotherUsersSandboxIsNotNamed) {
+  std::string plain = DescribeOverlap("/srv/team", false, {"3fa2", "/srv/team/bobs", false, false});
+  EXPECT_EQ(plain, "root /srv/team overlaps a sandbox of another user");
+  // Asking for --shared would not help against an unshared one: no hint, nothing more said.
+  EXPECT_EQ(DescribeOverlap("/srv/team", true, {"3fa2", "/srv/team/bobs", false, false}), plain);
+  // Against a shared one it would: said so.
+  std::string hinted = DescribeOverlap("/srv/team", false, {"3fa2", "/srv/team/bobs", true, false});
+  EXPECT_EQ(hinted, "root /srv/team overlaps a sandbox of another user (it is shared: create yours --shared to overlap it)");
+  EXPECT_EQ(hinted.find("3fa2"), std::string::npos);
+  EXPECT_EQ(hinted.find("bobs"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace sandboxd
