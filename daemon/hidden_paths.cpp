@@ -146,6 +146,21 @@ std::optional<std::string> HiddenPathSyntaxError(const std::string& entry, bool 
   return std::nullopt;
 }
 
+void CheckHiddenPathsHoldNoRoot(const std::vector<std::string>& paths, const std::vector<std::string>& roots,
+                                const UserCredentials& owner) {
+  for (const auto& path : paths) {
+    std::optional<std::string> canonical;
+    {
+      ScopedFileSystemIdentity identity(owner);
+      canonical = Canonical(path, /*unreachable_is_missing=*/true);
+    }
+    if (!canonical) continue;  // nothing the owner (and so a job) could reach
+    for (const auto& root : roots)
+      if (PathHolds(*canonical, root))
+        throw Error(Code::kInvalidPath, "cannot hide " + path + " in a new sandbox: it holds root " + root);
+  }
+}
+
 std::vector<std::string> DefaultHomeParents(const std::string& owner_home) {
   std::vector<std::string> parents = {"/home"};
   auto home = Canonical(owner_home);

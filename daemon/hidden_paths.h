@@ -57,6 +57,14 @@ struct HiddenPathsRequest {
 /// refused, or nullopt.
 std::optional<std::string> HiddenPathSyntaxError(const std::string& entry, bool allow_home);
 
+/// For `create --hide`: refuses (Error kInvalidPath, naming the path and the root) a path that
+/// holds one of the canonical `roots` once resolved, which would refuse every job of the new
+/// sandbox. Resolved with `owner`'s file-system identity, never root's: a path the owner cannot
+/// reach is nothing to hide (as in ResolveHiddenPaths), and a refusal must not tell the owner
+/// where a symlink in a directory only root may read points, or that it exists.
+void CheckHiddenPathsHoldNoRoot(const std::vector<std::string>& paths, const std::vector<std::string>& roots,
+                                const UserCredentials& owner);
+
 /// {"/home"} plus the parent of the owner's home when that is another directory holding homes
 /// (e.g. /srv/home for /srv/home/alice). The parent is left out when the home is missing or its
 /// parent is "/" or a system tree (/usr, /var, /etc, /run, ...): nobody's /nonexistent or a

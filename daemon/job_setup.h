@@ -14,6 +14,9 @@ namespace sandboxd {
 /// "" → the first root. Otherwise an absolute, normalised path (no ".", ".." or empty
 /// components) equal to or beneath one of `roots`. Throws Error(kInvalidPath) naming it;
 /// with `outside_means_first_root`, a well-formed path outside every root is the first root.
+/// Purely lexical, on purpose: the daemon never looks the path up (as root it would follow
+/// what the caller's symlinks say, and could tell what exists where the caller cannot look).
+/// bwrap's --chdir looks it up inside the job, as the owner, in the job's own view.
 std::string ResolveJobCwd(const std::string& cwd, const std::vector<std::string>& roots, const std::string& sandbox_id,
                           bool outside_means_first_root = false);
 

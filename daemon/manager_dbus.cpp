@@ -1,8 +1,6 @@
 #include "manager_dbus.h"
 
-#include <limits.h>
 #include <spdlog/spdlog.h>
-#include <stdlib.h>
 
 #include "api.h"
 #include "config.h"
@@ -11,7 +9,6 @@
 #include "hidden_paths.h"
 #include "job_options.h"
 #include "object_paths.h"
-#include "root_validation.h"
 #include "sandbox_dbus.h"
 #include "service.h"
 #include "usage.h"
@@ -85,14 +82,9 @@ void ManagerDBus::CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::
       }
       UserCredentials owner = LookupUser(caller.uid);
       auto authorize = [&](const std::vector<std::string>& canonical) {
-        // A hidden path that holds a root would refuse every job of the sandbox: refused now.
-        for (const auto& path : request.hide) {
-          char resolved[PATH_MAX];
-          std::string real = realpath(path.c_str(), resolved) ? resolved : path;
-          for (const auto& root : canonical)
-            if (PathHolds(real, root))
-              throw Error(Code::kInvalidPath, "cannot hide " + path + " in a new sandbox: it holds root " + root);
-        }
+        // A hidden path that holds a root would refuse every job of the sandbox: refused now,
+        // looked up as the owner (a job's lookup), never as root.
+        CheckHiddenPathsHoldNoRoot(request.hide, canonical, owner);
         service_.authority().Check(caller, api::kActionCreate, {{"roots", JoinRoots(canonical)}},
                                    flags & api::kFlagAllowInteractive, "create a sandbox over " + JoinRoots(canonical));
         // Asked once, here: every job of such a sandbox has the network without asking again.

@@ -29,6 +29,10 @@ int PidfdOpen(pid_t pid) { return static_cast<int>(syscall(SYS_pidfd_open, pid, 
 }  // namespace
 
 int DropPrivilegesInChild(const UserCredentials& user) {
+  // Not dumpable, whatever fs.suid_dumpable says: a child that shares the daemon's memory
+  // (CloneSharingMemory) must never be ptrace-able by the user it now runs as. An exec of a
+  // program makes it dumpable again, with memory of its own by then.
+  if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return errno;
   // An unprivileged daemon (user mode) has nothing to drop: it may only be asked to be itself.
   if (geteuid() != 0) {
     if (user.uid != geteuid()) return EPERM;
@@ -179,7 +183,7 @@ int SharedChildEntry(void* raw) {
 
 }  // namespace
 
-pid_t CloneSharingMemory(int (*body)(void*), void* arg) {
+pid_t CloneSharingMemory(int (*body)(void*), void* arg, int extra_flags) {
   constexpr size_t kStackSize = 256 * 1024;
   void* stack = mmap(nullptr, kStackSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
   if (stack == MAP_FAILED) ThrowErrno("cannot map a stack for a child process");
@@ -189,7 +193,7 @@ pid_t CloneSharingMemory(int (*body)(void*), void* arg) {
   SharedChildStart start{body, arg};
   // CLONE_VFORK: this thread sleeps until the child has exec'ed or exited, so the stack and
   // everything `arg` points to stay valid for as long as the child uses them.
-  pid_t pid = clone(SharedChildEntry, static_cast<char*>(stack) + kStackSize, CLONE_VM | CLONE_VFORK | SIGCHLD, &start);
+  pid_t pid = clone(SharedChildEntry, static_cast<char*>(stack) + kStackSize, CLONE_VM | CLONE_VFORK | SIGCHLD | extra_flags, &start);
   int clone_errno = errno;
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   munmap(stack, kStackSize);

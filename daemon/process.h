@@ -62,7 +62,10 @@ class ChildProcess {
 /// tables for a fork costs milliseconds. The calling thread waits until the child has exec'ed
 /// or exited; the body must make only raw syscalls and end in execve or _exit. Signals stay
 /// blocked in the child, with every caught one reset to its default. Returns the child's pid.
-pid_t CloneSharingMemory(int (*body)(void*), void* arg);
+/// `extra_flags` may add CLONE_FILES: the child then shares the fd table too, so that a
+/// descriptor it opens with a user's credentials is the daemon's once it exits (its number
+/// written to memory that `arg` points to), with no socket in between.
+pid_t CloneSharingMemory(int (*body)(void*), void* arg, int extra_flags = 0);
 
 /// Starts a program (see CloneSharingMemory) and waits until it has exec'ed. Throws Error(kFailed) when the program could not be started (exec errno is
 /// reported back through a close-on-exec pipe).

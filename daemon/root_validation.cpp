@@ -2,48 +2,80 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
 #include <cerrno>
-#include <cstdlib>
-#include <memory>
+#include <utility>
 
 #include "errors.h"
+#include "fs_util.h"
 #include "process.h"
 
 namespace sandboxd {
 namespace {
 
-struct CheckArgs {
+/// What the child of OpenAsUser shares with the daemon (CLONE_VM|CLONE_FILES): it reads the
+/// request and writes back the descriptor it opened and, if it was refused, why.
+struct OpenArgs {
   const char* path;
   const UserCredentials* user;
+  int fd;   ///< -1 until opened; a descriptor of the daemon's own table then
+  int err;  ///< 0, or the errno that refused the root
 };
 
-int CheckInChild(void* raw) {
-  const auto& args = *static_cast<const CheckArgs*>(raw);
+int OpenInChild(void* raw) {
+  auto& args = *static_cast<OpenArgs*>(raw);
   int err = DropPrivilegesInChild(*args.user);
-  if (err != 0) _exit(err);
-  struct stat st;
-  if (stat(args.path, &st) != 0) _exit(errno);
-  if (!S_ISDIR(st.st_mode)) _exit(ENOTDIR);
-  if (faccessat(AT_FDCWD, args.path, W_OK | X_OK, AT_EACCESS) != 0) _exit(errno);
+  if (err != 0) {
+    args.err = err;
+    _exit(0);
+  }
+  // Resolved with the caller's credentials only: every directory on the way must be one the
+  // caller may search, and a symlink leads where the caller's own lookup would. O_PATH: no
+  // read permission is needed, and nothing of the directory is used yet.
+  int fd = open(args.path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    args.err = errno;
+    _exit(0);
+  }
+  args.fd = fd;
+  // Asked of the descriptor ("." beneath it), not of the name, which may mean another
+  // directory by now.
+  if (faccessat(fd, ".", W_OK | X_OK, AT_EACCESS) != 0) args.err = errno;
   _exit(0);
 }
 
-/// Asks, with the user's own credentials, whether `path` is an existing directory the user can
-/// write and enter. Done in a child that drops privilege, because the daemon's root
-/// credentials would see and write everything; only raw syscalls happen in the child.
-int CheckAsUser(const std::string& path, const UserCredentials& user) {
-  CheckArgs args{path.c_str(), &user};
-  pid_t pid = CloneSharingMemory(CheckInChild, &args);
+/// Opens `path` in a child that has dropped to `user` (the daemon's root credentials would
+/// reach and write everything) and shares the daemon's fd table, so the descriptor it opened
+/// is ours once it is gone. Only raw syscalls happen in the child. Returns the descriptor (when
+/// it was opened) and 0 or the errno that refuses the root.
+/// Why sharing the fd table (and memory) with a process of the user's uid is safe: nothing of
+/// the user's runs in it (it execs nothing), and its change of credentials made it
+/// non-dumpable (fs.suid_dumpable 0 or 2), so the user can neither ptrace it nor open
+/// /proc/PID/fd in its short life.
+std::pair<UniqueFd, int> OpenAsUser(const std::string& path, const UserCredentials& user) {
+  OpenArgs args{path.c_str(), &user, -1, 0};
+  pid_t pid = CloneSharingMemory(OpenInChild, &args, CLONE_FILES);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (!WIFEXITED(status)) return EIO;
-  return WEXITSTATUS(status);
+  UniqueFd fd(args.fd);  // ours, whatever became of the child after it opened it
+  int err = args.err;
+  if (err == 0 && (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !fd)) err = EIO;
+  return {std::move(fd), err};
+}
+
+std::string ReadFdLink(int fd) {
+  std::string link = "/proc/self/fd/" + std::to_string(fd);
+  char target[PATH_MAX];
+  ssize_t n = readlink(link.c_str(), target, sizeof target);
+  if (n < 0) ThrowErrno("cannot read " + link);
+  if (static_cast<size_t>(n) >= sizeof target) return "";  // too long to be a root
+  return std::string(target, static_cast<size_t>(n));
 }
 
 }  // namespace
@@ -79,23 +111,62 @@ void CheckRootSyntax(const std::string& path) {
   if (path[0] != '/') throw Error(Code::kInvalidPath, "root '" + path + "' is not an absolute path");
 }
 
-std::string ValidateRoot(const std::string& path, const UserCredentials& user, const ForbiddenAreas& areas) {
+std::optional<std::string> PathFromFdLink(const std::string& link_target, bool deleted) {
+  if (deleted || link_target.empty() || link_target[0] != '/') return std::nullopt;
+  return link_target;
+}
+
+OpenedRoot OpenRoot(const std::string& path, const UserCredentials& user, const ForbiddenAreas& areas) {
   CheckRootSyntax(path);
-  switch (int err = CheckAsUser(path, user)) {
+  auto [fd, err] = OpenAsUser(path, user);
+  switch (err) {
     case 0: break;
     case ENOENT: throw Error(Code::kInvalidPath, "root " + path + " does not exist");
     case ENOTDIR: throw Error(Code::kInvalidPath, "root " + path + " is not a directory");
     case EACCES:
     case EPERM:
     case EROFS: throw Error(Code::kInvalidPath, "root " + path + " is not a directory you can write");
+    case ELOOP: throw Error(Code::kInvalidPath, "root " + path + " leads through too many symlinks");
     default: ThrowErrno(err, "cannot check root " + path);
   }
-  std::unique_ptr<char, decltype(&free)> resolved(realpath(path.c_str(), nullptr), &free);
-  if (!resolved) ThrowErrno("cannot resolve root " + path);
-  std::string canonical(resolved.get());
-  if (auto reason = ForbiddenReason(canonical, areas))
+  OpenedRoot root;
+  root.fd = std::move(fd);
+  struct stat st;
+  if (fstat(root.fd.get(), &st) != 0) ThrowErrno("cannot stat root " + path);
+  root.dev = st.st_dev;
+  root.ino = st.st_ino;
+  // The canonical path is the one the kernel keeps for the directory opened: no second lookup
+  // of `path` (as root, it could lead elsewhere by now).
+  auto canonical = PathFromFdLink(ReadFdLink(root.fd.get()), st.st_nlink == 0);
+  if (!canonical) throw Error(Code::kInvalidPath, "root " + path + " was removed or moved out of reach while it was opened");
+  root.canonical = *canonical;
+  // Forbidden areas are judged on what was opened, not on what the caller wrote.
+  if (auto reason = ForbiddenReason(root.canonical, areas))
     throw Error(Code::kInvalidPath, "root " + path + " cannot be sandboxed: " + *reason);
-  return canonical;
+  // The canonical path is recorded, compared with other sandboxes' roots and bound in every
+  // job: it must name this very directory, without a symlink on the way, now that it was
+  // checked. (Only a confirmation: the mount is made from the descriptor.)
+  try {
+    UniqueFd again = OpenDirectoryNoSymlinks(root.canonical, O_PATH);
+    struct stat again_st;
+    if (fstat(again.get(), &again_st) != 0 || again_st.st_dev != root.dev || again_st.st_ino != root.ino)
+      throw Error(Code::kInvalidPath, "");
+  } catch (const Error&) {
+    throw Error(Code::kInvalidPath, "root " + path + " was moved or replaced while it was checked; try again");
+  }
+  return root;
+}
+
+std::string DescribeOverlap(const std::string& mine, bool mine_shared, const OverlapParty& other) {
+  if (!other.callers) {
+    // Neither its id, its root (which may say whose it is: /home/bob/...) nor its owner: a
+    // refusal must not become a way to map other users' work.
+    std::string text = "root " + mine + " overlaps a sandbox of another user";
+    if (other.shared && !mine_shared) text += " (it is shared: create yours --shared to overlap it)";
+    return text;
+  }
+  return "root " + mine + " overlaps root " + other.root + " of sandbox " + other.id +
+         (mine_shared ? " (which is not shared)" : " (both must be created --shared to overlap)");
 }
 
 void CheckRootsDisjoint(const std::vector<std::string>& roots) {

@@ -51,7 +51,10 @@ std::string Sandbox::PathPrefix(size_t root) const {
   return record_.roots.size() > 1 ? std::to_string(root) + "/" : std::string();
 }
 
-void Sandbox::SetUp() {
+void Sandbox::SetUp(const std::vector<int>& opened) {
+  if (!opened.empty() && opened.size() != record_.roots.size())
+    throw Error(Code::kFailed, "sandbox " + record_.id + ": " + std::to_string(opened.size()) + " opened roots for " +
+                                   std::to_string(record_.roots.size()) + " roots");
   const std::string& id = record_.id;
   for (const auto& dir : StorageDirs()) {
     MakeDirectory(dir, 0700);
@@ -64,9 +67,12 @@ void Sandbox::SetUp() {
   for (size_t i = 0; i < record_.roots.size(); ++i) {
     std::string merged = layout_.MergedDir(id, i);
     if (!layout_.user_mode() && IsOverlayMounted(merged)) continue;
-    UniqueFd lower = OpenLiveRoot(i);
+    // At create, the directory the owner opened and was checked on, never its name looked up
+    // again: by now the name may lead elsewhere (a symlink on the way swapped for another).
+    UniqueFd reopened;
+    int lower = opened.empty() ? (reopened = OpenLiveRoot(i)).get() : opened[i];
     struct stat st;
-    if (fstat(lower.get(), &st) != 0) ThrowErrno("cannot stat root " + record_.roots[i]);
+    if (fstat(lower, &st) != 0) ThrowErrno("cannot stat root " + record_.roots[i]);
     // The overlay's root directory takes its owner and mode from the upper's root, so the upper
     // starts as a copy of the live root's attributes: a job sees its root unchanged.
     std::string upper = UpperDir(i);
@@ -74,7 +80,7 @@ void Sandbox::SetUp() {
     MakeDirectory(WorkDir(i), 0700);
     if (layout_.user_mode()) continue;
     MakeDirectory(merged, 0700, record_.owner, 0);
-    MountOverlay({lower.get(), upper, WorkDir(i), merged});
+    MountOverlay({lower, upper, WorkDir(i), merged});
   }
 }
 

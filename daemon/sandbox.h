@@ -47,8 +47,10 @@ class Sandbox {
   std::string PathPrefix(size_t root) const;
 
   /// Creates the upper, work and merged directories and mounts every root's overlay that is
-  /// not mounted yet. Idempotent: used at create and at recovery.
-  void SetUp();
+  /// not mounted yet. Idempotent: used at create and at recovery. `opened` (at create: one
+  /// descriptor per root, as its owner opened it; root_validation.h) is what the overlays are
+  /// mounted from; without it (recovery, resume) each root is opened again by its path.
+  void SetUp(const std::vector<int>& opened = {});
   /// Unmounts every root's overlay. Throws Error(kBusy) if one is in use.
   void Unmount();
   /// Unmounts every root's overlay for good: one still in use (a shell of the owner's sitting

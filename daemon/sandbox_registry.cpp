@@ -62,8 +62,16 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
   if (request.roots.empty()) throw Error(Code::kInvalidArgument, "a sandbox needs at least one root directory");
   if (request.roots.size() > 64) throw Error(Code::kInvalidArgument, "a sandbox may have at most 64 roots");
   if (!request.name.empty()) CheckSandboxName(request.name);
+  // Each root is opened once, as the owner; its canonical path comes from that descriptor and
+  // its overlay is mounted from it (root_validation.h).
+  std::vector<OpenedRoot> opened;
   std::vector<std::string> roots;
-  for (const auto& root : request.roots) roots.push_back(ValidateRoot(root, owner, forbidden_));
+  for (const auto& root : request.roots) {
+    opened.push_back(OpenRoot(root, owner, forbidden_));
+    roots.push_back(opened.back().canonical);
+  }
+  std::vector<int> opened_fds;
+  for (const auto& root : opened) opened_fds.push_back(root.fd.get());
   CheckRootsDisjoint(roots);
   // A root on another file system than the state directory keeps its layers on its own file
   // system where that is safe, so that its commits are renames (storage_area.h).
@@ -78,7 +86,7 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
   std::shared_ptr<Sandbox> sandbox;
   {
     std::lock_guard lock(mutex_);
-    CheckOverlap(roots, request.shared);
+    CheckOverlap(roots, request.shared, owner.uid);
     SandboxRecord record;
     record.id = RandomId();
     while (sandboxes_.count(record.id) || creating_.count(record.id)) record.id = RandomId();
@@ -118,7 +126,7 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
   try {
     authorize(sandbox->roots());
     try {
-      sandbox->SetUp();
+      sandbox->SetUp(opened_fds);
     } catch (const Error&) {
       if (std::all_of(stores.begin(), stores.end(), [](const std::string& store) { return store.empty(); })) throw;
       // The root's file system cannot hold an upper layer (overlayfs needs xattrs and
@@ -132,7 +140,7 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
         creating_[record.id] = fallback;
       }
       sandbox = fallback;
-      sandbox->SetUp();
+      sandbox->SetUp(opened_fds);
     }
     std::vector<std::string> used;
     for (size_t i = 0; i < roots.size(); ++i) used.push_back(sandbox->Store(i));
@@ -149,15 +157,17 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
   return sandbox;
 }
 
-void SandboxRegistry::CheckOverlap(const std::vector<std::string>& roots, bool shared) const {
+void SandboxRegistry::CheckOverlap(const std::vector<std::string>& roots, bool shared, uid_t caller) const {
   for (const auto* known : {&sandboxes_, &creating_})
     for (const auto& [id, other] : *known) {
       if (shared && other->shared()) continue;
       for (const auto& mine : roots)
         for (const auto& theirs : other->roots())
           if (PathsOverlap(mine, theirs))
-            throw Error(Code::kOverlap, "root " + mine + " overlaps root " + theirs + " of sandbox " + id +
-                                            (shared ? " (which is not shared)" : " (both must be created --shared to overlap)"));
+            // Another user's sandbox is named to no one but root, whose List and Find show
+            // every sandbox anyway (DescribeOverlap).
+            throw Error(Code::kOverlap,
+                        DescribeOverlap(mine, shared, {id, theirs, other->shared(), caller == 0 || other->owner() == caller}));
     }
 }
 

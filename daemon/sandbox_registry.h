@@ -66,8 +66,9 @@ class SandboxRegistry {
 
  private:
   std::string UniqueName(const std::string& wanted, uid_t owner) const;
-  /// Refuses roots that nest in or hold another sandbox's, unless both are shared.
-  void CheckOverlap(const std::vector<std::string>& roots, bool shared) const;
+  /// Refuses roots that nest in or hold another sandbox's, unless both are shared; naming that
+  /// sandbox only when it is `caller`'s own (DescribeOverlap).
+  void CheckOverlap(const std::vector<std::string>& roots, bool shared, uid_t caller) const;
   /// "" (the state directory) and every storage area ever used.
   std::vector<std::string> Stores();
 

@@ -285,5 +285,27 @@ TEST_F(HiddenPathsTest, AnExplicitPathTheOwnerCannotReachIsNotHiddenNorRefused) 
   EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{top_ + "/data/gnupg", true}, {locked + "/key", false}}));
 }
 
+// create --hide: a path that holds a root is refused, but only as the owner finds it. A symlink
+// in a directory only root may read that points above the root is nothing the owner can reach,
+// so the refusal (which would tell where it points) does not happen.
+TEST_F(HiddenPathsTest, CreateHideHoldingARootIsJudgedAsTheOwnerResolvesIt) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root";
+  ASSERT_EQ(chmod(dir_.path().c_str(), 0755), 0);
+  std::string locked = top_ + "/data/locked";
+  ASSERT_EQ(mkdir(locked.c_str(), 0700), 0);
+  Symlink(alice_, locked + "/pointer");
+  Symlink(alice_, top_ + "/data/open-pointer");
+  EXPECT_NO_THROW(CheckHiddenPathsHoldNoRoot({locked + "/pointer", top_ + "/data/gnupg", top_ + "/missing"}, {proj_}, Nobody()));
+  try {
+    CheckHiddenPathsHoldNoRoot({top_ + "/data/open-pointer"}, {proj_}, Nobody());
+    FAIL() << "a path the owner reaches that holds the root was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Code::kInvalidPath);
+    EXPECT_NE(std::string(e.what()).find("cannot hide " + top_ + "/data/open-pointer in a new sandbox: it holds root " + proj_),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace sandboxd

@@ -66,7 +66,7 @@ TEST(CheckRootsDisjointTest, NestedRootsOfOneRequestOverlap) {
   }
 }
 
-class ValidateRootTest : public ::testing::Test {
+class OpenRootTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "needs root to check as another user";
@@ -86,20 +86,28 @@ class ValidateRootTest : public ::testing::Test {
   ForbiddenAreas areas_{"/var/lib/sandboxd", "/run/sandboxd"};
 };
 
-TEST_F(ValidateRootTest, WritableDirectoryIsCanonicalised) {
+TEST_F(OpenRootTest, WritableDirectoryIsCanonicalised) {
   std::string proj = dir_ + "/proj";
   mkdir(proj.c_str(), 0755);
   chown(proj.c_str(), nobody_.uid, nobody_.gid);
   symlink(proj.c_str(), (dir_ + "/link").c_str());
-  EXPECT_EQ(ValidateRoot(dir_ + "/link", nobody_, areas_), proj);
-  EXPECT_EQ(ValidateRoot(dir_ + "/proj/", nobody_, areas_), proj);
+  OpenedRoot through_link = OpenRoot(dir_ + "/link", nobody_, areas_);
+  EXPECT_EQ(through_link.canonical, proj);
+  EXPECT_EQ(OpenRoot(dir_ + "/proj/", nobody_, areas_).canonical, proj);
+  // The descriptor is the directory itself, and so are the identity fields.
+  struct stat by_fd, by_name;
+  ASSERT_EQ(fstat(through_link.fd.get(), &by_fd), 0);
+  ASSERT_EQ(stat(proj.c_str(), &by_name), 0);
+  EXPECT_EQ(by_fd.st_ino, by_name.st_ino);
+  EXPECT_EQ(through_link.ino, by_name.st_ino);
+  EXPECT_EQ(through_link.dev, by_name.st_dev);
 }
 
-TEST_F(ValidateRootTest, RefusesWhatTheUserCannotWrite) {
+TEST_F(OpenRootTest, RefusesWhatTheUserCannotWrite) {
   std::string mine = dir_ + "/root-owned";
   mkdir(mine.c_str(), 0755);
   try {
-    ValidateRoot(mine, nobody_, areas_);
+    OpenRoot(mine, nobody_, areas_);
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), Code::kInvalidPath);
@@ -107,9 +115,9 @@ TEST_F(ValidateRootTest, RefusesWhatTheUserCannotWrite) {
   }
 }
 
-TEST_F(ValidateRootTest, RefusesMissingAndFiles) {
+TEST_F(OpenRootTest, RefusesMissingAndFiles) {
   try {
-    ValidateRoot(dir_ + "/missing", nobody_, areas_);
+    OpenRoot(dir_ + "/missing", nobody_, areas_);
     FAIL();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("does not exist"), std::string::npos) << e.what();
@@ -117,11 +125,71 @@ TEST_F(ValidateRootTest, RefusesMissingAndFiles) {
   std::string file = dir_ + "/file";
   close(open(file.c_str(), O_CREAT | O_WRONLY, 0666));
   try {
-    ValidateRoot(file, nobody_, areas_);
+    OpenRoot(file, nobody_, areas_);
     FAIL();
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("not a directory"), std::string::npos) << e.what();
   }
+}
+
+// The user's lookup decides, not root's: a directory the user may write behind one the user may
+// not search is out of reach.
+TEST_F(OpenRootTest, IsLookedUpAsTheUser) {
+  std::string locked = dir_ + "/locked";
+  mkdir(locked.c_str(), 0700);
+  std::string inner = locked + "/inner";
+  mkdir(inner.c_str(), 0777);
+  chmod(inner.c_str(), 0777);
+  try {
+    OpenRoot(inner, nobody_, areas_);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Code::kInvalidPath);
+    EXPECT_NE(std::string(e.what()).find("root " + inner + " is not a directory you can write"), std::string::npos) << e.what();
+  }
+}
+
+// The forbidden areas are judged on the directory opened, whatever name led there.
+TEST_F(OpenRootTest, ForbiddenAreasAreJudgedOnTheCanonicalPath) {
+  std::string state = dir_ + "/state";
+  mkdir(state.c_str(), 0777);
+  chmod(state.c_str(), 0777);
+  symlink(state.c_str(), (dir_ + "/innocent").c_str());
+  ForbiddenAreas areas{state, "/run/sandboxd"};
+  try {
+    OpenRoot(dir_ + "/innocent", nobody_, areas);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Code::kInvalidPath);
+    EXPECT_NE(std::string(e.what()).find("sandboxd's state directory"), std::string::npos) << e.what();
+  }
+}
+
+TEST(PathFromFdLinkTest, OnlyAbsolutePathsOfLiveDirectories) {
+  EXPECT_EQ(PathFromFdLink("/home/u/p", false), "/home/u/p");
+  EXPECT_EQ(PathFromFdLink("/home/u/p (deleted)", false), "/home/u/p (deleted)");  // a real name
+  EXPECT_EQ(PathFromFdLink("/home/u/p (deleted)", true), std::nullopt);
+  EXPECT_EQ(PathFromFdLink("pipe:[4242]", false), std::nullopt);
+  EXPECT_EQ(PathFromFdLink("", false), std::nullopt);
+}
+
+TEST(DescribeOverlapTest, TheCallersOwnSandboxIsNamed) {
+  EXPECT_EQ(DescribeOverlap("/home/u/p", false, {"3fa2", "/home/u/p/src", false, true}),
+            "root /home/u/p overlaps root /home/u/p/src of sandbox 3fa2 (both must be created --shared to overlap)");
+  EXPECT_EQ(DescribeOverlap("/home/u/p", true, {"3fa2", "/home/u/p", false, true}),
+            "root /home/u/p overlaps root /home/u/p of sandbox 3fa2 (which is not shared)");
+}
+
+TEST(DescribeOverlapTest, AnotherUsersSandboxIsNotNamed) {
+  std::string plain = DescribeOverlap("/srv/team", false, {"3fa2", "/srv/team/bobs", false, false});
+  EXPECT_EQ(plain, "root /srv/team overlaps a sandbox of another user");
+  // Asking for --shared would not help against an unshared one: no hint, nothing more said.
+  EXPECT_EQ(DescribeOverlap("/srv/team", true, {"3fa2", "/srv/team/bobs", false, false}), plain);
+  // Against a shared one it would: said so.
+  std::string hinted = DescribeOverlap("/srv/team", false, {"3fa2", "/srv/team/bobs", true, false});
+  EXPECT_EQ(hinted, "root /srv/team overlaps a sandbox of another user (it is shared: create yours --shared to overlap it)");
+  EXPECT_EQ(hinted.find("3fa2"), std::string::npos);
+  EXPECT_EQ(hinted.find("bobs"), std::string::npos);
 }
 
 }  // namespace
