@@ -30,8 +30,10 @@ int PidfdOpen(pid_t pid) { return static_cast<int>(syscall(SYS_pidfd_open, pid, 
 
 int DropPrivilegesInChild(const UserCredentials& user) {
   // Not dumpable, whatever fs.suid_dumpable says: a child that shares the daemon's memory
-  // (CloneSharingMemory) must never be ptrace-able by the user it now runs as. An exec of a
-  // program makes it dumpable again, with memory of its own by then.
+  // (CloneSharingMemory) must never be ptrace-able by the user it now runs as. Dumpability
+  // belongs to the memory, so the daemon's becomes so too (the change of credentials below
+  // would set it to fs.suid_dumpable anyway); an exec gives the child memory of its own, which
+  // the kernel makes dumpable for its now consistent credentials.
   if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return errno;
   // An unprivileged daemon (user mode) has nothing to drop: it may only be asked to be itself.
   if (geteuid() != 0) {
