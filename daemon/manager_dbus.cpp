@@ -121,7 +121,10 @@ sdbus::ObjectPath ManagerDBus::GetSandbox(const std::string& id_or_name) {
     Caller caller = CurrentCaller(getObject());
     auto sandbox = service_.registry().Find(id_or_name, caller.uid);
     // Another user's sandbox is "not found" rather than "denied": its existence is not the
-    // caller's business.
+    // caller's business. A caller allowed polkit's manage action is no exception: a lookup is
+    // not an act on a sandbox (the acts are on its object, where manage is asked, with the
+    // sandbox named), names are only unique per owner, and asking polkit on every lookup of
+    // one's own sandbox would make each sandboxctl verb a polkit round trip. Root sees all.
     if (!sandbox) throw Error(Code::kNotFound, "no sandbox '" + id_or_name + "' known");
     return sdbus::ObjectPath(api::SandboxPath(sandbox->id()));
   });
@@ -146,7 +149,15 @@ std::string ManagerDBus::Version() {
 }
 
 void ManagerDBus::CollectGarbage(sdbus::Result<std::vector<sdbus::Struct<std::string, std::string>>>&& result, uint64_t flags) {
-  Caller caller = CurrentCaller(getObject());
+  Caller caller;
+  try {
+    // Anything thrown out of an async handler but an sdbus::Error would abort the daemon
+    // (sdbus-c++ 1.2), and CurrentCaller throws for a caller inside a job.
+    caller = CurrentCaller(getObject());
+  } catch (...) {
+    result.returnError(CurrentExceptionAsDBusError());
+    return;
+  }
   service_.RunInWorker([this, result = std::move(result), flags, caller]() mutable {
     ReplyWith(result, [&] {
       CheckFlags(flags, api::kFlagAllowInteractive);
@@ -160,7 +171,15 @@ void ManagerDBus::CollectGarbage(sdbus::Result<std::vector<sdbus::Struct<std::st
 }
 
 void ManagerDBus::GetUsage(sdbus::Result<std::vector<UsageRow>>&& result, uint64_t flags) {
-  Caller caller = CurrentCaller(getObject());
+  Caller caller;
+  try {
+    // Anything thrown out of an async handler but an sdbus::Error would abort the daemon
+    // (sdbus-c++ 1.2), and CurrentCaller throws for a caller inside a job.
+    caller = CurrentCaller(getObject());
+  } catch (...) {
+    result.returnError(CurrentExceptionAsDBusError());
+    return;
+  }
   service_.RunInWorker([this, result = std::move(result), flags, caller]() mutable {
     ReplyWith(result, [&] {
       CheckFlags(flags, api::kFlagAllowInteractive | api::kFlagEveryUser);
