@@ -249,9 +249,12 @@ class AuthorizationMatrixWorldTest : public ::testing::Test {
   /// bus through the socket a job can reach (World().JobReachableBusAddress()).
   Result CallAs(const std::string& caller, const std::vector<std::string>& argv, const std::string& job_sandbox) {
     if (caller == "job") {
-      std::vector<std::string> args = {"run", "--env", "DBUS_SYSTEM_BUS_ADDRESS=" + World().JobReachableBusAddress(), job_sandbox, "--"};
-      args.insert(args.end(), argv.begin(), argv.end());
-      return World().Sandboxctl(kBob, args);
+      // Through sh -c: sandboxctl's option parser (CLI11) takes an argument written [..] as a
+      // list and drops its brackets, even after "--", so gdbus's "['x']" would arrive as "'x'".
+      std::string script = "exec";
+      for (const auto& arg : argv) script += " '" + Replace(arg, "'", "'\\''") + "'";
+      return World().Sandboxctl(kBob, {"run", "--env", "DBUS_SYSTEM_BUS_ADDRESS=" + World().JobReachableBusAddress(), job_sandbox,
+                                       "--", "sh", "-c", script});
     }
     return World().RunAs(UserOf(caller), argv);
   }
