@@ -20,6 +20,7 @@
 #include "object_paths.h"
 #include "owner_signal.h"
 #include "rename_finder.h"
+#include "sandbox_access.h"
 #include "service.h"
 #include "units.h"
 #include "usage.h"
@@ -72,28 +73,34 @@ SandboxDBus::SandboxDBus(Service& service, sdbus::IConnection& connection, std::
 
 SandboxDBus::~SandboxDBus() { unregisterAdaptor(); }
 
-Caller SandboxDBus::AuthorizedCaller() {
-  Caller caller = CurrentCaller(getObject());
-  // Only the owner (or root) may touch a sandbox, reading included: its paths and contents are
-  // the owner's business.
-  if (caller.uid != sandbox_->owner() && !caller.IsRoot())
-    throw Error(Code::kAccessDenied, "sandbox " + sandbox_->id() + " belongs to another user");
+void SandboxDBus::Authorize(const Caller& caller, const std::string& verb, bool allow_interactive) {
+  ActTarget target{sandbox_->id(), sandbox_->owner(), sandbox_->roots(), "sandbox " + sandbox_->id()};
+  Access access = AuthorizeAct(service_.authority(), caller, target, verb, allow_interactive);
+  // Known only after authorization: a destroyed sandbox is no one else's business either.
   if (sandbox_->destroyed()) throw Error(Code::kNotFound, "sandbox " + sandbox_->id() + " has been destroyed");
-  return caller;
+  if (access == Access::kManager)
+    LogAbout(Subject(), spdlog::level::info, "sandbox {} of uid {}: {} by uid {} (polkit action {})", sandbox_->id(),
+             sandbox_->owner(), verb, caller.uid, api::kActionManage);
 }
 
 template <typename... Outs, typename Body>
-void SandboxDBus::InWorker(sdbus::Result<Outs...>&& result, Body&& body) {
+void SandboxDBus::InWorker(sdbus::Result<Outs...>&& result, const char* verb, bool allow_interactive, Body&& body) {
   Caller caller;
   try {
-    caller = AuthorizedCaller();
+    // On the bus thread, while the message is there: who is calling (callers inside jobs are
+    // refused here). Whether they may is asked in the worker: polkit can take minutes.
+    caller = CurrentCaller(getObject());
   } catch (...) {
     result.returnError(CurrentExceptionAsDBusError());
     return;
   }
   auto self = service_.FindSandboxObject(sandbox_->id());
-  service_.RunInWorker([self, result = std::move(result), body = std::forward<Body>(body), caller]() mutable {
-    ReplyWith(result, [&] { return body(caller); });
+  service_.RunInWorker([this, self, result = std::move(result), body = std::forward<Body>(body), caller, verb,
+                        allow_interactive]() mutable {
+    ReplyWith(result, [&] {
+      Authorize(caller, verb, allow_interactive);
+      return body(caller);
+    });
   });
 }
 
@@ -133,7 +140,8 @@ void SandboxDBus::AnnounceChangeSet() {
 void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std::string> argv, std::string cwd,
                       std::map<std::string, std::string> env, std::map<std::string, sdbus::UnixFd> fds,
                       std::map<std::string, sdbus::Variant> options, uint64_t flags) {
-  InWorker(std::move(result), [this, argv = std::move(argv), cwd = std::move(cwd),
+  bool interactive = flags & api::kFlagAllowInteractive;
+  InWorker(std::move(result), "run", interactive, [this, argv = std::move(argv), cwd = std::move(cwd),
                                env = std::move(env), fds = std::move(fds), options = std::move(options), flags](const Caller& caller) mutable -> sdbus::ObjectPath {
     CheckFlags(flags, api::kFlagAllowInteractive);
     if (argv.empty()) throw Error(Code::kInvalidArgument, "no command given to run in sandbox " + sandbox_->id());
@@ -266,7 +274,7 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
 }
 
 void SandboxDBus::GetChanges(sdbus::Result<std::vector<sdbus::Struct<uint32_t, std::string, std::string, std::map<std::string, sdbus::Variant>>>>&& result) {
-  InWorker(std::move(result), [this](const Caller&) mutable {
+  InWorker(std::move(result), "get-changes", false, [this](const Caller&) mutable {
     sandbox_->CheckActive("read the changes of");
     std::vector<sdbus::Struct<uint32_t, std::string, std::string, std::map<std::string, sdbus::Variant>>> list;
     for (const auto& item : service_.review().Current(*sandbox_))
@@ -277,7 +285,7 @@ void SandboxDBus::GetChanges(sdbus::Result<std::vector<sdbus::Struct<uint32_t, s
 }
 
 void SandboxDBus::Diff(sdbus::Result<>&& result, std::vector<std::string> selectors, sdbus::UnixFd output) {
-  InWorker(std::move(result), [this, selectors = std::move(selectors),
+  InWorker(std::move(result), "diff", false, [this, selectors = std::move(selectors),
                                out = UniqueFd(output.release())](const Caller&) mutable {
     if (!out) throw Error(Code::kInvalidArgument, "no output fd given for the diff");
     sandbox_->CheckActive("diff");
@@ -314,7 +322,9 @@ void SandboxDBus::Reject(sdbus::Result<uint32_t>&& result, std::vector<std::stri
 }
 
 void SandboxDBus::Decide(sdbus::Result<uint32_t>&& result, std::vector<std::string> selectors, uint64_t flags, Verdict verdict) {
-  InWorker(std::move(result), [this, selectors = std::move(selectors), flags, verdict](const Caller&) mutable -> uint32_t {
+  // Approve and Reject ask no one of their owner, and take no "interactive" bit.
+  InWorker(std::move(result), verdict == Verdict::kApproved ? "approve" : "reject", false,
+           [this, selectors = std::move(selectors), flags, verdict](const Caller&) mutable -> uint32_t {
     CheckFlags(flags, api::kFlagEveryChange);
     sandbox_->CheckActive(verdict == Verdict::kApproved ? "approve changes in" : "reject changes in");
     // Hunks are counted by the helper as the owner: it reads both sides of each file.
@@ -341,7 +351,8 @@ void SandboxDBus::Decide(sdbus::Result<uint32_t>&& result, std::vector<std::stri
 
 void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& result, std::vector<std::string> selectors,
                          uint64_t flags) {
-  InWorker(std::move(result), [this, selectors = std::move(selectors), flags](const Caller& caller) mutable -> std::tuple<uint32_t, std::vector<std::string>> {
+  InWorker(std::move(result), "commit", flags & api::kFlagAllowInteractive,
+           [this, selectors = std::move(selectors), flags](const Caller& caller) mutable -> std::tuple<uint32_t, std::vector<std::string>> {
     CheckFlags(flags, api::kFlagAllowInteractive | api::kFlagCommitAll | api::kFlagForce);
     // Held from before the question to polkit (or a person) until the end, and unmounted first:
     // the merged view and jobs are the only ways into the upper, so from here on nothing but
@@ -396,7 +407,7 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
 }
 
 void SandboxDBus::Undo(sdbus::Result<int64_t>&& result, uint64_t flags) {
-  InWorker(std::move(result), [this, flags](const Caller& caller) mutable -> int64_t {
+  InWorker(std::move(result), "undo", flags & api::kFlagAllowInteractive, [this, flags](const Caller& caller) mutable -> int64_t {
     CheckFlags(flags, api::kFlagAllowInteractive);
     service_.authority().Check(caller, api::kActionCommit,
                                {{"sandbox", sandbox_->id()}, {"roots", JoinRoots(sandbox_->roots())}, {"verb", "undo"}},
@@ -420,7 +431,7 @@ void SandboxDBus::Undo(sdbus::Result<int64_t>&& result, uint64_t flags) {
 }
 
 void SandboxDBus::Discard(sdbus::Result<>&& result) {
-  InWorker(std::move(result), [this](const Caller&) mutable {
+  InWorker(std::move(result), "discard", false, [this](const Caller&) mutable {
     ExclusiveOperation exclusive(*sandbox_, "discard");
     sandbox_->Unmount();
     try {
@@ -438,7 +449,7 @@ void SandboxDBus::Discard(sdbus::Result<>&& result) {
 }
 
 void SandboxDBus::Suspend(sdbus::Result<uint64_t>&& result) {
-  InWorker(std::move(result), [this](const Caller& caller) mutable -> uint64_t {
+  InWorker(std::move(result), "suspend", false, [this](const Caller& caller) mutable -> uint64_t {
     ExclusiveOperation exclusive(*sandbox_, "suspend");
     uint64_t bytes = service_.suspension().Suspend(*sandbox_);
     LogAbout(Subject(), spdlog::level::info, "sandbox {}: suspended for uid {} ({} bytes archived)", sandbox_->id(), caller.uid, bytes);
@@ -448,7 +459,7 @@ void SandboxDBus::Suspend(sdbus::Result<uint64_t>&& result) {
 }
 
 void SandboxDBus::Resume(sdbus::Result<>&& result) {
-  InWorker(std::move(result), [this](const Caller& caller) mutable {
+  InWorker(std::move(result), "resume", false, [this](const Caller& caller) mutable {
     ExclusiveOperation exclusive(*sandbox_, "resume");
     service_.suspension().Resume(*sandbox_);
     LogAbout(Subject(), spdlog::level::info, "sandbox {}: resumed for uid {}", sandbox_->id(), caller.uid);
@@ -457,22 +468,24 @@ void SandboxDBus::Resume(sdbus::Result<>&& result) {
 }
 
 void SandboxDBus::Destroy(sdbus::Result<>&& result) {
+  Caller caller;
   try {
-    AuthorizedCaller();
+    caller = CurrentCaller(getObject());
   } catch (...) {
     result.returnError(CurrentExceptionAsDBusError());
     return;
   }
   auto self = service_.FindSandboxObject(sandbox_->id());
-  service_.RunInWorker([this, self, result = std::move(result)]() mutable {
+  service_.RunInWorker([this, self, caller, result = std::move(result)]() mutable {
     bool destroyed = false;
     ReplyWith(result, [&] {
+      Authorize(caller, "destroy", false);
       ExclusiveOperation exclusive(*sandbox_, "destroy");
       // Once the record is gone the sandbox is gone, whatever happens next: a restart sweeps
       // up what is left (SweepOrphans).
       service_.registry().Forget(sandbox_->id());
       sandbox_->MarkDestroyed();
-      LogAbout(Subject(), spdlog::level::info, "sandbox {} destroyed", sandbox_->id());
+      LogAbout(Subject(), spdlog::level::info, "sandbox {} destroyed by uid {}", sandbox_->id(), caller.uid);
       destroyed = true;
     });
     if (!destroyed) return;
@@ -482,9 +495,9 @@ void SandboxDBus::Destroy(sdbus::Result<>&& result) {
   });
 }
 
-std::map<std::string, sdbus::Variant> SandboxDBus::GetInfo() {
-  return GuardSync([&] {
-    AuthorizedCaller();
+void SandboxDBus::GetInfo(sdbus::Result<std::map<std::string, sdbus::Variant>>&& result) {
+  // Async (a worker) only because a caller who is not the owner is asked about through polkit.
+  InWorker(std::move(result), "get-info", false, [this](const Caller&) {
     return std::map<std::string, sdbus::Variant>{
         {"id", sdbus::Variant(sandbox_->id())},
         {"name", sdbus::Variant(sandbox_->name())},

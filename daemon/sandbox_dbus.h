@@ -1,8 +1,9 @@
 #pragma once
-/// D-Bus face of one sandbox (org.sandboxd.Sandbox1.Sandbox): every method checks
-/// that the caller owns the sandbox (or is root) before anything else; slow work runs on
-/// workers and replies through sdbus::Result. Its signal goes to the owner's connections alone
-/// (owner_signal.h), never through the generated emit* call, which broadcasts.
+/// D-Bus face of one sandbox (org.sandboxd.Sandbox1.Sandbox): every method checks, before
+/// anything else, that the caller owns the sandbox, is root, or is allowed polkit's manage
+/// action for it (sandbox_access.h), in a worker; all work runs on workers and replies through
+/// sdbus::Result. Its signal goes to the owner's connections alone (owner_signal.h), never
+/// through the generated emit* call, which broadcasts.
 
 #include <sdbus-c++/sdbus-c++.h>
 
@@ -52,15 +53,17 @@ class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
   void Suspend(sdbus::Result<uint64_t>&& result) override;
   void Resume(sdbus::Result<>&& result) override;
 
-  std::map<std::string, sdbus::Variant> GetInfo() override;
+  void GetInfo(sdbus::Result<std::map<std::string, sdbus::Variant>>&& result) override;
 
-  /// The caller, if allowed to act on this sandbox; throws AccessDenied otherwise.
-  Caller AuthorizedCaller();
-  /// The shape of every method here: check the caller at once (on the bus thread), then run
-  /// `body(caller)` on a worker and reply with what it returns or throws. The worker holds
-  /// this object alive until it is done.
+  /// Returns if `caller` may do `verb` here (owner, root, or polkit's manage action, which
+  /// may ask a person: call it in a worker), logging a manager's act; throws AccessDenied
+  /// (or InteractiveAuthorizationRequired) otherwise, and NotFound once destroyed.
+  void Authorize(const Caller& caller, const std::string& verb, bool allow_interactive);
+  /// The shape of every method here: take the caller at once (on the bus thread), then in a
+  /// worker Authorize it for `verb` and run `body(caller)`, replying with what it returns or
+  /// throws. The worker holds this object alive until it is done.
   template <typename... Outs, typename Body>
-  void InWorker(sdbus::Result<Outs...>&& result, Body&& body);
+  void InWorker(sdbus::Result<Outs...>&& result, const char* verb, bool allow_interactive, Body&& body);
 
   Service& service_;
   std::shared_ptr<Sandbox> sandbox_;

@@ -419,7 +419,7 @@ void Service::UnpublishSandbox(const std::string& id) {
 }
 
 std::shared_ptr<JobDBus> Service::PublishJob(std::shared_ptr<Job> job, std::shared_ptr<Sandbox> sandbox) {
-  auto object = std::make_shared<JobDBus>(*connection_, *peers_, job, sandbox);
+  auto object = std::make_shared<JobDBus>(*this, *connection_, job, sandbox);
   std::lock_guard lock(objects_mutex_);
   job_objects_[job->id()] = object;
   jobs_by_sandbox_[sandbox->id()].push_back(job->id());
