@@ -3,6 +3,9 @@
 // rewrites the file, conflicts with the live tree and --force, selectors that name nothing.
 
 #include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
 #include <unistd.h>
 
 #include <fstream>
@@ -231,6 +234,11 @@ TEST_F(ReviewCommitTest, UndoAgainTakesTheCommitBeforeItBackOverTheSameFile) {
 TEST_F(ReviewCommitTest, UndoAgainRefusesWhereAForcedCommitWentOverALiveChange) {
   Job("echo first >> a.txt");
   ASSERT_EQ(Ctl({"commit", id_, "--all"}).status, 0);
+  // Conflicts are read from ctimes, which the kernel takes from a clock that lags the one the
+  // commit's end is recorded with by up to a tick: a live edit within that tick of a commit
+  // goes unseen (a known gap, closed by recording what each job saw instead, issue 17). This
+  // test is about undo, so its edit comes later than that.
+  std::this_thread::sleep_for(std::chrono::milliseconds(25));
   ASSERT_EQ(World().RunAs(kAlice, {"sh", "-c", "echo mine >> a.txt"}, {.cwd = project_}).status, 0);
   Job("echo second >> a.txt");
   ASSERT_EQ(Ctl({"commit", id_, "--all"}).status, 1) << "the live change is a conflict";
