@@ -25,7 +25,7 @@ size_t BusPeers::remembered() const {
 }
 
 std::vector<std::string> BusPeers::ConnectionsOf(uid_t uid) {
-  std::vector<std::pair<std::string, PeerIdentity>> candidates;
+  std::vector<std::pair<std::string, Known>> candidates;
   Excluded excluded;
   {
     std::lock_guard lock(mutex_);
@@ -45,10 +45,11 @@ std::vector<std::string> BusPeers::ConnectionsOf(uid_t uid) {
         if (it == known_.end()) {
           std::optional<PeerIdentity> identity = directory_->Identity(name);
           if (!identity) continue;  // left between the two questions: no one to send to
-          it = known_.emplace(name, *identity).first;
+          it = known_.emplace(name, Known{*identity, std::nullopt}).first;
         }
         // Our own connections are never recipients: they would only queue what they never read.
-        if (it->second.uid == uid && !(own_pid_ > 0 && it->second.pid == own_pid_)) candidates.emplace_back(name, it->second);
+        const PeerIdentity& peer = it->second.identity;
+        if (peer.uid == uid && !(own_pid_ > 0 && peer.pid == own_pid_)) candidates.emplace_back(name, it->second);
       }
     } catch (const Error&) {
       throw;
@@ -57,8 +58,22 @@ std::vector<std::string> BusPeers::ConnectionsOf(uid_t uid) {
     }
   }
   std::vector<std::string> names;
-  for (const auto& [name, identity] : candidates)
-    if (!excluded || !excluded(name, identity)) names.push_back(name);
+  std::vector<std::pair<std::string, bool>> answered;
+  for (const auto& [name, known] : candidates) {
+    bool out = false;
+    if (known.excluded) {
+      out = *known.excluded;
+    } else if (excluded) {
+      out = excluded(name, known.identity);
+      answered.emplace_back(name, out);
+    }
+    if (!out) names.push_back(name);
+  }
+  if (!answered.empty()) {
+    std::lock_guard lock(mutex_);
+    for (const auto& [name, out] : answered)
+      if (auto it = known_.find(name); it != known_.end()) it->second.excluded = out;
+  }
   return names;
 }
 

@@ -43,9 +43,10 @@ class BusDirectory {
 class BusPeers {
  public:
   /// The one hook for leaving a connection of the owner's out (e.g. one whose process runs
-  /// inside a job, which must learn nothing through sandboxd). Called for each of the user's
-  /// connections at every ask, with what the bus daemon recorded of it, outside any lock of
-  /// ours; true leaves that connection out. None by default.
+  /// inside a job, which must learn nothing through sandboxd). Called once per connection (its
+  /// answer is kept with the name: the facts it judges, recorded at connect time, do not
+  /// change), with what the bus daemon recorded of it, outside any lock of ours; true leaves
+  /// that connection out. None by default.
   using Excluded = std::function<bool(const std::string& unique_name, const PeerIdentity& identity)>;
 
   /// `own_pid`: the daemon's own connections (its process) are never recipients, whoever's
@@ -70,7 +71,11 @@ class BusPeers {
   mutable std::mutex mutex_;  ///< one ask of the bus daemon at a time; guards what follows
   /// Identity per unique name. A unique name is never reused on a bus, so what is remembered
   /// stays true for as long as the name is there; a name no longer listed is dropped.
-  std::map<std::string, PeerIdentity> known_;
+  struct Known {
+    PeerIdentity identity;
+    std::optional<bool> excluded;  ///< the hook's answer, once asked
+  };
+  std::map<std::string, Known> known_;
   Excluded excluded_;
   std::thread::id forbidden_thread_;
 };

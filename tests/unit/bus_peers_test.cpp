@@ -104,10 +104,14 @@ TEST(BusPeersTest, TheExclusionHookLeavesConnectionsOut) {
     return identity.pid == 502;
   });
   EXPECT_EQ(f.peers->ConnectionsOf(1000), (std::vector<std::string>{":1.1"}));
-  // Only the user's connections are offered to it, and at every ask.
+  // Only the user's connections are offered to it, each once: its answer is kept.
   EXPECT_EQ(offered, (std::vector<std::string>{":1.1", ":1.2"}));
-  f.peers->ConnectionsOf(1000);
-  EXPECT_EQ(offered.size(), 4u);
+  EXPECT_EQ(f.peers->ConnectionsOf(1000), (std::vector<std::string>{":1.1"}));
+  EXPECT_EQ(offered.size(), 2u);
+  // A new connection is asked about when it first counts.
+  f.bus->peers[":1.3"] = {1000, 503};
+  EXPECT_EQ(f.peers->ConnectionsOf(1000), (std::vector<std::string>{":1.1", ":1.3"}));
+  EXPECT_EQ(offered.size(), 3u);
 }
 
 TEST(BusPeersTest, ABusThatCannotAnswerMeansNoRecipientsNotAGuess) {
