@@ -1,0 +1,154 @@
+// Issue 16, attack 4: "the overlay works with root's credentials". overlayfs reads the lower
+// and writes the upper with the credentials of whoever mounted it; a sandbox mounted by root
+// showed its owner a root-owned directory swapped into the live tree, and wrote into the
+// blocks ext4 keeps for root. Each attack is made as alice would make it: sandboxctl, jobs,
+// and renames in her own directory.
+
+#include <gtest/gtest.h>
+#include <pwd.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <random>
+#include <string>
+
+#include "attack_tools.h"
+#include "harness.h"
+
+namespace sandboxd::it {
+namespace {
+
+Result Ctl(const std::vector<std::string>& args) { return World().Sandboxctl(kAlice, args); }
+
+long long Number(const std::string& text) {
+  try {
+    return std::stoll(text);
+  } catch (...) {
+    return -1;
+  }
+}
+
+// The owner lets a job copy up a directory of hers, so that it is a merge directory in the
+// upper layer, then swaps a root-owned 0700 directory into its place in the live tree and has
+// the sandbox mounted again: the merge directory takes its permissions from her upper
+// directory, and the lower beneath it must still be read as she would read it.
+TEST(OverlayCredentialsTest, ARootDirectorySwappedUnderACopiedUpDirectoryIsNeitherListedNorRead) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  std::string project = w.MakeProject(kAlice);
+  ASSERT_EQ(w.RunAs(kAlice, {"sh", "-c", "mkdir -p d && touch d/f"}, {.cwd = project}).status, 0);
+  Result created = Ctl({"create", project});
+  ASSERT_EQ(created.status, 0) << created.err;
+  std::string id = Trim(created.out);
+  Result copied = Ctl({"run", id, "--", "sh", "-c", "echo mine > d/new"});
+  ASSERT_EQ(copied.status, 0) << copied.err;
+
+  // Root's directory, made in her project by root (any root-owned directory she can rename
+  // into place would do: a rename needs only her own directory's write permission).
+  std::string secret_dir = project + "/rootdir";
+  ASSERT_EQ(mkdir(secret_dir.c_str(), 0700), 0);
+  ASSERT_EQ(chmod(secret_dir.c_str(), 0700), 0);
+  WriteWhole(secret_dir + "/secret", "TOPSECRET\n");
+  ASSERT_EQ(chmod((secret_dir + "/secret").c_str(), 0644), 0);
+  // The control: on the host she can neither list it nor read the file in it.
+  EXPECT_NE(w.RunAs(kAlice, {"ls", secret_dir}).status, 0);
+  EXPECT_EQ(w.RunAs(kAlice, {"cat", secret_dir + "/secret"}).out.find("TOPSECRET"), std::string::npos);
+
+  Result swapped = w.RunAs(kAlice, {"sh", "-c", "mv d d.old && mv rootdir d"}, {.cwd = project});
+  ASSERT_EQ(swapped.status, 0) << swapped.err;
+  Result suspended = Ctl({"suspend", id});
+  ASSERT_EQ(suspended.status, 0) << suspended.err;
+  Result resumed = Ctl({"resume", id});
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+
+  Result listed = Ctl({"run", id, "--", "sh", "-c", "ls -a d; cat d/secret"});
+  EXPECT_EQ(listed.out.find("secret"), std::string::npos) << "the job listed root's directory:\n" << listed.out;
+  EXPECT_EQ(listed.out.find("TOPSECRET"), std::string::npos) << "the job read a file in root's 0700 directory";
+  // What is hers stays hers: the file the job wrote is there.
+  Result own = Ctl({"run", id, "--", "cat", "d/new"});
+  EXPECT_EQ(own.out, "mine\n") << own.err;
+
+  EXPECT_EQ(Ctl({"destroy", id}).status, 0);
+}
+
+/// A small ext4 of its own, loop-mounted at /mnt/sandboxd-it-N with half its blocks reserved
+/// for root (mkfs -m 50), its top owned by root, holding alice's project proj/.
+class SmallExt4 {
+ public:
+  SmallExt4() {
+    static std::mt19937_64 random{std::random_device{}()};
+    std::string tag = std::to_string(random() % 1000000000);
+    image_ = World().dir() + "/ext4-" + tag + ".img";
+    top_ = "/mnt/sandboxd-it-" + tag;
+    Result made = World().RunAs("root", {"sh", "-c", "truncate -s 64M '" + image_ + "' && mkfs.ext4 -q -F -m 50 '" + image_ + "'"});
+    if (made.status != 0) {
+      error_ = "cannot make an ext4 image: " + made.err;
+      return;
+    }
+    if (mkdir(top_.c_str(), 0755) != 0) {
+      error_ = "cannot make " + top_ + ": " + strerror(errno);
+      return;
+    }
+    Result mounted = World().RunAs("root", {"mount", "-o", "loop", image_, top_});
+    if (mounted.status != 0) {
+      error_ = "cannot loop-mount an ext4 image: " + mounted.err;
+      return;
+    }
+    mounted_ = true;
+    chmod(top_.c_str(), 0755);
+    passwd* alice = getpwnam(kAlice);
+    project_ = top_ + "/proj";
+    if (mkdir(project_.c_str(), 0755) != 0 || chown(project_.c_str(), alice->pw_uid, alice->pw_gid) != 0)
+      error_ = "cannot make " + project_;
+  }
+  ~SmallExt4() {
+    if (mounted_) World().RunAs("root", {"umount", "-l", top_});
+    rmdir(top_.c_str());
+    unlink(image_.c_str());
+  }
+  const std::string& error() const { return error_; }
+  const std::string& top() const { return top_; }
+  const std::string& project() const { return project_; }
+
+ private:
+  std::string image_, top_, project_, error_;
+  bool mounted_ = false;
+};
+
+// ext4 keeps blocks for root (resuid=0); quotas are charged to the writer's fsuid. A job's
+// writes through the overlay must be charged to its owner: no more room than she has herself.
+TEST(OverlayCredentialsTest, AJobWritesNoMoreThanItsOwnerCouldIntoRootsReservedBlocks) {
+  SANDBOXD_REQUIRE_WORLD();
+  if (access("/dev/loop-control", F_OK) != 0) GTEST_SKIP() << "no loop devices here (/dev/loop-control is missing)";
+  SmallExt4 fs;
+  if (fs.error().find("loop") != std::string::npos) GTEST_SKIP() << fs.error();
+  ASSERT_EQ(fs.error(), "");
+  const std::string fill = "dd if=/dev/zero of=fill bs=1M 2>/dev/null; stat -c %s fill";
+
+  Result direct = World().RunAs(kAlice, {"sh", "-c", fill}, {.cwd = fs.project()});
+  long long direct_bytes = Number(direct.out);
+  ASSERT_GT(direct_bytes, 0) << direct.err;
+  ASSERT_EQ(unlink((fs.project() + "/fill").c_str()), 0);
+
+  Result created = Ctl({"create", fs.project()});
+  ASSERT_EQ(created.status, 0) << created.err;
+  std::string id = Trim(created.out);
+  // The upper layer is on this file system (its storage area), so the job's writes land here.
+  struct stat area;
+  ASSERT_EQ(stat((fs.top() + "/.sandboxd/sandboxes/" + id).c_str(), &area), 0) << "the layers are not on the small file system";
+
+  Result job = Ctl({"run", id, "--", "sh", "-c", fill});
+  long long job_bytes = Number(job.out);
+  EXPECT_GT(job_bytes, 0) << job.err;
+  constexpr long long kSlack = 2 << 20;  // metadata of the layers (directories, the work dir)
+  EXPECT_LE(job_bytes, direct_bytes + kSlack) << "alice could write " << direct_bytes << " bytes herself, her job wrote "
+                                              << job_bytes << " through the overlay";
+  std::printf("[ measured ] alice directly: %lld bytes; her job through the overlay: %lld bytes\n", direct_bytes, job_bytes);
+  EXPECT_EQ(Ctl({"destroy", id}).status, 0);
+}
+
+}  // namespace
+}  // namespace sandboxd::it
