@@ -1,27 +1,137 @@
 #include "overlay.h"
 
+#include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/magic.h>
+#include <sched.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
+#include <utility>
+#include <vector>
 
 #include "errors.h"
+#include "fd.h"
+#include "process.h"
 
 namespace sandboxd {
+namespace {
+
+/// One option of the overlay's: a string value, or a flag when `value` is null.
+using Option = std::pair<const char*, const char*>;
+
+/// In a child that shares the daemon's memory and fd table (CloneSharingMemory): takes the
+/// owner's file-system identity (fsuid, fsgid, groups; the real and saved uids stay root's, so
+/// the owner can neither signal nor trace it), keeps every capability but CAP_SYS_RESOURCE
+/// (the change of fsuid dropped the file ones from the effective set), and creates the
+/// superblock, which records these credentials for all overlayfs does on its layers.
+struct CreateArgs {
+  int context;
+  const UserCredentials* owner;
+  int err;  ///< 0, or the errno that failed
+};
+
+int ActForFilesAs(const UserCredentials& owner) {
+  if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return errno;  // see DropPrivilegesInChild
+  if (syscall(SYS_setgroups, owner.groups.size(), owner.groups.data()) != 0) return errno;
+  syscall(SYS_setfsgid, owner.gid);
+  syscall(SYS_setfsuid, owner.uid);
+  // setfs[ug]id report the previous value and no error: ask again to know it took.
+  if (static_cast<uid_t>(syscall(SYS_setfsuid, -1)) != owner.uid) return EPERM;
+  if (static_cast<gid_t>(syscall(SYS_setfsgid, -1)) != owner.gid) return EPERM;
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct caps[_LINUX_CAPABILITY_U32S_3] = {};
+  if (syscall(SYS_capget, &header, caps) != 0) return errno;
+  for (auto& set : caps) set.effective = set.permitted;
+  caps[CAP_TO_INDEX(CAP_SYS_RESOURCE)].effective &= ~CAP_TO_MASK(CAP_SYS_RESOURCE);
+  if (syscall(SYS_capset, &header, caps) != 0) return errno;
+  return 0;
+}
+
+int CreateInChild(void* raw) {
+  auto& args = *static_cast<CreateArgs*>(raw);
+  args.err = ActForFilesAs(*args.owner);
+  if (args.err == 0 && syscall(SYS_fsconfig, args.context, FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) != 0)
+    args.err = errno;
+  _exit(0);
+}
+
+/// Creates the superblock of `context`, recording the owner's file identity when there is one.
+/// Returns 0 or an errno.
+int CreateSuperblock(int context, const UserCredentials* owner) {
+  if (owner == nullptr || geteuid() != 0)
+    return fsconfig(context, FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) == 0 ? 0 : errno;
+  CreateArgs args{context, owner, 0};
+  pid_t pid = CloneSharingMemory(CreateInChild, &args, CLONE_FILES);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (args.err == 0 && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) return EIO;
+  return args.err;
+}
+
+/// What the kernel wrote to the context's message queue about a failure ("overlayfs: ..."),
+/// for the error we report: errno alone rarely says which option or layer it was.
+std::string KernelMessages(int context) {
+  std::string said;
+  char line[512];
+  for (ssize_t n; (n = read(context, line, sizeof line - 1)) > 0;) {
+    if (!said.empty()) said += "; ";
+    said.append(line, static_cast<size_t>(n));
+  }
+  return said;
+}
+
+/// One attempt to mount `spec` with `options`. Returns 0 or an errno, with what the kernel said.
+std::pair<int, std::string> TryMount(const OverlaySpec& spec, const std::vector<Option>& options) {
+  UniqueFd context(fsopen("overlay", FSOPEN_CLOEXEC));
+  if (!context) return {errno, ""};
+  for (const auto& [key, value] : options) {
+    int done = value == nullptr ? fsconfig(context.get(), FSCONFIG_SET_FLAG, key, nullptr, 0)
+                                : fsconfig(context.get(), FSCONFIG_SET_STRING, key, value, 0);
+    if (done != 0) {
+      int err = errno;
+      return {err, KernelMessages(context.get())};
+    }
+  }
+  if (int err = CreateSuperblock(context.get(), spec.owner); err != 0) return {err, KernelMessages(context.get())};
+  UniqueFd mount(fsmount(context.get(), FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV));
+  if (!mount) return {errno, KernelMessages(context.get())};
+  if (move_mount(mount.get(), "", AT_FDCWD, spec.merged.c_str(), MOVE_MOUNT_F_EMPTY_PATH) != 0) return {errno, ""};
+  return {0, ""};
+}
+
+}  // namespace
 
 void MountOverlay(const OverlaySpec& spec) {
-  std::string base = "lowerdir=/proc/self/fd/" + std::to_string(spec.lower_fd) + ",upperdir=" + spec.upper +
-                     ",workdir=" + spec.work + ",metacopy=off" +
-                     // userxattr refuses to follow redirects (the kernel reads "off" as "follow").
-                     (spec.user_xattr ? ",redirect_dir=nofollow,userxattr" : ",redirect_dir=off");
-  unsigned long flags = MS_NOSUID | MS_NODEV;
-  if (mount("overlay", spec.merged.c_str(), "overlay", flags, (base + ",index=on").c_str()) == 0) return;
-  int first = errno;
-  if (mount("overlay", spec.merged.c_str(), "overlay", flags, (base + ",index=off").c_str()) == 0) return;
-  ThrowErrno(first, "cannot mount the overlay at " + spec.merged);
+  std::string lower = "/proc/self/fd/" + std::to_string(spec.lower_fd);
+  std::vector<Option> options = {{"source", "overlay"},
+                                 {"lowerdir", lower.c_str()},
+                                 {"upperdir", spec.upper.c_str()},
+                                 {"workdir", spec.work.c_str()},
+                                 {"metacopy", "off"}};
+  if (spec.user_xattr) {
+    // userxattr refuses to follow redirects (the kernel reads "off" as "follow"). A mount in
+    // the owner's own user namespace works with the owner's credentials: nothing to check.
+    options.insert(options.end(), {{"redirect_dir", "nofollow"}, {"userxattr", nullptr}});
+    options.push_back({"index", "on"});
+    if (TryMount(spec, options).first == 0) return;
+    options.back() = {"index", "off"};
+  } else {
+    // No fallback without the check: a root whose file systems cannot give file handles is
+    // refused rather than shown with root's view of whatever is swapped into it.
+    options.insert(options.end(), {{"redirect_dir", "off"}, {"index", "on"}, {"nfs_export", "on"}});
+  }
+  auto [err, said] = TryMount(spec, options);
+  if (err == 0) return;
+  ThrowErrno(err, "cannot mount the overlay at " + spec.merged + (said.empty() ? "" : " (" + said + ")"));
 }
 
 const char* OverlayXattrPrefix() { return geteuid() == 0 ? "trusted.overlay." : "user.overlay."; }

@@ -1,10 +1,12 @@
 #pragma once
-/// Mounting and unmounting one root's overlay with mount(2) (never mount(8): it is slow and
-/// parses options we would have to escape). The lower is passed as /proc/self/fd/N of a
-/// directory fd we already validated, so no path is resolved twice and no comma or colon in a
-/// user's directory name can inject mount options.
+/// Mounting and unmounting one root's overlay with the mount API (fsopen, fsconfig, fsmount;
+/// never mount(8): it is slow and parses options we would have to escape). The lower is passed
+/// as /proc/self/fd/N of a directory fd we already validated, so no path is resolved twice and
+/// no comma or colon in a user's directory name can inject mount options.
 
 #include <string>
+
+#include "credentials.h"
 
 namespace sandboxd {
 
@@ -16,6 +18,9 @@ struct OverlaySpec {
   /// Marks in user.overlay.* rather than trusted.overlay.*: for a mount inside a user
   /// namespace of one's own (user mode), where trusted.* cannot be written.
   bool user_xattr = false;
+  /// Whose the overlay's own work is (see MountOverlay); null: the mounter's (a probe, or user
+  /// mode, where the mounter is the owner already).
+  const UserCredentials* owner = nullptr;
 };
 
 /// Where overlayfs keeps its marks (opaque, origin, nlink) in the upper layers this process
@@ -25,8 +30,21 @@ const char* OverlayXattrPrefix();
 
 /// Mounts with index=on (hard links stay one inode on copy-up), redirect_dir=off and
 /// metacopy=off (the upper then holds whole entries only, so the change set can be read from
-/// it alone), nosuid and nodev. Falls back to index=off where the file systems cannot index.
-/// Throws Error(kFailed) naming the merged dir.
+/// it alone), nosuid and nodev.
+///
+/// overlayfs does its own reads of the lower and writes of the upper with the credentials of
+/// whoever created the mount, recorded then. Two rules of the contract follow:
+///  - writes are charged to the owner: the superblock is created by a child whose file-system
+///    uid, gid and groups are the owner's (spec.owner), so ext4's blocks kept for root and
+///    disk quotas see the owner (overlayfs itself gives up CAP_SYS_RESOURCE; so do we);
+///  - a job sees nothing its owner could not list: the recorded credentials keep root's
+///    DAC capabilities (overlayfs makes its work dir mode 0 and needs them there), so a lower
+///    directory is trusted only if it is the one the upper copied: nfs_export=on makes
+///    overlayfs check each merged directory's lower against the file handle recorded at copy-up
+///    (trusted.overlay.origin) and not merge one swapped into its place in the live tree.
+/// Where the file systems cannot give file handles that check cannot be made, and the mount is
+/// refused. User mode (user_xattr) falls back to index=off: its mounts are the owner's own.
+/// Throws Error(kFailed) naming the merged dir, with what the kernel said.
 void MountOverlay(const OverlaySpec& spec);
 
 /// Unmounts `merged`; already unmounted is fine. Throws Error(kBusy) if it is busy.

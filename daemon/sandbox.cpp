@@ -64,6 +64,7 @@ void Sandbox::SetUp(const std::vector<int>& opened) {
   // The merged views are host-visible; only the owner may enter them. In user mode there are
   // none: each job mounts the overlays in its own namespaces (user_overlay_main.cpp).
   if (!layout_.user_mode()) MakeDirectory(layout_.RunSandboxDir(id), 0700, record_.owner, 0);
+  UserCredentials owner = OverlayIdentity();
   for (size_t i = 0; i < record_.roots.size(); ++i) {
     std::string merged = layout_.MergedDir(id, i);
     if (!layout_.user_mode() && IsOverlayMounted(merged)) continue;
@@ -80,7 +81,20 @@ void Sandbox::SetUp(const std::vector<int>& opened) {
     MakeDirectory(WorkDir(i), 0700);
     if (layout_.user_mode()) continue;
     MakeDirectory(merged, 0700, record_.owner, 0);
-    MountOverlay({lower, upper, WorkDir(i), merged});
+    MountOverlay({lower, upper, WorkDir(i), merged, /*user_xattr=*/false, &owner});
+  }
+}
+
+UserCredentials Sandbox::OverlayIdentity() const {
+  try {
+    return LookupUser(record_.owner);
+  } catch (const Error&) {
+    // An owner whose user entry is gone keeps their uid, and no group is theirs: the sandbox
+    // can still be mounted to be looked at, committed or destroyed by someone allowed to.
+    UserCredentials orphan;
+    orphan.uid = record_.owner;
+    orphan.gid = 65534;
+    return orphan;
   }
 }
 

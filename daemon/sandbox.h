@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "change.h"
+#include "credentials.h"
 #include "fd.h"
 #include "layout.h"
 #include "store.h"
@@ -124,6 +125,8 @@ class Sandbox {
   /// With mutex_ held. `verb` names what is refused in a suspended sandbox's message; "resume"
   /// and "destroy" are what a suspended sandbox allows (and "resume" only that).
   void CheckUsable(const std::string& verb) const;
+  /// Whose the overlays' own reads and writes are (overlay.h): the owner's user entry.
+  UserCredentials OverlayIdentity() const;
 
   SandboxRecord record_;
   const Layout& layout_;

@@ -12,6 +12,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 
@@ -33,10 +34,9 @@ long long Number(const std::string& text) {
 
 // The owner lets a job copy up a directory of hers, so that it is a merge directory in the
 // upper layer, then swaps a root-owned 0700 directory into its place in the live tree and has
-// the sandbox mounted again: the merge directory takes its permissions from her upper
-// directory, and the lower beneath it must still be read as she would read it.
-TEST(OverlayCredentialsTest, ARootDirectorySwappedUnderACopiedUpDirectoryIsNeitherListedNorRead) {
-  SANDBOXD_REQUIRE_WORLD();
+// the overlay look the name up again (`look_again`): the merge directory takes its permissions
+// from her upper directory, and the lower beneath it must still be read as she would read it.
+void SwapRootsDirectoryUnderACopiedUpDirectory(const std::function<void(const std::string& id)>& look_again) {
   Harness& w = World();
   std::string project = w.MakeProject(kAlice);
   ASSERT_EQ(w.RunAs(kAlice, {"sh", "-c", "mkdir -p d && touch d/f"}, {.cwd = project}).status, 0);
@@ -59,10 +59,7 @@ TEST(OverlayCredentialsTest, ARootDirectorySwappedUnderACopiedUpDirectoryIsNeith
 
   Result swapped = w.RunAs(kAlice, {"sh", "-c", "mv d d.old && mv rootdir d"}, {.cwd = project});
   ASSERT_EQ(swapped.status, 0) << swapped.err;
-  Result suspended = Ctl({"suspend", id});
-  ASSERT_EQ(suspended.status, 0) << suspended.err;
-  Result resumed = Ctl({"resume", id});
-  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  look_again(id);
 
   Result listed = Ctl({"run", id, "--", "sh", "-c", "ls -a d; cat d/secret"});
   EXPECT_EQ(listed.out.find("secret"), std::string::npos) << "the job listed root's directory:\n" << listed.out;
@@ -72,6 +69,27 @@ TEST(OverlayCredentialsTest, ARootDirectorySwappedUnderACopiedUpDirectoryIsNeith
   EXPECT_EQ(own.out, "mine\n") << own.err;
 
   EXPECT_EQ(Ctl({"destroy", id}).status, 0);
+}
+
+// Suspend and resume mount the overlay again: every name is looked up afresh.
+TEST(OverlayCredentialsTest, ARootDirectorySwappedUnderACopiedUpDirectoryIsNeitherListedNorRead) {
+  SANDBOXD_REQUIRE_WORLD();
+  SwapRootsDirectoryUnderACopiedUpDirectory([](const std::string& id) {
+    Result suspended = Ctl({"suspend", id});
+    ASSERT_EQ(suspended.status, 0) << suspended.err;
+    Result resumed = Ctl({"resume", id});
+    ASSERT_EQ(resumed.status, 0) << resumed.err;
+  });
+}
+
+// The same overlay, still mounted: once the kernel forgets its cached names (memory pressure
+// does it; here drop_caches), the next lookup finds root's directory under the name.
+TEST(OverlayCredentialsTest, ARootDirectorySwappedUnderAMountedSandboxIsNeitherListedNorRead) {
+  SANDBOXD_REQUIRE_WORLD();
+  SwapRootsDirectoryUnderACopiedUpDirectory([](const std::string&) {
+    sync();
+    WriteWhole("/proc/sys/vm/drop_caches", "2\n");
+  });
 }
 
 /// A small ext4 of its own, loop-mounted at /mnt/sandboxd-it-N with half its blocks reserved
