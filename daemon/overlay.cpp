@@ -131,6 +131,9 @@ void MountOverlay(const OverlaySpec& spec) {
   }
   auto [err, said] = TryMount(spec, options);
   if (err == 0) return;
+  // overlayfs recorded the lower root's file handle at the first mount (index=on).
+  if (err == ESTALE)
+    throw Error(Code::kInvalidState, "the live directory below " + spec.merged + " is not the one its layer was made over");
   ThrowErrno(err, "cannot mount the overlay at " + spec.merged + (said.empty() ? "" : " (" + said + ")"));
 }
 

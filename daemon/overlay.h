@@ -44,7 +44,9 @@ const char* OverlayXattrPrefix();
 ///    (trusted.overlay.origin) and not merge one swapped into its place in the live tree.
 /// Where the file systems cannot give file handles that check cannot be made, and the mount is
 /// refused. User mode (user_xattr) falls back to index=off: its mounts are the owner's own.
-/// Throws Error(kFailed) naming the merged dir, with what the kernel said.
+/// Throws Error(kInvalidState) when the lower is not the directory the upper was first mounted
+/// over (replaced in the live tree), else Error(kFailed) naming the merged dir, with what the
+/// kernel said.
 void MountOverlay(const OverlaySpec& spec);
 
 /// Unmounts `merged`; already unmounted is fine. Throws Error(kBusy) if it is busy.

@@ -81,7 +81,14 @@ void Sandbox::SetUp(const std::vector<int>& opened) {
     MakeDirectory(WorkDir(i), 0700);
     if (layout_.user_mode()) continue;
     MakeDirectory(merged, 0700, record_.owner, 0);
-    MountOverlay({lower, upper, WorkDir(i), merged, /*user_xattr=*/false, &owner});
+    try {
+      MountOverlay({lower, upper, WorkDir(i), merged, /*user_xattr=*/false, &owner});
+    } catch (const Error& e) {
+      if (e.code() != Code::kInvalidState) throw;
+      throw Error(Code::kInvalidState, "root " + record_.roots[i] + " of sandbox " + id +
+                                           " is no longer the directory the sandbox was made over (it was replaced in the "
+                                           "live tree); put that directory back at its path to use the sandbox");
+    }
   }
 }
 

@@ -70,14 +70,20 @@ void Suspension::Resume(Sandbox& sandbox) {
   Record(sandbox, "resuming");
   try {
     RestoreLayers(sandbox);
+    // Mounted before it is called active: a root that cannot be mounted (replaced in the live
+    // tree, say) leaves the sandbox suspended, its archives whole, to be resumed once it can.
+    sandbox.SetUp();
     Record(sandbox, "active");
   } catch (...) {
+    try {
+      sandbox.UnmountForGood();
+    } catch (...) {
+    }
     sandbox.ClearLayers();
     Record(sandbox, "suspended");
     throw;
   }
   RemoveArchives(sandbox);
-  sandbox.SetUp();
 }
 
 std::string Suspension::Recover(Sandbox& sandbox) {

@@ -92,6 +92,45 @@ TEST(OverlayCredentialsTest, ARootDirectorySwappedUnderAMountedSandboxIsNeitherL
   });
 }
 
+// The whole root swapped: the owner renames her project away and a root-owned 0700 directory
+// into its name while the sandbox is suspended. The overlay's root takes her old directory's
+// owner and mode, so a mount over root's directory would list it to her jobs.
+TEST(OverlayCredentialsTest, ARootDirectorySwappedInPlaceOfTheWholeRootIsNeitherListedNorRead) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  std::string project = w.MakeProject(kAlice);
+  ASSERT_EQ(w.RunAs(kAlice, {"sh", "-c", "echo hers > f"}, {.cwd = project}).status, 0);
+  Result created = Ctl({"create", project});
+  ASSERT_EQ(created.status, 0) << created.err;
+  std::string id = Trim(created.out);
+  ASSERT_EQ(Ctl({"run", id, "--", "sh", "-c", "echo mine > new"}).status, 0);
+  ASSERT_EQ(Ctl({"suspend", id}).status, 0);
+
+  std::string secret_dir = project + ".root";
+  ASSERT_EQ(mkdir(secret_dir.c_str(), 0700), 0);
+  WriteWhole(secret_dir + "/secret", "TOPSECRET\n");
+  ASSERT_EQ(chmod((secret_dir + "/secret").c_str(), 0644), 0);
+  ASSERT_EQ(rename(project.c_str(), (project + ".old").c_str()), 0);
+  ASSERT_EQ(rename(secret_dir.c_str(), project.c_str()), 0);
+
+  Result resumed = Ctl({"resume", id});
+  Result listed = Ctl({"run", id, "--", "sh", "-c", "ls -a; cat secret"});
+  EXPECT_EQ(listed.out.find("secret"), std::string::npos) << "the job listed root's directory:\n" << listed.out;
+  EXPECT_EQ(listed.out.find("TOPSECRET"), std::string::npos) << "the job read a file in root's 0700 directory";
+  // Refused, saying which root and why; nothing of the sandbox is lost for it.
+  EXPECT_EQ(resumed.status, 1);
+  EXPECT_NE(resumed.err.find("root " + project + " of sandbox " + id + " is no longer the directory"), std::string::npos)
+      << resumed.err;
+
+  ASSERT_EQ(rename(project.c_str(), secret_dir.c_str()), 0);
+  ASSERT_EQ(rename((project + ".old").c_str(), project.c_str()), 0);
+  Result again = Ctl({"resume", id});
+  EXPECT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(Ctl({"run", id, "--", "cat", "new"}).out, "mine\n");
+  EXPECT_EQ(Ctl({"destroy", id}).status, 0);
+  w.RunAs("root", {"rm", "-rf", secret_dir});
+}
+
 /// A small ext4 of its own, loop-mounted at /mnt/sandboxd-it-N with half its blocks reserved
 /// for root (mkfs -m 50), its top owned by root, holding alice's project proj/.
 class SmallExt4 {
