@@ -37,6 +37,11 @@ std::string Sandbox::state() const {
   return record_.state;
 }
 
+SandboxRecord Sandbox::record() const {
+  std::lock_guard lock(mutex_);
+  return record_;
+}
+
 void Sandbox::SetState(const std::string& state) {
   std::lock_guard lock(mutex_);
   record_.state = state;

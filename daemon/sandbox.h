@@ -36,6 +36,8 @@ class Sandbox {
   uint64_t quota_bytes() const { return record_.quota_bytes; }
   uint64_t ttl_sec() const { return record_.ttl_sec; }
   const std::vector<std::string>& hide() const { return record_.hide; }
+  /// The whole record as it stands (its state included): what the store keeps of it.
+  SandboxRecord record() const;
   /// When it was last used: a job's start or end, an operation's end (kept in memory; garbage
   /// collection records it in the store now and then).
   int64_t last_used_usec() const;

@@ -132,8 +132,8 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
       // The root's file system cannot hold an upper layer (overlayfs needs xattrs and
       // whiteouts there): the layers go to the state directory, as across file systems.
       remove_remains(*sandbox);
-      SandboxRecord record{sandbox->id(), sandbox->name(), sandbox->owner(), sandbox->state(), sandbox->created_usec(), roots, {},
-                           request.network};
+      SandboxRecord record = sandbox->record();
+      record.stores.assign(roots.size(), std::string());
       auto fallback = std::make_shared<Sandbox>(record, layout_);
       {
         std::lock_guard lock(mutex_);
@@ -142,9 +142,8 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
       sandbox = fallback;
       sandbox->SetUp(opened_fds);
     }
-    std::vector<std::string> used;
-    for (size_t i = 0; i < roots.size(); ++i) used.push_back(sandbox->Store(i));
-    store_.Insert({sandbox->id(), sandbox->name(), sandbox->owner(), sandbox->state(), sandbox->created_usec(), sandbox->roots(), used});
+    // The record that was built and set up, whole: never rebuilt field by field.
+    store_.Insert(sandbox->record());
   } catch (...) {
     remove_remains(*sandbox);
     std::lock_guard lock(mutex_);

@@ -72,7 +72,7 @@ void Store::Insert(const SandboxRecord& record) {
       .Bind(7, static_cast<int64_t>(record.shared ? 1 : 0))
       .Bind(8, static_cast<int64_t>(record.quota_bytes))
       .Bind(9, static_cast<int64_t>(record.ttl_sec))
-      .Bind(10, record.created_usec)
+      .Bind(10, record.last_used_usec)
       .Bind(11, nlohmann::json(record.hide).dump())
       .Run();
   Statement insert_root(db_, "INSERT INTO roots(sandbox_id, idx, path, store) VALUES (?, ?, ?, ?)");

@@ -37,6 +37,8 @@ struct SandboxRecord {
   /// Absolute paths every job of it sees empty and unreadable, besides the configured ones
   /// (create --hide).
   std::vector<std::string> hide = {};
+
+  bool operator==(const SandboxRecord&) const = default;
 };
 
 class Store {

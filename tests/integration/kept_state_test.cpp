@@ -1,0 +1,179 @@
+// Everything the owner set or decided survives every way the daemon keeps state (DESIGN, "Data
+// safety"): each create option and each decision (per file and per hunk) is set, the state is
+// kept one of the ways (restart, crash, idle exit, suspend + resume), then read back over D-Bus
+// and checked to be still in force, not just still displayed.
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+#include "harness.h"
+
+namespace sandboxd::it {
+namespace {
+
+using namespace std::chrono_literals;
+
+enum class Way { kRestart, kCrash, kIdleExit, kSuspendResume };
+
+std::string WayName(const testing::TestParamInfo<Way>& info) {
+  switch (info.param) {
+    case Way::kRestart: return "Restart";
+    case Way::kCrash: return "Crash";
+    case Way::kIdleExit: return "IdleExit";
+    case Way::kSuspendResume: return "SuspendResume";
+  }
+  return "?";
+}
+
+Result Ctl(const std::vector<std::string>& args) { return World().Sandboxctl(kAlice, args); }
+
+/// Keeps the daemon's state `way`; `ids` are the sandboxes to suspend and resume.
+void Keep(Way way, const std::vector<std::string>& ids) {
+  Harness& w = World();
+  switch (way) {
+    case Way::kRestart:
+      w.StopDaemon();
+      ASSERT_TRUE(w.StartDaemon());
+      break;
+    case Way::kCrash:
+      w.KillDaemon();
+      ASSERT_TRUE(w.StartDaemon());
+      break;
+    case Way::kIdleExit:
+      w.StopDaemon();
+      ASSERT_TRUE(w.StartDaemon({"--idle-exit", "1"}));
+      ASSERT_TRUE(WaitUntil([&] { return !w.NameOwned("org.sandboxd.Sandbox1"); }, 20s)) << "no idle exit";
+      ASSERT_TRUE(w.StartDaemon());
+      break;
+    case Way::kSuspendResume:
+      for (const auto& id : ids) {
+        Result suspended = Ctl({"suspend", id});
+        ASSERT_EQ(suspended.status, 0) << suspended.err;
+        Result resumed = Ctl({"resume", id});
+        ASSERT_EQ(resumed.status, 0) << resumed.err;
+      }
+      break;
+  }
+}
+
+class KeptStateTest : public testing::TestWithParam<Way> {
+ protected:
+  void TearDown() override { World().EnsureDaemon(); }
+};
+
+TEST_P(KeptStateTest, EveryCreateOptionIsStillInForce) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  std::string project = w.MakeProject(kAlice);
+  std::string hidden = w.MakeProject(kAlice);  // a directory of hers a job would otherwise read
+  WriteWhole(hidden + "/secret", "SECRET\n");
+  w.RunAs("root", {"chown", "-R", kAlice, hidden});
+  Result created = Ctl({"create", "--network", "--shared", "--quota", "10M", "--ttl", "1h", "--hide", hidden, project});
+  ASSERT_EQ(created.status, 0) << created.err;
+  std::string id = Trim(created.out);
+  // Expires 3 s after its last use: the TTL is enforced by garbage collection.
+  Result brief = Ctl({"create", "--ttl", "3s", w.MakeProject(kAlice)});
+  ASSERT_EQ(brief.status, 0) << brief.err;
+  std::string brief_id = Trim(brief.out);
+
+  ASSERT_NO_FATAL_FAILURE(Keep(GetParam(), {id, brief_id}));
+
+  Result shown = Ctl({"show", "--json", id});
+  ASSERT_EQ(shown.status, 0) << shown.err;
+  auto info = nlohmann::json::parse(shown.out);
+  EXPECT_EQ(info["network"], true);
+  EXPECT_EQ(info["shared"], true);
+  EXPECT_EQ(info["quota_bytes"], 10u << 20);
+  EXPECT_EQ(info["ttl_sec"], 3600u);
+  EXPECT_EQ(info["hide"], nlohmann::json::array({hidden}));
+
+  // In force: the hidden directory is empty to a job; the network is there without asking;
+  // another shared sandbox may overlap it; the quota is counted against.
+  Result peek = Ctl({"run", id, "--", "sh", "-c", "cat " + hidden + "/secret; ls -A " + hidden});
+  EXPECT_EQ(peek.out.find("SECRET"), std::string::npos) << "a job read a hidden file: " << peek.out;
+  EXPECT_EQ(peek.out.find("secret"), std::string::npos) << "a job listed a hidden directory: " << peek.out;
+  Result online = Ctl({"run", id, "--", "sh", "-c", "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | sort"});
+  EXPECT_EQ(online.status, 0) << online.err;
+  EXPECT_NE(online.out, "lo\n") << "the sandbox lost its network";
+  Result beside = Ctl({"create", "--shared", project});
+  EXPECT_EQ(beside.status, 0) << "a shared sandbox stopped being shared: " << beside.err;
+  if (beside.status == 0) Ctl({"destroy", Trim(beside.out)});
+  // The quota: 12 MiB written in one go either fails in the job (a hard limit) or leaves the
+  // sandbox over its quota, so that no further job starts (a limit checked after writes).
+  Result over = Ctl({"run", id, "--", "sh", "-c", "head -c 12582912 /dev/zero > big"});
+  Result next = Ctl({"run", id, "--", "true"});
+  EXPECT_TRUE(over.status != 0 || next.status != 0) << "12 MiB fit in a sandbox with a 10 MiB quota";
+  EXPECT_EQ(Ctl({"discard", id}).status, 0);
+
+  // The TTL: idle past it, the brief one is collected, the other kept.
+  std::this_thread::sleep_for(3500ms);
+  Result collected = w.Sandboxctl("root", {"gc"});
+  EXPECT_EQ(collected.status, 0) << collected.err;
+  EXPECT_NE(Ctl({"show", brief_id}).status, 0) << "a sandbox past its TTL was kept";
+  EXPECT_EQ(Ctl({"show", id}).status, 0);
+  EXPECT_EQ(Ctl({"destroy", id}).status, 0);
+  Ctl({"destroy", brief_id});
+}
+
+/// 20 numbered lines; a job edits lines 2 and 18 so that the diff has two hunks.
+std::string Lines(const std::string& second, const std::string& eighteenth) {
+  std::string text;
+  for (int i = 1; i <= 20; ++i)
+    text += (i == 2 ? second : i == 18 ? eighteenth : "line " + std::to_string(i)) + "\n";
+  return text;
+}
+
+TEST_P(KeptStateTest, EveryDecisionIsStillInForce) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  std::string project = w.MakeProject(kAlice);
+  for (const char* name : {"approved.txt", "rejected.txt", "pending.txt"}) WriteWhole(project + "/" + name, "old\n");
+  WriteWhole(project + "/hunks.txt", Lines("line 2", "line 18"));
+  w.RunAs("root", {"chown", "-R", kAlice, project});
+  Result created = Ctl({"create", project});
+  ASSERT_EQ(created.status, 0) << created.err;
+  std::string id = Trim(created.out);
+  Result job = Ctl({"run", id, "--", "sh", "-c",
+                    "for f in approved rejected pending; do echo new > $f.txt; done; "
+                    "sed -i -e 's/^line 2$/LINE TWO/' -e 's/^line 18$/LINE EIGHTEEN/' hunks.txt"});
+  ASSERT_EQ(job.status, 0) << job.err;
+  for (const auto& args : std::vector<std::vector<std::string>>{{"approve", id, "approved.txt"},
+                                                                {"reject", id, "rejected.txt"},
+                                                                {"approve", id, "hunks.txt:1"},
+                                                                {"reject", id, "hunks.txt:2"}}) {
+    Result decided = Ctl(args);
+    ASSERT_EQ(decided.status, 0) << args[0] << " " << args[2] << ": " << decided.err;
+  }
+  std::string before = Ctl({"changes", id}).out;
+
+  ASSERT_NO_FATAL_FAILURE(Keep(GetParam(), {id}));
+
+  EXPECT_EQ(Ctl({"changes", id}).out, before);
+  // In force: a plain commit takes the approved file and hunk only; --all then takes what was
+  // pending and never what was rejected.
+  Result committed = Ctl({"commit", id});
+  EXPECT_EQ(committed.status, 0) << committed.err;
+  EXPECT_EQ(ReadWhole(project + "/approved.txt"), "new\n");
+  EXPECT_EQ(ReadWhole(project + "/rejected.txt"), "old\n");
+  EXPECT_EQ(ReadWhole(project + "/pending.txt"), "old\n");
+  EXPECT_EQ(ReadWhole(project + "/hunks.txt"), Lines("LINE TWO", "line 18"));
+  Result all = Ctl({"commit", "--all", id});
+  EXPECT_EQ(all.status, 0) << all.err;
+  EXPECT_EQ(ReadWhole(project + "/pending.txt"), "new\n");
+  EXPECT_EQ(ReadWhole(project + "/rejected.txt"), "old\n") << "a rejected file was committed";
+  EXPECT_EQ(ReadWhole(project + "/hunks.txt"), Lines("LINE TWO", "line 18")) << "a rejected hunk was committed";
+  EXPECT_EQ(Ctl({"destroy", id}).status, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Ways, KeptStateTest,
+                         testing::Values(Way::kRestart, Way::kCrash, Way::kIdleExit, Way::kSuspendResume), WayName);
+
+}  // namespace
+}  // namespace sandboxd::it
