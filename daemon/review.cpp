@@ -12,20 +12,6 @@
 namespace sandboxd {
 namespace {
 
-std::string StatPart(int root_fd, const std::string& path) {
-  auto found = StatBeneath(root_fd, path);
-  if (!found) return "-";
-  const struct stat& st = *found;
-  // overlayfs makes whiteouts as links to one shared inode, whose times move whenever any
-  // whiteout comes or goes: a whiteout is identified by being one. A directory's times move
-  // with its entries, which are changes of their own: only its identity and mode count.
-  if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0)) return "whiteout";
-  if (S_ISDIR(st.st_mode)) return "dir:" + std::to_string(st.st_ino) + ":" + std::to_string(st.st_mode);
-  return std::to_string(st.st_ino) + ":" + std::to_string(st.st_mode) + ":" + std::to_string(st.st_size) + ":" +
-         std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec) + ":" +
-         std::to_string(st.st_ctim.tv_sec) + "." + std::to_string(st.st_ctim.tv_nsec);
-}
-
 using Key = std::pair<size_t, std::string>;
 constexpr size_t kNoPartner = static_cast<size_t>(-1);
 
@@ -78,14 +64,6 @@ void FillFingerprints(const Sandbox& sandbox, std::vector<Approval>& approvals) 
 }
 
 }  // namespace
-
-std::string ChangeFingerprint(int live_root_fd, int upper_root_fd, const std::string& path) {
-  std::string fingerprint(1, 'u');  // (from "u" + ... GCC 12 warns -Wrestrict falsely)
-  fingerprint += StatPart(upper_root_fd, path);
-  fingerprint += "|l";
-  fingerprint += StatPart(live_root_fd, path);
-  return fingerprint;
-}
 
 std::vector<ReviewedChange> Review::Current(const Sandbox& sandbox) {
   std::map<Key, Approval> decided;

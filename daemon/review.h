@@ -14,6 +14,7 @@
 #include "approval.h"
 #include "approval_store.h"
 #include "commit_request.h"
+#include "fingerprint.h"
 #include "rename_finder.h"
 #include "sandbox.h"
 
@@ -35,10 +36,6 @@ using HunkCounts = std::map<std::pair<size_t, std::string>, int>;
 using HunkCounter = std::function<HunkCounts(const std::vector<RootChanges>&)>;
 /// Finding renames needs the owner's rights too (rename_finder.h).
 using RenameLookup = std::function<SandboxRenames(const Sandbox&, const std::vector<RootChanges>&)>;
-
-/// The identity of a change as it is now: inode, size and times of the upper and of the live
-/// entry at `path`. Any write to either side makes a different fingerprint.
-std::string ChangeFingerprint(int live_root_fd, int upper_root_fd, const std::string& path);
 
 class Review {
  public:

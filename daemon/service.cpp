@@ -152,9 +152,9 @@ int Service::Run() {
   registry_ = std::make_unique<SandboxRegistry>(layout_, *store_);
   journal_ = std::make_unique<CommitJournal>(*store_);
   commits_ = std::make_unique<CommitRunner>(layout_, *journal_, options_.helper_path);
-  suspension_ = std::make_unique<Suspension>(*store_, config_.storage.archive_compression_level,
-                                             ArchiveHelper(BesideHelper(options_.helper_path, "sandboxd-archive-helper")));
   approvals_ = std::make_unique<ApprovalStore>(*store_);
+  suspension_ = std::make_unique<Suspension>(*store_, *approvals_, config_.storage.archive_compression_level,
+                                             ArchiveHelper(BesideHelper(options_.helper_path, "sandboxd-archive-helper")));
   review_ = std::make_unique<Review>(*approvals_, [helper = options_.helper_path](const Sandbox& sandbox, const std::vector<RootChanges>& scan) {
     return FindRenames(helper, sandbox, scan);
   });

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "decision_pins.h"
 #include "errors.h"
 #include "fs_util.h"
 
@@ -35,6 +36,7 @@ uint64_t Suspension::Suspend(Sandbox& sandbox) {
   try {
     Record(sandbox, "suspending");
     RemoveArchives(sandbox);  // what a suspend taken back may have left
+    PinDecisionsForArchive(approvals_, sandbox);
     for (size_t i = 0; i < sandbox.roots().size(); ++i) {
       std::string archive = sandbox.ArchivePath(i);
       MakeDirectory(ArchiveDir(archive), 0700);
@@ -45,6 +47,11 @@ uint64_t Suspension::Suspend(Sandbox& sandbox) {
   } catch (...) {
     // The layers are untouched until the archives are complete and recorded.
     RemoveArchives(sandbox);
+    try {
+      PinDecisionsToLayers(approvals_, sandbox);
+    } catch (...) {
+      // Left pinned for the archive, they show as pending: never a decision on other content.
+    }
     Record(sandbox, "active");
     sandbox.SetUp();
     throw;
@@ -73,6 +80,7 @@ void Suspension::Resume(Sandbox& sandbox) {
     // Mounted before it is called active: a root that cannot be mounted (replaced in the live
     // tree, say) leaves the sandbox suspended, its archives whole, to be resumed once it can.
     sandbox.SetUp();
+    PinDecisionsToLayers(approvals_, sandbox);
     Record(sandbox, "active");
   } catch (...) {
     try {
@@ -91,6 +99,7 @@ std::string Suspension::Recover(Sandbox& sandbox) {
   if (state == "suspending") {
     // Cut off before the archives were complete: the layers are whole, the suspend is undone.
     RemoveArchives(sandbox);
+    PinDecisionsToLayers(approvals_, sandbox);
     Record(sandbox, "active");
     return "the suspend of sandbox " + sandbox.id() + " was cut off; took it back";
   }
@@ -101,6 +110,7 @@ std::string Suspension::Recover(Sandbox& sandbox) {
   }
   if (state == "resuming") {
     RestoreLayers(sandbox);
+    PinDecisionsToLayers(approvals_, sandbox);
     Record(sandbox, "active");
     RemoveArchives(sandbox);
     return "the resume of sandbox " + sandbox.id() + " was cut off; finished it";

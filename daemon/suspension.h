@@ -1,8 +1,9 @@
 #pragma once
 /// Suspend and resume (DESIGN: active ⇄ suspended). Suspend archives each root's upper layer
 /// (upper_archive.h) beside it in the sandbox's storage directory, then frees the layers; the
-/// commit areas (what undo needs) and the decisions in the database stay. Resume restores the
-/// layers from the archives and removes them. Each step is recorded in the store before it is
+/// commit areas (what undo needs) and the decisions in the database stay, pinned to what the
+/// archive keeps of each change (decision_pins.h). Resume restores the layers from the
+/// archives, pins the decisions to them again, and removes the archives. Each step is recorded in the store before it is
 /// taken ("suspending", "suspended", "resuming", "active"), so that a daemon killed at any
 /// instant finds at start-up a suspend to take back (its layers are intact until "suspended")
 /// or a resume to finish (its archives are intact until "active"). No D-Bus here; the caller
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "approval_store.h"
 #include "archive_helper.h"
 #include "sandbox.h"
 #include "store.h"
@@ -21,7 +23,8 @@ namespace sandboxd {
 class Suspension {
  public:
   /// `level`: zstd compression level of the archives (1..19); `archiver` writes and reads them.
-  Suspension(Store& store, int level, ArchiveHelper archiver) : store_(store), level_(level), archiver_(std::move(archiver)) {}
+  Suspension(Store& store, ApprovalStore& approvals, int level, ArchiveHelper archiver)
+      : store_(store), approvals_(approvals), level_(level), archiver_(std::move(archiver)) {}
 
   /// Unmounts the sandbox and archives its layers, which go to the trash (empty it after);
   /// returns the archives' size in bytes.
@@ -41,6 +44,7 @@ class Suspension {
   void RestoreLayers(Sandbox& sandbox);
 
   Store& store_;
+  ApprovalStore& approvals_;
   int level_;
   ArchiveHelper archiver_;
 };

@@ -172,6 +172,32 @@ TEST_P(KeptStateTest, EveryDecisionIsStillInForce) {
   EXPECT_EQ(Ctl({"destroy", id}).status, 0);
 }
 
+// The other half of the promise: a decision holds for the content it was made on only. A job
+// that rewrites an approved file and puts its size and mtime back, and a live edit made while
+// the sandbox is suspended, each make the change pending again, suspend or not.
+TEST(KeptDecisionTest, ADecisionThatLapsedBeforeASuspendDoesNotComeBackAfterIt) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  std::string project = w.MakeProject(kAlice);
+  for (const char* name : {"a.txt", "b.txt"}) WriteWhole(project + "/" + name, "old\n");
+  w.RunAs("root", {"chown", "-R", kAlice, project});
+  Result created = Ctl({"create", project});
+  ASSERT_EQ(created.status, 0) << created.err;
+  std::string id = Trim(created.out);
+  ASSERT_EQ(Ctl({"run", id, "--", "sh", "-c", "echo new > a.txt; echo new > b.txt"}).status, 0);
+  ASSERT_EQ(Ctl({"approve", id, "a.txt", "b.txt"}).status, 0);
+  // Same size, same mtime, other content: only the ctime tells.
+  ASSERT_EQ(Ctl({"run", id, "--", "sh", "-c", "touch -r a.txt stamp; echo BAD > a.txt; touch -r stamp a.txt; rm stamp"}).status, 0);
+  ASSERT_EQ(Ctl({"suspend", id}).status, 0);
+  WriteWhole(project + "/b.txt", "live, again\n");  // the live side moves on while it is suspended
+  ASSERT_EQ(Ctl({"resume", id}).status, 0);
+  EXPECT_EQ(Ctl({"changes", id}).out, "M a.txt\nM b.txt\n");
+  Result committed = Ctl({"commit", id});
+  EXPECT_EQ(ReadWhole(project + "/a.txt"), "old\n") << "content the owner never saw was committed";
+  EXPECT_EQ(ReadWhole(project + "/b.txt"), "live, again\n");
+  EXPECT_EQ(Ctl({"destroy", id}).status, 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Ways, KeptStateTest,
                          testing::Values(Way::kRestart, Way::kCrash, Way::kIdleExit, Way::kSuspendResume), WayName);
 

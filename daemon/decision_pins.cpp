@@ -1,0 +1,56 @@
+#include "decision_pins.h"
+
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "fd.h"
+#include "fingerprint.h"
+
+namespace sandboxd {
+namespace {
+
+/// Rewrites every stored decision with `pin` (the new fingerprint, or nullopt to forget it).
+template <typename Pin>
+void Repin(ApprovalStore& approvals, const Sandbox& sandbox, Pin pin) {
+  std::map<size_t, std::pair<UniqueFd, UniqueFd>> roots;  // live, upper
+  std::vector<Approval> kept;
+  std::vector<std::pair<size_t, std::string>> forgotten;
+  for (auto& approval : approvals.Load(sandbox.id())) {
+    if (approval.root >= sandbox.roots().size()) continue;
+    auto& fds = roots[approval.root];
+    if (!fds.first) fds = {sandbox.OpenLiveRoot(approval.root), sandbox.OpenUpper(approval.root)};
+    auto parts = SplitFingerprint(approval.fingerprint);
+    std::optional<std::string> now = parts ? pin(*parts, fds.first.get(), fds.second.get(), approval.path) : std::nullopt;
+    if (!now) {
+      forgotten.emplace_back(approval.root, approval.path);
+    } else if (*now != approval.fingerprint) {
+      approval.fingerprint = *now;
+      kept.push_back(std::move(approval));
+    }
+  }
+  if (!kept.empty()) approvals.Save(sandbox.id(), kept);
+  if (!forgotten.empty()) approvals.Forget(sandbox.id(), forgotten);
+}
+
+}  // namespace
+
+void PinDecisionsForArchive(ApprovalStore& approvals, const Sandbox& sandbox) {
+  Repin(approvals, sandbox,
+        [](const FingerprintParts& parts, int live, int upper, const std::string& path) -> std::optional<std::string> {
+          if (parts.kind == 's') return JoinFingerprint(parts);  // pinned by an earlier, cut-off suspend
+          if (JoinFingerprint(parts) != ChangeFingerprint(live, upper, path)) return std::nullopt;
+          return JoinFingerprint({'s', ArchivedStamp(upper, path), parts.live});
+        });
+}
+
+void PinDecisionsToLayers(ApprovalStore& approvals, const Sandbox& sandbox) {
+  Repin(approvals, sandbox,
+        [](const FingerprintParts& parts, int, int upper, const std::string& path) -> std::optional<std::string> {
+          if (parts.kind != 's') return JoinFingerprint(parts);
+          if (parts.upper != ArchivedStamp(upper, path)) return std::nullopt;
+          return JoinFingerprint({'u', EntryStamp(upper, path), parts.live});
+        });
+}
+
+}  // namespace sandboxd

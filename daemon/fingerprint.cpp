@@ -1,0 +1,62 @@
+#include "fingerprint.h"
+
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "beneath.h"
+
+namespace sandboxd {
+namespace {
+
+std::string Time(const struct timespec& t) { return std::to_string(t.tv_sec) + "." + std::to_string(t.tv_nsec); }
+
+/// overlayfs makes whiteouts as links to one shared inode, whose times move whenever any
+/// whiteout comes or goes: a whiteout is identified by being one. A directory's times move with
+/// its entries, which are changes of their own: only its identity and mode count.
+std::optional<std::string> Special(const struct stat& st, bool with_identity) {
+  if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0)) return "whiteout";
+  if (S_ISDIR(st.st_mode)) return "dir:" + (with_identity ? std::to_string(st.st_ino) + ":" : "") + std::to_string(st.st_mode);
+  return std::nullopt;
+}
+
+constexpr const char* kSeparator = "|l";
+
+}  // namespace
+
+std::string EntryStamp(int root_fd, const std::string& path) {
+  auto found = StatBeneath(root_fd, path);
+  if (!found) return "-";
+  const struct stat& st = *found;
+  if (auto special = Special(st, true)) return *special;
+  return std::to_string(st.st_ino) + ":" + std::to_string(st.st_mode) + ":" + std::to_string(st.st_size) + ":" +
+         Time(st.st_mtim) + ":" + Time(st.st_ctim);
+}
+
+std::string ArchivedStamp(int root_fd, const std::string& path) {
+  auto found = StatBeneath(root_fd, path);
+  if (!found) return "-";
+  const struct stat& st = *found;
+  if (auto special = Special(st, false)) return *special;
+  return std::to_string(st.st_mode) + ":" + std::to_string(st.st_size) + ":" + Time(st.st_mtim);
+}
+
+std::string ChangeFingerprint(int live_root_fd, int upper_root_fd, const std::string& path) {
+  return JoinFingerprint({'u', EntryStamp(upper_root_fd, path), EntryStamp(live_root_fd, path)});
+}
+
+std::optional<FingerprintParts> SplitFingerprint(const std::string& fingerprint) {
+  if (fingerprint.empty() || (fingerprint[0] != 'u' && fingerprint[0] != 's')) return std::nullopt;
+  size_t separator = fingerprint.find(kSeparator);
+  if (separator == std::string::npos) return std::nullopt;
+  return FingerprintParts{fingerprint[0], fingerprint.substr(1, separator - 1), fingerprint.substr(separator + 2)};
+}
+
+std::string JoinFingerprint(const FingerprintParts& parts) {
+  std::string joined(1, parts.kind);
+  joined += parts.upper;
+  joined += kSeparator;
+  joined += parts.live;
+  return joined;
+}
+
+}  // namespace sandboxd

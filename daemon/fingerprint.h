@@ -1,0 +1,35 @@
+#pragma once
+/// Which content a decision was made on. A decision about a change holds only while the change
+/// is the one the owner saw, known by its fingerprint: "u" + the upper entry's stamp + "|l" +
+/// the live entry's stamp, each naming inode, mode, size, mtime and ctime. A job cannot forge a
+/// ctime, so any write to either side (even one that puts the mtime back) makes another
+/// fingerprint and the decision lapses.
+///
+/// An archive round trip (suspend, resume) gives every upper entry a new inode and ctime while
+/// keeping its content, mode and mtime; so a decision that held when the layers were archived is
+/// carried in an archive fingerprint, "s" + what the archive keeps of the upper entry + "|l" +
+/// the live stamp, and pinned again to the restored entry (decision_pins.h).
+
+#include <optional>
+#include <string>
+
+namespace sandboxd {
+
+/// The stamp of the entry at `path` beneath `root_fd` ("-" when there is none).
+std::string EntryStamp(int root_fd, const std::string& path);
+/// What an archive keeps of that entry: kind, mode, size and mtime.
+std::string ArchivedStamp(int root_fd, const std::string& path);
+
+/// The identity of a change as it is now: "u<upper stamp>|l<live stamp>".
+std::string ChangeFingerprint(int live_root_fd, int upper_root_fd, const std::string& path);
+
+/// A fingerprint's parts: kind ('u' live, 's' archived), upper part, live part.
+struct FingerprintParts {
+  char kind = 'u';
+  std::string upper;
+  std::string live;
+};
+std::optional<FingerprintParts> SplitFingerprint(const std::string& fingerprint);
+std::string JoinFingerprint(const FingerprintParts& parts);
+
+}  // namespace sandboxd
