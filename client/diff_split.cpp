@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "quote_path.h"
+
 namespace sandboxctl {
 namespace {
 
@@ -26,6 +28,19 @@ std::optional<std::string> OwnerOf(const std::string& path, const std::set<std::
 }  // namespace
 
 std::optional<std::string> DiffGitPath(std::string_view line) {
+  // A quoted pair first (quote_path.h): "a/P" "b/P", with P's quotes and escapes.
+  if (StartsWith(line, "diff --git \"")) {
+    std::string_view rest = line.substr(kFileStart.size());
+    size_t end = 1;
+    while (end < rest.size() && rest[end] != '"') end += rest[end] == '\\' ? 2 : 1;
+    if (end >= rest.size() || rest.substr(end + 1, 1) != " ") return std::nullopt;
+    auto old_path = sandboxd::api::UnquotePath(rest.substr(0, end + 1));
+    auto new_path = sandboxd::api::UnquotePath(rest.substr(end + 2));
+    if (!old_path || !new_path || !StartsWith(*old_path, "a/") || !StartsWith(*new_path, "b/") ||
+        old_path->substr(2) != new_path->substr(2) || old_path->size() == 2)
+      return std::nullopt;
+    return old_path->substr(2);
+  }
   constexpr std::string_view kOld = "diff --git a/", kNew = " b/";
   if (!StartsWith(line, kOld)) return std::nullopt;
   std::string_view rest = line.substr(kOld.size());  // P + " b/" + P

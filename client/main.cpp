@@ -6,6 +6,7 @@
 #include <functional>
 #include <iostream>
 
+#include "quote_path.h"
 #include "config.h"
 #include "verbs.h"
 
@@ -176,12 +177,13 @@ int main(int argc, char** argv) {
       std::string message = e.getMessage();
       if (e.getName() == "org.freedesktop.DBus.Error.ServiceUnknown" || e.getName() == "org.freedesktop.DBus.Error.NameHasNoOwner")
         message = "sandboxd is not running (" + message + ")";
-      std::cerr << "sandboxctl: " << (message.empty() ? e.getName() : message) << "\n";
+      // A message may hold a name a job chose: no byte of it may steer the terminal.
+      std::cerr << "sandboxctl: " << sandboxd::api::EscapeControlBytes(message.empty() ? e.getName() : message) << "\n";
       return 1;
     } catch (const std::exception& e) {
       // Our own failures (no pseudo-terminal to be had, an answer that does not parse): one
       // line and status 1, never an abort.
-      std::cerr << "sandboxctl: " << e.what() << "\n";
+      std::cerr << "sandboxctl: " << sandboxd::api::EscapeControlBytes(e.what()) << "\n";
       return 1;
     }
   }

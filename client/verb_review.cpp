@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 
+#include "quote_path.h"
 #include "diff_output.h"
 #include "diff_split.h"
 #include "review_changes.h"
@@ -64,16 +65,19 @@ class StdoutOntoStderr {
 /// a review shows a hunk at a time between questions.
 std::unique_ptr<DiffOutput> UnpagedDiffOutput() { return std::make_unique<DiffOutput>(DiffOutput::Paging::kNone); }
 
+/// A name a job chose, as git prints it (quote_path.h).
+std::string Quote(const std::string& path) { return sandboxd::api::QuotePath(path); }
+
 /// "three.txt (modified file)", "d (added directory, approved)", "x (type-changed from file to symlink)".
 std::string Title(const ReviewedChange& change) {
   if (!change.renamed_from.empty()) {
     std::string state = change.State();
-    return change.renamed_from + " -> " + change.path + " (renamed" + (state == "pending" ? "" : ", " + state) + ")";
+    return Quote(change.renamed_from) + " -> " + Quote(change.path) + " (renamed" + (state == "pending" ? "" : ", " + state) + ")";
   }
   std::string what = change.kind == "type-changed" ? "type-changed from " + change.old_type + " to " + change.new_type
                                                    : change.kind + " " + (change.new_type.empty() ? change.old_type : change.new_type);
   std::string state = change.State();
-  return change.path + " (" + what + (state == "pending" ? "" : ", " + state) + ")";
+  return Quote(change.path) + " (" + what + (state == "pending" ? "" : ", " + state) + ")";
 }
 
 class Review {
@@ -147,7 +151,7 @@ bool Review::AskAboutWhole(ReviewedChange& change, const std::vector<FileSection
   size_t beneath = 0;
   for (const auto& other : changes_) beneath += &other != &change && AtOrBeneath(other.path, change.path);
   if (beneath > 0)
-    Say("(deciding " + change.path + " decides the " + std::to_string(beneath) +
+    Say("(deciding " + Quote(change.path) + " decides the " + std::to_string(beneath) +
         (beneath == 1 ? " change" : " changes") + " beneath it too; each is asked about after it)\n");
   if (change.verdicts.size() == 1) SayIfDecided(change.verdicts.front());
   switch (Ask("Approve this change [y,n,q,s,?]? ", kChangeHelp)) {

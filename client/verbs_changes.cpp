@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "quote_path.h"
 #include "change_filter.h"
 #include "diff_output.h"
 #include "polkit_agent.h"
@@ -49,7 +50,7 @@ std::string RenameNote(const std::map<std::string, sdbus::Variant>& details) {
     auto it = details.find(key);
     if (it == details.end()) continue;
     std::string words = key == std::string("renamed_from") ? "renamed from " : "renamed to ";
-    return " (" + words + it->second.get<std::string>() + ")";
+    return " (" + words + sandboxd::api::QuotePath(it->second.get<std::string>()) + ")";
   }
   return "";
 }
@@ -96,7 +97,9 @@ int VerbChanges(Context& ctx, const std::string& id_or_name, const PathPatterns&
   // decision, once there is one, in brackets.
   for (const auto& change : changes) {
     auto letter = kLetters.find(change.get<2>());
-    std::cout << (letter == kLetters.end() ? '?' : letter->second) << ' ' << change.get<1>() << RenameNote(change.get<3>())
+    // Names as git prints them (quote_path.h); --json above keeps them exact.
+    std::cout << (letter == kLetters.end() ? '?' : letter->second) << ' ' << sandboxd::api::QuotePath(change.get<1>())
+              << RenameNote(change.get<3>())
               << ReviewNote(change.get<3>()) << "\n";
   }
   return 0;

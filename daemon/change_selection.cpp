@@ -41,6 +41,28 @@ std::vector<RootChanges> SelectChanges(const std::vector<RootChanges>& all, cons
   return selected;
 }
 
+std::map<size_t, std::map<std::string, std::set<int>>> HunksNamed(const std::vector<RootChanges>& all,
+                                                                 const std::vector<std::string>& selectors,
+                                                                 const std::vector<std::string>& prefixes) {
+  std::map<size_t, std::map<std::string, std::set<int>>> named;
+  for (const auto& root : all)
+    for (const auto& change : root.changes) {
+      std::string shown = DisplayPath(change, prefixes.at(root.root));
+      std::set<int> hunks;
+      bool whole = false;
+      for (const auto& selector : selectors) {
+        if (api::SelectorNames(selector, shown)) {
+          whole = true;
+          break;
+        }
+        auto hunk = api::ParseHunkSelector(selector);
+        if (hunk && hunk->hunk && hunk->path == shown) hunks.insert(*hunk->hunk);
+      }
+      if (!whole && !hunks.empty()) named[root.root][change.path] = std::move(hunks);
+    }
+  return named;
+}
+
 void AddRenamePartners(const std::vector<RootChanges>& all, const SandboxRenames& renames,
                        std::vector<RootChanges>& selected) {
   for (auto& kept : selected) {

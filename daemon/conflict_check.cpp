@@ -31,9 +31,10 @@ struct OverlayOriginHead {
 
 /// Whether the entry at `path` in the upper is a copy-up of a live entry that has since been
 /// deleted from the live tree. overlayfs records where a copied-up entry came from as a file
-/// handle; one that no longer opens (ESTALE) is an inode the live tree deleted. A copy-up whose
-/// origin still opens was moved (by a rename in the sandbox, or live) and is no deletion. When
-/// unsure (another error, a handle not understood) it counts as deleted: refusing is safe.
+/// handle; one that no longer opens (ESTALE), or opens with no link left (held in memory), is
+/// an inode the live tree deleted. A copy-up whose origin still has a name was moved (by a
+/// rename in the sandbox, or live) and is no deletion. When unsure (another error, a handle not
+/// understood) it counts as deleted: refusing is safe.
 bool CopiedUpFromDeleted(int live_root, ParentDirs& uppers, const std::string& path) {
   std::string name;
   int parent = uppers.Open(path, name);
@@ -59,7 +60,11 @@ bool CopiedUpFromDeleted(int live_root, ParentDirs& uppers, const std::string& p
   UniqueFd file_system(openat(live_root, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!file_system) return true;
   UniqueFd still(open_by_handle_at(file_system.get(), handle, O_PATH | O_CLOEXEC));
-  return !still;
+  if (!still) return true;
+  // An inode deleted from the live tree still opens by handle while anything holds it (the
+  // overlay's own cached lower dentry does): a deleted one has no name left.
+  struct stat st;
+  return fstat(still.get(), &st) != 0 || st.st_nlink == 0;
 }
 
 int64_t CtimeNs(const struct stat& st) { return int64_t{st.st_ctim.tv_sec} * 1000000000 + st.st_ctim.tv_nsec; }

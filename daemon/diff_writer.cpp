@@ -15,6 +15,7 @@
 
 #include "beneath.h"
 #include "errors.h"
+#include "quote_path.h"
 #include "fd.h"
 #include "text_patch.h"
 
@@ -127,7 +128,8 @@ std::vector<Hunk> LineDiff(const std::string& old_text, const std::string& new_t
 /// The diff of one path whose old and new sides are given (either may be missing).
 FileDiff DiffFile(const std::string& shown, const Side& old_side, const Side& new_side, const DiffOptions& options) {
   FileDiff diff;
-  diff.header = "diff --git a/" + shown + " b/" + shown + "\n";
+  // Names as git writes them (quote_path.h): a name cannot end a header line or hide one.
+  diff.header = "diff --git " + api::QuotePath("a/" + shown) + " " + api::QuotePath("b/" + shown) + "\n";
   if (!old_side.exists) {
     diff.header += "new file mode " + OctalMode(new_side.mode) + "\n";
   } else if (!new_side.exists) {
@@ -137,8 +139,8 @@ FileDiff DiffFile(const std::string& shown, const Side& old_side, const Side& ne
   }
   bool old_text = HasContent(old_side), new_text = HasContent(new_side);
   if (!old_text && !new_text) return diff;  // directories, fifos, devices: header only
-  std::string old_label = old_side.exists ? "a/" + shown : "/dev/null";
-  std::string new_label = new_side.exists ? "b/" + shown : "/dev/null";
+  std::string old_label = old_side.exists ? api::QuotePath("a/" + shown) : "/dev/null";
+  std::string new_label = new_side.exists ? api::QuotePath("b/" + shown) : "/dev/null";
   if (old_side.binary || new_side.binary) {
     diff.header += "Binary files " + old_label + " and " + new_label + " differ\n";
     return diff;
@@ -228,11 +230,11 @@ std::vector<FileDiff> DiffChange(const Change& change, int lower_dirfd, int uppe
 FileDiff DiffRename(const Rename& rename, int lower_dirfd, int upper_dirfd, const DiffOptions& options) {
   FileDiff diff;
   std::string from = options.path_prefix + rename.from, to = options.path_prefix + rename.to;
-  diff.header = "diff --git a/" + from + " b/" + to + "\n";
+  diff.header = "diff --git " + api::QuotePath("a/" + from) + " " + api::QuotePath("b/" + to) + "\n";
   auto old_mode = ModeAt(lower_dirfd, rename.from), new_mode = ModeAt(upper_dirfd, rename.to);
   if (old_mode && new_mode && (*old_mode & (S_IFMT | 07777)) != (*new_mode & (S_IFMT | 07777)))
     diff.header += "old mode " + OctalMode(*old_mode) + "\nnew mode " + OctalMode(*new_mode) + "\n";
-  diff.header += "similarity index 100%\nrename from " + from + "\nrename to " + to + "\n";
+  diff.header += "similarity index 100%\nrename from " + api::QuotePath(from) + "\nrename to " + api::QuotePath(to) + "\n";
   return diff;
 }
 
@@ -248,6 +250,24 @@ bool WriteDiff(const std::vector<Change>& changes, int lower_dirfd, int upper_di
     by_added[rename.to] = &rename;
     renamed_away.insert(rename.from);
   }
+  // The changes shown hunk by hunk are diffed first: a hunk that does not exist is refused
+  // before any of the diff is written.
+  std::map<std::string, std::vector<FileDiff>> partial;
+  for (const auto& change : changes) {
+    auto asked = options.only_hunks.find(change.path);
+    if (asked == options.only_hunks.end() || renamed_away.count(change.path) || by_added.count(change.path)) continue;
+    auto files = DiffChange(change, lower_dirfd, upper_dirfd, options);
+    size_t count = files.size() == 1 ? files.front().hunks.size() : 0;
+    for (int hunk : asked->second)
+      if (hunk < 1 || static_cast<size_t>(hunk) > count)
+        throw Error(Code::kNotFound, "no hunk " + std::to_string(hunk) + " in " + options.path_prefix + change.path + " (it has " +
+                                         (count == 0 ? "none" : std::to_string(count)) + ")");
+    FileDiff& file = files.front();
+    std::vector<Hunk> kept;
+    for (int hunk : asked->second) kept.push_back(file.hunks[static_cast<size_t>(hunk - 1)]);
+    file.hunks = std::move(kept);
+    partial[change.path] = std::move(files);
+  }
   for (const auto& change : changes) {
     if (renamed_away.count(change.path)) continue;  // shown with its added half
     auto rename = by_added.find(change.path);
@@ -255,7 +275,8 @@ bool WriteDiff(const std::vector<Change>& changes, int lower_dirfd, int upper_di
       if (!WriteAll(out_fd, DiffRename(*rename->second, lower_dirfd, upper_dirfd, options).Text())) return false;
       continue;
     }
-    for (const auto& file : DiffChange(change, lower_dirfd, upper_dirfd, options))
+    auto shown = partial.find(change.path);
+    for (const auto& file : shown != partial.end() ? shown->second : DiffChange(change, lower_dirfd, upper_dirfd, options))
       if (!WriteAll(out_fd, file.Text())) return false;
   }
   return true;

@@ -4,6 +4,8 @@
 /// the owner; every file is opened beneath its root without following symlinks, and no file
 /// bigger than max_text_bytes is read into memory (it is shown as binary).
 
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,9 @@ struct DiffOptions {
   std::string path_prefix;              ///< "N/" for root N of a multi-root sandbox, else ""
   size_t max_text_bytes = 16 << 20;     ///< larger files are shown as binary
   int context_lines = 3;
+  /// Per change path, the only hunks (1-based) to show of it (`diff PATH:N`); a change not here
+  /// is shown whole. A hunk it does not have is an error (WriteDiff).
+  std::map<std::string, std::set<int>> only_hunks;
 };
 
 struct Hunk {
@@ -38,7 +43,8 @@ std::vector<FileDiff> DiffChange(const Change& change, int lower_dirfd, int uppe
 FileDiff DiffRename(const Rename& rename, int lower_dirfd, int upper_dirfd, const DiffOptions& options);
 
 /// Writes the diffs of `changes` to `out_fd`, each of `renames` as one diff where its added half
-/// is. False if the reader went away (EPIPE).
+/// is. False if the reader went away (EPIPE). Throws Error(kNotFound) naming the change before
+/// anything is written when options.only_hunks asks for a hunk that its change does not have.
 bool WriteDiff(const std::vector<Change>& changes, int lower_dirfd, int upper_dirfd, const DiffOptions& options,
                int out_fd, const std::vector<Rename>& renames = {});
 

@@ -60,7 +60,8 @@ nlohmann::json RunHelper(const std::string& helper_path, const std::string& op, 
     nlohmann::json renames = nlohmann::json::array();
     for (const auto& rename : root.renames) renames.push_back({rename.from, rename.to});
     request["roots"].push_back(
-        {{"live_fd", first}, {"upper_fd", first + 1}, {"prefix", root.prefix}, {"changes", changes}, {"renames", renames}});
+        {{"live_fd", first}, {"upper_fd", first + 1}, {"prefix", root.prefix}, {"changes", changes}, {"renames", renames},
+         {"only_hunks", root.only_hunks}});
   }
   if (output_fd >= 0) {
     request["output_fd"] = static_cast<int>(3 + fds.size());

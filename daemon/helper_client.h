@@ -23,6 +23,7 @@ struct HelperRoot {
   std::string prefix;    ///< "N/" in multi-root sandboxes, else ""
   std::vector<Change> changes;
   std::vector<Rename> renames;  ///< "diff" only: shown as renames
+  std::map<std::string, std::set<int>> only_hunks;  ///< "diff" only: the hunks shown of these changes
 };
 
 /// `op` is "diff", "hunks" or "commit". `output_fd` (diff only) receives the diff text.

@@ -18,6 +18,7 @@ std::vector<RootRequest> ParseRoots(const nlohmann::json& request) {
     for (const auto& change : root.at("changes")) r.changes.push_back(ChangeFromJson(change));
     for (const auto& pair : root.value("renames", nlohmann::json::array()))
       r.renames.push_back({pair.at(0).get<std::string>(), pair.at(1).get<std::string>()});
+    r.only_hunks = root.value("only_hunks", std::map<std::string, std::set<int>>{});
     roots.push_back(std::move(r));
   }
   return roots;

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@ struct RootRequest {
   std::string prefix;
   std::vector<Change> changes;
   std::vector<Rename> renames;
+  std::map<std::string, std::set<int>> only_hunks;  ///< "diff" only: see DiffOptions
 };
 
 std::vector<RootRequest> ParseRoots(const nlohmann::json& request);

@@ -12,7 +12,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <thread>
+#include <tuple>
 #include <cstring>
 #include <utility>
 #include <vector>
@@ -23,6 +27,9 @@
 
 namespace sandboxd {
 namespace {
+
+/// How long a mount waits for its layers to be released by an earlier mount of them.
+constexpr std::chrono::milliseconds kBusyLayerWait{5000};
 
 /// One option of the overlay's: a string value, or a flag when `value` is null.
 using Option = std::pair<const char*, const char*>;
@@ -130,7 +137,19 @@ void MountOverlay(const OverlaySpec& spec) {
     options.insert(options.end(), {{"redirect_dir", "off"}, {"index", "on"}, {"nfs_export", "on"}});
   }
   auto [err, said] = TryMount(spec, options);
+  // overlayfs lets one superblock at a time use an upper and work dir (index=on). The one this
+  // sandbox had may outlive its unmount for a moment: a copy of it made into another job's new
+  // mount namespace goes only once that namespace is set up and the unmount has propagated to
+  // it. So a busy layer is waited for, up to a few seconds, and then refused: never mounted
+  // twice (which index=off would allow).
+  for (auto pause = std::chrono::milliseconds(10), waited = std::chrono::milliseconds(0);
+       err == EBUSY && waited < kBusyLayerWait; waited += pause, pause = std::min(pause * 2, std::chrono::milliseconds(500))) {
+    std::this_thread::sleep_for(pause);
+    std::tie(err, said) = TryMount(spec, options);
+  }
   if (err == 0) return;
+  if (err == EBUSY)
+    throw Error(Code::kBusy, "the layers of " + spec.merged + " are still in use by an earlier mount of them; try again");
   // overlayfs recorded the lower root's file handle at the first mount (index=on).
   if (err == ESTALE)
     throw Error(Code::kInvalidState, "the live directory below " + spec.merged + " is not the one its layer was made over");

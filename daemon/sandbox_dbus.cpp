@@ -296,6 +296,7 @@ void SandboxDBus::Diff(sdbus::Result<>&& result, std::vector<std::string> select
     for (size_t i = 0; i < sandbox_->roots().size(); ++i) prefixes.push_back(sandbox_->PathPrefix(i));
     auto scan = sandbox_->Scan();
     auto selected = SelectChanges(scan, selectors, prefixes, sandbox_->id());
+    auto hunks = HunksNamed(selected, selectors, prefixes);
     // Renames are found in the whole set: one half of a rename selected shows the whole rename.
     SandboxRenames renames = FindRenames(service_.options().helper_path, *sandbox_, scan);
     AddRenamePartners(scan, renames, selected);
@@ -305,7 +306,7 @@ void SandboxDBus::Diff(sdbus::Result<>&& result, std::vector<std::string> select
       fds.push_back(sandbox_->OpenLiveRoot(root.root));
       fds.push_back(sandbox_->OpenUpper(root.root));
       roots.push_back({fds[fds.size() - 2].get(), fds.back().get(), prefixes[root.root], std::move(root.changes),
-                       renames.count(root.root) ? renames[root.root] : std::vector<Rename>{}});
+                       renames.count(root.root) ? renames[root.root] : std::vector<Rename>{}, hunks[root.root]});
     }
     // The diff is produced by the helper running as the owner: it reads the live tree and the
     // upper with the owner's rights, so a diff can never show what the owner could not read.

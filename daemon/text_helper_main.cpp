@@ -27,6 +27,7 @@ nlohmann::json Diff(const nlohmann::json& request) {
   for (const auto& root : ParseRoots(request)) {
     sandboxd::DiffOptions options;
     options.path_prefix = root.prefix;
+    options.only_hunks = root.only_hunks;
     if (!sandboxd::WriteDiff(root.changes, root.live_fd, root.upper_fd, options, out, root.renames)) break;  // reader went away
   }
   return {{"ok", true}};

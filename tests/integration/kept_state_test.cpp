@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -196,6 +197,28 @@ TEST(KeptDecisionTest, ADecisionThatLapsedBeforeASuspendDoesNotComeBackAfterIt) 
   EXPECT_EQ(ReadWhole(project + "/a.txt"), "old\n") << "content the owner never saw was committed";
   EXPECT_EQ(ReadWhole(project + "/b.txt"), "live, again\n");
   EXPECT_EQ(Ctl({"destroy", id}).status, 0);
+}
+
+// A sandbox is mounted again after each commit; a job of another sandbox running meanwhile
+// must not keep the first one's overlay alive (its layers may be used by one overlay only, and
+// a second mount over them would be refused or, worse, share them).
+TEST(KeptMountTest, ACommitWhileAnotherSandboxsJobRunsMountsTheSandboxAgainWithItsIndex) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  std::string first = Trim(Ctl({"create", w.MakeProject(kAlice)}).out);
+  std::string second = Trim(Ctl({"create", w.MakeProject(kAlice)}).out);
+  ASSERT_EQ(Ctl({"run", first, "--", "sh", "-c", "echo new > a.txt"}).status, 0);
+  pid_t busy = StartSandboxctl(kAlice, {"run", second, "--", "sleep", "4"});
+  std::this_thread::sleep_for(1s);
+  Result committed = Ctl({"commit", "--all", first});
+  EXPECT_EQ(committed.status, 0) << committed.err;
+  Result again = Ctl({"run", first, "--", "sh", "-c", "echo newer > a.txt && ln a.txt hard"});
+  EXPECT_EQ(again.status, 0) << again.err;
+  EXPECT_NE(ReadWhole("/proc/self/mountinfo").find(first), std::string::npos) << "sandbox " << first << " is not mounted";
+  int status = 0;
+  waitpid(busy, &status, 0);
+  Ctl({"destroy", first});
+  Ctl({"destroy", second});
 }
 
 INSTANTIATE_TEST_SUITE_P(Ways, KeptStateTest,

@@ -151,6 +151,28 @@ TEST_F(ReviewCommitTest, TheSameEditMadeLiveIsNoConflict) {
   EXPECT_EQ(commit.status, 0) << commit.err;
 }
 
+// `diff PATH:N` shows hunk N alone, under the file's header, and a hunk that does not exist is
+// an error naming it.
+TEST_F(ReviewCommitTest, DiffOfAHunkShowsThatHunkAlone) {
+  EditThreeHunks();
+  Result second = Ctl({"diff", id_, "three.txt:2"});
+  ASSERT_EQ(second.status, 0) << second.err;
+  EXPECT_NE(second.out.find("diff --git a/three.txt b/three.txt"), std::string::npos) << second.out;
+  EXPECT_NE(second.out.find("+fifteen"), std::string::npos) << second.out;
+  EXPECT_EQ(second.out.find("+two"), std::string::npos) << second.out;
+  EXPECT_EQ(second.out.find("+twenty-eight"), std::string::npos) << second.out;
+  EXPECT_EQ(CountOf(second.out, "@@ -"), 1u) << second.out;
+  Result outer = Ctl({"diff", id_, "three.txt:1", "three.txt:3"});
+  EXPECT_EQ(CountOf(outer.out, "@@ -"), 2u) << outer.out;
+  EXPECT_EQ(outer.out.find("+fifteen"), std::string::npos) << outer.out;
+  // The whole file named too: the whole file.
+  EXPECT_EQ(CountOf(Ctl({"diff", id_, "three.txt:1", "three.txt"}).out, "@@ -"), 3u);
+  Result missing = Ctl({"diff", id_, "three.txt:7"});
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_NE(missing.err.find("no hunk 7 in three.txt (it has 3)"), std::string::npos) << missing.err;
+  EXPECT_EQ(missing.out, "");
+}
+
 TEST_F(ReviewCommitTest, SelectorsThatNameNothingAreRefused) {
   EditThreeHunks();
   Result unknown = Ctl({"approve", id_, "nope.txt"});
