@@ -6,8 +6,8 @@
 #include <functional>
 #include <iostream>
 
-#include "quote_path.h"
 #include "config.h"
+#include "quote_path.h"
 #include "verbs.h"
 
 namespace {

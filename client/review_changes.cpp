@@ -63,7 +63,8 @@ std::vector<ReviewedChange> ReadChanges(SandboxProxy& sandbox) {
     const Details& details = change.get<3>();
     read.push_back({change.get<1>(), change.get<2>(), DetailOr<std::string>(details, "old_type", ""),
                     DetailOr<std::string>(details, "new_type", ""), VerdictsOf(details),
-                    DetailOr<std::string>(details, "renamed_from", ""), DetailOr<std::string>(details, "renamed_to", "")});
+                    DetailOr<std::string>(details, "renamed_from", ""), DetailOr<std::string>(details, "renamed_to", ""),
+                    DetailOr<std::string>(details, "conflict_reason", "")});
   }
   return read;
 }

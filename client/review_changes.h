@@ -23,6 +23,8 @@ struct ReviewedChange {
   /// new path on the deleted half; "" for a change that is no rename.
   std::string renamed_from;
   std::string renamed_to;
+  /// Why it conflicts with the live tree (committing it needs --force); "" when it does not.
+  std::string conflict;
 
   /// Only these can be decided hunk by hunk (the daemon refuses PATH:N for the rest).
   bool TextModification() const { return kind == "modified" && old_type == "file" && new_type == "file"; }

@@ -15,9 +15,9 @@
 #include <memory>
 #include <optional>
 
-#include "quote_path.h"
 #include "diff_output.h"
 #include "diff_split.h"
+#include "quote_path.h"
 #include "review_changes.h"
 #include "terminal_keys.h"
 #include "verbs.h"
@@ -68,16 +68,22 @@ std::unique_ptr<DiffOutput> UnpagedDiffOutput() { return std::make_unique<DiffOu
 /// A name a job chose, as git prints it (quote_path.h).
 std::string Quote(const std::string& path) { return sandboxd::api::QuotePath(path); }
 
+/// ", CONFLICT: changed in the live tree (commit needs --force)" for a change that conflicts.
+std::string ConflictNote(const ReviewedChange& change) {
+  return change.conflict.empty() ? "" : ", CONFLICT: " + change.conflict + " (commit needs --force)";
+}
+
 /// "three.txt (modified file)", "d (added directory, approved)", "x (type-changed from file to symlink)".
 std::string Title(const ReviewedChange& change) {
   if (!change.renamed_from.empty()) {
     std::string state = change.State();
-    return Quote(change.renamed_from) + " -> " + Quote(change.path) + " (renamed" + (state == "pending" ? "" : ", " + state) + ")";
+    return Quote(change.renamed_from) + " -> " + Quote(change.path) + " (renamed" + (state == "pending" ? "" : ", " + state) +
+           ConflictNote(change) + ")";
   }
   std::string what = change.kind == "type-changed" ? "type-changed from " + change.old_type + " to " + change.new_type
                                                    : change.kind + " " + (change.new_type.empty() ? change.old_type : change.new_type);
   std::string state = change.State();
-  return Quote(change.path) + " (" + what + (state == "pending" ? "" : ", " + state) + ")";
+  return Quote(change.path) + " (" + what + (state == "pending" ? "" : ", " + state) + ConflictNote(change) + ")";
 }
 
 class Review {

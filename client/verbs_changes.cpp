@@ -3,17 +3,19 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "quote_path.h"
 #include "change_filter.h"
 #include "diff_output.h"
 #include "polkit_agent.h"
 #include "proxies.h"
+#include "quote_path.h"
 #include "review_changes.h"
+#include "selector.h"
 #include "verbs.h"
 
 namespace sandboxctl {
@@ -42,6 +44,12 @@ std::string ReviewNote(const std::map<std::string, sdbus::Variant>& details) {
   auto count = details.find("hunks");
   if (count != details.end()) note += ", of " + std::to_string(count->second.get<uint32_t>());
   return note + "]";
+}
+
+/// " [conflict: why]" on a change that conflicts with the live tree (commit needs --force).
+std::string ConflictNote(const std::map<std::string, sdbus::Variant>& details) {
+  auto it = details.find("conflict_reason");
+  return it == details.end() ? "" : " [conflict: " + it->second.get<std::string>() + "]";
 }
 
 /// " (renamed from P)" on the added half of a rename, " (renamed to P)" on the deleted one.
@@ -85,6 +93,7 @@ int VerbChanges(Context& ctx, const std::string& id_or_name, const PathPatterns&
         if (value.peekValueType() == "s") entry[key] = value.get<std::string>();
         else if (value.peekValueType() == "u") entry[key] = value.get<uint32_t>();
         else if (value.peekValueType() == "au") entry[key] = value.get<std::vector<uint32_t>>();
+        else if (value.peekValueType() == "b") entry[key] = value.get<bool>();
       }
       out.push_back(std::move(entry));
     }
@@ -99,8 +108,7 @@ int VerbChanges(Context& ctx, const std::string& id_or_name, const PathPatterns&
     auto letter = kLetters.find(change.get<2>());
     // Names as git prints them (quote_path.h); --json above keeps them exact.
     std::cout << (letter == kLetters.end() ? '?' : letter->second) << ' ' << sandboxd::api::QuotePath(change.get<1>())
-              << RenameNote(change.get<3>())
-              << ReviewNote(change.get<3>()) << "\n";
+              << RenameNote(change.get<3>()) << ReviewNote(change.get<3>()) << ConflictNote(change.get<3>()) << "\n";
   }
   return 0;
 }
@@ -175,6 +183,18 @@ int VerbDiff(Context& ctx, const std::string& id_or_name, const std::vector<std:
   caller.join();
   output.Finish();
   if (failure) throw *failure;
+  // Conflicts are told before a commit is tried: on stderr, after the diff, for what it showed.
+  SandboxProxy sandbox(ctx.Bus(), path);
+  for (const auto& change : ReadChanges(sandbox)) {
+    if (change.conflict.empty()) continue;
+    bool shown = named.empty() || std::any_of(named.begin(), named.end(), [&](const std::string& selector) {
+      auto hunk = sandboxd::api::ParseHunkSelector(selector);
+      return sandboxd::api::SelectorNames(selector, change.path) || (hunk && hunk->path == change.path);
+    });
+    if (shown)
+      std::cerr << "sandboxctl: " << sandboxd::api::QuotePath(change.path) << " conflicts with the live tree (" << change.conflict
+                << "): committing it needs --force\n";
+  }
   return 0;
 }
 

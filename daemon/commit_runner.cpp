@@ -1,4 +1,6 @@
 #include "commit_runner.h"
+#include "live_conflicts.h"
+#include "quote_path.h"
 #include "overlay.h"
 
 #include <fcntl.h>
@@ -60,8 +62,8 @@ void StripPlacedEntries(const std::vector<CommitStep>& steps, const std::vector<
 
 }  // namespace
 
-CommitRunner::CommitRunner(const Layout& layout, CommitJournal& journal, std::string helper_path)
-    : layout_(layout), journal_(journal), helper_path_(std::move(helper_path)) {}
+CommitRunner::CommitRunner(const Layout& layout, CommitJournal& journal, SightStore& sights, std::string helper_path)
+    : layout_(layout), journal_(journal), sights_(sights), helper_path_(std::move(helper_path)) {}
 
 namespace {
 
@@ -141,29 +143,18 @@ CommitRunner::Outcome CommitRunner::Commit(Sandbox& sandbox, const CommitRequest
   return CommitStaged(sandbox, request, owner);
 }
 
+int64_t CommitRunner::AgreedUsec(const Sandbox& sandbox) {
+  return std::max<int64_t>(sandbox.created_usec(), journal_.LastFinishedUsec(sandbox.id()));
+}
+
 void CommitRunner::CheckConflicts(const Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner) {
-  int64_t since_usec = std::max<int64_t>(sandbox.created_usec(), journal_.LastFinishedUsec(sandbox.id()));
-  RootFds fds = OpenRoots(sandbox);
-  std::vector<std::string> conflicts;
-  for (const auto& root : request.changes) {
-    auto candidates = FindConflictCandidates(fds.live_fds[root.root], fds.upper_fds[root.root], root.changes, since_usec * 1000);
-    std::vector<std::string> comparable;
-    for (const auto& candidate : candidates)
-      if (candidate.same_content_possible) comparable.push_back(candidate.path);
-    // A live file that already holds what the sandbox holds is no conflict: both made the same
-    // change. Compared by the helper, as the owner: the answer must not tell the owner anything
-    // about a file the owner could not read.
-    std::set<std::string> same;
-    if (!comparable.empty())
-      same = SameContentAsOwner(helper_path_, owner, fds.live_fds[root.root], fds.upper_fds[root.root], comparable);
-    for (const auto& candidate : candidates)
-      if (!same.count(candidate.path)) conflicts.push_back(fds.prefixes[root.root] + candidate.path + " (" + candidate.why + ")");
-  }
+  Conflicts conflicts = FindConflicts(sandbox, request.changes, sights_.Load(sandbox.id()), AgreedUsec(sandbox), helper_path_, owner);
   if (conflicts.empty()) return;
   std::string list;
-  for (const auto& conflict : conflicts) list += (list.empty() ? "" : ", ") + conflict;
-  throw Error(Code::kConflict, "sandbox " + sandbox.id() + " conflicts with the live tree, which changed since the sandbox " +
-                                   "last agreed with it: " + list + "; nothing was committed (force to commit anyway)");
+  for (const auto& [where, why] : conflicts)
+    list += (list.empty() ? "" : ", ") + api::QuotePath(sandbox.PathPrefix(where.first) + where.second) + " (" + why + ")";
+  throw Error(Code::kConflict, "sandbox " + sandbox.id() + " conflicts with the live tree, which changed where the sandbox " +
+                                   "did not see it: " + list + "; nothing was committed (use --force to commit anyway)");
 }
 
 CommitRunner::Outcome CommitRunner::CommitWholeUpper(Sandbox& sandbox, const CommitRequest& request) {
@@ -323,6 +314,10 @@ CommitRunner::UndoOutcome CommitRunner::Undo(Sandbox& sandbox) {
   }
   journal_.SetState(last->id, "returning");
   outcome.notes = ReturnToSandbox(sandbox, last->id, steps);
+  for (const auto& step : steps) {
+    outcome.paths.emplace_back(step.root, step.path);
+    if (!step.from.empty()) outcome.paths.emplace_back(step.root, step.from);
+  }
   return outcome;
 }
 

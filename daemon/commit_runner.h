@@ -23,6 +23,7 @@
 #include "commit_request.h"
 #include "credentials.h"
 #include "landing_area.h"
+#include "live_sight.h"
 #include "layout.h"
 #include "sandbox.h"
 
@@ -30,7 +31,7 @@ namespace sandboxd {
 
 class CommitRunner {
  public:
-  CommitRunner(const Layout& layout, CommitJournal& journal, std::string helper_path);
+  CommitRunner(const Layout& layout, CommitJournal& journal, SightStore& sights, std::string helper_path);
 
   struct Outcome {
     size_t committed = 0;
@@ -42,10 +43,14 @@ class CommitRunner {
   /// Throws Error naming the path. The sandbox must be unmounted, and `request` made from what
   /// its upper held after that (so that "everything" in the request is everything there).
   Outcome Commit(Sandbox& sandbox, const CommitRequest& request);
+  /// When the sandbox last agreed with the live tree: its creation or its last commit's end
+  /// (what a change without a sight is compared with; live_sight.h).
+  int64_t AgreedUsec(const Sandbox& sandbox);
   struct UndoOutcome {
     int64_t commit = 0;
     size_t steps = 0;
     std::vector<std::string> notes;  ///< lines for the log (a landing area left behind)
+    std::vector<std::pair<size_t, std::string>> paths;  ///< {root, path} of every entry it put back
   };
   /// Takes the sandbox's last commit back: the live tree is as before it, from its backups, and
   /// what it committed is in the sandbox again (files, symlinks, fifos and deletions; where the
@@ -96,6 +101,7 @@ class CommitRunner {
 
   const Layout& layout_;
   CommitJournal& journal_;
+  SightStore& sights_;
   std::string helper_path_;
 };
 

@@ -13,6 +13,7 @@
 
 #include "beneath.h"
 #include "errors.h"
+#include "live_sight.h"
 
 namespace sandboxd {
 namespace {
@@ -72,12 +73,30 @@ int64_t CtimeNs(const struct stat& st) { return int64_t{st.st_ctim.tv_sec} * 100
 }  // namespace
 
 std::vector<ConflictCandidate> FindConflictCandidates(int live_fd, int upper_fd, const std::vector<Change>& changes,
-                                                      int64_t since_ns) {
+                                                      const std::map<std::string, std::string>& sights, int64_t since_ns) {
   std::vector<ConflictCandidate> found;
   ParentDirs lives(live_fd), uppers(upper_fd);  // changes come sorted: one open per directory
+  auto comparable = [&](const std::string& path, const std::optional<struct stat>& live) {
+    auto upper = StatBeneath(uppers, path);
+    return live && upper &&
+           ((S_ISREG(live->st_mode) && S_ISREG(upper->st_mode)) || (S_ISLNK(live->st_mode) && S_ISLNK(upper->st_mode)));
+  };
   for (const auto& change : changes) {
     if (change.path == ".") continue;
     auto live = StatBeneath(lives, change.path);
+    if (auto sight = sights.find(change.path); sight != sights.end()) {
+      if (sight->second == kUnseen) {
+        found.push_back({change.path, "changed in the live tree while the job that changed it ran", comparable(change.path, live)});
+        continue;
+      }
+      std::string now = LiveSight(live_fd, change.path);
+      if (now == sight->second) continue;
+      std::string why = now == "-"             ? "deleted from the live tree"
+                        : sight->second == "-" ? "made in the live tree"
+                                               : "changed in the live tree";
+      found.push_back({change.path, why, comparable(change.path, live)});
+      continue;
+    }
     if (!live) {
       if (change.kind == ChangeKind::kAdded && CopiedUpFromDeleted(live_fd, uppers, change.path))
         found.push_back({change.path, "deleted from the live tree", false});

@@ -1,6 +1,10 @@
 #pragma once
-/// Which changes of a commit meet a live entry that changed since the sandbox last agreed with
-/// the live tree (its creation, or its last commit). "Changed" is read from the entry's ctime,
+/// Which changes meet a live entry the sandbox did not see (DESIGN: a conflict is a change of the
+/// live tree that the sandbox did not see). A change with a sight (live_sight.h) conflicts when
+/// its live entry is no longer that sight, or was never seen ("?"). A change without one (made
+/// by a job the daemon did not see end) falls back to the older rule: its live entry changed
+/// since the sandbox last agreed with the live tree (its creation, or its last commit).
+/// "Changed" is read from the entry's ctime,
 /// which every write, chmod, chown, rename into place or replacement moves forward and which no
 /// tool can set back (unlike mtime: cp -p, tar and touch -d set it at will). Directories are
 /// not compared by ctime (adding a file to a directory moves its ctime): only a live directory
@@ -9,6 +13,7 @@
 /// sandbox holds anyway (no conflict then) needs the owner's rights and is decided by the caller.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,13 +23,14 @@ namespace sandboxd {
 
 struct ConflictCandidate {
   std::string path;
-  std::string why;              ///< "changed in the live tree", "deleted from the live tree"
+  std::string why;              ///< "changed in the live tree", "deleted from the live tree", ...
   bool same_content_possible;   ///< both sides are files or both symlinks: compare them
 };
 
 /// `since_ns`: nanoseconds since the epoch. Reads metadata only (as root, never following a
 /// symlink; the upper's overlay attributes need root).
+/// `sights`: the sights of this root's changes, by path.
 std::vector<ConflictCandidate> FindConflictCandidates(int live_fd, int upper_fd, const std::vector<Change>& changes,
-                                                      int64_t since_ns);
+                                                      const std::map<std::string, std::string>& sights, int64_t since_ns);
 
 }  // namespace sandboxd

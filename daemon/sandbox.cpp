@@ -9,6 +9,7 @@
 #include "changeset_scanner.h"
 #include "errors.h"
 #include "fs_util.h"
+#include "live_sight.h"
 #include "overlay.h"
 
 namespace sandboxd {
@@ -180,18 +181,23 @@ int64_t Sandbox::last_used_usec() const {
   return std::max(last_used_usec_, record_.last_used_usec);
 }
 
-void Sandbox::BeginJob() {
+int64_t Sandbox::BeginJob() {
   std::lock_guard lock(mutex_);
   CheckUsable("run a job in");
   last_used_usec_ = NowUsec();
   if (exclusive_) throw Error(Code::kBusy, "sandbox " + record_.id + " is busy committing, discarding or being destroyed");
   ++running_jobs_;
+  int64_t started = FileClockNowNs();
+  job_starts_.insert(started);
+  return started;
 }
 
-void Sandbox::EndJob() {
+int64_t Sandbox::EndJob(int64_t started) {
   std::lock_guard lock(mutex_);
   --running_jobs_;
   last_used_usec_ = NowUsec();
+  if (auto it = job_starts_.find(started); it != job_starts_.end()) job_starts_.erase(it);
+  return job_starts_.empty() ? started : std::min(started, *job_starts_.begin());
 }
 
 void Sandbox::BeginExclusive(const std::string& verb) {

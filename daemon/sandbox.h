@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -108,8 +109,12 @@ class Sandbox {
   /// Throws Error(kInvalidState) unless the sandbox is active (not suspended), naming `verb`
   /// ("read the changes of"...), and as BeginJob does when destroyed or broken.
   void CheckActive(const std::string& verb) const;
-  void BeginJob();
-  void EndJob();
+  /// Counts a job in; returns when it started, on the clock file times are stamped with.
+  int64_t BeginJob();
+  /// Counts it out (`started`: what BeginJob returned); returns the earliest start of it and of
+  /// the jobs still running: a live change from then on may have come after one of them read
+  /// the file (live_sight.h).
+  int64_t EndJob(int64_t started);
   void BeginExclusive(const std::string& verb);
   void EndExclusive();
   unsigned running_jobs() const;
@@ -134,6 +139,7 @@ class Sandbox {
   const Layout& layout_;
   mutable std::mutex mutex_;
   unsigned running_jobs_ = 0;
+  std::multiset<int64_t> job_starts_;  ///< of the running jobs
   int64_t last_used_usec_ = 0;
   bool exclusive_ = false;
   bool destroyed_ = false;

@@ -1,4 +1,6 @@
 #include "sandbox_dbus.h"
+#include "live_conflicts.h"
+#include "live_sight.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -27,6 +29,14 @@
 
 namespace sandboxd {
 namespace {
+
+/// {root, path} of every change a commit request names.
+std::vector<std::pair<size_t, std::string>> RequestPaths(const CommitRequest& request) {
+  std::vector<std::pair<size_t, std::string>> paths;
+  for (const auto& root : request.changes)
+    for (const auto& change : root.changes) paths.emplace_back(root.root, change.path);
+  return paths;
+}
 
 constexpr size_t kMaxArgs = 9000;      // as bubblewrap's MAX_ARGS, in spirit
 constexpr size_t kMaxEnv = 4096;
@@ -73,6 +83,21 @@ SandboxDBus::SandboxDBus(Service& service, sdbus::IConnection& connection, std::
 
 SandboxDBus::~SandboxDBus() { unregisterAdaptor(); }
 
+template <typename... Outs>
+std::shared_ptr<SandboxDBus> SandboxDBus::KeepAlive(sdbus::Result<Outs...>& result) {
+  // The worker holds this object for as long as it runs: the object table may drop it
+  // meanwhile (a destroy that ended first), and `this` must outlive the work.
+  auto self = weak_from_this().lock();
+  if (!self) {
+    try {
+      throw Error(Code::kNotFound, "sandbox " + sandbox_->id() + " has been destroyed");
+    } catch (...) {
+      result.returnError(CurrentExceptionAsDBusError());
+    }
+  }
+  return self;
+}
+
 void SandboxDBus::Authorize(const Caller& caller, const std::string& verb, bool allow_interactive) {
   ActTarget target{sandbox_->id(), sandbox_->owner(), sandbox_->roots(), "sandbox " + sandbox_->id()};
   Access access = AuthorizeAct(service_.authority(), caller, target, verb, allow_interactive);
@@ -94,7 +119,8 @@ void SandboxDBus::InWorker(sdbus::Result<Outs...>&& result, const char* verb, bo
     result.returnError(CurrentExceptionAsDBusError());
     return;
   }
-  auto self = service_.FindSandboxObject(sandbox_->id());
+  auto self = KeepAlive(result);
+  if (!self) return;
   service_.RunInWorker([this, self, result = std::move(result), body = std::forward<Body>(body), caller, verb,
                         allow_interactive]() mutable {
     ReplyWith(result, [&] {
@@ -123,6 +149,25 @@ void SandboxDBus::RemountUnlessBroken(const char* failed) {
     sandbox_->SetUp();
   } catch (const std::exception& e) {
     LogAbout(Subject(), spdlog::level::err, "sandbox {}: cannot remount after a failed {}: {}", sandbox_->id(), failed, e.what());
+  }
+}
+
+Conflicts SandboxDBus::CurrentConflicts(const std::vector<ReviewedChange>& reviewed) {
+  std::vector<RootChanges> changes;
+  for (const auto& item : reviewed) {
+    if (changes.empty() || changes.back().root != item.root) changes.push_back({item.root, {}});
+    changes.back().changes.push_back(item.change);
+  }
+  return FindConflicts(*sandbox_, changes, service_.sights().Load(sandbox_->id()), service_.commits().AgreedUsec(*sandbox_),
+                       service_.options().helper_path, LookupUser(sandbox_->owner()));
+}
+
+void SandboxDBus::ResightAfterQuietly(const std::vector<std::pair<size_t, std::string>>& paths, const char* verb) {
+  try {
+    ResightAfter(service_.sights(), *sandbox_, paths);
+  } catch (const std::exception& e) {
+    // Left as they were, the sights make the paths conflict: refused, never missed.
+    LogAbout(Subject(), spdlog::level::warn, "sandbox {}: cannot record the live tree after the {}: {}", sandbox_->id(), verb, e.what());
   }
 }
 
@@ -242,7 +287,7 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
     if (service_.job_cgroups()) launch.cgroup = std::make_unique<JobCgroup>(*service_.job_cgroups(), "job-" + job_id);
     if (job_options.limits.any())
       launch.limits = service_.job_limits().Apply("job-" + job_id, job_options.limits, launch.cgroup ? launch.cgroup->path() : "");
-    sandbox_->BeginJob();
+    int64_t started = sandbox_->BeginJob();
     auto job = std::make_shared<Job>(job_id, sandbox_->id(), argv);
     std::shared_ptr<JobDBus> job_object;
     try {
@@ -252,8 +297,16 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
       std::string sandbox_id = sandbox_->id();
       Service* service = &service_;
       auto sandbox = sandbox_;
-      job->Start(std::move(launch), [weak_job, weak_self, sandbox, service, sandbox_id, job_id](const JobEnd& end) {
-        sandbox->EndJob();
+      job->Start(std::move(launch), [weak_job, weak_self, sandbox, service, sandbox_id, job_id, started](const JobEnd& end) {
+        int64_t unseen_from = sandbox->EndJob(started);
+        // What the job saw of the live tree, recorded before anyone hears it ended: a commit
+        // right after it compares with this (live_sight.h).
+        try {
+          RecordSights(service->sights(), *sandbox, sandbox->Scan(), unseen_from);
+        } catch (const std::exception& e) {
+          LogAbout({sandbox_id, sandbox->owner(), job_id}, spdlog::level::warn, "sandbox {}: cannot record what job {} saw of the live tree: {}",
+                   sandbox_id, job_id, e.what());
+        }
         LogAbout({sandbox_id, sandbox->owner(), job_id}, spdlog::level::info, "job {} in sandbox {} ended: {} {}", job_id, sandbox_id,
                  end.reason, end.exit_status);
         if (auto j = weak_job.lock()) j->AnnounceFinished(end);
@@ -264,7 +317,7 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
       });
       if (attached) service_.callers().Track(caller.sender, job);
     } catch (...) {
-      sandbox_->EndJob();
+      sandbox_->EndJob(started);
       throw;
     }
     LogAbout({sandbox_->id(), sandbox_->owner(), job->id()}, spdlog::level::info, "job {} started in sandbox {} by uid {}: {}", job->id(),
@@ -277,9 +330,18 @@ void SandboxDBus::GetChanges(sdbus::Result<std::vector<sdbus::Struct<uint32_t, s
   InWorker(std::move(result), "get-changes", false, [this](const Caller&) mutable {
     sandbox_->CheckActive("read the changes of");
     std::vector<sdbus::Struct<uint32_t, std::string, std::string, std::map<std::string, sdbus::Variant>>> list;
-    for (const auto& item : service_.review().Current(*sandbox_))
+    auto reviewed = service_.review().Current(*sandbox_);
+    // Conflicts are marked before a commit is tried: "conflict" true and "conflict_reason".
+    Conflicts conflicts = CurrentConflicts(reviewed);
+    for (const auto& item : reviewed) {
+      auto details = ChangeDetails(item, sandbox_->PathPrefix(item.root));
+      if (auto conflict = conflicts.find({item.root, item.change.path}); conflict != conflicts.end()) {
+        details["conflict"] = sdbus::Variant(true);
+        details["conflict_reason"] = sdbus::Variant(conflict->second);
+      }
       list.emplace_back(static_cast<uint32_t>(item.root), DisplayPath(item.change, sandbox_->PathPrefix(item.root)),
-                        std::string(ToString(item.change.kind)), ChangeDetails(item, sandbox_->PathPrefix(item.root)));
+                        std::string(ToString(item.change.kind)), std::move(details));
+    }
     return list;
   });
 }
@@ -401,6 +463,7 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
     } catch (const std::exception& e) {
       LogAbout(Subject(), spdlog::level::warn, "sandbox {}: cannot update its approvals after the commit: {}", sandbox_->id(), e.what());
     }
+    ResightAfterQuietly(RequestPaths(request), "commit");
     LogAbout(Subject(), spdlog::level::info, "sandbox {}: committed {} changes for uid {}", sandbox_->id(), outcome.committed, caller.uid);
     AnnounceChangeSet();
     return {static_cast<uint32_t>(outcome.committed), outcome.skipped};
@@ -424,6 +487,7 @@ void SandboxDBus::Undo(sdbus::Result<int64_t>&& result, uint64_t flags) {
       throw;
     }
     sandbox_->SetUp();
+    ResightAfterQuietly(outcome.paths, "undo");
     for (const auto& note : outcome.notes) LogAbout(Subject(), spdlog::level::warn, "{}", note);
     LogAbout(Subject(), spdlog::level::info, "sandbox {}: commit {} undone for uid {}", sandbox_->id(), outcome.commit, caller.uid);
     AnnounceChangeSet();
@@ -438,6 +502,7 @@ void SandboxDBus::Discard(sdbus::Result<>&& result) {
     try {
       sandbox_->TrashLayers();
       service_.review().store().Clear(sandbox_->id());
+      service_.sights().Clear(sandbox_->id());  // nothing changed, nothing seen
       EmptyTrashLater();
     } catch (...) {
       sandbox_->SetUp();
@@ -476,7 +541,8 @@ void SandboxDBus::Destroy(sdbus::Result<>&& result) {
     result.returnError(CurrentExceptionAsDBusError());
     return;
   }
-  auto self = service_.FindSandboxObject(sandbox_->id());
+  auto self = KeepAlive(result);
+  if (!self) return;
   service_.RunInWorker([this, self, caller, result = std::move(result)]() mutable {
     bool destroyed = false;
     ReplyWith(result, [&] {

@@ -9,6 +9,8 @@
 
 #include <memory>
 
+#include "live_conflicts.h"
+#include "review.h"
 #include "approval.h"
 #include "dbus_util.h"
 #include "log.h"
@@ -20,7 +22,8 @@ namespace sandboxd {
 class Service;
 struct Caller;
 
-class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox1::Sandbox_adaptor> {
+class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox1::Sandbox_adaptor>,
+                          public std::enable_shared_from_this<SandboxDBus> {
  public:
   SandboxDBus(Service& service, sdbus::IConnection& connection, std::shared_ptr<Sandbox> sandbox);
   ~SandboxDBus();
@@ -29,6 +32,13 @@ class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
   /// Scans and emits ChangeSetChanged with the current number of changes, to the owner's
   /// connections. On a worker or a job's monitor thread only, never on the bus loop.
   void AnnounceChangeSet();
+  /// This object, held for a worker; null (and `result` answered NotFound) once it is going.
+  template <typename... Outs>
+  std::shared_ptr<SandboxDBus> KeepAlive(sdbus::Result<Outs...>& result);
+  /// The conflicts of `reviewed` with the live tree now (live_conflicts.h).
+  Conflicts CurrentConflicts(const std::vector<ReviewedChange>& reviewed);
+  /// live_sight.h's ResightAfter, logging a failure.
+  void ResightAfterQuietly(const std::vector<std::pair<size_t, std::string>>& paths, const char* verb);
   /// Deletes what TrashLayers set aside, in a worker of its own (the caller has its answer).
   void EmptyTrashLater();
   /// After a failed commit or undo (the sandbox was unmounted for it).

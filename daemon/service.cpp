@@ -151,7 +151,8 @@ int Service::Run() {
   store_ = std::make_unique<Store>(layout_.Database());
   registry_ = std::make_unique<SandboxRegistry>(layout_, *store_);
   journal_ = std::make_unique<CommitJournal>(*store_);
-  commits_ = std::make_unique<CommitRunner>(layout_, *journal_, options_.helper_path);
+  sights_ = std::make_unique<SightStore>(*store_);
+  commits_ = std::make_unique<CommitRunner>(layout_, *journal_, *sights_, options_.helper_path);
   approvals_ = std::make_unique<ApprovalStore>(*store_);
   suspension_ = std::make_unique<Suspension>(*store_, *approvals_, config_.storage.archive_compression_level,
                                              ArchiveHelper(BesideHelper(options_.helper_path, "sandboxd-archive-helper")));

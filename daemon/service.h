@@ -16,6 +16,7 @@
 #include <string>
 #include <thread>
 
+#include "live_sight.h"
 #include "bus_peers.h"
 #include "caller_watch.h"
 #include "commit_journal.h"
@@ -68,6 +69,7 @@ class Service {
   SandboxRegistry& registry() { return *registry_; }
   Authority& authority() { return *authority_; }
   CommitRunner& commits() { return *commits_; }
+  SightStore& sights() { return *sights_; }
   Suspension& suspension() { return *suspension_; }
   Review& review() { return *review_; }
   CallerWatch& callers() { return callers_; }
@@ -141,6 +143,7 @@ class Service {
   std::unique_ptr<CommitRunner> commits_;
   std::unique_ptr<Suspension> suspension_;
   std::unique_ptr<ApprovalStore> approvals_;
+  std::unique_ptr<SightStore> sights_;
   std::unique_ptr<Review> review_;
   std::unique_ptr<sdbus::IConnection> connection_;
   std::unique_ptr<BusPeers> peers_;  ///< over a connection of its own (bus_directory_dbus.h)

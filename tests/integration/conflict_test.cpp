@@ -9,6 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <thread>
+
 #include "sandbox_fixture.h"
 
 namespace sandboxd::it {
@@ -48,6 +52,96 @@ TEST_F(ConflictTest, ALiveDeletionIsAConflictInASandboxUsedForSeveralCommits) {
   EXPECT_NE(lstat((project_ + "/a.txt").c_str(), &st), 0) << "a file deleted live was brought back by a commit";
   kill(holder, SIGKILL);
   waitpid(holder, nullptr, 0);
+}
+
+// A live edit the job saw (made before it touched the file) is no conflict.
+TEST_F(ConflictTest, ALiveEditTheJobSawIsNoConflict) {
+  ASSERT_EQ(Live("echo live >> a.txt").status, 0);
+  Job("echo sandbox >> a.txt");
+  EXPECT_EQ(Changes(), "M a.txt\n");
+  Result committed = Ctl({"commit", "--all", id_});
+  EXPECT_EQ(committed.status, 0) << committed.err;
+  EXPECT_EQ(ReadWhole(project_ + "/a.txt"), "alpha\nlive\nsandbox\n");
+}
+
+// `git status` in the live repository rewrites .git/index; the agent's job then stages a file,
+// rewriting its own copy of it: it read the index as git status left it. No conflict.
+TEST_F(ConflictTest, ALiveRewriteBeforeTheJobIsNoConflictEvenForAFileTheJobRewrites) {
+  ASSERT_EQ(Live("mkdir -p .git && printf 'index 1' > .git/index").status, 0);
+  ASSERT_EQ(Ctl({"discard", id_}).status, 0);
+  ASSERT_EQ(Live("printf 'index 2' > .git/index.lock && mv .git/index.lock .git/index").status, 0);
+  Job("cat .git/index > /dev/null; printf 'index 3' > .git/index.lock && mv .git/index.lock .git/index");
+  Result committed = Ctl({"commit", "--all", id_});
+  EXPECT_EQ(committed.status, 0) << committed.err;
+}
+
+// What the job did not see is a conflict, shown before a commit is tried, and refused with a
+// word about --force until forced.
+TEST_F(ConflictTest, ALiveEditAfterTheJobIsMarkedAndRefusedUntilForced) {
+  Job("echo sandbox >> a.txt && echo sandbox >> b.txt");
+  ASSERT_EQ(Live("echo live >> a.txt").status, 0);
+  EXPECT_EQ(Changes(), "M a.txt [conflict: changed in the live tree]\nM b.txt\n");
+  auto json = nlohmann::json::parse(Ctl({"--json", "changes", id_}).out);
+  ASSERT_EQ(json.size(), 2u);
+  EXPECT_EQ(json[0]["conflict"], true);
+  EXPECT_EQ(json[0]["conflict_reason"], "changed in the live tree");
+  EXPECT_FALSE(json[1].contains("conflict"));
+  Result diff = Ctl({"diff", id_});
+  EXPECT_NE(diff.err.find("a.txt conflicts with the live tree (changed in the live tree): committing it needs --force"),
+            std::string::npos) << diff.err;
+  Result refused = Ctl({"commit", "--all", id_});
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_NE(refused.err.find("a.txt (changed in the live tree)"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("--force"), std::string::npos) << refused.err;
+  EXPECT_EQ(ReadWhole(project_ + "/b.txt"), "1\n2\n3\n4\n5\n") << "a refused commit changed the live tree";
+  EXPECT_EQ(Ctl({"commit", "--all", "--force", id_}).status, 0);
+  EXPECT_EQ(ReadWhole(project_ + "/a.txt"), "alpha\nsandbox\n");
+}
+
+// A live change between the job's start and its end may have come after the job read the file:
+// counted as unseen.
+TEST_F(ConflictTest, ALiveEditWhileTheJobRunsIsAConflict) {
+  pid_t job = fork();
+  if (job == 0) {
+    Result run = Ctl({"run", id_, "--", "sh", "-c", "echo sandbox >> a.txt; sleep 2"});
+    _exit(run.status == 0 ? 0 : 1);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  ASSERT_EQ(Live("echo live >> a.txt").status, 0);
+  int status = 0;
+  waitpid(job, &status, 0);
+  ASSERT_EQ(status, 0);
+  EXPECT_EQ(Changes(), "M a.txt [conflict: changed in the live tree while the job that changed it ran]\n");
+  EXPECT_EQ(Ctl({"commit", "--all", id_}).status, 1);
+}
+
+// discard forgets what was seen: after it, the next job reads the live tree afresh.
+TEST_F(ConflictTest, DiscardForgetsWhatWasSeen) {
+  Job("echo sandbox >> a.txt");
+  ASSERT_EQ(Live("echo live >> a.txt").status, 0);
+  ASSERT_EQ(Ctl({"discard", id_}).status, 0);
+  Job("echo again >> a.txt");
+  EXPECT_EQ(Changes(), "M a.txt\n");
+  Result committed = Ctl({"commit", "--all", id_});
+  EXPECT_EQ(committed.status, 0) << committed.err;
+  EXPECT_EQ(ReadWhole(project_ + "/a.txt"), "alpha\nlive\nagain\n");
+}
+
+// What was seen survives a restart, and what a partial commit left keeps its sight.
+TEST_F(ConflictTest, WhatWasSeenSurvivesARestartAndAPartialCommit) {
+  Job("echo sandbox >> a.txt && echo sandbox >> b.txt");
+  World().StopDaemon();
+  ASSERT_TRUE(World().StartDaemon());
+  ASSERT_EQ(Ctl({"approve", id_, "a.txt"}).status, 0);
+  Result first = Ctl({"commit", id_});
+  ASSERT_EQ(first.status, 0) << first.err;
+  EXPECT_EQ(Changes(), "M b.txt\n");
+  ASSERT_EQ(Live("echo live >> b.txt").status, 0);
+  EXPECT_EQ(Ctl({"commit", "--all", id_}).status, 1) << "a live edit after the job, across a restart and a commit, was missed";
+  // And a later job over the committed file read it as the commit left it.
+  Job("echo more >> a.txt");
+  Result second = Ctl({"commit", id_, "--all", "a.txt"});
+  EXPECT_EQ(second.status, 0) << second.err;
 }
 
 }  // namespace

@@ -1,0 +1,27 @@
+#pragma once
+/// The conflicts of a sandbox's changes with the live tree now, and why: the candidates that
+/// the metadata gives (conflict_check.h), less those whose live file already holds what the
+/// sandbox holds (both made the same change). That comparison reads both files, so the helper
+/// makes it as the owner: the answer never tells the owner anything about a file they could not
+/// read. Used by a commit (which refuses them unless forced) and by the change listing, the
+/// diff and the review (which mark them before a commit is tried).
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "credentials.h"
+#include "live_sight.h"
+#include "sandbox.h"
+
+namespace sandboxd {
+
+using Conflicts = std::map<std::pair<size_t, std::string>, std::string>;  ///< {root, path} → why
+
+/// `since_usec`: when the sandbox last agreed with the live tree (for changes without a sight).
+Conflicts FindConflicts(const Sandbox& sandbox, const std::vector<RootChanges>& changes, const Sights& sights,
+                        int64_t since_usec, const std::string& helper_path, const UserCredentials& owner);
+
+}  // namespace sandboxd

@@ -1,0 +1,120 @@
+#include "live_sight.h"
+
+#include <sys/stat.h>
+#include <time.h>
+
+#include "beneath.h"
+#include "fd.h"
+#include "sqlite.h"
+
+namespace sandboxd {
+namespace {
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS live_sights (
+  sandbox_id TEXT NOT NULL REFERENCES sandboxes(id) ON DELETE CASCADE,
+  root INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  sight TEXT NOT NULL,
+  PRIMARY KEY (sandbox_id, root, path)
+);
+)sql";
+
+int64_t Ns(const struct timespec& t) { return int64_t{t.tv_sec} * 1000000000 + t.tv_nsec; }
+
+}  // namespace
+
+std::string LiveSight(int live_fd, const std::string& path, int64_t unseen_from_ns) {
+  auto found = StatBeneath(live_fd, path);
+  if (!found) return "-";
+  if (S_ISDIR(found->st_mode)) return "dir";
+  if (Ns(found->st_ctim) >= unseen_from_ns) return kUnseen;
+  return std::to_string(found->st_ino) + ":" + std::to_string(Ns(found->st_ctim));
+}
+
+int64_t FileClockNowNs() {
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME_COARSE, &now);
+  return Ns(now);
+}
+
+SightStore::SightStore(Store& store) : store_(store) {
+  store_.WithDatabase([](Database& db) { db.Exec(kSchema); });
+}
+
+Sights SightStore::Load(const std::string& sandbox_id) {
+  return store_.WithDatabase([&](Database& db) {
+    Sights sights;
+    Statement select(db, "SELECT root, path, sight FROM live_sights WHERE sandbox_id = ?");
+    select.Bind(1, sandbox_id);
+    while (select.Step()) sights[{static_cast<size_t>(select.ColumnInt(0)), select.ColumnText(1)}] = select.ColumnText(2);
+    return sights;
+  });
+}
+
+namespace {
+
+void Write(Store& store, const std::string& sandbox_id, const Sights& sights, const char* verb) {
+  if (sights.empty()) return;
+  store.WithDatabase([&](Database& db) {
+    Transaction tx(db);
+    Statement insert(db, std::string("INSERT OR ") + verb + " INTO live_sights(sandbox_id, root, path, sight) VALUES (?, ?, ?, ?)");
+    for (const auto& [key, sight] : sights)
+      insert.Bind(1, sandbox_id).Bind(2, static_cast<int64_t>(key.first)).Bind(3, key.second).Bind(4, sight).Run();
+    tx.Commit();
+  });
+}
+
+}  // namespace
+
+void SightStore::RecordFirst(const std::string& sandbox_id, const Sights& sights) { Write(store_, sandbox_id, sights, "IGNORE"); }
+
+void SightStore::Replace(const std::string& sandbox_id, const Sights& sights) { Write(store_, sandbox_id, sights, "REPLACE"); }
+
+void SightStore::Forget(const std::string& sandbox_id, const std::vector<std::pair<size_t, std::string>>& paths) {
+  if (paths.empty()) return;
+  store_.WithDatabase([&](Database& db) {
+    Transaction tx(db);
+    Statement erase(db, "DELETE FROM live_sights WHERE sandbox_id = ? AND root = ? AND path = ?");
+    for (const auto& [root, path] : paths) erase.Bind(1, sandbox_id).Bind(2, static_cast<int64_t>(root)).Bind(3, path).Run();
+    tx.Commit();
+  });
+}
+
+void SightStore::Clear(const std::string& sandbox_id) {
+  store_.WithDatabase([&](Database& db) {
+    Statement(db, "DELETE FROM live_sights WHERE sandbox_id = ?").Bind(1, sandbox_id).Run();
+  });
+}
+
+void RecordSights(SightStore& sights, const Sandbox& sandbox, const std::vector<RootChanges>& scan, int64_t unseen_from_ns) {
+  Sights known = sights.Load(sandbox.id()), first;
+  for (const auto& root : scan) {
+    UniqueFd live;
+    for (const auto& change : root.changes) {
+      if (change.path == "." || known.count({root.root, change.path})) continue;
+      if (!live) live = sandbox.OpenLiveRoot(root.root);
+      first[{root.root, change.path}] = LiveSight(live.get(), change.path, unseen_from_ns);
+    }
+  }
+  sights.RecordFirst(sandbox.id(), first);
+}
+
+void ResightAfter(SightStore& sights, const Sandbox& sandbox, const std::vector<std::pair<size_t, std::string>>& paths) {
+  std::map<size_t, std::pair<UniqueFd, UniqueFd>> roots;  // live, upper
+  Sights now;
+  std::vector<std::pair<size_t, std::string>> gone;
+  for (const auto& [root, path] : paths) {
+    auto& fds = roots[root];
+    if (!fds.first) fds = {sandbox.OpenLiveRoot(root), sandbox.OpenUpper(root)};
+    if (StatBeneath(fds.second.get(), path)) {
+      now[{root, path}] = LiveSight(fds.first.get(), path);
+    } else {
+      gone.emplace_back(root, path);
+    }
+  }
+  sights.Replace(sandbox.id(), now);
+  sights.Forget(sandbox.id(), gone);
+}
+
+}  // namespace sandboxd

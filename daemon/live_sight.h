@@ -1,0 +1,65 @@
+#pragma once
+/// What a sandbox saw of the live tree (DESIGN, "Data safety": a conflict is a change of the
+/// live tree that the sandbox did not see). For each path the sandbox changes, the live entry
+/// as the job that first changed it found it, its *sight*: "-" (nothing there), "dir" (a
+/// directory: only that it is one counts, since its times move with its entries), or its inode
+/// and ctime (every write, chmod, rename into place or replacement moves the ctime forward, and
+/// nothing sets it back). A live entry whose ctime is after the start of the job (or of any job
+/// running with it) may have changed after the job read it: its sight is "?", unseen.
+///
+/// Sights are recorded when a job ends, kept in the database (so they survive restarts, idle
+/// exit, suspend and resume), forgotten on discard, and for what a commit or an undo took set
+/// to the live entry as it left it. A commit compares each change's live entry with its sight.
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sandbox.h"
+#include "store.h"
+
+namespace sandboxd {
+
+inline constexpr const char* kUnseen = "?";
+
+/// The live entry at `path` beneath `live_fd` as a sight; "?" when its ctime is at or after
+/// `unseen_from_ns` (nanoseconds since the epoch, as file times are).
+std::string LiveSight(int live_fd, const std::string& path,
+                      int64_t unseen_from_ns = std::numeric_limits<int64_t>::max());
+
+/// Now, read from the clock file times are stamped with (the coarse one): an entry changed from
+/// now on has a ctime at or after it.
+int64_t FileClockNowNs();
+
+/// Sights per {root, path}.
+using Sights = std::map<std::pair<size_t, std::string>, std::string>;
+
+class SightStore {
+ public:
+  explicit SightStore(Store& store);
+
+  Sights Load(const std::string& sandbox_id);
+  /// Records each sight whose path has none yet: the first job to change a path is the one that
+  /// read it from the live tree.
+  void RecordFirst(const std::string& sandbox_id, const Sights& sights);
+  /// Records each sight, replacing what was there.
+  void Replace(const std::string& sandbox_id, const Sights& sights);
+  void Forget(const std::string& sandbox_id, const std::vector<std::pair<size_t, std::string>>& paths);
+  void Clear(const std::string& sandbox_id);
+
+ private:
+  Store& store_;
+};
+
+/// At the end of a job: a sight for every change of `scan` that has none, with live changes
+/// from `unseen_from_ns` on unseen.
+void RecordSights(SightStore& sights, const Sandbox& sandbox, const std::vector<RootChanges>& scan, int64_t unseen_from_ns);
+
+/// After a commit or undo that took `paths`: each one still a change of the sandbox is in sight
+/// as the live tree is now (the sandbox put it there, or put it back), the others are forgotten.
+void ResightAfter(SightStore& sights, const Sandbox& sandbox, const std::vector<std::pair<size_t, std::string>>& paths);
+
+}  // namespace sandboxd
