@@ -192,7 +192,7 @@ TEST(KeptDecisionTest, ADecisionThatLapsedBeforeASuspendDoesNotComeBackAfterIt) 
   ASSERT_EQ(Ctl({"suspend", id}).status, 0);
   WriteWhole(project + "/b.txt", "live, again\n");  // the live side moves on while it is suspended
   ASSERT_EQ(Ctl({"resume", id}).status, 0);
-  EXPECT_EQ(Ctl({"changes", id}).out, "M a.txt\nM b.txt\n");
+  EXPECT_EQ(Ctl({"changes", id}).out, "M a.txt\nM b.txt [conflict: changed in the live tree]\n");
   Result committed = Ctl({"commit", id});
   EXPECT_EQ(ReadWhole(project + "/a.txt"), "old\n") << "content the owner never saw was committed";
   EXPECT_EQ(ReadWhole(project + "/b.txt"), "live, again\n");
