@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
   c->add_option("--name", create.name, "A name to use instead of the id")->type_name("NAME");
   c->add_flag("--network", create.network, "Every job of the sandbox has the network (polkit asks once, now)");
   c->add_flag("--shared", create.shared, "Let other --shared sandboxes overlay the same directories (their commits are conflicts here)");
-  c->add_option("--quota", create.quota, "Stop a job when the sandbox's changes grow over SIZE (e.g. 500M, 10G)")->type_name("SIZE");
+  c->add_option("--quota", create.quota, "Limit the sandbox's changes to SIZE (e.g. 500M, 10G): a write past it fails as on a full disk, or where sandboxd cannot limit hard the job is stopped")->type_name("SIZE");
   c->add_option("--ttl", create.ttl, "Remove the sandbox once it has been idle this long (e.g. 12h, 7d)")->type_name("DUR");
   c->add_option("--hide", create.hide, "Make PATH empty and unreadable in every job of the sandbox (repeatable)")->type_name("PATH")
       ->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);

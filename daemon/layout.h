@@ -5,6 +5,10 @@
 ///   or removed in root n: its backups; for a root that lands across file systems,
 ///   landing_area.h, upper/<n> keeps what went live and backup/<n> what it replaced),
 ///   STATE/trash/ (sandboxes being removed after their Destroy reply).
+/// A sandbox with a hard quota (quota_layer.h) keeps its layers and the stages of its commits
+/// in a file system of its own: the image STATE/quota/<id>.img, mounted at STATE/quota/<id>,
+/// holding layers/{upper,work,commits/<commit>/upper}/<n>; what its commits replaced or
+/// removed, and its archives, stay in its store as above.
 /// A root on another file system than STATE keeps its layers and commit areas in the storage
 /// area of that file system instead (storage_area.h), laid out the same: AREA/sandboxes/<id>/...,
 /// AREA/trash/.
@@ -37,6 +41,10 @@ class Layout {
     return StoreDir(store) + "/sandboxes/" + id;
   }
   std::string TrashDirIn(const std::string& store) const { return StoreDir(store) + "/trash"; }
+  /// Hard quotas' file systems: STATE/quota/<id>.img, mounted at STATE/quota/<id>.
+  std::string QuotaDir() const { return state_dir_ + "/quota"; }
+  std::string QuotaImage(const std::string& id) const { return QuotaDir() + "/" + id + ".img"; }
+  std::string QuotaMount(const std::string& id) const { return QuotaDir() + "/" + id; }
   std::string UpperDir(const std::string& id, size_t root) const { return SandboxDir(id) + "/upper/" + std::to_string(root); }
   std::string WorkDir(const std::string& id, size_t root) const { return SandboxDir(id) + "/work/" + std::to_string(root); }
   std::string CommitsDir(const std::string& id) const { return SandboxDir(id) + "/commits"; }

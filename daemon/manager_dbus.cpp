@@ -1,6 +1,7 @@
 #include "manager_dbus.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/statvfs.h>
 
 #include "api.h"
 #include "config.h"
@@ -9,6 +10,8 @@
 #include "hidden_paths.h"
 #include "job_options.h"
 #include "object_paths.h"
+#include "quota_layer.h"
+#include "units.h"
 #include "sandbox_dbus.h"
 #include "service.h"
 #include "usage.h"
@@ -34,6 +37,22 @@ ManagerDBus::ManagerDBus(Service& service, sdbus::IConnection& connection)
 }
 
 ManagerDBus::~ManagerDBus() { unregisterAdaptor(); }
+
+void ManagerDBus::CheckQuotaCanBeMade(uint64_t quota_bytes) const {
+  // The quota comes from the caller: a hard one is an image of that size, which must fit in an
+  // ext4 file and mean something on the disk that holds it (a larger one limits nothing).
+  uint64_t most = kMaxQuotaLayerBytes;
+  std::string what = units::HumanBytes(kMaxQuotaLayerBytes) + ", the most a sandbox's quota can be";
+  struct statvfs disk;
+  if (service_.registry().hard_quotas() && statvfs(service_.layout().state_dir().c_str(), &disk) == 0 &&
+      static_cast<uint64_t>(disk.f_blocks) * disk.f_frsize < most) {
+    most = static_cast<uint64_t>(disk.f_blocks) * disk.f_frsize;
+    what = "the file system that holds the sandboxes' changes (" + units::HumanBytes(most) + ")";
+  }
+  if (quota_bytes > most)
+    throw Error(Code::kInvalidArgument, "a quota of " + units::HumanBytes(quota_bytes) + " is larger than " + what +
+                                            "; ask for at most " + units::HumanBytes(most));
+}
 
 void ManagerDBus::CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std::string> roots,
                                 std::map<std::string, sdbus::Variant> options, uint64_t flags) {
@@ -80,6 +99,7 @@ void ManagerDBus::CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::
           throw Error(Code::kInvalidArgument, "unknown option '" + key + "' for CreateSandbox");
         }
       }
+      if (request.quota_bytes != 0) CheckQuotaCanBeMade(request.quota_bytes);
       UserCredentials owner = LookupUser(caller.uid);
       auto authorize = [&](const std::vector<std::string>& canonical) {
         // A hidden path that holds a root would refuse every job of the sandbox: refused now,

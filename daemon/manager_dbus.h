@@ -25,6 +25,9 @@ class ManagerDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
   void GetUsage(sdbus::Result<std::vector<UsageRow>>&& result, uint64_t flags) override;
   void CollectGarbage(sdbus::Result<std::vector<sdbus::Struct<std::string, std::string>>>&& result, uint64_t flags) override;
 
+  /// Refuses (kInvalidArgument) a quota larger than could be made or than the disk holds.
+  void CheckQuotaCanBeMade(uint64_t quota_bytes) const;
+
   Service& service_;
 };
 

@@ -1,16 +1,19 @@
 #include "sandbox.h"
 
 #include <fcntl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 
 #include "changeset_scanner.h"
 #include "errors.h"
 #include "fs_util.h"
 #include "live_sight.h"
 #include "overlay.h"
+#include "usage.h"
 
 namespace sandboxd {
 
@@ -22,6 +25,9 @@ std::vector<std::string> Sandbox::StorageDirs() const {
   std::vector<std::string> dirs;
   for (size_t i = 0; i < record_.roots.size(); ++i)
     if (std::find(dirs.begin(), dirs.end(), StorageDir(i)) == dirs.end()) dirs.push_back(StorageDir(i));
+  if (record_.hard_quota)
+    for (size_t i = 0; i < record_.roots.size(); ++i)
+      if (std::find(dirs.begin(), dirs.end(), StoreDir(i)) == dirs.end()) dirs.push_back(StoreDir(i));
   return dirs;
 }
 
@@ -62,11 +68,13 @@ void Sandbox::SetUp(const std::vector<int>& opened) {
     throw Error(Code::kFailed, "sandbox " + record_.id + ": " + std::to_string(opened.size()) + " opened roots for " +
                                    std::to_string(record_.roots.size()) + " roots");
   const std::string& id = record_.id;
-  for (const auto& dir : StorageDirs()) {
-    MakeDirectory(dir, 0700);
-    MakeDirectory(dir + "/upper", 0700);
-    MakeDirectory(dir + "/work", 0700);
+  MountLayers();
+  for (const auto& dir : StorageDirs()) MakeDirectory(dir, 0700);
+  for (size_t i = 0; i < record_.roots.size(); ++i) {
+    MakeDirectory(StorageDir(i) + "/upper", 0700);
+    MakeDirectory(StorageDir(i) + "/work", 0700);
   }
+  FitQuotaLayer();
   // The merged views are host-visible; only the owner may enter them. In user mode there are
   // none: each job mounts the overlays in its own namespaces (user_overlay_main.cpp).
   if (!layout_.user_mode()) MakeDirectory(layout_.RunSandboxDir(id), 0700, record_.owner, 0);
@@ -98,6 +106,37 @@ void Sandbox::SetUp(const std::vector<int>& opened) {
   }
 }
 
+void Sandbox::FitQuotaLayer() {
+  // Only while no overlay is mounted: no job writes meanwhile, and an image that must grow is
+  // unmounted for it.
+  if (!record_.hard_quota) return;
+  for (size_t i = 0; i < record_.roots.size(); ++i)
+    if (IsOverlayMounted(layout_.MergedDir(record_.id, i))) return;
+  // The core library has no logger (its helpers link it too): the daemon's stderr is its log.
+  if (std::string line = quota_layer().Fit(ChangesBytes(*this)); !line.empty())
+    std::fprintf(stderr, "sandbox %s: %s\n", record_.id.c_str(), line.c_str());
+}
+
+void Sandbox::MountLayers() {
+  if (record_.hard_quota) quota_layer().Mount();
+}
+
+void Sandbox::ReleaseLayers() {
+  if (!record_.hard_quota) return;
+  try {
+    quota_layer().Unmount();
+  } catch (const Error& e) {
+    if (e.code() != Code::kBusy) throw;
+    // Held by a job's namespace that has not gone yet: it goes with it. A later mount finds the
+    // loop device still serving the image and shares its file system (loop_device.h).
+    umount2(layout_.QuotaMount(record_.id).c_str(), UMOUNT_NOFOLLOW | MNT_DETACH);
+  }
+}
+
+void Sandbox::RemoveQuotaLayer() {
+  if (record_.hard_quota) quota_layer().Remove();
+}
+
 UserCredentials Sandbox::OverlayIdentity() const {
   try {
     return LookupUser(record_.owner);
@@ -113,6 +152,7 @@ UserCredentials Sandbox::OverlayIdentity() const {
 
 void Sandbox::Unmount() {
   for (size_t i = 0; i < record_.roots.size(); ++i) UnmountOverlay(layout_.MergedDir(record_.id, i));
+  if (record_.hard_quota) quota_layer().FreeReserve();
 }
 
 void Sandbox::UnmountForGood() {
@@ -128,13 +168,22 @@ void Sandbox::UnmountForGood() {
 }
 
 void Sandbox::ClearLayers() {
+  MountLayers();
   for (size_t i = 0; i < record_.roots.size(); ++i) {
     RemoveTree(UpperDir(i));
     RemoveTree(WorkDir(i));
   }
+  ReleaseLayers();
 }
 
 void Sandbox::TrashLayers() {
+  if (record_.hard_quota) {
+    for (size_t i = 0; i < record_.roots.size(); ++i) {
+      RemoveTree(UpperDir(i));
+      RemoveTree(WorkDir(i));
+    }
+    return;
+  }
   for (size_t i = 0; i < record_.roots.size(); ++i) {
     std::string trash = layout_.TrashDirIn(Store(i));
     MakeDirectory(trash, 0700);

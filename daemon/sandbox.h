@@ -14,6 +14,7 @@
 #include "credentials.h"
 #include "fd.h"
 #include "layout.h"
+#include "quota_layer.h"
 #include "store.h"
 
 namespace sandboxd {
@@ -35,6 +36,12 @@ class Sandbox {
   bool network() const { return record_.network; }
   bool shared() const { return record_.shared; }
   uint64_t quota_bytes() const { return record_.quota_bytes; }
+  /// Its quota is a hard limit: its layers are in a file system of their own (quota_layer.h).
+  bool hard_quota() const { return record_.hard_quota; }
+  /// That file system (meaningful when hard_quota()).
+  QuotaLayer quota_layer() const {
+    return QuotaLayer(layout_.QuotaImage(record_.id), layout_.QuotaMount(record_.id), record_.quota_bytes);
+  }
   uint64_t ttl_sec() const { return record_.ttl_sec; }
   const std::vector<std::string>& hide() const { return record_.hide; }
   /// The whole record as it stands (its state included): what the store keeps of it.
@@ -55,15 +62,27 @@ class Sandbox {
   /// descriptor per root, as its owner opened it; root_validation.h) is what the overlays are
   /// mounted from; without it (recovery, resume) each root is opened again by its path.
   void SetUp(const std::vector<int>& opened = {});
-  /// Unmounts every root's overlay. Throws Error(kBusy) if one is in use.
+  /// Mounts the file system that holds the layers when they have one of their own (a hard
+  /// quota), making it when missing: before anything reads or writes the layers. Else nothing.
+  void MountLayers();
+  /// Unmounts that file system, for a sandbox whose layers are freed (suspended); in use, it is
+  /// detached and goes when its last user does. Else nothing.
+  void ReleaseLayers();
+  /// Removes that file system and its image, for a sandbox that is gone. Else nothing.
+  void RemoveQuotaLayer();
+  /// Unmounts every root's overlay. Throws Error(kBusy) if one is in use. With a hard quota,
+  /// the room its file system keeps beyond the quota is freed for the operation that follows
+  /// (a commit's stage may need it); the next SetUp takes it back.
   void Unmount();
   /// Unmounts every root's overlay for good: one still in use (a shell of the owner's sitting
   /// in the merged view) is detached and goes when its last user leaves.
   void UnmountForGood();
-  /// Empties the upper and work layers (while unmounted): every change is gone.
+  /// Empties the upper and work layers (while unmounted): every change is gone. A hard quota's
+  /// file system is released after (the sandbox is suspended).
   void ClearLayers();
   /// The same at once: the layers are renamed into their store's trash (one rename each), where
-  /// SandboxRegistry::EmptyTrash deletes them later, off the caller's time.
+  /// SandboxRegistry::EmptyTrash deletes them later, off the caller's time. With a hard quota
+  /// they are deleted in place (no trash on their file system; they hold the quota at most).
   void TrashLayers();
 
   /// The change set, per root, read from the upper layers.
@@ -78,11 +97,17 @@ class Sandbox {
   /// Where root `root`'s layers and commit areas live: in the state directory, or in the
   /// storage area of the root's own file system (layout.h).
   const std::string& Store(size_t root) const { return record_.stores.at(root); }
-  std::string StorageDir(size_t root) const { return layout_.SandboxDirIn(Store(root), record_.id); }
-  /// Each distinct StorageDir once.
+  /// The sandbox's directory in that store.
+  std::string StoreDir(size_t root) const { return layout_.SandboxDirIn(Store(root), record_.id); }
+  /// Where root `root`'s layers and commit stages are: its StoreDir, or with a hard quota the
+  /// layers directory in the quota's own file system.
+  std::string StorageDir(size_t root) const { return record_.hard_quota ? quota_layer().layers_dir() : StoreDir(root); }
+  /// Each distinct StorageDir once, and with a hard quota each distinct StoreDir too (where its
+  /// commits keep what they replaced or removed): every directory holding commit areas.
   std::vector<std::string> StorageDirs() const;
-  /// Where Suspend keeps root `root`'s upper layer, as tar.zst (suspension.h).
-  std::string ArchivePath(size_t root) const { return StorageDir(root) + "/archive/" + std::to_string(root) + ".tar.zst"; }
+  /// Where Suspend keeps root `root`'s upper layer, as tar.zst (suspension.h): never in a hard
+  /// quota's file system, which is freed meanwhile.
+  std::string ArchivePath(size_t root) const { return StoreDir(root) + "/archive/" + std::to_string(root) + ".tar.zst"; }
   std::string UpperDir(size_t root) const { return StorageDir(root) + "/upper/" + std::to_string(root); }
   std::string WorkDir(size_t root) const { return StorageDir(root) + "/work/" + std::to_string(root); }
   /// Commit `commit`'s area for root `root` (one per storage directory, shared by its roots).
@@ -92,13 +117,16 @@ class Sandbox {
   std::string CommitUpperDir(int64_t commit, size_t root) const {
     return CommitDir(commit, root) + "/upper/" + std::to_string(root);
   }
+  /// With a hard quota, what a commit removed or replaced is kept in the store, not in the
+  /// quota's file system: its roots always land across file systems (landing_area.h), so these
+  /// are copies made after the commit, and the live tree's backups must not eat the quota.
   std::string CommitRemovedDir(int64_t commit, size_t root) const {
-    return CommitDir(commit, root) + "/removed/" + std::to_string(root);
+    return CommitBackupsDir(commit, root) + "/removed/" + std::to_string(root);
   }
   /// Where the live entries a commit replaced are kept when they were set aside in a landing
   /// area (landing_area.h); CommitUpperDir then keeps what the commit put live.
   std::string CommitBackupDir(int64_t commit, size_t root) const {
-    return CommitDir(commit, root) + "/backup/" + std::to_string(root);
+    return CommitBackupsDir(commit, root) + "/backup/" + std::to_string(root);
   }
   /// Whether root `root`'s layers are on another file system than the root itself (no storage
   /// area could be used there): its commits then go through a landing area.
@@ -132,8 +160,15 @@ class Sandbox {
   /// With mutex_ held. `verb` names what is refused in a suspended sandbox's message; "resume"
   /// and "destroy" are what a suspended sandbox allows (and "resume" only that).
   void CheckUsable(const std::string& verb) const;
+  /// With a hard quota and no overlay mounted: sizes the room in the layers' file system to
+  /// the quota less what the upper layers hold (QuotaLayer::Fit).
+  void FitQuotaLayer();
   /// Whose the overlays' own reads and writes are (overlay.h): the owner's user entry.
   UserCredentials OverlayIdentity() const;
+  /// The commit area holding commit `commit`'s backups of root `root` (see CommitRemovedDir).
+  std::string CommitBackupsDir(int64_t commit, size_t root) const {
+    return record_.hard_quota ? StoreDir(root) + "/commits/" + std::to_string(commit) : CommitDir(commit, root);
+  }
 
   SandboxRecord record_;
   const Layout& layout_;

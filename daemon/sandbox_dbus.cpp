@@ -272,7 +272,9 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
     }
 
     std::string job_id = RandomId();
-    if (sandbox_->quota_bytes() != 0) {
+    // A hard quota is the disk's business: a write past it fails in the job, and a job that
+    // deletes must still start in a full sandbox. Else the quota is watched while jobs run.
+    if (sandbox_->quota_bytes() != 0 && !sandbox_->hard_quota()) {
       // Over its quota (a job stopped for it, or a quota the changes outgrew): nothing more may
       // be written until changes are committed or discarded.
       uint64_t used = ChangesBytes(*sandbox_);

@@ -107,6 +107,7 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
     record.network = request.network;
     record.shared = request.shared;
     record.quota_bytes = request.quota_bytes;
+    record.hard_quota = hard_quotas_ && request.quota_bytes != 0 && !layout_.user_mode();
     record.ttl_sec = request.ttl_sec;
     record.hide = request.hide;
     record.last_used_usec = record.created_usec;
@@ -119,6 +120,7 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
     try {
       made.Unmount();
       for (const auto& dir : made.StorageDirs()) RemoveTree(dir);
+      made.RemoveQuotaLayer();
       RemoveTree(layout_.RunSandboxDir(made.id()));
     } catch (...) {
     }
@@ -255,6 +257,14 @@ std::vector<std::string> SandboxRegistry::SweepOrphans() {
     RemoveTree(layout_.RunSandboxDir(id));
     swept.push_back(id);
   }
+  // Hard quotas' file systems: <id>.img, mounted at <id> (and <id>.img.new, one cut off while
+  // it was made).
+  for (const auto& name : ListDirectory(layout_.QuotaDir())) {
+    std::string id = name.substr(0, name.find('.'));
+    if (!LooksLikeId(id) || known(id)) continue;
+    QuotaLayer(layout_.QuotaImage(id), layout_.QuotaMount(id), 0).Remove();
+    if (std::find(swept.begin(), swept.end(), id) == swept.end()) swept.push_back(id);
+  }
   for (const auto& store : Stores()) {
     for (const auto& id : ListDirectory(layout_.StoreDir(store) + "/sandboxes")) {
       if (!LooksLikeId(id) || known(id)) continue;
@@ -274,6 +284,9 @@ std::vector<std::pair<std::string, std::string>> SandboxRegistry::Recover(const 
       sandboxes_[record.id] = sandbox;
     }
     try {
+      // A hard quota's layers are in a file system of their own: mounted before anything
+      // settles what was cut off in them. A suspended sandbox has none mounted.
+      if (sandbox->state() != "suspended") sandbox->MountLayers();
       if (before_setup) before_setup(*sandbox);
       if (sandbox->active()) sandbox->SetUp();  // a suspended one stays unmounted, its layers archived
     } catch (const std::exception& e) {

@@ -36,6 +36,11 @@ class SandboxRegistry {
  public:
   SandboxRegistry(const Layout& layout, Store& store);
 
+  /// Whether a sandbox created with a quota gets a file system of that size (quota_layer.h),
+  /// as probed at start-up; else its jobs are stopped when they outgrow it.
+  void SetHardQuotas(bool hard) { hard_quotas_ = hard; }
+  bool hard_quotas() const { return hard_quotas_; }
+
   /// Called with the validated, canonical roots before anything is made: throws to refuse.
   using Authorize = std::function<void(const std::vector<std::string>& roots)>;
   /// Validates, authorizes and creates; on any failure nothing is left behind. Validation comes
@@ -74,6 +79,7 @@ class SandboxRegistry {
 
   const Layout& layout_;
   Store& store_;
+  bool hard_quotas_ = false;
   ForbiddenAreas forbidden_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<Sandbox>> sandboxes_;

@@ -20,6 +20,7 @@
 #include "state_lock.h"
 #include "overlay.h"
 #include "process.h"
+#include "quota_layer.h"
 #include "job_dbus.h"
 #include "job_senders.h"
 #include "log.h"
@@ -120,6 +121,21 @@ void Service::CheckHost() {
     spdlog::info("overlayfs and jobs work here{}", facts.container.empty() ? "" : " (inside " + facts.container + ")");
 }
 
+void Service::ChooseQuotaMethod() {
+  // Said once at start-up, as DESIGN asks: which way a quota is held to here.
+  std::string why_not = "user mode: an unprivileged daemon cannot mount file systems";
+  if (!options_.user_mode) {
+    MakeDirectory(layout_.QuotaDir(), 0700);
+    why_not = ProbeQuotaLayers(layout_.QuotaDir());
+  }
+  registry_->SetHardQuotas(why_not.empty());
+  if (why_not.empty())
+    spdlog::info("quotas are hard limits: a sandbox with a quota keeps its layers in an ext4 file system of that size "
+                 "(an image on a loop device), and a write past it fails with ENOSPC in the job");
+  else
+    spdlog::info("quotas stop the job that outgrows them (the changes are measured as it runs): no hard limits here, {}", why_not);
+}
+
 void Service::SetUpDirectories() {
   // State holds users' changes: root only. The run dir must be traversable so that each owner
   // can reach their own 0700 sandbox directory below it.
@@ -150,6 +166,7 @@ int Service::Run() {
   SetUpDirectories();
   store_ = std::make_unique<Store>(layout_.Database());
   registry_ = std::make_unique<SandboxRegistry>(layout_, *store_);
+  ChooseQuotaMethod();
   journal_ = std::make_unique<CommitJournal>(*store_);
   sights_ = std::make_unique<SightStore>(*store_);
   commits_ = std::make_unique<CommitRunner>(layout_, *journal_, *sights_, options_.helper_path);
@@ -351,6 +368,7 @@ void Service::RemoveSandboxFiles(const std::shared_ptr<Sandbox>& sandbox) {
   UnpublishSandbox(sandbox->id());
   try {
     sandbox->UnmountForGood();
+    sandbox->RemoveQuotaLayer();
     std::vector<std::string> stores;
     for (size_t i = 0; i < sandbox->roots().size(); ++i)
       if (std::find(stores.begin(), stores.end(), sandbox->Store(i)) == stores.end()) stores.push_back(sandbox->Store(i));

@@ -117,6 +117,9 @@ class Service {
 
  private:
   void SetUpDirectories();
+  /// Probes whether quotas can be hard limits here (quota_layer.h), tells the registry, and
+  /// says which way they are held to.
+  void ChooseQuotaMethod();
   /// Says at start-up what of overlayfs and bwrap does not work here (host_check.h).
   void CheckHost();
   /// The same for user mode: a trial job through sandboxd-user-overlay.

@@ -18,7 +18,8 @@ CREATE TABLE IF NOT EXISTS sandboxes (
   quota_bytes INTEGER NOT NULL DEFAULT 0,
   ttl_sec INTEGER NOT NULL DEFAULT 0,
   last_used_usec INTEGER NOT NULL DEFAULT 0,
-  hide TEXT NOT NULL DEFAULT '[]'
+  hide TEXT NOT NULL DEFAULT '[]',
+  hard_quota INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS roots (
   sandbox_id TEXT NOT NULL REFERENCES sandboxes(id) ON DELETE CASCADE,
@@ -47,6 +48,7 @@ Store::Store(const std::string& path) : db_(path) {
   AddColumnIfMissing("sandboxes", "ttl_sec", "INTEGER NOT NULL DEFAULT 0");
   AddColumnIfMissing("sandboxes", "last_used_usec", "INTEGER NOT NULL DEFAULT 0");
   AddColumnIfMissing("sandboxes", "hide", "TEXT NOT NULL DEFAULT '[]'");
+  AddColumnIfMissing("sandboxes", "hard_quota", "INTEGER NOT NULL DEFAULT 0");
 }
 
 void Store::AddColumnIfMissing(const std::string& table, const std::string& column, const std::string& declaration) {
@@ -61,8 +63,8 @@ void Store::Insert(const SandboxRecord& record) {
   std::lock_guard lock(mutex_);
   Transaction tx(db_);
   Statement(db_,
-            "INSERT INTO sandboxes(id, name, owner, state, created_usec, network, shared, quota_bytes, ttl_sec, last_used_usec, hide) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+            "INSERT INTO sandboxes(id, name, owner, state, created_usec, network, shared, quota_bytes, ttl_sec, last_used_usec, hide, "
+            "hard_quota) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
       .Bind(1, record.id)
       .Bind(2, record.name)
       .Bind(3, static_cast<int64_t>(record.owner))
@@ -74,6 +76,7 @@ void Store::Insert(const SandboxRecord& record) {
       .Bind(9, static_cast<int64_t>(record.ttl_sec))
       .Bind(10, record.last_used_usec)
       .Bind(11, nlohmann::json(record.hide).dump())
+      .Bind(12, static_cast<int64_t>(record.hard_quota ? 1 : 0))
       .Run();
   Statement insert_root(db_, "INSERT INTO roots(sandbox_id, idx, path, store) VALUES (?, ?, ?, ?)");
   for (size_t i = 0; i < record.roots.size(); ++i)
@@ -108,8 +111,8 @@ std::vector<SandboxRecord> Store::LoadAll() {
   std::lock_guard lock(mutex_);
   std::vector<SandboxRecord> records;
   Statement sandboxes(db_,
-                      "SELECT id, name, owner, state, created_usec, network, shared, quota_bytes, ttl_sec, last_used_usec, hide "
-                      "FROM sandboxes "
+                      "SELECT id, name, owner, state, created_usec, network, shared, quota_bytes, ttl_sec, last_used_usec, hide, "
+                      "hard_quota FROM sandboxes "
                       "ORDER BY created_usec, id");
   while (sandboxes.Step()) {
     SandboxRecord r;
@@ -127,6 +130,7 @@ std::vector<SandboxRecord> Store::LoadAll() {
     if (hide.is_array())
       for (const auto& path : hide)
         if (path.is_string()) r.hide.push_back(path.get<std::string>());
+    r.hard_quota = sandboxes.ColumnInt(11) != 0;
     records.push_back(std::move(r));
   }
   Statement roots(db_, "SELECT path, store FROM roots WHERE sandbox_id = ? ORDER BY idx");

@@ -30,6 +30,10 @@ struct SandboxRecord {
   bool shared = false;
   /// Bytes its upper layers may hold (create --quota); 0: no limit.
   uint64_t quota_bytes = 0;
+  /// Its quota is a hard limit: its layers live in a file system of its own, of that size
+  /// (quota_layer.h). Else a job that outgrows the quota is stopped. Decided at create, by what
+  /// the host allowed then, and kept: the layers are where they were made.
+  bool hard_quota = false;
   /// Idle this long, it expires and garbage collection removes it (create --ttl); 0: never.
   uint64_t ttl_sec = 0;
   /// The end of its last job or operation (microseconds since the epoch).

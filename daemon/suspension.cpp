@@ -57,12 +57,15 @@ uint64_t Suspension::Suspend(Sandbox& sandbox) {
     throw;
   }
   // From here on the archives are the sandbox's changes; the layers go (to the trash: deleting
-  // many files takes long, and the caller need not wait for it).
+  // many files takes long, and the caller need not wait for it), and a hard quota's file
+  // system is unmounted, its loop device freed.
   sandbox.TrashLayers();
+  sandbox.ReleaseLayers();
   return bytes;
 }
 
 void Suspension::RestoreLayers(Sandbox& sandbox) {
+  sandbox.MountLayers();
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
     std::string upper = sandbox.UpperDir(i);
     RemoveTree(upper);  // what a cut-off resume left

@@ -75,6 +75,9 @@ SandboxUsage MeasureSandbox(const Sandbox& sandbox) {
     usage.archive_bytes += FileBytes(sandbox.ArchivePath(i));
   }
   for (const auto& dir : sandbox.StorageDirs()) usage.kept_bytes += MeasureTree(dir + "/commits").bytes;
+  // Unmounted (suspended), a hard quota's file system holds only what its commits keep (the
+  // stages, for undo): its image's blocks are that cost on the host.
+  if (sandbox.hard_quota() && !sandbox.quota_layer().mounted()) usage.kept_bytes += FileBytes(sandbox.quota_layer().image());
   return usage;
 }
 

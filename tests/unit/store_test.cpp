@@ -54,6 +54,7 @@ TEST_F(StoreTest, EveryFieldOfARecordSurvivesReopening) {
   full.network = true;
   full.shared = true;
   full.quota_bytes = 10u << 20;
+  full.hard_quota = true;
   full.ttl_sec = 3600;
   full.last_used_usec = 1700000000000002;
   full.hide = {"/home/u/a/.ssh", "/home/u/secret, with comma"};
