@@ -12,6 +12,7 @@ Skips Skips::FromEnv() {
   std::stringstream list(env ? env : "");
   for (std::string item; std::getline(list, item, ',');) {
     if (item == "conflicts") skips.conflicts = true;
+    else if (item == "marks") skips.marks = true;
     else if (item == "hardlinks") skips.hardlinks = true;
     else if (item == "names") skips.names = true;
     else if (item == "hunkdiff") skips.hunkdiff = true;
@@ -29,6 +30,7 @@ std::string Skips::Describe() const {
     if (on) out += (out.empty() ? "" : ",") + std::string(name);
   };
   add(conflicts, "conflicts");
+  add(marks, "marks");
   add(hardlinks, "hardlinks");
   add(names, "names");
   add(hunkdiff, "hunkdiff");
@@ -88,6 +90,13 @@ void Model::Touch(const std::string& path) {
   // The job copies the entry up (or makes or deletes it): from now on the sandbox holds its own
   // version, and what it saw of the live one is the live version of this moment. Touching one
   // name of a hard-link group copies up the inode, so every name of it.
+  // The two halves of a rename are one change: a job that changes one ends the pairing, and
+  // the decision about the other half lapses with it.
+  for (const auto& c : Changes())
+    if (c.path == path || c.renamed_from == path || c.renamed_to == path) {
+      if (!c.renamed_from.empty()) decisions.erase(c.renamed_from);
+      if (!c.renamed_to.empty()) decisions.erase(c.renamed_to);
+    }
   for (const auto& p : GroupOf(path)) {
     if (touched.insert(p).second) seen[p] = live_version[p];
     decisions.erase(p);  // README: a decision lapses once a later job rewrites the file

@@ -19,8 +19,9 @@ namespace sandboxd::model {
 /// What the test leaves unchecked while known defects are being fixed: SANDBOXD_MODEL_SKIP is
 /// a comma-separated list of these classes. Default: everything is checked.
 struct Skips {
-  bool conflicts = false;  ///< conflict marks and refusals (issue 17, defects 3 and 4)
-  bool hardlinks = false;  ///< one inode per hard-link group through jobs and commits (7)
+  bool conflicts = false;  ///< conflict refusals and marks (issue 17, defects 3 and 4)
+  bool marks = false;      ///< only the conflict marks of `changes --json` (3)
+  bool hardlinks = false;  ///< hard links: none are made (their changes and inodes, defect 7)
   bool names = false;      ///< git quoting of names in human output (5)
   bool hunkdiff = false;   ///< `diff PATH:N` shows hunk N alone, an unknown N is refused (6)
   bool decisions = false;  ///< decisions compared after suspend/resume (2)

@@ -34,7 +34,7 @@ TEST(ModelTest, RandomSequencesAgreeWithTheModel) {
   const char* one = std::getenv("SANDBOXD_MODEL_SEED");
   uint64_t first = one && *one ? std::strtoull(one, nullptr, 10) : EnvNumber("SANDBOXD_MODEL_FIRST_SEED", 1);
   uint64_t sequences = one && *one ? 1 : EnvNumber("SANDBOXD_MODEL_SEQUENCES", 20);
-  int steps = static_cast<int>(EnvNumber("SANDBOXD_MODEL_STEPS", 40));
+  int steps = static_cast<int>(EnvNumber("SANDBOXD_MODEL_STEPS", 60));
   Skips skips = Skips::FromEnv();
   std::printf("model test: %llu sequences x %d steps from seed %llu; unchecked: %s\n", static_cast<unsigned long long>(sequences), steps,
               static_cast<unsigned long long>(first), skips.Describe().c_str());
