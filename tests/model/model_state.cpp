@@ -1,0 +1,405 @@
+#include "model_state.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <sstream>
+
+namespace sandboxd::model {
+
+Skips Skips::FromEnv() {
+  Skips skips;
+  const char* env = std::getenv("SANDBOXD_MODEL_SKIP");
+  std::stringstream list(env ? env : "");
+  for (std::string item; std::getline(list, item, ',');) {
+    if (item == "conflicts") skips.conflicts = true;
+    else if (item == "marks") skips.marks = true;
+    else if (item == "hardlinks") skips.hardlinks = true;
+    else if (item == "names") skips.names = true;
+    else if (item == "hunkdiff") skips.hunkdiff = true;
+    else if (item == "decisions") skips.decisions = true;
+    else if (item == "options") skips.options = true;
+    else if (item == "quota") skips.quota = true;
+    else if (item == "nonutf8") skips.nonutf8 = true;
+  }
+  return skips;
+}
+
+std::string Skips::Describe() const {
+  std::string out;
+  auto add = [&](bool on, const char* name) {
+    if (on) out += (out.empty() ? "" : ",") + std::string(name);
+  };
+  add(conflicts, "conflicts");
+  add(marks, "marks");
+  add(hardlinks, "hardlinks");
+  add(names, "names");
+  add(hunkdiff, "hunkdiff");
+  add(decisions, "decisions");
+  add(options, "options");
+  add(quota, "quota");
+  add(nonutf8, "nonutf8");
+  return out.empty() ? "none" : out;
+}
+
+std::string Decision::Review() const {
+  if (whole == 'a') return "approved";
+  if (whole == 'r') return "rejected";
+  if (whole != 'h') return "pending";
+  bool all_a = std::all_of(hunks.begin(), hunks.end(), [](char c) { return c == 'a'; });
+  bool all_r = std::all_of(hunks.begin(), hunks.end(), [](char c) { return c == 'r'; });
+  bool all_p = std::all_of(hunks.begin(), hunks.end(), [](char c) { return c == 'p'; });
+  if (hunks.empty() || all_p) return "pending";
+  if (all_a) return "approved";
+  if (all_r) return "rejected";
+  return "partial";
+}
+
+std::vector<uint32_t> Decision::HunksIn(char state) const {
+  std::vector<uint32_t> out;
+  for (size_t i = 0; i < hunks.size(); ++i)
+    if (hunks[i] == state) out.push_back(static_cast<uint32_t>(i + 1));
+  return out;
+}
+
+std::vector<std::string> Parents(const std::string& path) {
+  std::vector<std::string> out;
+  for (size_t at = path.find('/'); at != std::string::npos; at = path.find('/', at + 1)) out.push_back(path.substr(0, at));
+  return out;
+}
+
+std::vector<std::string> Model::GroupOf(const std::string& path) const {
+  auto it = view.find(path);
+  if (it == view.end() || it->second.type != 'f' || it->second.group == 0) return {path};
+  std::vector<std::string> out;
+  for (const auto& [p, e] : view)
+    if (e.type == 'f' && e.group == it->second.group) out.push_back(p);
+  return out;
+}
+
+void Model::InvalidateUndo(const std::string& path) {
+  for (const auto& record : undo_stack)
+    if (record.paths.count(path)) {
+      // The sandbox changed a path a commit took live: what undo must then do to the sandbox
+      // ("a path the sandbox has changed since keeps its newer version") is beyond this model.
+      undo_stack.clear();
+      return;
+    }
+}
+
+void Model::Touch(const std::string& path) {
+  // The job copies the entry up (or makes or deletes it): from now on the sandbox holds its own
+  // version, and what it saw of the live one is the live version of this moment. Touching one
+  // name of a hard-link group copies up the inode, so every name of it.
+  // The two halves of a rename are one change: a job that changes one ends the pairing, and
+  // the decision about the other half lapses with it.
+  for (const auto& c : Changes())
+    if (c.path == path || c.renamed_from == path || c.renamed_to == path) {
+      if (!c.renamed_from.empty()) decisions.erase(c.renamed_from);
+      if (!c.renamed_to.empty()) decisions.erase(c.renamed_to);
+    }
+  for (const auto& p : GroupOf(path)) {
+    if (touched.insert(p).second) seen[p] = live_version[p];
+    decisions.erase(p);  // README: a decision lapses once a later job rewrites the file
+    InvalidateUndo(p);
+  }
+  // A new entry in an added directory moves its times: a decision about the directory may
+  // lapse with them (README: a decision holds for the change as it was), or may not.
+  for (const auto& dir : Parents(path)) {
+    auto d = decisions.find(dir);
+    if (d != decisions.end()) d->second = Decision{'u', {}};
+  }
+}
+
+void Model::JobMkdirs(const std::string& path) {
+  for (const auto& dir : Parents(path))
+    if (!view.count(dir)) view[dir] = Entry{'d', "", 0755, 0};
+}
+
+void Model::JobWrite(const std::string& path, const std::string& content) {
+  auto it = view.find(path);
+  if (it != view.end() && it->second.type == 'f') {
+    Touch(path);
+    for (const auto& p : GroupOf(path)) view[p].data = content;
+    return;
+  }
+  JobMkdirs(path);
+  Touch(path);
+  view[path] = Entry{'f', content, 0644, 0};
+}
+
+void Model::JobAppend(const std::string& path, const std::string& text) { JobWrite(path, view[path].data + text); }
+
+void Model::JobDelete(const std::string& path) {
+  Touch(path);
+  view.erase(path);
+}
+
+void Model::JobRename(const std::string& from, const std::string& to) {
+  Touch(from);
+  Entry entry = view[from];
+  view.erase(from);
+  JobMkdirs(to);
+  Touch(to);
+  view[to] = entry;
+}
+
+void Model::JobChmod(const std::string& path, unsigned mode) {
+  Touch(path);
+  for (const auto& p : GroupOf(path)) view[p].mode = mode;
+}
+
+void Model::JobSymlink(const std::string& path, const std::string& target) {
+  JobMkdirs(path);
+  Touch(path);
+  view[path] = Entry{'l', target, 0777, 0};
+}
+
+void Model::JobHardlink(const std::string& existing, const std::string& name) {
+  Touch(existing);
+  JobMkdirs(name);
+  Entry& e = view[existing];
+  if (e.group == 0) e.group = next_group++;
+  Touch(name);
+  view[name] = e;
+}
+
+void Model::LiveChanged(const std::string& path) {
+  live_version[path] = ++clock;
+  decisions.erase(path);  // README: a decision lapses once the live file moves on
+  // A live edit makes every commit before it impossible to undo (the test does not predict
+  // undo's refusals): forget them.
+  undo_stack.clear();
+  if (touched.count(path)) return;
+  // Not copied up: the sandbox still shows the live entry.
+  auto it = live.find(path);
+  if (it == live.end()) view.erase(path);
+  else view[path] = it->second;
+}
+
+void Model::LiveWrite(const std::string& path, const std::string& content) {
+  auto it = live.find(path);
+  if (it != live.end() && it->second.type == 'f') {
+    // In place: every live name of the inode changes.
+    long group = it->second.group;
+    std::vector<std::string> names = {path};
+    if (group != 0)
+      for (const auto& [p, e] : live)
+        if (p != path && e.type == 'f' && e.group == group) names.push_back(p);
+    for (const auto& p : names) live[p].data = content;
+    for (const auto& p : names) LiveChanged(p);
+    return;
+  }
+  live[path] = Entry{'f', content, 0644, 0};
+  LiveChanged(path);
+}
+
+void Model::LiveDelete(const std::string& path) {
+  live.erase(path);
+  LiveChanged(path);
+}
+
+void Model::LiveChmod(const std::string& path, unsigned mode) {
+  long group = live[path].group;
+  std::vector<std::string> names = {path};
+  if (group != 0)
+    for (const auto& [p, e] : live)
+      if (p != path && e.type == 'f' && e.group == group) names.push_back(p);
+  for (const auto& p : names) live[p].mode = mode;
+  for (const auto& p : names) LiveChanged(p);
+}
+
+bool Model::Conflict(const std::string& path) const {
+  // DESIGN: a conflict is a change of the live tree the sandbox did not see. The test's rule:
+  // the live version of the path now differs from the one the sandbox copied up (`seen`).
+  // Directories conflict only when they stop being directories (README), which no operation
+  // here does.
+  auto s = seen.find(path);
+  if (s == seen.end()) return false;
+  auto v = live_version.find(path);
+  uint64_t now = v == live_version.end() ? 0 : v->second;
+  return now != s->second;
+}
+
+std::vector<ExpectedChange> Model::Changes() const {
+  std::vector<ExpectedChange> out;
+  std::set<std::string> paths;
+  for (const auto& [p, e] : view) paths.insert(p);
+  for (const auto& [p, e] : live) paths.insert(p);
+  for (const auto& p : paths) {
+    auto v = view.find(p), l = live.find(p);
+    ExpectedChange change;
+    change.path = p;
+    if (l == live.end()) {
+      change.kind = "added";
+      change.type = v->second.type;
+    } else if (v == view.end()) {
+      change.kind = "deleted";
+      change.type = l->second.type;
+    } else if (v->second.type != l->second.type) {
+      change.kind = "type-changed";
+      change.type = v->second.type;
+    } else {
+      change.type = v->second.type;
+      if (v->second.type != 'd' && v->second.data != l->second.data) change.kind = "modified";
+      else if (v->second.type != 'l' && v->second.mode != l->second.mode) change.kind = "mode-changed";
+      else continue;
+    }
+    change.conflict = change.type != 'd' && Conflict(p);
+    out.push_back(change);
+  }
+  // Renames (README): a deleted file or symlink and an added one of the same type and the same
+  // non-empty content. Where one side has several candidates the pairing is the daemon's.
+  std::vector<ExpectedChange*> deleted, added;
+  for (auto& c : out) {
+    if (c.type == 'd') continue;
+    if (c.kind == "deleted") deleted.push_back(&c);
+    if (c.kind == "added") added.push_back(&c);
+  }
+  for (auto* d : deleted) {
+    const Entry& old = live.at(d->path);
+    if (old.data.empty()) continue;
+    std::vector<ExpectedChange*> candidates;
+    for (auto* a : added) {
+      const Entry& now = view.at(a->path);
+      if (now.type == old.type && now.data == old.data) candidates.push_back(a);
+    }
+    if (candidates.empty()) continue;
+    if (candidates.size() > 1) {
+      d->rename_unsure = true;
+      for (auto* a : candidates) a->rename_unsure = true;
+      continue;
+    }
+    ExpectedChange* a = candidates.front();
+    int rivals = 0;
+    for (auto* other : deleted) {
+      const Entry& e = live.at(other->path);
+      if (e.type == old.type && e.data == old.data) ++rivals;
+    }
+    if (rivals > 1 || a->rename_unsure) {
+      d->rename_unsure = a->rename_unsure = true;
+      continue;
+    }
+    d->renamed_to = a->path;
+    a->renamed_from = d->path;
+  }
+  return out;
+}
+
+std::optional<ExpectedChange> Model::ChangeAt(const std::string& path) const {
+  for (auto& c : Changes())
+    if (c.path == path) return c;
+  return std::nullopt;
+}
+
+Model::CommitPlan Model::Commit(bool all, bool force, const std::map<std::string, std::vector<Hunk>>& hunks, std::string& problem) {
+  CommitPlan plan;
+  auto changes = Changes();
+  std::map<std::string, Decision> effective;
+  for (const auto& c : changes) {
+    Decision d = decisions.count(c.path) ? decisions.at(c.path) : Decision{};
+    if (all) {
+      if (d.whole == 'p') d.whole = 'a';
+      for (char& h : d.hunks)
+        if (h == 'p') h = 'a';
+    }
+    effective[c.path] = d;
+  }
+  std::set<std::string> whole, partial;
+  for (const auto& c : changes) {
+    const Decision& d = effective[c.path];
+    if (d.Review() == "approved") whole.insert(c.path);
+    else if (d.whole == 'h' && !d.HunksIn('a').empty()) partial.insert(c.path);
+  }
+  // A new directory goes along with an approved change inside it (README).
+  for (const auto& p : std::set<std::string>(whole.begin(), whole.end()))
+    for (const auto& dir : Parents(p))
+      if (!live.count(dir) && view.count(dir)) whole.insert(dir);
+  for (const auto& p : partial)
+    for (const auto& dir : Parents(p))
+      if (!live.count(dir) && view.count(dir)) whole.insert(dir);
+  for (const auto& p : whole)
+    if (Conflict(p)) plan.conflicts.push_back(p);
+  for (const auto& p : partial)
+    if (Conflict(p)) plan.conflicts.push_back(p);
+  if (!plan.conflicts.empty() && !force) {
+    plan.refused = true;
+    // DESIGN leaves open whether the approvals `--all` made stay after a refusal.
+    if (all)
+      for (const auto& c : changes)
+        if (!decisions.count(c.path) || decisions[c.path].Review() == "pending" || decisions[c.path].whole == 'h')
+          decisions[c.path] = Decision{'u', {}};
+    return plan;
+  }
+  if (plan.conflicts.empty()) force = false;  // a --force that went over nothing is a plain commit
+  if (force) undo_stack.clear();              // README: undo stops at a forced commit's predecessor
+  CommitRecord record{live, {}};
+  for (const auto& p : whole) {
+    auto v = view.find(p);
+    if (v == view.end()) live.erase(p);
+    else live[p] = v->second;
+    live_version[p] = ++clock;
+    touched.erase(p);
+    seen.erase(p);
+    decisions.erase(p);
+    record.paths.insert(p);
+  }
+  for (const auto& p : partial) {
+    auto h = hunks.find(p);
+    const Decision& d = effective[p];
+    if (h == hunks.end() || h->second.size() != d.hunks.size()) {
+      problem = "the diff of " + p + " has " + std::to_string(h == hunks.end() ? 0 : h->second.size()) + " hunks, the model " +
+                std::to_string(d.hunks.size());
+      return plan;
+    }
+    std::vector<bool> take;
+    for (char c : d.hunks) take.push_back(c == 'a');
+    bool ok = true;
+    std::string merged = ApplyHunks(live[p].data, h->second, take, ok);
+    if (!ok) {
+      problem = "the hunks of " + p + " do not fit its live text";
+      return plan;
+    }
+    live[p].data = merged;
+    live_version[p] = ++clock;
+    seen[p] = live_version[p];  // the sandbox wrote it: it has seen this version
+    Decision left{'h', {}};
+    for (char c : d.hunks)
+      if (c != 'a') left.hunks.push_back(c);
+    decisions[p] = left;
+    record.paths.insert(p);
+  }
+  // A pending empty new directory goes live only with --all; one a job changed after it was
+  // approved may have lapsed: either outcome is accepted and the model then follows it.
+  for (const auto& c : changes)
+    if (c.type == 'd' && c.kind == "added" && !whole.count(c.path) && effective[c.path].whole == 'u')
+      plan.optional_dirs.insert(c.path);
+  plan.paths = record.paths;
+  if (!record.paths.empty()) undo_stack.push_back(std::move(record));
+  return plan;
+}
+
+void Model::Undo() {
+  CommitRecord record = undo_stack.back();
+  undo_stack.pop_back();
+  live = record.live_before;
+  for (const auto& p : record.paths) {
+    live_version[p] = ++clock;
+    // README: the undone changes are in the sandbox again, and for these paths "changed
+    // since" counts from the undo. What decisions they then carry DESIGN does not say.
+    auto v = view.find(p);
+    if (v == view.end() || v->second.type != 'd') {
+      touched.insert(p);
+      seen[p] = live_version[p];
+    }
+    decisions[p] = Decision{'u', {}};
+  }
+}
+
+void Model::Discard() {
+  view = live;
+  touched.clear();
+  seen.clear();
+  decisions.clear();
+}
+
+}  // namespace sandboxd::model
