@@ -260,8 +260,9 @@ bool WriteDiff(const std::vector<Change>& changes, int lower_dirfd, int upper_di
     size_t count = files.size() == 1 ? files.front().hunks.size() : 0;
     for (int hunk : asked->second)
       if (hunk < 1 || static_cast<size_t>(hunk) > count)
-        throw Error(Code::kNotFound, "no hunk " + std::to_string(hunk) + " in " + options.path_prefix + change.path + " (it has " +
-                                         (count == 0 ? "none" : std::to_string(count)) + ")");
+        throw Error(Code::kNotFound, "no hunk " + options.path_prefix + change.path + ":" + std::to_string(hunk) + " (" +
+                                         options.path_prefix + change.path + " has " +
+                                         (count == 0 ? "no hunks" : count == 1 ? "1 hunk" : std::to_string(count) + " hunks") + ")");
     FileDiff& file = files.front();
     std::vector<Hunk> kept;
     for (int hunk : asked->second) kept.push_back(file.hunks[static_cast<size_t>(hunk - 1)]);
