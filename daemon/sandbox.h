@@ -54,8 +54,11 @@ class Sandbox {
   /// descriptor per root, as its owner opened it; root_validation.h) is what the overlays are
   /// mounted from; without it (recovery, resume) each root is opened again by its path.
   void SetUp(const std::vector<int>& opened = {});
-  /// Unmounts every root's overlay. Throws Error(kBusy) if one is in use.
-  void Unmount();
+  /// Unmounts every root's overlay. Throws Error(kBusy) if one is in use. Layers that are kept
+  /// (a commit, undo or suspend reads them next) are first given every name of an inode that
+  /// the merged views show (hard_links.h; its errors are thrown); discarded ones are not.
+  enum class Layers { kKept, kDiscarded };
+  void Unmount(Layers layers = Layers::kKept);
   /// Unmounts every root's overlay for good: one still in use (a shell of the owner's sitting
   /// in the merged view) is detached and goes when its last user leaves.
   void UnmountForGood();
@@ -65,7 +68,9 @@ class Sandbox {
   /// SandboxRegistry::EmptyTrash deletes them later, off the caller's time.
   void TrashLayers();
 
-  /// The change set, per root, read from the upper layers.
+  /// The change set, per root, read from the upper layers, after they are given (hard_links.h)
+  /// every name of their files that the merged views show (where it can; what it cannot is
+  /// left to the Unmount of a commit, undo or suspend, which refuses then).
   std::vector<RootChanges> Scan() const;
   size_t CountChanges() const;
 
@@ -127,6 +132,9 @@ class Sandbox {
   /// With mutex_ held. `verb` names what is refused in a suspended sandbox's message; "resume"
   /// and "destroy" are what a suspended sandbox allows (and "resume" only that).
   void CheckUsable(const std::string& verb) const;
+  /// The root of root `root`'s mounted overlay (for hard_links.h); none when it is not mounted
+  /// (and never in user mode).
+  UniqueFd OpenMergedView(size_t root) const;
   /// Whose the overlays' own reads and writes are (overlay.h): the owner's user entry.
   UserCredentials OverlayIdentity() const;
 
