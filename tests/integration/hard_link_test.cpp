@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "harness.h"
 #include "sandbox_fixture.h"
@@ -95,6 +96,33 @@ TEST_F(HardLinkTest, APlainCommitTakesBothNamesOrNeither) {
   EXPECT_EQ(LinkShape(project_), direct);
   EXPECT_EQ(ReadWhole(project_ + "/a.txt"), "alpha\n") << "a pending change was committed";
   EXPECT_EQ(Changes(), "M a.txt\n");
+}
+
+// Hunks make a new file of each name: the names would no longer be one inode. A file with two
+// names goes live whole.
+class HardLinkHunkTest : public HardLinkTest {
+ protected:
+  void PrepareProject() override {
+    ASSERT_EQ(World().RunAs(kAlice, {"sh", "-c", "seq 1 30 > h1 && ln h1 sub/h2"}, {.cwd = project_}).status, 0);
+  }
+};
+
+TEST_F(HardLinkHunkTest, TwoNamesAreNotCommittedHunkByHunk) {
+  const std::string edit = "sed 's/^2$/two/; s/^29$/twenty-nine/' sub/h2 > t && cat t > sub/h2 && rm t";
+  const std::string direct = Directly(edit);
+  const std::string live = LinkShape(project_);
+  Job(edit);
+  ASSERT_EQ(Changes(), "M h1\nM sub/h2\n");
+  for (const char* hunk : {"sub/h2:1", "h1:1"}) {  // one name's hunk, then the same hunk of both
+    ASSERT_EQ(Ctl({"approve", id_, hunk}).status, 0) << hunk;
+    Result commit = Ctl({"commit", id_});
+    EXPECT_NE(commit.status, 0) << "committed hunk by hunk, up to " << hunk;
+    EXPECT_NE(commit.err.find("two names of one file"), std::string::npos) << commit.err;
+    EXPECT_EQ(LinkShape(project_), live) << "a refused commit changed the live tree";
+  }
+  Result whole = Ctl({"commit", id_, "--all"});
+  ASSERT_EQ(whole.status, 0) << whole.err;
+  EXPECT_EQ(LinkShape(project_), direct);
 }
 
 TEST_F(HardLinkTest, UndoLeavesTheNamesOneInodeAsBefore) {
