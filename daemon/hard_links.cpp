@@ -57,22 +57,32 @@ bool LinkUpHardLinks(int live_fd, int upper_fd, int merged_fd, const std::vector
   // The changed files with more than one link in the upper (a copy-up in the index has two: its
   // name and the index's), and how many of their names the change set holds.
   std::map<Inode, std::pair<std::string, nlink_t>> upper_names;  // inode → {a name, how many}
-  ParentDirs uppers(upper_fd);  // changes come sorted: one open per directory
+  ParentDirs uppers(upper_fd), lives(live_fd);  // changes come sorted: one open per directory
   for (const auto& change : changes) {
     if (change.kind == ChangeKind::kDeleted || change.new_type != EntryType::kFile) continue;
     auto st = StatBeneath(uppers, change.path);
     if (!st || !S_ISREG(st->st_mode) || st->st_nlink < 2) continue;
+    // Most files changed in place had one name live: nothing to link up (and the live side is
+    // cheaper to ask than the merged view). A file added in the sandbox with links is a copy-up
+    // that was renamed, or linked by the job: the merged view tells.
+    if (change.kind != ChangeKind::kAdded) {
+      auto live = StatBeneath(lives, change.path);
+      if (live && live->st_nlink < 2) continue;
+    }
     auto [it, added] = upper_names.try_emplace({st->st_dev, st->st_ino}, change.path, 0);
     ++it->second.second;
   }
   // The merged view counts every name of the inode (overlayfs keeps that count for a copy-up
   // in the index); the ones the upper lacks are live names not linked up yet. Known by the
   // merged view's inode: the same under every name of one inode.
+  std::map<std::string, nlink_t> counted;  // a name of each → how many, in path order
+  for (const auto& [inode, names] : upper_names) counted.insert(names);
   std::map<Inode, nlink_t> missing;
-  for (const auto& [inode, names] : upper_names) {
-    auto merged = StatBeneath(merged_fd, names.first);
-    if (merged && S_ISREG(merged->st_mode) && merged->st_nlink > names.second)
-      missing[{merged->st_dev, merged->st_ino}] = merged->st_nlink - names.second;
+  ParentDirs merged_dirs(merged_fd);
+  for (const auto& [path, names] : counted) {
+    auto merged = StatBeneath(merged_dirs, path);
+    if (merged && S_ISREG(merged->st_mode) && merged->st_nlink > names)
+      missing[{merged->st_dev, merged->st_ino}] = merged->st_nlink - names;
   }
   bool linked = false;
   if (missing.empty()) return linked;
