@@ -91,17 +91,24 @@ RootFds OpenRoots(const Sandbox& sandbox) {
 
 /// Two names of one inode must go live together or not at all: a name left in the sandbox
 /// would still share the inode with the live one, and a later job writing it would change the
-/// live file behind every commit.
+/// live file behind every commit. And whole: hunks make a new file of each name.
 void CheckHardLinksGoTogether(const Sandbox& sandbox, const RootFds& fds, const CommitRequest& request) {
-  std::map<std::pair<size_t, ino_t>, std::string> taken;
+  struct Taken {
+    std::string shown;
+    bool by_hunks = false;
+  };
+  std::map<std::pair<size_t, ino_t>, Taken> taken;
   for (const auto& root : request.changes)
     for (const auto& change : root.changes) {
-      if (change.new_type != EntryType::kFile || request.hunks.count({root.root, change.path})) continue;
+      if (change.new_type != EntryType::kFile) continue;
       auto [parent_path, name] = SplitParent(change.path);
       UniqueFd parent = OpenBeneath(fds.upper_fds[root.root], parent_path, O_PATH | O_DIRECTORY);
       struct stat st;
-      if (parent && fstatat(parent.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_nlink > 1)
-        taken[{root.root, st.st_ino}] = fds.prefixes[root.root] + change.path;
+      if (parent && fstatat(parent.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_nlink > 1) {
+        Taken& one = taken[{root.root, st.st_ino}];
+        one.shown = fds.prefixes[root.root] + change.path;
+        one.by_hunks |= request.hunks.count({root.root, change.path}) > 0;
+      }
     }
   if (taken.empty()) return;
   for (const auto& root : sandbox.Scan())
@@ -112,14 +119,14 @@ void CheckHardLinksGoTogether(const Sandbox& sandbox, const RootFds& fds, const 
       struct stat st;
       if (!parent || fstatat(parent.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
       auto it = taken.find({root.root, st.st_ino});
-      if (it == taken.end()) continue;
+      if (it == taken.end() || it->second.shown == fds.prefixes[root.root] + change.path) continue;
       bool also_taken = false;
       for (const auto& r : request.changes)
         if (r.root == root.root)
           for (const auto& c : r.changes) also_taken |= c.path == change.path;
-      if (!also_taken)
-        throw Error(Code::kInvalidArgument, it->second + " and " + fds.prefixes[root.root] + change.path +
-                                                " are two names of one file; approve both or neither");
+      if (!also_taken || it->second.by_hunks || request.hunks.count({root.root, change.path}))
+        throw Error(Code::kInvalidArgument, it->second.shown + " and " + fds.prefixes[root.root] + change.path +
+                                                " are two names of one file; approve both, whole, or neither");
     }
 }
 

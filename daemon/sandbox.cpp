@@ -1,8 +1,10 @@
 #include "sandbox.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 
 #include <algorithm>
 #include <chrono>
@@ -11,6 +13,7 @@
 #include "changeset_scanner.h"
 #include "errors.h"
 #include "fs_util.h"
+#include "hard_links.h"
 #include "live_sight.h"
 #include "overlay.h"
 #include "usage.h"
@@ -150,7 +153,19 @@ UserCredentials Sandbox::OverlayIdentity() const {
   }
 }
 
-void Sandbox::Unmount() {
+void Sandbox::Unmount(Layers layers) {
+  for (size_t i = 0; i < record_.roots.size() && layers == Layers::kKept; ++i) {
+    UniqueFd merged = OpenMergedView(i);
+    if (!merged) continue;
+    UniqueFd live;
+    try {
+      live = OpenLiveRoot(i);
+    } catch (const Error&) {
+      continue;  // gone from the live tree: nothing of it can go live, as what follows will say
+    }
+    UniqueFd upper = OpenUpper(i);
+    LinkUpHardLinks(live.get(), upper.get(), merged.get(), ScanChanges(live.get(), upper.get()));
+  }
   for (size_t i = 0; i < record_.roots.size(); ++i) UnmountOverlay(layout_.MergedDir(record_.id, i));
   if (record_.hard_quota) quota_layer().FreeReserve();
 }
@@ -195,12 +210,31 @@ void Sandbox::TrashLayers() {
   }
 }
 
+UniqueFd Sandbox::OpenMergedView(size_t root) const {
+  if (layout_.user_mode()) return {};  // no merged view outside each job's own namespaces
+  std::string merged = layout_.MergedDir(record_.id, root);
+  if (!IsOverlayMounted(merged)) return {};
+  UniqueFd merged_fd = OpenDirectoryNoSymlinks(merged, O_RDONLY);
+  struct statfs fs;
+  if (fstatfs(merged_fd.get(), &fs) != 0 || fs.f_type != OVERLAYFS_SUPER_MAGIC) return {};  // unmounted meanwhile
+  return merged_fd;
+}
+
 std::vector<RootChanges> Sandbox::Scan() const {
   std::vector<RootChanges> result;
   for (size_t i = 0; i < record_.roots.size(); ++i) {
     UniqueFd lower = OpenLiveRoot(i);
     UniqueFd upper = OpenUpper(i);
-    result.push_back({i, ScanChanges(lower.get(), upper.get())});
+    auto changes = ScanChanges(lower.get(), upper.get());
+    bool linked = false;
+    try {
+      UniqueFd merged = OpenMergedView(i);
+      linked = merged && LinkUpHardLinks(lower.get(), upper.get(), merged.get(), changes);
+    } catch (const Error&) {
+      // A name that cannot be linked up now (a full layer) is not listed yet: the change set must
+      // still be readable. The commit links up again before it unmounts, and refuses then.
+    }
+    result.push_back({i, linked ? ScanChanges(lower.get(), upper.get()) : std::move(changes)});
   }
   return result;
 }

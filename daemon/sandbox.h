@@ -70,10 +70,13 @@ class Sandbox {
   void ReleaseLayers();
   /// Removes that file system and its image, for a sandbox that is gone. Else nothing.
   void RemoveQuotaLayer();
-  /// Unmounts every root's overlay. Throws Error(kBusy) if one is in use. With a hard quota,
-  /// the room its file system keeps beyond the quota is freed for the operation that follows
-  /// (a commit's stage may need it); the next SetUp takes it back.
-  void Unmount();
+  /// Unmounts every root's overlay. Throws Error(kBusy) if one is in use. Layers that are kept
+  /// (a commit, undo or suspend reads them next) are first given every name of an inode that
+  /// the merged views show (hard_links.h; its errors are thrown); discarded ones are not. With
+  /// a hard quota, the room its file system keeps beyond the quota is freed for the operation
+  /// that follows (a commit's stage may need it); the next SetUp takes it back.
+  enum class Layers { kKept, kDiscarded };
+  void Unmount(Layers layers = Layers::kKept);
   /// Unmounts every root's overlay for good: one still in use (a shell of the owner's sitting
   /// in the merged view) is detached and goes when its last user leaves.
   void UnmountForGood();
@@ -85,7 +88,9 @@ class Sandbox {
   /// they are deleted in place (no trash on their file system; they hold the quota at most).
   void TrashLayers();
 
-  /// The change set, per root, read from the upper layers.
+  /// The change set, per root, read from the upper layers, after they are given (hard_links.h)
+  /// every name of their files that the merged views show (where it can; what it cannot is
+  /// left to the Unmount of a commit, undo or suspend, which refuses then).
   std::vector<RootChanges> Scan() const;
   size_t CountChanges() const;
 
@@ -163,6 +168,9 @@ class Sandbox {
   /// With a hard quota and no overlay mounted: sizes the room in the layers' file system to
   /// the quota less what the upper layers hold (QuotaLayer::Fit).
   void FitQuotaLayer();
+  /// The root of root `root`'s mounted overlay (for hard_links.h); none when it is not mounted
+  /// (and never in user mode).
+  UniqueFd OpenMergedView(size_t root) const;
   /// Whose the overlays' own reads and writes are (overlay.h): the owner's user entry.
   UserCredentials OverlayIdentity() const;
   /// The commit area holding commit `commit`'s backups of root `root` (see CommitRemovedDir).

@@ -500,7 +500,7 @@ void SandboxDBus::Undo(sdbus::Result<int64_t>&& result, uint64_t flags) {
 void SandboxDBus::Discard(sdbus::Result<>&& result) {
   InWorker(std::move(result), "discard", false, [this](const Caller&) mutable {
     ExclusiveOperation exclusive(*sandbox_, "discard");
-    sandbox_->Unmount();
+    sandbox_->Unmount(Sandbox::Layers::kDiscarded);
     try {
       sandbox_->TrashLayers();
       service_.review().store().Clear(sandbox_->id());

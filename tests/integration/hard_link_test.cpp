@@ -1,0 +1,182 @@
+// Hard links through a job and its commit (issue 17, defect 7; DESIGN, "Fidelity"). Two live
+// names of one inode, `h1` and `sub/h2`, and a job that appends through one of them: run
+// directly, the command changes the one inode, so both names show the new content. The
+// sandbox must show that (both names change), and every way the change goes live (commit --all,
+// a plain commit of both names, after a suspend and resume) must leave the two live names one
+// inode with the job's content, as the same command run directly does; undo must leave them one
+// inode with the old content. One name alone cannot be committed: a name left behind would still
+// share the inode with the sandbox.
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "harness.h"
+#include "sandbox_fixture.h"
+
+namespace sandboxd::it {
+namespace {
+
+constexpr const char* kAppend = "echo x >> sub/h2";
+
+/// Every file of the test's (named h*) under `dir`, by inode: its names there, then the content
+/// ("h1 = sub/h2: old"), one line each, so that a split link or a wrong content is plain in a
+/// failure message.
+std::string LinkShape(const std::string& dir) {
+  std::map<std::pair<dev_t, ino_t>, std::set<std::string>> names;
+  for (const auto& [path, value] : Snapshot(dir)) {
+    struct stat st;
+    if (path.substr(path.rfind('/') + 1, 1) == "h" && lstat((dir + path).c_str(), &st) == 0 && S_ISREG(st.st_mode))
+      names[{st.st_dev, st.st_ino}].insert(path.substr(1));
+  }
+  std::set<std::string> lines;  // in name order, whatever the inode numbers
+  for (const auto& [inode, group] : names) {
+    std::string line;
+    for (const auto& name : group) line += (line.empty() ? "" : " = ") + name;
+    lines.insert(line + ": " + ReadWhole(dir + "/" + *group.begin()));
+  }
+  std::string shape;
+  for (const auto& line : lines) shape += line;
+  return shape;
+}
+
+class HardLinkTest : public AliceSandboxTest {
+ protected:
+  void PrepareProject() override {
+    Result made = World().RunAs(kAlice, {"sh", "-c", "echo old > h1 && ln h1 sub/h2"}, {.cwd = project_});
+    ASSERT_EQ(made.status, 0) << made.err;
+    ASSERT_EQ(LinkShape(project_), "h1 = sub/h2: old\n");
+  }
+
+  /// What the same command does run directly, in a copy of the live tree (cp -a keeps links).
+  std::string Directly(const std::string& script) const {
+    std::string copy = project_ + "-direct";
+    Result run = World().RunAs(kAlice, {"sh", "-c", "cp -a '" + project_ + "' '" + copy + "' && cd '" + copy + "' && " + script});
+    EXPECT_EQ(run.status, 0) << run.err;
+    return LinkShape(copy);
+  }
+};
+
+TEST_F(HardLinkTest, TheChangeSetShowsBothNames) {
+  Job(kAppend);
+  EXPECT_EQ(Changes(), "M h1\nM sub/h2\n") << "a job's append through one name changes the other too";
+  Result diff = Ctl({"diff", id_});
+  ASSERT_EQ(diff.status, 0) << diff.err;
+  EXPECT_NE(diff.out.find("+++ b/h1"), std::string::npos) << diff.out;
+  EXPECT_NE(diff.out.find("+++ b/sub/h2"), std::string::npos) << diff.out;
+}
+
+TEST_F(HardLinkTest, CommitAllKeepsTheNamesOneInode) {
+  const std::string direct = Directly(kAppend);
+  ASSERT_EQ(direct, "h1 = sub/h2: old\nx\n");
+  Job(kAppend);
+  Result commit = Ctl({"commit", id_, "--all"});
+  ASSERT_EQ(commit.status, 0) << commit.err;
+  EXPECT_EQ(LinkShape(project_), direct) << "the commit did not do what the command does directly";
+  EXPECT_EQ(Changes(), "");
+}
+
+TEST_F(HardLinkTest, APlainCommitTakesBothNamesOrNeither) {
+  const std::string direct = Directly(kAppend);
+  // Another change stays pending, so that the commit takes part of the change set.
+  Job(std::string(kAppend) + " && echo more >> a.txt");
+  ASSERT_EQ(Ctl({"approve", id_, "sub/h2"}).status, 0);
+  Result one = Ctl({"commit", id_});
+  EXPECT_NE(one.status, 0) << "one name of two was committed alone";
+  EXPECT_NE(one.err.find("two names of one file"), std::string::npos) << one.err;
+  EXPECT_EQ(LinkShape(project_), "h1 = sub/h2: old\n") << "a refused commit changed the live tree";
+
+  ASSERT_EQ(Ctl({"approve", id_, "h1"}).status, 0);
+  Result both = Ctl({"commit", id_});
+  ASSERT_EQ(both.status, 0) << both.err;
+  EXPECT_EQ(LinkShape(project_), direct);
+  EXPECT_EQ(ReadWhole(project_ + "/a.txt"), "alpha\n") << "a pending change was committed";
+  EXPECT_EQ(Changes(), "M a.txt\n");
+}
+
+// Hunks make a new file of each name: the names would no longer be one inode. A file with two
+// names goes live whole.
+class HardLinkHunkTest : public HardLinkTest {
+ protected:
+  void PrepareProject() override {
+    ASSERT_EQ(World().RunAs(kAlice, {"sh", "-c", "seq 1 30 > h1 && ln h1 sub/h2"}, {.cwd = project_}).status, 0);
+  }
+};
+
+TEST_F(HardLinkHunkTest, TwoNamesAreNotCommittedHunkByHunk) {
+  const std::string edit = "sed 's/^2$/two/; s/^29$/twenty-nine/' sub/h2 > t && cat t > sub/h2 && rm t";
+  const std::string direct = Directly(edit);
+  const std::string live = LinkShape(project_);
+  Job(edit);
+  ASSERT_EQ(Changes(), "M h1\nM sub/h2\n");
+  for (const char* hunk : {"sub/h2:1", "h1:1"}) {  // one name's hunk, then the same hunk of both
+    ASSERT_EQ(Ctl({"approve", id_, hunk}).status, 0) << hunk;
+    Result commit = Ctl({"commit", id_});
+    EXPECT_NE(commit.status, 0) << "committed hunk by hunk, up to " << hunk;
+    EXPECT_NE(commit.err.find("two names of one file"), std::string::npos) << commit.err;
+    EXPECT_EQ(LinkShape(project_), live) << "a refused commit changed the live tree";
+  }
+  Result whole = Ctl({"commit", id_, "--all"});
+  ASSERT_EQ(whole.status, 0) << whole.err;
+  EXPECT_EQ(LinkShape(project_), direct);
+}
+
+TEST_F(HardLinkTest, UndoLeavesTheNamesOneInodeAsBefore) {
+  const auto before = Snapshot(project_);
+  Job(kAppend);
+  const std::string changes = Changes();
+  ASSERT_EQ(Ctl({"commit", id_, "--all"}).status, 0);
+  const std::string after = LinkShape(project_);
+  ASSERT_EQ(after, "h1 = sub/h2: old\nx\n");
+
+  Result undo = Ctl({"undo", id_});
+  ASSERT_EQ(undo.status, 0) << undo.err;
+  EXPECT_EQ(Snapshot(project_), before);
+  EXPECT_EQ(LinkShape(project_), "h1 = sub/h2: old\n");
+  EXPECT_EQ(Changes(), changes) << "the undone change is not back in the sandbox";
+  // And it goes live again as it did.
+  ASSERT_EQ(Ctl({"commit", id_, "--all"}).status, 0);
+  EXPECT_EQ(LinkShape(project_), after);
+}
+
+TEST_F(HardLinkTest, SuspendAndResumeBeforeTheCommitKeepTheLink) {
+  const std::string direct = Directly(kAppend);
+  Job(kAppend);
+  ASSERT_EQ(Ctl({"suspend", id_}).status, 0);
+  ASSERT_EQ(Ctl({"resume", id_}).status, 0);
+  EXPECT_EQ(Ctl({"run", id_, "--", "cat", "h1"}).out, "old\nx\n") << "the sandbox lost the link";
+  EXPECT_EQ(Changes(), "M h1\nM sub/h2\n");
+  Result commit = Ctl({"commit", id_, "--all"});
+  ASSERT_EQ(commit.status, 0) << commit.err;
+  EXPECT_EQ(LinkShape(project_), direct);
+}
+
+// Other ways through one name or another, each against the same command run directly: a rename
+// (the name written through is new), one name deleted, a chmod only, a third name made by the
+// job.
+class HardLinkShapeTest : public HardLinkTest, public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(HardLinkShapeTest, CommitAllDoesWhatTheCommandDoesDirectly) {
+  const std::string direct = Directly(GetParam());
+  Job(GetParam());
+  Result commit = Ctl({"commit", id_, "--all"});
+  ASSERT_EQ(commit.status, 0) << commit.err;
+  EXPECT_EQ(LinkShape(project_), direct);
+  struct stat h1, direct_h1;
+  bool kept = lstat((project_ + "/h1").c_str(), &h1) == 0, kept_direct = lstat((project_ + "-direct/h1").c_str(), &direct_h1) == 0;
+  EXPECT_EQ(kept, kept_direct);
+  if (kept && kept_direct) {
+    EXPECT_EQ(h1.st_mode, direct_h1.st_mode);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, HardLinkShapeTest,
+                         ::testing::Values("mv sub/h2 h3 && echo x >> h3", "rm h1 && echo x >> sub/h2",
+                                           "chmod 600 sub/h2", "ln h1 h3 && echo x >> h3"));
+
+}  // namespace
+}  // namespace sandboxd::it
