@@ -101,10 +101,12 @@ void Sandbox::SetUp(const std::vector<int>& opened) {
     try {
       MountOverlay({lower, upper, WorkDir(i), merged, /*user_xattr=*/false, &owner});
     } catch (const Error& e) {
-      if (e.code() != Code::kInvalidState) throw;
-      throw Error(Code::kInvalidState, "root " + record_.roots[i] + " of sandbox " + id +
-                                           " is no longer the directory the sandbox was made over (it was replaced in the "
-                                           "live tree); put that directory back at its path to use the sandbox");
+      // Told about the root and the sandbox the caller knows, not our mount point.
+      if (e.code() == Code::kInvalidState)
+        throw Error(Code::kInvalidState, "root " + record_.roots[i] + " of sandbox " + id +
+                                             " is no longer the directory the sandbox was made over (it was replaced in the "
+                                             "live tree); put that directory back at its path to use the sandbox");
+      throw Error(e.code(), "cannot mount root " + record_.roots[i] + " of sandbox " + id + ": " + e.what());
     }
   }
 }

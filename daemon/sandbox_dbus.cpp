@@ -171,10 +171,10 @@ void SandboxDBus::ResightAfterQuietly(const std::vector<std::pair<size_t, std::s
   }
 }
 
-void SandboxDBus::AnnounceChangeSet() {
+void SandboxDBus::AnnounceChangeSet(std::optional<size_t> counted) {
   uint32_t count = 0;
   try {
-    count = static_cast<uint32_t>(sandbox_->CountChanges());
+    count = static_cast<uint32_t>(counted ? *counted : sandbox_->CountChanges());
   } catch (const std::exception& e) {
     LogAbout(Subject(), spdlog::level::warn, "sandbox {}: cannot count changes: {}", sandbox_->id(), e.what());
   }
@@ -303,8 +303,14 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
         int64_t unseen_from = sandbox->EndJob(started);
         // What the job saw of the live tree, recorded before anyone hears it ended: a commit
         // right after it compares with this (live_sight.h).
+        // One scan serves both the sights and the count the owner is told (a scan also links up
+        // hard links: hard_links.h).
+        std::optional<size_t> changes;
         try {
-          RecordSights(service->sights(), *sandbox, sandbox->Scan(), unseen_from);
+          auto scan = sandbox->Scan();
+          changes = 0;
+          for (const auto& root : scan) *changes += root.changes.size();
+          RecordSights(service->sights(), *sandbox, scan, unseen_from);
         } catch (const std::exception& e) {
           LogAbout({sandbox_id, sandbox->owner(), job_id}, spdlog::level::warn, "sandbox {}: cannot record what job {} saw of the live tree: {}",
                    sandbox_id, job_id, e.what());
@@ -312,7 +318,7 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
         LogAbout({sandbox_id, sandbox->owner(), job_id}, spdlog::level::info, "job {} in sandbox {} ended: {} {}", job_id, sandbox_id,
                  end.reason, end.exit_status);
         if (auto j = weak_job.lock()) j->AnnounceFinished(end);
-        if (auto s = weak_self.lock()) s->AnnounceChangeSet();
+        if (auto s = weak_self.lock()) s->AnnounceChangeSet(changes);
         service->PruneJobs(sandbox_id, job_id);
       }, [weak_job](uint64_t captured_bytes) {
         if (auto j = weak_job.lock()) j->AnnounceOutput(captured_bytes);

@@ -8,6 +8,7 @@
 #include <sdbus-c++/sdbus-c++.h>
 
 #include <memory>
+#include <optional>
 
 #include "live_conflicts.h"
 #include "review.h"
@@ -31,7 +32,8 @@ class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
   const std::shared_ptr<Sandbox>& sandbox() const { return sandbox_; }
   /// Scans and emits ChangeSetChanged with the current number of changes, to the owner's
   /// connections. On a worker or a job's monitor thread only, never on the bus loop.
-  void AnnounceChangeSet();
+  /// ChangeSetChanged to the owner, with `counted` changes when the caller has just scanned.
+  void AnnounceChangeSet(std::optional<size_t> counted = std::nullopt);
   /// This object, held for a worker; null (and `result` answered NotFound) once it is going.
   template <typename... Outs>
   std::shared_ptr<SandboxDBus> KeepAlive(sdbus::Result<Outs...>& result);
