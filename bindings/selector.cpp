@@ -1,5 +1,7 @@
 #include "selector.h"
 
+#include "utf8.h"
+
 #include <charconv>
 
 namespace sandboxd::api {
@@ -19,6 +21,14 @@ std::optional<Selector> ParseHunkSelector(std::string_view text) {
   auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), hunk);
   if (ec != std::errc() || end != number.data() + number.size() || hunk < 1) return std::nullopt;
   return Selector{std::string(text.substr(0, colon)), hunk};
+}
+
+std::string SelectorFromWire(std::string_view wire) {
+  if (wire.empty() || wire.front() != '"') return std::string(wire);
+  if (auto name = NameFromWire(wire)) return *name;
+  if (auto hunk = ParseHunkSelector(wire))
+    if (auto name = NameFromWire(hunk->path)) return *name + ":" + std::to_string(*hunk->hunk);
+  return std::string(wire);
 }
 
 }  // namespace sandboxd::api

@@ -18,6 +18,10 @@ struct Selector {
 /// daemon and sandboxctl share.
 bool SelectorNames(std::string_view selector, std::string_view path);
 
+/// A selector as it came over the bus, with the name in it as bytes: a quoted wire name (utf8.h),
+/// alone or before ":N", stands for the name it quotes; anything else stands for itself.
+std::string SelectorFromWire(std::string_view wire);
+
 /// The hunk reading of `text` ("a/b.c:2" → {"a/b.c", 2}), if it has one; nullopt otherwise.
 std::optional<Selector> ParseHunkSelector(std::string_view text);
 

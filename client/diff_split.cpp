@@ -3,6 +3,7 @@
 #include <set>
 
 #include "quote_path.h"
+#include "utf8.h"
 
 namespace sandboxctl {
 namespace {
@@ -61,7 +62,9 @@ std::vector<FileSection> SplitDiff(std::string_view diff) {
     // A body line starts with ' ', '+', '-' or '\', so neither marker can be a line of content.
     if (StartsWith(line, kFileStart)) {
       std::string_view bare = line.substr(0, line.size() - (line.back() == '\n' ? 1 : 0));
-      sections.push_back({DiffGitPath(bare).value_or(""), std::string(line), {}});
+      // Sections are matched with changes by the name the daemon gives them (its wire name).
+      auto name = DiffGitPath(bare);
+      sections.push_back({name ? sandboxd::api::WireName(*name) : "", std::string(line), {}});
     } else if (sections.empty()) {
       continue;
     } else if (StartsWith(line, "@@")) {

@@ -18,6 +18,7 @@
 #include "diff_output.h"
 #include "diff_split.h"
 #include "quote_path.h"
+#include "utf8.h"
 #include "review_changes.h"
 #include "terminal_keys.h"
 #include "verbs.h"
@@ -66,7 +67,7 @@ class StdoutOntoStderr {
 std::unique_ptr<DiffOutput> UnpagedDiffOutput() { return std::make_unique<DiffOutput>(DiffOutput::Paging::kNone); }
 
 /// A name a job chose, as git prints it (quote_path.h).
-std::string Quote(const std::string& path) { return sandboxd::api::QuotePath(path); }
+std::string Quote(const std::string& path) { return sandboxd::api::ShowWireName(path); }
 
 /// ", CONFLICT: changed in the live tree (commit needs --force)" for a change that conflicts.
 std::string ConflictNote(const ReviewedChange& change) {

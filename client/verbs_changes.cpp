@@ -14,6 +14,7 @@
 #include "polkit_agent.h"
 #include "proxies.h"
 #include "quote_path.h"
+#include "utf8.h"
 #include "review_changes.h"
 #include "selector.h"
 #include "verbs.h"
@@ -58,7 +59,7 @@ std::string RenameNote(const std::map<std::string, sdbus::Variant>& details) {
     auto it = details.find(key);
     if (it == details.end()) continue;
     std::string words = key == std::string("renamed_from") ? "renamed from " : "renamed to ";
-    return " (" + words + sandboxd::api::QuotePath(it->second.get<std::string>()) + ")";
+    return " (" + words + sandboxd::api::ShowWireName(it->second.get<std::string>()) + ")";
   }
   return "";
 }
@@ -107,7 +108,7 @@ int VerbChanges(Context& ctx, const std::string& id_or_name, const PathPatterns&
   for (const auto& change : changes) {
     auto letter = kLetters.find(change.get<2>());
     // Names as git prints them (quote_path.h); --json above keeps them exact.
-    std::cout << (letter == kLetters.end() ? '?' : letter->second) << ' ' << sandboxd::api::QuotePath(change.get<1>())
+    std::cout << (letter == kLetters.end() ? '?' : letter->second) << ' ' << sandboxd::api::ShowWireName(change.get<1>())
               << RenameNote(change.get<3>()) << ReviewNote(change.get<3>()) << ConflictNote(change.get<3>()) << "\n";
   }
   return 0;
@@ -192,7 +193,7 @@ int VerbDiff(Context& ctx, const std::string& id_or_name, const std::vector<std:
       return sandboxd::api::SelectorNames(selector, change.path) || (hunk && hunk->path == change.path);
     });
     if (shown)
-      std::cerr << "sandboxctl: " << sandboxd::api::QuotePath(change.path) << " conflicts with the live tree (" << change.conflict
+      std::cerr << "sandboxctl: " << sandboxd::api::ShowWireName(change.path) << " conflicts with the live tree (" << change.conflict
                 << "): committing it needs --force\n";
   }
   return 0;

@@ -1,6 +1,7 @@
 #include "dbus_util.h"
 
 #include "job_senders.h"
+#include "utf8.h"
 
 #include <spdlog/spdlog.h>
 
@@ -103,15 +104,17 @@ Caller CurrentCaller(const sdbus::IObject& object) {
 }
 
 sdbus::Error CurrentExceptionAsDBusError() {
+  // A message may quote a name a job chose, and D-Bus carries only valid UTF-8: an error that
+  // could not be sent would take the daemon down with it.
   try {
     throw;
   } catch (const Error& e) {
-    return sdbus::Error(std::string(DBusErrorName(e.code())), e.what());
+    return sdbus::Error(std::string(DBusErrorName(e.code())), api::EscapeInvalidUtf8(e.what()));
   } catch (const sdbus::Error& e) {
-    return e;
+    return sdbus::Error(e.getName(), api::EscapeInvalidUtf8(e.getMessage()));
   } catch (const std::exception& e) {
     spdlog::error("unexpected failure: {}", e.what());
-    return sdbus::Error("org.freedesktop.DBus.Error.Failed", e.what());
+    return sdbus::Error("org.freedesktop.DBus.Error.Failed", api::EscapeInvalidUtf8(e.what()));
   } catch (...) {
     spdlog::error("unexpected failure of unknown type");
     return sdbus::Error("org.freedesktop.DBus.Error.Failed", "internal error");

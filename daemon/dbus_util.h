@@ -56,6 +56,20 @@ auto GuardSync(F&& body) -> decltype(body()) {
   }
 }
 
+/// Answers an async call with the error being handled. Never throws: if even that reply cannot
+/// be built, the caller gets a plain Failed (and the daemon goes on).
+template <typename... Outs>
+void ReturnCurrentError(sdbus::Result<Outs...>& result) noexcept {
+  try {
+    result.returnError(CurrentExceptionAsDBusError());
+  } catch (...) {
+    try {
+      result.returnError(sdbus::Error("org.freedesktop.DBus.Error.Failed", "the reply could not be built"));
+    } catch (...) {
+    }
+  }
+}
+
 /// Replies to an async call from a worker: the body's return value, or the error it threw.
 template <typename... Outs, typename F>
 void ReplyWith(sdbus::Result<Outs...>& result, F&& body) {
@@ -69,7 +83,7 @@ void ReplyWith(sdbus::Result<Outs...>& result, F&& body) {
       std::apply([&](const auto&... outs) { result.returnResults(outs...); }, body());
     }
   } catch (...) {
-    result.returnError(CurrentExceptionAsDBusError());
+    ReturnCurrentError(result);
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include "change_json.h"
 #include "errors.h"
+#include "helper_request.h"
 #include "process.h"
 
 namespace sandboxd {
@@ -33,8 +34,8 @@ nlohmann::json RunHelperRequest(const std::string& helper_path, const std::strin
   options.cwd = "/";
   options.die_with_parent = true;
   for (size_t i = 0; i < fds.size(); ++i) options.fds.push_back({static_cast<int>(3 + i), fds[i]});
-  RunResult result = RunAndCapture(options, request.dump());
-  auto answer = nlohmann::json::parse(result.out, nullptr, false);
+  RunResult result = RunAndCapture(options, HelperMessageBytes(request));
+  auto answer = ReadHelperMessage(result.out);
   if (answer.is_object() && answer.contains("error")) {
     const auto& error = answer["error"];
     throw Error(CodeFromDBusName(error.value("name", "")), error.value("message", "sandboxd-helper failed"));

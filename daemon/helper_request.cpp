@@ -24,23 +24,41 @@ std::vector<RootRequest> ParseRoots(const nlohmann::json& request) {
   return roots;
 }
 
+namespace {
+
+void WriteHelperMessage(const nlohmann::json& message) {
+  std::string bytes = HelperMessageBytes(message);
+  std::cout.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::cout.flush();
+}
+
+}  // namespace
+
+std::string HelperMessageBytes(const nlohmann::json& message) {
+  std::vector<uint8_t> bytes = nlohmann::json::to_cbor(message);
+  return std::string(bytes.begin(), bytes.end());
+}
+
+nlohmann::json ReadHelperMessage(const std::string& bytes) {
+  return nlohmann::json::from_cbor(bytes.begin(), bytes.end(), true, false);
+}
+
 int ServeHelperRequest(int argc, char** argv, const std::map<std::string, HelperOperation>& operations) {
   if (argc != 2 || !operations.count(argv[1])) {
     std::string names;
     for (const auto& [name, operation] : operations) names += (names.empty() ? "" : "|") + name;
     std::cerr << "usage: " << (argc > 0 ? argv[0] : "helper") << " " << names
-              << " < request.json (started by sandboxd only)\n";
+              << " < request.cbor (started by sandboxd only)\n";
     return 2;
   }
   try {
     std::string input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-    nlohmann::json answer = operations.at(argv[1])(nlohmann::json::parse(input));
-    std::cout << answer.dump() << std::endl;
+    WriteHelperMessage(operations.at(argv[1])(ReadHelperMessage(input)));
     return 0;
   } catch (const Error& e) {
-    std::cout << nlohmann::json{{"error", {{"name", DBusErrorName(e.code())}, {"message", e.what()}}}}.dump() << std::endl;
+    WriteHelperMessage({{"error", {{"name", DBusErrorName(e.code())}, {"message", e.what()}}}});
   } catch (const std::exception& e) {
-    std::cout << nlohmann::json{{"error", {{"name", "org.freedesktop.DBus.Error.Failed"}, {"message", e.what()}}}}.dump() << std::endl;
+    WriteHelperMessage({{"error", {{"name", "org.freedesktop.DBus.Error.Failed"}, {"message", e.what()}}}});
   }
   return 1;
 }

@@ -26,6 +26,13 @@ struct RootRequest {
 
 std::vector<RootRequest> ParseRoots(const nlohmann::json& request);
 
+/// Requests and answers between sandboxd and its helpers travel as CBOR, not JSON text: the names
+/// in them are bytes a job chose, and JSON text holds only UTF-8 (nlohmann refuses to write any
+/// other string). CBOR's strings carry the bytes as they are.
+std::string HelperMessageBytes(const nlohmann::json& message);
+/// The message `bytes` hold; a discarded value when they are not one.
+nlohmann::json ReadHelperMessage(const std::string& bytes);
+
 using HelperOperation = std::function<nlohmann::json(const nlohmann::json& request)>;
 
 /// main() of a helper: `argv[1]` names one of `operations`, the request comes on stdin.

@@ -39,7 +39,7 @@ void JobDBus::InWorker(sdbus::Result<Outs...>&& result, const char* verb, Body&&
   try {
     caller = CurrentCaller(getObject());  // refuses callers inside jobs
   } catch (...) {
-    result.returnError(CurrentExceptionAsDBusError());
+    ReturnCurrentError(result);
     return;
   }
   Service* service = &service_;
@@ -66,14 +66,14 @@ void JobDBus::Wait(sdbus::Result<int32_t, std::string>&& result) {
   try {
     caller = CurrentCaller(getObject());
   } catch (...) {
-    result.returnError(CurrentExceptionAsDBusError());
+    ReturnCurrentError(result);
     return;
   }
   service_.RunInWorker([service = &service_, job = job_, sandbox = sandbox_, caller, result = std::move(result)]() mutable {
     try {
       Authorize(*service, caller, *job, *sandbox, "wait");
     } catch (...) {
-      result.returnError(CurrentExceptionAsDBusError());
+      ReturnCurrentError(result);
       return;
     }
     // Replied from the job's monitor thread when it ends; no thread waits meanwhile.

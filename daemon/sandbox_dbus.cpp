@@ -23,9 +23,11 @@
 #include "owner_signal.h"
 #include "rename_finder.h"
 #include "sandbox_access.h"
+#include "selector.h"
 #include "service.h"
 #include "units.h"
 #include "usage.h"
+#include "utf8.h"
 
 namespace sandboxd {
 namespace {
@@ -47,14 +49,20 @@ std::string JoinRoots(const std::vector<std::string>& roots) {
   return text;
 }
 
+/// Selectors name paths by their wire names (utf8.h); from here on they hold the names' bytes.
+std::vector<std::string> SelectorsFromWire(std::vector<std::string> selectors) {
+  for (auto& selector : selectors) selector = api::SelectorFromWire(selector);
+  return selectors;
+}
+
 std::vector<uint32_t> HunkList(const std::set<int>& hunks) { return std::vector<uint32_t>(hunks.begin(), hunks.end()); }
 
 std::map<std::string, sdbus::Variant> ChangeDetails(const ReviewedChange& item, const std::string& prefix) {
   const Change& change = item.change;
   const Approval& approval = item.approval;
   std::map<std::string, sdbus::Variant> details;
-  if (!item.renamed_from.empty()) details["renamed_from"] = sdbus::Variant(prefix + item.renamed_from);
-  if (!item.renamed_to.empty()) details["renamed_to"] = sdbus::Variant(prefix + item.renamed_to);
+  if (!item.renamed_from.empty()) details["renamed_from"] = sdbus::Variant(api::WireName(prefix + item.renamed_from));
+  if (!item.renamed_to.empty()) details["renamed_to"] = sdbus::Variant(api::WireName(prefix + item.renamed_to));
   EntryType shown = change.new_type != EntryType::kNone ? change.new_type : change.old_type;
   details["type"] = sdbus::Variant(std::string(ToString(shown)));
   if (change.old_type != EntryType::kNone) {
@@ -92,7 +100,7 @@ std::shared_ptr<SandboxDBus> SandboxDBus::KeepAlive(sdbus::Result<Outs...>& resu
     try {
       throw Error(Code::kNotFound, "sandbox " + sandbox_->id() + " has been destroyed");
     } catch (...) {
-      result.returnError(CurrentExceptionAsDBusError());
+      ReturnCurrentError(result);
     }
   }
   return self;
@@ -116,7 +124,7 @@ void SandboxDBus::InWorker(sdbus::Result<Outs...>&& result, const char* verb, bo
     // refused here). Whether they may is asked in the worker: polkit can take minutes.
     caller = CurrentCaller(getObject());
   } catch (...) {
-    result.returnError(CurrentExceptionAsDBusError());
+    ReturnCurrentError(result);
     return;
   }
   auto self = KeepAlive(result);
@@ -345,9 +353,10 @@ void SandboxDBus::GetChanges(sdbus::Result<std::vector<sdbus::Struct<uint32_t, s
       auto details = ChangeDetails(item, sandbox_->PathPrefix(item.root));
       if (auto conflict = conflicts.find({item.root, item.change.path}); conflict != conflicts.end()) {
         details["conflict"] = sdbus::Variant(true);
-        details["conflict_reason"] = sdbus::Variant(conflict->second);
+        details["conflict_reason"] = sdbus::Variant(api::EscapeInvalidUtf8(conflict->second));
       }
-      list.emplace_back(static_cast<uint32_t>(item.root), DisplayPath(item.change, sandbox_->PathPrefix(item.root)),
+      // Names travel as wire names: a job's name need not be UTF-8, a D-Bus string must be.
+      list.emplace_back(static_cast<uint32_t>(item.root), api::WireName(DisplayPath(item.change, sandbox_->PathPrefix(item.root))),
                         std::string(ToString(item.change.kind)), std::move(details));
     }
     return list;
@@ -355,7 +364,7 @@ void SandboxDBus::GetChanges(sdbus::Result<std::vector<sdbus::Struct<uint32_t, s
 }
 
 void SandboxDBus::Diff(sdbus::Result<>&& result, std::vector<std::string> selectors, sdbus::UnixFd output) {
-  InWorker(std::move(result), "diff", false, [this, selectors = std::move(selectors),
+  InWorker(std::move(result), "diff", false, [this, selectors = SelectorsFromWire(std::move(selectors)),
                                out = UniqueFd(output.release())](const Caller&) mutable {
     if (!out) throw Error(Code::kInvalidArgument, "no output fd given for the diff");
     sandbox_->CheckActive("diff");
@@ -395,7 +404,7 @@ void SandboxDBus::Reject(sdbus::Result<uint32_t>&& result, std::vector<std::stri
 void SandboxDBus::Decide(sdbus::Result<uint32_t>&& result, std::vector<std::string> selectors, uint64_t flags, Verdict verdict) {
   // Approve and Reject ask no one of their owner, and take no "interactive" bit.
   InWorker(std::move(result), verdict == Verdict::kApproved ? "approve" : "reject", false,
-           [this, selectors = std::move(selectors), flags, verdict](const Caller&) mutable -> uint32_t {
+           [this, selectors = SelectorsFromWire(std::move(selectors)), flags, verdict](const Caller&) mutable -> uint32_t {
     CheckFlags(flags, api::kFlagEveryChange);
     sandbox_->CheckActive(verdict == Verdict::kApproved ? "approve changes in" : "reject changes in");
     // Hunks are counted by the helper as the owner: it reads both sides of each file.
@@ -423,7 +432,7 @@ void SandboxDBus::Decide(sdbus::Result<uint32_t>&& result, std::vector<std::stri
 void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& result, std::vector<std::string> selectors,
                          uint64_t flags) {
   InWorker(std::move(result), "commit", flags & api::kFlagAllowInteractive,
-           [this, selectors = std::move(selectors), flags](const Caller& caller) mutable -> std::tuple<uint32_t, std::vector<std::string>> {
+           [this, selectors = SelectorsFromWire(std::move(selectors)), flags](const Caller& caller) mutable -> std::tuple<uint32_t, std::vector<std::string>> {
     CheckFlags(flags, api::kFlagAllowInteractive | api::kFlagCommitAll | api::kFlagForce);
     // Held from before the question to polkit (or a person) until the end, and unmounted first:
     // the merged view and jobs are the only ways into the upper, so from here on nothing but
@@ -474,7 +483,9 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
     ResightAfterQuietly(RequestPaths(request), "commit");
     LogAbout(Subject(), spdlog::level::info, "sandbox {}: committed {} changes for uid {}", sandbox_->id(), outcome.committed, caller.uid);
     AnnounceChangeSet();
-    return {static_cast<uint32_t>(outcome.committed), outcome.skipped};
+    std::vector<std::string> skipped;
+    for (const auto& line : outcome.skipped) skipped.push_back(api::EscapeInvalidUtf8(line));
+    return {static_cast<uint32_t>(outcome.committed), skipped};
   });
 }
 
@@ -546,7 +557,7 @@ void SandboxDBus::Destroy(sdbus::Result<>&& result) {
   try {
     caller = CurrentCaller(getObject());
   } catch (...) {
-    result.returnError(CurrentExceptionAsDBusError());
+    ReturnCurrentError(result);
     return;
   }
   auto self = KeepAlive(result);

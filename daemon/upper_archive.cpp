@@ -97,6 +97,11 @@ ArchiveStats WriteUpperArchive(const std::string& upper_path, const std::string&
   // pax, and not its "restricted" flavour: every entry gets its extended header, so times keep
   // their nanoseconds; extended attributes (trusted.overlay.*) and long names travel there too.
   Check(out.get(), archive_write_set_format_pax(out.get()), "cannot write pax to " + archive_path);
+  // Names are bytes a job chose. pax would translate them from the locale's charset (ASCII in
+  // the daemon's C locale) to UTF-8, and refuses any name outside ASCII; BINARY keeps the bytes
+  // as they are, and says so in each header so that reading does not translate them either.
+  Check(out.get(), archive_write_set_format_option(out.get(), "pax", "hdrcharset", "BINARY"),
+        "cannot keep names as bytes in " + archive_path);
   UniqueFd file(open(archive_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!file) ThrowErrno("cannot create archive " + archive_path);
   // A failure from here on leaves no half archive behind to refuse the next attempt.

@@ -77,3 +77,56 @@ TEST_F(NamesTest, AnErrorNamingANameCannotSteerTheTerminal) {
 
 }  // namespace
 }  // namespace sandboxd::it
+
+namespace sandboxd::it {
+namespace {
+
+// Suspend archives the upper and resume restores it: names outside ASCII (UTF-8 or not) come
+// back byte for byte. The daemon and its archive helper run in the C locale, where libarchive
+// would otherwise try to translate such names and refuse the suspend.
+TEST_F(NamesTest, SuspendAndResumeKeepEveryNameByteForByte) {
+  Job("printf 'c\\n' > \"$(printf 'caf\\303\\251')\"; printf 'n\\n' > \"$(printf 'raw\\377name')\"");
+  Result suspended = Ctl({"suspend", id_});
+  ASSERT_EQ(suspended.status, 0) << suspended.err;
+  Result resumed = Ctl({"resume", id_});
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  Result listed = Ctl({"run", id_, "--", "sh", "-c", "cat \"$(printf 'caf\\303\\251')\" \"$(printf 'raw\\377name')\""});
+  EXPECT_EQ(listed.status, 0) << listed.err;
+  EXPECT_EQ(listed.out, "c\nn\n");
+}
+
+
+// A name need not be UTF-8, but a D-Bus string must be: such a name travels as its git-quoted
+// "wire name" (README, "Names"), is shown quoted, is named back that way, and goes live as the
+// very bytes the job chose. Before, the reply could not be built: `changes` failed for the whole
+// sandbox, and a refusal naming such a name took the daemon down.
+TEST_F(NamesTest, ANameThatIsNotUtf8IsListedNamedAndCommittedExactly) {
+  const std::string raw = "raw\377name", wire = "\"raw\\377name\"";
+  Job("printf 'r\\n' > \"$(printf 'raw\\377name')\"");
+  std::string out = Changes();
+  EXPECT_NE(out.find("A " + wire + "\n"), std::string::npos) << out;
+  auto json = nlohmann::json::parse(Ctl({"--json", "changes", id_}).out);
+  std::set<std::string> paths;
+  for (const auto& change : json) paths.insert(change["path"].get<std::string>());
+  EXPECT_TRUE(paths.count(wire)) << json.dump();
+  Result approved = Ctl({"approve", id_, "--", wire});
+  ASSERT_EQ(approved.status, 0) << approved.err;
+  Result committed = Ctl({"commit", id_});
+  ASSERT_EQ(committed.status, 0) << committed.err;
+  EXPECT_EQ(ReadWhole(project_ + "/" + raw), "r\n");
+}
+
+TEST_F(NamesTest, ARefusalNamingANameThatIsNotUtf8IsSentAndTheDaemonGoesOn) {
+  const std::string raw = "raw\377name";
+  Job("printf 'r\\n' > \"$(printf 'raw\\377name')\"");
+  // The live tree gets the same name after the job: a conflict, refused by a message naming it.
+  ASSERT_EQ(World().RunAs(kAlice, {"sh", "-c", "printf 'live\\n' > \"$(printf 'raw\\377name')\""}, {.cwd = project_}).status, 0);
+  Result refused = Ctl({"commit", id_, "--all"});
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_NE(refused.err.find("raw\\377name"), std::string::npos) << refused.err;
+  EXPECT_EQ(ReadWhole(project_ + "/" + raw), "live\n");
+  Result after = Ctl({"--json", "changes", id_});
+  EXPECT_EQ(after.status, 0) << after.err;
+}
+}  // namespace
+}  // namespace sandboxd::it
