@@ -194,6 +194,7 @@ CommitRunner::Outcome CommitRunner::CommitWholeUpper(Sandbox& sandbox, const Com
   }
   journal_.SetState(commit, "applied");
   KeepBackups(sandbox, commit);
+  if (auto note = Resight(sandbox, plan.steps, false)) outcome.skipped.push_back(*note);
   journal_.Finish(commit);
   return outcome;
 }
@@ -265,6 +266,7 @@ CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitR
   journal_.SetState(commit, "applied");
   Settle(sandbox, commit, plan.steps);
   for (auto& note : KeepLandedBackups(sandbox, commit)) outcome.skipped.push_back(std::move(note));
+  if (auto note = Resight(sandbox, plan.steps, true)) outcome.skipped.push_back(*note);
   journal_.Finish(commit);
   return outcome;
 }
@@ -321,10 +323,6 @@ CommitRunner::UndoOutcome CommitRunner::Undo(Sandbox& sandbox) {
   }
   journal_.SetState(last->id, "returning");
   outcome.notes = ReturnToSandbox(sandbox, last->id, steps);
-  for (const auto& step : steps) {
-    outcome.paths.emplace_back(step.root, step.path);
-    if (!step.from.empty()) outcome.paths.emplace_back(step.root, step.from);
-  }
   return outcome;
 }
 
@@ -389,6 +387,7 @@ std::vector<std::string> CommitRunner::Recover(Sandbox& sandbox) {
       KeepBackups(sandbox, commit.id);
     }
     note(KeepLandedBackups(sandbox, commit.id));
+    if (auto line = Resight(sandbox, commit.steps, commit.staged)) lines.push_back(*line);
     journal_.Finish(commit.id);
   }
   return lines;
@@ -437,6 +436,24 @@ void CommitRunner::Run(const Sandbox& sandbox, int64_t commit, const std::string
   RunStepsHelper(helper_path_, LookupUser(sandbox.owner()), direction, roots, steps);
 }
 
+std::optional<std::string> CommitRunner::Resight(const Sandbox& sandbox, const std::vector<CommitStep>& steps, bool upper_kept) {
+  std::vector<std::pair<size_t, std::string>> paths;
+  for (const auto& step : steps) {
+    paths.emplace_back(step.root, step.path);
+    if (!step.from.empty()) paths.emplace_back(step.root, step.from);
+  }
+  try {
+    // A commit of the whole upper took it away (it is the backups now): nothing is left to see.
+    if (upper_kept) ResightAfter(sights_, sandbox, paths);
+    else sights_.Forget(sandbox.id(), paths);
+    return std::nullopt;
+  } catch (const std::exception& e) {
+    // Left as they were, the sights make these paths conflict: refused, never missed.
+    return "cannot record the live tree after commit work in sandbox " + sandbox.id() + " (" + e.what() +
+           "); its paths may show as conflicts";
+  }
+}
+
 std::vector<std::string> CommitRunner::Unstage(const Sandbox& sandbox, int64_t commit) {
   auto notes = RemoveLandings(sandbox, commit);
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
@@ -472,6 +489,7 @@ std::vector<std::string> CommitRunner::ReturnToSandbox(const Sandbox& sandbox, i
     UniqueFd removed = OpenDirectoryNoSymlinks(sandbox.CommitRemovedDir(commit, i), O_PATH);
     for (auto& alias : RestoredAliases(backup.get(), removed.get(), live.get(), i, steps)) aliases.push_back(std::move(alias));
   }
+  if (auto note = Resight(sandbox, steps, true)) notes.push_back(*note);
   journal_.FinishUndo(commit, aliases);
   RemoveCommitDirs(sandbox, commit);
   return notes;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -50,7 +51,6 @@ class CommitRunner {
     int64_t commit = 0;
     size_t steps = 0;
     std::vector<std::string> notes;  ///< lines for the log (a landing area left behind)
-    std::vector<std::pair<size_t, std::string>> paths;  ///< {root, path} of every entry it put back
   };
   /// Takes the sandbox's last commit back: the live tree is as before it, from its backups, and
   /// what it committed is in the sandbox again (files, symlinks, fifos and deletions; where the
@@ -67,6 +67,11 @@ class CommitRunner {
   Outcome CommitWholeUpper(Sandbox& sandbox, const CommitRequest& request);
   Outcome CommitStaged(Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner);
   void PrepareDirectories(const Sandbox& sandbox, int64_t commit, bool staged);
+  /// Once `steps` have gone live (a commit) or come back (an undo), before the journal says
+  /// so: the sandbox has seen the live tree at their paths as it is now (live_sight.h). Done
+  /// here, not by the caller, so that recovery after a kill does it too. `upper_kept` is false
+  /// after a commit of the whole upper, which leaves none. Returns a note on failure.
+  std::optional<std::string> Resight(const Sandbox& sandbox, const std::vector<CommitStep>& steps, bool upper_kept);
   /// Runs the steps; a staged commit's new entries (and backups) are in its stage.
   void Run(const Sandbox& sandbox, int64_t commit, const std::string& direction, const std::vector<CommitStep>& steps,
            bool staged);

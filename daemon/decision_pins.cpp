@@ -35,7 +35,7 @@ void Repin(ApprovalStore& approvals, const Sandbox& sandbox, Pin pin) {
 
 }  // namespace
 
-void PinDecisionsForArchive(ApprovalStore& approvals, const Sandbox& sandbox) {
+void PinDecisionsForMove(ApprovalStore& approvals, const Sandbox& sandbox) {
   Repin(approvals, sandbox,
         [](const FingerprintParts& parts, int live, int upper, const std::string& path) -> std::optional<std::string> {
           if (parts.kind == 's') return JoinFingerprint(parts);  // pinned by an earlier, cut-off suspend

@@ -1,22 +1,24 @@
 #pragma once
-/// The owner's decisions across suspend and resume (DESIGN: decisions survive every way the
-/// daemon keeps state). A decision holds for the change it was made on, known by a fingerprint
-/// that names the upper entry's inode and ctime (fingerprint.h); an archive round trip changes
-/// both. So before the layers are archived each decision that holds is re-pinned to what the
-/// archive keeps, and after they are restored pinned again to the restored entry: a decision
-/// that did not hold before the suspend never comes back, and the live side is compared as
-/// ever (a live edit while suspended makes the change pending).
+/// The owner's decisions across everything that moves the upper's entries (DESIGN: decisions
+/// survive every way the daemon keeps state): suspend and resume (an archive round trip), and a
+/// commit, which moves the entries it takes into its stage and, when it is taken back or cut off
+/// before it went live, back again. A decision holds for the change it was made on, known by a
+/// fingerprint that names the upper entry's inode and ctime (fingerprint.h); a move changes the
+/// ctime, an archive both. So before the move each decision that holds is re-pinned to what a
+/// move keeps (mode, size, mtime), and after it pinned again to the entry as it then is: a
+/// decision that did not hold before never comes back, and the live side is compared as ever
+/// (a live edit while suspended makes the change pending).
 
 #include "approval_store.h"
 #include "sandbox.h"
 
 namespace sandboxd {
 
-/// Before archiving (layers intact, unmounted): each decision that holds now gets an archive
+/// Before archiving or a commit (layers intact, unmounted): each decision that holds now gets an archive
 /// fingerprint; one that no longer holds is forgotten (it showed as pending already).
-void PinDecisionsForArchive(ApprovalStore& approvals, const Sandbox& sandbox);
+void PinDecisionsForMove(ApprovalStore& approvals, const Sandbox& sandbox);
 
-/// After restoring (resume, or a suspend taken back): each archive fingerprint is pinned to its
+/// After restoring (resume, a suspend taken back, a commit's end, recovery): each move fingerprint is pinned to its
 /// restored entry when that entry is what was archived, and the decision forgotten otherwise.
 /// Decisions with ordinary fingerprints are left as they are. Idempotent.
 void PinDecisionsToLayers(ApprovalStore& approvals, const Sandbox& sandbox);

@@ -13,6 +13,7 @@
 
 #include "approval.h"
 #include "approval_store.h"
+#include "decision_pins.h"
 #include "commit_request.h"
 #include "fingerprint.h"
 #include "rename_finder.h"
@@ -66,6 +67,11 @@ class Review {
   /// After a commit of `request`: forgets decisions of what went live; a partly committed
   /// file keeps its decisions for the hunks that are left, renumbered.
   void AfterCommit(const Sandbox& sandbox, const std::vector<ReviewedChange>& before, const CommitRequest& request);
+  /// Around a commit, which moves upper entries (decision_pins.h): before it, each decision that
+  /// holds is pinned to what a move keeps; after it (done, refused or taken back), to the
+  /// entries as they then are.
+  void PinBeforeMoves(const Sandbox& sandbox) { PinDecisionsForMove(store_, sandbox); }
+  void PinAfterMoves(const Sandbox& sandbox) { PinDecisionsToLayers(store_, sandbox); }
 
  private:
   /// Pairs the halves of each rename in `reviewed`.

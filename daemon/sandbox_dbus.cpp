@@ -32,14 +32,6 @@
 namespace sandboxd {
 namespace {
 
-/// {root, path} of every change a commit request names.
-std::vector<std::pair<size_t, std::string>> RequestPaths(const CommitRequest& request) {
-  std::vector<std::pair<size_t, std::string>> paths;
-  for (const auto& root : request.changes)
-    for (const auto& change : root.changes) paths.emplace_back(root.root, change.path);
-  return paths;
-}
-
 constexpr size_t kMaxArgs = 9000;      // as bubblewrap's MAX_ARGS, in spirit
 constexpr size_t kMaxEnv = 4096;
 
@@ -170,12 +162,12 @@ Conflicts SandboxDBus::CurrentConflicts(const std::vector<ReviewedChange>& revie
                        service_.options().helper_path, LookupUser(sandbox_->owner()));
 }
 
-void SandboxDBus::ResightAfterQuietly(const std::vector<std::pair<size_t, std::string>>& paths, const char* verb) {
+void SandboxDBus::PinDecisionsAfterMovesQuietly() {
   try {
-    ResightAfter(service_.sights(), *sandbox_, paths);
+    service_.review().PinAfterMoves(*sandbox_);
   } catch (const std::exception& e) {
-    // Left as they were, the sights make the paths conflict: refused, never missed.
-    LogAbout(Subject(), spdlog::level::warn, "sandbox {}: cannot record the live tree after the {}: {}", sandbox_->id(), verb, e.what());
+    // Left pinned, they are pinned again at the next start (Service), or lapse: never wrong.
+    LogAbout(Subject(), spdlog::level::warn, "sandbox {}: cannot pin its decisions after the commit: {}", sandbox_->id(), e.what());
   }
 }
 
@@ -464,12 +456,16 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
       return {0u, {}};
     }
     CommitRunner::Outcome outcome;
+    // What the owner decided outlives the entries' moves to the stage and, if the commit is
+    // refused, fails or is cut off, back (recovery pins them again after a kill).
+    service_.review().PinBeforeMoves(*sandbox_);
     try {
       // The files move in the helper with the owner's credentials: a commit can never write
       // where its owner could not.
       outcome = service_.commits().Commit(*sandbox_, request);
       for (const auto& skipped : outcome.skipped) LogAbout(Subject(), spdlog::level::warn, "sandbox {}: {}", sandbox_->id(), skipped);
     } catch (...) {
+      PinDecisionsAfterMovesQuietly();
       RemountUnlessBroken("commit");
       AnnounceChangeSet();
       throw;
@@ -480,7 +476,7 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
     } catch (const std::exception& e) {
       LogAbout(Subject(), spdlog::level::warn, "sandbox {}: cannot update its approvals after the commit: {}", sandbox_->id(), e.what());
     }
-    ResightAfterQuietly(RequestPaths(request), "commit");
+    PinDecisionsAfterMovesQuietly();
     LogAbout(Subject(), spdlog::level::info, "sandbox {}: committed {} changes for uid {}", sandbox_->id(), outcome.committed, caller.uid);
     AnnounceChangeSet();
     std::vector<std::string> skipped;
@@ -506,7 +502,6 @@ void SandboxDBus::Undo(sdbus::Result<int64_t>&& result, uint64_t flags) {
       throw;
     }
     sandbox_->SetUp();
-    ResightAfterQuietly(outcome.paths, "undo");
     for (const auto& note : outcome.notes) LogAbout(Subject(), spdlog::level::warn, "{}", note);
     LogAbout(Subject(), spdlog::level::info, "sandbox {}: commit {} undone for uid {}", sandbox_->id(), outcome.commit, caller.uid);
     AnnounceChangeSet();

@@ -40,7 +40,7 @@ class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
   /// The conflicts of `reviewed` with the live tree now (live_conflicts.h).
   Conflicts CurrentConflicts(const std::vector<ReviewedChange>& reviewed);
   /// live_sight.h's ResightAfter, logging a failure.
-  void ResightAfterQuietly(const std::vector<std::pair<size_t, std::string>>& paths, const char* verb);
+  void PinDecisionsAfterMovesQuietly();
   /// Deletes what TrashLayers set aside, in a worker of its own (the caller has its answer).
   void EmptyTrashLater();
   /// After a failed commit or undo (the sandbox was unmounted for it).

@@ -12,6 +12,7 @@
 #include "api.h"
 #include "bus_directory_dbus.h"
 #include "dbus_util.h"
+#include "decision_pins.h"
 #include "config.h"
 #include "errors.h"
 #include "fs_util.h"
@@ -185,9 +186,18 @@ int Service::Run() {
                      sandbox.roots()[i], sandbox.UpperDir(i));
     LogSubject subject{sandbox.id(), sandbox.owner()};
     if (std::string line = suspension_->Recover(sandbox); !line.empty()) LogAbout(subject, spdlog::level::warn, "{}", line);
-    if (journal_->Unfinished(sandbox.id()).empty()) return;
-    sandbox.Unmount();  // an overlay must not be mounted while its layers change
-    for (const auto& line : commits_->Recover(sandbox)) LogAbout(subject, spdlog::level::warn, "{}", line);
+    if (!journal_->Unfinished(sandbox.id()).empty()) {
+      sandbox.Unmount();  // an overlay must not be mounted while its layers change
+      for (const auto& line : commits_->Recover(sandbox)) LogAbout(subject, spdlog::level::warn, "{}", line);
+    }
+    // Decisions a commit pinned before it moved entries (decision_pins.h), that a kill left so.
+    if (sandbox.active() && access(sandbox.UpperDir(0).c_str(), F_OK) == 0) {
+      try {
+        PinDecisionsToLayers(*approvals_, sandbox);
+      } catch (const std::exception& e) {
+        LogAbout(subject, spdlog::level::warn, "sandbox {}: cannot pin its decisions again: {}", sandbox.id(), e.what());
+      }
+    }
   };
   for (const auto& [id, reason] : registry_->Recover(finish_commits))
     LogAbout({id}, spdlog::level::err, "sandbox {} could not be set up again: {}", id, reason);

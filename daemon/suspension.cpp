@@ -36,7 +36,7 @@ uint64_t Suspension::Suspend(Sandbox& sandbox) {
   try {
     Record(sandbox, "suspending");
     RemoveArchives(sandbox);  // what a suspend taken back may have left
-    PinDecisionsForArchive(approvals_, sandbox);
+    PinDecisionsForMove(approvals_, sandbox);
     for (size_t i = 0; i < sandbox.roots().size(); ++i) {
       std::string archive = sandbox.ArchivePath(i);
       MakeDirectory(ArchiveDir(archive), 0700);

@@ -93,6 +93,23 @@ void KillDuringCommit(Harness& w, const Site& site, const std::string& id, const
   ASSERT_TRUE(w.StartDaemon()) << w.DaemonLog();
 }
 
+/// After a commit that a kill cut off and recovery finished: the sandbox agrees with the live
+/// tree it made, so a later job's edit of a committed file is no conflict (the sights the job
+/// recorded before the commit must not outlive it).
+void ExpectNoStaleConflict(Harness& w, const std::string& id, const std::string& project) {
+  ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", "echo again > d0/f0"}).status, 0);
+  ASSERT_EQ(w.Sandboxctl(kAlice, {"approve", id, "d0/f0"}).status, 0);
+  Result committed = w.Sandboxctl(kAlice, {"commit", id});
+  EXPECT_EQ(committed.status, 0) << committed.err;
+  EXPECT_EQ(ReadWhole(project + "/d0/f0"), "again\n");
+}
+
+/// After a commit that a kill cut off before it went live: what the owner decided holds still.
+void ExpectDecisionsKept(const std::string& changes) {
+  EXPECT_NE(changes.find("A d0/n7 [approved]\n"), std::string::npos) << changes;
+  EXPECT_NE(changes.find("M d0/f7 [approved]\n"), std::string::npos) << changes;
+}
+
 /// How the restarts since `log_start` found the commits they settled, for the test's output.
 std::string Recoveries(size_t log_start) {
   const std::string log = World().DaemonLog().substr(log_start);
@@ -131,6 +148,7 @@ void KillWholeCommits(const Site& site) {
     ASSERT_EQ(Snapshot(project), before);
     id = Trim(w.Sandboxctl(kAlice, {"create", project}).out);
     ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", kJob}, {.cwd = project}).status, 0);
+    ASSERT_EQ(w.Sandboxctl(kAlice, {"approve", id, "d0/n7", "d0/f7"}).status, 0);
 
     KillDuringCommit(w, site, id, {"commit", id, "--all"}, moving, fraction);
 
@@ -144,7 +162,9 @@ void KillWholeCommits(const Site& site) {
     ASSERT_EQ(changes.status, 0) << changes.err;
     if (is_after) {
       EXPECT_EQ(changes.out, "");
+      ExpectNoStaleConflict(w, id, project);
     } else {
+      ExpectDecisionsKept(changes.out);
       ASSERT_EQ(w.Sandboxctl(kAlice, {"commit", id, "--all"}).status, 0);
       EXPECT_EQ(Snapshot(project), after);
     }
@@ -251,6 +271,7 @@ void KillPartialCommits(const Site& site) {
     id = Trim(w.Sandboxctl(kAlice, {"create", project}).out);
     ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", kJob}, {.cwd = project}).status, 0);
     ASSERT_EQ(w.Sandboxctl(kAlice, {"reject", id, "d1", "d3/sub"}).status, 0);
+    ASSERT_EQ(w.Sandboxctl(kAlice, {"approve", id, "d0/n7", "d0/f7"}).status, 0);
     pending_changes = w.Sandboxctl(kAlice, {"changes", id}).out;
   };
   std::string project, id, all_changes;
@@ -280,10 +301,12 @@ void KillPartialCommits(const Site& site) {
     ASSERT_EQ(changes.status, 0) << changes.err;
     if (is_after) {
       EXPECT_EQ(changes.out, left_changes);
+      ExpectNoStaleConflict(w, id, project);
     } else {
+      ExpectDecisionsKept(changes.out);
       // Cut off before it went live: every change is back in the sandbox (pending ones may
       // have been approved already: the commit approves them first).
-      EXPECT_EQ(WithoutApprovedMarks(changes.out), all_changes);
+      EXPECT_EQ(WithoutApprovedMarks(changes.out), WithoutApprovedMarks(all_changes));
       ASSERT_EQ(w.Sandboxctl(kAlice, {"commit", id, "--all"}).status, 0);
       EXPECT_EQ(Snapshot(project), after);
       EXPECT_EQ(w.Sandboxctl(kAlice, {"changes", id}).out, left_changes);

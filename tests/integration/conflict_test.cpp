@@ -40,7 +40,8 @@ TEST_F(ConflictTest, ALiveDeletionIsAConflictInASandboxUsedForSeveralCommits) {
   for (int round = 1; round <= 3; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
     Job("echo round " + std::to_string(round) + " >> a.txt");
-    ASSERT_EQ(Ctl({"commit", "--all", id_}).status, 0);
+    Result committed = Ctl({"commit", "--all", id_});
+    ASSERT_EQ(committed.status, 0) << committed.err;
   }
   Job("echo last >> a.txt");
   pid_t holder = StartAs(kAlice, "exec 3< a.txt; rm a.txt; sleep 5");
