@@ -31,6 +31,9 @@ struct Approval {
   Verdict whole = Verdict::kPending;  ///< the decision when `hunks` is empty
   std::map<int, Verdict> hunks;     ///< per hunk (1-based), for a change decided hunk by hunk
   int hunk_count = 0;               ///< hunks the change had when decided hunk by hunk
+  /// The other half of the rename this change was half of when decided ("" for none): a
+  /// decision about "renamed a -> b" is not one about "deleted a" or "added b" (README).
+  std::string partner;
 
   /// Decides the whole change (drops any per-hunk decisions).
   void DecideWhole(Verdict verdict);

@@ -41,13 +41,21 @@ std::map<int, Verdict> HunksFromText(const std::string& text) {
 }  // namespace
 
 ApprovalStore::ApprovalStore(Store& store) : store_(store) {
-  store_.WithDatabase([](Database& db) { db.Exec(kSchema); });
+  store_.WithDatabase([](Database& db) {
+    db.Exec(kSchema);
+    // Databases written before decisions knew their rename partner lack the column: their
+    // decisions were made on changes taken alone.
+    bool present = false;
+    Statement info(db, "SELECT name FROM pragma_table_info('approvals')");
+    while (info.Step()) present |= info.ColumnText(0) == "partner";
+    if (!present) db.Exec("ALTER TABLE approvals ADD COLUMN partner TEXT NOT NULL DEFAULT ''");
+  });
 }
 
 std::vector<Approval> ApprovalStore::Load(const std::string& sandbox_id) {
   return store_.WithDatabase([&](Database& db) {
     std::vector<Approval> approvals;
-    Statement select(db, "SELECT root, path, fingerprint, verdict, hunks, hunk_count FROM approvals WHERE sandbox_id = ?");
+    Statement select(db, "SELECT root, path, fingerprint, verdict, hunks, hunk_count, partner FROM approvals WHERE sandbox_id = ?");
     select.Bind(1, sandbox_id);
     while (select.Step()) {
       Approval approval;
@@ -57,6 +65,7 @@ std::vector<Approval> ApprovalStore::Load(const std::string& sandbox_id) {
       approval.whole = VerdictFromString(select.ColumnText(3)).value_or(Verdict::kPending);
       approval.hunks = HunksFromText(select.ColumnText(4));
       approval.hunk_count = static_cast<int>(select.ColumnInt(5));
+      approval.partner = select.ColumnText(6);
       approvals.push_back(std::move(approval));
     }
     return approvals;
@@ -67,8 +76,8 @@ void ApprovalStore::Save(const std::string& sandbox_id, const std::vector<Approv
   store_.WithDatabase([&](Database& db) {
     Transaction tx(db);
     Statement upsert(db,
-                     "INSERT OR REPLACE INTO approvals(sandbox_id, root, path, fingerprint, verdict, hunks, hunk_count) "
-                     "VALUES (?, ?, ?, ?, ?, ?, ?)");
+                     "INSERT OR REPLACE INTO approvals(sandbox_id, root, path, fingerprint, verdict, hunks, hunk_count, partner) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
     Statement erase(db, "DELETE FROM approvals WHERE sandbox_id = ? AND root = ? AND path = ?");
     for (const auto& approval : approvals) {
       if (approval.State() == ReviewState::kPending && approval.hunks.empty()) {
@@ -82,6 +91,7 @@ void ApprovalStore::Save(const std::string& sandbox_id, const std::vector<Approv
           .Bind(5, ToString(approval.whole))
           .Bind(6, HunksToText(approval.hunks))
           .Bind(7, static_cast<int64_t>(approval.hunk_count))
+          .Bind(8, approval.partner)
           .Run();
     }
     tx.Commit();

@@ -91,6 +91,20 @@ std::vector<ReviewedChange> Review::Current(const Sandbox& sandbox) {
     }
   }
   if (find_renames_) MarkRenames(sandbox, reviewed);
+  // A decision holds for the change it was made on, and which rename a change is half of is
+  // part of it: "renamed a -> b" approved is not "deleted a" approved once b has gone, nor is
+  // "added b" rejected a rejection of the rename that later pairs it with a deletion.
+  for (auto& item : reviewed) {
+    std::string partner = !item.renamed_from.empty() ? item.renamed_from : item.renamed_to;
+    if (item.approval.partner != partner) {
+      std::string fingerprint = item.approval.fingerprint;
+      item.approval = Approval{};
+      item.approval.root = item.root;
+      item.approval.path = item.change.path;
+      item.approval.fingerprint = fingerprint;
+      item.approval.partner = partner;  // what a decision made now is made on
+    }
+  }
   return reviewed;
 }
 

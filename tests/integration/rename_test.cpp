@@ -101,6 +101,29 @@ TEST_F(RenameTest, RejectingARenameKeepsBothHalvesInTheSandbox) {
   EXPECT_EQ(Changes(), "A moved.txt (renamed from notes.txt) [rejected]\nD notes.txt (renamed to moved.txt) [rejected]\n");
 }
 
+// A decision is about the change as it was, and which rename a change is half of is part of
+// it. An approved move whose new name a later job removes is a deletion nobody approved:
+// `commit --all` must not delete the live file on the strength of the rename's approval.
+TEST_F(RenameTest, ARenameApprovedThenBrokenUpLeavesTheDeletionPending) {
+  Job("mv notes.txt moved.txt");
+  ASSERT_EQ(Ctl({"approve", id_, "moved.txt"}).status, 0);
+  Job("rm moved.txt");
+  EXPECT_EQ(Changes(), "D notes.txt\n");
+  Result commit = Ctl({"commit", id_});
+  ASSERT_EQ(commit.status, 0) << commit.err;
+  EXPECT_TRUE(Exists(project_ + "/notes.txt"));
+}
+
+// And the other way: a new file rejected alone, then paired with a deletion a later job made,
+// is a rename nobody decided.
+TEST_F(RenameTest, AChangeDecidedAloneIsPendingOnceItIsHalfOfARename) {
+  Job("cp notes.txt copy.txt");
+  ASSERT_EQ(Ctl({"reject", id_, "copy.txt"}).status, 0);
+  ASSERT_EQ(Ctl({"approve", id_, "--all"}).status, 0);
+  Job("rm notes.txt");
+  EXPECT_EQ(Changes(), "A copy.txt (renamed from notes.txt)\nD notes.txt (renamed to copy.txt)\n");
+}
+
 TEST_F(RenameTest, AMovedAndEditedFileIsNoRename) {
   Job("mv notes.txt moved.txt && echo three >> moved.txt");
   EXPECT_EQ(Changes(), "A moved.txt\nD notes.txt\n");
