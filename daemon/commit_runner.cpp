@@ -23,6 +23,7 @@
 #include "fs_util.h"
 #include "helper_client.h"
 #include "landing_area.h"
+#include "stale_origins.h"
 
 namespace sandboxd {
 namespace {
@@ -194,7 +195,7 @@ CommitRunner::Outcome CommitRunner::CommitWholeUpper(Sandbox& sandbox, const Com
   }
   journal_.SetState(commit, "applied");
   KeepBackups(sandbox, commit);
-  if (auto note = Resight(sandbox, plan.steps, false)) outcome.skipped.push_back(*note);
+  if (auto note = SettleAfterMoves(sandbox, plan.steps, false)) outcome.skipped.push_back(*note);
   journal_.Finish(commit);
   return outcome;
 }
@@ -266,7 +267,7 @@ CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitR
   journal_.SetState(commit, "applied");
   Settle(sandbox, commit, plan.steps);
   for (auto& note : KeepLandedBackups(sandbox, commit)) outcome.skipped.push_back(std::move(note));
-  if (auto note = Resight(sandbox, plan.steps, true)) outcome.skipped.push_back(*note);
+  if (auto note = SettleAfterMoves(sandbox, plan.steps, true)) outcome.skipped.push_back(*note);
   journal_.Finish(commit);
   return outcome;
 }
@@ -387,7 +388,7 @@ std::vector<std::string> CommitRunner::Recover(Sandbox& sandbox) {
       KeepBackups(sandbox, commit.id);
     }
     note(KeepLandedBackups(sandbox, commit.id));
-    if (auto line = Resight(sandbox, commit.steps, commit.staged)) lines.push_back(*line);
+    if (auto line = SettleAfterMoves(sandbox, commit.steps, commit.staged)) lines.push_back(*line);
     journal_.Finish(commit.id);
   }
   return lines;
@@ -436,21 +437,29 @@ void CommitRunner::Run(const Sandbox& sandbox, int64_t commit, const std::string
   RunStepsHelper(helper_path_, LookupUser(sandbox.owner()), direction, roots, steps);
 }
 
-std::optional<std::string> CommitRunner::Resight(const Sandbox& sandbox, const std::vector<CommitStep>& steps, bool upper_kept) {
+std::optional<std::string> CommitRunner::SettleAfterMoves(const Sandbox& sandbox, const std::vector<CommitStep>& steps,
+                                                          bool upper_kept) {
   std::vector<std::pair<size_t, std::string>> paths;
+  std::map<size_t, std::vector<std::string>> per_root;
   for (const auto& step : steps) {
     paths.emplace_back(step.root, step.path);
+    per_root[step.root].push_back(step.path);
     if (!step.from.empty()) paths.emplace_back(step.root, step.from);
   }
   try {
     // A commit of the whole upper took it away (it is the backups now): nothing is left to see.
     if (upper_kept) ResightAfter(sights_, sandbox, paths);
     else sights_.Forget(sandbox.id(), paths);
+    if (upper_kept)
+      for (const auto& [root, root_paths] : per_root) {
+        UniqueFd live = sandbox.OpenLiveRoot(root), upper = sandbox.OpenUpper(root);
+        ForgetStaleOrigins(live.get(), upper.get(), root_paths);
+      }
     return std::nullopt;
   } catch (const std::exception& e) {
     // Left as they were, the sights make these paths conflict: refused, never missed.
-    return "cannot record the live tree after commit work in sandbox " + sandbox.id() + " (" + e.what() +
-           "); its paths may show as conflicts";
+    return "cannot settle sandbox " + sandbox.id() + " with the live tree after commit work (" + e.what() +
+           "); its paths may show as conflicts, or live files be missing from its view until it is discarded";
   }
 }
 
@@ -489,7 +498,7 @@ std::vector<std::string> CommitRunner::ReturnToSandbox(const Sandbox& sandbox, i
     UniqueFd removed = OpenDirectoryNoSymlinks(sandbox.CommitRemovedDir(commit, i), O_PATH);
     for (auto& alias : RestoredAliases(backup.get(), removed.get(), live.get(), i, steps)) aliases.push_back(std::move(alias));
   }
-  if (auto note = Resight(sandbox, steps, true)) notes.push_back(*note);
+  if (auto note = SettleAfterMoves(sandbox, steps, true)) notes.push_back(*note);
   journal_.FinishUndo(commit, aliases);
   RemoveCommitDirs(sandbox, commit);
   return notes;

@@ -68,10 +68,11 @@ class CommitRunner {
   Outcome CommitStaged(Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner);
   void PrepareDirectories(const Sandbox& sandbox, int64_t commit, bool staged);
   /// Once `steps` have gone live (a commit) or come back (an undo), before the journal says
-  /// so: the sandbox has seen the live tree at their paths as it is now (live_sight.h). Done
-  /// here, not by the caller, so that recovery after a kill does it too. `upper_kept` is false
-  /// after a commit of the whole upper, which leaves none. Returns a note on failure.
-  std::optional<std::string> Resight(const Sandbox& sandbox, const std::vector<CommitStep>& steps, bool upper_kept);
+  /// so: the sandbox has seen the live tree at their paths as it is now (live_sight.h), and its
+  /// directories there forget origins the live tree no longer has (stale_origins.h). Done here,
+  /// not by the caller, so that recovery after a kill does it too. `upper_kept` is false after
+  /// a commit of the whole upper, which leaves none. Returns a note on failure.
+  std::optional<std::string> SettleAfterMoves(const Sandbox& sandbox, const std::vector<CommitStep>& steps, bool upper_kept);
   /// Runs the steps; a staged commit's new entries (and backups) are in its stage.
   void Run(const Sandbox& sandbox, int64_t commit, const std::string& direction, const std::vector<CommitStep>& steps,
            bool staged);

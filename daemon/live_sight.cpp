@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include <algorithm>
+
 #include "beneath.h"
 #include "fd.h"
 #include "sqlite.h"
@@ -36,6 +38,18 @@ int64_t FileClockNowNs() {
   struct timespec now;
   clock_gettime(CLOCK_REALTIME_COARSE, &now);
   return Ns(now);
+}
+
+int64_t FileClockNextTickNs() {
+  struct timespec resolution{0, 1000000};
+  clock_getres(CLOCK_REALTIME_COARSE, &resolution);
+  struct timespec nap{0, std::max<long>(resolution.tv_nsec / 4, 100000)};
+  const int64_t now = FileClockNowNs();
+  for (;;) {
+    int64_t tick = FileClockNowNs();
+    if (tick != now) return tick;
+    nanosleep(&nap, nullptr);
+  }
 }
 
 SightStore::SightStore(Store& store) : store_(store) {

@@ -267,12 +267,12 @@ int64_t Sandbox::last_used_usec() const {
 }
 
 int64_t Sandbox::BeginJob() {
+  int64_t started = FileClockNextTickNs();  // before the lock: it waits up to one tick
   std::lock_guard lock(mutex_);
   CheckUsable("run a job in");
   last_used_usec_ = NowUsec();
   if (exclusive_) throw Error(Code::kBusy, "sandbox " + record_.id + " is busy committing, discarding or being destroyed");
   ++running_jobs_;
-  int64_t started = FileClockNowNs();
   job_starts_.insert(started);
   return started;
 }

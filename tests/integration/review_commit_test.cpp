@@ -37,6 +37,9 @@ class ReviewCommitTest : public AliceSandboxTest {
   void PrepareProject() override {
     ASSERT_EQ(World().RunAs(kAlice, {"sh", "-c", "cat > three.txt"}, {.input = Lines(), .cwd = project_}).status, 0);
   }
+  /// Commits a new directory in part, all, undoes both and commits the other part, checking
+  /// what a job in sandbox `id` sees of it.
+  void ShowsEveryFileAfterPartialCommits(const std::string& id);
   /// Writes the three-hunk edit of three.txt in the sandbox.
   void EditThreeHunks() {
     Job("sed -i -e 's/^line 2$/two/' -e 's/^line 15$/fifteen/' -e 's/^line 28$/twenty-eight/' three.txt");
@@ -102,6 +105,43 @@ TEST_F(ReviewCommitTest, RejectedFilesStayInTheSandbox) {
   // --all approves pending changes only: a rejected one stays.
   ASSERT_EQ(Ctl({"commit", id_, "--all"}).status, 0);
   EXPECT_EQ(ReadWhole(project_ + "/a.txt"), a_before);
+}
+
+// A job sees the live tree with its changes over it: what a partial commit took live out of a
+// new directory is still there in the job's view, beside what stayed in the sandbox, also
+// after the commit is undone and the directory is committed in part again.
+TEST_F(ReviewCommitTest, APartlyCommittedNewDirectoryStillShowsEveryFileToJobs) {
+  ShowsEveryFileAfterPartialCommits(id_);
+}
+
+// The same where the layers are on a file system of their own (a hard quota's image), so that
+// every commit lands through a landing area.
+TEST_F(ReviewCommitTest, APartlyCommittedNewDirectoryStillShowsEveryFileToJobsAcrossFileSystems) {
+  ASSERT_EQ(Ctl({"destroy", id_}).status, 0);
+  Result created = Ctl({"create", "--quota", "20M", project_});
+  ASSERT_EQ(created.status, 0) << created.err;
+  std::string id = Trim(created.out);
+  ShowsEveryFileAfterPartialCommits(id);
+  id_ = id;  // destroyed by TearDown
+}
+
+void ReviewCommitTest::ShowsEveryFileAfterPartialCommits(const std::string& id) {
+  auto Job = [&](const std::string& script) { ASSERT_EQ(Ctl({"run", id, "--", "sh", "-c", script}).status, 0); };
+  auto Changes = [&] { return Ctl({"changes", id}).out; };
+  const std::string& id_ = id;
+  Job("mkdir fresh && echo a > fresh/a && echo b > fresh/b");
+  ASSERT_EQ(Ctl({"approve", id_, "fresh/a"}).status, 0);
+  ASSERT_EQ(Ctl({"commit", id_}).status, 0);
+  Result seen = Ctl({"run", id_, "--", "sh", "-c", "cat fresh/a fresh/b"});
+  EXPECT_EQ(seen.out, "a\nb\n") << seen.err;
+  ASSERT_EQ(Ctl({"commit", id_, "--all"}).status, 0);
+  ASSERT_EQ(Ctl({"undo", id_}).status, 0);
+  ASSERT_EQ(Ctl({"undo", id_}).status, 0);
+  EXPECT_EQ(Changes(), "A fresh\nA fresh/a\nA fresh/b\n");
+  ASSERT_EQ(Ctl({"approve", id_, "fresh/b"}).status, 0);
+  ASSERT_EQ(Ctl({"commit", id_}).status, 0);
+  seen = Ctl({"run", id_, "--", "sh", "-c", "cat fresh/a fresh/b"});
+  EXPECT_EQ(seen.out, "a\nb\n") << seen.err;
 }
 
 TEST_F(ReviewCommitTest, NewDirectoriesGoWithAnApprovedFileInThem) {

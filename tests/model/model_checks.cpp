@@ -73,16 +73,12 @@ void CheckChangesJson(Sequence& seq) {
     throw Mismatch(std::string("`changes --json` is not JSON: ") + e.what());
   }
   auto expected = seq.model.Changes();
+  auto holding = seq.model.EffectiveDecisions(expected);
   std::map<std::string, nlohmann::json> actual;
   for (const auto& entry : parsed) actual[Field(entry, "path")] = entry;
   std::string diffs;
-  std::vector<const ExpectedChange*> odd;  // not UTF-8: JSON cannot carry them byte for byte
   for (const auto& e : expected) {
-    if (!IsUtf8(e.path)) {
-      odd.push_back(&e);
-      continue;
-    }
-    auto it = actual.find(e.path);
+    auto it = actual.find(WireName(e.path));
     if (it == actual.end()) {
       diffs += "    missing: " + e.kind + " " + GitQuote(e.path) + "\n";
       continue;
@@ -92,13 +88,13 @@ void CheckChangesJson(Sequence& seq) {
     std::string q = GitQuote(e.path);
     if (Field(entry, "kind") != e.kind) diffs += "    " + q + ": kind " + Field(entry, "kind") + ", expected " + e.kind + "\n";
     if (!e.rename_unsure) {
-      if (Field(entry, "renamed_from") != e.renamed_from)
+      std::string from = e.renamed_from.empty() ? "" : WireName(e.renamed_from), to = e.renamed_to.empty() ? "" : WireName(e.renamed_to);
+      if (Field(entry, "renamed_from") != from)
         diffs += "    " + q + ": renamed_from \"" + Printable(Field(entry, "renamed_from")) + "\", expected \"" + Printable(e.renamed_from) + "\"\n";
-      if (Field(entry, "renamed_to") != e.renamed_to)
+      if (Field(entry, "renamed_to") != to)
         diffs += "    " + q + ": renamed_to \"" + Printable(Field(entry, "renamed_to")) + "\", expected \"" + Printable(e.renamed_to) + "\"\n";
     }
-    auto d = seq.model.decisions.find(e.path);
-    Decision decision = d == seq.model.decisions.end() ? Decision{} : d->second;
+    const Decision& decision = holding[e.path];
     if (decision.whole != 'u') {
       std::string review = Field(entry, "review").empty() ? "pending" : Field(entry, "review");
       if (review != decision.Review()) diffs += "    " + q + ": decision " + review + ", expected " + decision.Review() + "\n";
@@ -115,10 +111,7 @@ void CheckChangesJson(Sequence& seq) {
       diffs += "    " + q + (e.conflict ? ": a conflict (the live entry changed after the job read it) is not marked (`conflict` in --json)\n"
                                         : ": marked as a conflict, but the sandbox saw every live change of it\n");
   }
-  if (actual.size() != odd.size()) {
-    for (const auto& [p, entry] : actual) diffs += "    unexpected: " + Field(entry, "kind") + " " + GitQuote(p) + "\n";
-    for (auto* e : odd) diffs += "    (expected, not UTF-8): " + e->kind + " " + GitQuote(e->path) + "\n";
-  }
+  for (const auto& [p, entry] : actual) diffs += "    unexpected: " + Field(entry, "kind") + " " + Printable(p) + "\n";
   if (!diffs.empty()) throw Mismatch("`changes --json` differs from the model:\n" + diffs);
 }
 
@@ -149,8 +142,16 @@ void CheckDiff(Sequence& seq) {
   CtlResult r = Ctl({"diff", seq.id});
   if (r.status != 0) throw Mismatch("`diff` exited " + std::to_string(r.status) + ": " + Printable(r.err, 300));
   if (seq.skips.names) return;
-  if (HasRawControlBytes(r.out)) throw Mismatch("`diff` prints raw control bytes: \"" + Printable(r.out, 600) + "\"");
   auto lines = SplitLines(r.out);
+  // Content lines (in a hunk: ' ', '+', '-', '\\') hold what the files hold, raw as git prints
+  // them; no other line may hold a raw control byte.
+  bool in_hunk = false;
+  for (const auto& l : lines) {
+    if (l.rfind("diff --git ", 0) == 0) in_hunk = false;
+    else if (l.rfind("@@", 0) == 0) in_hunk = true;
+    bool content = in_hunk && !l.empty() && (l[0] == ' ' || l[0] == '+' || l[0] == '-' || l[0] == '\\');
+    if (!content && HasRawControlBytes(l)) throw Mismatch("`diff` prints raw control bytes outside content: \"" + Printable(l, 300) + "\"");
+  }
   std::string diffs;
   for (const auto& e : seq.model.Changes()) {
     if (e.type == 'd' || !e.renamed_from.empty() || !e.renamed_to.empty() || e.rename_unsure) continue;
@@ -172,7 +173,7 @@ void CheckLive(Sequence& seq, const Tree& expected, const std::string& what) {
 }
 
 std::vector<Hunk> HunksOf(Sequence& seq, const std::string& path) {
-  CtlResult r = Ctl({"diff", seq.id, "--", path});
+  CtlResult r = Ctl({"diff", seq.id, "--", WireName(path)});
   if (r.status != 0) throw Mismatch("`diff " + Printable(path) + "` exited " + std::to_string(r.status) + ": " + Printable(r.err, 200));
   auto hunks = ParseHunks(r.out);
   bool ok = true;

@@ -99,6 +99,10 @@ std::string GitQuote(const std::string& name, bool octal_high) {
   return quote ? "\"" + body + "\"" : body;
 }
 
+std::string WireName(const std::string& name) {
+  return IsUtf8(name) && (name.empty() || name[0] != '"') ? name : GitQuote(name, true);
+}
+
 bool HasRawControlBytes(const std::string& text) {
   for (unsigned char c : text)
     if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) return true;

@@ -24,6 +24,10 @@ bool IsUtf8(const std::string& bytes);
 /// the test accepts as well.
 std::string GitQuote(const std::string& name, bool octal_high = false);
 
+/// How a name travels over the bus, in `--json` and in selectors (README, "Names are data"):
+/// itself when it is UTF-8 and does not begin with '"', otherwise quoted as git quotes it.
+std::string WireName(const std::string& name);
+
 /// Whether `text` holds a control byte other than '\n' and '\t' (ESC, CR, BEL, ...).
 bool HasRawControlBytes(const std::string& text);
 

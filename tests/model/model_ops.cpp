@@ -184,7 +184,7 @@ std::string JobAct(Sequence& seq, std::string& note) {
         add("ln -s", path + " -> " + target);
         std::string dir = path.find('/') == std::string::npos ? "" : "mkdir -p " + ShellWord("./" + path.substr(0, path.rfind('/'))) + " && ";
         m.JobSymlink(path, target);
-        return dir + "ln -sfn " + ShellWord(target) + " " + P(path);
+        return dir + "ln -sfn -- " + ShellWord(target) + " " + P(path);
       }
       case 9: {  // two names of one new file
         if (seq.skips.hardlinks) continue;
@@ -286,12 +286,12 @@ void OpLive(Sequence& seq) {
   h += "live-nothing";
 }
 
-/// Changes a person can name on the command line: files and symlinks whose names are UTF-8
-/// (D-Bus strings are), not one of several rename candidates.
+/// Changes a person can name on the command line (by their wire names): files and symlinks,
+/// not one of several rename candidates.
 std::vector<ExpectedChange> Nameable(Sequence& seq) {
   std::vector<ExpectedChange> out;
   for (auto& c : seq.model.Changes())
-    if (c.type != 'd' && IsUtf8(c.path) && !c.rename_unsure && c.path.find(':') == std::string::npos) out.push_back(c);
+    if (c.type != 'd' && !c.rename_unsure && c.path.find(':') == std::string::npos) out.push_back(c);
   return out;
 }
 
@@ -309,13 +309,11 @@ void Decide(Sequence& seq, const std::vector<std::string>& paths, bool approve) 
       if (m.ChangeAt(g)) all.insert(g);
   }
   std::vector<std::string> args = {approve ? "approve" : "reject", seq.id, "--"};
-  for (const auto& p : all) {
-    if (!IsUtf8(p)) return;  // not nameable: leave the decision as it is
-    args.push_back(p);
-  }
+  for (const auto& p : all) args.push_back(WireName(p));
   CtlResult r = Ctl(args);
   if (r.status != 0) throw Mismatch(Fail(args[0] + " " + Printable(args.back()), r));
-  for (const auto& p : all) m.decisions[p] = Decision{approve ? 'a' : 'r', {}};
+  auto changes = m.Changes();
+  for (const auto& p : all) m.Decide(p, Decision{approve ? 'a' : 'r', {}}, changes);
 }
 
 void OpDecideFiles(Sequence& seq) {
@@ -340,15 +338,17 @@ void OpApproveAll(Sequence& seq) {
   if (r.status != 0) throw Mismatch(Fail("approve --all", r));
   // Every change, rejected ones too: the owner said "all" (the daemon's reading; DESIGN does
   // not say, and `commit --all`, which approves pending ones only, is another verb).
-  for (const auto& c : seq.model.Changes()) seq.model.decisions[c.path] = Decision{'a', {}};
+  auto changes = seq.model.Changes();
+  for (const auto& c : changes) seq.model.Decide(c.path, Decision{'a', {}}, changes);
 }
 
 void OpDecideHunks(Sequence& seq) {
   Model& m = seq.model;
   std::vector<std::string> candidates;
+  auto holding = m.EffectiveDecisions(m.Changes());
   for (const auto& c : Nameable(seq))
     if (c.kind == "modified" && IsText(m.view[c.path]) && IsText(m.live[c.path]) && m.GroupOf(c.path).size() == 1 &&
-        m.decisions[c.path].whole != 'u')
+        holding[c.path].whole != 'u')
       candidates.push_back(c.path);
   if (candidates.empty()) {
     seq.history.back() += "hunks-nothing";
@@ -357,7 +357,7 @@ void OpDecideHunks(Sequence& seq) {
   std::string path = One(seq, candidates);
   std::vector<Hunk> hunks = HunksOf(seq, path);
   size_t n = hunks.size();
-  Decision d = m.decisions[path];
+  Decision d = holding[path];
   if (d.whole != 'h') d.hunks.assign(n, d.whole == 'a' ? 'a' : d.whole == 'r' ? 'r' : 'p');
   d.whole = 'h';
   if (d.hunks.size() != n) throw Mismatch("the model holds " + std::to_string(d.hunks.size()) + " hunk decisions for " + path + ", the diff has " + std::to_string(n));
@@ -366,7 +366,7 @@ void OpDecideHunks(Sequence& seq) {
   for (size_t i = 0; i < n; ++i) {
     int r = static_cast<int>(seq.Below(3));
     if (r == 2) continue;
-    (r == 0 ? approve : reject).push_back(path + ":" + std::to_string(i + 1));
+    (r == 0 ? approve : reject).push_back(WireName(path) + ":" + std::to_string(i + 1));
     d.hunks[i] = r == 0 ? 'a' : 'r';
     note += std::to_string(i + 1) + (r == 0 ? "a" : "r");
   }
@@ -376,17 +376,17 @@ void OpDecideHunks(Sequence& seq) {
     CtlResult r = Ctl(*args);
     if (r.status != 0) throw Mismatch(Fail((*args)[0] + " " + Printable(args->back()), r));
   }
-  m.decisions[path] = d;
+  m.Decide(path, d);
   if (seq.skips.hunkdiff) return;
   // `diff SANDBOX PATH:N` shows hunk N alone; a hunk that does not exist is an error (exit 1)
   // naming it (issue 17, defect 6).
   size_t k = seq.Below(n);
-  CtlResult one = Ctl({"diff", seq.id, "--", path + ":" + std::to_string(k + 1)});
+  CtlResult one = Ctl({"diff", seq.id, "--", WireName(path) + ":" + std::to_string(k + 1)});
   auto shown = ParseHunks(one.out);
   if (one.status != 0 || shown.size() != 1 || shown[0].text != hunks[k].text)
     throw Mismatch("`diff " + Printable(path) + ":" + std::to_string(k + 1) + "` must show that hunk alone: exit " +
                    std::to_string(one.status) + ", " + std::to_string(shown.size()) + " hunks shown of " + std::to_string(n));
-  std::string missing = path + ":" + std::to_string(n + 1);
+  std::string missing = WireName(path) + ":" + std::to_string(n + 1);
   CtlResult none = Ctl({"diff", seq.id, "--", missing});
   if (none.status != 1 || none.err.find(":" + std::to_string(n + 1)) == std::string::npos)
     throw Mismatch("`diff " + Printable(missing) + "` (hunk " + std::to_string(n + 1) + " of " + std::to_string(n) +
@@ -397,36 +397,44 @@ void OpDecideHunks(Sequence& seq) {
 /// what must go live is known.
 void ResolveUnknown(Sequence& seq) {
   std::vector<std::string> approve, reject;
-  for (const auto& c : seq.model.Changes()) {
-    auto d = seq.model.decisions.find(c.path);
-    if (d == seq.model.decisions.end() || d->second.whole != 'u' || c.type == 'd') continue;
+  auto changes = seq.model.Changes();
+  auto holding = seq.model.EffectiveDecisions(changes);
+  for (const auto& c : changes) {
+    if (holding[c.path].whole != 'u' || c.type == 'd' || c.rename_unsure) continue;
     (seq.Chance(60) ? approve : reject).push_back(c.path);
   }
   if (!approve.empty()) Decide(seq, approve, true);
   if (!reject.empty()) Decide(seq, reject, false);
   // Unknown decisions that cannot be named (non-UTF-8 names): the directory that holds them
   // decides them, as README's PATH selector does.
-  for (const auto& c : seq.model.Changes()) {
-    auto d = seq.model.decisions.find(c.path);
-    if (d == seq.model.decisions.end() || d->second.whole != 'u' || c.type == 'd') continue;
-    // Give up on knowing: take the sandbox's word by deciding everything with --all.
+  changes = seq.model.Changes();
+  holding = seq.model.EffectiveDecisions(changes);
+  for (const auto& c : changes) {
+    if (holding[c.path].whole != 'u' || c.type == 'd') continue;
+    // Give up on knowing (an unnameable name, a rename of the daemon's pairing): decide every
+    // change with --all, which approves each one, rejected ones too (OpApproveAll).
     CtlResult r = Ctl({"approve", seq.id, "--all"});
     if (r.status != 0) throw Mismatch(Fail("approve --all", r));
-    for (const auto& e : seq.model.Changes()) {
-      Decision& x = seq.model.decisions[e.path];
-      if (x.whole == 'p' || (x.whole == 'u' && e.type != 'd')) x = Decision{'a', {}};
-      for (char& h : x.hunks)
-        if (h == 'p') h = 'a';
-    }
-    seq.history.back() += " (approve --all for unnameable undecided)";
+    for (const auto& e : changes) seq.model.Decide(e.path, Decision{'a', {}}, changes);
+    seq.history.back() += " (approve --all for undecidable unknowns)";
     break;
   }
 }
 
+/// After a `commit --all` that was refused or cut off: whether it recorded the approvals it
+/// gave the pending changes is left open (DESIGN does not say), so every change not approved
+/// already may be either.
+void ForgetUnapproved(Sequence& seq) {
+  auto changes = seq.model.Changes();
+  auto holding = seq.model.EffectiveDecisions(changes);
+  for (const auto& c : changes)
+    if (holding[c.path].Review() != "approved") seq.model.Decide(c.path, Decision{'u', {}}, changes);
+}
+
 std::map<std::string, std::vector<Hunk>> CurrentHunks(Sequence& seq) {
   std::map<std::string, std::vector<Hunk>> out;
-  for (const auto& [p, d] : seq.model.decisions)
-    if (d.whole == 'h' && seq.model.ChangeAt(p)) out[p] = HunksOf(seq, p);
+  for (const auto& [p, d] : seq.model.EffectiveDecisions(seq.model.Changes()))
+    if (d.whole == 'h') out[p] = HunksOf(seq, p);
   return out;
 }
 
@@ -458,10 +466,7 @@ void OpCommit(Sequence& seq, bool all, bool force) {
     bool refused = r.status == 1 && r.err.find("onflict") != std::string::npos;
     if (refused) {
       seq.model = before;
-      if (all)
-        for (const auto& c : seq.model.Changes())
-          if (!seq.model.decisions.count(c.path) || seq.model.decisions[c.path].Review() != "approved")
-            seq.model.decisions[c.path] = Decision{'u', {}};
+      if (all) ForgetUnapproved(seq);
       return;
     }
     if (plan.refused) {
@@ -505,7 +510,8 @@ void OpDiscard(Sequence& seq) {
 /// checked by request: forget them in the model.
 void ForgetDecisionsIfSkipped(Sequence& seq) {
   if (!seq.skips.decisions) return;
-  for (auto& [p, d] : seq.model.decisions) d = Decision{'u', {}};
+  auto changes = seq.model.Changes();
+  for (const auto& c : changes) seq.model.Decide(c.path, Decision{'u', {}}, changes);
 }
 
 void OpSuspendResume(Sequence& seq) {
@@ -572,9 +578,7 @@ void OpKillMidCommit(Sequence& seq) {
   if (!after) {
     seq.model = before;
     // Whether --all's approvals were recorded before the kill is the daemon's business.
-    for (const auto& c : seq.model.Changes())
-      if (!seq.model.decisions.count(c.path) || seq.model.decisions[c.path].Review() != "approved")
-        seq.model.decisions[c.path] = Decision{'u', {}};
+    ForgetUnapproved(seq);
     seq.history.back() += " (before)";
   } else {
     seq.history.back() += " (after)";

@@ -89,25 +89,74 @@ void Model::InvalidateUndo(const std::string& path) {
 void Model::Touch(const std::string& path) {
   // The job copies the entry up (or makes or deletes it): from now on the sandbox holds its own
   // version, and what it saw of the live one is the live version of this moment. Touching one
-  // name of a hard-link group copies up the inode, so every name of it.
-  // The two halves of a rename are one change: a job that changes one ends the pairing, and
-  // the decision about the other half lapses with it.
-  for (const auto& c : Changes())
-    if (c.path == path || c.renamed_from == path || c.renamed_to == path) {
-      if (!c.renamed_from.empty()) decisions.erase(c.renamed_from);
-      if (!c.renamed_to.empty()) decisions.erase(c.renamed_to);
-    }
+  // name of a hard-link group copies up the inode, so every name of it. (A rename the job
+  // breaks up lapses by itself: EffectiveDecisions compares partners.)
   for (const auto& p : GroupOf(path)) {
-    if (touched.insert(p).second) seen[p] = live_version[p];
+    if (touched.insert(p).second) {
+      seen[p] = live_version[p];
+      if (live.count(p)) seen_absent.erase(p);
+      else seen_absent.insert(p);
+    }
     decisions.erase(p);  // README: a decision lapses once a later job rewrites the file
     InvalidateUndo(p);
   }
   // A new entry in an added directory moves its times: a decision about the directory may
   // lapse with them (README: a decision holds for the change as it was), or may not.
-  for (const auto& dir : Parents(path)) {
-    auto d = decisions.find(dir);
-    if (d != decisions.end()) d->second = Decision{'u', {}};
+  for (const auto& dir : Parents(path))
+    if (decisions.count(dir)) Decide(dir, Decision{'u', {}});
+}
+
+std::string Model::LiveStamp(const std::string& path) const {
+  if (!live.count(path)) return "-";
+  auto v = live_version.find(path);
+  return "v" + std::to_string(v == live_version.end() ? 0 : v->second);
+}
+
+void Model::Decide(const std::string& path, Decision decision) { Decide(path, std::move(decision), Changes()); }
+
+void Model::Decide(const std::string& path, Decision decision, const std::vector<ExpectedChange>& changes) {
+  decision.partner.clear();
+  decision.made_unsure = false;
+  for (const auto& c : changes)
+    if (c.path == path) {
+      decision.partner = !c.renamed_from.empty() ? c.renamed_from : c.renamed_to;
+      decision.made_unsure = c.rename_unsure;
+    }
+  decision.live_stamp = LiveStamp(path);
+  decisions[path] = std::move(decision);
+}
+
+std::map<std::string, Decision> Model::EffectiveDecisions(const std::vector<ExpectedChange>& changes) const {
+  // As the daemon reads its decisions: one made on other live content lapses; then the halves
+  // of a rename that disagree are both pending; then one made with another partner lapses.
+  auto stamped = [&](const std::string& path) {
+    auto it = decisions.find(path);
+    if (it == decisions.end() || (it->second.whole != 'u' && it->second.live_stamp != LiveStamp(path))) return Decision{};
+    return it->second;
+  };
+  std::map<std::string, Decision> out;
+  for (const auto& c : changes) {
+    Decision d = stamped(c.path);
+    std::string partner = !c.renamed_from.empty() ? c.renamed_from : c.renamed_to;
+    if (c.rename_unsure || d.made_unsure) {
+      // Paired or not, and with which, is the daemon's choice: a decision made on the same
+      // choice holds (the daemon pairs the same candidates the same way); any other may hold
+      // or lapse.
+      bool same_choice = c.rename_unsure && d.made_unsure;
+      if (!same_choice && (d.Review() != "pending" || d.whole == 'u')) d = Decision{'u', {}};
+    } else if (d.whole != 'u') {
+      if (!partner.empty() && !d.SameVerdicts(stamped(partner))) d = Decision{};
+      if (d.partner != partner) d = Decision{};
+    }
+    out[c.path] = d;
   }
+  return out;
+}
+
+Decision Model::EffectiveDecision(const std::string& path) const {
+  auto all = EffectiveDecisions(Changes());
+  auto it = all.find(path);
+  return it == all.end() ? Decision{} : it->second;
 }
 
 void Model::JobMkdirs(const std::string& path) {
@@ -164,8 +213,7 @@ void Model::JobHardlink(const std::string& existing, const std::string& name) {
 }
 
 void Model::LiveChanged(const std::string& path) {
-  live_version[path] = ++clock;
-  decisions.erase(path);  // README: a decision lapses once the live file moves on
+  live_version[path] = ++clock;  // README: a decision lapses once the live file moves on (LiveStamp)
   // A live edit makes every commit before it impossible to undo (the test does not predict
   // undo's refusals): forget them.
   undo_stack.clear();
@@ -194,8 +242,16 @@ void Model::LiveWrite(const std::string& path, const std::string& content) {
 }
 
 void Model::LiveDelete(const std::string& path) {
+  // Unlinking one name of a hard-link group changes the inode (its link count, so its ctime):
+  // the other names moved on too, as the daemon sees them.
+  std::vector<std::string> others;
+  auto it = live.find(path);
+  if (it != live.end() && it->second.type == 'f' && it->second.group != 0)
+    for (const auto& [p, e] : live)
+      if (p != path && e.type == 'f' && e.group == it->second.group) others.push_back(p);
   live.erase(path);
   LiveChanged(path);
+  for (const auto& p : others) LiveChanged(p);
 }
 
 void Model::LiveChmod(const std::string& path, unsigned mode) {
@@ -215,6 +271,7 @@ bool Model::Conflict(const std::string& path) const {
   // here does.
   auto s = seen.find(path);
   if (s == seen.end()) return false;
+  if (seen_absent.count(path) && !live.count(path)) return false;
   auto v = live_version.find(path);
   uint64_t now = v == live_version.end() ? 0 : v->second;
   return now != s->second;
@@ -294,9 +351,10 @@ std::optional<ExpectedChange> Model::ChangeAt(const std::string& path) const {
 Model::CommitPlan Model::Commit(bool all, bool force, const std::map<std::string, std::vector<Hunk>>& hunks, std::string& problem) {
   CommitPlan plan;
   auto changes = Changes();
+  auto holding = EffectiveDecisions(changes);
   std::map<std::string, Decision> effective;
   for (const auto& c : changes) {
-    Decision d = decisions.count(c.path) ? decisions.at(c.path) : Decision{};
+    Decision d = holding[c.path];
     if (all) {
       if (d.whole == 'p') d.whole = 'a';
       for (char& h : d.hunks)
@@ -326,8 +384,7 @@ Model::CommitPlan Model::Commit(bool all, bool force, const std::map<std::string
     // DESIGN leaves open whether the approvals `--all` made stay after a refusal.
     if (all)
       for (const auto& c : changes)
-        if (!decisions.count(c.path) || decisions[c.path].Review() == "pending" || decisions[c.path].whole == 'h')
-          decisions[c.path] = Decision{'u', {}};
+        if (holding[c.path].Review() == "pending" || holding[c.path].whole == 'h') Decide(c.path, Decision{'u', {}});
     return plan;
   }
   if (plan.conflicts.empty()) force = false;  // a --force that went over nothing is a plain commit
@@ -340,6 +397,7 @@ Model::CommitPlan Model::Commit(bool all, bool force, const std::map<std::string
     live_version[p] = ++clock;
     touched.erase(p);
     seen.erase(p);
+    seen_absent.erase(p);
     decisions.erase(p);
     record.paths.insert(p);
   }
@@ -362,10 +420,11 @@ Model::CommitPlan Model::Commit(bool all, bool force, const std::map<std::string
     live[p].data = merged;
     live_version[p] = ++clock;
     seen[p] = live_version[p];  // the sandbox wrote it: it has seen this version
+    seen_absent.erase(p);
     Decision left{'h', {}};
     for (char c : d.hunks)
       if (c != 'a') left.hunks.push_back(c);
-    decisions[p] = left;
+    Decide(p, left);
     record.paths.insert(p);
   }
   // A pending empty new directory goes live only with --all; one a job changed after it was
@@ -390,8 +449,10 @@ void Model::Undo() {
     if (v == view.end() || v->second.type != 'd') {
       touched.insert(p);
       seen[p] = live_version[p];
+      if (live.count(p)) seen_absent.erase(p);
+      else seen_absent.insert(p);
     }
-    decisions[p] = Decision{'u', {}};
+    Decide(p, Decision{'u', {}});
   }
 }
 
@@ -399,6 +460,7 @@ void Model::Discard() {
   view = live;
   touched.clear();
   seen.clear();
+  seen_absent.clear();
   decisions.clear();
 }
 

@@ -38,9 +38,18 @@ struct Skips {
 struct Decision {
   char whole = 'p';
   std::vector<char> hunks;
+  /// What it was made on (set by Model::Decide): the other half of the rename the change was
+  /// half of ("" for none), and the live path's version ("-" when absent). DESIGN/README: a
+  /// decision holds for the change as it was; once the live file moves on, or the change is
+  /// half of another rename (or of none), it is pending.
+  std::string partner, live_stamp;
+  /// Made while the change was one of several rename candidates: its partner is the one the
+  /// daemon chose, which the model does not know.
+  bool made_unsure = false;
   /// The review word `changes --json` must carry ("pending", "approved", "rejected", "partial").
   std::string Review() const;
   std::vector<uint32_t> HunksIn(char state) const;
+  bool SameVerdicts(const Decision& other) const { return whole == other.whole && hunks == other.hunks; }
 };
 
 struct ExpectedChange {
@@ -62,7 +71,11 @@ class Model {
   /// Version of each live path (bumped at every change of it, including by a commit), and the
   /// version each touched path had when a job first copied it up: DESIGN's "what the job saw".
   std::map<std::string, uint64_t> live_version, seen;
+  /// Touched paths that were absent live when the job copied them up: absent again is no
+  /// conflict (nothing the sandbox did not see is lost).
+  std::set<std::string> seen_absent;
   uint64_t clock = 0;
+  /// Decisions as made (Decide); what holds now is EffectiveDecisions'.
   std::map<std::string, Decision> decisions;
   long next_group = 1000;
 
@@ -91,6 +104,15 @@ class Model {
   /// The change set DESIGN defines: every path where the view and the live tree differ.
   std::vector<ExpectedChange> Changes() const;
   std::optional<ExpectedChange> ChangeAt(const std::string& path) const;
+  /// Records a decision about `path`, made on the change as it is now.
+  void Decide(const std::string& path, Decision decision);
+  /// The same, with Changes() as they are now (for many decisions at once).
+  void Decide(const std::string& path, Decision decision, const std::vector<ExpectedChange>& changes);
+  /// The decision that holds for each of `changes` (Changes()): pending where none does, 'u'
+  /// where it depends on a pairing of the daemon's choosing.
+  std::map<std::string, Decision> EffectiveDecisions(const std::vector<ExpectedChange>& changes) const;
+  Decision EffectiveDecision(const std::string& path) const;
+  std::string LiveStamp(const std::string& path) const;
   /// A change of the live tree the sandbox did not see (DESIGN): the live path moved on after
   /// the job that changed it had copied it up.
   bool Conflict(const std::string& path) const;
