@@ -18,6 +18,17 @@ CREATE TABLE IF NOT EXISTS approvals (
   hunk_count INTEGER NOT NULL,
   PRIMARY KEY (sandbox_id, root, path)
 );
+CREATE TABLE IF NOT EXISTS approvals_after_commit (
+  sandbox_id TEXT NOT NULL REFERENCES sandboxes(id) ON DELETE CASCADE,
+  commit_id INTEGER NOT NULL,
+  root INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  verdict TEXT NOT NULL,
+  hunks TEXT NOT NULL,
+  hunk_count INTEGER NOT NULL,
+  partner TEXT NOT NULL,
+  PRIMARY KEY (sandbox_id, commit_id, root, path)
+);
 )sql";
 
 std::string HunksToText(const std::map<int, Verdict>& hunks) {
@@ -108,7 +119,64 @@ void ApprovalStore::Forget(const std::string& sandbox_id, const std::vector<std:
 }
 
 void ApprovalStore::Clear(const std::string& sandbox_id) {
-  store_.WithDatabase([&](Database& db) { Statement(db, "DELETE FROM approvals WHERE sandbox_id = ?").Bind(1, sandbox_id).Run(); });
+  store_.WithDatabase([&](Database& db) {
+    Statement(db, "DELETE FROM approvals WHERE sandbox_id = ?").Bind(1, sandbox_id).Run();
+    Statement(db, "DELETE FROM approvals_after_commit WHERE sandbox_id = ?").Bind(1, sandbox_id).Run();
+  });
+}
+
+void ApprovalStore::SaveAfterCommit(const std::string& sandbox_id, int64_t commit, const std::vector<Approval>& approvals) {
+  store_.WithDatabase([&](Database& db) {
+    Transaction tx(db);
+    Statement insert(db,
+                     "INSERT OR REPLACE INTO approvals_after_commit(sandbox_id, commit_id, root, path, verdict, hunks, hunk_count, "
+                     "partner) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    for (const auto& approval : approvals)
+      insert.Bind(1, sandbox_id)
+          .Bind(2, commit)
+          .Bind(3, static_cast<int64_t>(approval.root))
+          .Bind(4, approval.path)
+          .Bind(5, ToString(approval.whole))
+          .Bind(6, HunksToText(approval.hunks))
+          .Bind(7, static_cast<int64_t>(approval.hunk_count))
+          .Bind(8, approval.partner)
+          .Run();
+    tx.Commit();
+  });
+}
+
+std::vector<int64_t> ApprovalStore::CommitsAwaited(const std::string& sandbox_id) {
+  return store_.WithDatabase([&](Database& db) {
+    std::vector<int64_t> commits;
+    Statement select(db, "SELECT DISTINCT commit_id FROM approvals_after_commit WHERE sandbox_id = ?");
+    select.Bind(1, sandbox_id);
+    while (select.Step()) commits.push_back(select.ColumnInt(0));
+    return commits;
+  });
+}
+
+std::vector<Approval> ApprovalStore::TakeAfterCommit(const std::string& sandbox_id, int64_t commit) {
+  return store_.WithDatabase([&](Database& db) {
+    Transaction tx(db);
+    std::vector<Approval> approvals;
+    Statement select(db,
+                     "SELECT root, path, verdict, hunks, hunk_count, partner FROM approvals_after_commit "
+                     "WHERE sandbox_id = ? AND commit_id = ?");
+    select.Bind(1, sandbox_id).Bind(2, commit);
+    while (select.Step()) {
+      Approval approval;
+      approval.root = static_cast<size_t>(select.ColumnInt(0));
+      approval.path = select.ColumnText(1);
+      approval.whole = VerdictFromString(select.ColumnText(2)).value_or(Verdict::kPending);
+      approval.hunks = HunksFromText(select.ColumnText(3));
+      approval.hunk_count = static_cast<int>(select.ColumnInt(4));
+      approval.partner = select.ColumnText(5);
+      approvals.push_back(std::move(approval));
+    }
+    Statement(db, "DELETE FROM approvals_after_commit WHERE sandbox_id = ? AND commit_id = ?").Bind(1, sandbox_id).Bind(2, commit).Run();
+    tx.Commit();
+    return approvals;
+  });
 }
 
 }  // namespace sandboxd

@@ -2,6 +2,7 @@
 /// Approvals in the daemon's SQLite database (the same connection as the sandbox records), so
 /// that they survive a restart and go with their sandbox (ON DELETE CASCADE).
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,15 @@ class ApprovalStore {
   /// Forgets the decisions of `paths` (after a commit took them).
   void Forget(const std::string& sandbox_id, const std::vector<std::pair<size_t, std::string>>& paths);
   void Clear(const std::string& sandbox_id);
+
+  /// The decisions the files a commit takes in part keep if it goes live (the hunks left),
+  /// written before it moves anything and taken when it is settled: a commit a kill cut off
+  /// is settled by recovery, and its outcome is then known only from the journal.
+  void SaveAfterCommit(const std::string& sandbox_id, int64_t commit, const std::vector<Approval>& approvals);
+  /// The commits of the sandbox with decisions waiting for their outcome.
+  std::vector<int64_t> CommitsAwaited(const std::string& sandbox_id);
+  /// Reads and forgets the decisions waiting for commit `commit` (without fingerprints).
+  std::vector<Approval> TakeAfterCommit(const std::string& sandbox_id, int64_t commit);
 
  private:
   Store& store_;

@@ -128,6 +128,15 @@ void CommitJournal::Finish(int64_t id) {
   });
 }
 
+std::optional<std::string> CommitJournal::StateOf(int64_t id) {
+  return store_.WithDatabase([&](Database& db) -> std::optional<std::string> {
+    Statement select(db, "SELECT state FROM commits WHERE id = ?");
+    select.Bind(1, id);
+    if (!select.Step()) return std::nullopt;
+    return select.ColumnText(0);
+  });
+}
+
 int64_t CommitJournal::LastFinishedUsec(const std::string& sandbox_id) {
   return store_.WithDatabase([&](Database& db) {
     Statement select(db,

@@ -55,6 +55,9 @@ class CommitJournal {
   /// For undoing commit `id`: the paths the undos of the sandbox's later (undone, unforced)
   /// commits put back, with when (undo_check.h).
   PutBackTimes PutBackSince(const std::string& sandbox_id, int64_t id);
+  /// The state of commit `id` ("staging", "applying", "applied", "done", "rolled-back",
+  /// "undoing", ...), nullopt when there is none.
+  std::optional<std::string> StateOf(int64_t id);
   /// The sandbox's commits that are neither done nor rolled back, oldest first, with steps.
   std::vector<JournaledCommit> Unfinished(const std::string& sandbox_id);
 

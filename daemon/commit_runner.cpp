@@ -133,7 +133,7 @@ void CheckHardLinksGoTogether(const Sandbox& sandbox, const RootFds& fds, const 
 
 }  // namespace
 
-CommitRunner::Outcome CommitRunner::Commit(Sandbox& sandbox, const CommitRequest& request) {
+CommitRunner::Outcome CommitRunner::Commit(Sandbox& sandbox, const CommitRequest& request, const Journaled& journaled) {
   size_t total = 0;
   for (const auto& root : request.changes) total += root.changes.size();
   if (total == 0) return {};
@@ -147,8 +147,8 @@ CommitRunner::Outcome CommitRunner::Commit(Sandbox& sandbox, const CommitRequest
   for (const auto& root : request.changes)
     for (const auto& change : root.changes) uncommittable |= !IsCommittable(change);
   if (request.everything && request.hunks.empty() && !uncommittable && !OpenRoots(sandbox).any_landing)
-    return CommitWholeUpper(sandbox, request);
-  return CommitStaged(sandbox, request, owner);
+    return CommitWholeUpper(sandbox, request, journaled);
+  return CommitStaged(sandbox, request, owner, journaled);
 }
 
 int64_t CommitRunner::AgreedUsec(const Sandbox& sandbox) {
@@ -165,7 +165,7 @@ void CommitRunner::CheckConflicts(const Sandbox& sandbox, const CommitRequest& r
                                    "did not see it: " + list + "; nothing was committed (use --force to commit anyway)");
 }
 
-CommitRunner::Outcome CommitRunner::CommitWholeUpper(Sandbox& sandbox, const CommitRequest& request) {
+CommitRunner::Outcome CommitRunner::CommitWholeUpper(Sandbox& sandbox, const CommitRequest& request, const Journaled& journaled) {
   Outcome outcome;
   RootFds fds = OpenRoots(sandbox);
   CommitPlan plan = PlanCommit(request.changes, fds.live_fds, fds.upper_fds, fds.prefixes, request.renames);
@@ -176,6 +176,7 @@ CommitRunner::Outcome CommitRunner::CommitWholeUpper(Sandbox& sandbox, const Com
 
   int64_t commit = journal_.Begin(sandbox.id(), plan.steps, request.force);
   try {
+    if (journaled) journaled(commit);
     PrepareDirectories(sandbox, commit, false);
     Run(sandbox, commit, "forward", plan.steps, false);
   } catch (...) {
@@ -200,7 +201,8 @@ CommitRunner::Outcome CommitRunner::CommitWholeUpper(Sandbox& sandbox, const Com
   return outcome;
 }
 
-CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner) {
+CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner,
+                                                 const Journaled& journaled) {
   Outcome outcome;
   RootFds fds = OpenRoots(sandbox);
   CheckHardLinksGoTogether(sandbox, fds, request);
@@ -208,6 +210,7 @@ CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitR
   int64_t commit = journal_.BeginStaging(sandbox.id(), request.force);
   CommitPlan plan;
   try {
+    if (journaled) journaled(commit);
     PrepareDirectories(sandbox, commit, true);
     std::vector<UniqueFd> stages;
     std::vector<int> stage_fds;

@@ -39,11 +39,13 @@ class CommitRunner {
     /// For the caller: "skipped P: ..." lines, and any landing area that could not be removed.
     std::vector<std::string> skipped;
   };
+  /// Told the commit's journal id once it is journaled, before anything moves.
+  using Journaled = std::function<void(int64_t commit)>;
   /// Commits what `request` names, all or nothing. Refuses with Error(kConflict) listing every
   /// path whose live entry changed since the sandbox last agreed with it, unless forced.
   /// Throws Error naming the path. The sandbox must be unmounted, and `request` made from what
   /// its upper held after that (so that "everything" in the request is everything there).
-  Outcome Commit(Sandbox& sandbox, const CommitRequest& request);
+  Outcome Commit(Sandbox& sandbox, const CommitRequest& request, const Journaled& journaled = {});
   /// When the sandbox last agreed with the live tree: its creation or its last commit's end
   /// (what a change without a sight is compared with; live_sight.h).
   int64_t AgreedUsec(const Sandbox& sandbox);
@@ -64,8 +66,8 @@ class CommitRunner {
 
  private:
   void CheckConflicts(const Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner);
-  Outcome CommitWholeUpper(Sandbox& sandbox, const CommitRequest& request);
-  Outcome CommitStaged(Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner);
+  Outcome CommitWholeUpper(Sandbox& sandbox, const CommitRequest& request, const Journaled& journaled);
+  Outcome CommitStaged(Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner, const Journaled& journaled);
   void PrepareDirectories(const Sandbox& sandbox, int64_t commit, bool staged);
   /// Once `steps` have gone live (a commit) or come back (an undo), before the journal says
   /// so: the sandbox has seen the live tree at their paths as it is now (live_sight.h), and its

@@ -283,34 +283,51 @@ CommitRequest Review::Selection(const Sandbox& sandbox, const std::vector<Review
   return request;
 }
 
-void Review::AfterCommit(const Sandbox& sandbox, const std::vector<ReviewedChange>& before, const CommitRequest& request) {
+void Review::BeforeCommitMoves(const Sandbox& sandbox, int64_t commit, const std::vector<ReviewedChange>& before,
+                               const CommitRequest& request) {
+  std::vector<Approval> left;
+  for (const auto& item : before) {
+    auto it = request.hunks.find({item.root, item.change.path});
+    if (it == request.hunks.end()) continue;
+    Approval kept = item.approval;
+    kept.hunks = RemainingHunks(item.approval, it->second);
+    kept.hunk_count = static_cast<int>(kept.hunks.size());
+    if (!kept.hunks.empty()) {
+      Verdict first = kept.hunks.begin()->second;
+      bool same = true;
+      for (const auto& [number, verdict] : kept.hunks) same &= verdict == first;
+      if (same) kept.DecideWhole(first);
+    }
+    left.push_back(std::move(kept));
+  }
+  if (!left.empty()) store_.SaveAfterCommit(sandbox.id(), commit, left);
+}
+
+void Review::AfterCommit(const Sandbox& sandbox, int64_t commit, const CommitRequest& request) {
   std::vector<std::pair<size_t, std::string>> gone;
   for (const auto& root : request.changes)
     for (const auto& change : root.changes)
       if (!request.hunks.count({root.root, change.path})) gone.push_back({root.root, change.path});
   store_.Forget(sandbox.id(), gone);
-  if (request.hunks.empty()) return;
+  Settle(sandbox, commit, true);
+}
+
+void Review::SettleAwaitedCommits(const Sandbox& sandbox, CommitJournal& journal) {
+  for (int64_t commit : store_.CommitsAwaited(sandbox.id())) {
+    auto state = journal.StateOf(commit);
+    // Still under way (a restart settles it): its outcome is not known yet.
+    if (state && (*state == "staging" || *state == "applying" || *state == "applied")) continue;
+    Settle(sandbox, commit, state && *state != "rolled-back");
+  }
+}
+
+void Review::Settle(const Sandbox& sandbox, int64_t commit, bool went_live) {
+  std::vector<Approval> left = store_.TakeAfterCommit(sandbox.id(), commit);
+  if (!went_live || left.empty()) return;
   // The hunks left of a partly committed file keep their decisions (rejected stays rejected),
   // under the fingerprint the file has now.
-  std::vector<Approval> kept;
-  for (const auto& item : before) {
-    auto it = request.hunks.find({item.root, item.change.path});
-    if (it == request.hunks.end()) continue;
-    Approval left = item.approval;
-    left.hunks = RemainingHunks(item.approval, it->second);
-    left.hunk_count = static_cast<int>(left.hunks.size());
-    if (!left.hunks.empty()) {
-      Verdict first = left.hunks.begin()->second;
-      bool same = true;
-      for (const auto& [number, verdict] : left.hunks) same &= verdict == first;
-      if (same) left.DecideWhole(first);
-    }
-    UniqueFd live = sandbox.OpenLiveRoot(item.root);
-    UniqueFd upper = sandbox.OpenUpper(item.root);
-    left.fingerprint = ChangeFingerprint(live.get(), upper.get(), item.change.path);
-    kept.push_back(std::move(left));
-  }
-  store_.Save(sandbox.id(), kept);
+  FillFingerprints(sandbox, left);
+  store_.Save(sandbox.id(), left);
 }
 
 }  // namespace sandboxd

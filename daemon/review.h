@@ -13,6 +13,7 @@
 
 #include "approval.h"
 #include "approval_store.h"
+#include "commit_journal.h"
 #include "decision_pins.h"
 #include "commit_request.h"
 #include "fingerprint.h"
@@ -64,9 +65,17 @@ class Review {
   /// changes they name; a selector that names no change is refused.
   static CommitRequest Selection(const Sandbox& sandbox, const std::vector<ReviewedChange>& reviewed,
                                  const std::vector<std::string>& selectors = {});
-  /// After a commit of `request`: forgets decisions of what went live; a partly committed
-  /// file keeps its decisions for the hunks that are left, renumbered.
-  void AfterCommit(const Sandbox& sandbox, const std::vector<ReviewedChange>& before, const CommitRequest& request);
+  /// Once commit `commit` of `request` is journaled, before anything moves: the decisions a
+  /// partly committed file keeps if it goes live (those of the hunks left, renumbered) wait
+  /// for its outcome in the store.
+  void BeforeCommitMoves(const Sandbox& sandbox, int64_t commit, const std::vector<ReviewedChange>& before,
+                         const CommitRequest& request);
+  /// After commit `commit` of `request` went live: forgets decisions of what went live whole,
+  /// and gives the partly committed files the decisions that waited for it.
+  void AfterCommit(const Sandbox& sandbox, int64_t commit, const CommitRequest& request);
+  /// Settles the decisions waiting for commits of the sandbox that are over (one refused,
+  /// failed, or cut off and settled by recovery): kept if it went live, dropped if not.
+  void SettleAwaitedCommits(const Sandbox& sandbox, CommitJournal& journal);
   /// Around a commit, which moves upper entries (decision_pins.h): before it, each decision that
   /// holds is pinned to what a move keeps; after it (done, refused or taken back), to the
   /// entries as they then are.
@@ -74,6 +83,9 @@ class Review {
   void PinAfterMoves(const Sandbox& sandbox) { PinDecisionsToLayers(store_, sandbox); }
 
  private:
+  /// Takes the decisions waiting for `commit`, and keeps them (pinned to the files as they are
+  /// now) if it went live.
+  void Settle(const Sandbox& sandbox, int64_t commit, bool went_live);
   /// Pairs the halves of each rename in `reviewed`.
   void MarkRenames(const Sandbox& sandbox, std::vector<ReviewedChange>& reviewed);
 

@@ -162,8 +162,9 @@ Conflicts SandboxDBus::CurrentConflicts(const std::vector<ReviewedChange>& revie
                        service_.options().helper_path, LookupUser(sandbox_->owner()));
 }
 
-void SandboxDBus::PinDecisionsAfterMovesQuietly() {
+void SandboxDBus::SettleDecisionsQuietly() {
   try {
+    service_.review().SettleAwaitedCommits(*sandbox_, service_.journal());
     service_.review().PinAfterMoves(*sandbox_);
   } catch (const std::exception& e) {
     // Left pinned, they are pinned again at the next start (Service), or lapse: never wrong.
@@ -458,25 +459,30 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
     CommitRunner::Outcome outcome;
     // What the owner decided outlives the entries' moves to the stage and, if the commit is
     // refused, fails or is cut off, back (recovery pins them again after a kill).
+    // The hunks a partly committed file keeps wait in the store for the commit's outcome.
     service_.review().PinBeforeMoves(*sandbox_);
+    int64_t commit = 0;
     try {
       // The files move in the helper with the owner's credentials: a commit can never write
       // where its owner could not.
-      outcome = service_.commits().Commit(*sandbox_, request);
+      outcome = service_.commits().Commit(*sandbox_, request, [&](int64_t journaled) {
+        commit = journaled;
+        service_.review().BeforeCommitMoves(*sandbox_, commit, reviewed, request);
+      });
       for (const auto& skipped : outcome.skipped) LogAbout(Subject(), spdlog::level::warn, "sandbox {}: {}", sandbox_->id(), skipped);
     } catch (...) {
-      PinDecisionsAfterMovesQuietly();
+      SettleDecisionsQuietly();
       RemountUnlessBroken("commit");
       AnnounceChangeSet();
       throw;
     }
     sandbox_->SetUp();
     try {
-      service_.review().AfterCommit(*sandbox_, reviewed, request);
+      service_.review().AfterCommit(*sandbox_, commit, request);
     } catch (const std::exception& e) {
       LogAbout(Subject(), spdlog::level::warn, "sandbox {}: cannot update its approvals after the commit: {}", sandbox_->id(), e.what());
     }
-    PinDecisionsAfterMovesQuietly();
+    SettleDecisionsQuietly();
     LogAbout(Subject(), spdlog::level::info, "sandbox {}: committed {} changes for uid {}", sandbox_->id(), outcome.committed, caller.uid);
     AnnounceChangeSet();
     std::vector<std::string> skipped;

@@ -40,7 +40,9 @@ class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
   /// The conflicts of `reviewed` with the live tree now (live_conflicts.h).
   Conflicts CurrentConflicts(const std::vector<ReviewedChange>& reviewed);
   /// live_sight.h's ResightAfter, logging a failure.
-  void PinDecisionsAfterMovesQuietly();
+  /// After a commit (done, refused or failed): decisions waiting for its outcome are settled,
+  /// and those pinned for its moves pinned again (decision_pins.h); a failure is logged.
+  void SettleDecisionsQuietly();
   /// Deletes what TrashLayers set aside, in a worker of its own (the caller has its answer).
   void EmptyTrashLater();
   /// After a failed commit or undo (the sandbox was unmounted for it).

@@ -190,9 +190,11 @@ int Service::Run() {
       sandbox.Unmount();  // an overlay must not be mounted while its layers change
       for (const auto& line : commits_->Recover(sandbox)) LogAbout(subject, spdlog::level::warn, "{}", line);
     }
-    // Decisions a commit pinned before it moved entries (decision_pins.h), that a kill left so.
+    // Decisions a commit pinned before it moved entries (decision_pins.h), or left waiting for
+    // its outcome, that a kill left so.
     if (sandbox.active() && access(sandbox.UpperDir(0).c_str(), F_OK) == 0) {
       try {
+        review_->SettleAwaitedCommits(sandbox, *journal_);
         PinDecisionsToLayers(*approvals_, sandbox);
       } catch (const std::exception& e) {
         LogAbout(subject, spdlog::level::warn, "sandbox {}: cannot pin its decisions again: {}", sandbox.id(), e.what());

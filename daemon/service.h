@@ -70,6 +70,7 @@ class Service {
   Authority& authority() { return *authority_; }
   CommitRunner& commits() { return *commits_; }
   SightStore& sights() { return *sights_; }
+  CommitJournal& journal() { return *journal_; }
   Suspension& suspension() { return *suspension_; }
   Review& review() { return *review_; }
   CallerWatch& callers() { return callers_; }

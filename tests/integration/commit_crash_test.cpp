@@ -28,7 +28,7 @@ namespace {
 // live files): over 2,000 changes.
 constexpr const char* kMakeTree =
     "for d in 0 1 2 3; do mkdir -p d$d/sub; echo s > d$d/sub/s; i=0; while [ $i -lt 300 ]; do echo \"live $d $i\" > d$d/f$i; "
-    "i=$((i+1)); done; done";
+    "i=$((i+1)); done; done; seq 1 20 > h.txt";
 constexpr const char* kJob =
     "for d in 0 1 2 3; do i=0; while [ $i -lt 200 ]; do echo \"sandbox $d $i\" > d$d/f$i; echo \"new $d $i\" > d$d/n$i; "
     "i=$((i+1)); done; while [ $i -lt 250 ]; do rm d$d/f$i; i=$((i+1)); done; while [ $i -lt 275 ]; do chmod 600 d$d/f$i; "
@@ -263,6 +263,8 @@ void KillPartialCommits(const Site& site) {
   std::string reference = MakeTree(w, site, "crash-reference");
   const auto before = Snapshot(reference);
   ASSERT_EQ(w.RunAs(kAlice, {"sh", "-c", kJob}, {.cwd = reference}).status, 0);
+  // h.txt is committed hunk by hunk: its first hunk approved, its last rejected.
+  ASSERT_EQ(w.RunAs(kAlice, {"sh", "-c", "sed -i 's/^1$/one/' h.txt"}, {.cwd = reference}).status, 0);
   const auto after = PartlyAfter(before, Snapshot(reference));
 
   auto prepare = [&](std::string& project, std::string& id, std::string& pending_changes) {
@@ -270,6 +272,9 @@ void KillPartialCommits(const Site& site) {
     ASSERT_EQ(Snapshot(project), before);
     id = Trim(w.Sandboxctl(kAlice, {"create", project}).out);
     ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", kJob}, {.cwd = project}).status, 0);
+    ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", "sed -i -e 's/^1$/one/' -e 's/^20$/twenty/' h.txt"}).status, 0);
+    ASSERT_EQ(w.Sandboxctl(kAlice, {"approve", id, "h.txt:1"}).status, 0);
+    ASSERT_EQ(w.Sandboxctl(kAlice, {"reject", id, "h.txt:2"}).status, 0);
     ASSERT_EQ(w.Sandboxctl(kAlice, {"reject", id, "d1", "d3/sub"}).status, 0);
     ASSERT_EQ(w.Sandboxctl(kAlice, {"approve", id, "d0/n7", "d0/f7"}).status, 0);
     pending_changes = w.Sandboxctl(kAlice, {"changes", id}).out;
@@ -281,6 +286,7 @@ void KillPartialCommits(const Site& site) {
   const std::string left_changes = w.Sandboxctl(kAlice, {"changes", id}).out;
   ASSERT_NE(left_changes, "");
   ASSERT_EQ(left_changes.find("[rejected]\n") == std::string::npos, false) << left_changes;
+  ASSERT_NE(left_changes.find("M h.txt [rejected]\n"), std::string::npos) << left_changes;
   ASSERT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
 
   const size_t log_start = w.DaemonLog().size();

@@ -477,7 +477,7 @@ void OpCommit(Sequence& seq, bool all, bool force) {
   if (plan.refused) {
     if (r.status != 1) throw Mismatch("commit must be refused for conflicts on " + Printable(plan.conflicts.front()) + ": exit " + std::to_string(r.status));
     for (const auto& p : plan.conflicts)
-      if (r.err.find(p) == std::string::npos && r.err.find(GitQuote(p)) == std::string::npos)
+      if (r.err.find(p) == std::string::npos && r.err.find(GitQuote(p)) == std::string::npos && r.err.find(GitQuote(p, true)) == std::string::npos)
         throw Mismatch("the conflict refusal does not name " + Printable(p) + ": " + Printable(r.err, 300));
     CheckLive(seq, before.live, "after a commit refused for conflicts");
     return;
