@@ -86,7 +86,7 @@ std::vector<ConflictCandidate> FindConflictCandidates(int live_fd, int upper_fd,
     auto live = StatBeneath(lives, change.path);
     if (auto sight = sights.find(change.path); sight != sights.end()) {
       if (sight->second == kUnseen) {
-        found.push_back({change.path, "changed in the live tree while the job that changed it ran", comparable(change.path, live)});
+        found.push_back({change.path, "changed in the live tree after the sandbox read it", comparable(change.path, live)});
         continue;
       }
       std::string now = LiveSight(live_fd, change.path);

@@ -57,8 +57,17 @@ bool LinkUpHardLinks(int live_fd, int upper_fd, int merged_fd, const std::vector
   // The changed files with more than one link in the upper (a copy-up in the index has two: its
   // name and the index's), and how many of their names the change set holds.
   std::map<Inode, std::pair<std::string, nlink_t>> upper_names;  // inode → {a name, how many}
+  // Live inodes one name of which a job removed: overlayfs copies such an inode up into its
+  // index before it whites the name out (to keep its link count), and from then on the merged
+  // view shows the copy under the other names, which no longer follow the live file.
+  std::map<Inode, nlink_t> unlinked;  // live inode → its other names
   ParentDirs uppers(upper_fd), lives(live_fd);  // changes come sorted: one open per directory
   for (const auto& change : changes) {
+    if (change.kind == ChangeKind::kDeleted && change.old_type == EntryType::kFile) {
+      auto live = StatBeneath(lives, change.path);
+      if (live && S_ISREG(live->st_mode) && live->st_nlink > 1) unlinked[{live->st_dev, live->st_ino}] = live->st_nlink - 1;
+      continue;
+    }
     if (change.kind == ChangeKind::kDeleted || change.new_type != EntryType::kFile) continue;
     auto st = StatBeneath(uppers, change.path);
     if (!st || !S_ISREG(st->st_mode) || st->st_nlink < 2) continue;
@@ -85,20 +94,23 @@ bool LinkUpHardLinks(int live_fd, int upper_fd, int merged_fd, const std::vector
       missing[{merged->st_dev, merged->st_ino}] = merged->st_nlink - names;
   }
   bool linked = false;
-  if (missing.empty()) return linked;
+  if (missing.empty() && unlinked.empty()) return linked;
   WalkFiles(live_fd, [&](const std::string& path, const struct stat& live) {
     if (live.st_nlink < 2 || StatBeneath(upper_fd, path)) return true;  // one name only, or the upper has its own
     auto merged = StatBeneath(merged_fd, path);
-    auto it = merged ? missing.find({merged->st_dev, merged->st_ino}) : missing.end();
-    if (it == missing.end()) return true;
+    if (!merged || !S_ISREG(merged->st_mode)) return true;
+    auto it = missing.find({merged->st_dev, merged->st_ino});
+    auto other = unlinked.find({live.st_dev, live.st_ino});
+    if (it == missing.end() && other == unlinked.end()) return true;
     UniqueFd linked_up = OpenBeneath(merged_fd, path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (!linked_up) {
       if (errno == ETXTBSY) return true;  // a job runs it; the next call links it up
       ThrowErrno("cannot give " + path + " its place in the sandbox beside its other names");
     }
     linked = true;
-    if (--it->second == 0) missing.erase(it);
-    return !missing.empty();
+    if (it != missing.end() && --it->second == 0) missing.erase(it);
+    if (other != unlinked.end() && --other->second == 0) unlinked.erase(other);
+    return !missing.empty() || !unlinked.empty();
   });
   return linked;
 }

@@ -9,6 +9,10 @@
 /// `h1`, and a commit would put the new inode live as `sub/h2` and leave `h1` the old one (and a
 /// resume, whose overlay starts with an empty index, would show `h1` old again).
 ///
+/// The same happens when a job removes one name of such an inode: overlayfs copies the inode
+/// up before it whites the name out, and the other names show the copy from then on (a live
+/// edit of them no longer shows in the sandbox: it is a change of theirs, and a conflict).
+///
 /// LinkUpHardLinks gives every such name its upper entry, the way overlayfs does it itself: the
 /// name is opened for writing through the merged view (nothing is written; the merged view does
 /// not change). From then on the upper holds the names as one inode, `changes` lists each, a

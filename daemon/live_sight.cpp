@@ -101,14 +101,21 @@ void SightStore::Clear(const std::string& sandbox_id) {
   });
 }
 
-void RecordSights(SightStore& sights, const Sandbox& sandbox, const std::vector<RootChanges>& scan, int64_t unseen_from_ns) {
+void RecordSights(SightStore& sights, const Sandbox& sandbox, const std::vector<RootChanges>& scan, int64_t unseen_from_ns,
+                  int64_t agreed_ns) {
   Sights known = sights.Load(sandbox.id()), first;
   for (const auto& root : scan) {
-    UniqueFd live;
+    UniqueFd live, upper;
     for (const auto& change : root.changes) {
       if (change.path == "." || known.count({root.root, change.path})) continue;
-      if (!live) live = sandbox.OpenLiveRoot(root.root);
-      first[{root.root, change.path}] = LiveSight(live.get(), change.path, unseen_from_ns);
+      if (!live) live = sandbox.OpenLiveRoot(root.root), upper = sandbox.OpenUpper(root.root);
+      // An entry the upper held before this job began was copied up by an earlier one, which
+      // left it as the live one was (no change then, so no sight): since when it has not
+      // followed the live tree is unknown, so a live change since the sandbox last agreed with
+      // it counts as unseen.
+      auto held = StatBeneath(upper.get(), change.path);
+      bool earlier = held && !S_ISDIR(held->st_mode) && Ns(held->st_ctim) < unseen_from_ns;
+      first[{root.root, change.path}] = LiveSight(live.get(), change.path, earlier ? std::min(agreed_ns, unseen_from_ns) : unseen_from_ns);
     }
   }
   sights.RecordFirst(sandbox.id(), first);

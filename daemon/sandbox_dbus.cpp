@@ -311,7 +311,7 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
           auto scan = sandbox->Scan();
           changes = 0;
           for (const auto& root : scan) *changes += root.changes.size();
-          RecordSights(service->sights(), *sandbox, scan, unseen_from);
+          RecordSights(service->sights(), *sandbox, scan, unseen_from, service->commits().AgreedUsec(*sandbox) * 1000);
         } catch (const std::exception& e) {
           LogAbout({sandbox_id, sandbox->owner(), job_id}, spdlog::level::warn, "sandbox {}: cannot record what job {} saw of the live tree: {}",
                    sandbox_id, job_id, e.what());

@@ -112,7 +112,7 @@ TEST_F(ConflictTest, ALiveEditWhileTheJobRunsIsAConflict) {
   int status = 0;
   waitpid(job, &status, 0);
   ASSERT_EQ(status, 0);
-  EXPECT_EQ(Changes(), "M a.txt [conflict: changed in the live tree while the job that changed it ran]\n");
+  EXPECT_EQ(Changes(), "M a.txt [conflict: changed in the live tree after the sandbox read it]\n");
   EXPECT_EQ(Ctl({"commit", "--all", id_}).status, 1);
 }
 

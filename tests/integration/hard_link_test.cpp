@@ -180,3 +180,28 @@ INSTANTIATE_TEST_SUITE_P(Shapes, HardLinkShapeTest,
 
 }  // namespace
 }  // namespace sandboxd::it
+
+namespace sandboxd::it {
+namespace {
+
+// A job removes one name of a live hard link: overlayfs copies the inode up before it whites
+// the name out, and the sandbox's other name shows that copy from then on. A live edit of the
+// other name is then a change the sandbox did not see: listed, marked as a conflict, and still
+// one after a later job (which did not read it either). Before, the change set left the other
+// name out (the job saw "old", `changes` said nothing), and a later job's end took the live
+// edit for seen. (h1 conflicts too: its live inode is the one edited.)
+TEST_F(HardLinkTest, RemovingOneNameFreezesTheOtherAndALiveEditOfItConflicts) {
+  Job("rm h1");
+  ASSERT_EQ(World().RunAs(kAlice, {"sh", "-c", "echo live > sub/h2"}, {.cwd = project_}).status, 0);
+  Result seen = Ctl({"run", id_, "--", "cat", "sub/h2"});
+  EXPECT_EQ(seen.out, "old\n");
+  EXPECT_EQ(Changes(), "D h1 [conflict: changed in the live tree]\nM sub/h2 [conflict: changed in the live tree after the sandbox read it]\n");
+  Job("true");
+  EXPECT_EQ(Changes(), "D h1 [conflict: changed in the live tree]\nM sub/h2 [conflict: changed in the live tree after the sandbox read it]\n");
+  Result refused = Ctl({"commit", id_, "--all"});
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_EQ(ReadWhole(project_ + "/sub/h2"), "live\n");
+}
+
+}  // namespace
+}  // namespace sandboxd::it

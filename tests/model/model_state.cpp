@@ -179,6 +179,8 @@ void Model::JobWrite(const std::string& path, const std::string& content) {
 void Model::JobAppend(const std::string& path, const std::string& text) { JobWrite(path, view[path].data + text); }
 
 void Model::JobDelete(const std::string& path) {
+  // Removing one name of a hard-link group copies the inode up (overlayfs keeps its link count
+  // in the copy): the other names show the copy from then on, and no longer follow the live tree.
   Touch(path);
   view.erase(path);
 }
