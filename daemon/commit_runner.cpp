@@ -456,7 +456,9 @@ std::optional<std::string> CommitRunner::SettleAfterMoves(const Sandbox& sandbox
     if (upper_kept)
       for (const auto& [root, root_paths] : per_root) {
         UniqueFd live = sandbox.OpenLiveRoot(root), upper = sandbox.OpenUpper(root);
-        ForgetStaleOrigins(live.get(), upper.get(), root_paths);
+        std::string index = sandbox.WorkDir(root) + "/index";
+        UniqueFd index_fd = Exists(index) ? OpenDirectoryNoSymlinks(index, O_RDONLY) : UniqueFd();
+        ForgetStaleOrigins(live.get(), upper.get(), index_fd ? index_fd.get() : -1, root_paths);
       }
     return std::nullopt;
   } catch (const std::exception& e) {
@@ -555,12 +557,15 @@ void CommitRunner::Settle(const Sandbox& sandbox, int64_t commit, const std::vec
     UniqueFd upper = sandbox.OpenUpper(i);
     UniqueFd live = sandbox.OpenLiveRoot(i);
     UniqueFd stage = OpenDirectoryNoSymlinks(sandbox.CommitUpperDir(commit, i), O_PATH);
-    // The index links the upper's own inodes; across file systems the ones that went live are
-    // copies, and the originals stay with the commit.
+    // The index links the upper's own inodes. Across file systems the ones that went live are
+    // copies, and the originals stay with the commit, in its stage: their entries go (the stage
+    // holds nothing else). On one file system the entries of the inodes that went live go.
     std::string index = sandbox.WorkDir(i) + "/index";
     UniqueFd index_fd;
-    if (Exists(index) && !sandbox.LandsAcrossFileSystems(i)) index_fd = OpenDirectoryNoSymlinks(index, O_PATH);
-    SettleUpperAfterCommit(upper.get(), live.get(), stage.get(), index_fd ? index_fd.get() : -1, root_steps, sandbox.owner(), 0);
+    if (Exists(index)) index_fd = OpenDirectoryNoSymlinks(index, O_RDONLY);
+    if (sandbox.LandsAcrossFileSystems(i) && index_fd) ForgetIndexEntries(index_fd.get(), FileInodesBeneath(stage.get()));
+    SettleUpperAfterCommit(upper.get(), live.get(), stage.get(), sandbox.LandsAcrossFileSystems(i) || !index_fd ? -1 : index_fd.get(),
+                           root_steps, sandbox.owner(), 0);
   }
 }
 

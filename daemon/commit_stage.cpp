@@ -232,7 +232,33 @@ void SettleUpperAfterCommit(int upper_fd, int live_fd, int stage_fd, int index_f
     }
   }
   for (const auto& path : touched) SettleOpaqueDirectory(upper_fd, live_fd, stage_fd, path, went_live_paths, uid, gid);
-  if (index_fd < 0 || went_live.empty()) return;
+  ForgetIndexEntries(index_fd, went_live);
+}
+
+std::set<ino_t> FileInodesBeneath(int dir_fd) {
+  std::set<ino_t> inodes;
+  UniqueFd opened(openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  DIR* dir = opened ? fdopendir(opened.get()) : nullptr;
+  if (!dir) return inodes;
+  opened.release();
+  while (dirent* entry = readdir(dir)) {
+    if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
+    struct stat st;
+    if (fstatat(dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (!S_ISDIR(st.st_mode)) {
+      inodes.insert(st.st_ino);
+      continue;
+    }
+    UniqueFd sub(openat(dirfd(dir), entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (sub)
+      for (ino_t ino : FileInodesBeneath(sub.get())) inodes.insert(ino);
+  }
+  closedir(dir);
+  return inodes;
+}
+
+void ForgetIndexEntries(int index_fd, const std::set<ino_t>& inodes) {
+  if (index_fd < 0 || inodes.empty()) return;
   UniqueFd listing(openat(index_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!listing) return;
   DIR* dir = fdopendir(listing.get());
@@ -241,7 +267,7 @@ void SettleUpperAfterCommit(int upper_fd, int live_fd, int stage_fd, int index_f
   std::vector<std::string> stale;
   while (dirent* entry = readdir(dir)) {
     struct stat st;
-    if (fstatat(dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode) && went_live.count(st.st_ino))
+    if (fstatat(dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode) && inodes.count(st.st_ino))
       stale.push_back(entry->d_name);
   }
   for (const auto& name : stale) unlinkat(dirfd(dir), name.c_str(), 0);

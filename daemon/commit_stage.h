@@ -10,6 +10,7 @@
 
 #include <sys/types.h>
 
+#include <set>
 #include <vector>
 
 #include "change.h"
@@ -43,6 +44,13 @@ void Unstage(int upper_fd, int stage_fd);
 /// if the commit is undone. Overlay's index entries of the entries that went live are removed
 /// (they are links to those inodes). `index_fd` may be -1 when the overlay has no index.
 /// Idempotent.
+/// Removes overlay's index entries (links kept by the index of a copied-up inode, named by its
+/// origin) of the non-directory `inodes`: otherwise the next mount would show such an inode,
+/// no longer the sandbox's, under every lower name of its origin. `index_fd` may be -1.
+void ForgetIndexEntries(int index_fd, const std::set<ino_t>& inodes);
+/// The inodes of every non-directory beneath directory `dir_fd` (never through a symlink).
+std::set<ino_t> FileInodesBeneath(int dir_fd);
+
 void SettleUpperAfterCommit(int upper_fd, int live_fd, int stage_fd, int index_fd, const std::vector<CommitStep>& root_steps,
                             uid_t uid, gid_t gid);
 

@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <set>
 
@@ -56,7 +58,17 @@ bool OriginNamesHandle(const std::string& origin, int type, const std::string& h
   return origin.compare(kHeader, std::string::npos, handle) == 0;
 }
 
-size_t ForgetStaleOrigins(int live_root_fd, int upper_root_fd, const std::vector<std::string>& paths) {
+std::string IndexName(const std::string& origin) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string name;
+  for (unsigned char c : origin) {
+    name += kHex[c >> 4];
+    name += kHex[c & 15];
+  }
+  return name;
+}
+
+size_t ForgetStaleOrigins(int live_root_fd, int upper_root_fd, int index_fd, const std::vector<std::string>& paths) {
   std::set<std::string> dirs;
   for (const auto& path : paths)
     for (std::string at = path; at != "." && !at.empty(); at = SplitParent(at).first) dirs.insert(at);
@@ -70,7 +82,15 @@ size_t ForgetStaleOrigins(int live_root_fd, int upper_root_fd, const std::vector
     int type = 0;
     std::string handle;
     if (origin.empty() || !HandleOf(live.get(), type, handle) || OriginNamesHandle(origin, type, handle)) continue;
-    if (fremovexattr(upper.get(), kOrigin) == 0) ++removed;
+    if (fremovexattr(upper.get(), kOrigin) != 0) continue;
+    ++removed;
+    // nfs_export indexes every copied-up directory by its origin and checks each index entry
+    // against its directory's origin at mount: an entry whose directory has none fails the
+    // mount (ENODATA). The entry goes with the origin.
+    if (index_fd >= 0) {
+      std::string name = IndexName(origin);
+      if (unlinkat(index_fd, name.c_str(), AT_REMOVEDIR) != 0) unlinkat(index_fd, name.c_str(), 0);
+    }
   }
   return removed;
 }

@@ -14,9 +14,13 @@
 namespace sandboxd {
 
 /// For `paths` (relative to both roots) and their parent directories: removes the origin of
-/// each upper directory whose live counterpart is a directory with another file handle. Needs
+/// each upper directory whose live counterpart is a directory with another file handle, and
+/// the overlay's index entry named by that origin from `index_fd` (-1: none). Needs
 /// CAP_SYS_ADMIN (trusted.* attributes). Returns how many it removed.
-size_t ForgetStaleOrigins(int live_root_fd, int upper_root_fd, const std::vector<std::string>& paths);
+size_t ForgetStaleOrigins(int live_root_fd, int upper_root_fd, int index_fd, const std::vector<std::string>& paths);
+
+/// The name of overlayfs's index entry for an object of origin `origin` (its bytes in hex).
+std::string IndexName(const std::string& origin);
 
 /// Whether an overlay origin attribute (`origin`, as stored: version, magic 0xfb, length, flags,
 /// handle type, the lower file system's uuid, the handle) names the handle `type`/`handle`.

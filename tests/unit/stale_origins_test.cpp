@@ -27,3 +27,13 @@ TEST(StaleOriginsTest, AnOriginNamesExactlyTheHandleItHolds) {
 
 }  // namespace
 }  // namespace sandboxd
+
+namespace sandboxd {
+namespace {
+
+TEST(StaleOriginsTest, TheIndexNamesAnOriginByItsBytesInHex) {
+  EXPECT_EQ(IndexName(std::string("\x00\xfb\x1d\x01", 4)), "00fb1d01");
+}
+
+}  // namespace
+}  // namespace sandboxd
