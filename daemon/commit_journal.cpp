@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "errors.h"
+#include "file_clock.h"
 
 namespace sandboxd {
 namespace {
@@ -33,6 +34,10 @@ CREATE TABLE IF NOT EXISTS commit_steps (
   PRIMARY KEY (commit_id, seq)
 );
 )sql";
+
+/// When a commit or undo ends: the file clock's next tick, so that every entry it changed has a
+/// ctime before it and every live change after it one at or after it (undo_check.h).
+int64_t FinishedUsec() { return FileClockNextTickNs() / 1000; }
 
 int64_t NowUsec() {
   return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -124,7 +129,7 @@ void CommitJournal::WriteSteps(Database& db, int64_t id, const std::vector<Commi
 
 void CommitJournal::Finish(int64_t id) {
   store_.WithDatabase([&](Database& db) {
-    Statement(db, "UPDATE commits SET state = 'done', finished_usec = ? WHERE id = ?").Bind(1, NowUsec()).Bind(2, id).Run();
+    Statement(db, "UPDATE commits SET state = 'done', finished_usec = ? WHERE id = ?").Bind(1, FinishedUsec()).Bind(2, id).Run();
   });
 }
 
@@ -196,7 +201,7 @@ void CommitJournal::FinishUndo(int64_t id, const std::vector<InodeAlias>& aliase
             .Bind(5, id)
             .Run();
       }
-    Statement(db, "UPDATE commits SET state = 'undone', finished_usec = ? WHERE id = ?").Bind(1, NowUsec()).Bind(2, id).Run();
+    Statement(db, "UPDATE commits SET state = 'undone', finished_usec = ? WHERE id = ?").Bind(1, FinishedUsec()).Bind(2, id).Run();
     tx.Commit();
   });
 }

@@ -563,7 +563,22 @@ void CommitRunner::Settle(const Sandbox& sandbox, int64_t commit, const std::vec
     std::string index = sandbox.WorkDir(i) + "/index";
     UniqueFd index_fd;
     if (Exists(index)) index_fd = OpenDirectoryNoSymlinks(index, O_RDONLY);
-    if (sandbox.LandsAcrossFileSystems(i) && index_fd) ForgetIndexEntries(index_fd.get(), FileInodesBeneath(stage.get()));
+    // The inodes that went live: on one file system the placed entries themselves, across file
+    // systems the originals in the stage. Other names of them the upper still holds (hard
+    // links linked up beside them, unchanged) go too: the live tree shows them now.
+    std::set<ino_t> taken, linked;  // linked: those with other names (the walk is for them only)
+    if (sandbox.LandsAcrossFileSystems(i)) {
+      taken = FileInodesBeneath(stage.get());
+      linked = FileInodesBeneath(stage.get(), true);
+    } else {
+      for (const auto& step : root_steps) {
+        if (step.action != StepAction::kPlace) continue;
+        auto placed = StatBeneath(live.get(), step.path);
+        if (placed && placed->st_ino == step.new_ino && placed->st_nlink > 1) linked.insert(step.new_ino);
+      }
+    }
+    DropNamesOf(upper.get(), linked);
+    if (sandbox.LandsAcrossFileSystems(i) && index_fd) ForgetIndexEntries(index_fd.get(), taken);
     SettleUpperAfterCommit(upper.get(), live.get(), stage.get(), sandbox.LandsAcrossFileSystems(i) || !index_fd ? -1 : index_fd.get(),
                            root_steps, sandbox.owner(), 0);
   }

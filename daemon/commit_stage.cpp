@@ -235,7 +235,7 @@ void SettleUpperAfterCommit(int upper_fd, int live_fd, int stage_fd, int index_f
   ForgetIndexEntries(index_fd, went_live);
 }
 
-std::set<ino_t> FileInodesBeneath(int dir_fd) {
+std::set<ino_t> FileInodesBeneath(int dir_fd, bool linked_only) {
   std::set<ino_t> inodes;
   UniqueFd opened(openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   DIR* dir = opened ? fdopendir(opened.get()) : nullptr;
@@ -246,15 +246,41 @@ std::set<ino_t> FileInodesBeneath(int dir_fd) {
     struct stat st;
     if (fstatat(dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
     if (!S_ISDIR(st.st_mode)) {
-      inodes.insert(st.st_ino);
+      if (!linked_only || st.st_nlink > 1) inodes.insert(st.st_ino);
       continue;
     }
     UniqueFd sub(openat(dirfd(dir), entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (sub)
-      for (ino_t ino : FileInodesBeneath(sub.get())) inodes.insert(ino);
+      for (ino_t ino : FileInodesBeneath(sub.get(), linked_only)) inodes.insert(ino);
   }
   closedir(dir);
   return inodes;
+}
+
+void DropNamesOf(int upper_fd, const std::set<ino_t>& inodes) {
+  if (inodes.empty()) return;
+  UniqueFd opened(openat(upper_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  DIR* dir = opened ? fdopendir(opened.get()) : nullptr;
+  if (!dir) return;
+  opened.release();
+  std::vector<std::string> names;
+  while (dirent* entry = readdir(dir)) {
+    if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
+    struct stat st;
+    if (fstatat(dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (S_ISREG(st.st_mode) && inodes.count(st.st_ino)) names.push_back(entry->d_name);
+    if (!S_ISDIR(st.st_mode)) continue;
+    UniqueFd sub(openat(dirfd(dir), entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (sub) DropNamesOf(sub.get(), inodes);
+  }
+  for (const auto& name : names)
+    if (unlinkat(dirfd(dir), name.c_str(), 0) != 0 && errno != ENOENT) {
+      int saved = errno;
+      closedir(dir);
+      errno = saved;
+      ThrowErrno("cannot drop " + name + ", another name of a committed file, from the sandbox");
+    }
+  closedir(dir);
 }
 
 void ForgetIndexEntries(int index_fd, const std::set<ino_t>& inodes) {

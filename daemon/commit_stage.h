@@ -48,8 +48,14 @@ void Unstage(int upper_fd, int stage_fd);
 /// origin) of the non-directory `inodes`: otherwise the next mount would show such an inode,
 /// no longer the sandbox's, under every lower name of its origin. `index_fd` may be -1.
 void ForgetIndexEntries(int index_fd, const std::set<ino_t>& inodes);
-/// The inodes of every non-directory beneath directory `dir_fd` (never through a symlink).
-std::set<ino_t> FileInodesBeneath(int dir_fd);
+/// Removes every regular file beneath upper directory `upper_fd` whose inode is one of
+/// `inodes`: the names a commit left in the upper of files it took live under their other
+/// names (names linked up beside a committed hard link, unchanged themselves), which would
+/// otherwise keep showing the sandbox's inode, no longer one with the live file. Throws Error.
+void DropNamesOf(int upper_fd, const std::set<ino_t>& inodes);
+/// The inodes of every non-directory beneath directory `dir_fd` (never through a symlink); with
+/// `linked_only`, of those with more than one link.
+std::set<ino_t> FileInodesBeneath(int dir_fd, bool linked_only = false);
 
 void SettleUpperAfterCommit(int upper_fd, int live_fd, int stage_fd, int index_fd, const std::vector<CommitStep>& root_steps,
                             uid_t uid, gid_t gid);

@@ -103,7 +103,7 @@ std::vector<ConflictCandidate> FindConflictCandidates(int live_fd, int upper_fd,
       continue;
     }
     if (S_ISDIR(live->st_mode)) continue;
-    if (CtimeNs(*live) <= since_ns) continue;
+    if (CtimeNs(*live) < since_ns) continue;  // since_ns is on a file clock tick (file_clock.h)
     auto upper = StatBeneath(uppers, change.path);
     bool comparable = upper && ((S_ISREG(live->st_mode) && S_ISREG(upper->st_mode)) ||
                                 (S_ISLNK(live->st_mode) && S_ISLNK(upper->st_mode)));

@@ -7,6 +7,7 @@
 
 #include "beneath.h"
 #include "fd.h"
+#include "file_clock.h"
 #include "sqlite.h"
 
 namespace sandboxd {
@@ -32,24 +33,6 @@ std::string LiveSight(int live_fd, const std::string& path, int64_t unseen_from_
   if (S_ISDIR(found->st_mode)) return "dir";
   if (Ns(found->st_ctim) >= unseen_from_ns) return kUnseen;
   return std::to_string(found->st_ino) + ":" + std::to_string(Ns(found->st_ctim));
-}
-
-int64_t FileClockNowNs() {
-  struct timespec now;
-  clock_gettime(CLOCK_REALTIME_COARSE, &now);
-  return Ns(now);
-}
-
-int64_t FileClockNextTickNs() {
-  struct timespec resolution{0, 1000000};
-  clock_getres(CLOCK_REALTIME_COARSE, &resolution);
-  struct timespec nap{0, std::max<long>(resolution.tv_nsec / 4, 100000)};
-  const int64_t now = FileClockNowNs();
-  for (;;) {
-    int64_t tick = FileClockNowNs();
-    if (tick != now) return tick;
-    nanosleep(&nap, nullptr);
-  }
 }
 
 SightStore::SightStore(Store& store) : store_(store) {

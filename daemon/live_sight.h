@@ -30,16 +30,6 @@ inline constexpr const char* kUnseen = "?";
 std::string LiveSight(int live_fd, const std::string& path,
                       int64_t unseen_from_ns = std::numeric_limits<int64_t>::max());
 
-/// Now, read from the clock file times are stamped with (the coarse one): an entry changed from
-/// now on has a ctime at or after it.
-int64_t FileClockNowNs();
-
-/// The file clock's next tick, waited for (at most one tick: 4 ms with HZ=250). A job starts
-/// there: every live change made before has a ctime before it, every one made after it a
-/// ctime at or after it. Starting at "now" instead would count an edit made just before the
-/// job, in the same tick, as made during it (a false conflict).
-int64_t FileClockNextTickNs();
-
 /// Sights per {root, path}.
 using Sights = std::map<std::pair<size_t, std::string>, std::string>;
 

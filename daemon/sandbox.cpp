@@ -14,6 +14,7 @@
 #include "errors.h"
 #include "fs_util.h"
 #include "hard_links.h"
+#include "file_clock.h"
 #include "live_sight.h"
 #include "overlay.h"
 #include "usage.h"

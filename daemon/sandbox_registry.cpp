@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "errors.h"
+#include "file_clock.h"
 #include "fs_util.h"
 #include "overlay.h"
 #include "storage_area.h"
@@ -101,7 +102,8 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
     }
     record.owner = owner.uid;
     record.state = "active";
-    record.created_usec = NowUsec();
+    // On a tick of the file clock: a live change from then on is after the sandbox was made.
+    record.created_usec = FileClockNextTickNs() / 1000;
     record.roots = roots;
     record.stores = stores;
     record.network = request.network;

@@ -65,7 +65,7 @@ std::vector<std::string> FindUndoConflicts(const std::vector<CommitStep>& steps,
       case StepAction::kPlace:
         if (!live) conflicts.push_back(shown + " (deleted since the commit)");
         else if (live->st_ino != step.new_ino) conflicts.push_back(shown + " (replaced since the commit)");
-        else if (CtimeNs(*live) > since) conflicts.push_back(shown + " (changed since the commit)");
+        else if (CtimeNs(*live) >= since) conflicts.push_back(shown + " (changed since the commit)");
         break;
       case StepAction::kRemove:
         if (live) conflicts.push_back(shown + " (created again since the commit removed it)");
@@ -84,7 +84,7 @@ std::vector<std::string> FindUndoConflicts(const std::vector<CommitStep>& steps,
       case StepAction::kMove:
         if (!live) conflicts.push_back(shown + " (deleted since the commit)");
         else if (live->st_ino != step.old_ino) conflicts.push_back(shown + " (replaced since the commit)");
-        else if (CtimeNs(*live) > since) conflicts.push_back(shown + " (changed since the commit)");
+        else if (CtimeNs(*live) >= since) conflicts.push_back(shown + " (changed since the commit)");
         if (StatBeneath(root, step.from)) conflicts.push_back(prefixes.at(step.root) + step.from + " (created again since the commit renamed it)");
         break;
     }

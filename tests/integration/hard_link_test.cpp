@@ -205,3 +205,40 @@ TEST_F(HardLinkTest, RemovingOneNameFreezesTheOtherAndALiveEditOfItConflicts) {
 
 }  // namespace
 }  // namespace sandboxd::it
+
+namespace sandboxd::it {
+namespace {
+
+// Across file systems (a hard quota keeps the layers in an image): a job moves one name of a
+// live hard link, the move is committed, and the sandbox then shows the two names as one file
+// again, as the live tree has them.
+TEST_F(HardLinkTest, AMovedNameCommittedAcrossFileSystemsIsOneFileWithTheOtherInTheSandbox) {
+  ASSERT_EQ(Ctl({"destroy", id_}).status, 0);
+  Result created = Ctl({"create", "--quota", "20M", project_});
+  ASSERT_EQ(created.status, 0) << created.err;
+  id_ = Trim(created.out);
+  Job("mkdir -p odd && mv sub/h2 odd/hmoved");
+  Result committed = Ctl({"commit", id_, "--all"});
+  ASSERT_EQ(committed.status, 0) << committed.err;
+  EXPECT_EQ(LinkShape(project_), "h1 = odd/hmoved: old\n");
+  Result inodes = Ctl({"run", id_, "--", "sh", "-c", "stat -c %i h1 odd/hmoved | uniq | wc -l"});
+  EXPECT_EQ(inodes.out, "1\n") << inodes.err;
+}
+
+}  // namespace
+}  // namespace sandboxd::it
+
+namespace sandboxd::it {
+namespace {
+
+TEST_F(HardLinkTest, AMovedNameCommittedIsOneFileWithTheOtherInTheSandbox) {
+  Job("mkdir -p odd && mv sub/h2 odd/hmoved");
+  Result committed = Ctl({"commit", id_, "--all"});
+  ASSERT_EQ(committed.status, 0) << committed.err;
+  EXPECT_EQ(LinkShape(project_), "h1 = odd/hmoved: old\n");
+  Result inodes = Ctl({"run", id_, "--", "sh", "-c", "stat -c %i h1 odd/hmoved | uniq | wc -l"});
+  EXPECT_EQ(inodes.out, "1\n") << inodes.err;
+}
+
+}  // namespace
+}  // namespace sandboxd::it

@@ -1,0 +1,22 @@
+#pragma once
+/// The clock the kernel stamps file times with (the coarse one, one tick every few ms): when
+/// sandboxd asks whether a live entry changed after a moment, the moment must be read from it,
+/// and taken on a tick boundary so that an entry changed in the same tick cannot be on the
+/// wrong side of it.
+
+#include <cstdint>
+
+namespace sandboxd {
+
+/// Now, read from the clock file times are stamped with (the coarse one): an entry changed from
+/// now on has a ctime at or after it.
+int64_t FileClockNowNs();
+
+/// The first tick of the file clock past now, waited for (up to two ticks: 8 ms with HZ=250).
+/// Every change made before it has a ctime before it, every one made after a ctime at or after
+/// it. Jobs start there (an edit just before a job is not taken for one made during it), and
+/// commits and undos end there (an edit just after one is not taken for one made before it):
+/// compare with `>=`.
+int64_t FileClockNextTickNs();
+
+}  // namespace sandboxd
