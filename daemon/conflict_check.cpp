@@ -76,10 +76,16 @@ std::vector<ConflictCandidate> FindConflictCandidates(int live_fd, int upper_fd,
                                                       const std::map<std::string, std::string>& sights, int64_t since_ns) {
   std::vector<ConflictCandidate> found;
   ParentDirs lives(live_fd), uppers(upper_fd);  // changes come sorted: one open per directory
+  // Whether the live entry may already hold exactly what the sandbox holds (then its content
+  // is compared): a file of the same mode (a live chmod is a change the commit would undo), or
+  // a symlink.
+  auto same_kind = [](const struct stat& live, const struct stat& upper) {
+    return (S_ISREG(live.st_mode) && S_ISREG(upper.st_mode) && (live.st_mode & 07777) == (upper.st_mode & 07777)) ||
+           (S_ISLNK(live.st_mode) && S_ISLNK(upper.st_mode));
+  };
   auto comparable = [&](const std::string& path, const std::optional<struct stat>& live) {
     auto upper = StatBeneath(uppers, path);
-    return live && upper &&
-           ((S_ISREG(live->st_mode) && S_ISREG(upper->st_mode)) || (S_ISLNK(live->st_mode) && S_ISLNK(upper->st_mode)));
+    return live && upper && same_kind(*live, *upper);
   };
   for (const auto& change : changes) {
     if (change.path == ".") continue;
@@ -104,10 +110,7 @@ std::vector<ConflictCandidate> FindConflictCandidates(int live_fd, int upper_fd,
     }
     if (S_ISDIR(live->st_mode)) continue;
     if (CtimeNs(*live) < since_ns) continue;  // since_ns is on a file clock tick (file_clock.h)
-    auto upper = StatBeneath(uppers, change.path);
-    bool comparable = upper && ((S_ISREG(live->st_mode) && S_ISREG(upper->st_mode)) ||
-                                (S_ISLNK(live->st_mode) && S_ISLNK(upper->st_mode)));
-    found.push_back({change.path, "changed in the live tree", comparable});
+    found.push_back({change.path, "changed in the live tree", comparable(change.path, live)});
   }
   return found;
 }

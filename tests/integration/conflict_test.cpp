@@ -76,6 +76,15 @@ TEST_F(ConflictTest, ALiveRewriteBeforeTheJobIsNoConflictEvenForAFileTheJobRewri
   EXPECT_EQ(committed.status, 0) << committed.err;
 }
 
+// A live file that holds what the sandbox holds is no conflict, but only when it is all of it:
+// the owner's chmod of it after the job is one (the commit would take it back).
+TEST_F(ConflictTest, ALiveChmodOfAFileWithTheSandboxsContentIsAConflict) {
+  Job("echo same > a.txt && echo same > b.txt");
+  ASSERT_EQ(Live("echo same > a.txt && echo same > b.txt && chmod 600 a.txt").status, 0);
+  EXPECT_EQ(Changes(), "P a.txt [conflict: changed in the live tree]\n");
+  EXPECT_EQ(Ctl({"commit", "--all", id_}).status, 1);
+}
+
 // What the job did not see is a conflict, shown before a commit is tried, and refused with a
 // word about --force until forced.
 TEST_F(ConflictTest, ALiveEditAfterTheJobIsMarkedAndRefusedUntilForced) {

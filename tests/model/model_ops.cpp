@@ -629,6 +629,7 @@ void StartSequence(Sequence& seq) {
   }
   if (seq.Chance(40)) {
     seq.quota_bytes = (16 + seq.Below(16)) << 20;
+    seq.model.layers_elsewhere = true;
     args.insert(args.end(), {"--quota", std::to_string(seq.quota_bytes >> 20) + "M"});
   }
   if (seq.Chance(50)) {

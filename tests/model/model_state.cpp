@@ -435,6 +435,15 @@ Model::CommitPlan Model::Commit(bool all, bool force, const std::map<std::string
     if (c.type == 'd' && c.kind == "added" && !whole.count(c.path) && effective[c.path].whole == 'u')
       plan.optional_dirs.insert(c.path);
   plan.paths = record.paths;
+  // A commit that takes every change, whole, on the layers' own file system hands the upper
+  // layer over as its backups: the sandbox starts afresh, and what jobs had copied up without
+  // changing it (a hard link's other name, frozen when a job removed one) follows the live tree
+  // again. Any other commit leaves such copies in the sandbox.
+  if (partial.empty() && !layers_elsewhere && Changes().empty()) {
+    touched.clear();
+    seen.clear();
+    seen_absent.clear();
+  }
   if (!record.paths.empty()) undo_stack.push_back(std::move(record));
   return plan;
 }

@@ -77,6 +77,9 @@ class Model {
   uint64_t clock = 0;
   /// Decisions as made (Decide); what holds now is EffectiveDecisions'.
   std::map<std::string, Decision> decisions;
+  /// The sandbox's layers are on a file system of their own (a hard quota): commits go through
+  /// a landing area, never by handing the upper over.
+  bool layers_elsewhere = false;
   long next_group = 1000;
 
   struct CommitRecord {
