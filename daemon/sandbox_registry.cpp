@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 
 #include "errors.h"
@@ -15,11 +14,6 @@
 
 namespace sandboxd {
 namespace {
-
-int64_t NowUsec() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string Canonical(const std::string& path) {
   char* resolved = realpath(path.c_str(), nullptr);

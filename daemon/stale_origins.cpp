@@ -33,15 +33,13 @@ std::string ReadOrigin(int dir_fd) {
 
 /// The file handle of directory `fd`; false when its file system gives none.
 bool HandleOf(int fd, int& type, std::string& handle) {
-  struct {
-    struct file_handle header;
-    unsigned char bytes[MAX_HANDLE_SZ];
-  } buffer;
-  buffer.header.handle_bytes = MAX_HANDLE_SZ;
+  alignas(struct file_handle) unsigned char storage[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+  auto* header = reinterpret_cast<struct file_handle*>(storage);
+  header->handle_bytes = MAX_HANDLE_SZ;
   int mount_id = 0;
-  if (name_to_handle_at(fd, "", &buffer.header, &mount_id, AT_EMPTY_PATH) != 0) return false;
-  type = buffer.header.handle_type;
-  handle.assign(reinterpret_cast<const char*>(buffer.header.f_handle), buffer.header.handle_bytes);
+  if (name_to_handle_at(fd, "", header, &mount_id, AT_EMPTY_PATH) != 0) return false;
+  type = header->handle_type;
+  handle.assign(reinterpret_cast<const char*>(header->f_handle), header->handle_bytes);
   return true;
 }
 
