@@ -21,7 +21,11 @@ namespace sandboxd {
 namespace {
 
 /// The directory `path` beneath `root`, made (mode 0700, owned by uid/gid) where missing.
-UniqueFd MakeParents(int root, const std::string& path, uid_t uid, gid_t gid) {
+/// Makes the directories of `path` beneath `root` (a stage) that are missing. Each one takes the
+/// owner and mode of the directory at the same path beneath `like` (the upper), so that an
+/// undo, which makes the upper's missing directories as the stage has them, gives them back as
+/// the sandbox had them; where `like` has none, `uid`/`gid` and 0700.
+UniqueFd MakeParents(int root, const std::string& path, uid_t uid, gid_t gid, int like = -1) {
   UniqueFd current(fcntl(root, F_DUPFD_CLOEXEC, 3));
   if (!current) ThrowErrno("cannot duplicate a directory fd");
   if (path == ".") return current;
@@ -33,7 +37,13 @@ UniqueFd MakeParents(int root, const std::string& path, uid_t uid, gid_t gid) {
     start = end + 1;
     if (name.empty()) continue;
     if (mkdirat(current.get(), name.c_str(), 0700) == 0) {
-      if (fchownat(current.get(), name.c_str(), uid, gid, AT_SYMLINK_NOFOLLOW) != 0) ThrowErrno("cannot own staged directory " + path);
+      std::optional<struct stat> model;
+      if (like >= 0) model = StatBeneath(like, path.substr(0, end));
+      bool as_upper = model && S_ISDIR(model->st_mode);
+      if (fchownat(current.get(), name.c_str(), as_upper ? model->st_uid : uid, as_upper ? model->st_gid : gid, AT_SYMLINK_NOFOLLOW) != 0)
+        ThrowErrno("cannot own staged directory " + path);
+      if (as_upper && fchmodat(current.get(), name.c_str(), model->st_mode & 07777, 0) != 0)
+        ThrowErrno("cannot set the mode of staged directory " + path);
     } else if (errno != EEXIST) {
       ThrowErrno("cannot make staged directory " + path);
     }
@@ -130,7 +140,7 @@ void StageEntries(int upper_fd, int stage_fd, const std::vector<Change>& changes
     auto [parent_path, name] = SplitParent(change.path);
     if (change.kind == ChangeKind::kModeChanged || !IsCommittable(change)) continue;  // stays in the upper
     if (change.new_type == EntryType::kDirectory) {
-      MakeParents(stage_fd, change.path, uid, gid);
+      MakeParents(stage_fd, change.path, uid, gid, upper_fd);
       continue;
     }
     UniqueFd upper_parent = OpenBeneath(upper_fd, parent_path, O_PATH | O_DIRECTORY);
@@ -141,7 +151,7 @@ void StageEntries(int upper_fd, int stage_fd, const std::vector<Change>& changes
       throw Error(Code::kFailed, change.path + " vanished from the sandbox during the commit");
     }
     if (change.kind == ChangeKind::kDeleted && !IsWhiteout(*st)) continue;
-    UniqueFd stage_parent = MakeParents(stage_fd, parent_path, uid, gid);
+    UniqueFd stage_parent = MakeParents(stage_fd, parent_path, uid, gid, upper_fd);
     if (renameat(upper_parent.get(), name.c_str(), stage_parent.get(), name.c_str()) != 0)
       ThrowErrno("cannot stage " + change.path + " for the commit");
   }
@@ -153,7 +163,7 @@ UniqueFd CreateStagedFile(int upper_fd, int stage_fd, const std::string& path, u
   if (!upper_parent) ThrowErrno("cannot open " + parent_path + " in the sandbox");
   auto st = StatAt(upper_parent.get(), name);
   if (!st || !S_ISREG(st->st_mode)) throw Error(Code::kFailed, path + " is no longer a file in the sandbox");
-  UniqueFd stage_parent = MakeParents(stage_fd, parent_path, uid, gid);
+  UniqueFd stage_parent = MakeParents(stage_fd, parent_path, uid, gid, upper_fd);
   UniqueFd file(openat(stage_parent.get(), name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!file) ThrowErrno("cannot stage the merged " + path);
   if (fchown(file.get(), st->st_uid, st->st_gid) != 0 || fchmod(file.get(), st->st_mode & 07777) != 0)

@@ -144,6 +144,20 @@ void ReviewCommitTest::ShowsEveryFileAfterPartialCommits(const std::string& id) 
   EXPECT_EQ(seen.out, "a\nb\n") << seen.err;
 }
 
+// An undo after a discard puts a partly committed new directory back into the sandbox as the
+// sandbox had it, mode included (found by the model test: it came back 0700, the mode of the
+// commit's own working directories).
+TEST_F(ReviewCommitTest, UndoAfterDiscardGivesADirectoryBackWithItsMode) {
+  Job("mkdir fresh && chmod 755 fresh && echo a > fresh/a && echo b > fresh/b");
+  ASSERT_EQ(Ctl({"approve", id_, "fresh/a"}).status, 0);
+  ASSERT_EQ(Ctl({"commit", id_}).status, 0);
+  ASSERT_EQ(Ctl({"discard", id_}).status, 0);
+  Result undo = Ctl({"undo", id_});
+  ASSERT_EQ(undo.status, 0) << undo.err;
+  Result mode = Ctl({"run", id_, "--", "stat", "-c", "%a", "fresh"});
+  EXPECT_EQ(mode.out, "755\n") << mode.err;
+}
+
 TEST_F(ReviewCommitTest, NewDirectoriesGoWithAnApprovedFileInThem) {
   Job("mkdir -p d/e && echo x > d/e/x && echo y > d/y");
   ASSERT_EQ(Ctl({"approve", id_, "d/e/x"}).status, 0);
