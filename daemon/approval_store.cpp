@@ -49,6 +49,20 @@ std::map<int, Verdict> HunksFromText(const std::string& text) {
   return hunks;
 }
 
+/// The columns both tables keep a decision in, in the order DecisionFromRow reads them.
+constexpr const char* kDecisionColumns = "root, path, verdict, hunks, hunk_count, partner";
+
+Approval DecisionFromRow(Statement& row) {
+  Approval approval;
+  approval.root = static_cast<size_t>(row.ColumnInt(0));
+  approval.path = row.ColumnText(1);
+  approval.whole = VerdictFromString(row.ColumnText(2)).value_or(Verdict::kPending);
+  approval.hunks = HunksFromText(row.ColumnText(3));
+  approval.hunk_count = static_cast<int>(row.ColumnInt(4));
+  approval.partner = row.ColumnText(5);
+  return approval;
+}
+
 }  // namespace
 
 ApprovalStore::ApprovalStore(Store& store) : store_(store) {
@@ -66,17 +80,11 @@ ApprovalStore::ApprovalStore(Store& store) : store_(store) {
 std::vector<Approval> ApprovalStore::Load(const std::string& sandbox_id) {
   return store_.WithDatabase([&](Database& db) {
     std::vector<Approval> approvals;
-    Statement select(db, "SELECT root, path, fingerprint, verdict, hunks, hunk_count, partner FROM approvals WHERE sandbox_id = ?");
+    Statement select(db, "SELECT " + std::string(kDecisionColumns) + ", fingerprint FROM approvals WHERE sandbox_id = ?");
     select.Bind(1, sandbox_id);
     while (select.Step()) {
-      Approval approval;
-      approval.root = static_cast<size_t>(select.ColumnInt(0));
-      approval.path = select.ColumnText(1);
-      approval.fingerprint = select.ColumnText(2);
-      approval.whole = VerdictFromString(select.ColumnText(3)).value_or(Verdict::kPending);
-      approval.hunks = HunksFromText(select.ColumnText(4));
-      approval.hunk_count = static_cast<int>(select.ColumnInt(5));
-      approval.partner = select.ColumnText(6);
+      Approval approval = DecisionFromRow(select);
+      approval.fingerprint = select.ColumnText(6);
       approvals.push_back(std::move(approval));
     }
     return approvals;
@@ -159,20 +167,10 @@ std::vector<Approval> ApprovalStore::TakeAfterCommit(const std::string& sandbox_
   return store_.WithDatabase([&](Database& db) {
     Transaction tx(db);
     std::vector<Approval> approvals;
-    Statement select(db,
-                     "SELECT root, path, verdict, hunks, hunk_count, partner FROM approvals_after_commit "
-                     "WHERE sandbox_id = ? AND commit_id = ?");
+    Statement select(db, "SELECT " + std::string(kDecisionColumns) +
+                             " FROM approvals_after_commit WHERE sandbox_id = ? AND commit_id = ?");
     select.Bind(1, sandbox_id).Bind(2, commit);
-    while (select.Step()) {
-      Approval approval;
-      approval.root = static_cast<size_t>(select.ColumnInt(0));
-      approval.path = select.ColumnText(1);
-      approval.whole = VerdictFromString(select.ColumnText(2)).value_or(Verdict::kPending);
-      approval.hunks = HunksFromText(select.ColumnText(3));
-      approval.hunk_count = static_cast<int>(select.ColumnInt(4));
-      approval.partner = select.ColumnText(5);
-      approvals.push_back(std::move(approval));
-    }
+    while (select.Step()) approvals.push_back(DecisionFromRow(select));
     Statement(db, "DELETE FROM approvals_after_commit WHERE sandbox_id = ? AND commit_id = ?").Bind(1, sandbox_id).Bind(2, commit).Run();
     tx.Commit();
     return approvals;

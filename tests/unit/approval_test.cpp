@@ -87,6 +87,26 @@ TEST_F(ApprovalStoreTest, DecisionsRoundTripAndPendingOnesLeaveNoRow) {
   EXPECT_TRUE(approvals.Load("00000000000000aa").empty());
 }
 
+TEST_F(ApprovalStoreTest, PartnersAndDecisionsWaitingForACommitRoundTrip) {
+  ApprovalStore approvals(*store_);
+  Approval moved = Decision("new.c", "fp");
+  moved.partner = "old.c";
+  moved.DecideWhole(Verdict::kApproved);
+  approvals.Save("00000000000000aa", {moved});
+  ASSERT_EQ(approvals.Load("00000000000000aa").size(), 1u);
+  EXPECT_EQ(approvals.Load("00000000000000aa")[0].partner, "old.c");
+
+  Approval left = Decision("b.txt", "");
+  left.DecideHunk(1, 2, Verdict::kRejected);
+  approvals.SaveAfterCommit("00000000000000aa", 7, {left});
+  EXPECT_EQ(approvals.CommitsAwaited("00000000000000aa"), std::vector<int64_t>{7});
+  auto taken = approvals.TakeAfterCommit("00000000000000aa", 7);
+  ASSERT_EQ(taken.size(), 1u);
+  EXPECT_EQ(taken[0].hunks, left.hunks);
+  EXPECT_EQ(taken[0].hunk_count, 2);
+  EXPECT_TRUE(approvals.CommitsAwaited("00000000000000aa").empty());  // taken once
+}
+
 TEST_F(ApprovalStoreTest, DecisionsGoWithTheirSandbox) {
   ApprovalStore approvals(*store_);
   Approval whole = Decision("a.txt", "fp");
