@@ -116,11 +116,11 @@ void Model::Decide(const std::string& path, Decision decision) { Decide(path, st
 
 void Model::Decide(const std::string& path, Decision decision, const std::vector<ExpectedChange>& changes) {
   decision.partner.clear();
-  decision.made_unsure = false;
+  decision.unsure_group.clear();
   for (const auto& c : changes)
     if (c.path == path) {
       decision.partner = !c.renamed_from.empty() ? c.renamed_from : c.renamed_to;
-      decision.made_unsure = c.rename_unsure;
+      decision.unsure_group = c.rename_unsure ? c.rename_group : "";
     }
   decision.live_stamp = LiveStamp(path);
   decisions[path] = std::move(decision);
@@ -138,11 +138,11 @@ std::map<std::string, Decision> Model::EffectiveDecisions(const std::vector<Expe
   for (const auto& c : changes) {
     Decision d = stamped(c.path);
     std::string partner = !c.renamed_from.empty() ? c.renamed_from : c.renamed_to;
-    if (c.rename_unsure || d.made_unsure) {
+    if (c.rename_unsure || !d.unsure_group.empty()) {
       // Paired or not, and with which, is the daemon's choice: a decision made on the same
       // choice holds (the daemon pairs the same candidates the same way); any other may hold
       // or lapse.
-      bool same_choice = c.rename_unsure && d.made_unsure;
+      bool same_choice = c.rename_unsure && d.unsure_group == c.rename_group;
       if (!same_choice && (d.Review() != "pending" || d.whole == 'u')) d = Decision{'u', {}};
     } else if (d.whole != 'u') {
       if (!partner.empty() && !d.SameVerdicts(stamped(partner))) d = Decision{};
@@ -340,6 +340,14 @@ std::vector<ExpectedChange> Model::Changes() const {
     }
     d->renamed_to = a->path;
     a->renamed_from = d->path;
+  }
+  auto content = [&](const ExpectedChange& c) -> const Entry& { return c.kind == "deleted" ? live.at(c.path) : view.at(c.path); };
+  for (auto& c : out) {
+    if (!c.rename_unsure) continue;
+    for (const auto* group : {&deleted, &added})
+      for (const auto* other : *group)
+        if (content(*other).type == content(c).type && content(*other).data == content(c).data)
+          c.rename_group += other->kind + ":" + other->path + "\n";
   }
   return out;
 }

@@ -43,9 +43,10 @@ struct Decision {
   /// decision holds for the change as it was; once the live file moves on, or the change is
   /// half of another rename (or of none), it is pending.
   std::string partner, live_stamp;
-  /// Made while the change was one of several rename candidates: its partner is the one the
-  /// daemon chose, which the model does not know.
-  bool made_unsure = false;
+  /// Made while the change was one of several rename candidates (their names, as
+  /// ExpectedChange::rename_group; "" when it was not): its partner is the one the daemon
+  /// chose, which the model does not know, but the same candidates pair the same way again.
+  std::string unsure_group;
   /// The review word `changes --json` must carry ("pending", "approved", "rejected", "partial").
   std::string Review() const;
   std::vector<uint32_t> HunksIn(char state) const;
@@ -59,6 +60,9 @@ struct ExpectedChange {
   bool conflict = false;
   std::string renamed_from, renamed_to;
   bool rename_unsure = false;  ///< several candidates: which pair the daemon makes is its choice
+  /// When rename_unsure: every deleted and added path of this entry's type and content, which
+  /// the daemon's choice of pairs depends on (another candidate may change it).
+  std::string rename_group;
 };
 
 class Model {

@@ -4,12 +4,15 @@
 // exactly with SANDBOXD_MODEL_SEED=N (the daemon's timing aside: a kill mid-commit may land
 // elsewhere). SANDBOXD_MODEL_SEQUENCES and SANDBOXD_MODEL_STEPS set the budget,
 // SANDBOXD_MODEL_FIRST_SEED the first seed, SANDBOXD_MODEL_SKIP classes of checks (model_state.h).
+// SANDBOXD_MODEL_HOLD=N keeps the world (daemon, bus, sandbox) for N seconds after a mismatch,
+// to look at it (the state database, the layers) before it is torn down.
 
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 
 #include "harness.h"
 #include "model_checks.h"
@@ -54,6 +57,11 @@ TEST(ModelTest, RandomSequencesAgreeWithTheModel) {
       ADD_FAILURE() << "seed " << s << ", step " << seq.step << " (replay: SANDBOXD_MODEL_SEED=" << s
                     << " SANDBOXD_MODEL_STEPS=" << seq.step << "): " << e.what() << "\n  history:\n" << History(seq);
       std::printf("seed %llu: MISMATCH at step %d\n", static_cast<unsigned long long>(s), seq.step);
+      if (uint64_t hold = EnvNumber("SANDBOXD_MODEL_HOLD", 0)) {
+        std::printf("holding the world for %llu s\n", static_cast<unsigned long long>(hold));
+        std::fflush(stdout);
+        std::this_thread::sleep_for(std::chrono::seconds(hold));
+      }
     }
     std::fflush(stdout);
     EndSequence(seq);
