@@ -448,6 +448,23 @@ void SyncOptionalDirs(Sequence& seq, const Model::CommitPlan& plan) {
     }
 }
 
+/// The model's change set with the decisions that hold, one line each: for a mismatch report.
+std::string DescribeChanges(const Model& m) {
+  auto changes = m.Changes();
+  auto holding = m.EffectiveDecisions(changes);
+  std::string out;
+  for (const auto& c : changes) {
+    const Decision& d = holding[c.path];
+    out += "    " + Printable(c.path, 60) + " " + c.kind + " " + (d.whole == 'u' ? "unknown" : d.Review()) + (c.conflict ? " conflict" : "");
+    if (!c.renamed_from.empty()) out += " from " + Printable(c.renamed_from, 60);
+    if (!c.renamed_to.empty()) out += " to " + Printable(c.renamed_to, 60);
+    if (c.rename_unsure) out += " rename-unsure";
+    if (m.GroupOf(c.path).size() > 1) out += " hard-linked";
+    out += "\n";
+  }
+  return out;
+}
+
 void OpCommit(Sequence& seq, bool all, bool force) {
   ResolveUnknown(seq);
   auto hunks = CurrentHunks(seq);
@@ -459,7 +476,7 @@ void OpCommit(Sequence& seq, bool all, bool force) {
   if (all) args.push_back("--all");
   if (force) args.push_back("--force");
   seq.history.back() += "commit" + std::string(all ? " --all" : "") + (force ? " --force" : "") + " (" +
-                        std::to_string(plan.paths.size()) + " paths" + (plan.refused ? ", conflicts expected" : "") + ")";
+                        std::to_string(plan.paths.size()) + " paths" + (!plan.refused ? "" : plan.split_links.empty() ? ", conflicts expected" : ", names of one file apart") + ")";
   CtlResult r = Ctl(args);
   if (seq.skips.conflicts) {
     // Conflicts unchecked: follow the daemon's view of them, whatever it is.
@@ -474,6 +491,13 @@ void OpCommit(Sequence& seq, bool all, bool force) {
       plan = seq.model.Commit(all, true, hunks, problem);
     }
   }
+  if (plan.refused && !plan.split_links.empty()) {
+    if (r.status != 1 || r.err.find("two names of one file") == std::string::npos)
+      throw Mismatch(Fail("commit must be refused: " + Printable(plan.split_links[0]) + " and " + Printable(plan.split_links[1]) +
+                              " are two names of one file, not taken together;", r, seq.id));
+    CheckLive(seq, before.live, "after a commit refused for names of one file taken apart");
+    return;
+  }
   if (plan.refused) {
     if (r.status != 1) throw Mismatch("commit must be refused for conflicts on " + Printable(plan.conflicts.front()) + ": exit " + std::to_string(r.status));
     for (const auto& p : plan.conflicts)
@@ -482,7 +506,12 @@ void OpCommit(Sequence& seq, bool all, bool force) {
     CheckLive(seq, before.live, "after a commit refused for conflicts");
     return;
   }
-  if (r.status != 0) throw Mismatch(Fail("commit (model: no conflict)", r, seq.id));
+  if (r.status != 0) {
+    std::string planned;
+    for (const auto& p : plan.paths) planned += " " + Printable(p, 60);
+    throw Mismatch(Fail("commit (model: no conflict)", r, seq.id) + "\n  the model's changes before it:\n" + DescribeChanges(before) +
+                   "  it expected to commit:" + planned);
+  }
   SyncOptionalDirs(seq, plan);
 }
 

@@ -389,14 +389,26 @@ Model::CommitPlan Model::Commit(bool all, bool force, const std::map<std::string
     if (Conflict(p)) plan.conflicts.push_back(p);
   for (const auto& p : partial)
     if (Conflict(p)) plan.conflicts.push_back(p);
-  if (!plan.conflicts.empty() && !force) {
+  auto refuse = [&] {
     plan.refused = true;
     // DESIGN leaves open whether the approvals `--all` made stay after a refusal.
     if (all)
       for (const auto& c : changes)
         if (holding[c.path].Review() == "pending" || holding[c.path].whole == 'h') Decide(c.path, Decision{'u', {}});
     return plan;
-  }
+  };
+  if (!plan.conflicts.empty() && !force) return refuse();
+  // README: two names of one file go live together, whole, or not at all (a name left behind
+  // would share the inode with the live one).
+  std::set<std::string> changed;
+  for (const auto& c : changes) changed.insert(c.path);
+  for (const auto* taken : {&whole, &partial})
+    for (const auto& p : *taken)
+      for (const auto& other : GroupOf(p))
+        if (other != p && changed.count(other) && (!whole.count(other) || partial.count(p) || partial.count(other))) {
+          plan.split_links = {p, other};
+          return refuse();
+        }
   if (plan.conflicts.empty()) force = false;  // a --force that went over nothing is a plain commit
   if (force) undo_stack.clear();              // README: undo stops at a forced commit's predecessor
   CommitRecord record{live, {}};

@@ -129,6 +129,7 @@ class Model {
   struct CommitPlan {
     bool refused = false;
     std::vector<std::string> conflicts;  ///< paths that refuse it (empty when forced)
+    std::vector<std::string> split_links;  ///< or two names of one file not taken together
     std::set<std::string> paths;         ///< what goes live, whole or in part
     std::set<std::string> optional_dirs; ///< new empty directories that may or may not go live
   };

@@ -5,7 +5,8 @@
 // elsewhere). SANDBOXD_MODEL_SEQUENCES and SANDBOXD_MODEL_STEPS set the budget,
 // SANDBOXD_MODEL_FIRST_SEED the first seed, SANDBOXD_MODEL_SKIP classes of checks (model_state.h).
 // SANDBOXD_MODEL_HOLD=N keeps the world (daemon, bus, sandbox) for N seconds after a mismatch,
-// to look at it (the state database, the layers) before it is torn down.
+// to look at it (the state database, the layers) before it is torn down; creating the file
+// /tmp/sandboxd-model-release ends the wait early.
 
 #include <gtest/gtest.h>
 
@@ -13,6 +14,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
+
+#include <unistd.h>
 
 #include "harness.h"
 #include "model_checks.h"
@@ -58,9 +61,10 @@ TEST(ModelTest, RandomSequencesAgreeWithTheModel) {
                     << " SANDBOXD_MODEL_STEPS=" << seq.step << "): " << e.what() << "\n  history:\n" << History(seq);
       std::printf("seed %llu: MISMATCH at step %d\n", static_cast<unsigned long long>(s), seq.step);
       if (uint64_t hold = EnvNumber("SANDBOXD_MODEL_HOLD", 0)) {
-        std::printf("holding the world for %llu s\n", static_cast<unsigned long long>(hold));
+        std::printf("holding the world for %llu s (touch /tmp/sandboxd-model-release to end it)\n", static_cast<unsigned long long>(hold));
         std::fflush(stdout);
-        std::this_thread::sleep_for(std::chrono::seconds(hold));
+        for (uint64_t waited = 0; waited < hold && unlink("/tmp/sandboxd-model-release") != 0; ++waited)
+          std::this_thread::sleep_for(std::chrono::seconds(1));
       }
     }
     std::fflush(stdout);
