@@ -444,15 +444,19 @@ std::optional<std::string> CommitRunner::SettleAfterMoves(const Sandbox& sandbox
                                                           bool upper_kept) {
   std::vector<std::pair<size_t, std::string>> paths;
   std::map<size_t, std::vector<std::string>> per_root;
+  std::map<size_t, std::set<ino_t>> worked;
   for (const auto& step : steps) {
     paths.emplace_back(step.root, step.path);
     per_root[step.root].push_back(step.path);
     if (!step.from.empty()) paths.emplace_back(step.root, step.from);
+    for (ino_t inode : {step.old_ino, step.new_ino})
+      if (inode != 0) worked[step.root].insert(inode);
   }
   try {
     // A commit of the whole upper took it away (it is the backups now): nothing is left to see.
     if (upper_kept) ResightAfter(sights_, sandbox, paths);
     else sights_.Forget(sandbox.id(), paths);
+    ResightOtherNames(sights_, sandbox, worked);
     if (upper_kept)
       for (const auto& [root, root_paths] : per_root) {
         UniqueFd live = sandbox.OpenLiveRoot(root), upper = sandbox.OpenUpper(root);

@@ -121,4 +121,22 @@ void ResightAfter(SightStore& sights, const Sandbox& sandbox, const std::vector<
   sights.Forget(sandbox.id(), gone);
 }
 
+void ResightOtherNames(SightStore& sights, const Sandbox& sandbox, const std::map<size_t, std::set<ino_t>>& worked) {
+  if (worked.empty()) return;
+  std::map<size_t, UniqueFd> lives;
+  Sights now;
+  for (const auto& [key, sight] : sights.Load(sandbox.id())) {
+    auto inodes = worked.find(key.first);
+    size_t colon = sight.find(':');
+    if (inodes == worked.end() || colon == std::string::npos) continue;  // "-", "dir", "?": no inode
+    ino_t was = static_cast<ino_t>(std::stoull(sight.substr(0, colon)));
+    if (!inodes->second.count(was)) continue;
+    UniqueFd& live = lives[key.first];
+    if (!live) live = sandbox.OpenLiveRoot(key.first);
+    std::string seen = LiveSight(live.get(), key.second);
+    if (seen != sight && seen.compare(0, colon + 1, sight, 0, colon + 1) == 0) now[key] = seen;
+  }
+  sights.Replace(sandbox.id(), now);
+}
+
 }  // namespace sandboxd

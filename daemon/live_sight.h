@@ -14,7 +14,9 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <set>
 #include <string>
+#include <sys/types.h>
 #include <utility>
 #include <vector>
 
@@ -59,5 +61,11 @@ void RecordSights(SightStore& sights, const Sandbox& sandbox, const std::vector<
 /// After a commit or undo that took `paths`: each one still a change of the sandbox is in sight
 /// as the live tree is now (the sandbox put it there, or put it back), the others are forgotten.
 void ResightAfter(SightStore& sights, const Sandbox& sandbox, const std::vector<std::pair<size_t, std::string>>& paths);
+
+/// After commit work that removed, replaced, placed or chmodded a name of each inode in
+/// `worked` (per root): every path in sight whose live entry is still one of those inodes is in
+/// sight as it is now. Its ctime moved with the sandbox's own work (the other names of a hard
+/// link see their link count change), not with the owner's.
+void ResightOtherNames(SightStore& sights, const Sandbox& sandbox, const std::map<size_t, std::set<ino_t>>& worked);
 
 }  // namespace sandboxd

@@ -205,6 +205,27 @@ TEST_F(HardLinkTest, RemovingOneNameFreezesTheOtherAndALiveEditOfItConflicts) {
   EXPECT_EQ(ReadWhole(project_ + "/sub/h2"), "live\n");
 }
 
+// A commit that removes one name of a live hard link changes the other name's inode (its link
+// count, so its ctime), and so does its undo: that is the sandbox's own work, not a live change
+// it did not see. Before,
+// the other name, edited by the job, was then a conflict ("changed in the live tree") and could
+// only be committed with --force (found by the model test, seed 29).
+TEST_F(HardLinkTest, CommittingTheRemovalOfOneNameIsNoConflictForTheOther) {
+  Job("rm h1 && echo new > sub/h2");
+  ASSERT_EQ(Changes(), "D h1\nM sub/h2\n");
+  ASSERT_EQ(Ctl({"approve", id_, "h1"}).status, 0);
+  Result removed = Ctl({"commit", id_});
+  ASSERT_EQ(removed.status, 0) << removed.err;
+  EXPECT_EQ(Changes(), "M sub/h2\n");
+  // Its undo links the name back: the sandbox's own work again.
+  Result undone = Ctl({"undo", id_});
+  ASSERT_EQ(undone.status, 0) << undone.err;
+  EXPECT_EQ(Changes(), "D h1\nM sub/h2\n");
+  Result rest = Ctl({"commit", id_, "--all"});
+  EXPECT_EQ(rest.status, 0) << rest.err;
+  EXPECT_EQ(ReadWhole(project_ + "/sub/h2"), "new\n");
+}
+
 }  // namespace
 }  // namespace sandboxd::it
 
