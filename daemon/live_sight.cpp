@@ -1,13 +1,17 @@
 #include "live_sight.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <time.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "beneath.h"
 #include "fd.h"
 #include "file_clock.h"
+#include "overlay.h"
 #include "sqlite.h"
 
 namespace sandboxd {
@@ -24,6 +28,27 @@ CREATE TABLE IF NOT EXISTS live_sights (
 )sql";
 
 int64_t Ns(const struct timespec& t) { return int64_t{t.tv_sec} * 1000000000 + t.tv_nsec; }
+
+/// An entry of the upper layer other than a directory: when it was made there (its birth time;
+/// its ctime where the file system keeps none), and whether it is a copy-up of a live entry
+/// (overlayfs recorded its origin) rather than one a job made.
+struct UpperEntry {
+  int64_t made_ns = 0;
+  bool copied_up = false;
+};
+
+std::optional<UpperEntry> ReadUpperEntry(int upper_fd, const std::string& path) {
+  auto [parent_path, name] = SplitParent(path);
+  UniqueFd parent = OpenBeneath(upper_fd, parent_path, O_PATH | O_DIRECTORY);
+  struct statx st;
+  if (!parent || statx(parent.get(), name.c_str(), AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_CTIME | STATX_BTIME, &st) != 0 ||
+      S_ISDIR(st.stx_mode))
+    return std::nullopt;
+  const struct statx_timestamp& made = (st.stx_mask & STATX_BTIME) ? st.stx_btime : st.stx_ctime;
+  std::string entry = "/proc/self/fd/" + std::to_string(parent.get()) + "/" + name;
+  return UpperEntry{int64_t{made.tv_sec} * 1000000000 + made.tv_nsec,
+                    lgetxattr(entry.c_str(), (std::string(OverlayXattrPrefix()) + "origin").c_str(), nullptr, 0) >= 0};
+}
 
 }  // namespace
 
@@ -92,13 +117,17 @@ void RecordSights(SightStore& sights, const Sandbox& sandbox, const std::vector<
     for (const auto& change : root.changes) {
       if (change.path == "." || known.count({root.root, change.path})) continue;
       if (!live) live = sandbox.OpenLiveRoot(root.root), upper = sandbox.OpenUpper(root.root);
-      // An entry the upper held before this job began was copied up by an earlier one, which
-      // left it as the live one was (no change then, so no sight): since when it has not
-      // followed the live tree is unknown, so a live change since the sandbox last agreed with
-      // it counts as unseen.
-      auto held = StatBeneath(upper.get(), change.path);
-      bool earlier = held && !S_ISDIR(held->st_mode) && Ns(held->st_ctim) < unseen_from_ns;
-      first[{root.root, change.path}] = LiveSight(live.get(), change.path, earlier ? std::min(agreed_ns, unseen_from_ns) : unseen_from_ns);
+      // An entry the upper held before this job began (whether this job wrote it or not) was
+      // copied up by an earlier one, which left it as the live one was (no change then, so no
+      // sight): the job saw that copy, so a live change since it was made (or since the
+      // sandbox last agreed with the live tree, if later) counts as unseen. A copy-up was the
+      // live entry then: if the live tree has none now, it deleted it since, unseen.
+      auto held = ReadUpperEntry(upper.get(), change.path);
+      bool earlier = held && held->made_ns < unseen_from_ns;
+      int64_t from = earlier ? std::min(std::max(held->made_ns, agreed_ns), unseen_from_ns) : unseen_from_ns;
+      std::string sight = LiveSight(live.get(), change.path, from);
+      if (earlier && sight == "-" && held->copied_up) sight = kUnseen;
+      first[{root.root, change.path}] = sight;
     }
   }
   sights.RecordFirst(sandbox.id(), first);

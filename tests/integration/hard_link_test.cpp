@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include <map>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -225,6 +226,37 @@ TEST_F(HardLinkTest, CommittingTheRemovalOfOneNameIsNoConflictForTheOther) {
   EXPECT_EQ(rest.status, 0) << rest.err;
   EXPECT_EQ(ReadWhole(project_ + "/sub/h2"), "new\n");
 }
+
+// A job removes h1, so the sandbox keeps its own copy of sub/h2 (unchanged); then the owner
+// deletes sub/h2 live. The copy is now an "added" sub/h2 the sandbox never made: committing it
+// would undo the owner's deletion. It is a conflict however the inode's other name is kept:
+// live still (the owner's h1, before the commit), only in a commit's backup (after a commit
+// that took h1 away: found by the model test, seed 34), and after a later job that wrote the
+// copy (which took the live tree's "nothing there" for what it saw). Before, the first two
+// took the other name for the sandbox's own move of the file, and the third for seen.
+class HardLinkLiveDeletionTest : public HardLinkTest, public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(HardLinkLiveDeletionTest, TheSandboxsCopyOfALiveDeletedNameIsAConflict) {
+  const std::string way = GetParam();
+  Job(way == "backup" ? "rm h1 && echo k > keep.txt" : "rm h1");
+  if (way == "backup") {
+    ASSERT_EQ(Ctl({"approve", id_, "h1"}).status, 0);
+    Result removed = Ctl({"commit", id_});
+    ASSERT_EQ(removed.status, 0) << removed.err;
+  }
+  ASSERT_EQ(World().RunAs(kAlice, {"rm", "sub/h2"}, {.cwd = project_}).status, 0);
+  if (way == "later-job") Job("echo more >> sub/h2");
+  std::string listed = Changes();
+  // (Listed as the other half of "renamed from h1" where h1's deletion is a change too.)
+  EXPECT_TRUE(std::regex_search(listed, std::regex("(^|\n)A sub/h2 (\\(renamed from h1\\) )?\\[conflict: "))) << listed;
+  ASSERT_EQ(Ctl({"approve", id_, "sub/h2"}).status, 0);
+  Result commit = Ctl({"commit", id_});
+  EXPECT_EQ(commit.status, 1) << "sub/h2 came back live: " << commit.err;
+  struct stat st;
+  EXPECT_NE(lstat((project_ + "/sub/h2").c_str(), &st), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Ways, HardLinkLiveDeletionTest, ::testing::Values("live", "backup", "later-job"));
 
 }  // namespace
 }  // namespace sandboxd::it
