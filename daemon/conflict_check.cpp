@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <optional>
 #include <set>
 #include <vector>
@@ -32,19 +31,31 @@ struct OverlayOriginHead {
   uint8_t uuid[16];
 } __attribute__((packed));
 
-/// Whether the entry at `path` in the upper is a copy-up of a live entry that has since gone from
-/// the live tree. overlayfs records where a copied-up entry came from as a file handle; one that
-/// no longer opens (ESTALE), or opens with no link left (held in memory), is an inode the live
-/// tree deleted. One that still has a name may have been moved by the sandbox itself: a job
-/// renamed it (its live name is then a change of the sandbox, `moved_by_sandbox`, and the copy
-/// has no other name: a name linked up beside another name of a hard link has the overlay's
-/// index entry as a second one). Any other name it has is not in the live tree where the
-/// sandbox saw it (the owner moved it, or only a commit's backup holds it): deleted. When
-/// unsure (another error, a handle not understood) it counts as deleted: refusing is safe.
-bool CopiedUpFromDeleted(int live_root, ParentDirs& uppers, const std::string& path,
-                         const std::function<bool(dev_t, ino_t)>& moved_by_sandbox) {
+int64_t CtimeNs(const struct stat& st) { return int64_t{st.st_ctim.tv_sec} * 1000000000 + st.st_ctim.tv_nsec; }
+
+}  // namespace
+
+LiveOrigins::LiveOrigins(int live_fd, int upper_fd, const std::vector<Change>& changes, const std::map<std::string, std::string>& sights)
+    : live_fd_(live_fd), uppers_(upper_fd), changes_(changes), sights_(sights) {}
+
+bool LiveOrigins::MovedBySandbox(dev_t dev, ino_t ino) {
+  if (!moved_inodes_) {
+    moved_inodes_.emplace();
+    ParentDirs lives(live_fd_);  // changes come sorted: one open per directory
+    for (const auto& change : changes_) {
+      auto live = StatBeneath(lives, change.path);
+      if (!live || S_ISDIR(live->st_mode)) continue;
+      auto sight = sights_.find(change.path);
+      if (sight == sights_.end() || sight->second == LiveSight(live_fd_, change.path)) moved_inodes_->insert({live->st_dev, live->st_ino});
+    }
+  }
+  return moved_inodes_->count({dev, ino}) > 0;
+}
+
+bool LiveOrigins::Gone(const std::string& path) {
+  int live_root = live_fd_;
   std::string name;
-  int parent = uppers.Open(path, name);
+  int parent = uppers_.Open(path, name);
   if (parent < 0) return false;
   // Opened for reading (non-blocking, for a fifo): xattr calls through /proc/self/fd of an O_PATH
   // fd would act on the magic link itself. A symlink cannot be opened; it is not checked.
@@ -70,14 +81,9 @@ bool CopiedUpFromDeleted(int live_root, ParentDirs& uppers, const std::string& p
   if (!still) return true;
   // An inode deleted from the live tree still opens by handle while anything holds it (the
   // overlay's own cached lower dentry does): a deleted one has no name left.
-  struct stat st, copy;
-  if (fstat(still.get(), &st) != 0 || st.st_nlink == 0) return true;
-  return fstat(entry.get(), &copy) != 0 || copy.st_nlink != 1 || !moved_by_sandbox(st.st_dev, st.st_ino);
+  struct stat st;
+  return fstat(still.get(), &st) != 0 || st.st_nlink == 0 || !MovedBySandbox(st.st_dev, st.st_ino);
 }
-
-int64_t CtimeNs(const struct stat& st) { return int64_t{st.st_ctim.tv_sec} * 1000000000 + st.st_ctim.tv_nsec; }
-
-}  // namespace
 
 std::vector<ConflictCandidate> FindConflictCandidates(int live_fd, int upper_fd, const std::vector<Change>& changes,
                                                       const std::map<std::string, std::string>& sights, int64_t since_ns) {
@@ -94,17 +100,7 @@ std::vector<ConflictCandidate> FindConflictCandidates(int live_fd, int upper_fd,
     auto upper = StatBeneath(uppers, path);
     return live && upper && same_kind(*live, *upper);
   };
-  // The live inodes at the paths the sandbox changed, read once when first asked.
-  std::optional<std::set<std::pair<dev_t, ino_t>>> changed_inodes;
-  auto moved_by_sandbox = [&](dev_t dev, ino_t ino) {
-    if (!changed_inodes) {
-      changed_inodes.emplace();
-      ParentDirs others(live_fd);
-      for (const auto& change : changes)
-        if (auto live = StatBeneath(others, change.path); live && !S_ISDIR(live->st_mode)) changed_inodes->insert({live->st_dev, live->st_ino});
-    }
-    return changed_inodes->count({dev, ino}) > 0;
-  };
+  LiveOrigins origins(live_fd, upper_fd, changes, sights);
   for (const auto& change : changes) {
     if (change.path == ".") continue;
     auto live = StatBeneath(lives, change.path);
@@ -122,7 +118,7 @@ std::vector<ConflictCandidate> FindConflictCandidates(int live_fd, int upper_fd,
       continue;
     }
     if (!live) {
-      if (change.kind == ChangeKind::kAdded && CopiedUpFromDeleted(live_fd, uppers, change.path, moved_by_sandbox))
+      if (change.kind == ChangeKind::kAdded && origins.Gone(change.path))
         found.push_back({change.path, "deleted from the live tree", false});
       continue;
     }

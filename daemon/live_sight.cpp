@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/xattr.h>
 #include <time.h>
 
 #include <algorithm>
@@ -11,7 +10,7 @@
 #include "beneath.h"
 #include "fd.h"
 #include "file_clock.h"
-#include "overlay.h"
+#include "conflict_check.h"
 #include "sqlite.h"
 
 namespace sandboxd {
@@ -29,15 +28,9 @@ CREATE TABLE IF NOT EXISTS live_sights (
 
 int64_t Ns(const struct timespec& t) { return int64_t{t.tv_sec} * 1000000000 + t.tv_nsec; }
 
-/// An entry of the upper layer other than a directory: when it was made there (its birth time;
-/// its ctime where the file system keeps none), and whether it is a copy-up of a live entry
-/// (overlayfs recorded its origin) rather than one a job made.
-struct UpperEntry {
-  int64_t made_ns = 0;
-  bool copied_up = false;
-};
-
-std::optional<UpperEntry> ReadUpperEntry(int upper_fd, const std::string& path) {
+/// When the upper's entry at `path` (not a directory) was made there, by its birth time (its
+/// ctime where the file system keeps none; renames and writes keep the birth time).
+std::optional<int64_t> MadeNs(int upper_fd, const std::string& path) {
   auto [parent_path, name] = SplitParent(path);
   UniqueFd parent = OpenBeneath(upper_fd, parent_path, O_PATH | O_DIRECTORY);
   struct statx st;
@@ -45,9 +38,7 @@ std::optional<UpperEntry> ReadUpperEntry(int upper_fd, const std::string& path) 
       S_ISDIR(st.stx_mode))
     return std::nullopt;
   const struct statx_timestamp& made = (st.stx_mask & STATX_BTIME) ? st.stx_btime : st.stx_ctime;
-  std::string entry = "/proc/self/fd/" + std::to_string(parent.get()) + "/" + name;
-  return UpperEntry{int64_t{made.tv_sec} * 1000000000 + made.tv_nsec,
-                    lgetxattr(entry.c_str(), (std::string(OverlayXattrPrefix()) + "origin").c_str(), nullptr, 0) >= 0};
+  return int64_t{made.tv_sec} * 1000000000 + made.tv_nsec;
 }
 
 }  // namespace
@@ -114,19 +105,31 @@ void RecordSights(SightStore& sights, const Sandbox& sandbox, const std::vector<
   Sights known = sights.Load(sandbox.id()), first;
   for (const auto& root : scan) {
     UniqueFd live, upper;
+    std::map<std::string, std::string> root_sights;  // for `origins`, which keeps a reference
+    std::optional<LiveOrigins> origins;
     for (const auto& change : root.changes) {
       if (change.path == "." || known.count({root.root, change.path})) continue;
       if (!live) live = sandbox.OpenLiveRoot(root.root), upper = sandbox.OpenUpper(root.root);
-      // An entry the upper held before this job began (whether this job wrote it or not) was
-      // copied up by an earlier one, which left it as the live one was (no change then, so no
-      // sight): the job saw that copy, so a live change since it was made (or since the
-      // sandbox last agreed with the live tree, if later) counts as unseen. A copy-up was the
-      // live entry then: if the live tree has none now, it deleted it since, unseen.
-      auto held = ReadUpperEntry(upper.get(), change.path);
-      bool earlier = held && held->made_ns < unseen_from_ns;
-      int64_t from = earlier ? std::min(std::max(held->made_ns, agreed_ns), unseen_from_ns) : unseen_from_ns;
-      std::string sight = LiveSight(live.get(), change.path, from);
-      if (earlier && sight == "-" && held->copied_up) sight = kUnseen;
+      // An entry the upper held before this job began was copied up by an earlier one, which
+      // left it as the live one was (no change then, so no sight): since when it has not
+      // followed the live tree is unknown, so a live change since the sandbox last agreed with
+      // it counts as unseen.
+      auto held = StatBeneath(upper.get(), change.path);
+      bool earlier = held && !S_ISDIR(held->st_mode) && Ns(held->st_ctim) < unseen_from_ns;
+      std::string sight = LiveSight(live.get(), change.path, earlier ? std::min(agreed_ns, unseen_from_ns) : unseen_from_ns);
+      // A copy made before this job (even one it wrote since) of a live entry that has gone
+      // from the live tree: the job saw the copy, not the deletion.
+      if (sight == "-") {
+        auto made = MadeNs(upper.get(), change.path);
+        if (made && *made < unseen_from_ns) {
+          if (!origins) {
+            for (auto it = known.lower_bound({root.root, std::string()}); it != known.end() && it->first.first == root.root; ++it)
+              root_sights[it->first.second] = it->second;
+            origins.emplace(live.get(), upper.get(), root.changes, root_sights);
+          }
+          if (origins->Gone(change.path)) sight = kUnseen;
+        }
+      }
       first[{root.root, change.path}] = sight;
     }
   }

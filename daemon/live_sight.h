@@ -53,9 +53,9 @@ class SightStore {
 };
 
 /// At the end of a job: a sight for every change of `scan` that has none, with live changes
-/// from `unseen_from_ns` on unseen; for an entry the upper held before (an earlier job copied it
-/// up without changing it then), from when it was made there or from `agreed_ns` (when the
-/// sandbox last agreed with the live tree), whichever is later, and its live entry gone unseen.
+/// from `unseen_from_ns` on unseen; for an entry an earlier job copied up (without changing it
+/// then), from `agreed_ns` on (when the sandbox last agreed with the live tree). A copy made
+/// before this job of a live entry that has gone since (LiveOrigins) is unseen.
 void RecordSights(SightStore& sights, const Sandbox& sandbox, const std::vector<RootChanges>& scan, int64_t unseen_from_ns,
                   int64_t agreed_ns);
 
