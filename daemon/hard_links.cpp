@@ -53,7 +53,7 @@ bool WalkFiles(int root, const Visit& visit) {
 
 }  // namespace
 
-bool LinkUpHardLinks(int live_fd, int upper_fd, int merged_fd, const std::vector<Change>& changes) {
+std::vector<std::string> LinkUpHardLinks(int live_fd, int upper_fd, int merged_fd, const std::vector<Change>& changes) {
   // The changed files with more than one link in the upper (a copy-up in the index has two: its
   // name and the index's), and how many of their names the change set holds.
   std::map<Inode, std::pair<std::string, nlink_t>> upper_names;  // inode → {a name, how many}
@@ -93,7 +93,7 @@ bool LinkUpHardLinks(int live_fd, int upper_fd, int merged_fd, const std::vector
     if (merged && S_ISREG(merged->st_mode) && merged->st_nlink > names)
       missing[{merged->st_dev, merged->st_ino}] = merged->st_nlink - names;
   }
-  bool linked = false;
+  std::vector<std::string> linked;
   if (missing.empty() && unlinked.empty()) return linked;
   WalkFiles(live_fd, [&](const std::string& path, const struct stat& live) {
     if (live.st_nlink < 2 || StatBeneath(upper_fd, path)) return true;  // one name only, or the upper has its own
@@ -107,7 +107,7 @@ bool LinkUpHardLinks(int live_fd, int upper_fd, int merged_fd, const std::vector
       if (errno == ETXTBSY) return true;  // a job runs it; the next call links it up
       ThrowErrno("cannot give " + path + " its place in the sandbox beside its other names");
     }
-    linked = true;
+    linked.push_back(path);
     if (it != missing.end() && --it->second == 0) missing.erase(it);
     if (other != unlinked.end() && --other->second == 0) unlinked.erase(other);
     return !missing.empty() || !unlinked.empty();

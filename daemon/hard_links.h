@@ -18,6 +18,7 @@
 /// not change). From then on the upper holds the names as one inode, `changes` lists each, a
 /// commit takes all of them or none (commit_runner.cpp) and puts them live as one inode.
 
+#include <string>
 #include <vector>
 
 #include "change.h"
@@ -31,7 +32,8 @@ namespace sandboxd {
 /// file has names in the merged view that the upper lacks (names outside the root are never
 /// found: while one is missing, each call searches the whole root again). A name that cannot be
 /// opened because a job is running it (ETXTBSY) is left for the next call; other failures throw
-/// Error naming the path. True when a name was linked up: the change set is to be read again.
-bool LinkUpHardLinks(int live_fd, int upper_fd, int merged_fd, const std::vector<Change>& changes);
+/// Error naming the path. Returns the names linked up (relative to the root): when any, the
+/// change set is to be read again, and the sandbox froze them (their sights, live_sight.h).
+std::vector<std::string> LinkUpHardLinks(int live_fd, int upper_fd, int merged_fd, const std::vector<Change>& changes);
 
 }  // namespace sandboxd

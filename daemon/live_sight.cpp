@@ -10,7 +10,6 @@
 #include "beneath.h"
 #include "fd.h"
 #include "file_clock.h"
-#include "conflict_check.h"
 #include "sqlite.h"
 
 namespace sandboxd {
@@ -105,8 +104,6 @@ void RecordSights(SightStore& sights, const Sandbox& sandbox, const std::vector<
   Sights known = sights.Load(sandbox.id()), first;
   for (const auto& root : scan) {
     UniqueFd live, upper;
-    std::map<std::string, std::string> root_sights;  // for `origins`, which keeps a reference
-    std::optional<LiveOrigins> origins;
     for (const auto& change : root.changes) {
       if (change.path == "." || known.count({root.root, change.path})) continue;
       if (!live) live = sandbox.OpenLiveRoot(root.root), upper = sandbox.OpenUpper(root.root);
@@ -117,21 +114,18 @@ void RecordSights(SightStore& sights, const Sandbox& sandbox, const std::vector<
       auto held = StatBeneath(upper.get(), change.path);
       bool earlier = held && !S_ISDIR(held->st_mode) && Ns(held->st_ctim) < unseen_from_ns;
       std::string sight = LiveSight(live.get(), change.path, earlier ? std::min(agreed_ns, unseen_from_ns) : unseen_from_ns);
-      // A copy made before this job (even one it wrote since) of a live entry that has gone
-      // from the live tree: the job saw the copy, not the deletion.
-      if (sight == "-") {
-        auto made = MadeNs(upper.get(), change.path);
-        if (made && *made < unseen_from_ns) {
-          if (!origins) {
-            for (auto it = known.lower_bound({root.root, std::string()}); it != known.end() && it->first.first == root.root; ++it)
-              root_sights[it->first.second] = it->second;
-            origins.emplace(live.get(), upper.get(), root.changes, root_sights);
-          }
-          if (origins->Gone(change.path)) sight = kUnseen;
-        }
-      }
       first[{root.root, change.path}] = sight;
     }
+  }
+  sights.RecordFirst(sandbox.id(), first);
+}
+
+void RecordLinkedUpSights(SightStore& sights, const Sandbox& sandbox, size_t root, const std::vector<std::string>& paths) {
+  UniqueFd live = sandbox.OpenLiveRoot(root), upper = sandbox.OpenUpper(root);
+  Sights first;
+  for (const auto& path : paths) {
+    auto made = MadeNs(upper.get(), path);
+    if (made) first[{root, path}] = LiveSight(live.get(), path, *made);
   }
   sights.RecordFirst(sandbox.id(), first);
 }

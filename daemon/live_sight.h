@@ -54,10 +54,13 @@ class SightStore {
 
 /// At the end of a job: a sight for every change of `scan` that has none, with live changes
 /// from `unseen_from_ns` on unseen; for an entry an earlier job copied up (without changing it
-/// then), from `agreed_ns` on (when the sandbox last agreed with the live tree). A copy made
-/// before this job of a live entry that has gone since (LiveOrigins) is unseen.
+/// then), from `agreed_ns` on (when the sandbox last agreed with the live tree).
 void RecordSights(SightStore& sights, const Sandbox& sandbox, const std::vector<RootChanges>& scan, int64_t unseen_from_ns,
                   int64_t agreed_ns);
+
+/// Names a scan linked up (hard_links.h) are copies the sandbox made of live entries: each is in
+/// sight as the live entry was when the copy was made (a live change since then is unseen).
+void RecordLinkedUpSights(SightStore& sights, const Sandbox& sandbox, size_t root, const std::vector<std::string>& paths);
 
 /// After a commit or undo that took `paths`: each one still a change of the sandbox is in sight
 /// as the live tree is now (the sandbox put it there, or put it back), the others are forgotten.

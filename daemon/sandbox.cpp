@@ -167,7 +167,8 @@ void Sandbox::Unmount(Layers layers) {
       continue;  // gone from the live tree: nothing of it can go live, as what follows will say
     }
     UniqueFd upper = OpenUpper(i);
-    LinkUpHardLinks(live.get(), upper.get(), merged.get(), ScanChanges(live.get(), upper.get()));
+    auto linked = LinkUpHardLinks(live.get(), upper.get(), merged.get(), ScanChanges(live.get(), upper.get()));
+    if (!linked.empty() && linked_up_) linked_up_(*this, i, linked);
   }
   for (size_t i = 0; i < record_.roots.size(); ++i) UnmountOverlay(layout_.MergedDir(record_.id, i));
   if (record_.hard_quota) quota_layer().FreeReserve();
@@ -229,15 +230,16 @@ std::vector<RootChanges> Sandbox::Scan() const {
     UniqueFd lower = OpenLiveRoot(i);
     UniqueFd upper = OpenUpper(i);
     auto changes = ScanChanges(lower.get(), upper.get());
-    bool linked = false;
+    std::vector<std::string> linked;
     try {
       UniqueFd merged = OpenMergedView(i);
-      linked = merged && LinkUpHardLinks(lower.get(), upper.get(), merged.get(), changes);
+      if (merged) linked = LinkUpHardLinks(lower.get(), upper.get(), merged.get(), changes);
     } catch (const Error&) {
       // A name that cannot be linked up now (a full layer) is not listed yet: the change set must
       // still be readable. The commit links up again before it unmounts, and refuses then.
     }
-    result.push_back({i, linked ? ScanChanges(lower.get(), upper.get()) : std::move(changes)});
+    if (!linked.empty() && linked_up_) linked_up_(*this, i, linked);
+    result.push_back({i, !linked.empty() ? ScanChanges(lower.get(), upper.get()) : std::move(changes)});
   }
   return result;
 }

@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <mutex>
 #include <set>
 #include <string>
@@ -93,6 +94,11 @@ class Sandbox {
   /// left to the Unmount of a commit, undo or suspend, which refuses then).
   std::vector<RootChanges> Scan() const;
   size_t CountChanges() const;
+
+  /// Told of the names of root `root` that a scan or an unmount linked up (hard_links.h): from
+  /// then on the sandbox holds its own copy under them, which no longer follows the live tree.
+  using LinkedUp = std::function<void(const Sandbox&, size_t root, const std::vector<std::string>& paths)>;
+  void SetLinkedUp(LinkedUp linked_up) { linked_up_ = std::move(linked_up); }
 
   /// Opens the live root refusing symlinks on the way (its canonical path has none).
   UniqueFd OpenLiveRoot(size_t root) const;
@@ -187,6 +193,7 @@ class Sandbox {
   bool exclusive_ = false;
   bool destroyed_ = false;
   std::string broken_;  ///< why, when it is
+  LinkedUp linked_up_;
 };
 
 /// RAII for Sandbox::BeginExclusive/EndExclusive.

@@ -108,6 +108,7 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
     record.hide = request.hide;
     record.last_used_usec = record.created_usec;
     sandbox = std::make_shared<Sandbox>(record, layout_);
+    sandbox->SetLinkedUp(linked_up_);
     // Reserved before authorization and the slow set-up, so that a concurrent create over the
     // same roots or with the same name is refused; listed only once it exists.
     creating_[record.id] = sandbox;
@@ -133,6 +134,7 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
       SandboxRecord record = sandbox->record();
       record.stores.assign(roots.size(), std::string());
       auto fallback = std::make_shared<Sandbox>(record, layout_);
+      fallback->SetLinkedUp(linked_up_);
       {
         std::lock_guard lock(mutex_);
         creating_[record.id] = fallback;
@@ -275,6 +277,7 @@ std::vector<std::pair<std::string, std::string>> SandboxRegistry::Recover(const 
   std::vector<std::pair<std::string, std::string>> failures;
   for (auto& record : store_.LoadAll()) {
     auto sandbox = std::make_shared<Sandbox>(record, layout_);
+    sandbox->SetLinkedUp(linked_up_);
     {
       std::lock_guard lock(mutex_);
       sandboxes_[record.id] = sandbox;

@@ -39,6 +39,8 @@ class SandboxRegistry {
   /// Whether a sandbox created with a quota gets a file system of that size (quota_layer.h),
   /// as probed at start-up; else its jobs are stopped when they outgrow it.
   void SetHardQuotas(bool hard) { hard_quotas_ = hard; }
+  /// Given to every sandbox it makes or loads from then on (Sandbox::SetLinkedUp).
+  void SetLinkedUp(Sandbox::LinkedUp linked_up) { linked_up_ = std::move(linked_up); }
   bool hard_quotas() const { return hard_quotas_; }
 
   /// Called with the validated, canonical roots before anything is made: throws to refuse.
@@ -80,6 +82,7 @@ class SandboxRegistry {
   const Layout& layout_;
   Store& store_;
   bool hard_quotas_ = false;
+  Sandbox::LinkedUp linked_up_;
   ForbiddenAreas forbidden_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<Sandbox>> sandboxes_;

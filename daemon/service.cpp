@@ -170,6 +170,14 @@ int Service::Run() {
   ChooseQuotaMethod();
   journal_ = std::make_unique<CommitJournal>(*store_);
   sights_ = std::make_unique<SightStore>(*store_);
+  registry_->SetLinkedUp([this](const Sandbox& sandbox, size_t root, const std::vector<std::string>& paths) {
+    try {
+      RecordLinkedUpSights(*sights_, sandbox, root, paths);
+    } catch (const std::exception& e) {
+      LogAbout({sandbox.id(), sandbox.owner()}, spdlog::level::warn, "sandbox {}: cannot record what it holds of hard links: {}",
+               sandbox.id(), e.what());
+    }
+  });
   commits_ = std::make_unique<CommitRunner>(layout_, *journal_, *sights_, options_.helper_path);
   approvals_ = std::make_unique<ApprovalStore>(*store_);
   suspension_ = std::make_unique<Suspension>(*store_, *approvals_, config_.storage.archive_compression_level,

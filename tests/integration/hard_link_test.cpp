@@ -198,9 +198,9 @@ TEST_F(HardLinkTest, RemovingOneNameFreezesTheOtherAndALiveEditOfItConflicts) {
   ASSERT_EQ(World().RunAs(kAlice, {"sh", "-c", "echo live > sub/h2"}, {.cwd = project_}).status, 0);
   Result seen = Ctl({"run", id_, "--", "cat", "sub/h2"});
   EXPECT_EQ(seen.out, "old\n");
-  EXPECT_EQ(Changes(), "D h1 [conflict: changed in the live tree]\nM sub/h2 [conflict: changed in the live tree after the sandbox read it]\n");
+  EXPECT_EQ(Changes(), "D h1 [conflict: changed in the live tree]\nM sub/h2 [conflict: changed in the live tree]\n");
   Job("true");
-  EXPECT_EQ(Changes(), "D h1 [conflict: changed in the live tree]\nM sub/h2 [conflict: changed in the live tree after the sandbox read it]\n");
+  EXPECT_EQ(Changes(), "D h1 [conflict: changed in the live tree]\nM sub/h2 [conflict: changed in the live tree]\n");
   Result refused = Ctl({"commit", id_, "--all"});
   EXPECT_EQ(refused.status, 1);
   EXPECT_EQ(ReadWhole(project_ + "/sub/h2"), "live\n");
