@@ -576,12 +576,18 @@ void CommitRunner::Settle(const Sandbox& sandbox, int64_t commit, const std::vec
       linked = FileInodesBeneath(stage.get(), true);
     } else {
       for (const auto& step : root_steps) {
+        // A file whose mode alone went live left its copy in the stage: its other names in the
+        // upper, and its index entry, go as a placed file's do.
+        if (step.action == StepAction::kChmod)
+          if (auto staged = StatBeneath(stage.get(), step.path); staged && !S_ISDIR(staged->st_mode)) taken.insert(staged->st_ino);
         if (step.action != StepAction::kPlace) continue;
         auto placed = StatBeneath(live.get(), step.path);
         if (placed && placed->st_ino == step.new_ino && placed->st_nlink > 1) linked.insert(step.new_ino);
       }
+      linked.insert(taken.begin(), taken.end());
     }
     DropNamesOf(upper.get(), linked);
+    if (!sandbox.LandsAcrossFileSystems(i) && index_fd) ForgetIndexEntries(index_fd.get(), taken);
     if (sandbox.LandsAcrossFileSystems(i) && index_fd) ForgetIndexEntries(index_fd.get(), taken);
     SettleUpperAfterCommit(upper.get(), live.get(), stage.get(), sandbox.LandsAcrossFileSystems(i) || !index_fd ? -1 : index_fd.get(),
                            root_steps, sandbox.owner(), 0);

@@ -138,8 +138,9 @@ void StageEntries(int upper_fd, int stage_fd, const std::vector<Change>& changes
   for (const auto& change : changes) {
     if (change.path == ".") continue;
     auto [parent_path, name] = SplitParent(change.path);
-    if (change.kind == ChangeKind::kModeChanged || !IsCommittable(change)) continue;  // stays in the upper
-    if (change.new_type == EntryType::kDirectory) {
+    bool directory = change.new_type == EntryType::kDirectory;
+    if ((change.kind == ChangeKind::kModeChanged && directory) || !IsCommittable(change)) continue;  // stays in the upper
+    if (directory) {
       MakeParents(stage_fd, change.path, uid, gid, upper_fd);
       continue;
     }

@@ -20,7 +20,9 @@
 namespace sandboxd {
 
 /// Moves into `stage_fd` the upper entries of `changes` that go live: non-directories (files,
-/// symlinks, fifos) and the whiteouts of deletions. Directories are made in the stage (the
+/// symlinks, fifos; a file whose mode alone changed too: the commit sets the live one's mode,
+/// and a copy left in the upper would no longer follow the live file) and the whiteouts of
+/// deletions. Directories are made in the stage (the
 /// commit makes its own live directories; upper directories stay, they may hold changes that
 /// are not committed). Directories the stage needs are owned by `uid`/`gid`, mode 0700.
 void StageEntries(int upper_fd, int stage_fd, const std::vector<Change>& changes, uid_t uid, gid_t gid);

@@ -276,6 +276,23 @@ void ExpectAMovedNameStaysOneFileWithTheOther(const std::string& id, const std::
   EXPECT_EQ(inodes.out, "1\n") << inodes.err;
 }
 
+// The same with the moved name's mode changed, a change kept out of the commit (so the upper
+// stays), and a suspend and resume after it: the resumed overlay has no index, so the names
+// are one file only if the sandbox holds neither (found by the model test, seed 37).
+TEST_F(HardLinkTest, AMovedNameCommittedStaysOneFileWithTheOtherAfterSuspendAndResume) {
+  Job("mv h1 hmoved && chmod 700 hmoved && echo k > keep.txt");
+  ASSERT_EQ(Ctl({"reject", id_, "keep.txt"}).status, 0);
+  Result committed = Ctl({"commit", id_, "--all"});
+  ASSERT_EQ(committed.status, 0) << committed.err;
+  EXPECT_EQ(LinkShape(project_), "hmoved = sub/h2: old\n");
+  EXPECT_EQ(Changes(), "A keep.txt [rejected]\n");
+  ASSERT_EQ(Ctl({"suspend", id_}).status, 0);
+  ASSERT_EQ(Ctl({"resume", id_}).status, 0);
+  Result inodes = Ctl({"run", id_, "--", "sh", "-c", "stat -c %i hmoved sub/h2 | uniq | wc -l"});
+  EXPECT_EQ(inodes.out, "1\n") << inodes.err;
+  EXPECT_EQ(Changes(), "A keep.txt [rejected]\n");
+}
+
 TEST_F(HardLinkTest, AMovedNameCommittedIsOneFileWithTheOtherInTheSandbox) {
   ExpectAMovedNameStaysOneFileWithTheOther(id_, project_, [&](const std::vector<std::string>& args) { return Ctl(args); });
 }
