@@ -576,9 +576,10 @@ void CommitRunner::Settle(const Sandbox& sandbox, int64_t commit, const std::vec
       linked = FileInodesBeneath(stage.get(), true);
     } else {
       for (const auto& step : root_steps) {
-        // A file whose mode alone went live left its copy in the stage: its other names in the
-        // upper, and its index entry, go as a placed file's do.
-        if (step.action == StepAction::kChmod)
+        // A file whose mode alone went live, or that went live by moving the live file, left
+        // its copy in the stage: its other names in the upper, and its index entry, go as a
+        // placed file's do.
+        if (step.action == StepAction::kChmod || step.action == StepAction::kMove)
           if (auto staged = StatBeneath(stage.get(), step.path); staged && !S_ISDIR(staged->st_mode)) taken.insert(staged->st_ino);
         if (step.action != StepAction::kPlace) continue;
         auto placed = StatBeneath(live.get(), step.path);
