@@ -226,7 +226,7 @@ CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitR
     }
     for (const auto& [key, hunks] : request.hunks) {
       const auto& [root, path] = key;
-      UniqueFd merged = CreateStagedFile(fds.upper_fds[root], stage_fds[root], path, owner.uid, owner.gid);
+      UniqueFd merged = CreateStagedFile(fds.upper_fds[root], fds.live_fds[root], stage_fds[root], path, owner.uid, owner.gid);
       MergeHunksAsOwner(helper_path_, owner, fds.live_fds[root], fds.upper_fds[root], path, hunks, merged.get());
     }
     // Across file systems the stage is copied onto the live one, and the steps take their

@@ -158,12 +158,14 @@ void StageEntries(int upper_fd, int stage_fd, const std::vector<Change>& changes
   }
 }
 
-UniqueFd CreateStagedFile(int upper_fd, int stage_fd, const std::string& path, uid_t uid, gid_t gid) {
+UniqueFd CreateStagedFile(int upper_fd, int live_fd, int stage_fd, const std::string& path, uid_t uid, gid_t gid) {
   auto [parent_path, name] = SplitParent(path);
   UniqueFd upper_parent = OpenBeneath(upper_fd, parent_path, O_PATH | O_DIRECTORY);
   if (!upper_parent) ThrowErrno("cannot open " + parent_path + " in the sandbox");
   auto st = StatAt(upper_parent.get(), name);
   if (!st || !S_ISREG(st->st_mode)) throw Error(Code::kFailed, path + " is no longer a file in the sandbox");
+  // A mode change is no hunk: the merged file keeps the live file's mode.
+  if (auto live = StatBeneath(live_fd, path); live && S_ISREG(live->st_mode)) st->st_mode = live->st_mode;
   UniqueFd stage_parent = MakeParents(stage_fd, parent_path, uid, gid, upper_fd);
   UniqueFd file(openat(stage_parent.get(), name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (!file) ThrowErrno("cannot stage the merged " + path);

@@ -22,14 +22,15 @@ namespace sandboxd {
 /// Moves into `stage_fd` the upper entries of `changes` that go live: non-directories (files,
 /// symlinks, fifos; a file whose mode alone changed too: the commit sets the live one's mode,
 /// and a copy left in the upper would no longer follow the live file) and the whiteouts of
-/// deletions. Directories are made in the stage (the
-/// commit makes its own live directories; upper directories stay, they may hold changes that
-/// are not committed). Directories the stage needs are owned by `uid`/`gid`, mode 0700.
+/// deletions. Directories are made in the stage (the commit makes its own live directories;
+/// upper directories stay, they may hold changes that are not committed). Directories the
+/// stage needs are owned by `uid`/`gid`, mode 0700.
 void StageEntries(int upper_fd, int stage_fd, const std::vector<Change>& changes, uid_t uid, gid_t gid);
 
-/// Creates an empty file at `path` in the stage with the mode and owner of the upper entry at
-/// `path`, for the merged content of a partly approved file; returns it open for writing.
-UniqueFd CreateStagedFile(int upper_fd, int stage_fd, const std::string& path, uid_t uid, gid_t gid);
+/// Creates an empty file at `path` in the stage with the owner of the upper entry at `path` and
+/// the mode of the live one (a mode change is no hunk: it goes live with the whole file), for
+/// the merged content of a partly approved file; returns it open for writing.
+UniqueFd CreateStagedFile(int upper_fd, int live_fd, int stage_fd, const std::string& path, uid_t uid, gid_t gid);
 
 /// Puts every staged non-directory back into the upper where the upper has nothing at its path;
 /// a staged entry whose path the upper still holds (a merged file) is deleted. Directories the

@@ -31,9 +31,35 @@ struct OverlayOriginHead {
   uint8_t uuid[16];
 } __attribute__((packed));
 
-int64_t CtimeNs(const struct stat& st) { return int64_t{st.st_ctim.tv_sec} * 1000000000 + st.st_ctim.tv_nsec; }
+/// Whether entries of the upper are copies of live entries that have since gone from the live
+/// tree. overlayfs records where a copied-up entry came from as a file handle; one that no
+/// longer opens (ESTALE), or opens with no link left (held in memory), is an inode the live tree
+/// deleted. One that still has a name may have been moved by the sandbox itself: a job renamed
+/// it, and its live name is then a change of the sandbox, which the live tree still holds as
+/// the sandbox saw it (its sight; or it has none yet, while the job runs). Any other name it has
+/// is not in the live tree where the sandbox saw it: the owner moved it, only a commit's backup
+/// holds it, or it is the other name of a hard link the owner unlinked this one from (which
+/// moved that name's ctime). When unsure (another error, a handle not understood) it counts as
+/// gone: refusing is safe. An entry made by a job (no origin), or a symlink (which cannot be
+/// opened to read its origin), is not a copy.
+class LiveOrigins {
+ public:
+  /// `changes`: the root's change set, sorted (the sandbox's own moves are among them);
+  /// `sights`: their sights, by path (live_sight.h).
+  LiveOrigins(int live_fd, int upper_fd, const std::vector<Change>& changes, const std::map<std::string, std::string>& sights);
+  bool Gone(const std::string& path);
 
-}  // namespace
+ private:
+  bool MovedBySandbox(dev_t dev, ino_t ino);
+
+  int live_fd_;
+  ParentDirs uppers_;
+  const std::vector<Change>& changes_;
+  const std::map<std::string, std::string>& sights_;
+  std::optional<std::set<std::pair<dev_t, ino_t>>> moved_inodes_;  ///< read when first asked
+};
+
+int64_t CtimeNs(const struct stat& st) { return int64_t{st.st_ctim.tv_sec} * 1000000000 + st.st_ctim.tv_nsec; }
 
 LiveOrigins::LiveOrigins(int live_fd, int upper_fd, const std::vector<Change>& changes, const std::map<std::string, std::string>& sights)
     : live_fd_(live_fd), uppers_(upper_fd), changes_(changes), sights_(sights) {}
@@ -53,7 +79,6 @@ bool LiveOrigins::MovedBySandbox(dev_t dev, ino_t ino) {
 }
 
 bool LiveOrigins::Gone(const std::string& path) {
-  int live_root = live_fd_;
   std::string name;
   int parent = uppers_.Open(path, name);
   if (parent < 0) return false;
@@ -75,7 +100,7 @@ bool LiveOrigins::Gone(const std::string& path) {
   handle->handle_type = head.type;
   memcpy(handle->f_handle, origin.data() + sizeof head, handle_bytes);
   // open_by_handle_at refuses an O_PATH descriptor of the file system (EBADF).
-  UniqueFd file_system(openat(live_root, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd file_system(openat(live_fd_, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!file_system) return true;
   UniqueFd still(open_by_handle_at(file_system.get(), handle, O_PATH | O_CLOEXEC));
   if (!still) return true;
@@ -84,6 +109,8 @@ bool LiveOrigins::Gone(const std::string& path) {
   struct stat st;
   return fstat(still.get(), &st) != 0 || st.st_nlink == 0 || !MovedBySandbox(st.st_dev, st.st_ino);
 }
+
+}  // namespace
 
 std::vector<ConflictCandidate> FindConflictCandidates(int live_fd, int upper_fd, const std::vector<Change>& changes,
                                                       const std::map<std::string, std::string>& sights, int64_t since_ns) {

@@ -14,12 +14,9 @@
 
 #include <cstdint>
 #include <map>
-#include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
-#include "beneath.h"
 #include "change.h"
 
 namespace sandboxd {
@@ -28,34 +25,6 @@ struct ConflictCandidate {
   std::string path;
   std::string why;              ///< "changed in the live tree", "deleted from the live tree", ...
   bool same_content_possible;   ///< both sides are files or both symlinks: compare them
-};
-
-/// Whether entries of the upper are copies of live entries that have since gone from the live
-/// tree. overlayfs records where a copied-up entry came from as a file handle; one that no
-/// longer opens (ESTALE), or opens with no link left (held in memory), is an inode the live tree
-/// deleted. One that still has a name may have been moved by the sandbox itself: a job renamed
-/// it, and its live name is then a change of the sandbox, which the live tree still holds as
-/// the sandbox saw it (its sight; or it has none yet, while the job runs). Any other name it has
-/// is not in the live tree where the sandbox saw it: the owner moved it, only a commit's backup
-/// holds it, or it is the other name of a hard link the owner unlinked this one from (which
-/// moved that name's ctime). When unsure (another error, a handle not understood) it counts as
-/// gone: refusing is safe. An entry made by a job (no origin), or a symlink (which cannot be
-/// opened to read its origin), is not a copy.
-class LiveOrigins {
- public:
-  /// `changes`: the root's change set, sorted (the sandbox's own moves are among them);
-  /// `sights`: their sights, by path (live_sight.h).
-  LiveOrigins(int live_fd, int upper_fd, const std::vector<Change>& changes, const std::map<std::string, std::string>& sights);
-  bool Gone(const std::string& path);
-
- private:
-  bool MovedBySandbox(dev_t dev, ino_t ino);
-
-  int live_fd_;
-  ParentDirs uppers_;
-  const std::vector<Change>& changes_;
-  const std::map<std::string, std::string>& sights_;
-  std::optional<std::set<std::pair<dev_t, ino_t>>> moved_inodes_;  ///< read when first asked
 };
 
 /// `since_ns`: nanoseconds since the epoch. Reads metadata only (as root, never following a

@@ -77,6 +77,25 @@ TEST_F(ReviewCommitTest, OnlyTheApprovedHunkReachesTheLiveFile) {
   EXPECT_EQ(Ctl({"changes", id_}).out, "");
 }
 
+// A mode change is no hunk: a file taken hunk by hunk keeps its live mode, whatever the
+// sandbox's is, and the mode goes live with the whole file. Before, the merged file took the
+// sandbox's mode (found by the model test, where the owner had chmodded the live file).
+TEST_F(ReviewCommitTest, AFileTakenHunkByHunkKeepsItsLiveMode) {
+  EditThreeHunks();
+  Job("chmod 600 three.txt");
+  ASSERT_EQ(Ctl({"approve", id_, "three.txt:2"}).status, 0);
+  Result commit = Ctl({"commit", id_});
+  ASSERT_EQ(commit.status, 0) << commit.err;
+  EXPECT_EQ(ReadWhole(project_ + "/three.txt"), Lines({{15, "fifteen"}}));
+  struct stat st;
+  ASSERT_EQ(stat((project_ + "/three.txt").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0644u);
+  ASSERT_EQ(Ctl({"commit", id_, "--all"}).status, 0);
+  ASSERT_EQ(stat((project_ + "/three.txt").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  EXPECT_EQ(ReadWhole(project_ + "/three.txt"), Lines({{2, "two"}, {15, "fifteen"}, {28, "twenty-eight"}}));
+}
+
 TEST_F(ReviewCommitTest, RejectedHunksStayRejectedAfterAPartialCommit) {
   EditThreeHunks();
   ASSERT_EQ(Ctl({"approve", id_, "three.txt:1"}).status, 0);

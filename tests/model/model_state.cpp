@@ -423,6 +423,10 @@ Model::CommitPlan Model::Commit(bool all, bool force, const std::map<std::string
     decisions.erase(p);
     record.paths.insert(p);
   }
+  // The names of one of the sandbox's files that went live are one new live inode: no longer
+  // one with the live names of the inode it was copied from that stayed (a hard link whose
+  // other name the job moved away, say).
+  SplitGroups(live, record.paths, &view);
   for (const auto& p : partial) {
     auto h = hunks.find(p);
     const Decision& d = effective[p];
@@ -468,10 +472,29 @@ Model::CommitPlan Model::Commit(bool all, bool force, const std::map<std::string
   return plan;
 }
 
+void Model::SplitGroups(Tree& tree, const std::set<std::string>& paths, Tree* follower) {
+  std::map<long, long> fresh;  // old group → the new one of the names in `paths`
+  for (const auto& p : paths) {
+    auto it = tree.find(p);
+    if (it == tree.end() || it->second.type != 'f' || it->second.group == 0) continue;
+    long group = it->second.group;
+    bool others = false;
+    for (const auto& [q, e] : tree) others |= !paths.count(q) && e.type == 'f' && e.group == group;
+    if (!others) continue;
+    auto [at, added] = fresh.try_emplace(group, next_group);
+    if (added) ++next_group;
+    it->second.group = at->second;
+    if (follower && follower->count(p)) (*follower)[p].group = at->second;
+  }
+}
+
 void Model::Undo() {
   CommitRecord record = undo_stack.back();
   undo_stack.pop_back();
   live = record.live_before;
+  // Across file systems an undo puts copies of the backups back (README, landing area): the
+  // names it restores are no longer one inode with the names the commit had left alone.
+  if (layers_elsewhere) SplitGroups(live, record.paths, nullptr);
   for (const auto& p : record.paths) {
     live_version[p] = ++clock;
     // README: the undone changes are in the sandbox again, and for these paths "changed

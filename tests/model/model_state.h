@@ -141,6 +141,9 @@ class Model {
   void Discard();
 
  private:
+  /// The files among `paths` in `tree` whose hard-link group has names outside `paths` get a
+  /// group of their own (one per old group), in `follower` too where it holds them.
+  void SplitGroups(Tree& tree, const std::set<std::string>& paths, Tree* follower);
   void Touch(const std::string& path);
   void JobMkdirs(const std::string& path);
   void LiveChanged(const std::string& path);

@@ -38,7 +38,9 @@ class CommitStageTest : public ::testing::Test {
     if (geteuid() != 0) GTEST_SKIP() << "whiteouts and trusted xattrs need root";
     upper_ = dir_ / "upper";
     stage_ = dir_ / "stage";
+    live_ = dir_ / "live";
     mkdir(upper_.c_str(), 0755);
+    mkdir(live_.c_str(), 0755);
     mkdir(stage_.c_str(), 0700);
     WriteFile(upper_ + "/a", "new a\n");
     mkdir((upper_ + "/d").c_str(), 0755);
@@ -48,11 +50,12 @@ class CommitStageTest : public ::testing::Test {
     ASSERT_EQ(symlink("a", (upper_ + "/s").c_str()), 0);
     upper_fd_ = OpenDirectoryNoSymlinks(upper_, O_PATH);
     stage_fd_ = OpenDirectoryNoSymlinks(stage_, O_PATH);
+    live_fd_ = OpenDirectoryNoSymlinks(live_, O_PATH);
   }
 
   ScopedTempDir dir_;
-  std::string upper_, stage_;
-  UniqueFd upper_fd_, stage_fd_;
+  std::string upper_, stage_, live_;
+  UniqueFd upper_fd_, stage_fd_, live_fd_;
 };
 
 TEST_F(CommitStageTest, ApprovedEntriesMoveAndTheRestStays) {
@@ -76,7 +79,7 @@ TEST_F(CommitStageTest, UnstagePutsEverythingBackAndDropsMergedCopies) {
                 Make("w", ChangeKind::kDeleted, EntryType::kNone)},
                getuid(), getgid());
   // A merged file stands beside the upper's own full version.
-  UniqueFd merged = CreateStagedFile(upper_fd_.get(), stage_fd_.get(), "d/y", getuid(), getgid());
+  UniqueFd merged = CreateStagedFile(upper_fd_.get(), live_fd_.get(), stage_fd_.get(), "d/y", getuid(), getgid());
   ASSERT_TRUE(merged);
   ASSERT_EQ(write(merged.get(), "merged\n", 7), 7);
   Unstage(upper_fd_.get(), stage_fd_.get());
@@ -89,6 +92,18 @@ TEST_F(CommitStageTest, UnstagePutsEverythingBackAndDropsMergedCopies) {
   EXPECT_FALSE(Exists(stage_ + "/a"));
   EXPECT_FALSE(Exists(stage_ + "/d/y"));
   Unstage(upper_fd_.get(), stage_fd_.get());  // again: nothing to do, no error
+}
+
+// A mode change is no hunk: the merged file of a partly approved one keeps the live mode.
+TEST_F(CommitStageTest, AMergedFileHasTheLiveFilesMode) {
+  mkdir((live_ + "/d").c_str(), 0755);
+  WriteFile(live_ + "/d/y", "old y\n");
+  ASSERT_EQ(chmod((live_ + "/d/y").c_str(), 0600), 0);
+  UniqueFd merged = CreateStagedFile(upper_fd_.get(), live_fd_.get(), stage_fd_.get(), "d/y", getuid(), getgid());
+  ASSERT_TRUE(merged);
+  struct stat st;
+  ASSERT_EQ(fstat(merged.get(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
 }
 
 TEST_F(CommitStageTest, SettlingClearsTheOpaqueMarkAndStaleIndexLinks) {
