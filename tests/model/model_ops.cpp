@@ -312,6 +312,7 @@ void Decide(Sequence& seq, const std::vector<std::string>& paths, bool approve) 
   for (const auto& p : all) args.push_back(WireName(p));
   CtlResult r = Ctl(args);
   if (r.status != 0) throw Mismatch(Fail(args[0] + " " + Printable(args.back()), r));
+  m.ForgetLapsed();
   auto changes = m.Changes();
   for (const auto& p : all) m.Decide(p, Decision{approve ? 'a' : 'r', {}}, changes);
 }
@@ -336,6 +337,7 @@ void OpApproveAll(Sequence& seq) {
   seq.history.back() += "approve --all";
   CtlResult r = Ctl({"approve", seq.id, "--all"});
   if (r.status != 0) throw Mismatch(Fail("approve --all", r));
+  seq.model.ForgetLapsed();
   // Every change, rejected ones too: the owner said "all" (the daemon's reading; DESIGN does
   // not say, and `commit --all`, which approves pending ones only, is another verb).
   auto changes = seq.model.Changes();
@@ -375,6 +377,7 @@ void OpDecideHunks(Sequence& seq) {
     if (args->size() == 3) continue;
     CtlResult r = Ctl(*args);
     if (r.status != 0) throw Mismatch(Fail((*args)[0] + " " + Printable(args->back()), r));
+    m.ForgetLapsed();
   }
   m.Decide(path, d);
   if (seq.skips.hunkdiff) return;

@@ -153,6 +153,16 @@ std::map<std::string, Decision> Model::EffectiveDecisions(const std::vector<Expe
   return out;
 }
 
+void Model::ForgetLapsed() {
+  auto changes = Changes();
+  auto holding = EffectiveDecisions(changes);
+  for (const auto& c : changes) {
+    auto it = decisions.find(c.path);
+    const Decision& now = holding[c.path];
+    if (it != decisions.end() && it->second.whole != 'u' && now.whole == 'p') decisions.erase(it);
+  }
+}
+
 Decision Model::EffectiveDecision(const std::string& path) const {
   auto all = EffectiveDecisions(Changes());
   auto it = all.find(path);

@@ -117,6 +117,10 @@ class Model {
   void Decide(const std::string& path, Decision decision, const std::vector<ExpectedChange>& changes);
   /// The decision that holds for each of `changes` (Changes()): pending where none does, 'u'
   /// where it depends on a pairing of the daemon's choosing.
+  /// The owner decided something: the daemon records the decisions of every change as they
+  /// hold now, so one that lapsed (the live file moved on, another rename partner) is gone for
+  /// good, even if what it was made on comes back.
+  void ForgetLapsed();
   std::map<std::string, Decision> EffectiveDecisions(const std::vector<ExpectedChange>& changes) const;
   Decision EffectiveDecision(const std::string& path) const;
   std::string LiveStamp(const std::string& path) const;
