@@ -434,9 +434,13 @@ Model::CommitPlan Model::Commit(bool all, bool force, const std::map<std::string
     record.paths.insert(p);
   }
   // The names of one of the sandbox's files that went live are one new live inode: no longer
-  // one with the live names of the inode it was copied from that stayed (a hard link whose
-  // other name the job moved away, say).
-  SplitGroups(live, record.paths, &view);
+  // one with the live names of the inode it was copied from that stayed. Not where a rename
+  // went live as a move of the live file (README), which keeps its inode (and where the
+  // daemon's pairing is its choice, the model does not know).
+  std::set<std::string> placed;
+  for (const auto& c : changes)
+    if (record.paths.count(c.path) && !c.rename_unsure && !(c.renamed_from.size() && whole.count(c.renamed_from))) placed.insert(c.path);
+  SplitGroups(live, placed, &view);
   for (const auto& p : partial) {
     auto h = hunks.find(p);
     const Decision& d = effective[p];
