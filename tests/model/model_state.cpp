@@ -421,7 +421,8 @@ Model::CommitPlan Model::Commit(bool all, bool force, const std::map<std::string
         }
   if (plan.conflicts.empty()) force = false;  // a --force that went over nothing is a plain commit
   if (force) undo_stack.clear();              // README: undo stops at a forced commit's predecessor
-  CommitRecord record{live, {}};
+  CommitRecord record{live, {}, {}};
+  const Tree before_view = view;
   for (const auto& p : whole) {
     auto v = view.find(p);
     if (v == view.end()) live.erase(p);
@@ -438,9 +439,38 @@ Model::CommitPlan Model::Commit(bool all, bool force, const std::map<std::string
   // went live as a move of the live file (README), which keeps its inode (and where the
   // daemon's pairing is its choice, the model does not know).
   std::set<std::string> placed;
-  for (const auto& c : changes)
-    if (record.paths.count(c.path) && !c.rename_unsure && !(c.renamed_from.size() && whole.count(c.renamed_from))) placed.insert(c.path);
+  for (const auto& c : changes) {
+    if (!record.paths.count(c.path)) continue;
+    if (c.rename_unsure) record.moved.insert(c.path);
+    if (c.renamed_from.size() && whole.count(c.renamed_from)) {
+      record.moved.insert({c.path, c.renamed_from});
+      // The live file itself moved: it keeps its inode, so its hard links.
+      auto from = record.live_before.find(c.renamed_from);
+      if (from != record.live_before.end() && from->second.type == 'f' && live.count(c.path)) {
+        live[c.path].group = from->second.group;
+        if (view.count(c.path)) view[c.path].group = from->second.group;
+      }
+    }
+  }
+  for (const auto& p : record.paths)
+    if (!record.moved.count(p)) placed.insert(p);
   SplitGroups(live, placed, &view);
+  // The sandbox's other names of a file that went live, which it held unchanged (linked up
+  // beside a name a job removed or moved), leave it with the file: they show the live tree
+  // again (README).
+  std::set<std::string> changed_paths;
+  for (const auto& c : changes) changed_paths.insert(c.path);
+  for (const auto& p : whole) {
+    auto v = before_view.find(p);
+    if (v == before_view.end() || v->second.type != 'f' || v->second.group == 0) continue;
+    for (const auto& [q, e] : before_view)
+      if (q != p && e.type == 'f' && e.group == v->second.group && !changed_paths.count(q) && touched.count(q)) {
+        touched.erase(q);
+        seen.erase(q);
+        seen_absent.erase(q);
+        if (auto l = live.find(q); l != live.end()) view[q] = l->second;
+      }
+  }
   for (const auto& p : partial) {
     auto h = hunks.find(p);
     const Decision& d = effective[p];
@@ -508,7 +538,16 @@ void Model::Undo() {
   live = record.live_before;
   // Across file systems an undo puts copies of the backups back (README, landing area): the
   // names it restores are no longer one inode with the names the commit had left alone.
-  if (layers_elsewhere) SplitGroups(live, record.paths, nullptr);
+  if (layers_elsewhere) {
+    std::set<std::string> restored;
+    for (const auto& p : record.paths)
+      if (!record.moved.count(p)) restored.insert(p);
+    SplitGroups(live, restored, nullptr);
+  }
+  // The undone changes are in the sandbox again, as their own copies: the names of the same
+  // file the commit had let go (they showed the live file since) stay apart from them.
+  Tree unused;
+  SplitGroups(view, record.paths, &unused);
   for (const auto& p : record.paths) {
     live_version[p] = ++clock;
     // README: the undone changes are in the sandbox again, and for these paths "changed

@@ -89,6 +89,7 @@ class Model {
   struct CommitRecord {
     Tree live_before;
     std::set<std::string> paths;
+    std::set<std::string> moved;  ///< of `paths`, both halves of renames that moved a live file
   };
   /// Commits that undo must be able to take back, newest last. Emptied where the test cannot
   /// tell what undo must do (a live edit or a job on a committed path since).
