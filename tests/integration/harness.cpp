@@ -285,6 +285,7 @@ void Harness::Stop() {
   // Anything still mounted below our directory (a daemon that died mid-way) goes first.
   System("grep -o ' " + dir_ + "/run/[^ ]*' /proc/self/mountinfo | sort -r | xargs -r -n1 umount -l 2>/dev/null");
   System("rm -rf --one-file-system '" + dir_ + "'");
+  for (const auto& project : projects_) System("rm -rf --one-file-system '" + project + "'");
 }
 
 std::string Harness::DaemonLog() const { return ReadWhole(dir_ + "/sandboxd.log"); }
@@ -402,7 +403,9 @@ Result Harness::Gdbus(const std::string& user, const std::string& path, const st
 std::string Harness::MakeProject(const std::string& user) const {
   passwd* pw = getpwnam(user.c_str());
   static std::mt19937_64 random{std::random_device{}()};
-  std::string project = std::string(pw->pw_dir) + "/it-" + std::to_string(random() % 1000000000) + "/proj";
+  std::string top = std::string(pw->pw_dir) + "/it-" + std::to_string(random() % 1000000000);
+  projects_.push_back(top);
+  std::string project = top + "/proj";
   std::string script = "mkdir -p '" + project + "/sub' && cd '" + project +
                        "' && printf 'alpha\\n' > a.txt && printf '1\\n2\\n3\\n4\\n5\\n' > b.txt && printf 'gamma\\n' > c.txt"
                        " && printf 's\\n' > sub/s.txt && ln -s a.txt link";

@@ -83,6 +83,7 @@ class Harness {
   std::string job_visible_dir_;
   std::string bus_address_;
   std::string skip_reason_;
+  mutable std::vector<std::string> projects_;  ///< the directories MakeProject made, removed by Stop
   pid_t bus_pid_ = -1;
   pid_t polkit_pid_ = -1;
   pid_t daemon_pid_ = -1;
