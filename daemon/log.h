@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace sandboxd {
 
@@ -17,6 +18,11 @@ void SetUpLogging(const std::string& level);
 
 /// Whom a log line is about: journal fields SANDBOX_ID=, SANDBOX_OWNER_UID=, JOB_ID=.
 struct LogSubject {
+  // Constructors rather than an aggregate: most subjects name a sandbox and its owner only.
+  LogSubject() = default;
+  LogSubject(std::string sandbox, std::optional<uid_t> who = std::nullopt, std::string job = {})
+      : sandbox_id(std::move(sandbox)), owner(who), job_id(std::move(job)) {}
+
   std::string sandbox_id;
   std::optional<uid_t> owner;
   std::string job_id;

@@ -407,7 +407,7 @@ void SandboxDBus::Decide(sdbus::Result<uint32_t>&& result, std::vector<std::stri
       for (const auto& root : asked) {
         fds.push_back(sandbox_->OpenLiveRoot(root.root));
         fds.push_back(sandbox_->OpenUpper(root.root));
-        roots.push_back({fds[fds.size() - 2].get(), fds.back().get(), sandbox_->PathPrefix(root.root), root.changes, {}});
+        roots.push_back({fds[fds.size() - 2].get(), fds.back().get(), sandbox_->PathPrefix(root.root), root.changes, {}, {}});
       }
       auto counted = CountHunksAsOwner(service_.options().helper_path, LookupUser(sandbox_->owner()), roots);
       HunkCounts counts;
