@@ -449,8 +449,9 @@ std::optional<std::string> CommitRunner::SettleAfterMoves(const Sandbox& sandbox
     paths.emplace_back(step.root, step.path);
     per_root[step.root].push_back(step.path);
     if (!step.from.empty()) paths.emplace_back(step.root, step.from);
-    for (ino_t inode : {step.old_ino, step.new_ino})
-      if (inode != 0) worked[step.root].insert(inode);
+    // The live inodes the commit took a name from (removed, replaced or moved): their other
+    // names saw their ctime move.
+    if (step.old_ino != 0) worked[step.root].insert(step.old_ino);
   }
   try {
     // A commit of the whole upper took it away (it is the backups now): nothing is left to see.
@@ -567,18 +568,17 @@ void CommitRunner::Settle(const Sandbox& sandbox, int64_t commit, const std::vec
     std::string index = sandbox.WorkDir(i) + "/index";
     UniqueFd index_fd;
     if (Exists(index)) index_fd = OpenDirectoryNoSymlinks(index, O_RDONLY);
-    // The inodes that went live: on one file system the placed entries themselves, across file
-    // systems the originals in the stage. Other names of them the upper still holds (hard
-    // links linked up beside them, unchanged) go too: the live tree shows them now.
-    std::set<ino_t> taken, linked;  // linked: those with other names (the walk is for them only)
+    // The sandbox's inodes whose files went live. Other names of them the upper still holds
+    // (hard links linked up beside them, unchanged) go: the live tree shows them now. `taken`
+    // are those whose index entries go here: across file systems every original in the stage;
+    // on one file system the copies the stage kept of files that went live by a chmod or by
+    // moving the live file (a placed file's entry goes in SettleUpperAfterCommit).
+    std::set<ino_t> taken, linked;  // linked: those whose other names are looked for (a walk)
     if (sandbox.LandsAcrossFileSystems(i)) {
       taken = FileInodesBeneath(stage.get());
       linked = FileInodesBeneath(stage.get(), true);
     } else {
       for (const auto& step : root_steps) {
-        // A file whose mode alone went live, or that went live by moving the live file, left
-        // its copy in the stage: its other names in the upper, and its index entry, go as a
-        // placed file's do.
         if (step.action == StepAction::kChmod || step.action == StepAction::kMove)
           if (auto staged = StatBeneath(stage.get(), step.path); staged && !S_ISDIR(staged->st_mode)) taken.insert(staged->st_ino);
         if (step.action != StepAction::kPlace) continue;
@@ -588,8 +588,7 @@ void CommitRunner::Settle(const Sandbox& sandbox, int64_t commit, const std::vec
       linked.insert(taken.begin(), taken.end());
     }
     DropNamesOf(upper.get(), linked);
-    if (!sandbox.LandsAcrossFileSystems(i) && index_fd) ForgetIndexEntries(index_fd.get(), taken);
-    if (sandbox.LandsAcrossFileSystems(i) && index_fd) ForgetIndexEntries(index_fd.get(), taken);
+    if (index_fd) ForgetIndexEntries(index_fd.get(), taken);
     SettleUpperAfterCommit(upper.get(), live.get(), stage.get(), sandbox.LandsAcrossFileSystems(i) || !index_fd ? -1 : index_fd.get(),
                            root_steps, sandbox.owner(), 0);
   }

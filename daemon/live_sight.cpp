@@ -113,8 +113,7 @@ void RecordSights(SightStore& sights, const Sandbox& sandbox, const std::vector<
       // it counts as unseen.
       auto held = StatBeneath(upper.get(), change.path);
       bool earlier = held && !S_ISDIR(held->st_mode) && Ns(held->st_ctim) < unseen_from_ns;
-      std::string sight = LiveSight(live.get(), change.path, earlier ? std::min(agreed_ns, unseen_from_ns) : unseen_from_ns);
-      first[{root.root, change.path}] = sight;
+      first[{root.root, change.path}] = LiveSight(live.get(), change.path, earlier ? std::min(agreed_ns, unseen_from_ns) : unseen_from_ns);
     }
   }
   sights.RecordFirst(sandbox.id(), first);

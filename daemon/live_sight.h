@@ -66,10 +66,10 @@ void RecordLinkedUpSights(SightStore& sights, const Sandbox& sandbox, size_t roo
 /// as the live tree is now (the sandbox put it there, or put it back), the others are forgotten.
 void ResightAfter(SightStore& sights, const Sandbox& sandbox, const std::vector<std::pair<size_t, std::string>>& paths);
 
-/// After commit work that removed, replaced, placed or chmodded a name of each inode in
-/// `worked` (per root): every path in sight whose live entry is still one of those inodes is in
-/// sight as it is now. Its ctime moved with the sandbox's own work (the other names of a hard
-/// link see their link count change), not with the owner's.
+/// After commit work that removed, replaced or moved a name of each live inode in `worked`
+/// (per root): every path in sight whose live entry is still one of those inodes is in sight as
+/// it is now. Its ctime moved with the sandbox's own work (the other names of a hard link see
+/// their link count change), not with the owner's.
 void ResightOtherNames(SightStore& sights, const Sandbox& sandbox, const std::map<size_t, std::set<ino_t>>& worked);
 
 }  // namespace sandboxd

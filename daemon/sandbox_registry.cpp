@@ -52,6 +52,12 @@ void CheckSandboxName(const std::string& name) {
 SandboxRegistry::SandboxRegistry(const Layout& layout, Store& store)
     : layout_(layout), store_(store), forbidden_{Canonical(layout.state_dir()), Canonical(layout.run_dir())} {}
 
+std::shared_ptr<Sandbox> SandboxRegistry::MakeSandbox(const SandboxRecord& record) const {
+  auto sandbox = std::make_shared<Sandbox>(record, layout_);
+  sandbox->SetLinkedUp(linked_up_);
+  return sandbox;
+}
+
 std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, const UserCredentials& owner,
                                                  const Authorize& authorize) {
   if (request.roots.empty()) throw Error(Code::kInvalidArgument, "a sandbox needs at least one root directory");
@@ -107,8 +113,7 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
     record.ttl_sec = request.ttl_sec;
     record.hide = request.hide;
     record.last_used_usec = record.created_usec;
-    sandbox = std::make_shared<Sandbox>(record, layout_);
-    sandbox->SetLinkedUp(linked_up_);
+    sandbox = MakeSandbox(record);
     // Reserved before authorization and the slow set-up, so that a concurrent create over the
     // same roots or with the same name is refused; listed only once it exists.
     creating_[record.id] = sandbox;
@@ -133,8 +138,7 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
       remove_remains(*sandbox);
       SandboxRecord record = sandbox->record();
       record.stores.assign(roots.size(), std::string());
-      auto fallback = std::make_shared<Sandbox>(record, layout_);
-      fallback->SetLinkedUp(linked_up_);
+      auto fallback = MakeSandbox(record);
       {
         std::lock_guard lock(mutex_);
         creating_[record.id] = fallback;
@@ -276,8 +280,7 @@ std::vector<std::string> SandboxRegistry::SweepOrphans() {
 std::vector<std::pair<std::string, std::string>> SandboxRegistry::Recover(const std::function<void(Sandbox&)>& before_setup) {
   std::vector<std::pair<std::string, std::string>> failures;
   for (auto& record : store_.LoadAll()) {
-    auto sandbox = std::make_shared<Sandbox>(record, layout_);
-    sandbox->SetLinkedUp(linked_up_);
+    auto sandbox = MakeSandbox(record);
     {
       std::lock_guard lock(mutex_);
       sandboxes_[record.id] = sandbox;

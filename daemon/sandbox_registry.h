@@ -72,6 +72,8 @@ class SandboxRegistry {
   size_t size() const;
 
  private:
+  /// Every Sandbox object is made here: it gets what the registry gives each (SetLinkedUp).
+  std::shared_ptr<Sandbox> MakeSandbox(const SandboxRecord& record) const;
   std::string UniqueName(const std::string& wanted, uid_t owner) const;
   /// Refuses roots that nest in or hold another sandbox's, unless both are shared; naming that
   /// sandbox only when it is `caller`'s own (DescribeOverlap).

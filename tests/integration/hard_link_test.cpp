@@ -232,7 +232,8 @@ TEST_F(HardLinkTest, CommittingTheRemovalOfOneNameIsNoConflictForTheOther) {
 // would undo the owner's deletion. It is a conflict however the inode's other name is kept:
 // live still (the owner's h1, before the commit), only in a commit's backup (after a commit
 // that took h1 away: found by the model test, seed 34), and after a later job that wrote the
-// copy (which took the live tree's "nothing there" for what it saw). Before, the first two
+// copy (which took the live tree's "nothing there" for what it saw), also with a restart or a
+// suspend and resume between the two jobs. Before, the first two
 // took the other name for the sandbox's own move of the file, and the third for seen.
 class HardLinkLiveDeletionTest : public HardLinkTest, public ::testing::WithParamInterface<const char*> {};
 
@@ -244,8 +245,17 @@ TEST_P(HardLinkLiveDeletionTest, TheSandboxsCopyOfALiveDeletedNameIsAConflict) {
     Result removed = Ctl({"commit", id_});
     ASSERT_EQ(removed.status, 0) << removed.err;
   }
+  // What the sandbox saw of sub/h2 is kept across a restart and a suspend and resume.
+  if (way == "later-job-after-restart") {
+    World().StopDaemon();
+    ASSERT_TRUE(World().StartDaemon());
+  }
+  if (way == "later-job-after-suspend") {
+    ASSERT_EQ(Ctl({"suspend", id_}).status, 0);
+    ASSERT_EQ(Ctl({"resume", id_}).status, 0);
+  }
   ASSERT_EQ(World().RunAs(kAlice, {"rm", "sub/h2"}, {.cwd = project_}).status, 0);
-  if (way == "later-job") Job("echo more >> sub/h2");
+  if (way.rfind("later-job", 0) == 0) Job("echo more >> sub/h2");
   std::string listed = Changes();
   // (Listed as the other half of "renamed from h1" where h1's deletion is a change too.)
   EXPECT_TRUE(std::regex_search(listed, std::regex("(^|\n)A sub/h2 (\\(renamed from h1\\) )?\\[conflict: "))) << listed;
@@ -256,7 +266,8 @@ TEST_P(HardLinkLiveDeletionTest, TheSandboxsCopyOfALiveDeletedNameIsAConflict) {
   EXPECT_NE(lstat((project_ + "/sub/h2").c_str(), &st), 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Ways, HardLinkLiveDeletionTest, ::testing::Values("live", "backup", "later-job"));
+INSTANTIATE_TEST_SUITE_P(Ways, HardLinkLiveDeletionTest, ::testing::Values("live", "backup", "later-job", "later-job-after-restart",
+                                                                         "later-job-after-suspend"));
 
 }  // namespace
 }  // namespace sandboxd::it
