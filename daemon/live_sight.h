@@ -69,7 +69,10 @@ void ResightAfter(SightStore& sights, const Sandbox& sandbox, const std::vector<
 /// After commit work that removed, replaced or moved a name of each live inode in `worked`
 /// (per root): every path in sight whose live entry is still one of those inodes is in sight as
 /// it is now. Its ctime moved with the sandbox's own work (the other names of a hard link see
-/// their link count change), not with the owner's.
+/// their link count change), not with the owner's. An owner's edit of such a name between the
+/// commit's step and this call is taken for seen (as ResightAfter takes it for the paths the
+/// commit took): a window of milliseconds, where refusing every hard link's other name would
+/// be a conflict the owner never made.
 void ResightOtherNames(SightStore& sights, const Sandbox& sandbox, const std::map<size_t, std::set<ino_t>>& worked);
 
 }  // namespace sandboxd
