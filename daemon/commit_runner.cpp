@@ -569,25 +569,28 @@ void CommitRunner::Settle(const Sandbox& sandbox, int64_t commit, const std::vec
     UniqueFd index_fd;
     if (Exists(index)) index_fd = OpenDirectoryNoSymlinks(index, O_RDONLY);
     // The sandbox's inodes whose files went live. Other names of them the upper still holds
-    // (hard links linked up beside them, unchanged) go: the live tree shows them now. `taken`
-    // are those whose index entries go here: across file systems every original in the stage;
-    // on one file system the copies the stage kept of files that went live by a chmod or by
-    // moving the live file (a placed file's entry goes in SettleUpperAfterCommit).
-    std::set<ino_t> taken, linked;  // linked: those whose other names are looked for (a walk)
+    // (hard links linked up beside them, unchanged) leave it: the live tree shows them now.
+    // `taken` are those whose index entries go here: across file systems every original in the
+    // stage; on one file system the copies the stage kept of files that went live by a chmod or
+    // by moving the live file (a placed file's entry goes in SettleUpperAfterCommit). The other
+    // names of the sandbox's own files the stage keeps (`kept`) move into the stage beside
+    // them, for an undo to give back; those of a file placed live (`placed`, live now) go.
+    std::set<ino_t> taken, kept, placed;  // kept, placed: those whose other names are looked for (a walk)
     if (sandbox.LandsAcrossFileSystems(i)) {
       taken = FileInodesBeneath(stage.get());
-      linked = FileInodesBeneath(stage.get(), true);
+      kept = FileInodesBeneath(stage.get(), true);
     } else {
       for (const auto& step : root_steps) {
         if (step.action == StepAction::kChmod || step.action == StepAction::kMove)
           if (auto staged = StatBeneath(stage.get(), step.path); staged && !S_ISDIR(staged->st_mode)) taken.insert(staged->st_ino);
         if (step.action != StepAction::kPlace) continue;
-        auto placed = StatBeneath(live.get(), step.path);
-        if (placed && placed->st_ino == step.new_ino && placed->st_nlink > 1) linked.insert(step.new_ino);
+        auto live_entry = StatBeneath(live.get(), step.path);
+        if (live_entry && live_entry->st_ino == step.new_ino && live_entry->st_nlink > 1) placed.insert(step.new_ino);
       }
-      linked.insert(taken.begin(), taken.end());
+      kept = taken;
     }
-    DropNamesOf(upper.get(), linked);
+    StashNamesOf(upper.get(), stage.get(), kept, sandbox.owner(), 0);
+    DropNamesOf(upper.get(), placed);
     if (index_fd) ForgetIndexEntries(index_fd.get(), taken);
     SettleUpperAfterCommit(upper.get(), live.get(), stage.get(), sandbox.LandsAcrossFileSystems(i) || !index_fd ? -1 : index_fd.get(),
                            root_steps, sandbox.owner(), 0);

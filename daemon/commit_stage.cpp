@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "beneath.h"
 #include "commit_planner.h"
@@ -270,30 +271,60 @@ std::set<ino_t> FileInodesBeneath(int dir_fd, bool linked_only) {
   return inodes;
 }
 
-void DropNamesOf(int upper_fd, const std::set<ino_t>& inodes) {
-  if (inodes.empty()) return;
-  UniqueFd opened(openat(upper_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+namespace {
+
+/// The paths (relative to `dir_fd`) of every regular file beneath it whose inode is one of
+/// `inodes`, never through a symlink.
+void CollectNamesOf(int dir_fd, const std::string& relative, const std::set<ino_t>& inodes, std::vector<std::string>& paths) {
+  UniqueFd opened(openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   DIR* dir = opened ? fdopendir(opened.get()) : nullptr;
   if (!dir) return;
   opened.release();
-  std::vector<std::string> names;
   while (dirent* entry = readdir(dir)) {
     if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
+    std::string path = relative.empty() ? entry->d_name : relative + "/" + entry->d_name;
     struct stat st;
     if (fstatat(dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-    if (S_ISREG(st.st_mode) && inodes.count(st.st_ino)) names.push_back(entry->d_name);
+    if (S_ISREG(st.st_mode) && inodes.count(st.st_ino)) paths.push_back(path);
     if (!S_ISDIR(st.st_mode)) continue;
     UniqueFd sub(openat(dirfd(dir), entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (sub) DropNamesOf(sub.get(), inodes);
+    if (sub) CollectNamesOf(sub.get(), path, inodes, paths);
   }
-  for (const auto& name : names)
-    if (unlinkat(dirfd(dir), name.c_str(), 0) != 0 && errno != ENOENT) {
-      int saved = errno;
-      closedir(dir);
-      errno = saved;
-      ThrowErrno("cannot drop " + name + ", another name of a committed file, from the sandbox");
-    }
   closedir(dir);
+}
+
+std::vector<std::string> NamesOf(int dir_fd, const std::set<ino_t>& inodes) {
+  std::vector<std::string> paths;
+  if (!inodes.empty()) CollectNamesOf(dir_fd, "", inodes, paths);
+  return paths;
+}
+
+}  // namespace
+
+void DropNamesOf(int upper_fd, const std::set<ino_t>& inodes) {
+  for (const auto& path : NamesOf(upper_fd, inodes)) {
+    auto [parent_path, name] = SplitParent(path);
+    UniqueFd parent = OpenBeneath(upper_fd, parent_path, O_PATH | O_DIRECTORY);
+    if (!parent || (unlinkat(parent.get(), name.c_str(), 0) != 0 && errno != ENOENT))
+      ThrowErrno("cannot drop " + path + ", another name of a committed file, from the sandbox");
+  }
+}
+
+void StashNamesOf(int upper_fd, int stage_fd, const std::set<ino_t>& inodes, uid_t uid, gid_t gid) {
+  for (const auto& path : NamesOf(upper_fd, inodes)) {
+    auto [parent_path, name] = SplitParent(path);
+    UniqueFd parent = OpenBeneath(upper_fd, parent_path, O_PATH | O_DIRECTORY);
+    if (!parent) ThrowErrno("cannot open " + parent_path + " in the sandbox");
+    UniqueFd stage_parent = MakeParents(stage_fd, parent_path, uid, gid, upper_fd);
+    // The stage holds something at this path already only if the name was committed itself:
+    // then it is the one an undo brings back, and this name of the inode just goes.
+    if (StatAt(stage_parent.get(), name)) {
+      if (unlinkat(parent.get(), name.c_str(), 0) != 0 && errno != ENOENT)
+        ThrowErrno("cannot drop " + path + ", another name of a committed file, from the sandbox");
+    } else if (renameat(parent.get(), name.c_str(), stage_parent.get(), name.c_str()) != 0 && errno != ENOENT) {
+      ThrowErrno("cannot keep " + path + ", another name of a committed file, with the commit");
+    }
+  }
 }
 
 void ForgetIndexEntries(int index_fd, const std::set<ino_t>& inodes) {

@@ -78,7 +78,7 @@ std::vector<std::string> Model::GroupOf(const std::string& path) const {
 
 void Model::InvalidateUndo(const std::string& path) {
   for (const auto& record : undo_stack)
-    if (record.paths.count(path)) {
+    if (record.paths.count(path) || record.left.count(path)) {
       // The sandbox changed a path a commit took live: what undo must then do to the sandbox
       // ("a path the sandbox has changed since keeps its newer version") is beyond this model.
       undo_stack.clear();
@@ -465,6 +465,7 @@ Model::CommitPlan Model::Commit(bool all, bool force, const std::map<std::string
     if (v == before_view.end() || v->second.type != 'f' || v->second.group == 0) continue;
     for (const auto& [q, e] : before_view)
       if (q != p && e.type == 'f' && e.group == v->second.group && !changed_paths.count(q) && touched.count(q)) {
+        record.left.emplace(q, p);
         touched.erase(q);
         seen.erase(q);
         seen_absent.erase(q);
@@ -508,6 +509,7 @@ Model::CommitPlan Model::Commit(bool all, bool force, const std::map<std::string
   // changing it (a hard link's other name, frozen when a job removed one) follows the live tree
   // again. Any other commit leaves such copies in the sandbox.
   if (partial.empty() && !layers_elsewhere && Changes().empty()) {
+    record.whole_upper = true;
     touched.clear();
     seen.clear();
     seen_absent.clear();
@@ -548,6 +550,20 @@ void Model::Undo() {
   // file the commit had let go (they showed the live file since) stay apart from them.
   Tree unused;
   SplitGroups(view, record.paths, &unused);
+  // The names that left the sandbox with a file come back with it where the commit kept the
+  // sandbox's own file (the upper it took whole, the stage's original across file systems, the
+  // copy it kept of a file that went live as a move of the live one): one file again. A file
+  // placed live on the layers' file system was the sandbox's own inode: its other names were
+  // let go (README).
+  for (const auto& [q, p] : record.left) {
+    auto v = view.find(p);
+    if (v == view.end() || v->second.type != 'f' || touched.count(q)) continue;
+    if (!record.whole_upper && !layers_elsewhere && !record.moved.count(p)) continue;
+    view[q] = v->second;
+    touched.insert(q);
+    seen[q] = live_version[q];
+    seen_absent.erase(q);
+  }
   for (const auto& p : record.paths) {
     live_version[p] = ++clock;
     // README: the undone changes are in the sandbox again, and for these paths "changed

@@ -90,6 +90,10 @@ class Model {
     Tree live_before;
     std::set<std::string> paths;
     std::set<std::string> moved;  ///< of `paths`, both halves of renames that moved a live file
+    /// Names the sandbox held unchanged beside a file that went live (linked up), which left it
+    /// with the file: name → the committed name of the file.
+    std::map<std::string, std::string> left;
+    bool whole_upper = false;  ///< the commit took the whole upper as its backups
   };
   /// Commits that undo must be able to take back, newest last. Emptied where the test cannot
   /// tell what undo must do (a live edit or a job on a committed path since).

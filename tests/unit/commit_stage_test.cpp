@@ -94,6 +94,29 @@ TEST_F(CommitStageTest, UnstagePutsEverythingBackAndDropsMergedCopies) {
   Unstage(upper_fd_.get(), stage_fd_.get());  // again: nothing to do, no error
 }
 
+// The other names of a file whose original the stage keeps go into the stage beside it, where
+// an undo finds them: the file and its names are one again after Unstage. A name the stage
+// already holds (committed itself) just goes from the upper.
+TEST_F(CommitStageTest, OtherNamesOfAStagedFileWaitInTheStageAndComeBackWithIt) {
+  ASSERT_EQ(link((upper_ + "/a").c_str(), (upper_ + "/d/other").c_str()), 0);
+  ASSERT_EQ(link((upper_ + "/a").c_str(), (upper_ + "/twice").c_str()), 0);
+  StageEntries(upper_fd_.get(), stage_fd_.get(), {Make("a", ChangeKind::kModified, EntryType::kFile)}, getuid(), getgid());
+  WriteFile(stage_ + "/twice", "committed itself\n");
+  struct stat staged;
+  ASSERT_EQ(lstat((stage_ + "/a").c_str(), &staged), 0);
+  StashNamesOf(upper_fd_.get(), stage_fd_.get(), {staged.st_ino}, getuid(), getgid());
+  EXPECT_FALSE(Exists(upper_ + "/d/other"));
+  EXPECT_FALSE(Exists(upper_ + "/twice"));
+  EXPECT_TRUE(Exists(upper_ + "/d/x")) << "a name of another file left the upper";
+  StashNamesOf(upper_fd_.get(), stage_fd_.get(), {staged.st_ino}, getuid(), getgid());  // again: nothing to do
+  Unstage(upper_fd_.get(), stage_fd_.get());
+  struct stat a, other;
+  ASSERT_EQ(lstat((upper_ + "/a").c_str(), &a), 0);
+  ASSERT_EQ(lstat((upper_ + "/d/other").c_str(), &other), 0);
+  EXPECT_EQ(a.st_ino, other.st_ino) << "the names came back as two files";
+  EXPECT_EQ(testing::ReadFile(upper_ + "/twice"), "committed itself\n");
+}
+
 // A mode change is no hunk: the merged file of a partly approved one keeps the live mode.
 TEST_F(CommitStageTest, AMergedFileHasTheLiveFilesMode) {
   mkdir((live_ + "/d").c_str(), 0755);
