@@ -197,6 +197,7 @@ CommitRunner::Outcome CommitRunner::CommitWholeUpper(Sandbox& sandbox, const Com
   journal_.SetState(commit, "applied");
   KeepBackups(sandbox, commit);
   if (auto note = SettleAfterMoves(sandbox, plan.steps, false)) outcome.skipped.push_back(*note);
+  outcome.worked = InodesNamedBy(plan.steps);
   journal_.Finish(commit);
   return outcome;
 }
@@ -271,6 +272,7 @@ CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitR
   Settle(sandbox, commit, plan.steps);
   for (auto& note : KeepLandedBackups(sandbox, commit)) outcome.skipped.push_back(std::move(note));
   if (auto note = SettleAfterMoves(sandbox, plan.steps, true)) outcome.skipped.push_back(*note);
+  outcome.worked = InodesNamedBy(plan.steps);
   journal_.Finish(commit);
   return outcome;
 }
@@ -287,7 +289,9 @@ CommitRunner::UndoOutcome CommitRunner::Undo(Sandbox& sandbox) {
     throw Error(Code::kConflict, "cannot undo commit " + std::to_string(last->id) + " of sandbox " + sandbox.id() +
                                      ": the live tree changed since: " + list + "; nothing was undone");
   }
-  UndoOutcome outcome{last->id, last->steps.size(), {}};
+  UndoOutcome outcome;
+  outcome.commit = last->id;
+  outcome.steps = last->steps.size();
   std::vector<CommitStep> steps = last->steps;
   if (fds.any_landing) {
     // A root whose layers are on another file system had its backups copied into the state
@@ -327,6 +331,7 @@ CommitRunner::UndoOutcome CommitRunner::Undo(Sandbox& sandbox) {
   }
   journal_.SetState(last->id, "returning");
   outcome.notes = ReturnToSandbox(sandbox, last->id, steps);
+  outcome.worked = InodesNamedBy(steps);
   return outcome;
 }
 
@@ -444,20 +449,16 @@ std::optional<std::string> CommitRunner::SettleAfterMoves(const Sandbox& sandbox
                                                           bool upper_kept) {
   std::vector<std::pair<size_t, std::string>> paths;
   std::map<size_t, std::vector<std::string>> per_root;
-  std::map<size_t, std::set<ino_t>> worked;
   for (const auto& step : steps) {
     paths.emplace_back(step.root, step.path);
     per_root[step.root].push_back(step.path);
     if (!step.from.empty()) paths.emplace_back(step.root, step.from);
-    // The live inodes the commit took a name from (removed, replaced or moved): their other
-    // names saw their ctime move.
-    if (step.old_ino != 0) worked[step.root].insert(step.old_ino);
   }
   try {
     // A commit of the whole upper took it away (it is the backups now): nothing is left to see.
     if (upper_kept) ResightAfter(sights_, sandbox, paths);
     else sights_.Forget(sandbox.id(), paths);
-    ResightOtherNames(sights_, sandbox, worked);
+    ResightOtherNames(sights_, sandbox, InodesNamedBy(steps));
     if (upper_kept)
       for (const auto& [root, root_paths] : per_root) {
         UniqueFd live = sandbox.OpenLiveRoot(root), upper = sandbox.OpenUpper(root);

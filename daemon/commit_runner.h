@@ -38,6 +38,7 @@ class CommitRunner {
     size_t committed = 0;
     /// For the caller: "skipped P: ..." lines, and any landing area that could not be removed.
     std::vector<std::string> skipped;
+    InodesByRoot worked;  ///< the live inodes it took a name from (InodesNamedBy)
   };
   /// Told the commit's journal id once it is journaled, before anything moves.
   using Journaled = std::function<void(int64_t commit)>;
@@ -53,6 +54,7 @@ class CommitRunner {
     int64_t commit = 0;
     size_t steps = 0;
     std::vector<std::string> notes;  ///< lines for the log (a landing area left behind)
+    InodesByRoot worked;             ///< the live inodes it gave a name back to (InodesNamedBy)
   };
   /// Takes the sandbox's last commit back: the live tree is as before it, from its backups, and
   /// what it committed is in the sandbox again (files, symlinks, fifos and deletions; where the

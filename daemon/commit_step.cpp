@@ -24,6 +24,13 @@ nlohmann::json StepToJson(const CommitStep& step) {
   return {step.seq, step.root, ToString(step.action), step.path, step.old_ino, step.new_ino, step.old_mode, step.new_mode, step.from};
 }
 
+InodesByRoot InodesNamedBy(const std::vector<CommitStep>& steps) {
+  InodesByRoot inodes;
+  for (const auto& step : steps)
+    if (step.old_ino != 0) inodes[step.root].insert(step.old_ino);
+  return inodes;
+}
+
 CommitStep StepFromJson(const nlohmann::json& json) {
   try {
     if (!json.is_array() || json.size() != 9) throw Error(Code::kInvalidArgument, "malformed commit step " + json.dump());

@@ -9,6 +9,9 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
+#include <set>
+#include <vector>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -64,6 +67,12 @@ struct InodeAlias {
   ino_t restored = 0;
   bool operator==(const InodeAlias&) const = default;
 };
+
+/// The live inodes, per root, that work on `steps` took a name from (removed, replaced or moved)
+/// or, run back, gave one back to: their other names (hard links) see their link count, so
+/// their ctime, move with the sandbox's own work.
+using InodesByRoot = std::map<size_t, std::set<ino_t>>;
+InodesByRoot InodesNamedBy(const std::vector<CommitStep>& steps);
 
 /// A step as the helper receives it: one array, [seq, root, action, path, old_ino, new_ino,
 /// old_mode, new_mode, from]. Positional rather than an object: a commit of many files sends one

@@ -21,7 +21,7 @@ void Repin(ApprovalStore& approvals, const Sandbox& sandbox, Pin pin) {
     auto& fds = roots[approval.root];
     if (!fds.first) fds = {sandbox.OpenLiveRoot(approval.root), sandbox.OpenUpper(approval.root)};
     auto parts = SplitFingerprint(approval.fingerprint);
-    std::optional<std::string> now = parts ? pin(*parts, fds.first.get(), fds.second.get(), approval.path) : std::nullopt;
+    std::optional<std::string> now = parts ? pin(*parts, fds.first.get(), fds.second.get(), approval.path, approval.root) : std::nullopt;
     if (!now) {
       forgotten.emplace_back(approval.root, approval.path);
     } else if (*now != approval.fingerprint) {
@@ -37,19 +37,22 @@ void Repin(ApprovalStore& approvals, const Sandbox& sandbox, Pin pin) {
 
 void PinDecisionsForMove(ApprovalStore& approvals, const Sandbox& sandbox) {
   Repin(approvals, sandbox,
-        [](const FingerprintParts& parts, int live, int upper, const std::string& path) -> std::optional<std::string> {
+        [](const FingerprintParts& parts, int live, int upper, const std::string& path, size_t) -> std::optional<std::string> {
           if (parts.kind == 's') return JoinFingerprint(parts);  // pinned by an earlier, cut-off suspend
           if (JoinFingerprint(parts) != ChangeFingerprint(live, upper, path)) return std::nullopt;
           return JoinFingerprint({'s', ArchivedStamp(upper, path), parts.live});
         });
 }
 
-void PinDecisionsToLayers(ApprovalStore& approvals, const Sandbox& sandbox) {
+void PinDecisionsToLayers(ApprovalStore& approvals, const Sandbox& sandbox, const InodesByRoot& worked) {
   Repin(approvals, sandbox,
-        [](const FingerprintParts& parts, int, int upper, const std::string& path) -> std::optional<std::string> {
+        [&](const FingerprintParts& parts, int live, int upper, const std::string& path, size_t root) -> std::optional<std::string> {
           if (parts.kind != 's') return JoinFingerprint(parts);
           if (parts.upper != ArchivedStamp(upper, path)) return std::nullopt;
-          return JoinFingerprint({'u', EntryStamp(upper, path), parts.live});
+          std::string live_side = parts.live;
+          if (auto it = worked.find(root); it != worked.end())
+            if (std::string now = EntryStamp(live, path); MovedOnlyByLinkWork(parts.live, now, it->second)) live_side = now;
+          return JoinFingerprint({'u', EntryStamp(upper, path), live_side});
         });
 }
 

@@ -10,6 +10,7 @@
 /// (a live edit while suspended makes the change pending).
 
 #include "approval_store.h"
+#include "commit_step.h"
 #include "sandbox.h"
 
 namespace sandboxd {
@@ -20,7 +21,10 @@ void PinDecisionsForMove(ApprovalStore& approvals, const Sandbox& sandbox);
 
 /// After restoring (resume, a suspend taken back, a commit's end, recovery): each move fingerprint is pinned to its
 /// restored entry when that entry is what was archived, and the decision forgotten otherwise.
-/// Decisions with ordinary fingerprints are left as they are. Idempotent.
-void PinDecisionsToLayers(ApprovalStore& approvals, const Sandbox& sandbox);
+/// Its live side is taken as it is now where it moved only by the work itself: a live entry
+/// that differs in nothing but its ctime, on one of the inodes (per root) `worked` took a name
+/// from or gave one back to (another name of a hard link: InodesNamedBy). Decisions with
+/// ordinary fingerprints are left as they are. Idempotent.
+void PinDecisionsToLayers(ApprovalStore& approvals, const Sandbox& sandbox, const InodesByRoot& worked = {});
 
 }  // namespace sandboxd

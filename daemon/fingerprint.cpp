@@ -3,6 +3,9 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include <exception>
+#include <string>
+
 #include "beneath.h"
 
 namespace sandboxd {
@@ -38,6 +41,19 @@ std::string ArchivedStamp(int root_fd, const std::string& path) {
   const struct stat& st = *found;
   if (auto special = Special(st, false)) return *special;
   return std::to_string(st.st_mode) + ":" + std::to_string(st.st_size) + ":" + Time(st.st_mtim);
+}
+
+bool MovedOnlyByLinkWork(const std::string& then, const std::string& now, const std::set<ino_t>& inodes) {
+  // "ino:mode:size:mtime:ctime"; the specials ("-", "whiteout", "dir:…") have no ctime.
+  size_t then_ctime = then.rfind(':'), now_ctime = now.rfind(':'), ino_end = now.find(':');
+  if (then == now || then_ctime == std::string::npos || now_ctime == std::string::npos || then.compare(0, 4, "dir:") == 0 ||
+      then.compare(0, then_ctime, now, 0, now_ctime) != 0)
+    return false;
+  try {
+    return inodes.count(static_cast<ino_t>(std::stoull(now.substr(0, ino_end)))) > 0;
+  } catch (const std::exception&) {
+    return false;
+  }
 }
 
 std::string ChangeFingerprint(int live_root_fd, int upper_root_fd, const std::string& path) {

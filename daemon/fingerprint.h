@@ -10,7 +10,10 @@
 /// carried in an archive fingerprint, "s" + what the archive keeps of the upper entry + "|l" +
 /// the live stamp, and pinned again to the restored entry (decision_pins.h).
 
+#include <sys/types.h>
+
 #include <optional>
+#include <set>
 #include <string>
 
 namespace sandboxd {
@@ -19,6 +22,11 @@ namespace sandboxd {
 std::string EntryStamp(int root_fd, const std::string& path);
 /// What an archive keeps of that entry: kind, mode, size and mtime.
 std::string ArchivedStamp(int root_fd, const std::string& path);
+
+/// Whether live stamp `now` is `then` but for its ctime, on one of `inodes`: what commit work on
+/// another name of the same inode does to it (its link count moves), and nothing else does
+/// without moving more (a write moves the mtime, a chmod the mode; DESIGN, "Conflicts").
+bool MovedOnlyByLinkWork(const std::string& then, const std::string& now, const std::set<ino_t>& inodes);
 
 /// The identity of a change as it is now: "u<upper stamp>|l<live stamp>".
 std::string ChangeFingerprint(int live_root_fd, int upper_root_fd, const std::string& path);

@@ -66,8 +66,7 @@ void LandingArea::Fill(int stage_fd) const {
 void LandingArea::Import(int backup_fd, int removed_fd) const {
   RunActions({{"remove", 3, name_},
               {"make", 3, name_},
-              {"copy", 4, 3, name_ + "/upper"},
-              {"copy", 5, 3, name_ + "/removed"},
+              {"copy", 4, 3, name_ + "/upper", 5, name_ + "/removed"},  // one copy: a file may be in both
               {"sync", 3}},
              {live_root_fd_, backup_fd, removed_fd});
 }
@@ -79,8 +78,9 @@ void LandingArea::Evacuate(const std::string& backup_dir, const std::string& rem
   // so a file the owner could not read stays unreadable to the owner in the backups too.
   UniqueFd upper = OpenUpper(), removed = OpenRemoved();
   UniqueFd backup_to = FreshDirectory(backup_dir), removed_to = FreshDirectory(removed_dir);
-  CopyTree(upper.get(), backup_to.get(), {.keep_owner = true, .record_origin = true});
-  CopyTree(removed.get(), removed_to.get(), {.keep_owner = true, .record_origin = true});
+  // One copy of both: a file the commit replaced under one name and removed under another is
+  // one file in its backups too, and comes back as one with an undo.
+  CopyTrees({{upper.get(), backup_to.get()}, {removed.get(), removed_to.get()}}, {.keep_owner = true, .record_origin = true});
   SyncFileSystemOf(backup_to.get(), backup_dir);
 }
 
@@ -215,11 +215,20 @@ void RunLandingActions(const nlohmann::json& actions) {
       continue;
     }
     if (verb == "copy") {
-      const std::string target = action.at(3).get<std::string>();
-      CheckRelativePath(target);
-      UniqueFd to = OpenBeneath(action.at(2).get<int>(), target, O_RDONLY | O_DIRECTORY);
-      if (!to) ThrowErrno("cannot open " + target);
-      CopyTree(fd, to.get());
+      // ["copy", FROM_FD, FD, PATH, FROM_FD, PATH, ...]: one copy of every tree beneath FD.
+      int into = action.at(2).get<int>();
+      std::vector<UniqueFd> targets;
+      std::vector<TreeCopy> trees;
+      if (action.size() < 4 || action.size() % 2 != 0)
+        throw Error(Code::kInvalidArgument, "landing action copy takes FROM_FD, FD, PATH and further FROM_FD, PATH pairs");
+      for (size_t at = 3; at < action.size(); at += 2) {
+        const std::string target = action.at(at).get<std::string>();
+        CheckRelativePath(target);
+        targets.push_back(OpenBeneath(into, target, O_RDONLY | O_DIRECTORY));
+        if (!targets.back()) ThrowErrno("cannot open " + target);
+        trees.push_back({at == 3 ? fd : action.at(at - 1).get<int>(), targets.back().get()});
+      }
+      CopyTrees(trees);
       continue;
     }
     // "make" and "remove" act on one name in the directory, never on a path through others.

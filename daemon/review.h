@@ -80,7 +80,7 @@ class Review {
   /// holds is pinned to what a move keeps; after it (done, refused or taken back), to the
   /// entries as they then are.
   void PinBeforeMoves(const Sandbox& sandbox) { PinDecisionsForMove(store_, sandbox); }
-  void PinAfterMoves(const Sandbox& sandbox) { PinDecisionsToLayers(store_, sandbox); }
+  void PinAfterMoves(const Sandbox& sandbox, const InodesByRoot& worked = {}) { PinDecisionsToLayers(store_, sandbox, worked); }
 
  private:
   /// Takes the decisions waiting for `commit`, and keeps them (pinned to the files as they are

@@ -162,10 +162,10 @@ Conflicts SandboxDBus::CurrentConflicts(const std::vector<ReviewedChange>& revie
                        service_.options().helper_path, LookupUser(sandbox_->owner()));
 }
 
-void SandboxDBus::SettleDecisionsQuietly() {
+void SandboxDBus::SettleDecisionsQuietly(const InodesByRoot& worked) {
   try {
     service_.review().SettleAwaitedCommits(*sandbox_, service_.journal());
-    service_.review().PinAfterMoves(*sandbox_);
+    service_.review().PinAfterMoves(*sandbox_, worked);
   } catch (const std::exception& e) {
     // Left pinned, they are pinned again at the next start (Service), or lapse: never wrong.
     LogAbout(Subject(), spdlog::level::warn, "sandbox {}: cannot pin its decisions after the commit: {}", sandbox_->id(), e.what());
@@ -482,7 +482,7 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
     } catch (const std::exception& e) {
       LogAbout(Subject(), spdlog::level::warn, "sandbox {}: cannot update its approvals after the commit: {}", sandbox_->id(), e.what());
     }
-    SettleDecisionsQuietly();
+    SettleDecisionsQuietly(outcome.worked);
     LogAbout(Subject(), spdlog::level::info, "sandbox {}: committed {} changes for uid {}", sandbox_->id(), outcome.committed, caller.uid);
     AnnounceChangeSet();
     std::vector<std::string> skipped;
@@ -501,13 +501,18 @@ void SandboxDBus::Undo(sdbus::Result<int64_t>&& result, uint64_t flags) {
     ExclusiveOperation exclusive(*sandbox_, "undo");
     sandbox_->Unmount();
     CommitRunner::UndoOutcome outcome;
+    // Like a commit's, an undo's work moves the ctime of other names of the files it puts back:
+    // the decisions about those names hold across it.
+    service_.review().PinBeforeMoves(*sandbox_);
     try {
       outcome = service_.commits().Undo(*sandbox_);
     } catch (...) {
+      SettleDecisionsQuietly();
       RemountUnlessBroken("undo");
       throw;
     }
     sandbox_->SetUp();
+    SettleDecisionsQuietly(outcome.worked);
     for (const auto& note : outcome.notes) LogAbout(Subject(), spdlog::level::warn, "{}", note);
     LogAbout(Subject(), spdlog::level::info, "sandbox {}: commit {} undone for uid {}", sandbox_->id(), outcome.commit, caller.uid);
     AnnounceChangeSet();

@@ -42,7 +42,7 @@ class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
   /// live_sight.h's ResightAfter, logging a failure.
   /// After a commit (done, refused or failed): decisions waiting for its outcome are settled,
   /// and those pinned for its moves pinned again (decision_pins.h); a failure is logged.
-  void SettleDecisionsQuietly();
+  void SettleDecisionsQuietly(const InodesByRoot& worked = {});
   /// Deletes what TrashLayers set aside, in a worker of its own (the caller has its answer).
   void EmptyTrashLater();
   /// After a failed commit or undo (the sandbox was unmounted for it).

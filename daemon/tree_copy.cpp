@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "errors.h"
@@ -70,14 +71,21 @@ UniqueFd Reopen(int entry, int flags, const std::string& shown) {
 
 class TreeCopier {
  public:
-  TreeCopier(int to_root, const TreeCopyOptions& options) : to_root_(to_root), options_(options) {}
+  explicit TreeCopier(const TreeCopyOptions& options) : options_(options) {}
 
+  /// Copies the contents of the tree `from` into the tree `to` (both open for reading): a name
+  /// of an inode any earlier tree of this copier copied becomes a link to that copy.
+  void CopyTop(int from, int to) {
+    to_root_ = to;
+    CopyContents(from, to, "");
+  }
+
+ private:
   /// Copies the contents of `from` into `to`; `relative` is their path below the trees' tops.
   void CopyContents(int from, int to, const std::string& relative) {
     for (const auto& name : Names(from, relative)) CopyEntry(from, to, name, Join(relative, name));
   }
 
- private:
   void CopyEntry(int from_parent, int to_parent, const std::string& name, const std::string& relative) {
     UniqueFd entry(openat(from_parent, name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
     if (!entry) ThrowErrno("cannot open " + relative);
@@ -126,11 +134,12 @@ class TreeCopier {
     if (st.st_nlink > 1) {
       auto link = linked_.find({st.st_dev, st.st_ino});
       if (link != linked_.end()) {
-        if (linkat(to_root_, link->second.c_str(), to_parent, name.c_str(), 0) != 0)
-          ThrowErrno("cannot link " + relative + " to " + link->second);
+        const auto& [copy_root, copy_path] = link->second;
+        if (linkat(copy_root, copy_path.c_str(), to_parent, name.c_str(), 0) != 0)
+          ThrowErrno("cannot link " + relative + " to " + copy_path);
         return;
       }
-      linked_[{st.st_dev, st.st_ino}] = relative;
+      linked_[{st.st_dev, st.st_ino}] = {to_root_, relative};
     }
     UniqueFd from;
     {
@@ -168,9 +177,10 @@ class TreeCopier {
     utimensat(to_parent, name.c_str(), times, AT_SYMLINK_NOFOLLOW);
   }
 
-  int to_root_;
   TreeCopyOptions options_;
-  std::map<std::pair<dev_t, ino_t>, std::string> linked_;  ///< source inode → its first copy's path
+  int to_root_ = -1;  ///< the top of the tree being copied into
+  /// source inode → its first copy: the top of its tree (open while the copier is) and its path
+  std::map<std::pair<dev_t, ino_t>, std::pair<int, std::string>> linked_;
 };
 
 }  // namespace
@@ -203,11 +213,18 @@ void CopyFileContent(int from, int to, const std::string& shown) {
   }
 }
 
-void CopyTree(int from_dir, int to_dir, const TreeCopyOptions& options) {
-  UniqueFd from(openat(from_dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  UniqueFd to(openat(to_dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!from || !to) ThrowErrno("cannot open a directory to copy");
-  TreeCopier(to.get(), options).CopyContents(from.get(), to.get(), "");
+void CopyTree(int from_dir, int to_dir, const TreeCopyOptions& options) { CopyTrees({{from_dir, to_dir}}, options); }
+
+void CopyTrees(const std::vector<TreeCopy>& trees, const TreeCopyOptions& options) {
+  std::vector<UniqueFd> tops;  // the copies' tops stay open: later trees link to names in them
+  TreeCopier copier(options);
+  for (const auto& tree : trees) {
+    UniqueFd from(openat(tree.from_dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    UniqueFd to(openat(tree.to_dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!from || !to) ThrowErrno("cannot open a directory to copy");
+    copier.CopyTop(from.get(), to.get());
+    tops.push_back(std::move(to));
+  }
 }
 
 void RemoveTreeAt(int parent, const std::string& name, const std::string& shown) {

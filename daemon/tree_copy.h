@@ -7,6 +7,7 @@
 /// opened by mistake could block or act).
 
 #include <string>
+#include <vector>
 
 namespace sandboxd {
 
@@ -28,6 +29,15 @@ inline constexpr const char* kOriginAttribute = "trusted.sandboxd.origin";
 /// sockets and device nodes are left out. Nothing is synced: call syncfs once after. Throws
 /// Error naming the path (relative to `from_dir`).
 void CopyTree(int from_dir, int to_dir, const TreeCopyOptions& options = {});
+
+struct TreeCopy {
+  int from_dir;
+  int to_dir;
+};
+/// CopyTree of several trees in order, as one copy: two names of one inode in any of them stay
+/// two names of one inode (a commit's replaced and removed entries may be names of one file).
+/// The copies must be on one file system.
+void CopyTrees(const std::vector<TreeCopy>& trees, const TreeCopyOptions& options = {});
 
 /// Copies one regular file's content from `from` to `to` (both open), without holding it in
 /// memory. `shown` names it in errors.

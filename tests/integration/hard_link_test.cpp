@@ -228,6 +228,25 @@ TEST_F(HardLinkTest, CommittingTheRemovalOfOneNameIsNoConflictForTheOther) {
   EXPECT_EQ(ReadWhole(project_ + "/sub/h2"), "new\n");
 }
 
+// The same for a decision: a commit (or its undo) that removes (or puts back) one name of a
+// live hard link moves the other name's ctime, and a decision about the other name holds for
+// the live file as it was. Before, the rejection of sub/h2 lapsed with the commit of h1's
+// removal, and a later `commit --all` took it (found by the model test, seeds 1795687855 and
+// 1795687873).
+TEST_F(HardLinkTest, ADecisionOnTheOtherNameHoldsAcrossTheCommitOfOneNamesRemovalAndItsUndo) {
+  Job("rm h1 && echo new > sub/h2");
+  ASSERT_EQ(Ctl({"reject", id_, "sub/h2"}).status, 0);
+  Result removed = Ctl({"commit", id_, "--all"});
+  ASSERT_EQ(removed.status, 0) << removed.err;
+  EXPECT_EQ(Changes(), "M sub/h2 [rejected]\n");
+  Result undone = Ctl({"undo", id_});
+  ASSERT_EQ(undone.status, 0) << undone.err;
+  EXPECT_EQ(Changes(), "D h1\nM sub/h2 [rejected]\n");
+  Result rest = Ctl({"commit", id_, "--all"});
+  EXPECT_EQ(rest.status, 0) << rest.err;
+  EXPECT_EQ(ReadWhole(project_ + "/sub/h2"), "old\n") << "a rejected change was committed";
+}
+
 // A job removes h1, so the sandbox keeps its own copy of sub/h2 (unchanged); then the owner
 // deletes sub/h2 live. The copy is now an "added" sub/h2 the sandbox never made: committing it
 // would undo the owner's deletion. It is a conflict however the inode's other name is kept:

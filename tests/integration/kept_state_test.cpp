@@ -173,6 +173,44 @@ TEST_P(KeptStateTest, EveryDecisionIsStillInForce) {
   EXPECT_EQ(Ctl({"destroy", id}).status, 0);
 }
 
+// A decision about a rename is about the rename (README, "Renames"): after each way of keeping
+// state, an approved rename is still one, approved, and its commit moves the live file (same
+// inode); a rejected one stays out of every commit. Suspend and resume rebuilds the upper from
+// an archive (new inodes), where the pairing must be found again and the decisions still fit it.
+TEST_P(KeptStateTest, EveryRenameDecisionIsStillInForce) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  std::string project = w.MakeProject(kAlice);
+  WriteWhole(project + "/old.c", "int main(void) { return 0; }\n");
+  WriteWhole(project + "/other.c", "int other(void) { return 1; }\n");
+  w.RunAs("root", {"chown", "-R", kAlice, project});
+  struct stat old_live;
+  ASSERT_EQ(lstat((project + "/old.c").c_str(), &old_live), 0);
+  Result created = Ctl({"create", project});
+  ASSERT_EQ(created.status, 0) << created.err;
+  std::string id = Trim(created.out);
+  ASSERT_EQ(Ctl({"run", id, "--", "sh", "-c", "mv old.c new.c && mv other.c moved.c"}).status, 0);
+  ASSERT_EQ(Ctl({"approve", id, "old.c"}).status, 0);   // one half names the whole rename
+  ASSERT_EQ(Ctl({"reject", id, "moved.c"}).status, 0);
+  std::string before = Ctl({"changes", id}).out;
+  ASSERT_NE(before.find("A new.c (renamed from old.c) [approved]"), std::string::npos) << before;
+  ASSERT_NE(before.find("D other.c (renamed to moved.c) [rejected]"), std::string::npos) << before;
+
+  ASSERT_NO_FATAL_FAILURE(Keep(GetParam(), {id}));
+
+  EXPECT_EQ(Ctl({"changes", id}).out, before);
+  Result committed = Ctl({"commit", id});
+  EXPECT_EQ(committed.status, 0) << committed.err;
+  struct stat moved;
+  ASSERT_EQ(lstat((project + "/new.c").c_str(), &moved), 0) << "the approved rename was not committed";
+  EXPECT_EQ(moved.st_ino, old_live.st_ino) << "the rename went live as a copy, not as a move of the live file";
+  EXPECT_NE(lstat((project + "/old.c").c_str(), &moved), 0);
+  Ctl({"commit", "--all", id});  // takes nothing: what is left is rejected
+  EXPECT_EQ(ReadWhole(project + "/other.c"), "int other(void) { return 1; }\n") << "a rejected rename was committed";
+  EXPECT_NE(lstat((project + "/moved.c").c_str(), &moved), 0) << "a rejected rename was committed";
+  EXPECT_EQ(Ctl({"destroy", id}).status, 0);
+}
+
 // The other half of the promise: a decision holds for the content it was made on only. A job
 // that rewrites an approved file and puts its size and mtime back, and a live edit made while
 // the sandbox is suspended, each make the change pending again, suspend or not.

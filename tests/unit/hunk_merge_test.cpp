@@ -389,12 +389,12 @@ TEST_F(HunkMergeHelperTest, HunksCountsTextModificationsOnly) {
   WriteFile(U("added.txt"), "new\n");
   WriteFile(L("mode.sh"), "x\n", 0644);
   WriteFile(U("mode.sh"), "x\n", 0755);
-  HelperRoot root{lower_.get(), upper_.get(), "", {}, {}};
+  HelperRoot root{lower_.get(), upper_.get(), "", {}, {}, {}};
   root.changes = {{"three.txt", ChangeKind::kModified, EntryType::kFile, EntryType::kFile, 0644, 0644},
                   {"bin", ChangeKind::kModified, EntryType::kFile, EntryType::kFile, 0644, 0644},
                   {"added.txt", ChangeKind::kAdded, EntryType::kNone, EntryType::kFile, 0, 0644},
                   {"mode.sh", ChangeKind::kModeChanged, EntryType::kFile, EntryType::kFile, 0644, 0755}};
-  HelperRoot second{lower_.get(), upper_.get(), "1/", {root.changes[0]}, {}};
+  HelperRoot second{lower_.get(), upper_.get(), "1/", {root.changes[0]}, {}, {}};
   auto counts = CountHunksAsOwner(helper_, user_, {root, second});
   ASSERT_EQ(counts.size(), 2u);
   EXPECT_EQ(counts[0], (std::map<std::string, int>{{"three.txt", 3}, {"bin", -1}, {"added.txt", -1}, {"mode.sh", -1}}));

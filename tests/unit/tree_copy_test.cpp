@@ -216,6 +216,23 @@ TEST_F(TreeCopyTest, KeepsTwoNamesOfOneFileOneInode) {
   EXPECT_EQ(Lstat(dst_ + "/alone").st_nlink, 1u);
 }
 
+// A commit's replaced and removed entries are two trees that may hold names of one file: one
+// copy of both keeps them one file (the model test found an undo splitting such a file).
+TEST_F(TreeCopyTest, SeveralTreesCopiedAsOneKeepNamesOfOneFileAcrossThemOneInode) {
+  std::string src2 = temp_ / "src2", dst2 = temp_ / "dst2";
+  ASSERT_EQ(mkdir(src2.c_str(), 0755), 0);
+  ASSERT_EQ(mkdir(dst2.c_str(), 0755), 0);
+  ASSERT_EQ(mkdir((src2 + "/sub").c_str(), 0755), 0);
+  WriteFile(src_ + "/replaced", "shared\n");
+  ASSERT_EQ(link((src_ + "/replaced").c_str(), (src2 + "/sub/removed").c_str()), 0);
+  UniqueFd from = OpenDir(src_), to = OpenDir(dst_), from2 = OpenDir(src2), to2 = OpenDir(dst2);
+  ASSERT_TRUE(from && to && from2 && to2);
+  CopyTrees({{from.get(), to.get()}, {from2.get(), to2.get()}});
+  struct stat replaced = Lstat(dst_ + "/replaced"), removed = Lstat(dst2 + "/sub/removed");
+  EXPECT_EQ(replaced.st_ino, removed.st_ino) << "one file became two copies";
+  EXPECT_EQ(ReadFile(dst2 + "/sub/removed"), "shared\n");
+}
+
 TEST_F(TreeCopyTest, LeavesOutWhiteoutsSocketsAndDeviceNodes) {
   if (geteuid() != 0) GTEST_SKIP() << "device nodes need root";
   WriteFile(src_ + "/kept", "kept\n");
