@@ -17,6 +17,7 @@
 #include "file_clock.h"
 #include "live_sight.h"
 #include "overlay.h"
+#include "overlay_index.h"
 #include "usage.h"
 
 namespace sandboxd {
@@ -98,6 +99,8 @@ void Sandbox::SetUp(const std::vector<int>& opened) {
     if (access(upper.c_str(), F_OK) != 0) MakeDirectory(upper, st.st_mode & 07777, st.st_uid, st.st_gid);
     MakeDirectory(WorkDir(i), 0700);
     if (layout_.user_mode()) continue;
+    if (std::string index = WorkDir(i) + "/index"; access(index.c_str(), F_OK) == 0)
+      ForgetDeadIndexEntries(OpenDirectoryNoSymlinks(index, O_RDONLY).get(), true);
     MakeDirectory(merged, 0700, record_.owner, 0);
     try {
       MountOverlay({lower, upper, WorkDir(i), merged, /*user_xattr=*/false, &owner});
@@ -121,6 +124,14 @@ void Sandbox::FitQuotaLayer() {
   // The core library has no logger (its helpers link it too): the daemon's stderr is its log.
   if (std::string line = quota_layer().Fit(ChangesBytes(*this)); !line.empty())
     std::fprintf(stderr, "sandbox %s: %s\n", record_.id.c_str(), line.c_str());
+}
+
+void Sandbox::ForgetIndexWhiteouts() const {
+  if (layout_.user_mode()) return;  // each job's own overlay, with index=off
+  for (size_t i = 0; i < record_.roots.size(); ++i) {
+    UniqueFd index(open((WorkDir(i) + "/index").c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (index) ForgetDeadIndexEntries(index.get(), false);
+  }
 }
 
 void Sandbox::MountLayers() {

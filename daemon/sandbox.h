@@ -63,6 +63,10 @@ class Sandbox {
   /// descriptor per root, as its owner opened it; root_validation.h) is what the overlays are
   /// mounted from; without it (recovery, resume) each root is opened again by its path.
   void SetUp(const std::vector<int>& opened = {});
+  /// After a job: removes the whiteouts overlayfs left in its index for files the job removed
+  /// its copies of, which would make a live file coming back under another name unreadable in
+  /// the sandbox (overlay_index.h). Mounted or not; errors are left to the next SetUp.
+  void ForgetIndexWhiteouts() const;
   /// Mounts the file system that holds the layers when they have one of their own (a hard
   /// quota), making it when missing: before anything reads or writes the layers. Else nothing.
   void MountLayers();

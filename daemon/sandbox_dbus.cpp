@@ -308,6 +308,7 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
         // hard links: hard_links.h).
         std::optional<size_t> changes;
         try {
+          sandbox->ForgetIndexWhiteouts();
           auto scan = sandbox->Scan();
           changes = 0;
           for (const auto& root : scan) *changes += root.changes.size();
