@@ -301,17 +301,20 @@ std::vector<std::string> NamesOf(int dir_fd, const std::set<ino_t>& inodes) {
 
 }  // namespace
 
-void DropNamesOf(int upper_fd, const std::set<ino_t>& inodes) {
-  for (const auto& path : NamesOf(upper_fd, inodes)) {
+std::vector<std::string> DropNamesOf(int upper_fd, const std::set<ino_t>& inodes) {
+  std::vector<std::string> paths = NamesOf(upper_fd, inodes);
+  for (const auto& path : paths) {
     auto [parent_path, name] = SplitParent(path);
     UniqueFd parent = OpenBeneath(upper_fd, parent_path, O_PATH | O_DIRECTORY);
     if (!parent || (unlinkat(parent.get(), name.c_str(), 0) != 0 && errno != ENOENT))
       ThrowErrno("cannot drop " + path + ", another name of a committed file, from the sandbox");
   }
+  return paths;
 }
 
-void StashNamesOf(int upper_fd, int stage_fd, const std::set<ino_t>& inodes, uid_t uid, gid_t gid) {
-  for (const auto& path : NamesOf(upper_fd, inodes)) {
+std::vector<std::string> StashNamesOf(int upper_fd, int stage_fd, const std::set<ino_t>& inodes, uid_t uid, gid_t gid) {
+  std::vector<std::string> paths = NamesOf(upper_fd, inodes);
+  for (const auto& path : paths) {
     auto [parent_path, name] = SplitParent(path);
     UniqueFd parent = OpenBeneath(upper_fd, parent_path, O_PATH | O_DIRECTORY);
     if (!parent) ThrowErrno("cannot open " + parent_path + " in the sandbox");
@@ -325,6 +328,7 @@ void StashNamesOf(int upper_fd, int stage_fd, const std::set<ino_t>& inodes, uid
       ThrowErrno("cannot keep " + path + ", another name of a committed file, with the commit");
     }
   }
+  return paths;
 }
 
 void ForgetIndexEntries(int index_fd, const std::set<ino_t>& inodes) {

@@ -54,13 +54,14 @@ void ForgetIndexEntries(int index_fd, const std::set<ino_t>& inodes);
 /// Removes every regular file beneath upper directory `upper_fd` whose inode is one of
 /// `inodes`: the names a commit left in the upper of files it took live under their other
 /// names (names linked up beside a committed hard link, unchanged themselves), which would
-/// otherwise keep showing the sandbox's inode, no longer one with the live file. Throws Error.
-void DropNamesOf(int upper_fd, const std::set<ino_t>& inodes);
+/// otherwise keep showing the sandbox's inode, no longer one with the live file. Returns their
+/// paths. Throws Error.
+std::vector<std::string> DropNamesOf(int upper_fd, const std::set<ino_t>& inodes);
 /// The same for names of the sandbox's own files whose originals a commit keeps in its stage
 /// (`stage_fd`): each name moves to its path in the stage (its directories made as the upper has
 /// them, else owned by `uid`/`gid`), where an undo's Unstage finds it and gives it back beside
-/// the original, one file again. Idempotent. Throws Error.
-void StashNamesOf(int upper_fd, int stage_fd, const std::set<ino_t>& inodes, uid_t uid, gid_t gid);
+/// the original, one file again. Idempotent. Returns their paths. Throws Error.
+std::vector<std::string> StashNamesOf(int upper_fd, int stage_fd, const std::set<ino_t>& inodes, uid_t uid, gid_t gid);
 /// The inodes of every non-directory beneath directory `dir_fd` (never through a symlink); with
 /// `linked_only`, of those with more than one link.
 std::set<ino_t> FileInodesBeneath(int dir_fd, bool linked_only = false);

@@ -154,5 +154,23 @@ TEST_F(ConflictTest, WhatWasSeenSurvivesARestartAndAPartialCommit) {
   EXPECT_EQ(second.status, 0) << second.err;
 }
 
+// What was seen belongs to the sandbox's copy: once the copy is gone, so is the sight. Here the
+// owner makes the live file what the job made of it (a chmod), so the copy is no change any
+// more; a commit of everything then takes the whole upper, that copy with it, and a later job
+// copies the file afresh and saw the live tree as it is. Before, the first job's sight outlived
+// the copy and the later job's edit was a conflict (found by the model test, seed 1795689700).
+TEST_F(ConflictTest, ACommitOfTheWholeUpperForgetsWhatItsCopiesSaw) {
+  Job("chmod 600 a.txt");
+  ASSERT_EQ(Live("chmod 600 a.txt").status, 0);
+  Job("echo new > b.txt");
+  Result committed = Ctl({"commit", "--all", id_});
+  ASSERT_EQ(committed.status, 0) << committed.err;
+  Job("echo more >> a.txt");
+  EXPECT_EQ(Changes(), "M a.txt\n");
+  Result again = Ctl({"commit", "--all", id_});
+  EXPECT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(ReadWhole(project_ + "/a.txt"), "alpha\nmore\n");
+}
+
 }  // namespace
 }  // namespace sandboxd::it

@@ -387,6 +387,23 @@ TEST_P(HardLinkMoveUndoTest, AnUndoneMoveLeavesTheNamesOneFileInTheSandbox) {
   EXPECT_EQ(LinkShape(project_), "hmoved = sub/h2: old\n");
 }
 
+// The name that left the sandbox with the committed move (sub/h2) follows the live tree from
+// then on, and what the sandbox had seen of it goes too: an owner's edit after the commit is
+// what a later job's copy of it saw, no conflict. Before, the sight the name had kept made
+// that edit "changed in the live tree".
+TEST_F(HardLinkTest, ANameThatLeftTheSandboxWithACommitSeesTheLiveTreeAfresh) {
+  Job("mv h1 hmoved && echo k > keep.txt");
+  ASSERT_EQ(Ctl({"reject", id_, "keep.txt"}).status, 0);
+  Result committed = Ctl({"commit", id_, "--all"});
+  ASSERT_EQ(committed.status, 0) << committed.err;
+  ASSERT_EQ(World().RunAs(kAlice, {"sh", "-c", "echo live >> sub/h2"}, {.cwd = project_}).status, 0);
+  Job("echo more >> sub/h2");
+  EXPECT_EQ(Changes(), "M hmoved\nA keep.txt [rejected]\nM sub/h2\n");
+  Result again = Ctl({"commit", id_, "--all"});
+  EXPECT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(LinkShape(project_), "hmoved = sub/h2: old\nlive\nmore\n");
+}
+
 INSTANTIATE_TEST_SUITE_P(Ways, HardLinkMoveUndoTest,
                          ::testing::Combine(::testing::Values("true", "chmod 700 hmoved"), ::testing::Bool(), ::testing::Bool()));
 
