@@ -605,7 +605,8 @@ void OpKillMidCommit(Sequence& seq) {
   bool untouched = CompareTrees(before.live, real, !seq.skips.hardlinks).empty();
   if (!after && !untouched)
     throw Mismatch("after a kill mid-commit the live tree is neither before nor after the commit:\n  vs after:\n" +
-                   CompareTrees(seq.model.live, real, !seq.skips.hardlinks) + "  vs before:\n" + CompareTrees(before.live, real, !seq.skips.hardlinks));
+                   CompareTrees(seq.model.live, real, !seq.skips.hardlinks) + "  vs before:\n" + CompareTrees(before.live, real, !seq.skips.hardlinks) +
+                   "  the model's changes before it:\n" + DescribeChanges(before));
   if (!after) {
     seq.model = before;
     // Whether --all's approvals were recorded before the kill is the daemon's business.

@@ -452,8 +452,13 @@ Model::CommitPlan Model::Commit(bool all, bool force, const std::map<std::string
       }
     }
   }
+  // Nor where only the mode went live: the live file is changed in place (a chmod), keeping its
+  // inode, so its hard links (say with a moved name of the same file).
+  std::set<std::string> chmodded;
+  for (const auto& c : changes)
+    if (c.kind == "mode-changed") chmodded.insert(c.path);
   for (const auto& p : record.paths)
-    if (!record.moved.count(p)) placed.insert(p);
+    if (!record.moved.count(p) && !chmodded.count(p)) placed.insert(p);
   SplitGroups(live, placed, &view);
   // The sandbox's other names of a file that went live, which it held unchanged (linked up
   // beside a name a job removed or moved), leave it with the file: they show the live tree
