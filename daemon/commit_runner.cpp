@@ -254,6 +254,7 @@ CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitR
   for (const auto& root : request.changes) outcome.committed += root.changes.size();
   outcome.committed -= plan.skipped.size();
 
+  Sights others = CurrentSightsOf(sights_, sandbox, InodesNamedBy(plan.steps));
   try {
     Run(sandbox, commit, "forward", plan.steps, true);
   } catch (...) {
@@ -271,7 +272,7 @@ CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitR
   journal_.SetState(commit, "applied");
   Settle(sandbox, commit, plan.steps);
   for (auto& note : KeepLandedBackups(sandbox, commit)) outcome.skipped.push_back(std::move(note));
-  if (auto note = SettleAfterMoves(sandbox, plan.steps, true)) outcome.skipped.push_back(*note);
+  if (auto note = SettleAfterMoves(sandbox, plan.steps, true, others)) outcome.skipped.push_back(*note);
   outcome.worked = InodesNamedBy(plan.steps);
   journal_.Finish(commit);
   return outcome;
@@ -314,6 +315,7 @@ CommitRunner::UndoOutcome CommitRunner::Undo(Sandbox& sandbox) {
     // both live where a staged commit keeps its stage, so the steps go back the same way.
     journal_.SetState(last->id, "undoing");
   }
+  Sights others = CurrentSightsOf(sights_, sandbox, InodesNamedBy(steps));
   try {
     Run(sandbox, last->id, "back", steps, true);
   } catch (...) {
@@ -330,7 +332,7 @@ CommitRunner::UndoOutcome CommitRunner::Undo(Sandbox& sandbox) {
     throw;
   }
   journal_.SetState(last->id, "returning");
-  outcome.notes = ReturnToSandbox(sandbox, last->id, steps);
+  outcome.notes = ReturnToSandbox(sandbox, last->id, steps, others);
   outcome.worked = InodesNamedBy(steps);
   return outcome;
 }
@@ -446,7 +448,7 @@ void CommitRunner::Run(const Sandbox& sandbox, int64_t commit, const std::string
 }
 
 std::optional<std::string> CommitRunner::SettleAfterMoves(const Sandbox& sandbox, const std::vector<CommitStep>& steps,
-                                                          bool upper_kept) {
+                                                          bool upper_kept, const Sights& others) {
   std::vector<std::pair<size_t, std::string>> paths;
   std::map<size_t, std::vector<std::string>> per_root;
   for (const auto& step : steps) {
@@ -459,7 +461,7 @@ std::optional<std::string> CommitRunner::SettleAfterMoves(const Sandbox& sandbox
     // not even by the copies it held of files that were no change any more.
     if (upper_kept) ResightAfter(sights_, sandbox, paths);
     else sights_.Clear(sandbox.id());
-    ResightOtherNames(sights_, sandbox, InodesNamedBy(steps));
+    if (upper_kept) ResightOtherNames(sights_, sandbox, others);
     if (upper_kept)
       for (const auto& [root, root_paths] : per_root) {
         UniqueFd live = sandbox.OpenLiveRoot(root), upper = sandbox.OpenUpper(root);
@@ -490,7 +492,7 @@ std::vector<std::string> CommitRunner::Unstage(const Sandbox& sandbox, int64_t c
 }
 
 std::vector<std::string> CommitRunner::ReturnToSandbox(const Sandbox& sandbox, int64_t commit,
-                                                       const std::vector<CommitStep>& steps) {
+                                                       const std::vector<CommitStep>& steps, const Sights& others) {
   // A landing area now holds copies of what the commit put live; the originals are in the stage.
   auto notes = RemoveLandings(sandbox, commit);
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
@@ -510,7 +512,7 @@ std::vector<std::string> CommitRunner::ReturnToSandbox(const Sandbox& sandbox, i
     UniqueFd removed = OpenDirectoryNoSymlinks(sandbox.CommitRemovedDir(commit, i), O_PATH);
     for (auto& alias : RestoredAliases(backup.get(), removed.get(), live.get(), i, steps)) aliases.push_back(std::move(alias));
   }
-  if (auto note = SettleAfterMoves(sandbox, steps, true)) notes.push_back(*note);
+  if (auto note = SettleAfterMoves(sandbox, steps, true, others)) notes.push_back(*note);
   journal_.FinishUndo(commit, aliases);
   RemoveCommitDirs(sandbox, commit);
   return notes;

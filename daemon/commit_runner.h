@@ -76,7 +76,10 @@ class CommitRunner {
   /// directories there forget origins the live tree no longer has (stale_origins.h). Done here,
   /// not by the caller, so that recovery after a kill does it too. `upper_kept` is false after
   /// a commit of the whole upper, which leaves none. Returns a note on failure.
-  std::optional<std::string> SettleAfterMoves(const Sandbox& sandbox, const std::vector<CommitStep>& steps, bool upper_kept);
+  /// `others`: CurrentSightsOf the steps' inodes from just before they ran (none in recovery:
+  /// what was current then is unknown, so the other names keep their sights).
+  std::optional<std::string> SettleAfterMoves(const Sandbox& sandbox, const std::vector<CommitStep>& steps, bool upper_kept,
+                                              const Sights& others = {});
   /// Runs the steps; a staged commit's new entries (and backups) are in its stage.
   void Run(const Sandbox& sandbox, int64_t commit, const std::string& direction, const std::vector<CommitStep>& steps,
            bool staged);
@@ -87,7 +90,8 @@ class CommitRunner {
   std::vector<std::string> Unstage(const Sandbox& sandbox, int64_t commit);
   /// After an undo took the steps back: the commit's entries go back into the sandbox's upper,
   /// the commit's directory goes, and it is "undone". Returns lines for the log.
-  std::vector<std::string> ReturnToSandbox(const Sandbox& sandbox, int64_t commit, const std::vector<CommitStep>& steps);
+  std::vector<std::string> ReturnToSandbox(const Sandbox& sandbox, int64_t commit, const std::vector<CommitStep>& steps,
+                                           const Sights& others = {});
   /// Root `root`'s landing area for `commit` (landing_area.h); `live_fd` must outlive it.
   LandingArea Landing(const Sandbox& sandbox, int64_t commit, size_t root, int live_fd) const;
   /// Runs `work` on the commit's landing area of each root whose layers are on another file

@@ -146,20 +146,46 @@ void ResightAfter(SightStore& sights, const Sandbox& sandbox, const std::vector<
   sights.Forget(sandbox.id(), gone);
 }
 
-void ResightOtherNames(SightStore& sights, const Sandbox& sandbox, const std::map<size_t, std::set<ino_t>>& worked) {
-  if (worked.empty()) return;
+namespace {
+
+std::optional<ino_t> SightInode(const std::string& sight) {
+  size_t colon = sight.find(':');
+  if (colon == std::string::npos) return std::nullopt;  // "-", "dir", "?": no inode
+  try {
+    return static_cast<ino_t>(std::stoull(sight.substr(0, colon)));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+Sights CurrentSightsOf(SightStore& sights, const Sandbox& sandbox, const InodesByRoot& worked) {
+  Sights current;
+  if (worked.empty()) return current;
+  std::map<size_t, UniqueFd> lives;
+  for (const auto& [key, sight] : sights.Load(sandbox.id())) {
+    auto inodes = worked.find(key.first);
+    auto inode = SightInode(sight);
+    if (inodes == worked.end() || !inode || !inodes->second.count(*inode)) continue;
+    UniqueFd& live = lives[key.first];
+    if (!live) live = sandbox.OpenLiveRoot(key.first);
+    if (LiveSight(live.get(), key.second) == sight) current[key] = sight;
+  }
+  return current;
+}
+
+void ResightOtherNames(SightStore& sights, const Sandbox& sandbox, const Sights& current) {
+  if (current.empty()) return;
   std::map<size_t, UniqueFd> lives;
   Sights now;
   for (const auto& [key, sight] : sights.Load(sandbox.id())) {
-    auto inodes = worked.find(key.first);
-    size_t colon = sight.find(':');
-    if (inodes == worked.end() || colon == std::string::npos) continue;  // "-", "dir", "?": no inode
-    ino_t was = static_cast<ino_t>(std::stoull(sight.substr(0, colon)));
-    if (!inodes->second.count(was)) continue;
+    auto before = current.find(key);
+    if (before == current.end() || before->second != sight) continue;  // gone meanwhile, or seen anew
     UniqueFd& live = lives[key.first];
     if (!live) live = sandbox.OpenLiveRoot(key.first);
     std::string seen = LiveSight(live.get(), key.second);
-    if (seen != sight && seen.compare(0, colon + 1, sight, 0, colon + 1) == 0) now[key] = seen;
+    if (seen != sight && SightInode(seen) == SightInode(sight)) now[key] = seen;
   }
   sights.Replace(sandbox.id(), now);
 }

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "commit_step.h"
 #include "sandbox.h"
 #include "store.h"
 
@@ -66,13 +67,18 @@ void RecordLinkedUpSights(SightStore& sights, const Sandbox& sandbox, size_t roo
 /// as the live tree is now (the sandbox put it there, or put it back), the others are forgotten.
 void ResightAfter(SightStore& sights, const Sandbox& sandbox, const std::vector<std::pair<size_t, std::string>>& paths);
 
-/// After commit work that removed, replaced or moved a name of each live inode in `worked`
-/// (per root): every path in sight whose live entry is still one of those inodes is in sight as
-/// it is now. Its ctime moved with the sandbox's own work (the other names of a hard link see
-/// their link count change), not with the owner's. An owner's edit of such a name between the
-/// commit's step and this call is taken for seen (as ResightAfter takes it for the paths the
-/// commit took): a window of milliseconds, where refusing every hard link's other name would
-/// be a conflict the owner never made.
-void ResightOtherNames(SightStore& sights, const Sandbox& sandbox, const std::map<size_t, std::set<ino_t>>& worked);
+/// Just before commit work that removes, replaces or moves a name of each live inode in
+/// `worked` (per root; InodesNamedBy): the sights of paths whose live entry is one of those
+/// inodes and is still as it was seen (no live change unseen).
+Sights CurrentSightsOf(SightStore& sights, const Sandbox& sandbox, const InodesByRoot& worked);
+
+/// After that work: each of `current` (CurrentSightsOf, from before it) still in sight, whose
+/// live entry is still the same inode, is in sight as it is now. Its ctime moved with the
+/// sandbox's own work (the other names of a hard link see their link count change), not with
+/// the owner's; a live change the sandbox had not seen before the work stays unseen. An owner's
+/// edit of such a name while the work runs is taken for seen (as ResightAfter takes it for the
+/// paths the commit took): a window of the commit's length, where refusing every hard link's
+/// other name would be a conflict the owner never made.
+void ResightOtherNames(SightStore& sights, const Sandbox& sandbox, const Sights& current);
 
 }  // namespace sandboxd

@@ -228,6 +228,22 @@ TEST_F(HardLinkTest, CommittingTheRemovalOfOneNameIsNoConflictForTheOther) {
   EXPECT_EQ(ReadWhole(project_ + "/sub/h2"), "new\n");
 }
 
+// But only the sandbox's own work is taken for seen: an owner's edit of the file before the
+// commit stays a conflict on the name the commit left alone. Before, the commit of sub/h2
+// (forced over its conflict) took the owner's edit for seen under h1 too, and h1's deletion
+// could then be committed without --force (found by the model test, seeds 1795691012 and
+// 1795691025).
+TEST_F(HardLinkTest, AnOwnersEditBeforeTheCommitStaysAConflictOnTheOtherName) {
+  Job("rm h1 && echo new > sub/h2");
+  ASSERT_EQ(World().RunAs(kAlice, {"sh", "-c", "echo live >> h1"}, {.cwd = project_}).status, 0);
+  ASSERT_EQ(Changes(), "D h1 [conflict: changed in the live tree]\nM sub/h2 [conflict: changed in the live tree]\n");
+  ASSERT_EQ(Ctl({"approve", id_, "sub/h2"}).status, 0);
+  Result forced = Ctl({"commit", id_, "--force"});
+  ASSERT_EQ(forced.status, 0) << forced.err;
+  EXPECT_EQ(Changes(), "D h1 [conflict: changed in the live tree]\n");
+  EXPECT_EQ(Ctl({"commit", id_, "--all"}).status, 1) << "the owner's edit was taken for seen";
+}
+
 // The same for a decision: a commit (or its undo) that removes (or puts back) one name of a
 // live hard link moves the other name's ctime, and a decision about the other name holds for
 // the live file as it was. Before, the rejection of sub/h2 lapsed with the commit of h1's
