@@ -101,6 +101,28 @@ void ApplyDefaultQuota(Config& config, std::string_view value) {
 }
 void ApplyDefaultTtl(Config& config, std::string_view value) { config.storage.default_ttl_sec = ParseDuration("DefaultTtl", value); }
 
+/// A count from 1 to `most`; "" is the default.
+size_t ParseCount(std::string_view key, std::string_view value, size_t fallback, size_t most) {
+  if (value.empty()) return fallback;
+  bool digits = value.size() <= 9 && std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
+  size_t count = digits ? std::stoul(std::string(value)) : 0;
+  if (!digits || count < 1 || count > most)
+    throw ValueError(std::string(key) + "=" + std::string(value) + " is not a count from 1 to " + std::to_string(most));
+  return count;
+}
+
+void ApplyMaxCallsInFlightPerUser(Config& config, std::string_view value) {
+  config.limits.max_calls_in_flight_per_user =
+      ParseCount("MaxCallsInFlightPerUser", value, LimitsConfig{}.max_calls_in_flight_per_user, 100000);
+}
+
+void ApplyStalledReaderTimeout(Config& config, std::string_view value) {
+  config.limits.stalled_reader_timeout_sec =
+      value.empty() ? LimitsConfig{}.stalled_reader_timeout_sec : ParseDuration("StalledReaderTimeout", value);
+  if (config.limits.stalled_reader_timeout_sec == 0)
+    throw ValueError("StalledReaderTimeout=" + std::string(value) + " is not a duration of at least 1s");
+}
+
 struct KeySpec {
   std::string_view section;
   std::string_view key;
@@ -115,6 +137,8 @@ constexpr KeySpec kKeys[] = {
     {"Storage", "Cap", ApplyCap},
     {"Storage", "DefaultQuota", ApplyDefaultQuota},
     {"Storage", "DefaultTtl", ApplyDefaultTtl},
+    {"Limits", "MaxCallsInFlightPerUser", ApplyMaxCallsInFlightPerUser},
+    {"Limits", "StalledReaderTimeout", ApplyStalledReaderTimeout},
 };
 
 bool KnownSection(std::string_view name) {

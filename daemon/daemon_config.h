@@ -39,11 +39,22 @@ struct StorageConfig {
   uint64_t default_ttl_sec = 0;
 };
 
+/// [Limits]: what one user may hold of the daemon (DESIGN, "Limits"). A refusal names the key
+/// and its value.
+struct LimitsConfig {
+  /// Calls of one user queued or running in the daemon's workers at once (worker_pool.h).
+  size_t max_calls_in_flight_per_user = 64;
+  /// Seconds a call writing into a caller's fd (Diff) waits for its reader to read anything
+  /// before it gives up, freeing its worker and helper.
+  uint64_t stalled_reader_timeout_sec = 300;
+};
+
 /// The whole configuration. A new section is a new member struct here plus its rows in the key
 /// table of daemon_config.cpp.
 struct Config {
   JobsConfig jobs;
   StorageConfig storage;
+  LimitsConfig limits;
 };
 
 /// Applies the assignments of one file's text, in order, on top of `config`; `file` names it

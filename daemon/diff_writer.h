@@ -4,6 +4,7 @@
 /// the owner; every file is opened beneath its root without following symlinks, and no file
 /// bigger than max_text_bytes is read into memory (it is shown as binary).
 
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
@@ -21,6 +22,8 @@ struct DiffOptions {
   /// Per change path, the only hunks (1-based) to show of it (`diff PATH:N`); a change not here
   /// is shown whole. A hunk it does not have is an error (WriteDiff).
   std::map<std::string, std::set<int>> only_hunks;
+  /// WriteDiff gives up (Error kFailed) when its output takes nothing for this long; 0: never.
+  int64_t output_stall_ms = 0;
 };
 
 struct Hunk {

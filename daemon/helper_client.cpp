@@ -49,7 +49,7 @@ nlohmann::json RunHelperRequest(const std::string& helper_path, const std::strin
 }
 
 nlohmann::json RunHelper(const std::string& helper_path, const std::string& op, const UserCredentials& user,
-                         const std::vector<HelperRoot>& roots, int output_fd) {
+                         const std::vector<HelperRoot>& roots, int output_fd, int64_t output_stall_ms) {
   nlohmann::json request = {{"op", op}, {"roots", nlohmann::json::array()}};
   std::vector<int> fds;
   for (const auto& root : roots) {
@@ -67,6 +67,7 @@ nlohmann::json RunHelper(const std::string& helper_path, const std::string& op, 
   if (output_fd >= 0) {
     request["output_fd"] = static_cast<int>(3 + fds.size());
     fds.push_back(output_fd);
+    if (output_stall_ms > 0) request["output_stall_ms"] = output_stall_ms;
   }
   return RunHelperRequest(helper_path, op, user, request, fds);
 }

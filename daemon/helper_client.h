@@ -26,9 +26,10 @@ struct HelperRoot {
   std::map<std::string, std::set<int>> only_hunks;  ///< "diff" only: the hunks shown of these changes
 };
 
-/// `op` is "diff", "hunks" or "commit". `output_fd` (diff only) receives the diff text.
+/// `op` is "diff", "hunks" or "commit". `output_fd` (diff only) receives the diff text; the
+/// helper gives up when its reader reads nothing for `output_stall_ms` (0: waits for ever).
 nlohmann::json RunHelper(const std::string& helper_path, const std::string& op, const UserCredentials& user,
-                         const std::vector<HelperRoot>& roots, int output_fd = -1);
+                         const std::vector<HelperRoot>& roots, int output_fd = -1, int64_t output_stall_ms = 0);
 
 /// The path of another of sandboxd's programs installed beside sandboxd-helper (`helper_path`).
 std::string BesideHelper(const std::string& helper_path, const std::string& program);

@@ -120,8 +120,8 @@ void SandboxDBus::InWorker(sdbus::Result<Outs...>&& result, const char* verb, bo
     return;
   }
   auto self = KeepAlive(result);
-  if (!self) return;
-  service_.RunInWorker([this, self, result = std::move(result), body = std::forward<Body>(body), caller, verb,
+  if (!self || !service_.AdmitCall(caller, result)) return;
+  service_.RunForCaller(caller.uid, [this, self, result = std::move(result), body = std::forward<Body>(body), caller, verb,
                         allow_interactive]() mutable {
     ReplyWith(result, [&] {
       Authorize(caller, verb, allow_interactive);
@@ -383,7 +383,10 @@ void SandboxDBus::Diff(sdbus::Result<>&& result, std::vector<std::string> select
     }
     // The diff is produced by the helper running as the owner: it reads the live tree and the
     // upper with the owner's rights, so a diff can never show what the owner could not read.
-    RunHelper(service_.options().helper_path, "diff", LookupUser(sandbox_->owner()), roots, out.get());
+    // A reader that stops reading (a pipe nobody reads) would hold this worker and the helper
+    // for ever: after [Limits] StalledReaderTimeout= without progress the helper gives up.
+    RunHelper(service_.options().helper_path, "diff", LookupUser(sandbox_->owner()), roots, out.get(),
+              static_cast<int64_t>(service_.config().limits.stalled_reader_timeout_sec) * 1000);
   });
 }
 
@@ -568,8 +571,8 @@ void SandboxDBus::Destroy(sdbus::Result<>&& result) {
     return;
   }
   auto self = KeepAlive(result);
-  if (!self) return;
-  service_.RunInWorker([this, self, caller, result = std::move(result)]() mutable {
+  if (!self || !service_.AdmitCall(caller, result)) return;
+  service_.RunForCaller(caller.uid, [this, self, caller, result = std::move(result)]() mutable {
     bool destroyed = false;
     ReplyWith(result, [&] {
       Authorize(caller, "destroy", false);

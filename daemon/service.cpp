@@ -164,6 +164,9 @@ int Service::Run() {
   config_ = LoadConfig(options_.config_path);
   // The option is one more assignment after the files, checked as theirs are.
   if (!options_.storage_cap.empty()) ApplyConfigText("[Storage]\nCap=" + options_.storage_cap + "\n", "--storage-cap", config_);
+  workers_ = std::make_unique<WorkerPool>(WorkerPoolLimits{.workers = kWorkers,
+                                                           .per_key_running = kWorkersPerUser,
+                                                           .per_key_in_flight = config_.limits.max_calls_in_flight_per_user});
   SetUpDirectories();
   store_ = std::make_unique<Store>(layout_.Database());
   registry_ = std::make_unique<SandboxRegistry>(layout_, *store_);
@@ -296,10 +299,7 @@ int Service::Run() {
 Activity Service::CurrentActivity() {
   Activity activity;
   for (const auto& sandbox : registry_->List(0)) activity.running_jobs += sandbox->running_jobs();
-  {
-    std::lock_guard lock(workers_mutex_);
-    activity.operations = workers_;
-  }
+  activity.operations = workers_ ? workers_->Busy() : 0;
   activity.last_call_usec = LastCallUsec();
   return activity;
 }
@@ -405,20 +405,23 @@ void Service::Stop() {
   if (connection_) connection_->leaveEventLoop();
 }
 
-void Service::BeginWorker() {
-  std::lock_guard lock(workers_mutex_);
-  ++workers_;
-}
-
-void Service::EndWorker() {
-  std::lock_guard lock(workers_mutex_);
-  if (--workers_ == 0) workers_done_.notify_all();
+void Service::CheckCallsInFlight(uid_t uid) const {
+  size_t most = config_.limits.max_calls_in_flight_per_user;
+  if (workers_->InFlight(uid) >= most)
+    throw Error(Code::kQuotaExceeded, "uid " + std::to_string(uid) + " has " + std::to_string(most) +
+                                          " calls in flight already, the most [Limits] MaxCallsInFlightPerUser=" +
+                                          std::to_string(most) + " allows; try again when some have ended");
 }
 
 void Service::WaitForWorkers() {
-  std::unique_lock lock(workers_mutex_);
-  // A worker may be waiting for a human at a polkit prompt; do not wait for ever.
-  workers_done_.wait_for(lock, std::chrono::seconds(10), [this] { return workers_ == 0; });
+  if (!workers_) return;
+  // A worker may be waiting for a human at a polkit prompt, or on a reader that stopped: do
+  // not wait for ever. The pool is then left to the process's exit (its threads are stuck in
+  // calls that end with it).
+  if (!workers_->WaitIdle(std::chrono::seconds(10))) {
+    spdlog::warn("{} calls still running at exit", workers_->Busy());
+    (void)workers_.release();
+  }
 }
 
 std::shared_ptr<SandboxDBus> Service::PublishSandbox(std::shared_ptr<Sandbox> sandbox) {

@@ -28,6 +28,7 @@ nlohmann::json Diff(const nlohmann::json& request) {
     sandboxd::DiffOptions options;
     options.path_prefix = root.prefix;
     options.only_hunks = root.only_hunks;
+    options.output_stall_ms = request.value("output_stall_ms", int64_t{0});
     if (!sandboxd::WriteDiff(root.changes, root.live_fd, root.upper_fd, options, out, root.renames)) break;  // reader went away
   }
   return {{"ok", true}};

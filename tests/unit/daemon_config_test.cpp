@@ -234,6 +234,19 @@ TEST(DaemonConfigTest, DefaultQuotaAndTtlAreASizeAndADuration) {
   EXPECT_EQ(ParseError("[Storage]\nDefaultQuota=10K\n"), "test.conf:2: DefaultQuota=10K is below the least a sandbox can work with, 1M");
 }
 
+TEST(DaemonConfigTest, LimitsAreCounts) {
+  EXPECT_EQ(Parse("").limits.max_calls_in_flight_per_user, 64u);
+  EXPECT_EQ(Parse("[Limits]\nMaxCallsInFlightPerUser=8\n").limits.max_calls_in_flight_per_user, 8u);
+  EXPECT_EQ(Parse("[Limits]\nMaxCallsInFlightPerUser=8\nMaxCallsInFlightPerUser=\n").limits.max_calls_in_flight_per_user, 64u);
+  for (const char* bad : {"0", "-1", "many", "2.5", "1000000000"})
+    EXPECT_EQ(ParseError(std::string("[Limits]\nMaxCallsInFlightPerUser=") + bad + "\n"),
+              std::string("test.conf:2: MaxCallsInFlightPerUser=") + bad + " is not a count from 1 to 100000");
+  EXPECT_EQ(Parse("").limits.stalled_reader_timeout_sec, 300u);
+  EXPECT_EQ(Parse("[Limits]\nStalledReaderTimeout=1m\n").limits.stalled_reader_timeout_sec, 60u);
+  EXPECT_EQ(Parse("[Limits]\nStalledReaderTimeout=1m\nStalledReaderTimeout=\n").limits.stalled_reader_timeout_sec, 300u);
+  EXPECT_EQ(ParseError("[Limits]\nStalledReaderTimeout=0\n"), "test.conf:2: StalledReaderTimeout=0 is not a duration of at least 1s");
+}
+
 TEST_F(ConfigLoadTest, TheExampleFileParsesToTheDefaults) {
   // The installable example shows every default commented out; uncommented it must mean the
   // same (HiddenPaths= appends, so its lines only repeat the built-in entries).
@@ -245,7 +258,8 @@ TEST_F(ConfigLoadTest, TheExampleFileParsesToTheDefaults) {
   for (std::string line; std::getline(lines, line);) {
     if (line.rfind("#HiddenPaths=", 0) == 0 || line.rfind("#HideOtherHomes=", 0) == 0 ||
         line.rfind("#ArchiveCompressionLevel=", 0) == 0 || line.rfind("#Cap=", 0) == 0 ||
-        line.rfind("#DefaultQuota=", 0) == 0 || line.rfind("#DefaultTtl=", 0) == 0)
+        line.rfind("#DefaultQuota=", 0) == 0 || line.rfind("#DefaultTtl=", 0) == 0 || line.rfind("#MaxCallsInFlightPerUser=", 0) == 0 ||
+        line.rfind("#StalledReaderTimeout=", 0) == 0)
       line.erase(0, 1);
     uncommented += line + "\n";
   }
@@ -254,6 +268,8 @@ TEST_F(ConfigLoadTest, TheExampleFileParsesToTheDefaults) {
   EXPECT_TRUE(reset.jobs.hide_other_homes);
   EXPECT_EQ(reset.storage.archive_compression_level, StorageConfig{}.archive_compression_level);
   EXPECT_EQ(reset.storage.cap_bytes, StorageConfig{}.cap_bytes);
+  EXPECT_EQ(reset.limits.max_calls_in_flight_per_user, LimitsConfig{}.max_calls_in_flight_per_user);
+  EXPECT_EQ(reset.limits.stalled_reader_timeout_sec, LimitsConfig{}.stalled_reader_timeout_sec);
 }
 
 }  // namespace
