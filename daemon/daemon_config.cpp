@@ -111,6 +111,14 @@ size_t ParseCount(std::string_view key, std::string_view value, size_t fallback,
   return count;
 }
 
+void ApplyMaxSandboxesPerUser(Config& config, std::string_view value) {
+  config.limits.max_sandboxes_per_user = ParseCount("MaxSandboxesPerUser", value, LimitsConfig{}.max_sandboxes_per_user, 1024);
+}
+
+void ApplyMaxRootsPerSandbox(Config& config, std::string_view value) {
+  config.limits.max_roots_per_sandbox = ParseCount("MaxRootsPerSandbox", value, LimitsConfig{}.max_roots_per_sandbox, 64);
+}
+
 void ApplyMaxCallsInFlightPerUser(Config& config, std::string_view value) {
   config.limits.max_calls_in_flight_per_user =
       ParseCount("MaxCallsInFlightPerUser", value, LimitsConfig{}.max_calls_in_flight_per_user, 100000);
@@ -137,6 +145,8 @@ constexpr KeySpec kKeys[] = {
     {"Storage", "Cap", ApplyCap},
     {"Storage", "DefaultQuota", ApplyDefaultQuota},
     {"Storage", "DefaultTtl", ApplyDefaultTtl},
+    {"Limits", "MaxSandboxesPerUser", ApplyMaxSandboxesPerUser},
+    {"Limits", "MaxRootsPerSandbox", ApplyMaxRootsPerSandbox},
     {"Limits", "MaxCallsInFlightPerUser", ApplyMaxCallsInFlightPerUser},
     {"Limits", "StalledReaderTimeout", ApplyStalledReaderTimeout},
 };

@@ -42,6 +42,10 @@ struct StorageConfig {
 /// [Limits]: what one user may hold of the daemon (DESIGN, "Limits"). A refusal names the key
 /// and its value.
 struct LimitsConfig {
+  /// Sandboxes one user may have (root: any number). Each root of each is a mount.
+  size_t max_sandboxes_per_user = 256;
+  /// Roots one sandbox may have (at most 64).
+  size_t max_roots_per_sandbox = 64;
   /// Calls of one user queued or running in the daemon's workers at once (worker_pool.h).
   size_t max_calls_in_flight_per_user = 64;
   /// Seconds a call writing into a caller's fd (Diff) waits for its reader to read anything

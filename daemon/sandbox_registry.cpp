@@ -61,7 +61,10 @@ std::shared_ptr<Sandbox> SandboxRegistry::MakeSandbox(const SandboxRecord& recor
 std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, const UserCredentials& owner,
                                                  const Authorize& authorize) {
   if (request.roots.empty()) throw Error(Code::kInvalidArgument, "a sandbox needs at least one root directory");
-  if (request.roots.size() > 64) throw Error(Code::kInvalidArgument, "a sandbox may have at most 64 roots");
+  if (request.roots.size() > max_roots_per_sandbox_)
+    throw Error(Code::kInvalidArgument, "a sandbox may have at most " + std::to_string(max_roots_per_sandbox_) +
+                                            " roots ([Limits] MaxRootsPerSandbox=" + std::to_string(max_roots_per_sandbox_) + "), not " +
+                                            std::to_string(request.roots.size()));
   if (!request.name.empty()) CheckSandboxName(request.name);
   // Each root is opened once, as the owner; its canonical path comes from that descriptor and
   // its overlay is mounted from it (root_validation.h).
@@ -87,6 +90,15 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
   std::shared_ptr<Sandbox> sandbox;
   {
     std::lock_guard lock(mutex_);
+    if (owner.uid != 0) {
+      size_t held = 0;
+      for (const auto* known : {&sandboxes_, &creating_})
+        for (const auto& [id, other] : *known) held += other->owner() == owner.uid;
+      if (held >= max_sandboxes_per_user_)
+        throw Error(Code::kQuotaExceeded, "uid " + std::to_string(owner.uid) + " has " + std::to_string(held) +
+                                              " sandboxes, the most [Limits] MaxSandboxesPerUser=" +
+                                              std::to_string(max_sandboxes_per_user_) + " allows; destroy one first");
+    }
     CheckOverlap(roots, request.shared, owner.uid);
     SandboxRecord record;
     record.id = RandomId();

@@ -42,6 +42,12 @@ class SandboxRegistry {
   /// Given to every sandbox it makes or loads from then on (Sandbox::SetLinkedUp).
   void SetLinkedUp(Sandbox::LinkedUp linked_up) { linked_up_ = std::move(linked_up); }
   bool hard_quotas() const { return hard_quotas_; }
+  /// [Limits] MaxSandboxesPerUser= (root is not held to it) and MaxRootsPerSandbox=: Create
+  /// refuses past them, naming the limit.
+  void SetLimits(size_t max_sandboxes_per_user, size_t max_roots_per_sandbox) {
+    max_sandboxes_per_user_ = max_sandboxes_per_user;
+    max_roots_per_sandbox_ = max_roots_per_sandbox;
+  }
 
   /// Called with the validated, canonical roots before anything is made: throws to refuse.
   using Authorize = std::function<void(const std::vector<std::string>& roots)>;
@@ -84,6 +90,8 @@ class SandboxRegistry {
   const Layout& layout_;
   Store& store_;
   bool hard_quotas_ = false;
+  size_t max_sandboxes_per_user_ = 256;
+  size_t max_roots_per_sandbox_ = 64;
   Sandbox::LinkedUp linked_up_;
   ForbiddenAreas forbidden_;
   mutable std::mutex mutex_;

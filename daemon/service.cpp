@@ -170,6 +170,7 @@ int Service::Run() {
   SetUpDirectories();
   store_ = std::make_unique<Store>(layout_.Database());
   registry_ = std::make_unique<SandboxRegistry>(layout_, *store_);
+  registry_->SetLimits(config_.limits.max_sandboxes_per_user, config_.limits.max_roots_per_sandbox);
   ChooseQuotaMethod();
   journal_ = std::make_unique<CommitJournal>(*store_);
   sights_ = std::make_unique<SightStore>(*store_);

@@ -241,6 +241,12 @@ TEST(DaemonConfigTest, LimitsAreCounts) {
   for (const char* bad : {"0", "-1", "many", "2.5", "1000000000"})
     EXPECT_EQ(ParseError(std::string("[Limits]\nMaxCallsInFlightPerUser=") + bad + "\n"),
               std::string("test.conf:2: MaxCallsInFlightPerUser=") + bad + " is not a count from 1 to 100000");
+  EXPECT_EQ(Parse("").limits.max_sandboxes_per_user, 256u);
+  EXPECT_EQ(Parse("[Limits]\nMaxSandboxesPerUser=1024\n").limits.max_sandboxes_per_user, 1024u);
+  EXPECT_EQ(ParseError("[Limits]\nMaxSandboxesPerUser=1025\n"), "test.conf:2: MaxSandboxesPerUser=1025 is not a count from 1 to 1024");
+  EXPECT_EQ(Parse("").limits.max_roots_per_sandbox, 64u);
+  EXPECT_EQ(Parse("[Limits]\nMaxRootsPerSandbox=4\n").limits.max_roots_per_sandbox, 4u);
+  EXPECT_EQ(ParseError("[Limits]\nMaxRootsPerSandbox=65\n"), "test.conf:2: MaxRootsPerSandbox=65 is not a count from 1 to 64");
   EXPECT_EQ(Parse("").limits.stalled_reader_timeout_sec, 300u);
   EXPECT_EQ(Parse("[Limits]\nStalledReaderTimeout=1m\n").limits.stalled_reader_timeout_sec, 60u);
   EXPECT_EQ(Parse("[Limits]\nStalledReaderTimeout=1m\nStalledReaderTimeout=\n").limits.stalled_reader_timeout_sec, 300u);
@@ -258,7 +264,8 @@ TEST_F(ConfigLoadTest, TheExampleFileParsesToTheDefaults) {
   for (std::string line; std::getline(lines, line);) {
     if (line.rfind("#HiddenPaths=", 0) == 0 || line.rfind("#HideOtherHomes=", 0) == 0 ||
         line.rfind("#ArchiveCompressionLevel=", 0) == 0 || line.rfind("#Cap=", 0) == 0 ||
-        line.rfind("#DefaultQuota=", 0) == 0 || line.rfind("#DefaultTtl=", 0) == 0 || line.rfind("#MaxCallsInFlightPerUser=", 0) == 0 ||
+        line.rfind("#DefaultQuota=", 0) == 0 || line.rfind("#DefaultTtl=", 0) == 0 || line.rfind("#MaxCallsInFlightPerUser=", 0) == 0 || line.rfind("#MaxSandboxesPerUser=", 0) == 0 ||
+        line.rfind("#MaxRootsPerSandbox=", 0) == 0 ||
         line.rfind("#StalledReaderTimeout=", 0) == 0)
       line.erase(0, 1);
     uncommented += line + "\n";
@@ -270,6 +277,8 @@ TEST_F(ConfigLoadTest, TheExampleFileParsesToTheDefaults) {
   EXPECT_EQ(reset.storage.cap_bytes, StorageConfig{}.cap_bytes);
   EXPECT_EQ(reset.limits.max_calls_in_flight_per_user, LimitsConfig{}.max_calls_in_flight_per_user);
   EXPECT_EQ(reset.limits.stalled_reader_timeout_sec, LimitsConfig{}.stalled_reader_timeout_sec);
+  EXPECT_EQ(reset.limits.max_sandboxes_per_user, LimitsConfig{}.max_sandboxes_per_user);
+  EXPECT_EQ(reset.limits.max_roots_per_sandbox, LimitsConfig{}.max_roots_per_sandbox);
 }
 
 }  // namespace
