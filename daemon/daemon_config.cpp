@@ -119,6 +119,11 @@ void ApplyMaxRootsPerSandbox(Config& config, std::string_view value) {
   config.limits.max_roots_per_sandbox = ParseCount("MaxRootsPerSandbox", value, LimitsConfig{}.max_roots_per_sandbox, 64);
 }
 
+void ApplyMaxRunningJobsPerUser(Config& config, std::string_view value) {
+  config.limits.max_running_jobs_per_user =
+      ParseCount("MaxRunningJobsPerUser", value, LimitsConfig{}.max_running_jobs_per_user, 100000);
+}
+
 void ApplyMaxCallsInFlightPerUser(Config& config, std::string_view value) {
   config.limits.max_calls_in_flight_per_user =
       ParseCount("MaxCallsInFlightPerUser", value, LimitsConfig{}.max_calls_in_flight_per_user, 100000);
@@ -147,6 +152,7 @@ constexpr KeySpec kKeys[] = {
     {"Storage", "DefaultTtl", ApplyDefaultTtl},
     {"Limits", "MaxSandboxesPerUser", ApplyMaxSandboxesPerUser},
     {"Limits", "MaxRootsPerSandbox", ApplyMaxRootsPerSandbox},
+    {"Limits", "MaxRunningJobsPerUser", ApplyMaxRunningJobsPerUser},
     {"Limits", "MaxCallsInFlightPerUser", ApplyMaxCallsInFlightPerUser},
     {"Limits", "StalledReaderTimeout", ApplyStalledReaderTimeout},
 };

@@ -46,6 +46,8 @@ struct LimitsConfig {
   size_t max_sandboxes_per_user = 256;
   /// Roots one sandbox may have (at most 64).
   size_t max_roots_per_sandbox = 64;
+  /// Jobs running at once in one user's sandboxes (root: any number).
+  size_t max_running_jobs_per_user = 64;
   /// Calls of one user queued or running in the daemon's workers at once (worker_pool.h).
   size_t max_calls_in_flight_per_user = 64;
   /// Seconds a call writing into a caller's fd (Diff) waits for its reader to read anything

@@ -272,6 +272,24 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
       launch.argv.insert(launch.argv.begin(), prefix.begin(), prefix.end());
     }
 
+    // One of the owner's job slots, held until the job ends (its end callback gives it back);
+    // given back here if the job does not start.
+    const uid_t owner = sandbox_->owner();
+    const size_t most_jobs = service_.config().limits.max_running_jobs_per_user;
+    if (owner != 0 && !service_.job_slots().TryTake(owner, most_jobs))
+      throw Error(Code::kQuotaExceeded, "uid " + std::to_string(owner) + " runs " + std::to_string(most_jobs) +
+                                            " jobs already, the most [Limits] MaxRunningJobsPerUser=" + std::to_string(most_jobs) +
+                                            " allows; wait for one to end");
+    bool slot_with_job = owner == 0;  // root's jobs hold none
+    struct SlotGuard {
+      UserSlots& slots;
+      uid_t uid;
+      const bool& passed;
+      ~SlotGuard() {
+        if (!passed) slots.Give(uid);
+      }
+    } slot_guard{service_.job_slots(), owner, slot_with_job};
+
     std::string job_id = RandomId();
     // A hard quota is the disk's business: a write past it fails in the job, and a job that
     // deletes must still start in a full sandbox. Else the quota is watched while jobs run.
@@ -300,8 +318,9 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
       std::string sandbox_id = sandbox_->id();
       Service* service = &service_;
       auto sandbox = sandbox_;
-      job->Start(std::move(launch), [weak_job, weak_self, sandbox, service, sandbox_id, job_id, started](const JobEnd& end) {
+      job->Start(std::move(launch), [weak_job, weak_self, sandbox, service, sandbox_id, job_id, started, owner](const JobEnd& end) {
         int64_t unseen_from = sandbox->EndJob(started);
+        if (owner != 0) service->job_slots().Give(owner);
         // What the job saw of the live tree, recorded before anyone hears it ended: a commit
         // right after it compares with this (live_sight.h).
         // One scan serves both the sights and the count the owner is told (a scan also links up
@@ -325,6 +344,7 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
       }, [weak_job](uint64_t captured_bytes) {
         if (auto j = weak_job.lock()) j->AnnounceOutput(captured_bytes);
       });
+      slot_with_job = true;  // the job gives it back when it ends
       if (attached) service_.callers().Track(caller.sender, job);
     } catch (...) {
       sandbox_->EndJob(started);

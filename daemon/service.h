@@ -33,6 +33,7 @@
 #include "service_status.h"
 #include "suspension.h"
 #include "ticker.h"
+#include "user_slots.h"
 #include "worker_pool.h"
 #include "caller.h"
 #include "dbus_util.h"
@@ -81,6 +82,8 @@ class Service {
   Suspension& suspension() { return *suspension_; }
   Review& review() { return *review_; }
   CallerWatch& callers() { return callers_; }
+  /// Jobs running per sandbox owner ([Limits] MaxRunningJobsPerUser=).
+  UserSlots& job_slots() { return job_slots_; }
   /// Who may hear the signals about a user's sandboxes (owner_signal.h).
   BusPeers& peers() { return *peers_; }
   /// Where jobs' cgroups go; nothing when jobs are ended through their pid namespace only.
@@ -190,6 +193,7 @@ class Service {
   /// The key of the daemon's own work in the pool: no user's.
   static constexpr uid_t kDaemonWork = static_cast<uid_t>(-1);
   std::unique_ptr<WorkerPool> workers_;
+  UserSlots job_slots_;
 };
 
 }  // namespace sandboxd

@@ -247,6 +247,8 @@ TEST(DaemonConfigTest, LimitsAreCounts) {
   EXPECT_EQ(Parse("").limits.max_roots_per_sandbox, 64u);
   EXPECT_EQ(Parse("[Limits]\nMaxRootsPerSandbox=4\n").limits.max_roots_per_sandbox, 4u);
   EXPECT_EQ(ParseError("[Limits]\nMaxRootsPerSandbox=65\n"), "test.conf:2: MaxRootsPerSandbox=65 is not a count from 1 to 64");
+  EXPECT_EQ(Parse("").limits.max_running_jobs_per_user, 64u);
+  EXPECT_EQ(Parse("[Limits]\nMaxRunningJobsPerUser=3\n").limits.max_running_jobs_per_user, 3u);
   EXPECT_EQ(Parse("").limits.stalled_reader_timeout_sec, 300u);
   EXPECT_EQ(Parse("[Limits]\nStalledReaderTimeout=1m\n").limits.stalled_reader_timeout_sec, 60u);
   EXPECT_EQ(Parse("[Limits]\nStalledReaderTimeout=1m\nStalledReaderTimeout=\n").limits.stalled_reader_timeout_sec, 300u);
@@ -265,7 +267,7 @@ TEST_F(ConfigLoadTest, TheExampleFileParsesToTheDefaults) {
     if (line.rfind("#HiddenPaths=", 0) == 0 || line.rfind("#HideOtherHomes=", 0) == 0 ||
         line.rfind("#ArchiveCompressionLevel=", 0) == 0 || line.rfind("#Cap=", 0) == 0 ||
         line.rfind("#DefaultQuota=", 0) == 0 || line.rfind("#DefaultTtl=", 0) == 0 || line.rfind("#MaxCallsInFlightPerUser=", 0) == 0 || line.rfind("#MaxSandboxesPerUser=", 0) == 0 ||
-        line.rfind("#MaxRootsPerSandbox=", 0) == 0 ||
+        line.rfind("#MaxRootsPerSandbox=", 0) == 0 || line.rfind("#MaxRunningJobsPerUser=", 0) == 0 ||
         line.rfind("#StalledReaderTimeout=", 0) == 0)
       line.erase(0, 1);
     uncommented += line + "\n";
@@ -279,6 +281,7 @@ TEST_F(ConfigLoadTest, TheExampleFileParsesToTheDefaults) {
   EXPECT_EQ(reset.limits.stalled_reader_timeout_sec, LimitsConfig{}.stalled_reader_timeout_sec);
   EXPECT_EQ(reset.limits.max_sandboxes_per_user, LimitsConfig{}.max_sandboxes_per_user);
   EXPECT_EQ(reset.limits.max_roots_per_sandbox, LimitsConfig{}.max_roots_per_sandbox);
+  EXPECT_EQ(reset.limits.max_running_jobs_per_user, LimitsConfig{}.max_running_jobs_per_user);
 }
 
 }  // namespace
