@@ -457,18 +457,20 @@ std::optional<std::string> CommitRunner::SettleAfterMoves(const Sandbox& sandbox
     if (!step.from.empty()) paths.emplace_back(step.root, step.from);
   }
   try {
-    // A commit of the whole upper took it away (it is the backups now): nothing is left to see,
-    // not even by the copies it held of files that were no change any more.
-    if (upper_kept) ResightAfter(sights_, sandbox, paths);
-    else sights_.Clear(sandbox.id());
-    if (upper_kept) ResightOtherNames(sights_, sandbox, others);
-    if (upper_kept)
-      for (const auto& [root, root_paths] : per_root) {
-        UniqueFd live = sandbox.OpenLiveRoot(root), upper = sandbox.OpenUpper(root);
-        std::string index = sandbox.WorkDir(root) + "/index";
-        UniqueFd index_fd = Exists(index) ? OpenDirectoryNoSymlinks(index, O_RDONLY) : UniqueFd();
-        ForgetStaleOrigins(live.get(), upper.get(), index_fd ? index_fd.get() : -1, root_paths);
-      }
+    if (!upper_kept) {
+      // A commit of the whole upper took it away (it is the backups now): nothing is left to
+      // see, not even by the copies it held of files that were no change any more.
+      sights_.Clear(sandbox.id());
+      return std::nullopt;
+    }
+    ResightAfter(sights_, sandbox, paths);
+    ResightOtherNames(sights_, sandbox, others);
+    for (const auto& [root, root_paths] : per_root) {
+      UniqueFd live = sandbox.OpenLiveRoot(root), upper = sandbox.OpenUpper(root);
+      std::string index = sandbox.WorkDir(root) + "/index";
+      UniqueFd index_fd = Exists(index) ? OpenDirectoryNoSymlinks(index, O_RDONLY) : UniqueFd();
+      ForgetStaleOrigins(live.get(), upper.get(), index_fd ? index_fd.get() : -1, root_paths);
+    }
     return std::nullopt;
   } catch (const std::exception& e) {
     // Left as they were, the sights make these paths conflict: refused, never missed.

@@ -67,17 +67,22 @@ void ApplyHideOtherHomes(Config& config, std::string_view value) {
   config.jobs.hide_other_homes = value.empty() ? JobsConfig{}.hide_other_homes : ParseBoolean("HideOtherHomes", value);
 }
 
+/// A whole number from `least` to `most` (`what` names it in the refusal: "a count").
+size_t ParseWhole(std::string_view key, std::string_view value, size_t least, size_t most, const char* what) {
+  bool digits = !value.empty() && value.size() <= 9 && std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
+  size_t number = digits ? std::stoul(std::string(value)) : 0;
+  if (!digits || number < least || number > most)
+    throw ValueError(std::string(key) + "=" + std::string(value) + " is not " + what + " from " + std::to_string(least) + " to " +
+                     std::to_string(most));
+  return number;
+}
+
 void ApplyArchiveCompressionLevel(Config& config, std::string_view value) {
   if (value.empty()) {
     config.storage.archive_compression_level = StorageConfig{}.archive_compression_level;
     return;
   }
-  int level = 0;
-  bool digits = value.size() <= 2 && std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
-  if (digits) level = std::stoi(std::string(value));
-  if (!digits || level < 1 || level > 19)
-    throw ValueError("ArchiveCompressionLevel=" + std::string(value) + " is not a zstd level from 1 to 19");
-  config.storage.archive_compression_level = level;
+  config.storage.archive_compression_level = static_cast<int>(ParseWhole("ArchiveCompressionLevel", value, 1, 19, "a zstd level"));
 }
 
 /// SIZE and DUR as sandboxctl takes them (units.h); "" is 0.
@@ -103,12 +108,7 @@ void ApplyDefaultTtl(Config& config, std::string_view value) { config.storage.de
 
 /// A count from 1 to `most`; "" is the default.
 size_t ParseCount(std::string_view key, std::string_view value, size_t fallback, size_t most) {
-  if (value.empty()) return fallback;
-  bool digits = value.size() <= 9 && std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
-  size_t count = digits ? std::stoul(std::string(value)) : 0;
-  if (!digits || count < 1 || count > most)
-    throw ValueError(std::string(key) + "=" + std::string(value) + " is not a count from 1 to " + std::to_string(most));
-  return count;
+  return value.empty() ? fallback : ParseWhole(key, value, 1, most, "a count");
 }
 
 void ApplyMaxSandboxesPerUser(Config& config, std::string_view value) {

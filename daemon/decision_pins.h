@@ -23,7 +23,9 @@ void PinDecisionsForMove(ApprovalStore& approvals, const Sandbox& sandbox);
 /// restored entry when that entry is what was archived, and the decision forgotten otherwise.
 /// Its live side is taken as it is now where it moved only by the work itself: a live entry
 /// that differs in nothing but its ctime, on one of the inodes (per root) `worked` took a name
-/// from or gave one back to (another name of a hard link: InodesNamedBy). Decisions with
+/// from or gave one back to (another name of a hard link: InodesNamedBy). An owner's own edit
+/// of that file during the work that keeps its mode, size and mtime (a `touch -r`) is taken for
+/// the work's: a window of the commit's length, over the owner's own decision. Decisions with
 /// ordinary fingerprints are left as they are. Idempotent.
 void PinDecisionsToLayers(ApprovalStore& approvals, const Sandbox& sandbox, const InodesByRoot& worked = {});
 

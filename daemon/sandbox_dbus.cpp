@@ -405,8 +405,12 @@ void SandboxDBus::Diff(sdbus::Result<>&& result, std::vector<std::string> select
     // upper with the owner's rights, so a diff can never show what the owner could not read.
     // A reader that stops reading (a pipe nobody reads) would hold this worker and the helper
     // for ever: after [Limits] StalledReaderTimeout= without progress the helper gives up.
-    RunHelper(service_.options().helper_path, "diff", LookupUser(sandbox_->owner()), roots, out.get(),
-              static_cast<int64_t>(service_.config().limits.stalled_reader_timeout_sec) * 1000);
+    try {
+      RunHelper(service_.options().helper_path, "diff", LookupUser(sandbox_->owner()), roots, out.get(),
+                static_cast<int64_t>(service_.config().limits.stalled_reader_timeout_sec) * 1000);
+    } catch (const Error& e) {
+      throw Error(e.code(), "the diff of sandbox " + sandbox_->id() + " stopped: " + e.what());
+    }
   });
 }
 

@@ -164,9 +164,7 @@ int Service::Run() {
   config_ = LoadConfig(options_.config_path);
   // The option is one more assignment after the files, checked as theirs are.
   if (!options_.storage_cap.empty()) ApplyConfigText("[Storage]\nCap=" + options_.storage_cap + "\n", "--storage-cap", config_);
-  workers_ = std::make_unique<WorkerPool>(WorkerPoolLimits{.workers = kWorkers,
-                                                           .per_key_running = kWorkersPerUser,
-                                                           .per_key_in_flight = config_.limits.max_calls_in_flight_per_user});
+  workers_ = std::make_unique<WorkerPool>(WorkerPoolLimits{.workers = kWorkers, .per_key_running = kWorkersPerUser});
   SetUpDirectories();
   store_ = std::make_unique<Store>(layout_.Database());
   registry_ = std::make_unique<SandboxRegistry>(layout_, *store_);

@@ -24,11 +24,15 @@ using sandboxd::ParseRoots;
 
 nlohmann::json Diff(const nlohmann::json& request) {
   int out = request.at("output_fd").get<int>();
+  // Only a pipe or a socket has a reader that can stop reading; a file (sandboxctl review's
+  // memory file) takes every write, in pieces as large as it likes.
+  struct stat out_st;
+  bool can_stall = fstat(out, &out_st) != 0 || S_ISFIFO(out_st.st_mode) || S_ISSOCK(out_st.st_mode) || S_ISCHR(out_st.st_mode);
   for (const auto& root : ParseRoots(request)) {
     sandboxd::DiffOptions options;
     options.path_prefix = root.prefix;
     options.only_hunks = root.only_hunks;
-    options.output_stall_ms = request.value("output_stall_ms", int64_t{0});
+    if (can_stall) options.output_stall_ms = request.value("output_stall_ms", int64_t{0});
     if (!sandboxd::WriteDiff(root.changes, root.live_fd, root.upper_fd, options, out, root.renames)) break;  // reader went away
   }
   return {{"ok", true}};

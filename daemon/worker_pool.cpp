@@ -8,7 +8,6 @@ namespace sandboxd {
 WorkerPool::WorkerPool(WorkerPoolLimits limits) : limits_(limits) {
   limits_.workers = std::max<size_t>(limits_.workers, 1);
   limits_.per_key_running = std::clamp<size_t>(limits_.per_key_running, 1, limits_.workers);
-  limits_.per_key_in_flight = std::max<size_t>(limits_.per_key_in_flight, 1);
   threads_.reserve(limits_.workers);
   for (size_t i = 0; i < limits_.workers; ++i) threads_.emplace_back([this] { Work(); });
 }
@@ -28,14 +27,10 @@ void WorkerPool::EnqueueLocked(uid_t key, std::function<void()> task) {
   wake_.notify_one();
 }
 
-size_t WorkerPool::InFlightLocked(uid_t key) const {
-  auto it = queues_.find(key);
-  return it == queues_.end() ? 0 : it->second.waiting.size() + it->second.running;
-}
-
 size_t WorkerPool::InFlight(uid_t key) const {
   std::lock_guard lock(mutex_);
-  return InFlightLocked(key);
+  auto it = queues_.find(key);
+  return it == queues_.end() ? 0 : it->second.waiting.size() + it->second.running;
 }
 
 size_t WorkerPool::Busy() const {

@@ -5,8 +5,8 @@
 /// has a queue of its own; a free worker takes the next task of the next user in turn (round
 /// robin), and no user has more than `per_key_running` tasks running at once, so one user's
 /// backlog, or calls of theirs that wait (a polkit prompt, a stalled reader), never keep
-/// another user's calls from running. A user with `per_key_in_flight` tasks queued or running
-/// is refused more (DESIGN, "Limits").
+/// another user's calls from running. How many a user may have in flight is the caller's to
+/// check against InFlight before posting (Service::AdmitCall: [Limits] MaxCallsInFlightPerUser=).
 
 #include <sys/types.h>
 
@@ -26,9 +26,8 @@
 namespace sandboxd {
 
 struct WorkerPoolLimits {
-  size_t workers = 16;          ///< threads
-  size_t per_key_running = 4;   ///< tasks of one key running at once (at most `workers`)
-  size_t per_key_in_flight = 64;  ///< tasks of one key queued or running
+  size_t workers = 16;         ///< threads
+  size_t per_key_running = 4;  ///< tasks of one key running at once (at most `workers`)
 };
 
 class WorkerPool {
@@ -39,20 +38,8 @@ class WorkerPool {
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
 
-  /// Queues `task` (any callable, move-only ones too) for `key`. Returns false, and leaves
-  /// `task` untouched, when `key` has `per_key_in_flight` tasks already (the caller answers
-  /// the request with that limit). Tasks must not throw.
-  template <typename F>
-  bool Submit(uid_t key, F& task) {
-    std::unique_lock lock(mutex_);
-    if (stopping_ || InFlightLocked(key) >= limits_.per_key_in_flight) return false;
-    auto held = std::make_shared<F>(std::move(task));
-    EnqueueLocked(key, [held] { (*held)(); });
-    return true;
-  }
-
-  /// Queues `task` for `key` whatever the limit of tasks in flight (the daemon's own work, and
-  /// calls admitted against InFlight beforehand).
+  /// Queues `task` (any callable, move-only ones too: an sdbus::Result travels with its work)
+  /// for `key`. Tasks must not throw.
   template <typename F>
   void Post(uid_t key, F&& task) {
     std::unique_lock lock(mutex_);
@@ -76,7 +63,6 @@ class WorkerPool {
   };
 
   void EnqueueLocked(uid_t key, std::function<void()> task);
-  size_t InFlightLocked(uid_t key) const;
   /// The next key, after the last one served, with a waiting task and room to run it.
   std::map<uid_t, Queue>::iterator NextRunnableLocked();
   void Work();

@@ -420,6 +420,26 @@ TEST_F(HardLinkTest, ANameThatLeftTheSandboxWithACommitSeesTheLiveTreeAfresh) {
   EXPECT_EQ(LinkShape(project_), "hmoved = sub/h2: old\nlive\nmore\n");
 }
 
+// What the commit kept for the undo (the other name, waiting in its stage) is on disk: a
+// restart, or a kill, between the commit and the undo loses nothing.
+TEST_F(HardLinkTest, TheNamesAnUndoGivesBackOutliveARestartAndAKill) {
+  for (bool kill : {false, true}) {
+    SCOPED_TRACE(kill ? "kill" : "restart");
+    Job("mv h1 hmoved && echo k > keep.txt");
+    ASSERT_EQ(Ctl({"reject", id_, "keep.txt"}).status, 0);
+    Result committed = Ctl({"commit", id_, "--all"});
+    ASSERT_EQ(committed.status, 0) << committed.err;
+    if (kill) World().KillDaemon();
+    else World().StopDaemon();
+    ASSERT_TRUE(World().StartDaemon());
+    Result undone = Ctl({"undo", id_});
+    ASSERT_EQ(undone.status, 0) << undone.err;
+    Result inodes = Ctl({"run", id_, "--", "sh", "-c", "stat -c %i hmoved sub/h2 | uniq | wc -l"});
+    EXPECT_EQ(inodes.out, "1\n") << inodes.err;
+    ASSERT_EQ(Ctl({"discard", id_}).status, 0);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Ways, HardLinkMoveUndoTest,
                          ::testing::Combine(::testing::Values("true", "chmod 700 hmoved"), ::testing::Bool(), ::testing::Bool()));
 

@@ -97,5 +97,32 @@ TEST_F(ExhaustionTest, AReaderThatStopsReadingEndsTheCallAndFreesItsWorker) {
   ASSERT_TRUE(w.StartDaemon());
 }
 
+// Past [Limits] MaxCallsInFlightPerUser= (4 here) a user's next call is refused at once with
+// the limit named, and another user's is not.
+TEST_F(ExhaustionTest, AUserPastMaxCallsInFlightPerUserIsRefusedAndAnotherIsServed) {
+  Harness& w = World();
+  std::ofstream(w.ConfigPath()) << "[Limits]\nMaxCallsInFlightPerUser=4\n";
+  w.StopDaemon();
+  ASSERT_TRUE(w.StartDaemon());
+  Job("head -c 3000000 /dev/urandom | base64 > big.txt");
+  std::string call = "DBUS_SYSTEM_BUS_ADDRESS='" + w.bus_address() + "' " + std::string(MATRIX_FD_CALL_BIN) +
+                     " /org/sandboxd/Sandbox1/sandbox/" + id_ + " org.sandboxd.Sandbox1.Sandbox.Diff '@as []' '@FD@' | sleep 300";
+  std::vector<pid_t> attackers;
+  for (int i = 0; i < 4; ++i) attackers.push_back(SpawnAs(kAlice, {"/bin/sh", "-c", call}));
+  std::this_thread::sleep_for(2s);
+  Result refused = Ctl({"changes", id_});
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_NE(refused.err.find("MaxCallsInFlightPerUser=4"), std::string::npos) << refused.err;
+  Result other = w.Sandboxctl(kBob, {"list"});
+  EXPECT_EQ(other.status, 0) << other.err;
+  w.RunAs("root", {"pkill", "-KILL", "-u", kAlice, "-x", "sleep"});
+  for (pid_t pid : attackers) waitpid(pid, nullptr, 0);
+  // The reader gone, the calls end, and alice is served again.
+  EXPECT_TRUE(WaitUntil([&] { return Ctl({"changes", id_}).status == 0; }, 20s));
+  std::remove(w.ConfigPath().c_str());
+  w.StopDaemon();
+  ASSERT_TRUE(w.StartDaemon());
+}
+
 }  // namespace
 }  // namespace sandboxd::it

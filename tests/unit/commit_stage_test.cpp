@@ -16,13 +16,9 @@
 namespace sandboxd {
 namespace {
 
+using testing::Exists;
 using testing::ScopedTempDir;
 using testing::WriteFile;
-
-bool Exists(const std::string& path) {
-  struct stat st;
-  return lstat(path.c_str(), &st) == 0;
-}
 
 Change Make(const std::string& path, ChangeKind kind, EntryType new_type) {
   Change change;

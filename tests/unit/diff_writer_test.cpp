@@ -1,7 +1,10 @@
 #include "diff_writer.h"
+#include "errors.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+
+#include <chrono>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -190,6 +193,32 @@ TEST_F(DiffWriterTest, ClosedReaderStopsQuietly) {
   DiffOptions options;
   EXPECT_FALSE(WriteDiff({Of("f", ChangeKind::kAdded, EntryType::kNone, EntryType::kFile)}, lower_.get(), upper_.get(), options, fds[1]));
   close(fds[1]);
+}
+
+// A reader that keeps the pipe open and reads nothing: with a stall limit the writer gives up
+// after it, naming the setting; a reader that takes everything is never cut short.
+TEST_F(DiffWriterTest, AReaderThatStopsReadingEndsTheDiffAfterTheStallLimit) {
+  WriteFile(U("f"), Lines(1, 50000));  // far more than a pipe holds
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  DiffOptions options;
+  options.output_stall_ms = 200;
+  auto started = std::chrono::steady_clock::now();
+  try {
+    WriteDiff({Of("f", ChangeKind::kAdded, EntryType::kNone, EntryType::kFile)}, lower_.get(), upper_.get(), options, fds[1]);
+    ADD_FAILURE() << "the diff into a pipe nobody reads ended without an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("StalledReaderTimeout"), std::string::npos) << e.what();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
+  close(fds[0]);
+  close(fds[1]);
+
+  // A file takes it all.
+  std::string out = dir_ / "out";
+  UniqueFd file(open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  EXPECT_TRUE(WriteDiff({Of("f", ChangeKind::kAdded, EntryType::kNone, EntryType::kFile)}, lower_.get(), upper_.get(), options, file.get()));
+  EXPECT_GT(testing::ReadFile(out).size(), 50000u * 5);
 }
 
 TEST_F(DiffWriterTest, RenameIsAHeaderWithoutHunks) {

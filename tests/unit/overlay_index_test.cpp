@@ -15,13 +15,9 @@
 namespace sandboxd {
 namespace {
 
+using testing::Exists;
 using testing::ScopedTempDir;
 using testing::WriteFile;
-
-bool Exists(const std::string& path) {
-  struct stat st;
-  return lstat(path.c_str(), &st) == 0;
-}
 
 TEST(OverlayIndexTest, WhiteoutsAndOrphansGoAndLinkedEntriesDirectoriesAndWorkFilesStay) {
   if (geteuid() != 0) GTEST_SKIP() << "whiteouts need root";

@@ -1,5 +1,5 @@
 // The daemon's worker pool: bounded threads, round robin between users, a cap per user on
-// tasks running and in flight, and move-only tasks.
+// tasks running, what it counts in flight, and move-only tasks.
 
 #include "worker_pool.h"
 
@@ -49,18 +49,14 @@ class Gate {
 };
 
 TEST(WorkerPoolTest, OneUsersStuckCallsLeaveWorkersForAnother) {
-  WorkerPool pool({.workers = 4, .per_key_running = 2, .per_key_in_flight = 100});
+  WorkerPool pool({.workers = 4, .per_key_running = 2});
   Gate stuck;
   // User 1000 sends 40 calls that never end until the gate opens (a pipe nobody reads).
-  for (int i = 0; i < 40; ++i) {
-    auto task = [&stuck] { stuck.Wait(); };
-    ASSERT_TRUE(pool.Submit(1000, task));
-  }
+  for (int i = 0; i < 40; ++i) pool.Post(1000, [&stuck] { stuck.Wait(); });
   ASSERT_TRUE(stuck.WaitForWaiting(2));
   // User 1001's call still runs, at once.
   std::atomic<bool> ran{false};
-  auto other = [&ran] { ran = true; };
-  ASSERT_TRUE(pool.Submit(1001, other));
+  pool.Post(1001, [&ran] { ran = true; });
   for (int i = 0; i < 500 && !ran; ++i) std::this_thread::sleep_for(1ms);
   EXPECT_TRUE(ran) << "one user's stuck calls starved another's";
   EXPECT_EQ(stuck.waiting(), 2) << "one user ran more calls at once than allowed";
@@ -69,10 +65,10 @@ TEST(WorkerPoolTest, OneUsersStuckCallsLeaveWorkersForAnother) {
 }
 
 TEST(WorkerPoolTest, UsersAreServedInTurn) {
-  WorkerPool pool({.workers = 1, .per_key_running = 1, .per_key_in_flight = 100});
+  WorkerPool pool({.workers = 1, .per_key_running = 1});
   Gate start;
   auto hold = [&start] { start.Wait(); };
-  ASSERT_TRUE(pool.Submit(1, hold));  // keeps the one worker until all is queued
+  pool.Post(1, hold);  // keeps the one worker until all is queued
   ASSERT_TRUE(start.WaitForWaiting(1));
   std::mutex mutex;
   std::string order;
@@ -81,41 +77,36 @@ TEST(WorkerPoolTest, UsersAreServedInTurn) {
       std::lock_guard lock(mutex);
       order += std::to_string(key) + " ";
     };
-    ASSERT_TRUE(pool.Submit(key, note));
+    pool.Post(key, note);
   }
   start.Open();
   ASSERT_TRUE(pool.WaitIdle(5s));
   EXPECT_EQ(order, "10 20 30 10 20 10 ");
 }
 
-TEST(WorkerPoolTest, AUserOverTheLimitIsRefusedAndKeepsTheTask) {
-  WorkerPool pool({.workers = 2, .per_key_running = 1, .per_key_in_flight = 3});
+// What Service::AdmitCall holds a user to ([Limits] MaxCallsInFlightPerUser=): tasks queued
+// and running, until they end, per user; move-only tasks run.
+TEST(WorkerPoolTest, InFlightCountsAUsersQueuedAndRunningTasksUntilTheyEnd) {
+  WorkerPool pool({.workers = 2, .per_key_running = 1});
   Gate gate;
-  for (int i = 0; i < 3; ++i) {
-    auto task = [&gate] { gate.Wait(); };
-    ASSERT_TRUE(pool.Submit(1000, task));
-  }
-  EXPECT_EQ(pool.InFlight(1000), 3u);
-  // A move-only task: refused, it is still the caller's (to answer the request with).
-  auto owned = std::make_unique<int>(7);
-  auto refused = [owned = std::move(owned)] { (void)owned; };
-  EXPECT_FALSE(pool.Submit(1000, refused));
-  EXPECT_FALSE(pool.Submit(1000, refused));
+  for (int i = 0; i < 3; ++i) pool.Post(1000, [&gate] { gate.Wait(); });
+  ASSERT_TRUE(gate.WaitForWaiting(1));
+  EXPECT_EQ(pool.InFlight(1000), 3u) << "one running, two queued";
+  EXPECT_EQ(pool.InFlight(1001), 0u);
   std::atomic<bool> ran{false};
-  auto other = [&ran] { ran = true; };
-  EXPECT_TRUE(pool.Submit(1001, other)) << "another user was refused";
+  auto owned = std::make_unique<int>(7);
+  pool.Post(1001, [&ran, owned = std::move(owned)] { ran = *owned == 7; });
   gate.Open();
   ASSERT_TRUE(pool.WaitIdle(5s));
   EXPECT_TRUE(ran);
   EXPECT_EQ(pool.InFlight(1000), 0u);
-  auto again = [] {};
-  EXPECT_TRUE(pool.Submit(1000, again)) << "the limit counts tasks in flight, not tasks ever sent";
+  EXPECT_EQ(pool.Busy(), 0u);
 }
 
 TEST(WorkerPoolTest, ThreadsAreBoundedHoweverManyTasksWait) {
   std::atomic<int> running{0}, most{0};
   {
-    WorkerPool pool({.workers = 3, .per_key_running = 3, .per_key_in_flight = 1000});
+    WorkerPool pool({.workers = 3, .per_key_running = 3});
     for (int i = 0; i < 200; ++i) {
       auto task = [&] {
         int now = ++running;
@@ -124,7 +115,7 @@ TEST(WorkerPoolTest, ThreadsAreBoundedHoweverManyTasksWait) {
         std::this_thread::sleep_for(100us);
         --running;
       };
-      ASSERT_TRUE(pool.Submit(static_cast<uid_t>(i % 7), task));
+      pool.Post(static_cast<uid_t>(i % 7), task);
     }
     ASSERT_TRUE(pool.WaitIdle(10s));
   }
