@@ -27,7 +27,7 @@ inline std::optional<uint64_t> ParseSize(std::string_view text) {
   if (!split) return std::nullopt;
   auto [number, unit] = *split;
   int shift = unit.empty() ? 0 : unit == "K" ? 10 : unit == "M" ? 20 : unit == "G" ? 30 : unit == "T" ? 40 : -1;
-  if (shift < 0) return std::nullopt;
+  if (shift < 0 || number > (UINT64_MAX >> shift)) return std::nullopt;  // past 2^64 bytes, not wrapped
   return number << shift;
 }
 

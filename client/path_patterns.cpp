@@ -19,13 +19,25 @@ std::vector<std::string> Components(std::string_view text) {
   return parts;
 }
 
-/// Whether `pattern[p..]` matches `path[s..]` or a directory above it: once the pattern is used
-/// up, whatever is left of the path lies beneath what it matched.
-bool MatchFrom(const std::vector<std::string>& pattern, size_t p, const std::vector<std::string>& path, size_t s) {
-  if (p == pattern.size()) return true;
-  if (pattern[p] == "**") return MatchFrom(pattern, p + 1, path, s) || (s < path.size() && MatchFrom(pattern, p, path, s + 1));
-  if (s == path.size()) return false;
-  return fnmatch(pattern[p].c_str(), path[s].c_str(), FNM_PATHNAME) == 0 && MatchFrom(pattern, p + 1, path, s + 1);
+/// Whether `pattern` matches `path` or a directory above it: once the pattern is used up,
+/// whatever is left of the path lies beneath what it matched. Worked out over every (pattern
+/// position, path position) once, from the ends: backtracking on each "**" takes time
+/// exponential in their number, and a job decides how deep its paths go (the fuzzer's
+/// regression fuzz/regressions/path_patterns/ took over 10 s on one path).
+bool Matches(const std::vector<std::string>& pattern, const std::vector<std::string>& path) {
+  const size_t parts = pattern.size(), names = path.size();
+  // rest[p][s]: pattern[p..] matches path[s..] (or a directory above it).
+  std::vector<std::vector<char>> rest(parts + 1, std::vector<char>(names + 1, 0));
+  std::fill(rest[parts].begin(), rest[parts].end(), 1);
+  for (size_t p = parts; p-- > 0;) {
+    for (size_t s = names + 1; s-- > 0;) {
+      if (pattern[p] == "**")
+        rest[p][s] = rest[p + 1][s] || (s < names && rest[p][s + 1]);
+      else
+        rest[p][s] = s < names && rest[p + 1][s + 1] && fnmatch(pattern[p].c_str(), path[s].c_str(), FNM_PATHNAME) == 0;
+    }
+  }
+  return rest[0][0];
 }
 
 bool AnyMatches(const std::vector<std::string>& patterns, std::string_view path) {
@@ -42,7 +54,7 @@ bool PatternMatches(std::string_view pattern, std::string_view path) {
   std::vector<std::string> parts = Components(pattern);
   if (parts.empty()) return false;  // "" or "/" names no path
   if (!anchored) parts.insert(parts.begin(), "**");
-  return MatchFrom(parts, 0, Components(path), 0);
+  return Matches(parts, Components(path));
 }
 
 bool PathPatterns::Passes(std::string_view path) const {

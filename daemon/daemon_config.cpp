@@ -15,6 +15,7 @@
 #include "errors.h"
 #include "fs_util.h"
 #include "hidden_paths.h"
+#include "job_limits.h"
 #include "units.h"
 
 namespace sandboxd {
@@ -26,13 +27,17 @@ class ValueError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+constexpr const char* kBlanks = " \t\r\n\v\f";
+
 std::vector<std::string> SplitWhitespace(std::string_view value) {
   std::vector<std::string> words;
   size_t start = 0;
   while (true) {
-    start = value.find_first_not_of(" \t", start);
+    // Every kind of blank separates, as inih trims them all: "~/.ssh\f" must not be kept as a
+    // name that hides nothing.
+    start = value.find_first_not_of(kBlanks, start);
     if (start == std::string_view::npos) return words;
-    size_t end = value.find_first_of(" \t", start);
+    size_t end = value.find_first_of(kBlanks, start);
     if (end == std::string_view::npos) end = value.size();
     words.emplace_back(value.substr(start, end - start));
     start = end;
@@ -104,6 +109,11 @@ void ApplyDefaultQuota(Config& config, std::string_view value) {
   if (config.storage.default_quota_bytes != 0 && config.storage.default_quota_bytes < (1 << 20))
     throw ValueError("DefaultQuota=" + std::string(value) + " is below the least a sandbox can work with, 1M");
 }
+void ApplyMaxQuota(Config& config, std::string_view value) {
+  config.storage.max_quota_bytes = ParseSize("MaxQuota", value);
+  if (config.storage.max_quota_bytes != 0 && config.storage.max_quota_bytes < (1 << 20))
+    throw ValueError("MaxQuota=" + std::string(value) + " is below the least a sandbox can work with, 1M");
+}
 void ApplyDefaultTtl(Config& config, std::string_view value) { config.storage.default_ttl_sec = ParseDuration("DefaultTtl", value); }
 
 /// A count from 1 to `most`; "" is the default.
@@ -136,6 +146,31 @@ void ApplyStalledReaderTimeout(Config& config, std::string_view value) {
     throw ValueError("StalledReaderTimeout=" + std::string(value) + " is not a duration of at least 1s");
 }
 
+void ApplyMaxCapturedOutputPerUser(Config& config, std::string_view value) {
+  config.limits.max_captured_output_per_user =
+      value.empty() ? LimitsConfig{}.max_captured_output_per_user : ParseSize("MaxCapturedOutputPerUser", value);
+}
+
+/// A job limit's default: "" is the built-in one, "infinity" none, else at least `least`.
+uint64_t ParseJobLimit(std::string_view key, std::string_view value, uint64_t fallback, uint64_t least, bool size) {
+  if (value.empty()) return fallback;
+  if (value == "infinity") return 0;
+  uint64_t limit = size ? ParseSize(key, value) : ParseWhole(key, value, 1, 999999999, "a count");
+  if (limit < least)
+    throw ValueError(std::string(key) + "=" + std::string(value) + " is below the least a job can start with, " +
+                     (size ? DescribeLimits({least, 0}).substr(7) : std::to_string(least)) + " (or infinity: none)");
+  return limit;
+}
+
+void ApplyDefaultMemoryMax(Config& config, std::string_view value) {
+  config.limits.default_memory_max =
+      ParseJobLimit("DefaultMemoryMax", value, LimitsConfig{}.default_memory_max, kMinJobMemoryMax, /*size=*/true);
+}
+
+void ApplyDefaultTasksMax(Config& config, std::string_view value) {
+  config.limits.default_tasks_max = ParseJobLimit("DefaultTasksMax", value, LimitsConfig{}.default_tasks_max, kMinJobTasksMax, false);
+}
+
 struct KeySpec {
   std::string_view section;
   std::string_view key;
@@ -150,11 +185,15 @@ constexpr KeySpec kKeys[] = {
     {"Storage", "Cap", ApplyCap},
     {"Storage", "DefaultQuota", ApplyDefaultQuota},
     {"Storage", "DefaultTtl", ApplyDefaultTtl},
+    {"Storage", "MaxQuota", ApplyMaxQuota},
     {"Limits", "MaxSandboxesPerUser", ApplyMaxSandboxesPerUser},
     {"Limits", "MaxRootsPerSandbox", ApplyMaxRootsPerSandbox},
     {"Limits", "MaxRunningJobsPerUser", ApplyMaxRunningJobsPerUser},
     {"Limits", "MaxCallsInFlightPerUser", ApplyMaxCallsInFlightPerUser},
     {"Limits", "StalledReaderTimeout", ApplyStalledReaderTimeout},
+    {"Limits", "MaxCapturedOutputPerUser", ApplyMaxCapturedOutputPerUser},
+    {"Limits", "DefaultMemoryMax", ApplyDefaultMemoryMax},
+    {"Limits", "DefaultTasksMax", ApplyDefaultTasksMax},
 };
 
 bool KnownSection(std::string_view name) {
@@ -334,6 +373,12 @@ std::vector<std::string> ConfigFiles(const std::string& main_path) {
 Config LoadConfig(const std::string& main_path) {
   Config config;
   for (const auto& file : ConfigFiles(main_path)) ApplyConfigText(ReadWholeFile(file), file, config);
+  // Checked once every file has had its say: a drop-in may set either.
+  const StorageConfig& storage = config.storage;
+  if (storage.max_quota_bytes != 0 && storage.default_quota_bytes > storage.max_quota_bytes)
+    throw Error(Code::kInvalidArgument, "[Storage] DefaultQuota=" + std::to_string(storage.default_quota_bytes) +
+                                            " bytes is above MaxQuota=" + std::to_string(storage.max_quota_bytes) +
+                                            " bytes: every sandbox created without --quota would need polkit's manage action");
   return config;
 }
 

@@ -37,6 +37,10 @@ struct StorageConfig {
   /// For a sandbox created without --quota / --ttl; 0: none.
   uint64_t default_quota_bytes = 0;
   uint64_t default_ttl_sec = 0;
+  /// The largest quota a user may give a sandbox without polkit's manage action; with it set, a
+  /// sandbox created without --quota gets DefaultQuota, or this when that is unset (never
+  /// none). 0: no maximum.
+  uint64_t max_quota_bytes = 0;
 };
 
 /// [Limits]: what one user may hold of the daemon (DESIGN, "Limits"). A refusal names the key
@@ -53,6 +57,13 @@ struct LimitsConfig {
   /// Seconds a call writing into a caller's fd (Diff) waits for its reader to read anything
   /// before it gives up, freeing its worker and helper.
   uint64_t stalled_reader_timeout_sec = 300;
+  /// Bytes of captured output (a job's stdout and stderr when its caller passed no fds) one
+  /// user's kept jobs may hold together on disk (captured_output.h); 0: none is kept.
+  uint64_t max_captured_output_per_user = 256ull << 20;
+  /// Limits of a job that names none (run --memory-max, --tasks-max), where the controller
+  /// exists (job_limits.h); a job asking for more needs polkit's manage action. 0: none.
+  uint64_t default_memory_max = 0;
+  uint64_t default_tasks_max = 4096;
 };
 
 /// The whole configuration. A new section is a new member struct here plus its rows in the key

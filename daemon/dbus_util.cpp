@@ -16,8 +16,8 @@ namespace {
 
 /// Who a sender is: its uid, and whether its process runs inside a job.
 struct SenderFacts {
-  uid_t uid;
-  bool in_job;
+  uid_t uid = 0;
+  bool in_job = false;
 };
 
 /// Asking the bus daemon about a sender is a round trip per call. The answers cannot change

@@ -1,6 +1,7 @@
 #include "garbage_collection.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace sandboxd {
@@ -27,18 +28,30 @@ std::vector<GcRemoval> ChooseGarbage(const std::vector<GcCandidate>& sandboxes, 
     total -= sandbox.bytes;
   }
   if (cap_bytes == 0 || total <= cap_bytes) return removals;
+  const uint64_t total_before = total;
+  std::map<uid_t, uint64_t> held;
+  for (const auto& sandbox : sandboxes)
+    if (!removed.count(sandbox.id)) held[sandbox.owner] += sandbox.bytes;
+  const uint64_t share = cap_bytes / held.size();
+  const std::map<uid_t, uint64_t> held_before = held;
   std::vector<const GcCandidate*> suspended;
   for (const auto& sandbox : sandboxes)
-    if (sandbox.suspended && sandbox.running_jobs == 0 && !removed.count(sandbox.id)) suspended.push_back(&sandbox);
+    if (sandbox.suspended && sandbox.running_jobs == 0 && !removed.count(sandbox.id) && held[sandbox.owner] > share)
+      suspended.push_back(&sandbox);
   std::stable_sort(suspended.begin(), suspended.end(), [](const GcCandidate* a, const GcCandidate* b) {
     if (a->bytes != b->bytes) return a->bytes > b->bytes;
     return a->created_usec < b->created_usec;
   });
   for (const auto* sandbox : suspended) {
     if (total <= cap_bytes) break;
-    removals.push_back({sandbox->id, "the sandboxes together were over the storage cap of " + std::to_string(cap_bytes) +
-                                         " bytes; it was the largest suspended one"});
+    if (held[sandbox->owner] <= share) continue;  // within its share now
+    removals.push_back({sandbox->id, "the sandboxes together (" + std::to_string(total_before) + " bytes) were over the storage cap of " +
+                                         std::to_string(cap_bytes) + " bytes, and uid " + std::to_string(sandbox->owner) + " held " +
+                                         std::to_string(held_before.at(sandbox->owner)) + " bytes, over its share of " +
+                                         std::to_string(share) + " bytes (the cap split between " + std::to_string(held.size()) +
+                                         " users); it was that user's largest suspended sandbox"});
     total -= sandbox->bytes;
+    held[sandbox->owner] -= sandbox->bytes;
   }
   return removals;
 }

@@ -2,8 +2,12 @@
 /// Which sandboxes garbage collection removes, decided from facts alone (no files, no D-Bus), so
 /// that the order is tested exactly: first every expired one (idle longer than its --ttl), then,
 /// while the storage of all sandboxes together is over the daemon's cap, the largest suspended
-/// ones, the oldest first among equals. A sandbox with a job running is never collected, nor is
-/// an active one for the cap: only suspended sandboxes are given up for space.
+/// ones of the users over their share of it (the cap split evenly between the users who have
+/// sandboxes), the oldest first among equals: one user filling the store cannot make another
+/// user's sandboxes go. A sandbox with a job running is never collected, nor is an active one
+/// for the cap: only suspended sandboxes are given up for space.
+
+#include <sys/types.h>
 
 #include <cstdint>
 #include <string>
@@ -19,6 +23,7 @@ struct GcCandidate {
   int64_t last_used_usec = 0;  ///< the end of its last job or operation (or its creation)
   uint64_t ttl_sec = 0;        ///< 0: never expires
   uint64_t bytes = 0;          ///< all it keeps on disk (usage.h)
+  uid_t owner = 0;
 };
 
 struct GcRemoval {

@@ -37,6 +37,7 @@ void Job::Start(JobLaunch launch, FinishedCallback on_finished, OutputCallback o
 
   UniqueFd capture_read, capture_write;
   if (!launch.stdout_fd || !launch.stderr_fd) {
+    if (!launch.output) throw Error(Code::kFailed, "job " + id_ + " has output to capture but nowhere to keep it");
     int capture_pipe[2];
     if (pipe2(capture_pipe, O_CLOEXEC) != 0) ThrowErrno("cannot create a pipe for job " + id_);
     capture_read.reset(capture_pipe[0]);
@@ -90,6 +91,7 @@ void Job::Start(JobLaunch launch, FinishedCallback on_finished, OutputCallback o
     std::lock_guard lock(mutex_);
     cgroup_ = std::move(launch.cgroup);
     limits_ = std::move(launch.limits);
+    output_ = std::move(launch.output);
   }
   std::promise<void> started;
   std::future<void> start_result = started.get_future();
@@ -219,22 +221,18 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, UniqueFd go_fd, std::
     if (capture_idx >= 0 && fds[capture_idx].revents) {
       ssize_t r = read(capture_fd.get(), buf, sizeof buf);
       if (r > 0) {
-        unannounced |= Capture(buf, static_cast<size_t>(r));
+        unannounced |= output()->Append(buf, static_cast<size_t>(r));
       } else if (r == 0 || errno != EINTR) {
         capture_fd.reset();
       }
     }
     if (unannounced && on_output && Clock::now() >= last_notice + kOutputNotifyInterval) {
-      uint64_t size;
-      {
-        std::lock_guard lock(mutex_);
-        size = output_.size();
-      }
-      on_output(size);
+      on_output(output()->size());
       last_notice = Clock::now();
       unannounced = false;
     }
   }
+  if (auto captured = output()) captured->Close();
   int wait_status = child_.Wait();
   std::unique_ptr<JobCgroup> cgroup;
   std::unique_ptr<JobLimitGroups> limits;
@@ -325,15 +323,6 @@ bool Job::NoteNamespaceInit(const std::string& status_text, size_t& from) {
   return false;
 }
 
-bool Job::Capture(const char* data, size_t size) {
-  std::lock_guard lock(mutex_);
-  size_t room = kOutputCap > output_.size() ? kOutputCap - output_.size() : 0;
-  size_t take = std::min(room, size);
-  output_.append(data, take);
-  if (take < size) truncated_ = true;
-  return take > 0;
-}
-
 void Job::WhenFinished(FinishedCallback callback) {
   JobEnd end;
   {
@@ -357,15 +346,19 @@ JobEnd Job::end() const {
   return end_;
 }
 
-bool Job::output_truncated() const {
+std::shared_ptr<CapturedOutput> Job::output() const {
   std::lock_guard lock(mutex_);
-  return truncated_;
+  return output_;
+}
+
+bool Job::output_truncated() const {
+  auto captured = output();
+  return captured && captured->truncated();
 }
 
 std::string Job::ReadOutput(uint64_t offset, uint32_t max_bytes) const {
-  std::lock_guard lock(mutex_);
-  if (offset >= output_.size()) return {};
-  return output_.substr(offset, max_bytes);
+  auto captured = output();
+  return captured ? captured->Read(offset, max_bytes) : std::string();
 }
 
 }  // namespace sandboxd

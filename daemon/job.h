@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "captured_output.h"
 #include "credentials.h"
 #include "fd.h"
 #include "job_cgroup.h"
@@ -42,8 +43,10 @@ struct JobLaunch {
   std::string cwd = "/";
   UserCredentials user;
   UniqueFd stdin_fd;    ///< invalid → /dev/null
-  UniqueFd stdout_fd;   ///< invalid → captured
-  UniqueFd stderr_fd;   ///< invalid → captured
+  UniqueFd stdout_fd;   ///< invalid → captured into `output`
+  UniqueFd stderr_fd;   ///< invalid → captured into `output`
+  /// Where captured output goes; required when stdout_fd or stderr_fd is invalid.
+  std::unique_ptr<CapturedOutput> output;
   std::chrono::seconds timeout{0};  ///< killed (reason "timeout") after this long; 0: never
   std::unique_ptr<JobCgroup> cgroup;  ///< where the job runs, if cgroups are used (job_cgroup.h)
   std::unique_ptr<JobLimitGroups> limits;  ///< its memory and process limits, if any (job_limits.h)
@@ -66,7 +69,7 @@ class Job {
   /// bwrap's status output kept at most: the owner can write into that pipe, the daemon's
   /// memory is not theirs to fill.
   static constexpr size_t kStatusTextCap = 64 << 10;
-  /// Output kept in memory for fd-less callers; more is dropped and OutputTruncated set.
+  /// Output kept for fd-less callers (captured_output.h); more is dropped and OutputTruncated set.
   static constexpr uint64_t kOutputCap = 8 << 20;
   using FinishedCallback = std::function<void(const JobEnd&)>;
   /// Told the size of the captured output when it grew, at most every kOutputNotifyInterval
@@ -97,13 +100,12 @@ class Job {
   std::string ReadOutput(uint64_t offset, uint32_t max_bytes) const;
 
  private:
+  std::shared_ptr<CapturedOutput> output() const;
   void Monitor(UniqueFd status_fd, UniqueFd capture_fd, UniqueFd go_fd, std::chrono::seconds timeout, OutputCallback on_output,
                std::function<bool()> over_quota);
   /// Looks at the complete lines of `status_text` from `from` on for bwrap's report of the
   /// job's pid-namespace init, and keeps it once it checks out (job_namespace.h); true then.
   bool NoteNamespaceInit(const std::string& status_text, size_t& from);
-  /// Appends captured output up to the cap; true when something was kept.
-  bool Capture(const char* data, size_t size);
 
   const std::string id_;
   const std::string sandbox_id_;
@@ -117,8 +119,7 @@ class Job {
   std::unique_ptr<JobLimitGroups> limits_;
   UniqueFd namespace_init_;  ///< pidfd of pid 1 of the job's pid namespace, once verified
   std::optional<NamespaceId> pid_namespace_;  ///< registered with JobSenders while the job runs
-  std::string output_;
-  bool truncated_ = false;
+  std::shared_ptr<CapturedOutput> output_;  ///< set by Start; readers take a copy under the mutex
   std::vector<FinishedCallback> waiters_;
   std::thread monitor_;
 };

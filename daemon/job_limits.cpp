@@ -144,6 +144,23 @@ std::string DescribeLimits(const JobLimits& limits) {
   return text;
 }
 
+JobLimits WithDefaults(const JobLimits& asked, const JobLimits& defaults, bool memory_available, bool tasks_available) {
+  JobLimits limits = asked;
+  if (limits.memory_max == 0 && memory_available) limits.memory_max = defaults.memory_max;
+  if (limits.tasks_max == 0 && tasks_available) limits.tasks_max = defaults.tasks_max;
+  return limits;
+}
+
+std::string AboveDefaults(const JobLimits& asked, const JobLimits& defaults) {
+  std::string text;
+  if (defaults.memory_max != 0 && asked.memory_max > defaults.memory_max)
+    text = "memory " + Bytes(asked.memory_max) + ", above [Limits] DefaultMemoryMax=" + Bytes(defaults.memory_max);
+  if (defaults.tasks_max != 0 && asked.tasks_max > defaults.tasks_max)
+    text += (text.empty() ? "" : "; ") + std::to_string(asked.tasks_max) + " tasks, above [Limits] DefaultTasksMax=" +
+            std::to_string(defaults.tasks_max);
+  return text;
+}
+
 JobLimitGroups::~JobLimitGroups() {
   for (auto& group : groups_) {
     group.procs.reset();

@@ -85,4 +85,15 @@ class LimitControllers {
 /// The limits as the start-up log and refusals name them: "memory 64 MiB, 100 tasks".
 std::string DescribeLimits(const JobLimits& limits);
 
+/// The limits a job runs with: each it asked for, else the administrator's default ([Limits]
+/// DefaultMemoryMax=, DefaultTasksMax=) where this machine has the controller for it. A
+/// default that cannot be had is left out, not refused: the start-up log says which
+/// controllers there are, and a job must not fail for a limit its owner never asked for.
+JobLimits WithDefaults(const JobLimits& asked, const JobLimits& defaults, bool memory_available, bool tasks_available);
+
+/// What of `asked` goes beyond `defaults` ("memory 1 GiB, above [Limits] DefaultMemoryMax=512
+/// MiB"), "" if nothing: the default bounds what a user may give themselves, and more is an
+/// administrator's to grant (polkit's manage action).
+std::string AboveDefaults(const JobLimits& asked, const JobLimits& defaults);
+
 }  // namespace sandboxd

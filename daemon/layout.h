@@ -42,6 +42,8 @@ class Layout {
   }
   std::string TrashDirIn(const std::string& store) const { return StoreDir(store) + "/trash"; }
   /// Hard quotas' file systems: STATE/quota/<id>.img, mounted at STATE/quota/<id>.
+  /// Captured output of jobs (captured_output.h): a file per job, removed with it.
+  std::string OutputDir() const { return state_dir_ + "/output"; }
   std::string QuotaDir() const { return state_dir_ + "/quota"; }
   std::string QuotaImage(const std::string& id) const { return QuotaDir() + "/" + id + ".img"; }
   std::string QuotaMount(const std::string& id) const { return QuotaDir() + "/" + id; }

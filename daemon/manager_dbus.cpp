@@ -5,6 +5,7 @@
 
 #include "api.h"
 #include "config.h"
+#include "create_options.h"
 #include "dbus_util.h"
 #include "log.h"
 #include "hidden_paths.h"
@@ -18,10 +19,6 @@
 
 namespace sandboxd {
 namespace {
-
-/// A smaller quota would be eaten by the directories a job's first file needs.
-constexpr uint64_t kMinQuotaBytes = 1 << 20;
-constexpr uint64_t kMaxTtlSec = 10ull * 366 * 86400;
 
 std::string JoinRoots(const std::vector<std::string>& roots) {
   std::string text;
@@ -64,41 +61,18 @@ void ManagerDBus::CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::
       CheckFlags(flags, api::kFlagAllowInteractive);
       CreateRequest request;
       request.roots = roots;
-      request.quota_bytes = service_.config().storage.default_quota_bytes;  // unless asked otherwise
-      request.ttl_sec = service_.config().storage.default_ttl_sec;
-      for (const auto& [key, value] : options) {
-        if (key == "name") {
-          if (value.peekValueType() != "s") throw Error(Code::kInvalidArgument, "option 'name' must be a string");
-          request.name = value.get<std::string>();
-        } else if (key == "network") {
-          if (value.peekValueType() != "b") throw Error(Code::kInvalidArgument, "option 'network' must be a boolean");
-          request.network = value.get<bool>();
-        } else if (key == "shared") {
-          if (value.peekValueType() != "b") throw Error(Code::kInvalidArgument, "option 'shared' must be a boolean");
-          request.shared = value.get<bool>();
-        } else if (key == "hide") {
-          if (value.peekValueType() != "as") throw Error(Code::kInvalidArgument, "option 'hide' must be an array of strings");
-          request.hide = value.get<std::vector<std::string>>();
-          if (request.hide.size() > kMaxHiddenPaths)
-            throw Error(Code::kInvalidArgument, "more than " + std::to_string(kMaxHiddenPaths) + " hidden paths for a sandbox");
-          for (const auto& path : request.hide)
-            if (auto why = HiddenPathSyntaxError(path, /*allow_home=*/false))
-              throw Error(Code::kInvalidPath, "cannot hide " + path + " in a new sandbox: " + *why);
-        } else if (key == "ttl_sec") {
-          if (value.peekValueType() != "t") throw Error(Code::kInvalidArgument, "option 'ttl_sec' must be a uint64");
-          request.ttl_sec = value.get<uint64_t>();
-          if (request.ttl_sec == 0 || request.ttl_sec > kMaxTtlSec)
-            throw Error(Code::kInvalidArgument, "a ttl of " + std::to_string(request.ttl_sec) + " s is not between 1 s and 10 years");
-        } else if (key == "quota_bytes") {
-          if (value.peekValueType() != "t") throw Error(Code::kInvalidArgument, "option 'quota_bytes' must be a uint64");
-          request.quota_bytes = value.get<uint64_t>();
-          if (request.quota_bytes < kMinQuotaBytes)
-            throw Error(Code::kInvalidArgument, "a quota of " + std::to_string(request.quota_bytes) +
-                                                    " bytes is below the least a sandbox can work with, 1 MiB");
-        } else {
-          throw Error(Code::kInvalidArgument, "unknown option '" + key + "' for CreateSandbox");
-        }
-      }
+      CreateOptions parsed = ParseCreateOptions(options);
+      if (parsed.name) request.name = *parsed.name;
+      request.network = parsed.network;
+      request.shared = parsed.shared;
+      request.hide = std::move(parsed.hide);
+      request.quota_bytes = parsed.quota_bytes.value_or(service_.config().storage.default_quota_bytes);
+      request.ttl_sec = parsed.ttl_sec.value_or(service_.config().storage.default_ttl_sec);
+      const bool asked_quota = parsed.quota_bytes.has_value();
+      // Under [Storage] MaxQuota= no sandbox is without a quota unless an administrator says so.
+      const uint64_t max_quota = service_.config().storage.max_quota_bytes;
+      if (!asked_quota && request.quota_bytes == 0) request.quota_bytes = max_quota;
+      const bool above_max_quota = max_quota != 0 && request.quota_bytes > max_quota;
       if (request.quota_bytes != 0) CheckQuotaCanBeMade(request.quota_bytes);
       UserCredentials owner = LookupUser(caller.uid);
       auto authorize = [&](const std::vector<std::string>& canonical) {
@@ -107,6 +81,15 @@ void ManagerDBus::CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::
         CheckHiddenPathsHoldNoRoot(request.hide, canonical, owner);
         service_.authority().Check(caller, api::kActionCreate, {{"roots", JoinRoots(canonical)}},
                                    flags & api::kFlagAllowInteractive, "create a sandbox over " + JoinRoots(canonical));
+        // The store is shared by every user: more than the administrator's maximum is theirs to
+        // grant.
+        if (above_max_quota)
+          service_.authority().Check(caller, api::kActionManage,
+                                     {{"roots", JoinRoots(canonical)}, {"verb", "quota"}, {"quota_bytes", std::to_string(request.quota_bytes)}},
+                                     flags & api::kFlagAllowInteractive,
+                                     "create a sandbox over " + JoinRoots(canonical) + " with a quota of " +
+                                         units::HumanBytes(request.quota_bytes) + ", above [Storage] MaxQuota=" +
+                                         units::HumanBytes(max_quota));
         // Asked once, here: every job of such a sandbox has the network without asking again.
         if (request.network)
           service_.authority().Check(caller, api::kActionNetwork, {{"roots", JoinRoots(canonical)}, {"verb", "create"}},

@@ -207,6 +207,13 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
                                   {"command", argv.front()}, {"verb", "run"}},
                                  flags & api::kFlagAllowInteractive,
                                  "run " + argv.front() + " with network access in sandbox " + sandbox_->id());
+    const JobLimits default_limits{service_.config().limits.default_memory_max, service_.config().limits.default_tasks_max};
+    if (std::string above = AboveDefaults(job_options.limits, default_limits); !above.empty())
+      service_.authority().Check(caller, api::kActionManage,
+                                 {{"sandbox", sandbox_->id()}, {"command", argv.front()}, {"verb", "run"}, {"limits", above}},
+                                 flags & api::kFlagAllowInteractive, "run " + argv.front() + " in sandbox " + sandbox_->id() + " with " + above);
+    job_options.limits =
+        WithDefaults(job_options.limits, default_limits, service_.job_limits().memory(), service_.job_limits().tasks());
 
     JobLaunch launch;
     launch.user = user;
@@ -291,6 +298,8 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
     } slot_guard{service_.job_slots(), owner, slot_with_job};
 
     std::string job_id = RandomId();
+    if (!launch.stdout_fd || !launch.stderr_fd)
+      launch.output = std::make_unique<CapturedOutput>(service_.layout().OutputDir(), job_id, owner, service_.output_budget(), Job::kOutputCap);
     // A hard quota is the disk's business: a write past it fails in the job, and a job that
     // deletes must still start in a full sandbox. Else the quota is watched while jobs run.
     if (sandbox_->quota_bytes() != 0 && !sandbox_->hard_quota()) {

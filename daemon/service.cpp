@@ -146,6 +146,7 @@ void Service::SetUpDirectories() {
   // it for a moment when activation starts the next one: wait that long, not for ever.
   state_lock_ = LockStateDirectory(layout_.state_dir(), std::chrono::seconds(20));
   MakeDirectory(layout_.SandboxesDir(), 0700);
+  PrepareOutputDir(layout_.OutputDir());
   // In user mode nobody else has anything there.
   MakeDirectories(layout_.run_dir(), options_.user_mode ? 0700 : 0755);
   MakeDirectory(layout_.run_dir(), options_.user_mode ? 0700 : 0755);
@@ -164,6 +165,7 @@ int Service::Run() {
   config_ = LoadConfig(options_.config_path);
   // The option is one more assignment after the files, checked as theirs are.
   if (!options_.storage_cap.empty()) ApplyConfigText("[Storage]\nCap=" + options_.storage_cap + "\n", "--storage-cap", config_);
+  output_budget_ = std::make_shared<OutputBudget>(config_.limits.max_captured_output_per_user);
   workers_ = std::make_unique<WorkerPool>(WorkerPoolLimits{.workers = kWorkers, .per_key_running = kWorkersPerUser});
   SetUpDirectories();
   store_ = std::make_unique<Store>(layout_.Database());
@@ -357,7 +359,7 @@ std::vector<GcRemoval> Service::CollectGarbage() {
     // Sizes matter only under a cap; measuring every layer costs a walk of it.
     uint64_t bytes = cap ? MeasureSandbox(*sandbox).total() : 0;
     candidates.push_back({sandbox->id(), !sandbox->active(), sandbox->running_jobs(), sandbox->created_usec(),
-                          sandbox->last_used_usec(), sandbox->ttl_sec(), bytes});
+                          sandbox->last_used_usec(), sandbox->ttl_sec(), bytes, sandbox->owner()});
   }
   store_->SetLastUsed(used);
   recorded_last_used_ = std::move(recorded);

@@ -84,6 +84,8 @@ class Service {
   CallerWatch& callers() { return callers_; }
   /// Jobs running per sandbox owner ([Limits] MaxRunningJobsPerUser=).
   UserSlots& job_slots() { return job_slots_; }
+  /// Captured output held per sandbox owner ([Limits] MaxCapturedOutputPerUser=).
+  const std::shared_ptr<OutputBudget>& output_budget() const { return output_budget_; }
   /// Who may hear the signals about a user's sandboxes (owner_signal.h).
   BusPeers& peers() { return *peers_; }
   /// Where jobs' cgroups go; nothing when jobs are ended through their pid namespace only.
@@ -194,6 +196,7 @@ class Service {
   static constexpr uid_t kDaemonWork = static_cast<uid_t>(-1);
   std::unique_ptr<WorkerPool> workers_;
   UserSlots job_slots_;
+  std::shared_ptr<OutputBudget> output_budget_;
 };
 
 }  // namespace sandboxd

@@ -39,8 +39,7 @@ GitPatch MakeTextPatch(std::string_view old_text, std::string_view new_text, int
 }
 
 bool LooksBinary(std::string_view content) {
-  size_t probe = std::min(content.size(), kBinaryProbe);
-  return memchr(content.data(), '\0', probe) != nullptr;
+  return content.substr(0, kBinaryProbe).find('\0') != std::string_view::npos;  // (an empty view's data() may be null)
 }
 
 }  // namespace sandboxd

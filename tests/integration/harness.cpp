@@ -11,10 +11,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
@@ -30,6 +32,39 @@ std::string ReadWhole(const std::string& path) {
 }
 
 void WriteWhole(const std::string& path, const std::string& content) { std::ofstream(path, std::ios::binary) << content; }
+
+// Set by meson in a sanitized build (tests/sanitize): then a sanitizer's report from any program
+// of ours fails the test it came during. Each program halts at its first report
+// (daemon/sanitizer_options.cpp), but a halt is not always seen (a helper's stderr reaches a test
+// only inside an error message, the daemon's only its log), so the reports are looked for.
+#ifdef SANDBOXD_SANITIZED
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+
+std::string SanitizerReport(const std::string& text) {
+  if (!kSanitized) return {};
+  static constexpr const char* kMarkers[] = {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"};
+  constexpr int kMostReports = 3, kLinesEach = 30;
+  std::string excerpt;
+  size_t from = 0;
+  for (int reports = 0; reports < kMostReports; ++reports) {
+    size_t found = std::string::npos;
+    for (const char* marker : kMarkers) found = std::min(found, text.find(marker, from));
+    if (found == std::string::npos) break;
+    size_t start = text.rfind('\n', found);
+    start = start == std::string::npos ? 0 : start + 1;
+    size_t end = start;
+    for (int line = 0; line < kLinesEach && end < text.size(); ++line) {
+      size_t newline = text.find('\n', end);
+      end = newline == std::string::npos ? text.size() : newline + 1;
+    }
+    excerpt += text.substr(start, end - start);
+    from = end;
+  }
+  return excerpt;
+}
 
 namespace {
 
@@ -74,11 +109,6 @@ void StopProcess(pid_t pid) {
   waitpid(pid, nullptr, 0);
 }
 
-bool EnsureUser(const std::string& name) {
-  if (getpwnam(name.c_str()) != nullptr) return true;
-  return System("useradd -m -s /bin/sh " + name + " >/dev/null 2>&1") == 0 && getpwnam(name.c_str()) != nullptr;
-}
-
 constexpr const char* kBusConfig = R"(<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
 <busconfig>
@@ -119,6 +149,14 @@ Harness* world = nullptr;
 class DaemonKeeper : public ::testing::EmptyTestEventListener {
   void OnTestStart(const ::testing::TestInfo&) override {
     if (world != nullptr && world->skip_reason().empty()) world->EnsureDaemon();
+  }
+  // A sanitizer's report in sandboxd's log fails the test it came during: the daemon's own, or
+  // a helper's that the daemon logged with the helper's failure. (Reports of what the test ran
+  // itself are caught in RunAs.) Called while the test is still the current one.
+  void OnTestEnd(const ::testing::TestInfo&) override {
+    if (world == nullptr || !world->skip_reason().empty()) return;
+    std::string report = world->NewSanitizerReports();
+    if (!report.empty()) ADD_FAILURE() << "sanitizer report in sandboxd's log:\n" << report;
   }
 };
 
@@ -278,6 +316,9 @@ void Harness::KillDaemon() {
 
 void Harness::Stop() {
   StopProcess(daemon_pid_);
+  // LeakSanitizer reports as the daemon exits; this fails the run, not any one test.
+  if (std::string report = NewSanitizerReports(); !report.empty())
+    ADD_FAILURE() << "sanitizer report in sandboxd's log after the last test:\n" << report;
   StopProcess(polkit_pid_);
   StopProcess(bus_pid_);
   if (!job_visible_dir_.empty()) System("rm -rf --one-file-system '" + job_visible_dir_ + "'");
@@ -289,6 +330,19 @@ void Harness::Stop() {
 }
 
 std::string Harness::DaemonLog() const { return ReadWhole(dir_ + "/sandboxd.log"); }
+
+std::string Harness::NewSanitizerReports() {
+  if (!kSanitized || dir_.empty()) return {};
+  std::ifstream in(dir_ + "/sandboxd.log", std::ios::binary);
+  in.seekg(static_cast<std::streamoff>(log_checked_));
+  std::string fresh{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  // Whole lines only: a report being written as this reads is read whole next time.
+  size_t last_newline = fresh.rfind('\n');
+  if (last_newline == std::string::npos) return {};
+  fresh.resize(last_newline + 1);
+  log_checked_ += fresh.size();
+  return SanitizerReport(fresh);
+}
 
 bool Harness::WaitForName(const std::string& name) const {
   return WaitUntil([&] { return NameOwned(name); });
@@ -383,6 +437,10 @@ Result Harness::RunAs(const std::string& user, const std::vector<std::string>& a
   int status = 0;
   waitpid(pid, &status, 0);
   result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  // sandboxctl's own report, or a helper's that sandboxd passed on in an error, fails the test
+  // even where the test expects the call to fail.
+  if (std::string report = SanitizerReport(result.err + result.out); !report.empty())
+    ADD_FAILURE() << "sanitizer report from " << argv.front() << " as " << user << ":\n" << report;
   return result;
 }
 
@@ -412,6 +470,11 @@ std::string Harness::MakeProject(const std::string& user) const {
   Result r = RunAs(user, {"sh", "-c", script});
   EXPECT_EQ(r.status, 0) << r.err;
   return project;
+}
+
+bool EnsureUser(const std::string& name) {
+  if (getpwnam(name.c_str()) != nullptr) return true;
+  return System("useradd -m -s /bin/sh " + name + " >/dev/null 2>&1") == 0 && getpwnam(name.c_str()) != nullptr;
 }
 
 std::map<std::string, std::string> Snapshot(const std::string& dir) {

@@ -68,6 +68,9 @@ class Harness {
   /// The configuration file the test daemon reads (sandboxd.conf(5)); none at first. A test
   /// that writes one restarts the daemon for it, and removes it (and restarts) at its end.
   std::string ConfigPath() const { return dir_ + "/sandboxd.conf"; }
+  /// The sanitizer reports (SanitizerReport) the daemon's log gained since the last call:
+  /// checked after each test, and after the daemon's last stop (LeakSanitizer reports at exit).
+  std::string NewSanitizerReports();
 
   Result RunAs(const std::string& user, const std::vector<std::string>& argv, const RunOptions& options = {}) const;
   Result Sandboxctl(const std::string& user, const std::vector<std::string>& args, const RunOptions& options = {}) const;
@@ -87,6 +90,7 @@ class Harness {
   pid_t bus_pid_ = -1;
   pid_t polkit_pid_ = -1;
   pid_t daemon_pid_ = -1;
+  size_t log_checked_ = 0;  ///< how much of sandboxd.log NewSanitizerReports has read
 };
 
 /// The one harness of this test binary (started by a gtest Environment).
@@ -104,6 +108,9 @@ Harness& World();
 pid_t StartSandboxctl(const std::string& user, const std::vector<std::string>& args,
                       const std::string& err_path = "/dev/null");
 
+/// Makes the unprivileged user `name` (with a home) unless it exists; false if it cannot.
+bool EnsureUser(const std::string& name);
+
 /// A recursive lstat walk: per relative path, type, mode, and content or link target.
 std::map<std::string, std::string> Snapshot(const std::string& dir);
 std::string Describe(const std::map<std::string, std::string>& snapshot);
@@ -111,6 +118,11 @@ std::string Describe(const std::map<std::string, std::string>& snapshot);
 /// A file's whole content ("" if it cannot be read), and a file written whole.
 std::string ReadWhole(const std::string& path);
 void WriteWhole(const std::string& path, const std::string& content);
+
+/// In a sanitized build (tests/sanitize), the sanitizer reports in `text` (AddressSanitizer's,
+/// LeakSanitizer's, UBSan's "runtime error:"), the first lines of each; "" when there are none,
+/// and always in other builds. Such a report in any program of ours fails the test.
+std::string SanitizerReport(const std::string& text);
 
 /// Polls `predicate` until it holds or `timeout` passes.
 bool WaitUntil(const std::function<bool()>& predicate, std::chrono::milliseconds timeout = std::chrono::seconds(10));

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <sstream>
 
 #include "errors.h"
@@ -55,6 +56,13 @@ TEST(ConfigTest, HiddenPathsAssignmentsAppendToTheDefaults) {
   auto expected = DefaultHiddenPaths();
   for (const char* added : {"/srv/secrets", "~/.config/op", "~/x"}) expected.push_back(added);
   EXPECT_EQ(config.jobs.hidden_paths, expected);  // ~/.ssh was there already
+}
+
+// Found by fuzz_daemon_config: a form feed (or \v, \r) after a name was kept as part of it, so
+// "~/.ssh\f" hid nothing and said nothing.
+TEST(ConfigTest, EveryBlankSeparatesHiddenPaths) {
+  Config config = Parse("[Jobs]\nHiddenPaths=\nHiddenPaths=/srv/a\f/srv/b\v/srv/c\r/srv/d\n");
+  EXPECT_EQ(config.jobs.hidden_paths, (std::vector<std::string>{"/srv/a", "/srv/b", "/srv/c", "/srv/d"}));
 }
 
 TEST(ConfigTest, AnEmptyHiddenPathsResetsTheListAndLaterOnesAppend) {
@@ -255,6 +263,41 @@ TEST(DaemonConfigTest, LimitsAreCounts) {
   EXPECT_EQ(ParseError("[Limits]\nStalledReaderTimeout=0\n"), "test.conf:2: StalledReaderTimeout=0 is not a duration of at least 1s");
 }
 
+TEST(DaemonConfigTest, CapturedOutputAndJobLimitDefaultsAreSizesAndCounts) {
+  EXPECT_EQ(Parse("").limits.max_captured_output_per_user, uint64_t{256} << 20);
+  EXPECT_EQ(Parse("[Limits]\nMaxCapturedOutputPerUser=1G\n").limits.max_captured_output_per_user, uint64_t{1} << 30);
+  EXPECT_EQ(Parse("[Limits]\nMaxCapturedOutputPerUser=0\n").limits.max_captured_output_per_user, 0u);
+  EXPECT_EQ(Parse("").limits.default_memory_max, 0u);
+  EXPECT_EQ(Parse("").limits.default_tasks_max, 4096u);
+  Config set = Parse("[Limits]\nDefaultMemoryMax=2G\nDefaultTasksMax=512\n");
+  EXPECT_EQ(set.limits.default_memory_max, uint64_t{2} << 30);
+  EXPECT_EQ(set.limits.default_tasks_max, 512u);
+  EXPECT_EQ(Parse("[Limits]\nDefaultTasksMax=infinity\n").limits.default_tasks_max, 0u);
+  EXPECT_EQ(Parse("[Limits]\nDefaultTasksMax=9\nDefaultTasksMax=\n").limits.default_tasks_max, 4096u);
+  EXPECT_EQ(ParseError("[Limits]\nDefaultMemoryMax=1M\n"),
+            "test.conf:2: DefaultMemoryMax=1M is below the least a job can start with, 8 MiB (or infinity: none)");
+  EXPECT_EQ(ParseError("[Limits]\nDefaultTasksMax=3\n"),
+            "test.conf:2: DefaultTasksMax=3 is below the least a job can start with, 4 (or infinity: none)");
+  EXPECT_EQ(ParseError("[Limits]\nDefaultTasksMax=lots\n"), "test.conf:2: DefaultTasksMax=lots is not a count from 1 to 999999999");
+}
+
+TEST_F(ConfigLoadTest, ADefaultQuotaAboveMaxQuotaIsRefusedWhicheverFileSetsIt) {
+  EXPECT_EQ(Parse("[Storage]\nMaxQuota=10G\n").storage.max_quota_bytes, uint64_t{10} << 30);
+  EXPECT_EQ(ParseError("[Storage]\nMaxQuota=100K\n"), "test.conf:2: MaxQuota=100K is below the least a sandbox can work with, 1M");
+  WriteFile(main_, "[Storage]\nMaxQuota=1G\n");
+  ASSERT_EQ(mkdir(drop_ins_.c_str(), 0755), 0);
+  WriteFile(drop_ins_ + "/50-default.conf", "[Storage]\nDefaultQuota=2G\n");
+  try {
+    LoadConfig(main_);
+    ADD_FAILURE() << "a DefaultQuota above MaxQuota was taken";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "[Storage] DefaultQuota=2147483648 bytes is above MaxQuota=1073741824 bytes: every sandbox "
+                                     "created without --quota would need polkit's manage action");
+  }
+  WriteFile(drop_ins_ + "/50-default.conf", "[Storage]\nDefaultQuota=512M\n");
+  EXPECT_EQ(LoadConfig(main_).storage.default_quota_bytes, uint64_t{512} << 20);
+}
+
 TEST_F(ConfigLoadTest, TheExampleFileParsesToTheDefaults) {
   // The installable example shows every default commented out; uncommented it must mean the
   // same (HiddenPaths= appends, so its lines only repeat the built-in entries).
@@ -264,11 +307,8 @@ TEST_F(ConfigLoadTest, TheExampleFileParsesToTheDefaults) {
   std::string uncommented;
   std::istringstream lines(example);
   for (std::string line; std::getline(lines, line);) {
-    if (line.rfind("#HiddenPaths=", 0) == 0 || line.rfind("#HideOtherHomes=", 0) == 0 ||
-        line.rfind("#ArchiveCompressionLevel=", 0) == 0 || line.rfind("#Cap=", 0) == 0 ||
-        line.rfind("#DefaultQuota=", 0) == 0 || line.rfind("#DefaultTtl=", 0) == 0 || line.rfind("#MaxCallsInFlightPerUser=", 0) == 0 || line.rfind("#MaxSandboxesPerUser=", 0) == 0 ||
-        line.rfind("#MaxRootsPerSandbox=", 0) == 0 || line.rfind("#MaxRunningJobsPerUser=", 0) == 0 ||
-        line.rfind("#StalledReaderTimeout=", 0) == 0)
+    // Every "#Key=..." line is a setting shown at its default ("# ..." lines are prose).
+    if (line.size() > 1 && line[0] == '#' && std::isupper(static_cast<unsigned char>(line[1])) && line.find('=') != std::string::npos)
       line.erase(0, 1);
     uncommented += line + "\n";
   }
@@ -282,6 +322,10 @@ TEST_F(ConfigLoadTest, TheExampleFileParsesToTheDefaults) {
   EXPECT_EQ(reset.limits.max_sandboxes_per_user, LimitsConfig{}.max_sandboxes_per_user);
   EXPECT_EQ(reset.limits.max_roots_per_sandbox, LimitsConfig{}.max_roots_per_sandbox);
   EXPECT_EQ(reset.limits.max_running_jobs_per_user, LimitsConfig{}.max_running_jobs_per_user);
+  EXPECT_EQ(reset.limits.max_captured_output_per_user, LimitsConfig{}.max_captured_output_per_user);
+  EXPECT_EQ(reset.limits.default_memory_max, LimitsConfig{}.default_memory_max);
+  EXPECT_EQ(reset.limits.default_tasks_max, LimitsConfig{}.default_tasks_max);
+  EXPECT_EQ(reset.storage.max_quota_bytes, StorageConfig{}.max_quota_bytes);
 }
 
 }  // namespace

@@ -55,6 +55,40 @@ TEST(GarbageCollectionTest, ExpiredOnesGoFirstAndCountTowardsTheCap) {
   EXPECT_EQ(Ids(ChooseGarbage(sandboxes, 59, kNow)), (std::vector<std::string>{"expired", "suspended"}));
 }
 
+GcCandidate OwnedBy(uid_t owner, GcCandidate candidate) {
+  candidate.owner = owner;
+  return candidate;
+}
+
+// The attack of issue 18: an attacker's active sandboxes fill the store past the cap; a victim's
+// small suspended sandbox is not theirs to lose, because the victim is within their share.
+TEST(GarbageCollectionTest, AUserWithinTheirShareLosesNothingToAnotherUsersSpace) {
+  std::vector<GcCandidate> sandboxes = {OwnedBy(1001, Sandbox("attacker-active", 800, false, 1)),
+                                        OwnedBy(1002, Sandbox("victim-suspended", 20, true, 2))};
+  EXPECT_TRUE(ChooseGarbage(sandboxes, 600, kNow).empty());
+}
+
+// Over the cap, only users over their share (the cap split evenly between the users who have
+// sandboxes) give up suspended sandboxes, largest first, and only until they are within it or
+// the total is under the cap; the reason names the user, their use and their share.
+TEST(GarbageCollectionTest, OnlyUsersOverTheirShareGiveUpTheirLargestSuspendedSandboxes) {
+  std::vector<GcCandidate> sandboxes = {OwnedBy(1001, Sandbox("a-active", 500, false, 1)),
+                                        OwnedBy(1001, Sandbox("a-small", 100, true, 2)),
+                                        OwnedBy(1001, Sandbox("a-large", 300, true, 3)),
+                                        OwnedBy(1002, Sandbox("b-suspended", 250, true, 4))};
+  // Total 1150, cap 600: shares of 300. a holds 900: its largest suspended one goes (850 left,
+  // still over the cap), then its next (750); a is still over its share but has nothing more to
+  // give; b (250) is within its share and keeps everything.
+  auto removals = ChooseGarbage(sandboxes, 600, kNow);
+  EXPECT_EQ(Ids(removals), (std::vector<std::string>{"a-large", "a-small"}));
+  ASSERT_FALSE(removals.empty());
+  EXPECT_EQ(removals[0].why,
+            "the sandboxes together (1150 bytes) were over the storage cap of 600 bytes, and uid 1001 held 900 bytes, over its share of "
+            "300 bytes (the cap split between 2 users); it was that user's largest suspended sandbox");
+  // A user over their share stops giving once the total is within the cap.
+  EXPECT_EQ(Ids(ChooseGarbage(sandboxes, 850, kNow)), std::vector<std::string>{"a-large"});
+}
+
 TEST(GarbageCollectionTest, SecondsAreDescribedInTheirLargestWholeUnit) {
   EXPECT_EQ(DescribeSeconds(90), "90s");
   EXPECT_EQ(DescribeSeconds(300), "5m");

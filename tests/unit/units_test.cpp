@@ -13,6 +13,13 @@ TEST(UnitsTest, SizesTakeBinaryUnits) {
   for (const char* bad : {"", "M", "1.5G", "-1", "5X", "10m", "1234567890123"}) EXPECT_FALSE(ParseSize(bad)) << bad;
 }
 
+// Found by fuzz_units: 999999999999T was taken, as its value modulo 2^64.
+TEST(UnitsTest, ASizePast64BitsIsRefusedNotWrapped) {
+  EXPECT_EQ(ParseSize("999999999999T"), std::nullopt);
+  EXPECT_EQ(ParseSize("16777216T"), std::nullopt);  // exactly 2^64
+  EXPECT_EQ(ParseSize("16777215T"), uint64_t{16777215} << 40);
+}
+
 TEST(UnitsTest, DurationsTakeSecondsMinutesHoursAndDays) {
   EXPECT_EQ(ParseDuration("90"), 90u);
   EXPECT_EQ(ParseDuration("90s"), 90u);

@@ -1,0 +1,139 @@
+// Hostile input: the options a{sv} of Sandbox.Run, which any local user can send with any keys
+// and any D-Bus types (the bus only guarantees well-formed values). The fuzz bytes choose keys
+// (Run's, Create's and random ones) and values of every basic type, arrays, dicts and structs.
+// Beyond not crashing or throwing anything but sandboxd::Error: the options are accepted exactly
+// when every key is known with its type and range (none is ever ignored), accepted values arrive
+// unchanged, and a refusal is InvalidArgument or InvalidPath naming the sandbox, and an unknown
+// key by name. Seeds: fuzz/make-run-options-seeds.
+
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <sdbus-c++/sdbus-c++.h>
+
+#include "check.h"
+#include "errors.h"
+#include "job_options.h"
+
+namespace sandboxd::fuzz {
+namespace {
+
+constexpr const char* kSandbox = "fuzzbox";
+/// Run's keys, then Create's, which a confused client might send to Run.
+constexpr const char* kKeys[] = {"network", "cwd_fallback", "tty", "timeout_sec", "memory_max", "tasks_max", "hide",
+                                 "name", "shared", "ttl_sec", "quota_bytes"};
+constexpr size_t kRunKeys = 7;
+
+/// A string as D-Bus carries it: without NUL bytes.
+std::string Text(FuzzedDataProvider& in) {
+  std::string text = in.ConsumeRandomLengthString(64);
+  std::erase(text, '\0');
+  return text;
+}
+
+/// A path-like string: mostly absolute, as a client would send.
+std::string PathLike(FuzzedDataProvider& in) { return (in.ConsumeBool() ? "/" : "") + Text(in); }
+
+/// A value of a type the fuzz bytes choose; nullopt when sd-bus refuses to hold it (a string
+/// that is not UTF-8, an object path or signature of the wrong shape), as the bus would.
+std::optional<sdbus::Variant> AnyValue(FuzzedDataProvider& in, int depth) {
+  try {
+    switch (in.ConsumeIntegralInRange(0, depth > 0 ? 16 : 13)) {
+      case 0: return sdbus::Variant(in.ConsumeBool());
+      case 1: return sdbus::Variant(in.ConsumeIntegral<uint8_t>());
+      case 2: return sdbus::Variant(in.ConsumeIntegral<int16_t>());
+      case 3: return sdbus::Variant(in.ConsumeIntegral<uint16_t>());
+      case 4: return sdbus::Variant(in.ConsumeIntegral<int32_t>());
+      case 5: return sdbus::Variant(in.ConsumeIntegral<uint32_t>());
+      case 6: return sdbus::Variant(in.ConsumeIntegral<int64_t>());
+      case 7: return sdbus::Variant(in.ConsumeIntegral<uint64_t>());
+      case 8: return sdbus::Variant(in.ConsumeFloatingPoint<double>());
+      case 9: return sdbus::Variant(PathLike(in));
+      case 10: return sdbus::Variant(sdbus::ObjectPath(PathLike(in)));
+      case 11: return sdbus::Variant(sdbus::Signature(Text(in)));
+      case 12: {
+        std::vector<std::string> list(in.ConsumeIntegralInRange<size_t>(0, in.ConsumeBool() ? 4 : 300));
+        for (auto& item : list) item = PathLike(in);
+        return sdbus::Variant(list);
+      }
+      case 13: {
+        std::vector<uint64_t> list(in.ConsumeIntegralInRange<size_t>(0, 4));
+        for (auto& item : list) item = in.ConsumeIntegral<uint64_t>();
+        return sdbus::Variant(list);
+      }
+      case 14: {
+        std::map<std::string, sdbus::Variant> dict;
+        for (size_t n = in.ConsumeIntegralInRange<size_t>(0, 3); n > 0; --n)
+          if (auto value = AnyValue(in, depth - 1)) dict.emplace(Text(in), *value);
+        return sdbus::Variant(dict);
+      }
+      case 15: {
+        auto inner = AnyValue(in, depth - 1);
+        if (!inner) return std::nullopt;
+        return sdbus::Variant(sdbus::Struct<sdbus::Variant>(*inner));
+      }
+      default: return sdbus::Variant(sdbus::Struct<std::string, uint64_t>(Text(in), in.ConsumeIntegral<uint64_t>()));
+    }
+  } catch (const sdbus::Error&) {
+    return std::nullopt;
+  }
+}
+
+/// Whether ParseJobOptions must take `key` = `value` (job_options.h), decided without it.
+bool Acceptable(const std::string& key, const sdbus::Variant& value) {
+  std::string type = value.peekValueType();
+  if (key == "network" || key == "cwd_fallback" || key == "tty") return type == "b";
+  if (key == "timeout_sec") return type == "t" && value.get<uint64_t>() <= kMaxJobTimeoutSec;
+  if (key == "memory_max") return type == "t" && value.get<uint64_t>() >= kMinJobMemoryMax;
+  if (key == "tasks_max") return type == "t" && value.get<uint64_t>() >= kMinJobTasksMax;
+  if (key != "hide" || type != "as") return false;
+  auto paths = value.get<std::vector<std::string>>();
+  return paths.size() <= kMaxHiddenPaths &&
+         std::all_of(paths.begin(), paths.end(), [](const std::string& path) { return path.starts_with("/"); });
+}
+
+bool Arrived(const JobOptions& parsed, const std::map<std::string, sdbus::Variant>& options) {
+  auto value = [&]<typename T>(const char* key, T fallback) {
+    auto it = options.find(key);
+    return it == options.end() ? fallback : it->second.get<T>();
+  };
+  return parsed.network == value("network", false) && parsed.cwd_fallback == value("cwd_fallback", false) &&
+         parsed.tty == value("tty", false) && parsed.timeout_sec == value("timeout_sec", uint64_t{0}) &&
+         parsed.limits.memory_max == value("memory_max", uint64_t{0}) &&
+         parsed.limits.tasks_max == value("tasks_max", uint64_t{0}) && parsed.hide == value("hide", std::vector<std::string>{});
+}
+
+}  // namespace
+}  // namespace sandboxd::fuzz
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace sandboxd;
+  using fuzz::Require;
+  FuzzedDataProvider in(data, size);
+  std::map<std::string, sdbus::Variant> options;
+  for (size_t n = in.ConsumeIntegralInRange<size_t>(0, 8); n > 0 && in.remaining_bytes() > 0; --n) {
+    std::string key = in.ConsumeBool() ? fuzz::kKeys[in.ConsumeIntegralInRange<size_t>(0, std::size(fuzz::kKeys) - 1)]
+                                       : fuzz::Text(in);
+    if (auto value = fuzz::AnyValue(in, 2)) options.insert_or_assign(key, *value);
+  }
+  // The parser reads keys in the map's order and refuses at the first bad one.
+  auto first_bad = std::find_if(options.begin(), options.end(), [](const auto& kv) { return !fuzz::Acceptable(kv.first, kv.second); });
+  try {
+    JobOptions parsed = ParseJobOptions(options, fuzz::kSandbox);
+    Require(first_bad == options.end(), "options with a bad key, type or value are refused");
+    Require(fuzz::Arrived(parsed, options), "accepted options arrive unchanged");
+  } catch (const Error& e) {
+    Require(first_bad != options.end(), "acceptable options are accepted");
+    Require(e.code() == Code::kInvalidArgument || e.code() == Code::kInvalidPath, "a refusal is InvalidArgument or InvalidPath");
+    std::string message = e.what();
+    Require(message.find(fuzz::kSandbox) != std::string::npos, "a refusal names the sandbox");
+    auto run_keys_end = std::begin(fuzz::kKeys) + fuzz::kRunKeys;
+    bool known = std::find(std::begin(fuzz::kKeys), run_keys_end, first_bad->first) != run_keys_end;
+    if (!known) Require(message.find("'" + first_bad->first + "'") != std::string::npos, "an unknown key is named");
+  }
+  return 0;
+}

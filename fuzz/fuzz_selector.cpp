@@ -1,0 +1,108 @@
+// Hostile input: selectors as users type them (PATH, a directory above changes, PATH:N) and the
+// change paths they are matched against, which are names a job chose; both cross the bus as wire
+// names (utf8.h). Input: newline-separated, the first line the selector, the others change paths
+// of one root. Beyond not crashing: a name survives its wire form and its quoting, alone and as
+// PATH:N; a hunk reading formats back to itself; a selector that names a path names everything
+// beneath it; and SelectChanges keeps exactly the changes the selector names, in order, or
+// refuses (NotFound, naming it) a selector that names none.
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "change_selection.h"
+#include "check.h"
+#include "errors.h"
+#include "quote_path.h"
+#include "selector.h"
+#include "utf8.h"
+
+namespace sandboxd::fuzz {
+namespace {
+
+std::vector<std::string> Lines(std::string_view text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start <= text.size() && lines.size() < 16) {
+    size_t end = std::min(text.find('\n', start), text.size());
+    lines.emplace_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+void CheckName(const std::string& name) {
+  std::string wire = api::WireName(name);
+  Require(api::IsValidUtf8(wire), "a wire name is valid UTF-8");
+  Require(api::NameFromWire(wire) == name, "a wire name stands for its name");
+  Require(api::UnquotePath(api::QuotePath(name)) == name, "a quoted name unquotes to itself");
+  Require(api::SelectorFromWire(wire) == name, "a selector on the wire stands for its name");
+  Require(api::SelectorFromWire(wire + ":7") == name + ":7", "a hunk selector on the wire stands for its name and number");
+  if (name.empty()) return;
+  auto hunk = api::ParseHunkSelector(name + ":7");
+  Require(hunk && hunk->path == name && hunk->hunk == 7, "PATH:N reads as hunk N of PATH");
+}
+
+void CheckSelector(const std::string& selector, const std::vector<std::string>& paths) {
+  if (auto hunk = api::ParseHunkSelector(selector)) {
+    Require(!hunk->path.empty() && hunk->hunk && *hunk->hunk >= 1, "a hunk reading has a path and a number from 1");
+    auto again = api::ParseHunkSelector(hunk->path + ":" + std::to_string(*hunk->hunk));
+    Require(again && again->path == hunk->path && again->hunk == hunk->hunk, "a hunk reading formats back to itself");
+  }
+  for (const auto& path : paths) {
+    Require(api::SelectorNames(path, path) && api::SelectorNames(".", path), "a path and \".\" name the path");
+    if (!path.empty() && api::SelectorNames(selector, path))
+      Require(api::SelectorNames(selector, path + "/x"), "a selector naming a path names what is beneath it");
+  }
+}
+
+void CheckSelectChanges(const std::string& selector, const std::vector<std::string>& paths) {
+  RootChanges root{0, {}};
+  for (const auto& path : paths) root.changes.push_back(Change{.path = path});
+  std::vector<RootChanges> all{root};
+  std::vector<std::string> shown;
+  for (const auto& change : root.changes) shown.push_back(DisplayPath(change, ""));
+  auto everything = SelectChanges(all, shown, {""}, "fuzz");
+  Require(everything.size() == 1 && everything[0].changes == root.changes, "selecting every shown path selects all");
+
+  std::vector<RootChanges> selected;
+  try {
+    selected = SelectChanges(all, {selector}, {""}, "fuzz");
+  } catch (const Error& e) {
+    // what() ends at a NUL byte, which a quoted wire name can stand for.
+    Require(e.code() == Code::kNotFound && std::string(e.what()).find(selector.substr(0, selector.find('\0'))) != std::string::npos,
+            "a selector naming nothing is refused by name");
+    for (const auto& path : shown) Require(!api::SelectorNames(selector, path), "a selector naming a change is not refused");
+    return;
+  }
+  Require(selected.size() == 1, "the selection keeps the roots");
+  size_t next = 0;  // kept changes form a subsequence of the root's, each one named
+  for (const auto& change : selected[0].changes) {
+    while (next < root.changes.size() && !(root.changes[next] == change)) ++next;
+    Require(next < root.changes.size(), "selected changes keep their order");
+    auto hunk = api::ParseHunkSelector(selector);
+    std::string path = DisplayPath(change, "");
+    Require(api::SelectorNames(selector, path) || (hunk && hunk->path == path), "every selected change is named");
+    ++next;
+  }
+  for (const auto& path : shown)
+    if (api::SelectorNames(selector, path))
+      Require(std::any_of(selected[0].changes.begin(), selected[0].changes.end(),
+                          [&](const Change& c) { return DisplayPath(c, "") == path; }),
+              "every named change is selected");
+}
+
+}  // namespace
+}  // namespace sandboxd::fuzz
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace sandboxd;
+  auto lines = fuzz::Lines(std::string_view(reinterpret_cast<const char*>(data), size));
+  std::string selector = lines.front();
+  std::vector<std::string> paths(lines.begin() + 1, lines.end());
+  for (const auto& line : lines) fuzz::CheckName(line);
+  fuzz::CheckSelector(selector, paths);
+  fuzz::CheckSelectChanges(selector, paths);
+  return 0;
+}
