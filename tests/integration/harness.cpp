@@ -349,7 +349,12 @@ bool Harness::WaitForName(const std::string& name) const {
 }
 
 Result Harness::RunAs(const std::string& user, const std::vector<std::string>& argv, const RunOptions& options) const {
-  passwd* pw = getpwnam(user.c_str());
+  // getpwnam_r: tests call RunAs from several threads at once (the load test), and getpwnam's
+  // one static entry would let one thread's call run as another thread's user.
+  passwd entry;
+  passwd* pw = nullptr;
+  char entry_text[4096];
+  getpwnam_r(user.c_str(), &entry, entry_text, sizeof entry_text, &pw);
   Result result;
   if (!pw) {
     result.err = "no user " + user;
