@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <cstdio>
+#include <fstream>
 #include <string>
 
 #include "harness.h"
@@ -103,6 +105,35 @@ TEST_F(LimitsTest, LimitsTooSmallOrMalformedAreRefused) {
   EXPECT_NE(words.err.find("--memory-max takes a size"), std::string::npos) << words.err;
   Result negative = Ctl({"run", "--tasks-max", "-3", id_, "--", "true"});
   EXPECT_EQ(negative.status, 2) << negative.err;
+}
+
+// [Limits] DefaultTasksMax=8: a job that names no limit gets it (the twelve background
+// processes fail to fork); more than the default is the manage action's to grant: bob (no
+// manage in the tests' rules) is refused with the default named, alice (manage) may.
+TEST_F(LimitsTest, ADefaultLimitHoldsAJobThatNamesNoneAndMoreNeedsManage) {
+  REQUIRE_CONTROLLER("pids");
+  std::ofstream(World().ConfigPath()) << "[Limits]\nDefaultTasksMax=8\n";
+  World().StopDaemon();
+  ASSERT_TRUE(World().StartDaemon()) << World().DaemonLog();
+  const std::string script = "for i in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep 1 & done; wait; echo done";
+  Result limited = Ctl({"run", id_, "--", "sh", "-c", script});
+  EXPECT_NE(limited.status, 0);
+  EXPECT_NE(limited.err.find("fork"), std::string::npos) << "no fork failed under the default limit: " << limited.err;
+  Result more = Ctl({"run", "--tasks-max", "64", id_, "--", "sh", "-c", script});
+  EXPECT_EQ(more.status, 0) << more.err;
+  EXPECT_EQ(more.out, "done\n");
+  std::string bob_project = World().MakeProject(kBob);
+  Result bob_sandbox = World().Sandboxctl(kBob, {"create", bob_project});
+  ASSERT_EQ(bob_sandbox.status, 0) << bob_sandbox.err;
+  std::string bob_id = Trim(bob_sandbox.out);
+  Result refused = World().Sandboxctl(kBob, {"run", "--tasks-max", "64", bob_id, "--", "true"});
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_NE(refused.err.find("64 tasks, above [Limits] DefaultTasksMax=8"), std::string::npos) << refused.err;
+  EXPECT_EQ(World().Sandboxctl(kBob, {"run", "--tasks-max", "6", bob_id, "--", "true"}).status, 0) << "less than the default needs no one";
+  EXPECT_EQ(World().Sandboxctl(kBob, {"destroy", bob_id}).status, 0);
+  std::remove(World().ConfigPath().c_str());
+  World().StopDaemon();
+  EXPECT_TRUE(World().StartDaemon()) << World().DaemonLog();
 }
 
 }  // namespace
