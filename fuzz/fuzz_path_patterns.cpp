@@ -11,21 +11,11 @@
 #include <vector>
 
 #include "check.h"
+#include "input_lines.h"
 #include "path_patterns.h"
 
 namespace sandboxd::fuzz {
 namespace {
-
-std::vector<std::string> Lines(std::string_view text) {
-  std::vector<std::string> lines;
-  size_t start = 0;
-  while (start <= text.size() && lines.size() < 16) {
-    size_t end = std::min(text.find('\n', start), text.size());
-    lines.emplace_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
-}
 
 /// Whether `path` has a component, i.e. something besides slashes.
 bool HasComponent(std::string_view path) { return path.find_first_not_of('/') != std::string_view::npos; }

@@ -13,6 +13,7 @@
 
 #include "change_selection.h"
 #include "check.h"
+#include "input_lines.h"
 #include "errors.h"
 #include "quote_path.h"
 #include "selector.h"
@@ -20,17 +21,6 @@
 
 namespace sandboxd::fuzz {
 namespace {
-
-std::vector<std::string> Lines(std::string_view text) {
-  std::vector<std::string> lines;
-  size_t start = 0;
-  while (start <= text.size() && lines.size() < 16) {
-    size_t end = std::min(text.find('\n', start), text.size());
-    lines.emplace_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
-}
 
 void CheckName(const std::string& name) {
   std::string wire = api::WireName(name);
