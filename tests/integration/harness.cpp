@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <dirent.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -475,6 +476,23 @@ std::string Harness::MakeProject(const std::string& user) const {
   Result r = RunAs(user, {"sh", "-c", script});
   EXPECT_EQ(r.status, 0) << r.err;
   return project;
+}
+
+int ThreadsOf(pid_t pid) {
+  int count = 0;
+  DIR* dir = opendir(("/proc/" + std::to_string(pid) + "/task").c_str());
+  if (!dir) return -1;
+  while (dirent* entry = readdir(dir))
+    if (entry->d_name[0] != '.') ++count;
+  closedir(dir);
+  return count;
+}
+
+long RssKibOf(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  return -1;
 }
 
 bool EnsureUser(const std::string& name) {

@@ -108,6 +108,10 @@ Harness& World();
 pid_t StartSandboxctl(const std::string& user, const std::vector<std::string>& args,
                       const std::string& err_path = "/dev/null");
 
+/// A process's threads now (/proc/PID/task) and resident memory in KiB (VmRSS); -1 if gone.
+int ThreadsOf(pid_t pid);
+long RssKibOf(pid_t pid);
+
 /// Makes the unprivileged user `name` (with a home) unless it exists; false if it cannot.
 bool EnsureUser(const std::string& name);
 

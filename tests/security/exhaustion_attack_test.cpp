@@ -35,25 +35,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-/// The daemon's threads now (/proc/PID/task).
-int ThreadsOf(pid_t pid) {
-  int count = 0;
-  DIR* dir = opendir(("/proc/" + std::to_string(pid) + "/task").c_str());
-  if (!dir) return -1;
-  while (dirent* entry = readdir(dir))
-    if (entry->d_name[0] != '.') ++count;
-  closedir(dir);
-  return count;
-}
-
-/// The daemon's resident memory now, in KiB (VmRSS of /proc/PID/status).
-long RssKibOf(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  for (std::string line; std::getline(status, line);)
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-  return -1;
-}
-
 /// Runs `script` in `sandbox_id` as `user` with no fds passed (its output captured), waits for
 /// it and returns the job's object path.
 std::string RunCaptured(const std::string& user, const std::string& sandbox_id, const std::string& script) {
