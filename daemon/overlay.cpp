@@ -28,8 +28,23 @@
 namespace sandboxd {
 namespace {
 
-/// How long a mount waits for its layers to be released by an earlier mount of them.
+/// How long a mount waits for its layers to be released by an earlier mount of them, and an
+/// unmount for the view to be let go.
 constexpr std::chrono::milliseconds kBusyLayerWait{5000};
+
+/// Repeats `attempt` (which returns 0 or an errno) while it fails with EBUSY, pausing 10 ms and
+/// then twice as long each time (at most 500 ms), for kBusyLayerWait in all; returns the last
+/// outcome, `first` being the outcome of the attempt already made.
+template <typename Attempt>
+int WhileBusy(int first, Attempt&& attempt) {
+  int err = first;
+  for (auto pause = std::chrono::milliseconds(10), waited = std::chrono::milliseconds(0);
+       err == EBUSY && waited < kBusyLayerWait; waited += pause, pause = std::min(pause * 2, std::chrono::milliseconds(500))) {
+    std::this_thread::sleep_for(pause);
+    err = attempt();
+  }
+  return err;
+}
 
 /// One option of the overlay's: a string value, or a flag when `value` is null.
 using Option = std::pair<const char*, const char*>;
@@ -142,11 +157,10 @@ void MountOverlay(const OverlaySpec& spec) {
   // mount namespace goes only once that namespace is set up and the unmount has propagated to
   // it. So a busy layer is waited for, up to a few seconds, and then refused: never mounted
   // twice (which index=off would allow).
-  for (auto pause = std::chrono::milliseconds(10), waited = std::chrono::milliseconds(0);
-       err == EBUSY && waited < kBusyLayerWait; waited += pause, pause = std::min(pause * 2, std::chrono::milliseconds(500))) {
-    std::this_thread::sleep_for(pause);
+  err = WhileBusy(err, [&] {
     std::tie(err, said) = TryMount(spec, options);
-  }
+    return err;
+  });
   if (err == 0) return;
   if (err == EBUSY)
     throw Error(Code::kBusy, "the layers of " + spec.merged + " are still in use by an earlier mount of them; try again");
@@ -160,17 +174,12 @@ const char* OverlayXattrPrefix() { return geteuid() == 0 ? "trusted.overlay." : 
 
 void UnmountOverlay(const std::string& merged) {
   if (!IsOverlayMounted(merged)) return;
-  int err = umount2(merged.c_str(), UMOUNT_NOFOLLOW) == 0 ? 0 : errno;
-  if (err == 0) return;
+  auto unmount = [&] { return umount2(merged.c_str(), UMOUNT_NOFOLLOW) == 0 ? 0 : errno; };
   // A job that just ended leaves its copy of the view in a mount namespace the kernel tears
   // down a moment later, and until then the view counts as busy (its mount is shared with that
   // copy). The load test saw a commit right after a job refused so, about once in 200: busy is
   // waited out as a mount waits out its layers, and only then refused.
-  for (auto pause = std::chrono::milliseconds(10), waited = std::chrono::milliseconds(0);
-       err == EBUSY && waited < kBusyLayerWait; waited += pause, pause = std::min(pause * 2, std::chrono::milliseconds(500))) {
-    std::this_thread::sleep_for(pause);
-    err = umount2(merged.c_str(), UMOUNT_NOFOLLOW) == 0 ? 0 : errno;
-  }
+  int err = WhileBusy(unmount(), unmount);
   if (err == 0) return;
   if (err == EBUSY) throw Error(Code::kBusy, "the overlay at " + merged + " is still in use");
   if (err == EINVAL || err == ENOENT) return;
