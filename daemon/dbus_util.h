@@ -11,6 +11,7 @@
 #include <string>
 #include <tuple>
 
+#include "bus_loop.h"
 #include "caller.h"
 #include "errors.h"
 
@@ -68,6 +69,7 @@ void ReturnCurrentError(sdbus::Result<Outs...>& result) noexcept {
     } catch (...) {
     }
   }
+  WakeBusLoop();
 }
 
 /// Replies to an async call from a worker: the body's return value, or the error it threw.
@@ -82,6 +84,7 @@ void ReplyWith(sdbus::Result<Outs...>& result, F&& body) {
     } else {
       std::apply([&](const auto&... outs) { result.returnResults(outs...); }, body());
     }
+    WakeBusLoop();  // a reply too big for the socket at once is written by the loop (bus_loop.h)
   } catch (...) {
     ReturnCurrentError(result);
   }

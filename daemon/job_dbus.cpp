@@ -80,7 +80,10 @@ void JobDBus::Wait(sdbus::Result<int32_t, std::string>&& result) {
     }
     // Replied from the job's monitor thread when it ends; no thread waits meanwhile.
     auto shared = std::make_shared<sdbus::Result<int32_t, std::string>>(std::move(result));
-    job->WhenFinished([shared](const JobEnd& end) { shared->returnResults(end.exit_status, end.reason); });
+    job->WhenFinished([shared](const JobEnd& end) {
+      shared->returnResults(end.exit_status, end.reason);
+      WakeBusLoop();
+    });
   });
 }
 

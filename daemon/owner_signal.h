@@ -16,6 +16,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "bus_loop.h"
 #include "bus_peers.h"
 
 namespace sandboxd {
@@ -41,6 +42,7 @@ void EmitToOwner(sdbus::IObject& object, BusPeers& peers, uid_t owner, const cha
       spdlog::debug("{} {}.{} not sent to {}: {}", object.getObjectPath(), interface, member, recipient, e.what());
     }
   }
+  WakeBusLoop();
 }
 
 }  // namespace sandboxd

@@ -286,7 +286,7 @@ int Service::Run() {
     }
   });
   for (;;) {
-    connection_->enterEventLoop();
+    loop_.Run(*connection_);
     if (stop_requested_ || !idle_exit_requested_) break;
     if (LeaveWhenStillIdle(idle_decided_at_call_)) {
       spdlog::info("idle for {} s: exiting (the next call starts sandboxd again)", options_.idle_exit_seconds);
@@ -322,7 +322,7 @@ void Service::Heartbeat() {
     if (!idle_exit_requested_ && IdleLongEnough(activity, now, options_.idle_exit_seconds)) {
       idle_decided_at_call_ = activity.last_call_usec;
       idle_exit_requested_ = true;
-      connection_->leaveEventLoop();
+      loop_.Leave();
     }
   } catch (const std::exception& e) {
     spdlog::warn("heartbeat: {}", e.what());
@@ -405,7 +405,7 @@ void Service::RemoveSandboxFiles(const std::shared_ptr<Sandbox>& sandbox) {
 
 void Service::Stop() {
   stop_requested_ = true;
-  if (connection_) connection_->leaveEventLoop();
+  loop_.Leave();
 }
 
 void Service::CheckCallsInFlight(uid_t uid) const {

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "live_sight.h"
+#include "bus_loop.h"
 #include "bus_peers.h"
 #include "caller_watch.h"
 #include "commit_journal.h"
@@ -170,6 +171,7 @@ class Service {
   std::unique_ptr<SightStore> sights_;
   std::unique_ptr<Review> review_;
   std::unique_ptr<sdbus::IConnection> connection_;
+  BusLoop loop_;  ///< runs connection_
   std::unique_ptr<BusPeers> peers_;  ///< over a connection of its own (bus_directory_dbus.h)
   std::unique_ptr<ManagerDBus> manager_;
   CallerWatch callers_;

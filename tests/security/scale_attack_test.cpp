@@ -1,0 +1,96 @@
+// The scale attacks of issue 19, as an owner would make them against the real daemon.
+// 1. A big change set killed the daemon: GetChanges answered with the whole set in one
+//    message; past the bus's message limit (32 MiB) dbus-daemon dropped the daemon's
+//    connection and sandboxd exited, killing every user's jobs, and the next `changes` did it
+//    again. Long names make it cheap: 10,000 files whose paths are ~3.8 KB each. What must
+//    hold: no reply the daemon can be made to send is over the limit (the call that would be
+//    is refused with a named error), the daemon stays up for everyone, and sandboxctl still
+//    lists, approves and diffs the whole set (it reads the list through an fd).
+// 2. A large reply could wait for minutes: sdbus-c++ 1.2 leaves the part of a message sent from
+//    a worker thread that does not fit the socket queued until its loop wakes for something
+//    else (replies over the 16 MiB a socket takes at once). What must hold: a reply of ~22 MB, asked 20 times on an otherwise idle bus, comes
+//    every time within seconds.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "sandbox_fixture.h"
+
+namespace sandboxd::it {
+namespace {
+
+/// A job's script making `files` empty files, each named by 250 digits, 14 directories deep
+/// (each named by 250 zeros): every change's path is ~3,760 bytes.
+std::string LongNamedFiles(int files) {
+  return "n=$(printf '%0250d' 0); p=.; for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14; do p=$p/$n; done; "
+         "mkdir -p $p && cd $p && seq -f '%0250.0f' 1 " +
+         std::to_string(files) + " | xargs touch";
+}
+
+size_t Lines(const std::string& text) {
+  size_t lines = 0;
+  for (char c : text) lines += c == '\n';
+  return lines;
+}
+
+double SecondsSince(std::chrono::steady_clock::time_point started) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+class ScaleAttackTest : public AliceSandboxTest {
+ protected:
+  std::string SandboxPath() const { return "/org/sandboxd/Sandbox1/sandbox/" + id_; }
+};
+
+TEST_F(ScaleAttackTest, AChangeSetBiggerThanABusMessageNeverTakesTheDaemonDown) {
+  ASSERT_NO_FATAL_FAILURE(Job(LongNamedFiles(10000)));
+  const pid_t daemon = World().daemon_pid();
+  // The one-message call is refused by name, saying how to get the list instead.
+  Result whole = World().Gdbus(kAlice, SandboxPath(), "org.sandboxd.Sandbox1.Sandbox.GetChanges");
+  EXPECT_NE(whole.status, 0);
+  EXPECT_NE(whole.err.find("org.sandboxd.Sandbox1.Error.TooLarge"), std::string::npos) << whole.err;
+  EXPECT_NE(whole.err.find(id_), std::string::npos) << whole.err;
+  EXPECT_NE(whole.err.find("ListChanges"), std::string::npos) << whole.err;
+  EXPECT_EQ(World().daemon_pid(), daemon);
+  EXPECT_TRUE(World().NameOwned("org.sandboxd.Sandbox1")) << "the daemon left the bus:\n" << World().DaemonLog();
+  // Everyone is still served.
+  Result other = World().Sandboxctl(kBob, {"list"});
+  EXPECT_EQ(other.status, 0) << other.err;
+  // The whole set is there for sandboxctl: 10,000 files and their 14 directories.
+  Result changes = Ctl({"changes", id_});
+  ASSERT_EQ(changes.status, 0) << changes.err;
+  EXPECT_EQ(Lines(changes.out), 10014u);
+  Result json = Ctl({"--json", "changes", id_});
+  ASSERT_EQ(json.status, 0) << json.err;
+  EXPECT_GT(json.out.size(), 32u << 20);
+  // Verbs that read the list to match globs work on it too.
+  Result approved = Ctl({"approve", id_, "--all", "--include", "*/00000000000000000000000000000000000000000000000000000000000000000"
+                                                             "00000000000000000000000000000000000000000000000000000000000000000"
+                                                             "00000000000000000000000000000000000000000000000000000000000000000"
+                                                             "0000000000000000000000000000000000000000000000000000009999"});
+  ASSERT_EQ(approved.status, 0) << approved.err;
+  EXPECT_TRUE(World().NameOwned("org.sandboxd.Sandbox1"));
+}
+
+TEST_F(ScaleAttackTest, ALargeReplyComesAtOnceOnAnIdleBus) {
+  // ~22 MB of changes: more than sd-bus's socket takes in one write (it asks for 8 MiB of
+  // send buffer, which the kernel doubles), under the most one reply may hold (24 MiB).
+  ASSERT_NO_FATAL_FAILURE(Job(LongNamedFiles(5800)));
+  double slowest = 0;
+  for (int i = 0; i < 20; ++i) {
+    auto started = std::chrono::steady_clock::now();
+    Result reply = World().Gdbus(kAlice, SandboxPath(), "org.sandboxd.Sandbox1.Sandbox.GetChanges");
+    double seconds = SecondsSince(started);
+    slowest = std::max(slowest, seconds);
+    ASSERT_EQ(reply.status, 0) << "call " << i << " after " << seconds << " s: " << reply.err;
+    EXPECT_GT(reply.out.size(), 20u << 20);
+    EXPECT_LT(seconds, 10.0) << "call " << i << " waited " << seconds << " s for its reply";
+  }
+  std::fprintf(stderr, "slowest of 20 GetChanges replies of ~22 MB: %.2f s\n", slowest);
+}
+
+}  // namespace
+}  // namespace sandboxd::it
