@@ -23,6 +23,39 @@ std::optional<Selector> ParseHunkSelector(std::string_view text) {
   return Selector{std::string(text.substr(0, colon)), hunk};
 }
 
+SelectorIndex::SelectorIndex(const std::vector<std::string>& selectors) {
+  for (size_t i = 0; i < selectors.size(); ++i) {
+    std::string_view selector = selectors[i];
+    exact_[std::string(selector)].push_back(i);
+    while (selector.size() > 1 && selector.back() == '/') selector.remove_suffix(1);
+    if (selector == ".") everything_.push_back(i);
+    else above_[std::string(selector)].push_back(i);
+    if (auto hunk = ParseHunkSelector(selectors[i])) hunks_[hunk->path].emplace_back(i, *hunk->hunk);
+  }
+}
+
+void SelectorIndex::ForEachNaming(std::string_view path, const std::function<void(size_t)>& hit) const {
+  if (auto it = exact_.find(path); it != exact_.end())
+    for (size_t i : it->second) hit(i);
+  for (size_t i : everything_) hit(i);
+  // Each directory above: the path up to each '/' (SelectorNames' "starts with it and a '/'").
+  for (size_t slash = path.find('/'); slash != std::string_view::npos; slash = path.find('/', slash + 1))
+    if (auto it = above_.find(path.substr(0, slash)); it != above_.end())
+      for (size_t i : it->second) hit(i);
+}
+
+bool SelectorIndex::AnyNames(std::string_view path) const {
+  bool any = false;
+  ForEachNaming(path, [&](size_t) { any = true; });
+  return any;
+}
+
+const std::vector<std::pair<size_t, int>>& SelectorIndex::HunksOf(std::string_view path) const {
+  static const std::vector<std::pair<size_t, int>> kNone;
+  auto it = hunks_.find(path);
+  return it == hunks_.end() ? kNone : it->second;
+}
+
 std::string SelectorFromWire(std::string_view wire) {
   if (wire.empty() || wire.front() != '"') return std::string(wire);
   if (auto name = NameFromWire(wire)) return *name;

@@ -2,9 +2,13 @@
 /// Selectors name a whole change (`PATH`) or one hunk of it (`PATH:N`). Parsing is pure; which
 /// reading applies is decided against the change set, because a file may itself be named "a:2".
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace sandboxd::api {
 
@@ -24,5 +28,34 @@ std::string SelectorFromWire(std::string_view wire);
 
 /// The hunk reading of `text` ("a/b.c:2" → {"a/b.c", 2}), if it has one; nullopt otherwise.
 std::optional<Selector> ParseHunkSelector(std::string_view text);
+
+/// Which of a list of selectors name a path, found in time that grows with the path's depth,
+/// not with the number of selectors: a change set and the selectors naming it can each be a
+/// million long, and testing every selector against every change was quadratic. Answers as
+/// SelectorNames and ParseHunkSelector do, one selector at a time.
+class SelectorIndex {
+ public:
+  explicit SelectorIndex(const std::vector<std::string>& selectors);
+
+  /// Calls `hit(i)` for each selector i whose whole-change reading names `path` (the path
+  /// itself, a directory above it, or "."), in no particular order (one may come twice).
+  void ForEachNaming(std::string_view path, const std::function<void(size_t)>& hit) const;
+  /// Whether any selector's whole-change reading names `path`.
+  bool AnyNames(std::string_view path) const;
+  /// The selectors whose hunk reading is of `path` exactly: {selector index, hunk}.
+  const std::vector<std::pair<size_t, int>>& HunksOf(std::string_view path) const;
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+  };
+  template <typename V>
+  using Map = std::unordered_map<std::string, V, Hash, std::equal_to<>>;
+  Map<std::vector<size_t>> exact_;   ///< a selector as typed: names the change at that path
+  Map<std::vector<size_t>> above_;   ///< without trailing slashes: names the changes beneath
+  std::vector<size_t> everything_;   ///< "." (and "./", ".//"): names every change
+  Map<std::vector<std::pair<size_t, int>>> hunks_;
+};
 
 }  // namespace sandboxd::api

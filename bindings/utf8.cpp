@@ -74,4 +74,13 @@ std::string ShowWireName(std::string_view wire) {
   return name ? QuotePath(*name) : QuotePath(wire);
 }
 
+std::string CutToBytes(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  std::string tail = " ... (cut: " + std::to_string(text.size()) + " bytes in all)";
+  size_t keep = max_bytes > tail.size() ? max_bytes - tail.size() : 0;
+  // Back to the start of a character: continuation bytes are 10xxxxxx.
+  while (keep > 0 && (static_cast<unsigned char>(text[keep]) & 0xC0) == 0x80) --keep;
+  return std::string(text.substr(0, keep)) + tail;
+}
+
 }  // namespace sandboxd::api

@@ -18,6 +18,11 @@ bool IsValidUtf8(std::string_view text);
 /// (\377): for messages meant for people, which may quote a name.
 std::string EscapeInvalidUtf8(std::string_view text);
 
+/// `text` (valid UTF-8) if it has at most `max_bytes` bytes, else its first bytes up to a
+/// character's end followed by " ... (cut: N bytes in all)", the whole at most `max_bytes` long
+/// (`max_bytes` >= 64): a message that names a million paths must still fit a D-Bus message.
+std::string CutToBytes(std::string_view text, size_t max_bytes);
+
 /// The name `path` travels as in a D-Bus string: itself when it is valid UTF-8 and does not
 /// begin with `"`, otherwise git's quoted form (QuotePath, which then always quotes). A wire
 /// name that begins with `"` is therefore always a quoted one, and maps back to one name.

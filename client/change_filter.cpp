@@ -25,15 +25,18 @@ std::vector<std::string> SelectorsAbove(const std::string& path) {
 std::vector<std::string> NarrowSelectors(const std::vector<ChangeEntry>& changes, const std::vector<std::string>& selectors,
                                          const PathPatterns& patterns, const ReviewFilter& acts_on) {
   std::vector<bool> named(changes.size(), selectors.empty());
+  sandboxd::api::SelectorIndex index(selectors);
+  std::vector<bool> whole(selectors.size(), false), of_a_change(selectors.size(), false);
+  for (size_t c = 0; c < changes.size(); ++c) {
+    index.ForEachNaming(changes[c].path, [&](size_t s) { named[c] = whole[s] = true; });
+    for (const auto& [s, hunk] : index.HunksOf(changes[c].path)) of_a_change[s] = true;
+  }
   std::vector<std::string> as_typed;
-  for (const auto& selector : selectors) {
-    bool any = false;
-    for (size_t c = 0; c < changes.size(); ++c)
-      if (sandboxd::api::SelectorNames(selector, changes[c].path)) named[c] = any = true;
-    if (any) continue;  // the whole-change reading comes first, as in the daemon
-    auto hunk = sandboxd::api::ParseHunkSelector(selector);
-    bool of_a_change = hunk && std::any_of(changes.begin(), changes.end(), [&](const ChangeEntry& change) { return change.path == hunk->path; });
-    if (!of_a_change || patterns.Passes(hunk->path)) as_typed.push_back(selector);
+  for (size_t s = 0; s < selectors.size(); ++s) {
+    if (whole[s]) continue;  // the whole-change reading comes first, as in the daemon
+    // A hunk selector of a change passes when its file does; anything else goes as typed,
+    // for the daemon to refuse by name.
+    if (!of_a_change[s] || patterns.Passes(sandboxd::api::ParseHunkSelector(selectors[s])->path)) as_typed.push_back(selectors[s]);
   }
 
   // A directory that holds a change the user does not want cannot be named: its selector

@@ -7,27 +7,21 @@
 #include <cstring>
 #include <map>
 
+#include "change_list.h"
+
 namespace sandboxctl {
 namespace {
 
-using Details = std::map<std::string, sdbus::Variant>;
-
-template <typename T>
-T DetailOr(const Details& details, const char* key, T otherwise) {
-  auto it = details.find(key);
-  return it == details.end() ? otherwise : it->second.get<T>();
-}
-
-/// The verdicts GetChanges reports: per hunk for a change decided hunk by hunk, else whole.
-std::vector<Verdict> VerdictsOf(const Details& details) {
-  std::string review = DetailOr<std::string>(details, "review", "pending");
-  uint32_t hunks = DetailOr<uint32_t>(details, "hunks", 0);
+/// The verdicts a listed change reports: per hunk for a change decided hunk by hunk, else whole.
+std::vector<Verdict> VerdictsOf(const nlohmann::json& change) {
+  std::string review = change.value("review", "pending");
+  uint32_t hunks = change.value("hunks", 0u);
   if (review == "approved") return {Verdict::kApproved};
   if (review == "rejected") return {Verdict::kRejected};
   if (review != "partial" || hunks == 0) return {Verdict::kPending};
   std::vector<Verdict> verdicts(hunks, Verdict::kPending);
   for (auto [key, verdict] : {std::pair{"approved_hunks", Verdict::kApproved}, std::pair{"rejected_hunks", Verdict::kRejected}})
-    for (uint32_t hunk : DetailOr<std::vector<uint32_t>>(details, key, {}))
+    for (uint32_t hunk : change.value(key, std::vector<uint32_t>{}))
       if (hunk >= 1 && hunk <= hunks) verdicts[hunk - 1] = verdict;
   return verdicts;
 }
@@ -51,21 +45,13 @@ std::string ReviewedChange::State() const {
   return "partial";
 }
 
-std::vector<ReviewedChange> ReadChanges(SandboxProxy& sandbox) {
-  std::vector<sdbus::Struct<uint32_t, std::string, std::string, Details>> changes;
-  sandbox.raw()
-      .callMethod("GetChanges")
-      .onInterface(sandboxd::api::kSandboxInterface)
-      .withTimeout(std::chrono::minutes(10))
-      .storeResultsTo(changes);
+std::vector<ReviewedChange> ReadChanges(Context& ctx, const std::string& sandbox_path) {
   std::vector<ReviewedChange> read;
-  for (const auto& change : changes) {
-    const Details& details = change.get<3>();
-    read.push_back({change.get<1>(), change.get<2>(), DetailOr<std::string>(details, "old_type", ""),
-                    DetailOr<std::string>(details, "new_type", ""), VerdictsOf(details),
-                    DetailOr<std::string>(details, "renamed_from", ""), DetailOr<std::string>(details, "renamed_to", ""),
-                    DetailOr<std::string>(details, "conflict_reason", "")});
-  }
+  ForEachChange(ctx, sandbox_path, [&](const nlohmann::json& change) {
+    read.push_back({change.value("path", ""), change.value("kind", ""), change.value("old_type", ""), change.value("new_type", ""),
+                    VerdictsOf(change), change.value("renamed_from", ""), change.value("renamed_to", ""),
+                    change.value("conflict_reason", "")});
+  });
   return read;
 }
 

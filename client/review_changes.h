@@ -1,11 +1,12 @@
 #pragma once
 /// The change set as `review` walks it: each change with the verdict of each of its units (a
-/// hunk of a text modification, or else the whole change), read from GetChanges and kept up to
+/// hunk of a text modification, or else the whole change), read from ListChanges and kept up to
 /// date as decisions are sent, and the calls that read its diffs and send the decisions.
 
 #include <string>
 #include <vector>
 
+#include "context.h"
 #include "proxies.h"
 
 namespace sandboxctl {
@@ -34,8 +35,8 @@ struct ReviewedChange {
   std::string State() const;
 };
 
-/// GetChanges, in its order.
-std::vector<ReviewedChange> ReadChanges(SandboxProxy& sandbox);
+/// The change set of the sandbox at `sandbox_path` (ListChanges), in its order.
+std::vector<ReviewedChange> ReadChanges(Context& ctx, const std::string& sandbox_path);
 
 /// The git-style diff that Diff writes for `selector`.
 std::string DiffOf(SandboxProxy& sandbox, const std::string& selector);

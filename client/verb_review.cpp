@@ -89,7 +89,7 @@ std::string Title(const ReviewedChange& change) {
 
 class Review {
  public:
-  Review(Context& ctx, const std::string& sandbox) : sandbox_(ctx.Bus(), ctx.ResolveSandbox(sandbox)) {}
+  Review(Context& ctx, const std::string& sandbox) : ctx_(ctx), sandbox_(ctx.Bus(), ctx.ResolveSandbox(sandbox)) {}
   ReviewOutcome Run();
 
  private:
@@ -103,6 +103,7 @@ class Review {
   void Say(const std::string& text);
   void SayIfDecided(Verdict verdict);
 
+  Context& ctx_;
   SandboxProxy sandbox_;
   std::vector<ReviewedChange> changes_;
   TerminalKeys keys_;
@@ -110,7 +111,7 @@ class Review {
 };
 
 ReviewOutcome Review::Run() {
-  changes_ = ReadChanges(sandbox_);
+  changes_ = ReadChanges(ctx_, sandbox_.raw().getObjectPath());
   if (changes_.empty()) Say("No changes to review.\n");
   std::vector<std::string> paths;
   for (const auto& change : changes_) paths.push_back(change.path);

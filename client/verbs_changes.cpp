@@ -10,7 +10,9 @@
 #include <thread>
 
 #include "change_filter.h"
+#include "change_list.h"
 #include "diff_output.h"
+#include "pipe_call.h"
 #include "polkit_agent.h"
 #include "proxies.h"
 #include "quote_path.h"
@@ -30,87 +32,76 @@ std::string HunkNumbers(const std::vector<uint32_t>& hunks) {
 
 /// "" for a pending change, " [approved]", " [rejected]", or for a change decided hunk by hunk
 /// " [partial: hunks 2 approved, 1 rejected, of 3]".
-std::string ReviewNote(const std::map<std::string, sdbus::Variant>& details) {
-  auto review = details.find("review");
-  if (review == details.end() || review->second.get<std::string>() == "pending") return "";
-  std::string state = review->second.get<std::string>();
+std::string ReviewNote(const nlohmann::json& change) {
+  std::string state = change.value("review", "pending");
+  if (state == "pending") return "";
   if (state != "partial") return " [" + state + "]";
-  auto list = [&](const char* key) {
-    auto it = details.find(key);
-    return it == details.end() ? std::vector<uint32_t>{} : it->second.get<std::vector<uint32_t>>();
-  };
   std::string note = " [partial:";
-  if (auto approved = list("approved_hunks"); !approved.empty()) note += " hunks " + HunkNumbers(approved) + " approved";
-  if (auto rejected = list("rejected_hunks"); !rejected.empty()) note += std::string(note.back() == ':' ? "" : ",") + " hunks " + HunkNumbers(rejected) + " rejected";
-  auto count = details.find("hunks");
-  if (count != details.end()) note += ", of " + std::to_string(count->second.get<uint32_t>());
+  if (auto approved = change.value("approved_hunks", std::vector<uint32_t>{}); !approved.empty())
+    note += " hunks " + HunkNumbers(approved) + " approved";
+  if (auto rejected = change.value("rejected_hunks", std::vector<uint32_t>{}); !rejected.empty())
+    note += std::string(note.back() == ':' ? "" : ",") + " hunks " + HunkNumbers(rejected) + " rejected";
+  if (change.contains("hunks")) note += ", of " + std::to_string(change.value("hunks", 0u));
   return note + "]";
 }
 
 /// " [conflict: why]" on a change that conflicts with the live tree (commit needs --force).
-std::string ConflictNote(const std::map<std::string, sdbus::Variant>& details) {
-  auto it = details.find("conflict_reason");
-  return it == details.end() ? "" : " [conflict: " + it->second.get<std::string>() + "]";
+std::string ConflictNote(const nlohmann::json& change) {
+  return change.contains("conflict_reason") ? " [conflict: " + change.value("conflict_reason", "") + "]" : "";
 }
 
 /// " (renamed from P)" on the added half of a rename, " (renamed to P)" on the deleted one.
-std::string RenameNote(const std::map<std::string, sdbus::Variant>& details) {
-  for (const char* key : {"renamed_from", "renamed_to"}) {
-    auto it = details.find(key);
-    if (it == details.end()) continue;
-    std::string words = key == std::string("renamed_from") ? "renamed from " : "renamed to ";
-    return " (" + words + sandboxd::api::ShowWireName(it->second.get<std::string>()) + ")";
-  }
+std::string RenameNote(const nlohmann::json& change) {
+  if (change.contains("renamed_from")) return " (renamed from " + sandboxd::api::ShowWireName(change.value("renamed_from", "")) + ")";
+  if (change.contains("renamed_to")) return " (renamed to " + sandboxd::api::ShowWireName(change.value("renamed_to", "")) + ")";
   return "";
 }
 
 /// The selectors that name what `selectors` and `patterns` leave of the sandbox's changes
 /// (change_filter.h), among those whose review `acts_on` accepts.
-std::vector<std::string> SelectorsPassing(SandboxProxy& sandbox, const std::vector<std::string>& selectors,
+std::vector<std::string> SelectorsPassing(Context& ctx, const std::string& sandbox_path, const std::vector<std::string>& selectors,
                                           const PathPatterns& patterns, const ReviewFilter& acts_on = {}) {
   std::vector<ChangeEntry> entries;
-  for (const auto& change : ReadChanges(sandbox))
+  for (const auto& change : ReadChanges(ctx, sandbox_path))
     entries.push_back({change.path, change.State(), change.renamed_from.empty() ? change.renamed_to : change.renamed_from});
   return NarrowSelectors(entries, selectors, patterns, acts_on);
+}
+
+/// `json` as dump(2) shows it, each line indented by two more spaces (an element of an array).
+std::string IndentedElement(const nlohmann::json& json) {
+  std::string text = json.dump(2);
+  std::string indented = "  ";
+  for (char c : text) {
+    indented += c;
+    if (c == '\n') indented += "  ";
+  }
+  return indented;
 }
 
 }  // namespace
 
 int VerbChanges(Context& ctx, const std::string& id_or_name, const PathPatterns& patterns) {
-  SandboxProxy sandbox(ctx.Bus(), ctx.ResolveSandbox(id_or_name));
-  std::vector<sdbus::Struct<uint32_t, std::string, std::string, std::map<std::string, sdbus::Variant>>> changes;
-  sandbox.raw()
-      .callMethod("GetChanges")
-      .onInterface(sandboxd::api::kSandboxInterface)
-      .withTimeout(std::chrono::minutes(10))
-      .storeResultsTo(changes);
-  std::erase_if(changes, [&](const auto& change) { return !patterns.Passes(std::get<1>(change)); });
-  if (ctx.json) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& change : changes) {
-      const auto& details = change.get<3>();
-      nlohmann::json entry = {{"path", change.get<1>()}, {"kind", change.get<2>()}, {"root", change.get<0>()}};
-      for (const auto& [key, value] : details) {
-        if (value.peekValueType() == "s") entry[key] = value.get<std::string>();
-        else if (value.peekValueType() == "u") entry[key] = value.get<uint32_t>();
-        else if (value.peekValueType() == "au") entry[key] = value.get<std::vector<uint32_t>>();
-        else if (value.peekValueType() == "b") entry[key] = value.get<bool>();
-      }
-      out.push_back(std::move(entry));
-    }
-    std::cout << out.dump(2) << "\n";
-    return 0;
-  }
+  std::string path = ctx.ResolveSandbox(id_or_name);
   static const std::map<std::string, char> kLetters = {
       {"added", 'A'}, {"modified", 'M'}, {"deleted", 'D'}, {"type-changed", 'T'}, {"mode-changed", 'P'}};
-  // "X path" as the contract has it; the other half of a rename follows in parentheses, a
-  // decision, once there is one, in brackets.
-  for (const auto& change : changes) {
-    auto letter = kLetters.find(change.get<2>());
-    // Names as git prints them (quote_path.h); --json above keeps them exact.
-    std::cout << (letter == kLetters.end() ? '?' : letter->second) << ' ' << sandboxd::api::ShowWireName(change.get<1>())
-              << RenameNote(change.get<3>()) << ReviewNote(change.get<3>()) << ConflictNote(change.get<3>()) << "\n";
-  }
+  // Printed as they come: a change set may be millions of entries long. --json prints one
+  // array of the daemon's objects ("path", "kind", "root" and the details), exact names kept.
+  size_t shown = 0;
+  ForEachChange(ctx, path, [&](const nlohmann::json& change) {
+    std::string name = change.value("path", "");
+    if (!patterns.Passes(name)) return;
+    if (ctx.json) {
+      std::cout << (shown == 0 ? "[\n" : ",\n") << IndentedElement(change);
+    } else {
+      // "X path" as the contract has it; the other half of a rename follows in parentheses,
+      // a decision, once there is one, in brackets. Names as git prints them (quote_path.h).
+      auto letter = kLetters.find(change.value("kind", ""));
+      std::cout << (letter == kLetters.end() ? '?' : letter->second) << ' ' << sandboxd::api::ShowWireName(name) << RenameNote(change)
+                << ReviewNote(change) << ConflictNote(change) << "\n";
+    }
+    ++shown;
+  });
+  if (ctx.json) std::cout << (shown == 0 ? "[]\n" : "\n]\n");
   return 0;
 }
 
@@ -125,7 +116,7 @@ int VerbDecide(Context& ctx, const std::string& id_or_name, const std::vector<st
   uint64_t flags = all ? sandboxd::api::kFlagEveryChange : 0;
   if (!patterns.empty()) {
     // The passing changes go by name: "every change" would take the others too.
-    named = SelectorsPassing(sandbox, selectors, patterns);
+    named = SelectorsPassing(ctx, sandbox.raw().getObjectPath(), selectors, patterns);
     flags = 0;
     if (named.empty()) {
       std::cerr << "sandboxctl: no change in sandbox " << id_or_name << " passes " << patterns.Describe() << "; nothing was "
@@ -149,49 +140,23 @@ int VerbDiff(Context& ctx, const std::string& id_or_name, const std::vector<std:
   std::string path = ctx.ResolveSandbox(id_or_name);
   std::vector<std::string> named = selectors;
   if (!patterns.empty()) {
-    SandboxProxy sandbox(ctx.Bus(), path);
-    named = SelectorsPassing(sandbox, selectors, patterns);
+    named = SelectorsPassing(ctx, path, selectors, patterns);
     if (named.empty()) return 0;  // asking with no selector would show every change
   }
-  int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) != 0) throw sdbus::Error("org.freedesktop.DBus.Error.Failed", "cannot create a pipe");
-  int read_end = pipe_fds[0];
-  // The daemon writes into the pipe while we read it, so the call runs on its own thread (and
-  // its own connection): reading and waiting for the reply must not block each other.
-  sdbus::UnixFd write_end(pipe_fds[1], sdbus::adopt_fd);
-  std::unique_ptr<sdbus::Error> failure;
-  std::thread caller([&, write_end = std::move(write_end)]() mutable {
-    try {
-      auto bus = ctx.OpenBus();
-      SandboxProxy sandbox(*bus, path);
-      auto call = sandbox.raw().createMethodCall(sandboxd::api::kSandboxInterface, "Diff");
-      call << named << write_end;
-      write_end.reset();
-      sandbox.raw().callMethod(call, 600'000'000);
-    } catch (const sdbus::Error& e) {
-      failure = std::make_unique<sdbus::Error>(e);
-    }
-  });
   DiffOutput output;
-  char buffer[65536];
-  for (;;) {
-    ssize_t got = read(read_end, buffer, sizeof buffer);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    output.Write(buffer, static_cast<size_t>(got));
+  try {
+    CallIntoPipe(ctx, path, {"Diff", [&](sdbus::MethodCall& call, const sdbus::UnixFd& out) { call << named << out; }, {}},
+                 [&](std::string_view data) { output.Write(data.data(), data.size()); });
+  } catch (...) {
+    output.Finish();  // what came is shown (and the pager ends) before the error
+    throw;
   }
-  close(read_end);
-  caller.join();
   output.Finish();
-  if (failure) throw *failure;
   // Conflicts are told before a commit is tried: on stderr, after the diff, for what it showed.
-  SandboxProxy sandbox(ctx.Bus(), path);
-  for (const auto& change : ReadChanges(sandbox)) {
+  sandboxd::api::SelectorIndex index(named);
+  for (const auto& change : ReadChanges(ctx, path)) {
     if (change.conflict.empty()) continue;
-    bool shown = named.empty() || std::any_of(named.begin(), named.end(), [&](const std::string& selector) {
-      auto hunk = sandboxd::api::ParseHunkSelector(selector);
-      return sandboxd::api::SelectorNames(selector, change.path) || (hunk && hunk->path == change.path);
-    });
+    bool shown = named.empty() || index.AnyNames(change.path) || !index.HunksOf(change.path).empty();
     if (shown)
       std::cerr << "sandboxctl: " << sandboxd::api::ShowWireName(change.path) << " conflicts with the live tree (" << change.conflict
                 << "): committing it needs --force\n";
@@ -205,7 +170,7 @@ int VerbCommit(Context& ctx, const std::string& id_or_name, bool all, bool force
   std::vector<std::string> named = selectors;
   if (!patterns.empty()) {
     // With --all the daemon approves only the pending changes these selectors name.
-    named = SelectorsPassing(sandbox, selectors, patterns, [all](const std::string& review) { return CommitTakes(review, all); });
+    named = SelectorsPassing(ctx, sandbox.raw().getObjectPath(), selectors, patterns, [all](const std::string& review) { return CommitTakes(review, all); });
     if (named.empty()) {
       std::cerr << "Nothing to commit: no " << (all ? "pending or approved" : "approved") << " change passes " << patterns.Describe() << ".\n";
       return 0;

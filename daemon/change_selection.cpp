@@ -14,24 +14,17 @@ std::string DisplayPath(const Change& change, const std::string& root_prefix) {
 std::vector<RootChanges> SelectChanges(const std::vector<RootChanges>& all, const std::vector<std::string>& selectors,
                                        const std::vector<std::string>& prefixes, const std::string& sandbox_id) {
   if (selectors.empty()) return all;
+  api::SelectorIndex index(selectors);
   std::vector<bool> used(selectors.size(), false);
   std::vector<RootChanges> selected;
+  std::string shown;
   for (const auto& root : all) {
     RootChanges kept{root.root, {}};
     for (const auto& change : root.changes) {
-      std::string shown = DisplayPath(change, prefixes.at(root.root));
+      shown = DisplayPath(change, prefixes.at(root.root));
       bool take = false;
-      for (size_t i = 0; i < selectors.size(); ++i) {
-        bool hit = api::SelectorNames(selectors[i], shown);
-        if (!hit) {
-          auto hunk = api::ParseHunkSelector(selectors[i]);
-          hit = hunk && hunk->path == shown;
-        }
-        if (hit) {
-          used[i] = true;
-          take = true;
-        }
-      }
+      index.ForEachNaming(shown, [&](size_t i) { used[i] = take = true; });
+      for (const auto& [i, hunk] : index.HunksOf(shown)) used[i] = take = true;
       if (take) kept.changes.push_back(change);
     }
     selected.push_back(std::move(kept));
@@ -45,20 +38,13 @@ std::map<size_t, std::map<std::string, std::set<int>>> HunksNamed(const std::vec
                                                                  const std::vector<std::string>& selectors,
                                                                  const std::vector<std::string>& prefixes) {
   std::map<size_t, std::map<std::string, std::set<int>>> named;
+  api::SelectorIndex index(selectors);
   for (const auto& root : all)
     for (const auto& change : root.changes) {
       std::string shown = DisplayPath(change, prefixes.at(root.root));
-      std::set<int> hunks;
-      bool whole = false;
-      for (const auto& selector : selectors) {
-        if (api::SelectorNames(selector, shown)) {
-          whole = true;
-          break;
-        }
-        auto hunk = api::ParseHunkSelector(selector);
-        if (hunk && hunk->hunk && hunk->path == shown) hunks.insert(*hunk->hunk);
-      }
-      if (!whole && !hunks.empty()) named[root.root][change.path] = std::move(hunks);
+      const auto& hunks = index.HunksOf(shown);
+      if (hunks.empty() || index.AnyNames(shown)) continue;  // a whole selector shows the whole change
+      for (const auto& [i, hunk] : hunks) named[root.root][change.path].insert(hunk);
     }
   return named;
 }

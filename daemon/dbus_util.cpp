@@ -14,6 +14,9 @@
 namespace sandboxd {
 namespace {
 
+/// The most of an error message sent (what a person reads, or a program shows, of it).
+constexpr size_t kMaxErrorMessageBytes = 1u << 20;
+
 /// Who a sender is: its uid, and whether its process runs inside a job.
 struct SenderFacts {
   uid_t uid = 0;
@@ -104,17 +107,19 @@ Caller CurrentCaller(const sdbus::IObject& object) {
 }
 
 sdbus::Error CurrentExceptionAsDBusError() {
-  // A message may quote a name a job chose, and D-Bus carries only valid UTF-8: an error that
-  // could not be sent would take the daemon down with it.
+  // A message may quote a name a job chose, and D-Bus carries only valid UTF-8, in messages of
+  // at most 32 MiB: an error that could not be sent would take the daemon down with it (a
+  // Conflict names every path, and a job can make a million).
+  auto message = [](std::string_view text) { return api::CutToBytes(api::EscapeInvalidUtf8(text), kMaxErrorMessageBytes); };
   try {
     throw;
   } catch (const Error& e) {
-    return sdbus::Error(std::string(DBusErrorName(e.code())), api::EscapeInvalidUtf8(e.what()));
+    return sdbus::Error(std::string(DBusErrorName(e.code())), message(e.what()));
   } catch (const sdbus::Error& e) {
-    return sdbus::Error(e.getName(), api::EscapeInvalidUtf8(e.getMessage()));
+    return sdbus::Error(e.getName(), message(e.getMessage()));
   } catch (const std::exception& e) {
     spdlog::error("unexpected failure: {}", e.what());
-    return sdbus::Error("org.freedesktop.DBus.Error.Failed", api::EscapeInvalidUtf8(e.what()));
+    return sdbus::Error("org.freedesktop.DBus.Error.Failed", message(e.what()));
   } catch (...) {
     spdlog::error("unexpected failure of unknown type");
     return sdbus::Error("org.freedesktop.DBus.Error.Failed", "internal error");

@@ -1,4 +1,5 @@
 #include "diff_writer.h"
+#include "stalled_writer.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -183,35 +184,6 @@ void DeletedTree(int lower_dirfd, const std::string& path, const DiffOptions& op
   }
 }
 
-/// Writes `text`; false when the reader went away. With `stall_ms`, each piece waits for room
-/// (poll) at most that long, and is at most PIPE_BUF bytes, which a pipe or socket with room
-/// takes whole without blocking: a reader that stops reading cannot hold the writer for ever.
-bool WriteAll(int fd, const std::string& text, int64_t stall_ms) {
-  size_t done = 0;
-  while (done < text.size()) {
-    size_t piece = text.size() - done;
-    if (stall_ms > 0) {
-      pollfd ready{fd, POLLOUT, 0};
-      int polled = poll(&ready, 1, static_cast<int>(std::min<int64_t>(stall_ms, INT32_MAX)));
-      if (polled < 0 && errno == EINTR) continue;
-      if (polled < 0) ThrowErrno("cannot wait to write the diff");
-      if (polled == 0)
-        throw Error(Code::kFailed, "the diff's reader took nothing for " + std::to_string(stall_ms / 1000) +
-                                       " s ([Limits] StalledReaderTimeout=); gave up");
-      if (ready.revents & (POLLERR | POLLHUP)) return false;
-      piece = std::min<size_t>(piece, PIPE_BUF);
-    }
-    ssize_t put = write(fd, text.data() + done, piece);
-    if (put < 0 && errno == EINTR) continue;
-    if (put < 0) {
-      if (errno == EPIPE) return false;
-      ThrowErrno("cannot write the diff");
-    }
-    done += static_cast<size_t>(put);
-  }
-  return true;
-}
-
 }  // namespace
 
 std::string FileDiff::Text() const {
@@ -291,12 +263,12 @@ bool WriteDiff(const std::vector<Change>& changes, int lower_dirfd, int upper_di
     if (renamed_away.count(change.path)) continue;  // shown with its added half
     auto rename = by_added.find(change.path);
     if (rename != by_added.end()) {
-      if (!WriteAll(out_fd, DiffRename(*rename->second, lower_dirfd, upper_dirfd, options).Text(), options.output_stall_ms)) return false;
+      if (!WriteWithin(out_fd, DiffRename(*rename->second, lower_dirfd, upper_dirfd, options).Text(), options.output_stall_ms, "the diff")) return false;
       continue;
     }
     auto shown = partial.find(change.path);
     for (const auto& file : shown != partial.end() ? shown->second : DiffChange(change, lower_dirfd, upper_dirfd, options))
-      if (!WriteAll(out_fd, file.Text(), options.output_stall_ms)) return false;
+      if (!WriteWithin(out_fd, file.Text(), options.output_stall_ms, "the diff")) return false;
   }
   return true;
 }

@@ -18,6 +18,7 @@ constexpr std::pair<Code, std::string_view> kNames[] = {
     {Code::kQuotaExceeded, "org.sandboxd.Sandbox1.Error.QuotaExceeded"},
     {Code::kBusy, "org.sandboxd.Sandbox1.Error.Busy"},
     {Code::kInvalidState, "org.sandboxd.Sandbox1.Error.InvalidState"},
+    {Code::kTooLarge, "org.sandboxd.Sandbox1.Error.TooLarge"},
     {Code::kAccessDenied, "org.freedesktop.DBus.Error.AccessDenied"},
     {Code::kInteractiveAuthorizationRequired, "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired"},
     {Code::kFailed, "org.freedesktop.DBus.Error.Failed"},

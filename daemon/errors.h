@@ -22,6 +22,7 @@ enum class Code {
   kQuotaExceeded,
   kBusy,
   kInvalidState,
+  kTooLarge,  ///< an answer that would not fit one D-Bus message (the message says how else to get it)
   kAccessDenied,
   kInteractiveAuthorizationRequired,
   kFailed,

@@ -42,12 +42,12 @@ void NamePartners(const std::vector<ReviewedChange>& reviewed, std::vector<bool>
 std::vector<bool> Named(const Sandbox& sandbox, const std::vector<ReviewedChange>& reviewed,
                         const std::vector<std::string>& selectors) {
   std::vector<bool> named(reviewed.size(), selectors.empty());
-  for (const auto& selector : selectors) {
-    bool any = false;
-    for (size_t c = 0; c < reviewed.size(); ++c)
-      if (api::SelectorNames(selector, DisplayPath(reviewed[c].change, sandbox.PathPrefix(reviewed[c].root)))) named[c] = any = true;
-    if (!any) throw Error(Code::kNotFound, "no change at '" + selector + "' in sandbox " + sandbox.id());
-  }
+  api::SelectorIndex index(selectors);
+  std::vector<bool> used(selectors.size(), false);
+  for (size_t c = 0; c < reviewed.size(); ++c)
+    index.ForEachNaming(DisplayPath(reviewed[c].change, sandbox.PathPrefix(reviewed[c].root)), [&](size_t s) { named[c] = used[s] = true; });
+  for (size_t s = 0; s < selectors.size(); ++s)
+    if (!used[s]) throw Error(Code::kNotFound, "no change at '" + selectors[s] + "' in sandbox " + sandbox.id());
   NamePartners(reviewed, named);
   return named;
 }
@@ -161,13 +161,16 @@ size_t Review::Decide(const Sandbox& sandbox, const std::vector<std::string>& se
   // Whole-change readings first: a file may itself be called "a:2".
   std::map<size_t, std::set<size_t>> whole;            // selector → indices of changes
   std::map<size_t, std::pair<size_t, int>> hunk_of;    // selector → {change index, hunk}
+  api::SelectorIndex index(selectors);
+  for (size_t c = 0; c < current.size(); ++c) {
+    std::string shown = DisplayPath(current[c].change, sandbox.PathPrefix(current[c].root));
+    index.ForEachNaming(shown, [&](size_t s) { whole[s].insert(c); });
+    for (const auto& [s, hunk] : index.HunksOf(shown)) hunk_of[s] = {c, hunk};
+  }
   for (size_t s = 0; s < selectors.size(); ++s) {
-    for (size_t c = 0; c < current.size(); ++c)
-      if (api::SelectorNames(selectors[s], DisplayPath(current[c].change, sandbox.PathPrefix(current[c].root)))) whole[s].insert(c);
-    if (whole.count(s)) continue;
-    if (auto hunk = api::ParseHunkSelector(selectors[s])) {
-      for (size_t c = 0; c < current.size(); ++c)
-        if (DisplayPath(current[c].change, sandbox.PathPrefix(current[c].root)) == hunk->path) hunk_of[s] = {c, *hunk->hunk};
+    if (whole.count(s)) {
+      hunk_of.erase(s);
+      continue;
     }
     if (!hunk_of.count(s)) throw Error(Code::kNotFound, "no change at '" + selectors[s] + "' in sandbox " + sandbox.id());
   }

@@ -11,6 +11,7 @@
 #include "api.h"
 #include "bus_sockets.h"
 #include "bwrap_args.h"
+#include "change_listing.h"
 #include "change_selection.h"
 #include "dbus_util.h"
 #include "fs_util.h"
@@ -23,6 +24,7 @@
 #include "owner_signal.h"
 #include "rename_finder.h"
 #include "sandbox_access.h"
+#include "stalled_writer.h"
 #include "selector.h"
 #include "service.h"
 #include "units.h"
@@ -41,37 +43,42 @@ std::string JoinRoots(const std::vector<std::string>& roots) {
   return text;
 }
 
+/// Refuses an output fd that is missing or not open for writing, naming `what` it was for.
+void CheckWritable(const UniqueFd& out, const std::string& what) {
+  if (!out) throw Error(Code::kInvalidArgument, "no output fd given for the " + what);
+  int out_flags = fcntl(out.get(), F_GETFL);
+  if (out_flags < 0 || (out_flags & O_ACCMODE) == O_RDONLY)
+    throw Error(Code::kInvalidArgument, "the " + what + " output fd is not open for writing");
+}
+
 /// Selectors name paths by their wire names (utf8.h); from here on they hold the names' bytes.
 std::vector<std::string> SelectorsFromWire(std::vector<std::string> selectors) {
   for (auto& selector : selectors) selector = api::SelectorFromWire(selector);
   return selectors;
 }
 
-std::vector<uint32_t> HunkList(const std::set<int>& hunks) { return std::vector<uint32_t>(hunks.begin(), hunks.end()); }
+/// GetChanges answers in one message: at most this many changes, and (bounded from above
+/// while building) at most this many bytes, well under the bus's 32 MiB message limit past which
+/// dbus-daemon drops the daemon's connection. Why a count too: sdbus-c++ 1.2 builds each
+/// variant as a message of its own (~1 KiB each), so a reply's build costs ~7 KiB per change.
+/// ListChanges has no such limits: it writes into an fd.
+constexpr size_t kMaxChangesInOneReply = 10000;
+constexpr size_t kMaxReplyBytes = 30u << 20;
+/// Commit's reply names at most this many skipped entries (of at most 8 KiB each).
+constexpr size_t kMaxSkippedLines = 1000;
 
-std::map<std::string, sdbus::Variant> ChangeDetails(const ReviewedChange& item, const std::string& prefix) {
-  const Change& change = item.change;
-  const Approval& approval = item.approval;
-  std::map<std::string, sdbus::Variant> details;
-  if (!item.renamed_from.empty()) details["renamed_from"] = sdbus::Variant(api::WireName(prefix + item.renamed_from));
-  if (!item.renamed_to.empty()) details["renamed_to"] = sdbus::Variant(api::WireName(prefix + item.renamed_to));
-  EntryType shown = change.new_type != EntryType::kNone ? change.new_type : change.old_type;
-  details["type"] = sdbus::Variant(std::string(ToString(shown)));
-  if (change.old_type != EntryType::kNone) {
-    details["old_type"] = sdbus::Variant(std::string(ToString(change.old_type)));
-    details["old_mode"] = sdbus::Variant(static_cast<uint32_t>(change.old_mode));
-  }
-  if (change.new_type != EntryType::kNone) {
-    details["new_type"] = sdbus::Variant(std::string(ToString(change.new_type)));
-    details["new_mode"] = sdbus::Variant(static_cast<uint32_t>(change.new_mode));
-  }
-  details["review"] = sdbus::Variant(std::string(ToString(approval.State())));
-  if (!approval.hunks.empty()) {
-    details["hunks"] = sdbus::Variant(static_cast<uint32_t>(approval.hunk_count));
-    details["approved_hunks"] = sdbus::Variant(HunkList(approval.HunksWith(Verdict::kApproved)));
-    details["rejected_hunks"] = sdbus::Variant(HunkList(approval.HunksWith(Verdict::kRejected)));
-  }
-  return details;
+sdbus::Variant VariantOf(const nlohmann::json& value) {
+  if (value.is_string()) return sdbus::Variant(value.get<std::string>());
+  if (value.is_boolean()) return sdbus::Variant(value.get<bool>());
+  if (value.is_array()) return sdbus::Variant(value.get<std::vector<uint32_t>>());
+  return sdbus::Variant(value.get<uint32_t>());
+}
+
+/// The refusal of a change list too large for one message, naming the way that has no limit.
+Error TooLargeForOneReply(const std::string& sandbox_id, size_t changes, const std::string& limit) {
+  return Error(Code::kTooLarge, "sandbox " + sandbox_id + " has " + std::to_string(changes) +
+                                    " changes, more than one GetChanges reply holds (" + limit +
+                                    "); read them with ListChanges, which writes them into an fd");
 }
 
 }  // namespace
@@ -370,30 +377,56 @@ void SandboxDBus::GetChanges(sdbus::Result<std::vector<sdbus::Struct<uint32_t, s
     sandbox_->CheckActive("read the changes of");
     std::vector<sdbus::Struct<uint32_t, std::string, std::string, std::map<std::string, sdbus::Variant>>> list;
     auto reviewed = service_.review().Current(*sandbox_);
+    if (reviewed.size() > kMaxChangesInOneReply)
+      throw TooLargeForOneReply(sandbox_->id(), reviewed.size(), std::to_string(kMaxChangesInOneReply) + " changes");
     // Conflicts are marked before a commit is tried: "conflict" true and "conflict_reason".
     Conflicts conflicts = CurrentConflicts(reviewed);
+    size_t bytes = 0;
     for (const auto& item : reviewed) {
-      auto details = ChangeDetails(item, sandbox_->PathPrefix(item.root));
-      if (auto conflict = conflicts.find({item.root, item.change.path}); conflict != conflicts.end()) {
-        details["conflict"] = sdbus::Variant(true);
-        details["conflict_reason"] = sdbus::Variant(api::EscapeInvalidUtf8(conflict->second));
-      }
-      // Names travel as wire names: a job's name need not be UTF-8, a D-Bus string must be.
-      list.emplace_back(static_cast<uint32_t>(item.root), api::WireName(DisplayPath(item.change, sandbox_->PathPrefix(item.root))),
-                        std::string(ToString(item.change.kind)), std::move(details));
+      auto conflict = conflicts.find({item.root, item.change.path});
+      nlohmann::json listed = ListedChange(item, sandbox_->PathPrefix(item.root), conflict == conflicts.end() ? nullptr : &conflict->second);
+      bytes += MarshalledBound(listed);
+      if (bytes > kMaxReplyBytes) throw TooLargeForOneReply(sandbox_->id(), reviewed.size(), units::HumanBytes(kMaxReplyBytes) + " of names and details");
+      std::map<std::string, sdbus::Variant> details;
+      for (const auto& [key, value] : listed.items())
+        if (key != "root" && key != "path" && key != "kind") details.emplace(key, VariantOf(value));
+      list.emplace_back(listed["root"].get<uint32_t>(), listed["path"].get<std::string>(), listed["kind"].get<std::string>(), std::move(details));
     }
     return list;
+  });
+}
+
+void SandboxDBus::ListChanges(sdbus::Result<uint32_t>&& result, sdbus::UnixFd output) {
+  InWorker(std::move(result), "list-changes", false, [this, out = UniqueFd(output.release())](const Caller&) mutable -> uint32_t {
+    CheckWritable(out, "change list");
+    sandbox_->CheckActive("read the changes of");
+    auto reviewed = service_.review().Current(*sandbox_);
+    Conflicts conflicts = CurrentConflicts(reviewed);
+    // A reader that stops reading ends the call after [Limits] StalledReaderTimeout=.
+    const int64_t stall_ms = static_cast<int64_t>(service_.config().limits.stalled_reader_timeout_sec) * 1000;
+    const std::string what = "the change list of sandbox " + sandbox_->id();
+    std::string lines;
+    auto flush = [&] {
+      if (!WriteWithin(out.get(), lines, stall_ms, what))
+        throw Error(Code::kFailed, "the reader of " + what + " went away");
+      lines.clear();
+    };
+    for (const auto& item : reviewed) {
+      auto conflict = conflicts.find({item.root, item.change.path});
+      lines += ListedChange(item, sandbox_->PathPrefix(item.root), conflict == conflicts.end() ? nullptr : &conflict->second).dump();
+      lines += '\n';
+      if (lines.size() >= 64 * 1024) flush();
+    }
+    flush();
+    return static_cast<uint32_t>(reviewed.size());
   });
 }
 
 void SandboxDBus::Diff(sdbus::Result<>&& result, std::vector<std::string> selectors, sdbus::UnixFd output) {
   InWorker(std::move(result), "diff", false, [this, selectors = SelectorsFromWire(std::move(selectors)),
                                out = UniqueFd(output.release())](const Caller&) mutable {
-    if (!out) throw Error(Code::kInvalidArgument, "no output fd given for the diff");
+    CheckWritable(out, "diff");
     sandbox_->CheckActive("diff");
-    int out_flags = fcntl(out.get(), F_GETFL);
-    if (out_flags < 0 || (out_flags & O_ACCMODE) == O_RDONLY)
-      throw Error(Code::kInvalidArgument, "the diff output fd is not open for writing");
     std::vector<std::string> prefixes;
     for (size_t i = 0; i < sandbox_->roots().size(); ++i) prefixes.push_back(sandbox_->PathPrefix(i));
     auto scan = sandbox_->Scan();
@@ -522,8 +555,17 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
     SettleDecisionsQuietly(outcome.worked);
     LogAbout(Subject(), spdlog::level::info, "sandbox {}: committed {} changes for uid {}", sandbox_->id(), outcome.committed, caller.uid);
     AnnounceChangeSet();
+    // One line per skipped entry, up to a bound: a job can make a million sockets, and the
+    // reply must fit a D-Bus message. The journal has every line.
     std::vector<std::string> skipped;
-    for (const auto& line : outcome.skipped) skipped.push_back(api::EscapeInvalidUtf8(line));
+    for (const auto& line : outcome.skipped) {
+      if (skipped.size() == kMaxSkippedLines) {
+        skipped.push_back("... and " + std::to_string(outcome.skipped.size() - kMaxSkippedLines) +
+                          " more entries skipped (the journal names each)");
+        break;
+      }
+      skipped.push_back(api::CutToBytes(api::EscapeInvalidUtf8(line), 8192));
+    }
     return {static_cast<uint32_t>(outcome.committed), skipped};
   });
 }

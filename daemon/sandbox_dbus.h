@@ -56,6 +56,7 @@ class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
            std::map<std::string, std::string> env, std::map<std::string, sdbus::UnixFd> fds,
            std::map<std::string, sdbus::Variant> options, uint64_t flags) override;
   void GetChanges(sdbus::Result<std::vector<sdbus::Struct<uint32_t, std::string, std::string, std::map<std::string, sdbus::Variant>>>>&& result) override;
+  void ListChanges(sdbus::Result<uint32_t>&& result, sdbus::UnixFd output) override;
   void Diff(sdbus::Result<>&& result, std::vector<std::string> selectors, sdbus::UnixFd output) override;
   void Approve(sdbus::Result<uint32_t>&& result, std::vector<std::string> selectors, uint64_t flags) override;
   void Reject(sdbus::Result<uint32_t>&& result, std::vector<std::string> selectors, uint64_t flags) override;

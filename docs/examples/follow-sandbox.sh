@@ -139,6 +139,13 @@ echo "changes:"
 printf '%s\n' "$reply" | grep -o "(\(uint32 \)\{0,1\}[0-9]*, '[^']*', '[a-z-]*'" |
     sed "s/^(\(uint32 \)\{0,1\}[0-9]*, '\([^']*\)', '\([a-z-]*\)'\$/  \3 \2/"
 
+# 6b. GetChanges answers in one message, so it holds at most 10,000 changes; ListChanges takes
+#     any number: it writes them to a file descriptor, one JSON object per line.
+gdbus call --system --dest org.sandboxd.Sandbox1 --object-path "$sandbox" \
+    --method org.sandboxd.Sandbox1.Sandbox.ListChanges 3 3>"$tmp/changes" >/dev/null
+echo "listed:"
+sed 's/^/  /' "$tmp/changes"
+
 # 7. The diff streams through a file descriptor: gdbus passes its fd 3, a file here.
 gdbus call --system --dest org.sandboxd.Sandbox1 --object-path "$sandbox" \
     --method org.sandboxd.Sandbox1.Sandbox.Diff '[]' 3 3>"$tmp/diff" >/dev/null

@@ -60,5 +60,19 @@ TEST(Utf8Test, SelectorsNameBytesThroughTheirWireNames) {
   EXPECT_EQ(ShowWireName("new\nline"), "\"new\\nline\"");
 }
 
+TEST(Utf8Test, CutToBytesKeepsShortTextAndCutsLongTextAtACharactersEnd) {
+  EXPECT_EQ(CutToBytes("short", 64), "short");
+  std::string long_text;
+  for (int i = 0; i < 100; ++i) long_text += "caf\xc3\xa9 ";  // 6 bytes each, a 2-byte character inside
+  for (size_t max : {64u, 65u, 66u, 67u, 68u, 69u, 100u, 599u}) {
+    std::string cut = CutToBytes(long_text, max);
+    EXPECT_LE(cut.size(), max);
+    EXPECT_TRUE(IsValidUtf8(cut)) << max;
+    EXPECT_NE(cut.find("(cut: 600 bytes in all)"), std::string::npos) << cut;
+    EXPECT_EQ(long_text.compare(0, cut.find(" ... (cut:"), cut, 0, cut.find(" ... (cut:")), 0);
+  }
+  EXPECT_EQ(CutToBytes(long_text, 600), long_text);
+}
+
 }  // namespace
 }  // namespace sandboxd::api

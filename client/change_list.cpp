@@ -1,0 +1,40 @@
+#include "change_list.h"
+
+#include "pipe_call.h"
+
+namespace sandboxctl {
+
+size_t ForEachChange(Context& ctx, const std::string& sandbox_path, const std::function<void(const nlohmann::json&)>& each) {
+  uint32_t written = 0;
+  size_t read = 0;
+  std::string partial;  // a line not yet ended
+  auto take_line = [&](std::string_view line) {
+    nlohmann::json change = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!change.is_object())
+      throw sdbus::Error("org.freedesktop.DBus.Error.InvalidArgs", "sandboxd wrote a change list line that is no JSON object");
+    ++read;
+    each(change);
+  };
+  CallIntoPipe(
+      ctx, sandbox_path,
+      {"ListChanges", [](sdbus::MethodCall& call, const sdbus::UnixFd& out) { call << out; },
+       [&](sdbus::MethodReply& reply) { reply >> written; }},
+      [&](std::string_view data) {
+        for (size_t newline; (newline = data.find('\n')) != std::string_view::npos; data.remove_prefix(newline + 1)) {
+          if (partial.empty()) {
+            take_line(data.substr(0, newline));
+          } else {
+            partial.append(data.substr(0, newline));
+            take_line(partial);
+            partial.clear();
+          }
+        }
+        partial.append(data);
+      });
+  if (!partial.empty() || read != written)
+    throw sdbus::Error("org.freedesktop.DBus.Error.Failed", "the change list ended after " + std::to_string(read) + " of " +
+                                                                std::to_string(written) + " changes");
+  return read;
+}
+
+}  // namespace sandboxctl
