@@ -14,6 +14,7 @@
 
 #include "errors.h"
 #include "fd.h"
+#include "file_clock.h"
 
 namespace sandboxd {
 namespace {
@@ -97,8 +98,11 @@ std::string ReadLink(int dirfd, const std::string& name, const std::string& wher
   }
 }
 
+int64_t Ns(const timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; }
+
 class Scanner {
  public:
+  explicit Scanner(ContentVerdicts* verdicts) : verdicts_(verdicts) {}
   std::vector<Change> changes;
 
   /// Compares upper directory `upper` with lower directory `lower` (invalid: no lower here).
@@ -117,6 +121,23 @@ class Scanner {
   }
 
  private:
+  ContentVerdicts* verdicts_;
+
+  bool Differs(int lower, int upper, const std::string& name, const struct stat& lst, const struct stat& ust, const std::string& path) {
+    if (lst.st_size != ust.st_size) return true;
+    if (verdicts_)
+      if (auto known = verdicts_->Find(lst, ust)) return *known;
+    // Read before the bytes: a write from now on has a ctime at or after it (file_clock.h).
+    int64_t compared_at = verdicts_ ? FileClockNowNs() : 0;
+    bool differs = ContentDiffers(lower, upper, name, lst, ust, path);
+    // Remembered only for files whose last change came in an earlier tick of the file clock:
+    // a second write in the tick of the last one would keep the ctime (and, same size, the
+    // whole identity) while changing the bytes, as git's "racily clean" entries do. Such a
+    // file is compared again at the next scan.
+    if (verdicts_ && Ns(lst.st_ctim) < compared_at && Ns(ust.st_ctim) < compared_at) verdicts_->Remember(lst, ust, differs);
+    return differs;
+  }
+
   void Deleted(const std::string& path, const struct stat& lower) {
     Change change;
     change.path = path;
@@ -182,7 +203,7 @@ class Scanner {
     } else if ((lst.st_mode & S_IFMT) != (ust.st_mode & S_IFMT)) {
       change.kind = ChangeKind::kTypeChanged;
     } else if (S_ISREG(ust.st_mode)) {
-      if (ContentDiffers(lower, upper, name, lst, ust, path)) change.kind = ChangeKind::kModified;
+      if (Differs(lower, upper, name, lst, ust, path)) change.kind = ChangeKind::kModified;
       else if (change.old_mode != change.new_mode) change.kind = ChangeKind::kModeChanged;
       else return;  // copied up only: not a change
     } else if (S_ISLNK(ust.st_mode)) {
@@ -199,8 +220,8 @@ class Scanner {
 
 }  // namespace
 
-std::vector<Change> ScanChanges(int lower_dirfd, int upper_dirfd) {
-  Scanner scanner;
+std::vector<Change> ScanChanges(int lower_dirfd, int upper_dirfd, ContentVerdicts* verdicts) {
+  Scanner scanner(verdicts);
   UniqueFd upper(openat(upper_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!upper) ThrowErrno("cannot open the sandbox's upper layer");
   UniqueFd lower(openat(lower_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "change.h"
+#include "content_verdicts.h"
 
 namespace sandboxd {
 
@@ -14,7 +15,8 @@ namespace sandboxd {
 /// the upper layer. The overlay must use redirect_dir=off and metacopy=off, so that the upper
 /// holds whole entries, whiteouts (char devices 0/0) and opaque directories only.
 /// Result sorted by path, parents before children. Throws Error(kFailed) naming the path on
-/// an I/O error; an entry that vanishes during the scan is skipped.
-std::vector<Change> ScanChanges(int lower_dirfd, int upper_dirfd);
+/// an I/O error; an entry that vanishes during the scan is skipped. With `verdicts`, content
+/// comparisons of same-size files are looked up there first and remembered after.
+std::vector<Change> ScanChanges(int lower_dirfd, int upper_dirfd, ContentVerdicts* verdicts = nullptr);
 
 }  // namespace sandboxd

@@ -240,7 +240,7 @@ std::vector<RootChanges> Sandbox::Scan() const {
   for (size_t i = 0; i < record_.roots.size(); ++i) {
     UniqueFd lower = OpenLiveRoot(i);
     UniqueFd upper = OpenUpper(i);
-    auto changes = ScanChanges(lower.get(), upper.get());
+    auto changes = ScanChanges(lower.get(), upper.get(), &verdicts_);
     std::vector<std::string> linked;
     try {
       UniqueFd merged = OpenMergedView(i);
@@ -250,7 +250,7 @@ std::vector<RootChanges> Sandbox::Scan() const {
       // still be readable. The commit links up again before it unmounts, and refuses then.
     }
     if (!linked.empty() && linked_up_) linked_up_(*this, i, linked);
-    result.push_back({i, !linked.empty() ? ScanChanges(lower.get(), upper.get()) : std::move(changes)});
+    result.push_back({i, !linked.empty() ? ScanChanges(lower.get(), upper.get(), &verdicts_) : std::move(changes)});
   }
   return result;
 }
@@ -291,16 +291,37 @@ int64_t Sandbox::BeginJob() {
   return started;
 }
 
-int64_t Sandbox::EndJob(int64_t started) {
+int64_t Sandbox::EndJob(int64_t started, bool settle) {
   std::lock_guard lock(mutex_);
   --running_jobs_;
+  // In the same step as the job is counted out: no exclusive operation may slip in between.
+  if (settle) ++settling_;
   last_used_usec_ = NowUsec();
   if (auto it = job_starts_.find(started); it != job_starts_.end()) job_starts_.erase(it);
   return job_starts_.empty() ? started : std::min(started, *job_starts_.begin());
 }
 
-void Sandbox::BeginExclusive(const std::string& verb) {
+void Sandbox::SettleDone() {
   std::lock_guard lock(mutex_);
+  if (settling_ > 0 && --settling_ == 0) settled_.notify_all();
+}
+
+namespace {
+/// How long an operation waits for the end of a job to be taken in (a scan of the change set:
+/// seconds at a million changes) before it gives up.
+constexpr auto kSettleWait = std::chrono::minutes(10);
+}  // namespace
+
+void Sandbox::WaitSettled(const std::string& verb) const {
+  std::unique_lock lock(mutex_);
+  if (!settled_.wait_for(lock, kSettleWait, [this] { return settling_ == 0; }))
+    throw Error(Code::kBusy, "sandbox " + record_.id + " is still taking in what its last job changed; cannot " + verb + " it now");
+}
+
+void Sandbox::BeginExclusive(const std::string& verb) {
+  std::unique_lock lock(mutex_);
+  if (!settled_.wait_for(lock, kSettleWait, [this] { return settling_ == 0; }))
+    throw Error(Code::kBusy, "sandbox " + record_.id + " is still taking in what its last job changed; cannot " + verb + " it now");
   CheckUsable(verb);
   if (exclusive_) throw Error(Code::kBusy, "sandbox " + record_.id + " is busy with another operation; cannot " + verb + " now");
   if (running_jobs_ > 0)
@@ -347,6 +368,11 @@ void Sandbox::MarkDestroyed() {
 bool Sandbox::destroyed() const {
   std::lock_guard lock(mutex_);
   return destroyed_;
+}
+
+unsigned Sandbox::jobs_in_progress() const {
+  std::lock_guard lock(mutex_);
+  return running_jobs_ + settling_;
 }
 
 unsigned Sandbox::running_jobs() const {

@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <set>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "change.h"
+#include "content_verdicts.h"
 #include "credentials.h"
 #include "fd.h"
 #include "layout.h"
@@ -157,10 +159,22 @@ class Sandbox {
   /// Counts it out (`started`: what BeginJob returned); returns the earliest start of it and of
   /// the jobs still running: a live change from then on may have come after one of them read
   /// the file (live_sight.h).
-  int64_t EndJob(int64_t started);
+  /// With `settle`, the job's end is then taken in (scan, sights, count) off its caller's
+  /// time, and the sandbox is settling until SettleDone(): exclusive operations and readers of
+  /// sights (WaitSettled) wait for that, so they never act on a change set whose sights are not
+  /// recorded yet.
+  int64_t EndJob(int64_t started, bool settle = false);
+  void SettleDone();
+  /// Returns once no job's end is being taken in; Error(kBusy) naming `verb` if that takes
+  /// more than 10 minutes.
+  void WaitSettled(const std::string& verb) const;
+  /// Waits as WaitSettled, then as exclusive operations go.
   void BeginExclusive(const std::string& verb);
   void EndExclusive();
   unsigned running_jobs() const;
+  /// Running jobs and ended ones whose end is still being taken in: work that keeps the
+  /// daemon from going idle.
+  unsigned jobs_in_progress() const;
   /// Called by destroy while it holds the exclusive gate: from then on every job and operation
   /// is refused, while the overlay is taken down after the caller has had its answer.
   void MarkDestroyed();
@@ -191,13 +205,16 @@ class Sandbox {
   SandboxRecord record_;
   const Layout& layout_;
   mutable std::mutex mutex_;
+  mutable std::condition_variable settled_;  ///< signalled when settling_ drops to 0
   unsigned running_jobs_ = 0;
+  unsigned settling_ = 0;  ///< ended jobs whose end is being taken in
   std::multiset<int64_t> job_starts_;  ///< of the running jobs
   int64_t last_used_usec_ = 0;
   bool exclusive_ = false;
   bool destroyed_ = false;
   std::string broken_;  ///< why, when it is
   LinkedUp linked_up_;
+  mutable ContentVerdicts verdicts_;  ///< what scans learnt of same-size files' content
 };
 
 /// RAII for Sandbox::BeginExclusive/EndExclusive.

@@ -3,6 +3,7 @@
 #include "live_sight.h"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -160,6 +161,8 @@ void SandboxDBus::RemountUnlessBroken(const char* failed) {
 }
 
 Conflicts SandboxDBus::CurrentConflicts(const std::vector<ReviewedChange>& reviewed) {
+  // Sights of a job that just ended may still be on their way (Run).
+  sandbox_->WaitSettled("read the conflicts of");
   std::vector<RootChanges> changes;
   for (const auto& item : reviewed) {
     if (changes.empty() || changes.back().root != item.root) changes.push_back({item.root, {}});
@@ -335,12 +338,23 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
       Service* service = &service_;
       auto sandbox = sandbox_;
       job->Start(std::move(launch), [weak_job, weak_self, sandbox, service, sandbox_id, job_id, started, owner](const JobEnd& end) {
-        int64_t unseen_from = sandbox->EndJob(started);
+        int64_t unseen_from = sandbox->EndJob(started, /*settle=*/true);
+        struct Settled {
+          Sandbox& sandbox;
+          ~Settled() { sandbox.SettleDone(); }
+        } settled{*sandbox};
         if (owner != 0) service->job_slots().Give(owner);
-        // What the job saw of the live tree, recorded before anyone hears it ended: a commit
-        // right after it compares with this (live_sight.h).
-        // One scan serves both the sights and the count the owner is told (a scan also links up
-        // hard links: hard_links.h).
+        LogAbout({sandbox_id, sandbox->owner(), job_id}, spdlog::level::info, "job {} in sandbox {} ended: {} {}", job_id, sandbox_id,
+                 end.reason, end.exit_status);
+        // The caller hears the end first; what the job changed is taken in after, off its time
+        // (its cost grows with the change set). Until then the sandbox is settling: a commit,
+        // and anyone reading conflicts, waits for it (Sandbox::WaitSettled).
+        if (auto j = weak_job.lock()) j->AnnounceFinished(end);
+        // What the job saw of the live tree, recorded before anything compares with it (a
+        // commit right after the job: live_sight.h). A live change from the job's start on is
+        // unseen, so taking it in later only ever finds more unseen changes, never fewer.
+        // One scan serves both the sights and the count the owner is told (a scan also links
+        // up hard links: hard_links.h).
         std::optional<size_t> changes;
         try {
           sandbox->ForgetIndexWhiteouts();
@@ -352,11 +366,9 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
           LogAbout({sandbox_id, sandbox->owner(), job_id}, spdlog::level::warn, "sandbox {}: cannot record what job {} saw of the live tree: {}",
                    sandbox_id, job_id, e.what());
         }
-        LogAbout({sandbox_id, sandbox->owner(), job_id}, spdlog::level::info, "job {} in sandbox {} ended: {} {}", job_id, sandbox_id,
-                 end.reason, end.exit_status);
-        if (auto j = weak_job.lock()) j->AnnounceFinished(end);
         if (auto s = weak_self.lock()) s->AnnounceChangeSet(changes);
         service->PruneJobs(sandbox_id, job_id);
+        malloc_trim(0);  // the scan's memory goes back to the system, as after a worker's calls
       }, [weak_job](uint64_t captured_bytes) {
         if (auto j = weak_job.lock()) j->AnnounceOutput(captured_bytes);
       });

@@ -301,7 +301,7 @@ int Service::Run() {
 
 Activity Service::CurrentActivity() {
   Activity activity;
-  for (const auto& sandbox : registry_->List(0)) activity.running_jobs += sandbox->running_jobs();
+  for (const auto& sandbox : registry_->List(0)) activity.running_jobs += sandbox->jobs_in_progress();
   activity.operations = workers_ ? workers_->Busy() : 0;
   activity.last_call_usec = LastCallUsec();
   return activity;

@@ -125,6 +125,18 @@ TEST_F(ConflictTest, ALiveEditWhileTheJobRunsIsAConflict) {
   EXPECT_EQ(Ctl({"commit", "--all", id_}).status, 1);
 }
 
+// The end of a job is taken in (scan, sights) after its caller has heard it ended. A commit
+// started at once, with a change set big enough that the scan takes a while, must wait for the
+// sights: without them a live edit the job saw (made before it) is taken for one it did not,
+// and the commit is refused for a conflict that is none.
+TEST_F(ConflictTest, ACommitRightAfterABigJobWaitsForItsSights) {
+  ASSERT_EQ(Live("echo live >> a.txt").status, 0);
+  Job("echo sandbox >> a.txt; mkdir many && cd many && seq 1 20000 | xargs touch");
+  Result committed = Ctl({"commit", "--all", id_});
+  EXPECT_EQ(committed.status, 0) << committed.err;
+  EXPECT_EQ(ReadWhole(project_ + "/a.txt"), "alpha\nlive\nsandbox\n");
+}
+
 // discard forgets what was seen: after it, the next job reads the live tree afresh.
 TEST_F(ConflictTest, DiscardForgetsWhatWasSeen) {
   Job("echo sandbox >> a.txt");

@@ -39,10 +39,10 @@ class ScannerTest : public ::testing::Test {
   std::string U(const std::string& p) { return dir_ / ("upper/" + p); }
   void Whiteout(const std::string& p) { ASSERT_EQ(mknod(U(p).c_str(), S_IFCHR | 0, makedev(0, 0)), 0); }
   void Opaque(const std::string& p) { ASSERT_EQ(setxattr(U(p).c_str(), "trusted.overlay.opaque", "y", 1, 0), 0); }
-  std::string Scan() {
+  std::string Scan(ContentVerdicts* verdicts = nullptr) {
     UniqueFd lower(open((dir_ / "lower").c_str(), O_PATH | O_DIRECTORY));
     UniqueFd upper(open((dir_ / "upper").c_str(), O_PATH | O_DIRECTORY));
-    return Describe(ScanChanges(lower.get(), upper.get()));
+    return Describe(ScanChanges(lower.get(), upper.get(), verdicts));
   }
   ScopedTempDir dir_;
 };
@@ -73,6 +73,35 @@ TEST_F(ScannerTest, ModifiedOnlyWhenContentDiffers) {
   EXPECT_EQ(Scan(),
             "M longer.txt file->file 644->644\n"
             "M samesize.txt file->file 644->644\n");
+}
+
+// With remembered verdicts, a same-size file is read once, and any later write to either side
+// (which moves its ctime) is seen: the verdict is keyed by both identities.
+TEST_F(ScannerTest, RememberedVerdictsNeverHideALaterWrite) {
+  WriteFile(L("same.txt"), "abc\n");
+  WriteFile(U("same.txt"), "abc\n");
+  WriteFile(L("edit.txt"), "abc\n");
+  WriteFile(U("edit.txt"), "abd\n");
+  usleep(20000);  // past the file clock's tick of those writes: their verdicts may be kept
+  ContentVerdicts verdicts;
+  EXPECT_EQ(Scan(&verdicts), "M edit.txt file->file 644->644\n");
+  EXPECT_EQ(verdicts.size(), 2u);
+  EXPECT_EQ(Scan(&verdicts), "M edit.txt file->file 644->644\n");
+  WriteFile(U("same.txt"), "xyz\n");  // same size, new bytes, in the sandbox
+  WriteFile(L("edit.txt"), "abd\n");  // the live tree catches up
+  EXPECT_EQ(Scan(&verdicts), "M same.txt file->file 644->644\n");
+}
+
+// A write in the same tick of the file clock as the one before keeps the ctime: a verdict
+// about such a file is not kept, so a second same-size write right after a scan is seen.
+TEST_F(ScannerTest, AVerdictOfAFileWrittenThisTickIsNotKept) {
+  WriteFile(L("f"), "abc\n");
+  WriteFile(U("f"), "abc\n");
+  ContentVerdicts verdicts;
+  EXPECT_EQ(Scan(&verdicts), "");
+  EXPECT_EQ(verdicts.size(), 0u);
+  WriteFile(U("f"), "xyz\n");
+  EXPECT_EQ(Scan(&verdicts), "M f file->file 644->644\n");
 }
 
 TEST_F(ScannerTest, ModeChangesOfFilesDirectoriesAndTheRoot) {
