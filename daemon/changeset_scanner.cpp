@@ -102,7 +102,7 @@ int64_t Ns(const timespec& t) { return static_cast<int64_t>(t.tv_sec) * 10000000
 
 class Scanner {
  public:
-  explicit Scanner(ContentVerdicts* verdicts) : verdicts_(verdicts) {}
+  Scanner(ContentVerdicts* verdicts, std::set<std::string>* multi_linked) : verdicts_(verdicts), multi_linked_(multi_linked) {}
   std::vector<Change> changes;
 
   /// Compares upper directory `upper` with lower directory `lower` (invalid: no lower here).
@@ -122,6 +122,7 @@ class Scanner {
 
  private:
   ContentVerdicts* verdicts_;
+  std::set<std::string>* multi_linked_;
 
   bool Differs(int lower, int upper, const std::string& name, const struct stat& lst, const struct stat& ust, const std::string& path) {
     if (lst.st_size != ust.st_size) return true;
@@ -163,6 +164,7 @@ class Scanner {
       return;
     }
 
+    if (multi_linked_ && S_ISREG(ust.st_mode) && ust.st_nlink > 1) multi_linked_->insert(path);
     Change change;
     change.path = path;
     change.new_type = EntryTypeFromMode(ust.st_mode);
@@ -220,8 +222,8 @@ class Scanner {
 
 }  // namespace
 
-std::vector<Change> ScanChanges(int lower_dirfd, int upper_dirfd, ContentVerdicts* verdicts) {
-  Scanner scanner(verdicts);
+std::vector<Change> ScanChanges(int lower_dirfd, int upper_dirfd, ContentVerdicts* verdicts, std::set<std::string>* multi_linked) {
+  Scanner scanner(verdicts, multi_linked);
   UniqueFd upper(openat(upper_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!upper) ThrowErrno("cannot open the sandbox's upper layer");
   UniqueFd lower(openat(lower_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));

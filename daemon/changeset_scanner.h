@@ -4,6 +4,8 @@
 /// directory hides), never with the size of the root. It only reads, never follows a symlink
 /// in either tree, and never resolves a multi-component path in the lower.
 
+#include <set>
+#include <string>
 #include <vector>
 
 #include "change.h"
@@ -16,7 +18,9 @@ namespace sandboxd {
 /// holds whole entries, whiteouts (char devices 0/0) and opaque directories only.
 /// Result sorted by path, parents before children. Throws Error(kFailed) naming the path on
 /// an I/O error; an entry that vanishes during the scan is skipped. With `verdicts`, content
-/// comparisons of same-size files are looked up there first and remembered after.
-std::vector<Change> ScanChanges(int lower_dirfd, int upper_dirfd, ContentVerdicts* verdicts = nullptr);
+/// comparisons of same-size files are looked up there first and remembered after. With
+/// `multi_linked`, the paths of the upper's regular files with more than one link are added to it.
+std::vector<Change> ScanChanges(int lower_dirfd, int upper_dirfd, ContentVerdicts* verdicts = nullptr,
+                                std::set<std::string>* multi_linked = nullptr);
 
 }  // namespace sandboxd

@@ -53,7 +53,8 @@ bool WalkFiles(int root, const Visit& visit) {
 
 }  // namespace
 
-std::vector<std::string> LinkUpHardLinks(int live_fd, int upper_fd, int merged_fd, const std::vector<Change>& changes) {
+std::vector<std::string> LinkUpHardLinks(int live_fd, int upper_fd, int merged_fd, const std::vector<Change>& changes,
+                                         const std::set<std::string>* multi_linked) {
   // The changed files with more than one link in the upper (a copy-up in the index has two: its
   // name and the index's), and how many of their names the change set holds.
   std::map<Inode, std::pair<std::string, nlink_t>> upper_names;  // inode → {a name, how many}
@@ -69,6 +70,7 @@ std::vector<std::string> LinkUpHardLinks(int live_fd, int upper_fd, int merged_f
       continue;
     }
     if (change.kind == ChangeKind::kDeleted || change.new_type != EntryType::kFile) continue;
+    if (multi_linked && !multi_linked->count(change.path)) continue;  // one link: nothing to link up
     auto st = StatBeneath(uppers, change.path);
     if (!st || !S_ISREG(st->st_mode) || st->st_nlink < 2) continue;
     // Most files changed in place had one name live: nothing to link up (and the live side is

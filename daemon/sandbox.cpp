@@ -240,11 +240,12 @@ std::vector<RootChanges> Sandbox::Scan() const {
   for (size_t i = 0; i < record_.roots.size(); ++i) {
     UniqueFd lower = OpenLiveRoot(i);
     UniqueFd upper = OpenUpper(i);
-    auto changes = ScanChanges(lower.get(), upper.get(), &verdicts_);
+    std::set<std::string> multi_linked;
+    auto changes = ScanChanges(lower.get(), upper.get(), &verdicts_, &multi_linked);
     std::vector<std::string> linked;
     try {
       UniqueFd merged = OpenMergedView(i);
-      if (merged) linked = LinkUpHardLinks(lower.get(), upper.get(), merged.get(), changes);
+      if (merged) linked = LinkUpHardLinks(lower.get(), upper.get(), merged.get(), changes, &multi_linked);
     } catch (const Error&) {
       // A name that cannot be linked up now (a full layer) is not listed yet: the change set must
       // still be readable. The commit links up again before it unmounts, and refuses then.

@@ -3,7 +3,6 @@
 #include "live_sight.h"
 
 #include <fcntl.h>
-#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -339,36 +338,37 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
       auto sandbox = sandbox_;
       job->Start(std::move(launch), [weak_job, weak_self, sandbox, service, sandbox_id, job_id, started, owner](const JobEnd& end) {
         int64_t unseen_from = sandbox->EndJob(started, /*settle=*/true);
-        struct Settled {
-          Sandbox& sandbox;
-          ~Settled() { sandbox.SettleDone(); }
-        } settled{*sandbox};
+        // Ends the settling however the work below goes: done, failed, or dropped at shutdown.
+        auto settled = std::shared_ptr<void>(nullptr, [sandbox](void*) { sandbox->SettleDone(); });
         if (owner != 0) service->job_slots().Give(owner);
         LogAbout({sandbox_id, sandbox->owner(), job_id}, spdlog::level::info, "job {} in sandbox {} ended: {} {}", job_id, sandbox_id,
                  end.reason, end.exit_status);
-        // The caller hears the end first; what the job changed is taken in after, off its time
-        // (its cost grows with the change set). Until then the sandbox is settling: a commit,
-        // and anyone reading conflicts, waits for it (Sandbox::WaitSettled).
         if (auto j = weak_job.lock()) j->AnnounceFinished(end);
-        // What the job saw of the live tree, recorded before anything compares with it (a
-        // commit right after the job: live_sight.h). A live change from the job's start on is
-        // unseen, so taking it in later only ever finds more unseen changes, never fewer.
-        // One scan serves both the sights and the count the owner is told (a scan also links
-        // up hard links: hard_links.h).
-        std::optional<size_t> changes;
-        try {
-          sandbox->ForgetIndexWhiteouts();
-          auto scan = sandbox->Scan();
-          changes = 0;
-          for (const auto& root : scan) *changes += root.changes.size();
-          RecordSights(service->sights(), *sandbox, scan, unseen_from, service->commits().AgreedUsec(*sandbox) * 1000);
-        } catch (const std::exception& e) {
-          LogAbout({sandbox_id, sandbox->owner(), job_id}, spdlog::level::warn, "sandbox {}: cannot record what job {} saw of the live tree: {}",
-                   sandbox_id, job_id, e.what());
-        }
-        if (auto s = weak_self.lock()) s->AnnounceChangeSet(changes);
+        // The caller hears the end at once (Job.Wait is answered when this returns); what the
+        // job changed is taken in on a worker, off its time: its cost grows with the change
+        // set. Until then the sandbox is settling: a commit, and anyone reading conflicts,
+        // waits for it (Sandbox::WaitSettled).
+        service->RunInWorker([weak_self, sandbox, service, sandbox_id, job_id, unseen_from, settled = std::move(settled)]() mutable {
+          // What the job saw of the live tree, recorded before anything compares with it (a
+          // commit right after the job: live_sight.h). A live change from the job's start on
+          // is unseen, so taking it in later only ever finds more unseen changes, never fewer.
+          // One scan serves both the sights and the count the owner is told (a scan also
+          // links up hard links: hard_links.h).
+          std::optional<size_t> changes;
+          try {
+            sandbox->ForgetIndexWhiteouts();
+            auto scan = sandbox->Scan();
+            changes = 0;
+            for (const auto& root : scan) *changes += root.changes.size();
+            RecordSights(service->sights(), *sandbox, scan, unseen_from, service->commits().AgreedUsec(*sandbox) * 1000);
+          } catch (const std::exception& e) {
+            LogAbout({sandbox_id, sandbox->owner(), job_id}, spdlog::level::warn,
+                     "sandbox {}: cannot record what job {} saw of the live tree: {}", sandbox_id, job_id, e.what());
+          }
+          settled.reset();  // settled before the owner hears of it
+          if (auto s = weak_self.lock()) s->AnnounceChangeSet(changes);
+        });
         service->PruneJobs(sandbox_id, job_id);
-        malloc_trim(0);  // the scan's memory goes back to the system, as after a worker's calls
       }, [weak_job](uint64_t captured_bytes) {
         if (auto j = weak_job.lock()) j->AnnounceOutput(captured_bytes);
       });
