@@ -22,10 +22,12 @@ import socket
 import statistics
 import subprocess
 import sys
+import threading
 import time
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # bench/__pycache__ is tracked: running the bench must not touch it
 from bench import drop_to, memory_mib, percentile  # noqa: E402  (bench.py is importable)
 
 PER_DIR = 1000
@@ -65,6 +67,17 @@ def directories(n):
     return math.ceil(n / PER_DIR)
 
 
+def describe(argv):
+    """The command and its verb, for a FAILED row: "sandboxctl commit", "diff -rqN"."""
+    words = [os.path.basename(argv[0])] + [word for word in argv[1:] if word != "--no-ask-password"]
+    shown = []
+    for word in words[:3]:
+        if "/" in word or "\n" in word:
+            break
+        shown.append(word)
+    return " ".join(shown)
+
+
 def run_timed(argv, cwd, timeout, ok=(0,)):
     """Milliseconds `argv` took, its output thrown away. Raises Failed on another exit status or
     past `timeout` seconds (subprocess kills it then)."""
@@ -72,30 +85,34 @@ def run_timed(argv, cwd, timeout, ok=(0,)):
     try:
         result = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
-        raise Failed(f"{os.path.basename(argv[0])} {argv[1] if len(argv) > 1 else ''}: no answer after {timeout:.0f} s")
+        raise Failed(f"{describe(argv)}: no end after {timeout:g} s")
     elapsed = (time.perf_counter() - start) * 1000
     if result.returncode not in ok:
-        raise Failed(f"{' '.join(argv[:4])}... exited {result.returncode}: {result.stderr.decode(errors='replace').strip()}")
+        raise Failed(f"{describe(argv)} exited {result.returncode}: {result.stderr.decode(errors='replace').strip()}")
     return elapsed
 
 
 def count_in_output(argv, needle, cwd, timeout):
     """How often `needle` occurs in what `argv` prints, read in chunks: a million-entry change
     set is hundreds of MB as JSON, which need not be held at once."""
-    deadline = time.monotonic() + timeout
     with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd) as process:
-        count, tail = 0, b""
-        while chunk := process.stdout.read(1 << 20):
-            data = tail + chunk
-            count += data.count(needle)
-            # Keep the last len(needle)-1 bytes, which may begin a match that this chunk cut.
-            tail = data[-(len(needle) - 1):] if len(needle) > 1 else b""
-            if time.monotonic() > deadline:
-                process.kill()
-                raise Failed(f"{' '.join(argv[:3])}...: no end after {timeout:.0f} s")
-        error = process.stderr.read().decode(errors="replace").strip()
-        if process.wait() != 0:
-            raise Failed(f"{' '.join(argv[:3])}... exited {process.returncode}: {error}")
+        watchdog = threading.Timer(timeout, process.kill)
+        watchdog.start()
+        try:
+            count, tail = 0, b""
+            while chunk := process.stdout.read(1 << 20):
+                data = tail + chunk
+                count += data.count(needle)
+                # Keep the last len(needle)-1 bytes: they may begin a match this chunk cut.
+                tail = data[len(data) - len(needle) + 1:]
+            error = process.stderr.read().decode(errors="replace").strip()
+            process.wait()
+        finally:
+            watchdog.cancel()
+    if process.returncode == -9:  # the watchdog's kill
+        raise Failed(f"{describe(argv)}: no end after {timeout:g} s")
+    if process.returncode != 0:
+        raise Failed(f"{describe(argv)} exited {process.returncode}: {error}")
     return count
 
 
@@ -140,6 +157,19 @@ def settle(args, seconds=600):
     time.sleep(0.3)  # and the daemon's own settling (memory given back when its workers idle)
 
 
+def settled_rss(pid, seconds=15):
+    """The daemon's RSS once it stops falling (2 s without a drop, at most `seconds`): it gives
+    freed memory back when its worker pool falls idle, a moment after the last call."""
+    end = time.monotonic() + seconds
+    lowest, since = memory_mib(pid, "VmRSS"), time.monotonic()
+    while time.monotonic() - since < 2 and time.monotonic() < end:
+        time.sleep(0.25)
+        rss = memory_mib(pid, "VmRSS")
+        if rss < lowest - 0.05:
+            lowest, since = rss, time.monotonic()
+    return lowest
+
+
 def serve(args, sock):
     """The root parent's loop: one request a line, one answer a line, until the child is done."""
     stream = sock.makefile("rw", buffering=1)
@@ -156,6 +186,8 @@ def serve(args, sock):
             elif words[0] == "settle":
                 settle(args)
                 answer = "ok"
+            elif words[0] == "rss":
+                answer = f"{settled_rss(args.daemon_pid)}"
             elif words[0] == "find":
                 upper = find_upper(args, words[1], words[2])
                 answer = f"{run_timed(['find', upper], '/', args.timeout):.6f}"
@@ -324,7 +356,8 @@ class Scale:
 
         # COPY: a plain directory holding what each sandbox will hold, made by the same script.
         copy = self.fresh_dir(f"copy-{n}")
-        if f.attempt(["diff", "diff_plain", "direct"], lambda: f.add("direct", self.make_files_directly(copy, n))) is None:
+        f.attempt(["diff", "diff_plain", "direct"], lambda: f.add("direct", self.make_files_directly(copy, n)))
+        if "diff" in f.errors:
             copy = None
 
         # The change sets read: one sandbox a round, each over an empty directory of its own
@@ -359,7 +392,7 @@ class Scale:
                 f.attempt(["warm"], lambda: f.add("warm", self.timed(self.ctl + ["changes", sandbox])))
                 f.attempt(["find"], lambda: f.add("find", float(self.root.ask("find", sandbox, live))))
                 f.attempt(["json"], lambda: f.add("json", self.timed(self.ctl + ["--json", "changes", sandbox])))
-            # One run not counted: the first job after the warm reads pays for nothing of its size.
+            # A warm-up run, not counted, as bench.py's runs have warm-up rounds.
             f.attempt(["run"], lambda: self.timed(self.ctl + ["run", sandbox, "--", "/bin/true"]))
             for _ in range(run_rounds):
                 f.attempt(["run"], lambda: f.add("run", self.timed(self.ctl + ["run", sandbox, "--", "/bin/true"])))
@@ -385,14 +418,18 @@ class Scale:
                 f.attempt([key], one_commit)
                 shutil.rmtree(live, ignore_errors=True)
 
-            def one_floor():
-                source, live = self.fresh_dir(f"floor-source-{n}"), self.fresh_dir(f"floor-live-{n}")
-                f.add("direct", self.make_files_directly(source, n))
+            def one_floor(source):
+                live = self.fresh_dir(f"floor-live-{n}")
+                if source is None:
+                    source = self.fresh_dir(f"floor-source-{n}")
+                    f.add("direct", self.make_files_directly(source, n))
                 f.add("floor", self.rename_floor(source, live))
                 self.check_tree(live, n, "the rename floor")
 
-            f.attempt(["floor"], one_floor)
-            for name in (f"floor-source-{n}", f"floor-live-{n}"):
+            # COPY is read no more: the first floor moves its files (at 1M, making a tree is
+            # what takes longest).
+            f.attempt(["floor"], lambda: one_floor(copy if r == 0 else None))
+            for name in (f"floor-source-{n}", f"floor-live-{n}", f"copy-{n}"):
                 shutil.rmtree(os.path.join(self.work, name), ignore_errors=True)
 
         for sandbox, _ in readable:
@@ -403,7 +440,7 @@ class Scale:
         def memory():
             peak = float(self.root.ask("memory").split()[0])
             self.root.ask("settle")
-            f.peak, f.after = peak, float(self.root.ask("memory").split()[1])
+            f.peak, f.after = peak, float(self.root.ask("rss"))
 
         f.attempt(["memory"], memory)
         return f
@@ -436,13 +473,13 @@ def report(f, run_base):
     """Prints size `f.n`'s block; returns its ratios against each target's baseline."""
     n = f.n
     rounds, warm_rounds, run_rounds = f.rounds
-    print(f"\n{n:,} changes ({n:,} files in {directories(n):,} directories, all new); "
+    print(f"\n{n:,} changes ({n:,} files in {directories(n):,} "
+          f"director{'y' if directories(n) == 1 else 'ies'}, all new); "
           f"{rounds} rounds, {warm_rounds} of warm reads, {run_rounds} of runs", flush=True)
     base_n, base_p50 = run_base
-    row(f"sandboxctl run SANDBOX -- /bin/true (baseline: {base_n:,} changes)" if n == base_n else
-        "sandboxctl run SANDBOX -- /bin/true", f, "run", base_p50)
+    row(f"sandboxctl run SANDBOX -- /bin/true ({'the baseline' if n == base_n else f'vs {base_n:,} changes'})",
+        f, "run", base_p50)
     row("diff -rqN LIVE COPY (baseline of the first changes call)", f, "diff")
-    row("   diff -rq LIVE COPY (stops at the new directories)", f, "diff_plain", f.p50("diff"))
     row("sandboxctl changes >/dev/null, first call after the job", f, "cold", f.p50("diff"))
     row("find UPPER >/dev/null, as root (baseline of later calls)", f, "find")
     row("sandboxctl changes >/dev/null, later calls", f, "warm", f.p50("find"))
@@ -450,6 +487,7 @@ def report(f, run_base):
     row("mkdir + renameat2 per entry + syncfs (true commit floor)", f, "floor")
     row("sandboxctl commit SANDBOX --all", f, "commit", f.p50("floor"))
     row("sandboxctl commit SANDBOX --all --include '*'", f, "commit_include", f.p50("commit"))
+    row("diff -rq LIVE COPY (reference; stops at new directories)", f, "diff_plain")
     row("the same script writing the files directly (reference)", f, "direct")
     row("sandboxctl run: the job writing the files (reference)", f, "job", f.p50("direct"))
     if "destroy" in f.errors:
@@ -535,8 +573,8 @@ def main():
     uname = os.uname()
     print(f"sandboxd scale benchmark: nproc {len(os.sched_getaffinity(0))}, "
           f"{uname.sysname} {uname.release}, {datetime.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}", flush=True)
-    print(f"sizes {' '.join(f'{n:,}' for n in args.sizes)}; times in ms; ratio: p50 against the p50 of the row "
-          "it names or the one above it", flush=True)
+    print(f"sizes {' '.join(f'{n:,}' for n in args.sizes)}; times in ms; ratio: p50 over the p50 of the row "
+          "above (or of the one named)", flush=True)
 
     parent, child = socket.socketpair()
     pid = os.fork()

@@ -14,9 +14,10 @@
 #include "same_content.h"
 
 namespace sandboxd {
-namespace {
 
 bool MayBeRenamed(EntryType type) { return type == EntryType::kFile || type == EntryType::kSymlink; }
+
+namespace {
 
 std::string BaseName(const std::string& path) {
   size_t slash = path.rfind('/');

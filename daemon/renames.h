@@ -42,6 +42,9 @@ inline constexpr size_t kMaxRenameTries = 8;
 /// rename of every other), nor are entries other than files and symlinks.
 RenameCandidates MatchRenameCandidates(const std::vector<RenameSide>& deleted, const std::vector<RenameSide>& added);
 
+/// Only files and symlinks are ever halves of a rename.
+bool MayBeRenamed(EntryType type);
+
 /// Whether `changes` has a deleted and an added file or symlink at all: when not, there is
 /// nothing to propose and no need to ask the helper.
 bool MayHaveRenames(const std::vector<Change>& changes);

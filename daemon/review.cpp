@@ -76,14 +76,14 @@ std::vector<ReviewedChange> Review::Current(const Sandbox& sandbox) {
   }
   for (auto& root : sandbox.Scan()) {
     for (auto& change : root.changes) {
-      ReviewedChange item{root.root, change, {}, {}, {}};
+      ReviewedChange item{root.root, std::move(change), {}, {}, {}};
       item.approval.root = root.root;
-      item.approval.path = change.path;
+      item.approval.path = item.change.path;
       // Only a stored decision needs its change's fingerprint now (a pending change gets one
       // when it is decided): two stats per decided change, none per pending one.
-      auto it = decided.find({root.root, change.path});
+      auto it = decided.find({root.root, item.change.path});
       if (it != decided.end()) {
-        item.approval.fingerprint = ChangeFingerprint(lives[root.root].get(), uppers[root.root].get(), change.path);
+        item.approval.fingerprint = ChangeFingerprint(lives[root.root].get(), uppers[root.root].get(), item.change.path);
         // A decision made on other content does not hold: the change is pending again.
         if (it->second.fingerprint == item.approval.fingerprint) item.approval = it->second;
       }
@@ -109,10 +109,16 @@ std::vector<ReviewedChange> Review::Current(const Sandbox& sandbox) {
 }
 
 void Review::MarkRenames(const Sandbox& sandbox, std::vector<ReviewedChange>& reviewed) {
+  // Only deletions and additions of files and symlinks can be halves of a rename: the others
+  // are not copied (a change set may be a million long).
   std::vector<RootChanges> scan;
   for (const auto& item : reviewed) {
+    const Change& change = item.change;
+    if (!(change.kind == ChangeKind::kDeleted && MayBeRenamed(change.old_type)) &&
+        !(change.kind == ChangeKind::kAdded && MayBeRenamed(change.new_type)))
+      continue;
     if (scan.empty() || scan.back().root != item.root) scan.push_back({item.root, {}});
-    scan.back().changes.push_back(item.change);
+    scan.back().changes.push_back(change);
   }
   SandboxRenames renames = find_renames_(sandbox, scan);
   if (renames.empty()) return;

@@ -48,6 +48,7 @@ class ScaleAttackTest : public AliceSandboxTest {
 TEST_F(ScaleAttackTest, AChangeSetBiggerThanABusMessageNeverTakesTheDaemonDown) {
   ASSERT_NO_FATAL_FAILURE(Job(LongNamedFiles(10000)));
   const pid_t daemon = World().daemon_pid();
+  const long rss_before = RssKibOf(daemon);
   // The one-message call is refused by name, saying how to get the list instead.
   Result whole = World().Gdbus(kAlice, SandboxPath(), "org.sandboxd.Sandbox1.Sandbox.GetChanges");
   EXPECT_NE(whole.status, 0);
@@ -71,6 +72,11 @@ TEST_F(ScaleAttackTest, AChangeSetBiggerThanABusMessageNeverTakesTheDaemonDown) 
   ASSERT_EQ(approved.status, 0) << approved.err;
   EXPECT_EQ(approved.err, "Approved 1 change or hunk.\n");
   EXPECT_TRUE(World().NameOwned("org.sandboxd.Sandbox1"));
+  // What those calls took (tens of megabytes of names) goes back once they are done.
+  long rss_after = 0;
+  EXPECT_TRUE(WaitUntil([&] { return (rss_after = RssKibOf(daemon)) < rss_before + 24 * 1024; }, std::chrono::seconds(10)))
+      << "daemon RSS " << rss_before << " KiB before, " << rss_after << " KiB after listing 39 MB of changes";
+  std::fprintf(stderr, "daemon RSS: %ld KiB before, %ld KiB after listing 39 MB of changes\n", rss_before, rss_after);
 }
 
 TEST_F(ScaleAttackTest, ALargeReplyComesAtOnceOnAnIdleBus) {
