@@ -286,6 +286,17 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, UniqueFd go_fd, std::
   for (auto& waiter : waiters) waiter(end);
   limits.reset();
   cgroup.reset();
+  std::function<void()> after;
+  {
+    std::lock_guard lock(mutex_);
+    after.swap(after_waiters_);
+  }
+  if (after) after();
+}
+
+void Job::ThenAfterWaiters(std::function<void()> work) {
+  std::lock_guard lock(mutex_);
+  after_waiters_ = std::move(work);
 }
 
 void Job::Cancel(const std::string& reason) {

@@ -90,6 +90,9 @@ class Job {
   void Cancel(const std::string& reason = "cancelled");
   /// Calls `callback` once the job has ended (at once if it has).
   void WhenFinished(FinishedCallback callback);
+  /// Only from inside Start's `on_finished`: `work` runs on the monitor thread once every
+  /// WhenFinished callback has run (work whose cost must not delay the answers they send).
+  void ThenAfterWaiters(std::function<void()> work);
 
   const std::string& id() const { return id_; }
   const std::string& sandbox_id() const { return sandbox_id_; }
@@ -121,6 +124,7 @@ class Job {
   std::optional<NamespaceId> pid_namespace_;  ///< registered with JobSenders while the job runs
   std::shared_ptr<CapturedOutput> output_;  ///< set by Start; readers take a copy under the mutex
   std::vector<FinishedCallback> waiters_;
+  std::function<void()> after_waiters_;
   std::thread monitor_;
 };
 

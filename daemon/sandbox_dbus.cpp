@@ -3,6 +3,7 @@
 #include "live_sight.h"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -336,19 +337,23 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
       std::string sandbox_id = sandbox_->id();
       Service* service = &service_;
       auto sandbox = sandbox_;
-      job->Start(std::move(launch), [weak_job, weak_self, sandbox, service, sandbox_id, job_id, started, owner](const JobEnd& end) {
+      // The end callback runs on the job's own monitor thread, which the job outlives: a plain
+      // pointer (a shared one would keep the job alive from its own thread).
+      Job* monitored = job.get();
+      job->Start(std::move(launch), [weak_job, weak_self, sandbox, service, sandbox_id, job_id, started, owner, monitored](const JobEnd& end) {
         int64_t unseen_from = sandbox->EndJob(started, /*settle=*/true);
-        // Ends the settling however the work below goes: done, failed, or dropped at shutdown.
+        // Ends the settling however the work below goes: done or failed.
         auto settled = std::shared_ptr<void>(nullptr, [sandbox](void*) { sandbox->SettleDone(); });
         if (owner != 0) service->job_slots().Give(owner);
         LogAbout({sandbox_id, sandbox->owner(), job_id}, spdlog::level::info, "job {} in sandbox {} ended: {} {}", job_id, sandbox_id,
                  end.reason, end.exit_status);
         if (auto j = weak_job.lock()) j->AnnounceFinished(end);
         // The caller hears the end at once (Job.Wait is answered when this returns); what the
-        // job changed is taken in on a worker, off its time: its cost grows with the change
+        // job changed is taken in after that, off its time: its cost grows with the change
         // set. Until then the sandbox is settling: a commit, and anyone reading conflicts,
-        // waits for it (Sandbox::WaitSettled).
-        service->RunInWorker([weak_self, sandbox, service, sandbox_id, job_id, unseen_from, settled = std::move(settled)]() mutable {
+        // waits for it (Sandbox::WaitSettled). On the job's own thread, not a worker: calls
+        // waiting for the settling could otherwise fill every worker and wait for ever.
+        monitored->ThenAfterWaiters([weak_self, sandbox, service, sandbox_id, job_id, unseen_from, settled = std::move(settled)]() mutable {
           // What the job saw of the live tree, recorded before anything compares with it (a
           // commit right after the job: live_sight.h). A live change from the job's start on
           // is unseen, so taking it in later only ever finds more unseen changes, never fewer.
@@ -367,6 +372,7 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
           }
           settled.reset();  // settled before the owner hears of it
           if (auto s = weak_self.lock()) s->AnnounceChangeSet(changes);
+          malloc_trim(0);  // the scan's memory goes back to the system, as after a worker's calls
         });
         service->PruneJobs(sandbox_id, job_id);
       }, [weak_job](uint64_t captured_bytes) {

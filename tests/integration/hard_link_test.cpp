@@ -195,13 +195,21 @@ namespace {
 // name out (the job saw "old", `changes` said nothing), and a later job's end took the live
 // edit for seen. (h1 conflicts too: its live inode is the one edited.)
 TEST_F(HardLinkTest, RemovingOneNameFreezesTheOtherAndALiveEditOfItConflicts) {
+  // A job's end is taken in after its caller has heard it ended: a live edit right after the
+  // job may come before its sights are recorded, and then counts as made after the sandbox
+  // read the file ("... after the sandbox read it"). Either way it is the same conflict.
+  auto changes = [&] {
+    std::string text = Changes();
+    for (size_t at; (at = text.find(" after the sandbox read it")) != std::string::npos;) text.erase(at, 26);
+    return text;
+  };
   Job("rm h1");
   ASSERT_EQ(World().RunAs(kAlice, {"sh", "-c", "echo live > sub/h2"}, {.cwd = project_}).status, 0);
   Result seen = Ctl({"run", id_, "--", "cat", "sub/h2"});
   EXPECT_EQ(seen.out, "old\n");
-  EXPECT_EQ(Changes(), "D h1 [conflict: changed in the live tree]\nM sub/h2 [conflict: changed in the live tree]\n");
+  EXPECT_EQ(changes(), "D h1 [conflict: changed in the live tree]\nM sub/h2 [conflict: changed in the live tree]\n");
   Job("true");
-  EXPECT_EQ(Changes(), "D h1 [conflict: changed in the live tree]\nM sub/h2 [conflict: changed in the live tree]\n");
+  EXPECT_EQ(changes(), "D h1 [conflict: changed in the live tree]\nM sub/h2 [conflict: changed in the live tree]\n");
   Result refused = Ctl({"commit", id_, "--all"});
   EXPECT_EQ(refused.status, 1);
   EXPECT_EQ(ReadWhole(project_ + "/sub/h2"), "live\n");
