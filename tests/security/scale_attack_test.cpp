@@ -84,18 +84,19 @@ TEST_F(ScaleAttackTest, ALargeReplyComesAtOnceOnAnIdleBus) {
   // send buffer, which the kernel doubles), under the most one reply may hold (24 MiB).
   ASSERT_NO_FATAL_FAILURE(Job(LongNamedFiles(5800)));
   // Once the job's end is taken in (the first listing waits for that), every reply must come
-  // while nothing else happens on the bus: well within gdbus's 25 s timeout, which a stuck
-  // reply ran into. (Building one takes 1-2 s alone, several on a busy machine.)
+  // while nothing else happens on the bus. A stuck reply waited for ever (until gdbus gave up);
+  // building one takes 1-2 s on an idle machine and was seen to take 22 s on a very busy one,
+  // so the bound is generous (the harness gives a call 60 s).
   ASSERT_EQ(Ctl({"changes", id_}).status, 0);
   double slowest = 0;
   for (int i = 0; i < 20; ++i) {
     auto started = std::chrono::steady_clock::now();
-    Result reply = World().Gdbus(kAlice, SandboxPath(), "org.sandboxd.Sandbox1.Sandbox.GetChanges");
+    Result reply = World().Gdbus(kAlice, SandboxPath(), "org.sandboxd.Sandbox1.Sandbox.GetChanges", {"--timeout", "180"});
     double seconds = SecondsSince(started);
     slowest = std::max(slowest, seconds);
     ASSERT_EQ(reply.status, 0) << "call " << i << " after " << seconds << " s: " << reply.err;
     EXPECT_GT(reply.out.size(), 20u << 20);
-    EXPECT_LT(seconds, 20.0) << "call " << i << " waited " << seconds << " s for its reply";
+    EXPECT_LT(seconds, 55.0) << "call " << i << " waited " << seconds << " s for its reply";
   }
   std::fprintf(stderr, "slowest of 20 GetChanges replies of ~22 MB: %.2f s\n", slowest);
 }
