@@ -11,7 +11,8 @@ size_t ForEachChange(Context& ctx, const std::string& sandbox_path, const std::f
   auto take_line = [&](std::string_view line) {
     nlohmann::json change = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (!change.is_object())
-      throw sdbus::Error("org.freedesktop.DBus.Error.InvalidArgs", "sandboxd wrote a change list line that is no JSON object");
+      throw sdbus::Error("org.freedesktop.DBus.Error.InvalidArgs", "sandboxd wrote a line of the change list of sandbox " +
+                                                                       sandbox_path.substr(sandbox_path.rfind('/') + 1) + " that is no JSON object");
     ++read;
     each(change);
   };
@@ -32,8 +33,9 @@ size_t ForEachChange(Context& ctx, const std::string& sandbox_path, const std::f
         partial.append(data);
       });
   if (!partial.empty() || read != written)
-    throw sdbus::Error("org.freedesktop.DBus.Error.Failed", "the change list ended after " + std::to_string(read) + " of " +
-                                                                std::to_string(written) + " changes");
+    throw sdbus::Error("org.freedesktop.DBus.Error.Failed", "the change list of sandbox " +
+                                                                sandbox_path.substr(sandbox_path.rfind('/') + 1) + " ended after " +
+                                                                std::to_string(read) + " of " + std::to_string(written) + " changes");
   return read;
 }
 

@@ -313,16 +313,19 @@ namespace {
 constexpr auto kSettleWait = std::chrono::minutes(10);
 }  // namespace
 
-void Sandbox::WaitSettled(const std::string& verb) const {
-  std::unique_lock lock(mutex_);
+void Sandbox::WaitSettledLocked(std::unique_lock<std::mutex>& lock, const std::string& verb) const {
   if (!settled_.wait_for(lock, kSettleWait, [this] { return settling_ == 0; }))
     throw Error(Code::kBusy, "sandbox " + record_.id + " is still taking in what its last job changed; cannot " + verb + " it now");
 }
 
+void Sandbox::WaitSettled(const std::string& verb) const {
+  std::unique_lock lock(mutex_);
+  WaitSettledLocked(lock, verb);
+}
+
 void Sandbox::BeginExclusive(const std::string& verb) {
   std::unique_lock lock(mutex_);
-  if (!settled_.wait_for(lock, kSettleWait, [this] { return settling_ == 0; }))
-    throw Error(Code::kBusy, "sandbox " + record_.id + " is still taking in what its last job changed; cannot " + verb + " it now");
+  WaitSettledLocked(lock, verb);
   CheckUsable(verb);
   if (exclusive_) throw Error(Code::kBusy, "sandbox " + record_.id + " is busy with another operation; cannot " + verb + " now");
   if (running_jobs_ > 0)
