@@ -178,6 +178,7 @@ void Sandbox::Unmount(Layers layers) {
       continue;  // gone from the live tree: nothing of it can go live, as what follows will say
     }
     UniqueFd upper = OpenUpper(i);
+    std::lock_guard link_up(link_up_mutex_);
     auto linked = LinkUpHardLinks(live.get(), upper.get(), merged.get(), ScanChanges(live.get(), upper.get()));
     if (!linked.empty() && linked_up_) linked_up_(*this, i, linked);
   }
@@ -240,6 +241,7 @@ std::vector<RootChanges> Sandbox::Scan() const {
   for (size_t i = 0; i < record_.roots.size(); ++i) {
     UniqueFd lower = OpenLiveRoot(i);
     UniqueFd upper = OpenUpper(i);
+    std::lock_guard link_up(link_up_mutex_);
     std::set<std::string> multi_linked;
     auto changes = ScanChanges(lower.get(), upper.get(), &verdicts_, &multi_linked);
     std::vector<std::string> linked;

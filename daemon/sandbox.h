@@ -216,6 +216,10 @@ class Sandbox {
   bool destroyed_ = false;
   std::string broken_;  ///< why, when it is
   LinkedUp linked_up_;
+  /// One scan-and-link-up at a time (Scan, Unmount): a scan that found a name missing from the
+  /// upper while another scan linked it up would skip the rescan and list the change set
+  /// without that name (seen: `changes` right after a job, racing the job's after-job scan).
+  mutable std::mutex link_up_mutex_;
   mutable ContentVerdicts verdicts_;  ///< what scans learnt of same-size files' content
 };
 
