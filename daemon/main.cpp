@@ -1,6 +1,7 @@
 // sandboxd: the privileged daemon. Start-up order as machined's: options → logging → signals →
 // state → bus → objects → name → READY=1 → loop (Service::Run does the part after signals).
 
+#include <malloc.h>
 #include <signal.h>
 #include <pthread.h>
 
@@ -70,6 +71,13 @@ int main(int argc, char** argv) {
     spdlog::error("sandboxd must run as root (it mounts overlays); use --user for session mode");
     return 1;
   }
+
+  // Memory a large operation freed goes back to the system (issue 19). Left to itself, glibc
+  // raises its trim and mmap thresholds with the largest block ever freed (up to 64 MiB), and
+  // never trims the top of a thread's arena below that, nor does malloc_trim: ~70 MiB stayed
+  // held after a commit of 100,000 files. Fixed thresholds keep the dynamic raise off.
+  mallopt(M_MMAP_THRESHOLD, 512 * 1024);
+  mallopt(M_TRIM_THRESHOLD, 1024 * 1024);
 
   // Every thread inherits this mask; one thread waits for the signals and stops the loop.
   sigset_t stop_signals;
