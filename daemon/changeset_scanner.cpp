@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
+#include <optional>
 #include <string>
 
 #include "errors.h"
@@ -102,27 +104,76 @@ int64_t Ns(const timespec& t) { return static_cast<int64_t>(t.tv_sec) * 10000000
 
 class Scanner {
  public:
-  Scanner(ContentVerdicts* verdicts, std::set<std::string>* multi_linked) : verdicts_(verdicts), multi_linked_(multi_linked) {}
-  std::vector<Change> changes;
+  Scanner(const ChangeVisitor& visit, ContentVerdicts* verdicts, std::set<std::string>* multi_linked)
+      : visit_(visit), verdicts_(verdicts), multi_linked_(multi_linked) {}
 
-  /// Compares upper directory `upper` with lower directory `lower` (invalid: no lower here).
+  /// Compares upper directory `upper` with lower directory `lower` (invalid: no lower here),
+  /// handing out the changes at and below `dir` in the byte order of their paths: a
+  /// subdirectory's changes come at the place of "name/", after the siblings whose names
+  /// continue "name" with a byte below '/' ("name-1", "name.c"), which a plain walk would
+  /// visit later. Such subdirectories wait in `pending` meanwhile (few: only names sharing a
+  /// prefix), as names: they are opened when their turn comes.
   void ScanDirectory(int upper, int lower, const std::string& dir, bool hides_lower) {
     std::vector<std::string> upper_names = ListDirectory(upper, dir.empty() ? "." : dir);
-    if (hides_lower && lower >= 0) {
-      // Every lower entry without an upper counterpart is gone from the sandbox's view.
-      for (const auto& name : ListDirectory(lower, dir.empty() ? "." : dir)) {
-        if (std::binary_search(upper_names.begin(), upper_names.end(), name)) continue;
+    // Every lower entry without an upper counterpart is gone from the sandbox's view.
+    std::vector<std::string> gone;
+    if (hides_lower && lower >= 0)
+      for (auto& name : ListDirectory(lower, dir.empty() ? "." : dir))
+        if (!std::binary_search(upper_names.begin(), upper_names.end(), name)) gone.push_back(std::move(name));
+    std::map<std::string, Subdirectory> pending;  // "name/" → what to walk there
+    auto walk_pending_before = [&](const std::string* key) {
+      while (!pending.empty() && (!key || pending.begin()->first < *key)) {
+        Subdirectory sub = std::move(pending.begin()->second);
+        pending.erase(pending.begin());
+        WalkSubdirectory(upper, lower, dir, sub);
+      }
+    };
+    auto next_upper = upper_names.begin();
+    auto next_gone = gone.begin();
+    while (next_upper != upper_names.end() || next_gone != gone.end()) {
+      bool take_gone = next_upper == upper_names.end() || (next_gone != gone.end() && *next_gone < *next_upper);
+      const std::string& name = take_gone ? *next_gone : *next_upper;
+      walk_pending_before(&name);
+      if (take_gone) {
         struct stat lst;
-        if (fstatat(lower, name.c_str(), &lst, AT_SYMLINK_NOFOLLOW) != 0) continue;
-        Deleted(Join(dir, name), lst);
+        if (fstatat(lower, name.c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0) Deleted(Join(dir, name), lst);
+        ++next_gone;
+      } else {
+        if (auto sub = ScanEntry(upper, lower, dir, name, hides_lower)) pending.emplace(name + "/", std::move(*sub));
+        ++next_upper;
       }
     }
-    for (const auto& name : upper_names) ScanEntry(upper, lower, dir, name, hides_lower);
+    walk_pending_before(nullptr);
   }
 
+  void Emit(Change&& change) { visit_(std::move(change)); }
+
  private:
+  /// A directory of the upper whose entries are still to be compared.
+  struct Subdirectory {
+    std::string name;
+    bool has_lower_directory = false;  ///< the live tree has a directory there too
+    bool hides_lower = false;          ///< it, or a directory above it, is opaque
+  };
+
+  const ChangeVisitor& visit_;
   ContentVerdicts* verdicts_;
   std::set<std::string>* multi_linked_;
+
+  void WalkSubdirectory(int upper, int lower, const std::string& dir, const Subdirectory& sub) {
+    std::string path = Join(dir, sub.name);
+    UniqueFd upper_child(openat(upper, sub.name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!upper_child) {
+      if (errno == ENOENT || errno == ENOTDIR) return;  // gone (or replaced) since it was listed
+      ThrowErrno("cannot open " + path + " in the sandbox");
+    }
+    UniqueFd lower_child;
+    if (sub.has_lower_directory) {
+      lower_child.reset(openat(lower, sub.name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (!lower_child && errno != ENOENT && errno != ENOTDIR) ThrowErrno("cannot open live " + path);
+    }
+    ScanDirectory(upper_child.get(), lower_child.get(), path, sub.hides_lower || IsOpaque(upper_child.get()));
+  }
 
   bool Differs(int lower, int upper, const std::string& name, const struct stat& lst, const struct stat& ust, const std::string& path) {
     if (lst.st_size != ust.st_size) return true;
@@ -145,14 +196,16 @@ class Scanner {
     change.kind = ChangeKind::kDeleted;
     change.old_type = EntryTypeFromMode(lower.st_mode);
     change.old_mode = lower.st_mode & kPermissionBits;
-    changes.push_back(change);
+    Emit(std::move(change));
   }
 
-  void ScanEntry(int upper, int lower, const std::string& dir, const std::string& name, bool parent_hides_lower) {
+  /// Hands out the change of entry `name` (if it is one); a directory's entries are compared
+  /// by the caller, from the returned Subdirectory, when their turn comes.
+  std::optional<Subdirectory> ScanEntry(int upper, int lower, const std::string& dir, const std::string& name, bool parent_hides_lower) {
     std::string path = Join(dir, name);
     struct stat ust;
     if (fstatat(upper, name.c_str(), &ust, AT_SYMLINK_NOFOLLOW) != 0) {
-      if (errno == ENOENT) return;
+      if (errno == ENOENT) return std::nullopt;
       ThrowErrno("cannot stat " + path + " in the sandbox");
     }
     struct stat lst;
@@ -161,12 +214,12 @@ class Scanner {
 
     if (IsWhiteout(ust)) {
       if (has_lower) Deleted(path, lst);
-      return;
+      return std::nullopt;
     }
 
     if (multi_linked_ && S_ISREG(ust.st_mode) && ust.st_nlink > 1) multi_linked_->insert(path);
     Change change;
-    change.path = path;
+    change.path = std::move(path);
     change.new_type = EntryTypeFromMode(ust.st_mode);
     change.new_mode = ust.st_mode & kPermissionBits;
     if (has_lower) {
@@ -175,29 +228,18 @@ class Scanner {
     }
 
     if (S_ISDIR(ust.st_mode)) {
-      UniqueFd upper_child(openat(upper, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-      if (!upper_child) {
-        if (errno == ENOENT) return;
-        ThrowErrno("cannot open " + path + " in the sandbox");
-      }
-      UniqueFd lower_child;
+      Subdirectory sub{name, has_lower && S_ISDIR(lst.st_mode), parent_hides_lower};
       if (!has_lower) {
         change.kind = ChangeKind::kAdded;
-        changes.push_back(change);
+        Emit(std::move(change));
       } else if (!S_ISDIR(lst.st_mode)) {
         change.kind = ChangeKind::kTypeChanged;
-        changes.push_back(change);
-      } else {
-        if (change.old_mode != change.new_mode) {
-          change.kind = ChangeKind::kModeChanged;
-          changes.push_back(change);
-        }
-        lower_child.reset(openat(lower, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-        if (!lower_child && errno != ENOENT) ThrowErrno("cannot open live " + path);
+        Emit(std::move(change));
+      } else if (change.old_mode != change.new_mode) {
+        change.kind = ChangeKind::kModeChanged;
+        Emit(std::move(change));
       }
-      bool hides = parent_hides_lower || IsOpaque(upper_child.get());
-      ScanDirectory(upper_child.get(), lower_child.get(), path, hides);
-      return;
+      return sub;
     }
 
     if (!has_lower) {
@@ -205,25 +247,27 @@ class Scanner {
     } else if ((lst.st_mode & S_IFMT) != (ust.st_mode & S_IFMT)) {
       change.kind = ChangeKind::kTypeChanged;
     } else if (S_ISREG(ust.st_mode)) {
-      if (Differs(lower, upper, name, lst, ust, path)) change.kind = ChangeKind::kModified;
+      if (Differs(lower, upper, name, lst, ust, change.path)) change.kind = ChangeKind::kModified;
       else if (change.old_mode != change.new_mode) change.kind = ChangeKind::kModeChanged;
-      else return;  // copied up only: not a change
+      else return std::nullopt;  // copied up only: not a change
     } else if (S_ISLNK(ust.st_mode)) {
-      if (ReadLink(lower, name, path) == ReadLink(upper, name, path)) return;
+      if (ReadLink(lower, name, change.path) == ReadLink(upper, name, change.path)) return std::nullopt;
       change.kind = ChangeKind::kModified;
     } else {
       if (lst.st_rdev != ust.st_rdev) change.kind = ChangeKind::kModified;
       else if (change.old_mode != change.new_mode) change.kind = ChangeKind::kModeChanged;
-      else return;
+      else return std::nullopt;
     }
-    changes.push_back(change);
+    Emit(std::move(change));
+    return std::nullopt;
   }
 };
 
 }  // namespace
 
-std::vector<Change> ScanChanges(int lower_dirfd, int upper_dirfd, ContentVerdicts* verdicts, std::set<std::string>* multi_linked) {
-  Scanner scanner(verdicts, multi_linked);
+void ScanChanges(int lower_dirfd, int upper_dirfd, const ChangeVisitor& visit, ContentVerdicts* verdicts,
+                 std::set<std::string>* multi_linked) {
+  Scanner scanner(visit, verdicts, multi_linked);
   UniqueFd upper(openat(upper_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!upper) ThrowErrno("cannot open the sandbox's upper layer");
   UniqueFd lower(openat(lower_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
@@ -231,18 +275,16 @@ std::vector<Change> ScanChanges(int lower_dirfd, int upper_dirfd, ContentVerdict
   struct stat ust, lst;
   if (fstat(upper.get(), &ust) != 0 || fstat(lower.get(), &lst) != 0) ThrowErrno("cannot stat the roots");
   if ((ust.st_mode & kPermissionBits) != (lst.st_mode & kPermissionBits)) {
-    Change root{".", ChangeKind::kModeChanged, EntryType::kDirectory, EntryType::kDirectory,
-                static_cast<mode_t>(lst.st_mode & kPermissionBits), static_cast<mode_t>(ust.st_mode & kPermissionBits)};
-    scanner.changes.push_back(root);
+    scanner.Emit({".", ChangeKind::kModeChanged, EntryType::kDirectory, EntryType::kDirectory,
+                  static_cast<mode_t>(lst.st_mode & kPermissionBits), static_cast<mode_t>(ust.st_mode & kPermissionBits)});
   }
   scanner.ScanDirectory(upper.get(), lower.get(), "", IsOpaque(upper.get()));
-  std::stable_sort(scanner.changes.begin(), scanner.changes.end(),
-                   [](const Change& a, const Change& b) {
-                     // The root itself first, then byte order (a parent before its children).
-                     if ((a.path == ".") != (b.path == ".")) return a.path == ".";
-                     return a.path < b.path;
-                   });
-  return scanner.changes;
+}
+
+std::vector<Change> ScanChanges(int lower_dirfd, int upper_dirfd, ContentVerdicts* verdicts, std::set<std::string>* multi_linked) {
+  std::vector<Change> changes;
+  ScanChanges(lower_dirfd, upper_dirfd, [&](Change&& change) { changes.push_back(std::move(change)); }, verdicts, multi_linked);
+  return changes;
 }
 
 }  // namespace sandboxd

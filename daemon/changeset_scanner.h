@@ -4,6 +4,7 @@
 /// directory hides), never with the size of the root. It only reads, never follows a symlink
 /// in either tree, and never resolves a multi-component path in the lower.
 
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -22,5 +23,15 @@ namespace sandboxd {
 /// `multi_linked`, the paths of the upper's regular files with more than one link are added to it.
 std::vector<Change> ScanChanges(int lower_dirfd, int upper_dirfd, ContentVerdicts* verdicts = nullptr,
                                 std::set<std::string>* multi_linked = nullptr);
+
+/// Receives each change of a streaming scan in turn.
+using ChangeVisitor = std::function<void(Change&&)>;
+
+/// The same scan without holding the change set: each change goes to `visit` as soon as it is
+/// known, in the same order (byte order of path, "." first). What the scan holds grows with
+/// the depth of the tree and its largest directory, never with the change set. An exception
+/// from `visit` ends the scan.
+void ScanChanges(int lower_dirfd, int upper_dirfd, const ChangeVisitor& visit, ContentVerdicts* verdicts = nullptr,
+                 std::set<std::string>* multi_linked = nullptr);
 
 }  // namespace sandboxd
