@@ -91,6 +91,29 @@ std::vector<Approval> ApprovalStore::Load(const std::string& sandbox_id) {
   });
 }
 
+OrderedLookup<Approval>::Page ApprovalStore::Page(const std::string& sandbox_id, const std::optional<RecordKey>& after,
+                                                  size_t limit) {
+  return store_.WithDatabase([&](Database& db) {
+    OrderedLookup<Approval>::Page page;
+    Statement select(db, "SELECT " + std::string(kDecisionColumns) + ", fingerprint FROM approvals WHERE sandbox_id = ? AND (root, path) > (?, ?) "
+                         "ORDER BY root, path LIMIT ?");
+    select.Bind(1, sandbox_id).Bind(2, after ? static_cast<int64_t>(after->first) : int64_t{-1}).Bind(3, after ? after->second : "");
+    select.Bind(4, static_cast<int64_t>(limit));
+    while (select.Step()) {
+      Approval approval = DecisionFromRow(select);
+      approval.fingerprint = select.ColumnText(6);
+      RecordKey key{approval.root, approval.path};
+      page.emplace_back(std::move(key), std::move(approval));
+    }
+    return page;
+  });
+}
+
+OrderedLookup<Approval> ApprovalStore::Lookup(const std::string& sandbox_id) {
+  return OrderedLookup<Approval>(
+      [this, sandbox_id](const std::optional<RecordKey>& after, size_t limit) { return Page(sandbox_id, after, limit); });
+}
+
 void ApprovalStore::Save(const std::string& sandbox_id, const std::vector<Approval>& approvals) {
   store_.WithDatabase([&](Database& db) {
     Transaction tx(db);

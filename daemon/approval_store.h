@@ -3,10 +3,12 @@
 /// that they survive a restart and go with their sandbox (ON DELETE CASCADE).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "approval.h"
+#include "ordered_lookup.h"
 #include "store.h"
 
 namespace sandboxd {
@@ -16,6 +18,11 @@ class ApprovalStore {
   explicit ApprovalStore(Store& store);
 
   std::vector<Approval> Load(const std::string& sandbox_id);
+  /// Up to `limit` decisions after {root, path} `after` (from the first when nullopt), in that
+  /// key order (ordered_lookup.h).
+  OrderedLookup<Approval>::Page Page(const std::string& sandbox_id, const std::optional<RecordKey>& after, size_t limit);
+  /// The decisions of the sandbox one by one as a streaming scan asks for them.
+  OrderedLookup<Approval> Lookup(const std::string& sandbox_id);
   /// Writes `approvals` (replacing earlier rows of the same paths); a pending whole decision
   /// deletes its row. One transaction.
   void Save(const std::string& sandbox_id, const std::vector<Approval>& approvals);

@@ -64,6 +64,23 @@ Sights SightStore::Load(const std::string& sandbox_id) {
   });
 }
 
+OrderedLookup<std::string>::Page SightStore::Page(const std::string& sandbox_id, const std::optional<RecordKey>& after,
+                                                 size_t limit) {
+  return store_.WithDatabase([&](Database& db) {
+    OrderedLookup<std::string>::Page page;
+    Statement select(db, "SELECT root, path, sight FROM live_sights WHERE sandbox_id = ? AND (root, path) > (?, ?) ORDER BY root, path LIMIT ?");
+    select.Bind(1, sandbox_id).Bind(2, after ? static_cast<int64_t>(after->first) : int64_t{-1}).Bind(3, after ? after->second : "");
+    select.Bind(4, static_cast<int64_t>(limit));
+    while (select.Step()) page.push_back({{static_cast<size_t>(select.ColumnInt(0)), select.ColumnText(1)}, select.ColumnText(2)});
+    return page;
+  });
+}
+
+OrderedLookup<std::string> SightStore::Lookup(const std::string& sandbox_id) {
+  return OrderedLookup<std::string>(
+      [this, sandbox_id](const std::optional<RecordKey>& after, size_t limit) { return Page(sandbox_id, after, limit); });
+}
+
 namespace {
 
 void Write(Store& store, const std::string& sandbox_id, const Sights& sights, const char* verb) {

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <sys/types.h>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "commit_step.h"
+#include "ordered_lookup.h"
 #include "sandbox.h"
 #include "store.h"
 
@@ -41,6 +43,11 @@ class SightStore {
   explicit SightStore(Store& store);
 
   Sights Load(const std::string& sandbox_id);
+  /// Up to `limit` sights after {root, path} `after` (from the first when nullopt), in that key
+  /// order (ordered_lookup.h).
+  OrderedLookup<std::string>::Page Page(const std::string& sandbox_id, const std::optional<RecordKey>& after, size_t limit);
+  /// The sights of the sandbox one by one as a streaming scan asks for them.
+  OrderedLookup<std::string> Lookup(const std::string& sandbox_id);
   /// Records each sight whose path has none yet: the first job to change a path is the one that
   /// read it from the live tree.
   void RecordFirst(const std::string& sandbox_id, const Sights& sights);

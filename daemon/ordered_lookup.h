@@ -1,0 +1,51 @@
+#pragma once
+/// Records of one sandbox keyed by {root, path} (decisions, sights), looked up for the changes of
+/// a streaming scan, which come in that key order (changeset_scanner.h: byte order of path,
+/// root by root). The records are read from the store a page at a time, in the same order, as
+/// the lookups move on: what is held grows with the page, never with the change set, and the
+/// store's lock is taken for one page read only (a listing may wait on a slow reader for
+/// minutes; every other call needs the store meanwhile).
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace sandboxd {
+
+using RecordKey = std::pair<size_t, std::string>;  ///< {root, path}; std::string compares bytes, as SQLite's BINARY
+
+template <typename Value>
+class OrderedLookup {
+ public:
+  using Page = std::vector<std::pair<RecordKey, Value>>;
+  /// Up to `limit` records with keys after `after` (from the first when nullopt), in key order.
+  using Fetch = std::function<Page(const std::optional<RecordKey>& after, size_t limit)>;
+
+  explicit OrderedLookup(Fetch fetch, size_t page_size = 2048) : fetch_(std::move(fetch)), page_size_(page_size) {}
+
+  /// The record at `key`, or nullptr. Each key asked must be after the one asked before.
+  const Value* Find(const RecordKey& key) {
+    while (true) {
+      while (next_ < page_.size() && page_[next_].first < key) ++next_;
+      if (next_ < page_.size()) return page_[next_].first == key ? &page_[next_].second : nullptr;
+      if (exhausted_) return nullptr;
+      std::optional<RecordKey> after;
+      if (!page_.empty()) after = std::move(page_.back().first);
+      page_ = fetch_(after, page_size_);
+      next_ = 0;
+      exhausted_ = page_.size() < page_size_;
+    }
+  }
+
+ private:
+  Fetch fetch_;
+  size_t page_size_;
+  Page page_;
+  size_t next_ = 0;
+  bool exhausted_ = false;
+};
+
+}  // namespace sandboxd

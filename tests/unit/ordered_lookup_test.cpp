@@ -1,0 +1,126 @@
+// The decisions and sights a streaming listing merges with its scan, read a page at a time from
+// the real SQLite store: every record is found at its key, none elsewhere, whatever the page
+// size and however the keys fall across roots and pages (names with bytes on both sides of '/',
+// as the scan orders them).
+
+#include "ordered_lookup.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+
+#include "approval_store.h"
+#include "live_sight.h"
+#include "store.h"
+
+namespace sandboxd {
+namespace {
+
+class OrderedLookupTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char templ[] = "/tmp/sbx-lookup-XXXXXX";
+    ASSERT_NE(mkdtemp(templ), nullptr);
+    dir_ = templ;
+  }
+  void TearDown() override { system(("rm -rf " + dir_).c_str()); }
+  std::string dir_;
+};
+
+/// Random paths of a few roots, with names that sort around '/'.
+std::set<RecordKey> RandomKeys(std::mt19937& random, size_t count) {
+  const std::vector<std::string> parts = {"a", "a-b", "a.c", "a b", "b", "\xc3\xa9", "z"};
+  std::set<RecordKey> keys;
+  while (keys.size() < count) {
+    std::string path;
+    for (size_t depth = 1 + random() % 4; depth > 0; --depth) path += (path.empty() ? "" : "/") + parts[random() % parts.size()] + std::to_string(random() % 5);
+    keys.insert({random() % 3, path});
+  }
+  return keys;
+}
+
+TEST_F(OrderedLookupTest, EveryRecordIsFoundAtItsKeyAndNoneElsewhere) {
+  Store store(dir_ + "/db");
+  store.Insert({"00000000000000aa", "proj", 1000, "active", 5, {"/r0", "/r1", "/r2"}});
+  store.Insert({"00000000000000bb", "other", 1000, "active", 5, {"/r0", "/r1", "/r2"}});
+  ApprovalStore approvals(store);
+  SightStore sights(store);
+  for (unsigned seed = 1; seed <= 5; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    approvals.Clear("00000000000000aa");
+    sights.Clear("00000000000000aa");
+    std::mt19937 random(seed);
+    std::set<RecordKey> asked = RandomKeys(random, 3000);
+    std::vector<Approval> decided;
+    Sights seen;
+    for (const auto& key : asked) {
+      if (random() % 3 == 0) {
+        Approval approval;
+        approval.root = key.first;
+        approval.path = key.second;
+        approval.fingerprint = "f" + key.second;
+        approval.whole = Verdict::kApproved;
+        decided.push_back(approval);
+      }
+      if (random() % 2 == 0) seen[key] = "s" + key.second;
+    }
+    // Another sandbox's records are never found.
+    Approval foreign;
+    foreign.path = asked.begin()->second;
+    foreign.whole = Verdict::kRejected;
+    approvals.Save("00000000000000bb", {foreign});
+    approvals.Save("00000000000000aa", decided);
+    sights.RecordFirst("00000000000000aa", seen);
+    std::set<RecordKey> decided_keys;
+    for (const auto& approval : decided) decided_keys.insert({approval.root, approval.path});
+    for (size_t page : {1, 7, 2048}) {
+      OrderedLookup<Approval> approval_lookup([&](const std::optional<RecordKey>& after, size_t limit) {
+        return approvals.Page("00000000000000aa", after, limit);
+      }, page);
+      auto sight_lookup = OrderedLookup<std::string>(
+          [&](const std::optional<RecordKey>& after, size_t limit) { return sights.Page("00000000000000aa", after, limit); }, page);
+      size_t found_approvals = 0, found_sights = 0;
+      for (const auto& key : asked) {
+        const Approval* approval = approval_lookup.Find(key);
+        ASSERT_EQ(approval != nullptr, decided_keys.count(key) > 0) << key.first << "/" << key.second;
+        if (approval) {
+          EXPECT_EQ(approval->fingerprint, "f" + key.second);
+          EXPECT_EQ(approval->whole, Verdict::kApproved);
+          ++found_approvals;
+        }
+        const std::string* sight = sight_lookup.Find(key);
+        ASSERT_EQ(sight != nullptr, seen.count(key) > 0) << key.first << "/" << key.second;
+        if (sight) {
+          EXPECT_EQ(*sight, "s" + key.second);
+          ++found_sights;
+        }
+      }
+      EXPECT_EQ(found_approvals, decided.size());
+      EXPECT_EQ(found_sights, seen.size());
+    }
+  }
+}
+
+// Keys asked that fall between records, before the first and after the last.
+TEST_F(OrderedLookupTest, KeysBetweenRecordsFindNothing) {
+  std::vector<std::pair<RecordKey, int>> records = {{{0, "b"}, 1}, {{0, "b/c"}, 2}, {{1, "a"}, 3}};
+  OrderedLookup<int> lookup([&](const std::optional<RecordKey>& after, size_t limit) {
+    OrderedLookup<int>::Page page;
+    for (const auto& record : records)
+      if ((!after || *after < record.first) && page.size() < limit) page.push_back(record);
+    return page;
+  }, 1);
+  EXPECT_EQ(lookup.Find({0, "a"}), nullptr);
+  ASSERT_NE(lookup.Find({0, "b"}), nullptr);
+  EXPECT_EQ(lookup.Find({0, "b.x"}), nullptr);  // '.' sorts before '/': b, b.x, b/c
+  ASSERT_NE(lookup.Find({0, "b/c"}), nullptr);
+  EXPECT_EQ(*lookup.Find({1, "a"}), 3);
+  EXPECT_EQ(lookup.Find({2, ""}), nullptr);
+}
+
+}  // namespace
+}  // namespace sandboxd
