@@ -46,7 +46,7 @@ class LiveOrigins {
  public:
   /// `changes`: the root's change set, sorted (the sandbox's own moves are among them);
   /// `sights`: their sights, by path (live_sight.h).
-  LiveOrigins(int live_fd, int upper_fd, const std::vector<Change>& changes, const std::map<std::string, std::string>& sights);
+  LiveOrigins(int live_fd, int upper_fd, MovedInodes moved) : live_fd_(live_fd), uppers_(upper_fd), moved_(std::move(moved)) {}
   bool Gone(const std::string& path);
 
  private:
@@ -54,27 +54,14 @@ class LiveOrigins {
 
   int live_fd_;
   ParentDirs uppers_;
-  const std::vector<Change>& changes_;
-  const std::map<std::string, std::string>& sights_;
-  std::optional<std::set<std::pair<dev_t, ino_t>>> moved_inodes_;  ///< read when first asked
+  MovedInodes moved_;
+  std::optional<std::set<Inode>> moved_inodes_;  ///< read when first asked
 };
 
 int64_t CtimeNs(const struct stat& st) { return int64_t{st.st_ctim.tv_sec} * 1000000000 + st.st_ctim.tv_nsec; }
 
-LiveOrigins::LiveOrigins(int live_fd, int upper_fd, const std::vector<Change>& changes, const std::map<std::string, std::string>& sights)
-    : live_fd_(live_fd), uppers_(upper_fd), changes_(changes), sights_(sights) {}
-
 bool LiveOrigins::MovedBySandbox(dev_t dev, ino_t ino) {
-  if (!moved_inodes_) {
-    moved_inodes_.emplace();
-    ParentDirs lives(live_fd_);  // changes come sorted: one open per directory
-    for (const auto& change : changes_) {
-      auto live = StatBeneath(lives, change.path);
-      if (!live || S_ISDIR(live->st_mode)) continue;
-      auto sight = sights_.find(change.path);
-      if (sight == sights_.end() || sight->second == LiveSight(live_fd_, change.path)) moved_inodes_->insert({live->st_dev, live->st_ino});
-    }
-  }
+  if (!moved_inodes_) moved_inodes_ = moved_();
   return moved_inodes_->count({dev, ino}) > 0;
 }
 
@@ -112,8 +99,15 @@ bool LiveOrigins::Gone(const std::string& path) {
 
 }  // namespace
 
+void AddMovedInode(int live_fd, const Change& change, const std::string* sight, std::set<Inode>& moved) {
+  auto live = StatBeneath(live_fd, change.path);
+  if (!live || S_ISDIR(live->st_mode)) return;
+  if (!sight || *sight == LiveSight(live_fd, change.path)) moved.insert({live->st_dev, live->st_ino});
+}
+
 std::vector<ConflictCandidate> FindConflictCandidates(int live_fd, int upper_fd, const std::vector<Change>& changes,
-                                                      const std::map<std::string, std::string>& sights, int64_t since_ns) {
+                                                      const std::map<std::string, std::string>& sights, int64_t since_ns,
+                                                      const MovedInodes& moved) {
   std::vector<ConflictCandidate> found;
   ParentDirs lives(live_fd), uppers(upper_fd);  // changes come sorted: one open per directory
   // Whether the live entry may already hold exactly what the sandbox holds (then its content
@@ -127,7 +121,14 @@ std::vector<ConflictCandidate> FindConflictCandidates(int live_fd, int upper_fd,
     auto upper = StatBeneath(uppers, path);
     return live && upper && same_kind(*live, *upper);
   };
-  LiveOrigins origins(live_fd, upper_fd, changes, sights);
+  LiveOrigins origins(live_fd, upper_fd, moved ? moved : MovedInodes([&] {
+    std::set<Inode> inodes;
+    for (const auto& change : changes) {
+      auto sight = sights.find(change.path);
+      AddMovedInode(live_fd, change, sight == sights.end() ? nullptr : &sight->second, inodes);
+    }
+    return inodes;
+  }));
   for (const auto& change : changes) {
     if (change.path == ".") continue;
     auto live = StatBeneath(lives, change.path);

@@ -13,7 +13,11 @@
 /// sandbox holds anyway (no conflict then) needs the owner's rights and is decided by the caller.
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <set>
+#include <sys/types.h>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -30,7 +34,19 @@ struct ConflictCandidate {
 /// `since_ns`: nanoseconds since the epoch. Reads metadata only (as root, never following a
 /// symlink; the upper's overlay attributes need root).
 /// `sights`: the sights of this root's changes, by path.
+/// The live inodes that the sandbox's own changes left where it saw them: a copy whose origin
+/// still has a name is gone from the live tree unless it is one of these (the sandbox moved it).
+/// Asked only then (rare), it may read the whole change set.
+using Inode = std::pair<dev_t, ino_t>;
+using MovedInodes = std::function<std::set<Inode>()>;
+
+/// `changes` may be a part of the change set (a page of a stream, in path order) with
+/// `moved` computed from the whole; without `moved`, `changes` and `sights` are the whole.
 std::vector<ConflictCandidate> FindConflictCandidates(int live_fd, int upper_fd, const std::vector<Change>& changes,
-                                                      const std::map<std::string, std::string>& sights, int64_t since_ns);
+                                                      const std::map<std::string, std::string>& sights, int64_t since_ns,
+                                                      const MovedInodes& moved = {});
+
+/// MovedInodes of one change with its sight (nullptr: none), fed the change set in turn.
+void AddMovedInode(int live_fd, const Change& change, const std::string* sight, std::set<Inode>& moved);
 
 }  // namespace sandboxd

@@ -29,4 +29,50 @@ Conflicts FindConflicts(const Sandbox& sandbox, const std::vector<RootChanges>& 
   return conflicts;
 }
 
+StreamedConflicts::StreamedConflicts(const Sandbox& sandbox, SightStore& sights, int64_t since_usec, std::string helper_path,
+                                     UserCredentials owner)
+    : sandbox_(sandbox),
+      store_(sights),
+      sights_(sights.Lookup(sandbox.id())),
+      since_usec_(since_usec),
+      helper_path_(std::move(helper_path)),
+      owner_(std::move(owner)) {
+  for (size_t i = 0; i < sandbox.roots().size(); ++i) {
+    lives_.push_back(sandbox.OpenLiveRoot(i));
+    uppers_.push_back(sandbox.OpenUpper(i));
+  }
+}
+
+Conflicts StreamedConflicts::Of(const std::vector<RootChanges>& page) {
+  Conflicts conflicts;
+  for (const auto& root : page) {
+    if (root.changes.empty()) continue;
+    int live = lives_.at(root.root).get(), upper = uppers_.at(root.root).get();
+    std::map<std::string, std::string> seen;
+    for (const auto& change : root.changes)
+      if (const std::string* sight = sights_.Find({root.root, change.path})) seen.emplace(change.path, *sight);
+    // Which inodes the sandbox moved needs the whole change set: one more pass over it, with
+    // its own reading of the sights, made only when a copy's origin turns up elsewhere.
+    MovedInodes moved = [&] {
+      auto known = moved_.find(root.root);
+      if (known != moved_.end()) return known->second;
+      std::set<Inode> inodes;
+      OrderedLookup<std::string> all_sights = store_.Lookup(sandbox_.id());
+      sandbox_.StreamChanges(root.root, [&](Change&& change) {
+        AddMovedInode(live, change, all_sights.Find({root.root, change.path}), inodes);
+      });
+      return moved_[root.root] = std::move(inodes);
+    };
+    auto candidates = FindConflictCandidates(live, upper, root.changes, seen, since_usec_ * 1000, moved);
+    std::vector<std::string> comparable;
+    for (const auto& candidate : candidates)
+      if (candidate.same_content_possible) comparable.push_back(candidate.path);
+    std::set<std::string> same;
+    if (!comparable.empty()) same = SameContentAsOwner(helper_path_, owner_, live, upper, comparable);
+    for (const auto& candidate : candidates)
+      if (!same.count(candidate.path)) conflicts[{root.root, candidate.path}] = candidate.why;
+  }
+  return conflicts;
+}
+
 }  // namespace sandboxd

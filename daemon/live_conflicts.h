@@ -8,11 +8,14 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "conflict_check.h"
 #include "credentials.h"
+#include "fd.h"
 #include "live_sight.h"
 #include "sandbox.h"
 
@@ -23,5 +26,25 @@ using Conflicts = std::map<std::pair<size_t, std::string>, std::string>;  ///< {
 /// `since_usec`: when the sandbox last agreed with the live tree (for changes without a sight).
 Conflicts FindConflicts(const Sandbox& sandbox, const std::vector<RootChanges>& changes, const Sights& sights,
                         int64_t since_usec, const std::string& helper_path, const UserCredentials& owner);
+
+/// FindConflicts for a change set read a page at a time in {root, path} order (a streaming
+/// listing, Review::ForEach), with the sights read along (ordered_lookup.h): what it holds grows
+/// with a page, never with the change set.
+class StreamedConflicts {
+ public:
+  StreamedConflicts(const Sandbox& sandbox, SightStore& sights, int64_t since_usec, std::string helper_path, UserCredentials owner);
+  /// The conflicts among `page`, the changes of the stream after those of the last call.
+  Conflicts Of(const std::vector<RootChanges>& page);
+
+ private:
+  const Sandbox& sandbox_;
+  SightStore& store_;
+  OrderedLookup<std::string> sights_;
+  int64_t since_usec_;
+  std::string helper_path_;
+  UserCredentials owner_;
+  std::vector<UniqueFd> lives_, uppers_;
+  std::map<size_t, std::set<Inode>> moved_;  ///< per root, once asked
+};
 
 }  // namespace sandboxd

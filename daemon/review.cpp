@@ -4,7 +4,10 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include <set>
+
 #include "beneath.h"
+#include "renames.h"
 #include "change_selection.h"
 #include "errors.h"
 #include "selector.h"
@@ -66,85 +69,121 @@ void FillFingerprints(const Sandbox& sandbox, std::vector<Approval>& approvals) 
 }  // namespace
 
 std::vector<ReviewedChange> Review::Current(const Sandbox& sandbox) {
-  std::map<Key, Approval> decided;
-  for (auto& approval : store_.Load(sandbox.id())) decided[{approval.root, approval.path}] = std::move(approval);
   std::vector<ReviewedChange> reviewed;
+  ForEach(sandbox, [&](ReviewedChange&& item) { reviewed.push_back(std::move(item)); });
+  return reviewed;
+}
+
+namespace {
+
+/// The decision stored for `key` if it was made on the change as it is now, else a pending one
+/// with the change's fingerprint (what a decision made now is made on).
+Approval Holding(const Approval* stored, const RecordKey& key, int live_fd, int upper_fd) {
+  Approval approval;
+  approval.root = key.first;
+  approval.path = key.second;
+  // Only a stored decision needs its change's fingerprint now (a pending change gets one when
+  // it is decided): two stats per decided change, none per pending one.
+  if (!stored) return approval;
+  approval.fingerprint = ChangeFingerprint(live_fd, upper_fd, key.second);
+  if (stored->fingerprint == approval.fingerprint) approval = *stored;
+  return approval;
+}
+
+/// Back to pending, keeping the fingerprint.
+void MakePending(Approval& approval) {
+  Approval pending;
+  pending.root = approval.root;
+  pending.path = std::move(approval.path);
+  pending.fingerprint = std::move(approval.fingerprint);
+  approval = std::move(pending);
+}
+
+}  // namespace
+
+SandboxRenames Review::StreamedRenames(const Sandbox& sandbox, const std::vector<RootChanges>& deletions) {
+  if (!find_renames_) return {};
+  // Only additions of files and symlinks of a size some deleted one has can be the other half
+  // (renames.h): those are kept from a second pass, the rest of the change set is not.
+  std::vector<RootChanges> halves;
+  for (const auto& root : deletions) {
+    if (root.changes.empty()) continue;
+    UniqueFd live = sandbox.OpenLiveRoot(root.root), upper = sandbox.OpenUpper(root.root);
+    std::set<std::pair<EntryType, off_t>> sizes;
+    ParentDirs lives(live.get());
+    for (const auto& change : root.changes)
+      if (auto st = StatBeneath(lives, change.path)) sizes.insert({EntryTypeFromMode(st->st_mode), st->st_size});
+    if (sizes.empty()) continue;
+    RootChanges candidates{root.root, {}};
+    ParentDirs uppers(upper.get());
+    auto deleted = root.changes.begin();
+    sandbox.StreamChanges(root.root, [&](Change&& change) {
+      if (change.kind != ChangeKind::kAdded || !MayBeRenamed(change.new_type)) return;
+      auto st = StatBeneath(uppers, change.path);
+      if (!st || !sizes.count({EntryTypeFromMode(st->st_mode), st->st_size})) return;
+      // In path order, the deletions among them (as a scan gives them).
+      for (; deleted != root.changes.end() && deleted->path < change.path; ++deleted) candidates.changes.push_back(*deleted);
+      candidates.changes.push_back(std::move(change));
+    });
+    if (candidates.changes.empty()) continue;
+    for (; deleted != root.changes.end(); ++deleted) candidates.changes.push_back(*deleted);
+    halves.push_back(std::move(candidates));
+  }
+  if (halves.empty()) return {};
+  return find_renames_(sandbox, halves);
+}
+
+void Review::ForEach(const Sandbox& sandbox, const std::function<void(ReviewedChange&&)>& visit) {
+  // First pass per root: its hard links linked up, and the deletions that may be halves of
+  // renames; renames are known before the stream starts (the deleted half comes first or
+  // last, in path order).
+  std::vector<RootChanges> deletions;
+  for (size_t i = 0; i < sandbox.roots().size(); ++i) deletions.push_back({i, sandbox.PrepareStream(i)});
+  SandboxRenames renames = StreamedRenames(sandbox, deletions);
   std::vector<UniqueFd> lives, uppers;
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
     lives.push_back(sandbox.OpenLiveRoot(i));
     uppers.push_back(sandbox.OpenUpper(i));
   }
-  for (auto& root : sandbox.Scan()) {
-    for (auto& change : root.changes) {
-      ReviewedChange item{root.root, std::move(change), {}, {}, {}};
-      item.approval.root = root.root;
-      item.approval.path = item.change.path;
-      // Only a stored decision needs its change's fingerprint now (a pending change gets one
-      // when it is decided): two stats per decided change, none per pending one.
-      auto it = decided.find({root.root, item.change.path});
-      if (it != decided.end()) {
-        item.approval.fingerprint = ChangeFingerprint(lives[root.root].get(), uppers[root.root].get(), item.change.path);
-        // A decision made on other content does not hold: the change is pending again.
-        if (it->second.fingerprint == item.approval.fingerprint) item.approval = it->second;
+  // Each rename half's partner, and whether its decision holds for the rename: halves decided
+  // apart (a deletion approved before the file turned up elsewhere) were decided on something
+  // else than this rename, and it is pending until decided as one.
+  std::map<RecordKey, std::pair<std::string, bool>> halves;  // {root, path} → {partner, decided apart}
+  if (!renames.empty()) {
+    for (const auto& [root, pairs] : renames)
+      for (const auto& rename : pairs) {
+        halves[{root, rename.from}] = {rename.to, false};
+        halves[{root, rename.to}] = {rename.from, false};
       }
-      reviewed.push_back(std::move(item));
+    auto stored = store_.Lookup(sandbox.id());
+    std::map<RecordKey, Approval> holding;
+    for (const auto& [key, half] : halves) holding[key] = Holding(stored.Find(key), key, lives[key.first].get(), uppers[key.first].get());
+    for (auto& [key, half] : halves) {
+      const Approval& mine = holding[key];
+      const Approval& other = holding[{key.first, half.first}];
+      half.second = mine.State() != other.State() || !mine.hunks.empty() || !other.hunks.empty();
     }
   }
-  if (find_renames_) MarkRenames(sandbox, reviewed);
-  // A decision holds for the change it was made on, and which rename a change is half of is
-  // part of it: "renamed a -> b" approved is not "deleted a" approved once b has gone, nor is
-  // "added b" rejected a rejection of the rename that later pairs it with a deletion.
-  for (auto& item : reviewed) {
-    std::string partner = !item.renamed_from.empty() ? item.renamed_from : item.renamed_to;
-    if (item.approval.partner != partner) {
-      std::string fingerprint = item.approval.fingerprint;
-      item.approval = Approval{};
-      item.approval.root = item.root;
-      item.approval.path = item.change.path;
-      item.approval.fingerprint = fingerprint;
-      item.approval.partner = partner;  // what a decision made now is made on
-    }
-  }
-  return reviewed;
-}
-
-void Review::MarkRenames(const Sandbox& sandbox, std::vector<ReviewedChange>& reviewed) {
-  // Only deletions and additions of files and symlinks can be halves of a rename: the others
-  // are not copied (a change set may be a million long).
-  std::vector<RootChanges> scan;
-  for (const auto& item : reviewed) {
-    const Change& change = item.change;
-    if (!(change.kind == ChangeKind::kDeleted && MayBeRenamed(change.old_type)) &&
-        !(change.kind == ChangeKind::kAdded && MayBeRenamed(change.new_type)))
-      continue;
-    if (scan.empty() || scan.back().root != item.root) scan.push_back({item.root, {}});
-    scan.back().changes.push_back(change);
-  }
-  SandboxRenames renames = find_renames_(sandbox, scan);
-  if (renames.empty()) return;
-  std::map<Key, size_t> index;
-  for (size_t c = 0; c < reviewed.size(); ++c) index[{reviewed[c].root, reviewed[c].change.path}] = c;
-  for (const auto& [root, pairs] : renames) {
-    for (const auto& rename : pairs) {
-      auto from = index.find({root, rename.from}), to = index.find({root, rename.to});
-      if (from == index.end() || to == index.end()) continue;
-      ReviewedChange& deleted = reviewed[from->second];
-      ReviewedChange& added = reviewed[to->second];
-      deleted.renamed_to = rename.to;
-      added.renamed_from = rename.from;
-      // Halves decided apart (a deletion approved before the file turned up elsewhere) were
-      // decided on something else than this rename: it is pending until decided as one.
-      if (deleted.approval.State() != added.approval.State() || !deleted.approval.hunks.empty() ||
-          !added.approval.hunks.empty()) {
-        for (ReviewedChange* half : {&deleted, &added}) {
-          std::string fingerprint = half->approval.fingerprint;
-          half->approval = Approval{};
-          half->approval.root = half->root;
-          half->approval.path = half->change.path;
-          half->approval.fingerprint = fingerprint;
-        }
+  auto stored = store_.Lookup(sandbox.id());
+  for (size_t i = 0; i < sandbox.roots().size(); ++i) {
+    sandbox.StreamChanges(i, [&](Change&& change) {
+      RecordKey key{i, change.path};
+      ReviewedChange item{i, std::move(change), Holding(stored.Find(key), key, lives[i].get(), uppers[i].get()), {}, {}};
+      std::string partner;
+      if (auto half = halves.find(key); half != halves.end()) {
+        partner = half->second.first;
+        (item.change.kind == ChangeKind::kDeleted ? item.renamed_to : item.renamed_from) = partner;
+        if (half->second.second) MakePending(item.approval);
       }
-    }
+      // A decision holds for the change it was made on, and which rename a change is half of
+      // is part of it: "renamed a -> b" approved is not "deleted a" approved once b has gone,
+      // nor is "added b" rejected a rejection of the rename that later pairs it with a deletion.
+      if (item.approval.partner != partner) {
+        MakePending(item.approval);
+        item.approval.partner = partner;  // what a decision made now is made on
+      }
+      visit(std::move(item));
+    });
   }
 }
 

@@ -46,6 +46,9 @@ class Review {
 
   /// The change set with the decisions that still hold and its renames, in scan order.
   std::vector<ReviewedChange> Current(const Sandbox& sandbox);
+  /// The same one change at a time, without holding the change set: what it holds grows with
+  /// the deletions (rename candidates) and the additions of their sizes, never with the rest.
+  void ForEach(const Sandbox& sandbox, const std::function<void(ReviewedChange&&)>& visit);
   /// Decides `verdict` for what `selectors` name (every change when `all`). Returns how many
   /// changes or hunks were decided. Throws Error(kNotFound) naming a selector that names nothing.
   size_t Decide(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool all, Verdict verdict,
@@ -87,7 +90,9 @@ class Review {
   /// now) if it went live.
   void Settle(const Sandbox& sandbox, int64_t commit, bool went_live);
   /// Pairs the halves of each rename in `reviewed`.
-  void MarkRenames(const Sandbox& sandbox, std::vector<ReviewedChange>& reviewed);
+  /// The renames among root by root `deletions` (Sandbox::PrepareStream) and the additions of
+  /// files and symlinks of their sizes.
+  SandboxRenames StreamedRenames(const Sandbox& sandbox, const std::vector<RootChanges>& deletions);
 
   ApprovalStore& store_;
   RenameLookup find_renames_;

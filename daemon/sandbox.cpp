@@ -258,6 +258,36 @@ std::vector<RootChanges> Sandbox::Scan() const {
   return result;
 }
 
+std::vector<Change> Sandbox::PrepareStream(size_t root) const {
+  UniqueFd lower = OpenLiveRoot(root);
+  UniqueFd upper = OpenUpper(root);
+  std::lock_guard link_up(link_up_mutex_);
+  // What LinkUpHardLinks looks at (deleted files, files with more than one link) and what a
+  // rename pairs (deleted files and symlinks): few, whatever the size of the change set.
+  std::set<std::string> multi_linked;
+  std::vector<Change> kept, deletions;
+  ScanChanges(lower.get(), upper.get(), [&](Change&& change) {
+    bool deleted = change.kind == ChangeKind::kDeleted && (change.old_type == EntryType::kFile || change.old_type == EntryType::kSymlink);
+    if (deleted) deletions.push_back(change);
+    if ((deleted && change.old_type == EntryType::kFile) || multi_linked.count(change.path)) kept.push_back(std::move(change));
+  }, &verdicts_, &multi_linked);
+  std::vector<std::string> linked;
+  try {
+    UniqueFd merged = OpenMergedView(root);
+    if (merged) linked = LinkUpHardLinks(lower.get(), upper.get(), merged.get(), kept, &multi_linked);
+  } catch (const Error&) {
+    // As in Scan: what cannot be linked up now is not listed yet.
+  }
+  if (!linked.empty() && linked_up_) linked_up_(*this, root, linked);
+  return deletions;
+}
+
+void Sandbox::StreamChanges(size_t root, const ChangeVisitor& visit) const {
+  UniqueFd lower = OpenLiveRoot(root);
+  UniqueFd upper = OpenUpper(root);
+  ScanChanges(lower.get(), upper.get(), visit, &verdicts_);
+}
+
 size_t Sandbox::CountChanges() const {
   size_t count = 0;
   for (const auto& root : Scan()) count += root.changes.size();

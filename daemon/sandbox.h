@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "change.h"
+#include "changeset_scanner.h"
 #include "content_verdicts.h"
 #include "credentials.h"
 #include "fd.h"
@@ -100,6 +101,12 @@ class Sandbox {
   /// left to the Unmount of a commit, undo or suspend, which refuses then).
   std::vector<RootChanges> Scan() const;
   size_t CountChanges() const;
+  /// The same without holding the change set, in two steps per root: PrepareStream gives root
+  /// `root` its linked-up names as Scan does and returns the changes a reader may need before
+  /// the stream (the deletions of files and symlinks: the halves of renames, a few); then
+  /// StreamChanges hands out its change set one change at a time (changeset_scanner.h).
+  std::vector<Change> PrepareStream(size_t root) const;
+  void StreamChanges(size_t root, const ChangeVisitor& visit) const;
 
   /// Told of the names of root `root` that a scan or an unmount linked up (hard_links.h): from
   /// then on the sandbox holds its own copy under them, which no longer follows the live tree.

@@ -418,8 +418,12 @@ void SandboxDBus::ListChanges(sdbus::Result<uint32_t>&& result, sdbus::UnixFd ou
   InWorker(std::move(result), "list-changes", false, [this, out = UniqueFd(output.release())](const Caller&) mutable -> uint32_t {
     CheckWritable(out, "change list");
     sandbox_->CheckActive("read the changes of");
-    auto reviewed = service_.review().Current(*sandbox_);
-    Conflicts conflicts = CurrentConflicts(reviewed);
+    // Sights of a job that just ended may still be on their way (Run).
+    sandbox_->WaitSettled("read the conflicts of");
+    // The change set is never held whole (it may be a million changes long): it is read as a
+    // stream, a page at a time gets its conflicts, and its lines go out as they are made.
+    StreamedConflicts conflicts(*sandbox_, service_.sights(), service_.commits().AgreedUsec(*sandbox_), service_.options().helper_path,
+                                LookupUser(sandbox_->owner()));
     // A reader that stops reading ends the call after [Limits] StalledReaderTimeout=.
     const int64_t stall_ms = static_cast<int64_t>(service_.config().limits.stalled_reader_timeout_sec) * 1000;
     const std::string what = "the change list of sandbox " + sandbox_->id();
@@ -429,14 +433,32 @@ void SandboxDBus::ListChanges(sdbus::Result<uint32_t>&& result, sdbus::UnixFd ou
         throw Error(Code::kFailed, "the reader of " + what + " went away");
       lines.clear();
     };
-    for (const auto& item : reviewed) {
-      auto conflict = conflicts.find({item.root, item.change.path});
-      lines += ListedChange(item, sandbox_->PathPrefix(item.root), conflict == conflicts.end() ? nullptr : &conflict->second).dump();
-      lines += '\n';
-      if (lines.size() >= 64 * 1024) flush();
-    }
+    constexpr size_t kPage = 4096;
+    std::vector<ReviewedChange> page;
+    uint32_t listed = 0;
+    auto list_page = [&] {
+      std::vector<RootChanges> changes;
+      for (const auto& item : page) {
+        if (changes.empty() || changes.back().root != item.root) changes.push_back({item.root, {}});
+        changes.back().changes.push_back(item.change);
+      }
+      Conflicts found = conflicts.Of(changes);
+      for (const auto& item : page) {
+        auto conflict = found.find({item.root, item.change.path});
+        lines += ListedChange(item, sandbox_->PathPrefix(item.root), conflict == found.end() ? nullptr : &conflict->second).dump();
+        lines += '\n';
+        if (lines.size() >= 64 * 1024) flush();
+      }
+      listed += static_cast<uint32_t>(page.size());
+      page.clear();
+    };
+    service_.review().ForEach(*sandbox_, [&](ReviewedChange&& item) {
+      page.push_back(std::move(item));
+      if (page.size() >= kPage) list_page();
+    });
+    list_page();
     flush();
-    return static_cast<uint32_t>(reviewed.size());
+    return listed;
   });
 }
 
