@@ -12,7 +12,9 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 
 #include "errors.h"
 #include "fd.h"
@@ -279,6 +281,74 @@ void ScanChanges(int lower_dirfd, int upper_dirfd, const ChangeVisitor& visit, C
                   static_cast<mode_t>(lst.st_mode & kPermissionBits), static_cast<mode_t>(ust.st_mode & kPermissionBits)});
   }
   scanner.ScanDirectory(upper.get(), lower.get(), "", IsOpaque(upper.get()));
+}
+
+namespace {
+
+/// Names and d_types in a directory, without "." and "..".
+std::vector<std::pair<std::string, unsigned char>> ListTypedDirectory(int dirfd, const std::string& where) {
+  int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) ThrowErrno("cannot read directory " + where);
+  DIR* dir = fdopendir(fd);
+  if (!dir) {
+    close(fd);
+    ThrowErrno("cannot read directory " + where);
+  }
+  std::vector<std::pair<std::string, unsigned char>> entries;
+  while (dirent* entry = readdir(dir)) {
+    if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
+    entries.emplace_back(entry->d_name, entry->d_type);
+  }
+  closedir(dir);
+  return entries;
+}
+
+void WalkDeletions(int upper, int lower, const std::string& dir, bool hides_lower, std::vector<Change>& found) {
+  if (lower < 0) return;  // nothing live here: nothing below can be deleted
+  auto entries = ListTypedDirectory(upper, dir.empty() ? "." : dir);
+  auto deleted = [&](const std::string& name, const struct stat& lst) {
+    found.push_back({Join(dir, name), ChangeKind::kDeleted, EntryTypeFromMode(lst.st_mode), EntryType::kNone,
+                     static_cast<mode_t>(lst.st_mode & kPermissionBits), 0});
+  };
+  if (hides_lower) {
+    std::set<std::string> upper_names;
+    for (const auto& entry : entries) upper_names.insert(entry.first);
+    for (const auto& name : ListDirectory(lower, dir.empty() ? "." : dir)) {
+      struct stat lst;
+      if (!upper_names.count(name) && fstatat(lower, name.c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0) deleted(name, lst);
+    }
+  }
+  for (const auto& [name, type] : entries) {
+    if (type != DT_CHR && type != DT_DIR && type != DT_UNKNOWN) continue;  // files, symlinks...: not deletions
+    if (type != DT_DIR) {
+      struct stat ust, lst;
+      if (fstatat(upper, name.c_str(), &ust, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone meanwhile
+      if (IsWhiteout(ust)) {
+        if (fstatat(lower, name.c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0) deleted(name, lst);
+        continue;
+      }
+      if (!S_ISDIR(ust.st_mode)) continue;
+    }
+    // Below a directory of the upper, deletions are of the live directory of that name (a live
+    // non-directory there is replaced whole: a type change, nothing deleted below).
+    UniqueFd upper_child(openat(upper, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd lower_child(openat(lower, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!upper_child || !lower_child) continue;
+    WalkDeletions(upper_child.get(), lower_child.get(), Join(dir, name), hides_lower || IsOpaque(upper_child.get()), found);
+  }
+}
+
+}  // namespace
+
+std::vector<Change> ScanDeletions(int lower_dirfd, int upper_dirfd) {
+  UniqueFd upper(openat(upper_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!upper) ThrowErrno("cannot open the sandbox's upper layer");
+  UniqueFd lower(openat(lower_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!lower) ThrowErrno("cannot open the live root");
+  std::vector<Change> found;
+  WalkDeletions(upper.get(), lower.get(), "", IsOpaque(upper.get()), found);
+  std::sort(found.begin(), found.end(), [](const Change& a, const Change& b) { return a.path < b.path; });
+  return found;
 }
 
 std::vector<Change> ScanChanges(int lower_dirfd, int upper_dirfd, ContentVerdicts* verdicts, std::set<std::string>* multi_linked) {

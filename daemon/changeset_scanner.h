@@ -34,4 +34,9 @@ using ChangeVisitor = std::function<void(Change&&)>;
 void ScanChanges(int lower_dirfd, int upper_dirfd, const ChangeVisitor& visit, ContentVerdicts* verdicts = nullptr,
                  std::set<std::string>* multi_linked = nullptr);
 
+/// The deletions of ScanChanges alone, in the same order: what a rename may pair, found by a
+/// walk of the upper's directories that stats its char devices only (whiteouts), never its
+/// files, and lists the live directories an opaque one hides. About as cheap as find(1).
+std::vector<Change> ScanDeletions(int lower_dirfd, int upper_dirfd);
+
 }  // namespace sandboxd

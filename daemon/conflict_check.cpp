@@ -137,7 +137,7 @@ std::vector<ConflictCandidate> FindConflictCandidates(int live_fd, int upper_fd,
         found.push_back({change.path, "changed in the live tree after the sandbox read it", comparable(change.path, live)});
         continue;
       }
-      std::string now = LiveSight(live_fd, change.path);
+      std::string now = SightOf(live);  // the live entry as stat'ed just now
       if (now == sight->second) continue;
       std::string why = now == "-"             ? "deleted from the live tree"
                         : sight->second == "-" ? "made in the live tree"

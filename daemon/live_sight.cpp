@@ -43,7 +43,10 @@ std::optional<int64_t> MadeNs(int upper_fd, const std::string& path) {
 }  // namespace
 
 std::string LiveSight(int live_fd, const std::string& path, int64_t unseen_from_ns) {
-  auto found = StatBeneath(live_fd, path);
+  return SightOf(StatBeneath(live_fd, path), unseen_from_ns);
+}
+
+std::string SightOf(const std::optional<struct stat>& found, int64_t unseen_from_ns) {
   if (!found) return "-";
   if (S_ISDIR(found->st_mode)) return "dir";
   if (Ns(found->st_ctim) >= unseen_from_ns) return kUnseen;

@@ -17,6 +17,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <utility>
 #include <vector>
@@ -34,6 +35,9 @@ inline constexpr const char* kUnseen = "?";
 /// `unseen_from_ns` (nanoseconds since the epoch, as file times are).
 std::string LiveSight(int live_fd, const std::string& path,
                       int64_t unseen_from_ns = std::numeric_limits<int64_t>::max());
+
+/// The same of a live entry already stat'ed (nothing: there is none).
+std::string SightOf(const std::optional<struct stat>& live, int64_t unseen_from_ns = std::numeric_limits<int64_t>::max());
 
 /// Sights per {root, path}.
 using Sights = std::map<std::pair<size_t, std::string>, std::string>;

@@ -1,5 +1,6 @@
 #include "sandbox.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <sys/mount.h>
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 
 #include "changeset_scanner.h"
 #include "errors.h"
@@ -258,10 +260,40 @@ std::vector<RootChanges> Sandbox::Scan() const {
   return result;
 }
 
+namespace {
+
+/// Whether overlayfs's index (index=on) of a root holds entries: copies of live files it made
+/// through the index (hard_links.h). Without any, no name of the sandbox waits to be linked up.
+bool IndexHasEntries(const std::string& index_dir) {
+  UniqueFd index(open(index_dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!index) return errno != ENOENT;  // unsure: look
+  DIR* dir = fdopendir(index.get());
+  if (!dir) return true;
+  index.release();
+  bool any = false;
+  while (dirent* entry = readdir(dir))
+    if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) {
+      any = true;
+      break;
+    }
+  closedir(dir);
+  return any;
+}
+
+}  // namespace
+
 std::vector<Change> Sandbox::PrepareStream(size_t root) const {
   UniqueFd lower = OpenLiveRoot(root);
   UniqueFd upper = OpenUpper(root);
   std::lock_guard link_up(link_up_mutex_);
+  // Nothing to link up (the common case: a job that made new files): a walk for the deletions
+  // alone, which reads no file's metadata.
+  if (layout_.user_mode() || !IndexHasEntries(WorkDir(root) + "/index")) {
+    std::vector<Change> deletions;
+    for (auto& change : ScanDeletions(lower.get(), upper.get()))
+      if (change.old_type == EntryType::kFile || change.old_type == EntryType::kSymlink) deletions.push_back(std::move(change));
+    return deletions;
+  }
   // What LinkUpHardLinks looks at (deleted files, files with more than one link) and what a
   // rename pairs (deleted files and symlinks): few, whatever the size of the change set.
   std::set<std::string> multi_linked;

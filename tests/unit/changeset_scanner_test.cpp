@@ -242,7 +242,7 @@ namespace {
 // deletions, opaque directories and type changes, against the sorted list.
 TEST_F(ScannerTest, TheStreamComesInByteOrderOfPath) {
   const std::vector<std::string> names = {"a", "a-b", "a.c", "a b", "a!", "a0", "b", "ab", "a.c.d"};
-  size_t total = 0;
+  size_t total = 0, deleted = 0;
   for (unsigned seed = 1; seed <= 40; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     std::filesystem::remove_all(dir_ / "lower");
@@ -284,9 +284,16 @@ TEST_F(ScannerTest, TheStreamComesInByteOrderOfPath) {
     });
     EXPECT_EQ(Describe(streamed), Describe(sorted));
     EXPECT_EQ(Describe(streamed), Describe(ScanChanges(lower.get(), upper.get())));
+    // The cheap walk for deletions alone finds exactly the scan's deletions.
+    std::vector<Change> deletions;
+    for (const auto& change : streamed)
+      if (change.kind == ChangeKind::kDeleted) deletions.push_back(change);
+    EXPECT_EQ(Describe(ScanDeletions(lower.get(), upper.get())), Describe(deletions));
+    deleted += deletions.size();
     total += streamed.size();
   }
   EXPECT_GT(total, 400u) << "the trees are too small to tell";
+  EXPECT_GT(deleted, 20u);
 }
 
 }  // namespace
