@@ -119,24 +119,39 @@ void SightStore::Clear(const std::string& sandbox_id) {
   });
 }
 
+SightRecorder::SightRecorder(SightStore& sights, const Sandbox& sandbox, int64_t unseen_from_ns, int64_t agreed_ns)
+    : sights_(sights), sandbox_(sandbox), known_(sights.Lookup(sandbox.id())), unseen_from_ns_(unseen_from_ns), agreed_ns_(agreed_ns) {}
+
+void SightRecorder::Add(size_t root, const Change& change) {
+  if (change.path == "." || known_.Find({root, change.path})) return;
+  if (root != root_ || !live_) {
+    root_ = root;
+    live_ = sandbox_.OpenLiveRoot(root);
+    upper_ = sandbox_.OpenUpper(root);
+    live_dirs_.emplace(live_.get());  // changes come in path order: one open per directory
+    upper_dirs_.emplace(upper_.get());
+  }
+  // An entry the upper held before this job began was copied up by an earlier one, which left
+  // it as the live one was (no change then, so no sight): since when it has not followed the
+  // live tree is unknown, so a live change since the sandbox last agreed with it counts as
+  // unseen.
+  auto held = StatBeneath(*upper_dirs_, change.path);
+  bool earlier = held && !S_ISDIR(held->st_mode) && Ns(held->st_ctim) < unseen_from_ns_;
+  first_[{root, change.path}] = SightOf(StatBeneath(*live_dirs_, change.path), earlier ? std::min(agreed_ns_, unseen_from_ns_) : unseen_from_ns_);
+  if (first_.size() >= 4096) Finish();
+}
+
+void SightRecorder::Finish() {
+  sights_.RecordFirst(sandbox_.id(), first_);
+  first_.clear();
+}
+
 void RecordSights(SightStore& sights, const Sandbox& sandbox, const std::vector<RootChanges>& scan, int64_t unseen_from_ns,
                   int64_t agreed_ns) {
-  Sights known = sights.Load(sandbox.id()), first;
-  for (const auto& root : scan) {
-    UniqueFd live, upper;
-    for (const auto& change : root.changes) {
-      if (change.path == "." || known.count({root.root, change.path})) continue;
-      if (!live) live = sandbox.OpenLiveRoot(root.root), upper = sandbox.OpenUpper(root.root);
-      // An entry the upper held before this job began was copied up by an earlier one, which
-      // left it as the live one was (no change then, so no sight): since when it has not
-      // followed the live tree is unknown, so a live change since the sandbox last agreed with
-      // it counts as unseen.
-      auto held = StatBeneath(upper.get(), change.path);
-      bool earlier = held && !S_ISDIR(held->st_mode) && Ns(held->st_ctim) < unseen_from_ns;
-      first[{root.root, change.path}] = LiveSight(live.get(), change.path, earlier ? std::min(agreed_ns, unseen_from_ns) : unseen_from_ns);
-    }
-  }
-  sights.RecordFirst(sandbox.id(), first);
+  SightRecorder recorder(sights, sandbox, unseen_from_ns, agreed_ns);
+  for (const auto& root : scan)
+    for (const auto& change : root.changes) recorder.Add(root.root, change);
+  recorder.Finish();
 }
 
 void RecordLinkedUpSights(SightStore& sights, const Sandbox& sandbox, size_t root, const std::vector<std::string>& paths) {

@@ -22,7 +22,9 @@
 #include <utility>
 #include <vector>
 
+#include "beneath.h"
 #include "commit_step.h"
+#include "fd.h"
 #include "ordered_lookup.h"
 #include "sandbox.h"
 #include "store.h"
@@ -69,6 +71,26 @@ class SightStore {
 /// then), from `agreed_ns` on (when the sandbox last agreed with the live tree).
 void RecordSights(SightStore& sights, const Sandbox& sandbox, const std::vector<RootChanges>& scan, int64_t unseen_from_ns,
                   int64_t agreed_ns);
+
+/// The same for a change set read as a stream (root by root, in path order): Add each change in
+/// turn, then Finish. The sights known are read along and the new ones written a few thousand
+/// at a time: what it holds never grows with the change set.
+class SightRecorder {
+ public:
+  SightRecorder(SightStore& sights, const Sandbox& sandbox, int64_t unseen_from_ns, int64_t agreed_ns);
+  void Add(size_t root, const Change& change);
+  void Finish();
+
+ private:
+  SightStore& sights_;
+  const Sandbox& sandbox_;
+  OrderedLookup<std::string> known_;
+  int64_t unseen_from_ns_, agreed_ns_;
+  size_t root_ = 0;
+  UniqueFd live_, upper_;
+  std::optional<ParentDirs> live_dirs_, upper_dirs_;
+  Sights first_;  ///< not written yet
+};
 
 /// Names a scan linked up (hard_links.h) are copies the sandbox made of live entries: each is in
 /// sight as the live entry was when the copy was made (a live change since then is unseen).

@@ -362,10 +362,18 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
           std::optional<size_t> changes;
           try {
             sandbox->ForgetIndexWhiteouts();
-            auto scan = sandbox->Scan();
-            changes = 0;
-            for (const auto& root : scan) *changes += root.changes.size();
-            RecordSights(service->sights(), *sandbox, scan, unseen_from, service->commits().AgreedUsec(*sandbox) * 1000);
+            // As a stream: a job may have made a million changes.
+            SightRecorder sights(service->sights(), *sandbox, unseen_from, service->commits().AgreedUsec(*sandbox) * 1000);
+            size_t counted = 0;
+            for (size_t i = 0; i < sandbox->roots().size(); ++i) {
+              sandbox->PrepareStream(i);
+              sandbox->StreamChanges(i, [&](Change&& change) {
+                ++counted;
+                sights.Add(i, change);
+              });
+            }
+            sights.Finish();
+            changes = counted;
           } catch (const std::exception& e) {
             LogAbout({sandbox_id, sandbox->owner(), job_id}, spdlog::level::warn,
                      "sandbox {}: cannot record what job {} saw of the live tree: {}", sandbox_id, job_id, e.what());
