@@ -30,8 +30,8 @@ bool IsWhiteout(const struct stat& st) { return S_ISCHR(st.st_mode) && st.st_rde
 
 std::string Join(const std::string& dir, const std::string& name) { return dir.empty() ? name : dir + "/" + name; }
 
-/// Names in a directory, sorted, without "." and "..".
-std::vector<std::string> ListDirectory(int dirfd, const std::string& where) {
+/// Names and d_types in a directory, without "." and "..".
+std::vector<std::pair<std::string, unsigned char>> ListTypedDirectory(int dirfd, const std::string& where) {
   int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) ThrowErrno("cannot read directory " + where);
   DIR* dir = fdopendir(fd);
@@ -39,12 +39,19 @@ std::vector<std::string> ListDirectory(int dirfd, const std::string& where) {
     close(fd);
     ThrowErrno("cannot read directory " + where);
   }
-  std::vector<std::string> names;
+  std::vector<std::pair<std::string, unsigned char>> entries;
   while (dirent* entry = readdir(dir)) {
     if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
-    names.emplace_back(entry->d_name);
+    entries.emplace_back(entry->d_name, entry->d_type);
   }
   closedir(dir);
+  return entries;
+}
+
+/// Names in a directory, sorted, without "." and "..".
+std::vector<std::string> ListDirectory(int dirfd, const std::string& where) {
+  std::vector<std::string> names;
+  for (auto& entry : ListTypedDirectory(dirfd, where)) names.push_back(std::move(entry.first));
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -284,24 +291,6 @@ void ScanChanges(int lower_dirfd, int upper_dirfd, const ChangeVisitor& visit, C
 }
 
 namespace {
-
-/// Names and d_types in a directory, without "." and "..".
-std::vector<std::pair<std::string, unsigned char>> ListTypedDirectory(int dirfd, const std::string& where) {
-  int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) ThrowErrno("cannot read directory " + where);
-  DIR* dir = fdopendir(fd);
-  if (!dir) {
-    close(fd);
-    ThrowErrno("cannot read directory " + where);
-  }
-  std::vector<std::pair<std::string, unsigned char>> entries;
-  while (dirent* entry = readdir(dir)) {
-    if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
-    entries.emplace_back(entry->d_name, entry->d_type);
-  }
-  closedir(dir);
-  return entries;
-}
 
 void WalkDeletions(int upper, int lower, const std::string& dir, bool hides_lower, std::vector<Change>& found) {
   if (lower < 0) return;  // nothing live here: nothing below can be deleted

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 
 #include "changeset_scanner.h"
 #include "errors.h"
@@ -246,16 +247,8 @@ std::vector<RootChanges> Sandbox::Scan() const {
     std::lock_guard link_up(link_up_mutex_);
     std::set<std::string> multi_linked;
     auto changes = ScanChanges(lower.get(), upper.get(), &verdicts_, &multi_linked);
-    std::vector<std::string> linked;
-    try {
-      UniqueFd merged = OpenMergedView(i);
-      if (merged) linked = LinkUpHardLinks(lower.get(), upper.get(), merged.get(), changes, &multi_linked);
-    } catch (const Error&) {
-      // A name that cannot be linked up now (a full layer) is not listed yet: the change set must
-      // still be readable. The commit links up again before it unmounts, and refuses then.
-    }
-    if (!linked.empty() && linked_up_) linked_up_(*this, i, linked);
-    result.push_back({i, !linked.empty() ? ScanChanges(lower.get(), upper.get(), &verdicts_) : std::move(changes)});
+    bool linked = LinkUpForReading(i, lower.get(), upper.get(), changes, multi_linked);
+    result.push_back({i, linked ? ScanChanges(lower.get(), upper.get(), &verdicts_) : std::move(changes)});
   }
   return result;
 }
@@ -267,17 +260,12 @@ namespace {
 bool IndexHasEntries(const std::string& index_dir) {
   UniqueFd index(open(index_dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!index) return errno != ENOENT;  // unsure: look
-  DIR* dir = fdopendir(index.get());
-  if (!dir) return true;
-  index.release();
-  bool any = false;
-  while (dirent* entry = readdir(dir))
-    if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) {
-      any = true;
-      break;
-    }
-  closedir(dir);
-  return any;
+  std::unique_ptr<DIR, int (*)(DIR*)> listing(fdopendir(index.get()), closedir);
+  if (!listing) return true;
+  index.release();  // the listing owns it now
+  while (dirent* entry = readdir(listing.get()))
+    if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) return true;
+  return false;
 }
 
 }  // namespace
@@ -303,15 +291,22 @@ std::vector<Change> Sandbox::PrepareStream(size_t root) const {
     if (deleted) deletions.push_back(change);
     if ((deleted && change.old_type == EntryType::kFile) || multi_linked.count(change.path)) kept.push_back(std::move(change));
   }, &verdicts_, &multi_linked);
+  LinkUpForReading(root, lower.get(), upper.get(), kept, multi_linked);
+  return deletions;
+}
+
+bool Sandbox::LinkUpForReading(size_t root, int lower_fd, int upper_fd, const std::vector<Change>& changes,
+                               const std::set<std::string>& multi_linked) const {
   std::vector<std::string> linked;
   try {
     UniqueFd merged = OpenMergedView(root);
-    if (merged) linked = LinkUpHardLinks(lower.get(), upper.get(), merged.get(), kept, &multi_linked);
+    if (merged) linked = LinkUpHardLinks(lower_fd, upper_fd, merged.get(), changes, &multi_linked);
   } catch (const Error&) {
-    // As in Scan: what cannot be linked up now is not listed yet.
+    // A name that cannot be linked up now (a full layer) is not listed yet: the change set must
+    // still be readable. The commit links up again before it unmounts, and refuses then.
   }
   if (!linked.empty() && linked_up_) linked_up_(*this, root, linked);
-  return deletions;
+  return !linked.empty();
 }
 
 void Sandbox::StreamChanges(size_t root, const ChangeVisitor& visit) const {
@@ -322,7 +317,10 @@ void Sandbox::StreamChanges(size_t root, const ChangeVisitor& visit) const {
 
 size_t Sandbox::CountChanges() const {
   size_t count = 0;
-  for (const auto& root : Scan()) count += root.changes.size();
+  for (size_t i = 0; i < record_.roots.size(); ++i) {
+    PrepareStream(i);
+    StreamChanges(i, [&](Change&&) { ++count; });
+  }
   return count;
 }
 

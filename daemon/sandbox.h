@@ -204,6 +204,11 @@ class Sandbox {
   /// The root of root `root`'s mounted overlay (for hard_links.h); none when it is not mounted
   /// (and never in user mode).
   UniqueFd OpenMergedView(size_t root) const;
+  /// For Scan and PrepareStream (with link_up_mutex_ held): links up the names `changes` (read
+  /// with `multi_linked`) leave out, where the merged view is mounted, and tells linked_up_.
+  /// A failure is left for the unmount of a commit to refuse. True when any was linked up.
+  bool LinkUpForReading(size_t root, int lower_fd, int upper_fd, const std::vector<Change>& changes,
+                        const std::set<std::string>& multi_linked) const;
   /// Whose the overlays' own reads and writes are (overlay.h): the owner's user entry.
   UserCredentials OverlayIdentity() const;
   /// The commit area holding commit `commit`'s backups of root `root` (see CommitRemovedDir).
