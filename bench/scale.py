@@ -191,6 +191,10 @@ def serve(args, sock):
             elif words[0] == "find":
                 upper = find_upper(args, words[1], words[2])
                 answer = f"{run_timed(['find', upper], '/', args.timeout):.6f}"
+            elif words[0] == "find-stat":
+                # Each entry's mode read too (a stat each, as `changes` must: it shows modes).
+                upper = find_upper(args, words[1], words[2])
+                answer = f"{run_timed(['find', upper, '-printf', '%m %p\\n'], '/', args.timeout):.6f}"
             else:
                 answer = f"error: unknown request {words[0]}"
         except Exception as e:  # the child decides what a failure means for its rows
@@ -384,13 +388,14 @@ class Scale:
                 f.attempt(["diff_plain"], lambda: f.add("diff_plain", self.timed(["diff", "-rq", live, copy], ok=(0, 1))))
 
         if not readable:  # what failed there leaves nothing to read or run
-            for key in ("warm", "json", "find", "run"):
+            for key in ("warm", "json", "find", "find_stat", "run"):
                 f.errors.setdefault(key, f.errors.get("cold", "no sandbox with the changes"))
         else:
             sandbox, live = readable[0]
             for _ in range(warm_rounds):
                 f.attempt(["warm"], lambda: f.add("warm", self.timed(self.ctl + ["changes", sandbox])))
                 f.attempt(["find"], lambda: f.add("find", float(self.root.ask("find", sandbox, live))))
+                f.attempt(["find_stat"], lambda: f.add("find_stat", float(self.root.ask("find-stat", sandbox, live))))
                 f.attempt(["json"], lambda: f.add("json", self.timed(self.ctl + ["--json", "changes", sandbox])))
             # A warm-up run, not counted, as bench.py's runs have warm-up rounds.
             f.attempt(["run"], lambda: self.timed(self.ctl + ["run", sandbox, "--", "/bin/true"]))
@@ -483,6 +488,8 @@ def report(f, run_base):
     row("sandboxctl changes >/dev/null, first call after the job", f, "cold", f.p50("diff"))
     row("find UPPER >/dev/null, as root (baseline of later calls)", f, "find")
     row("sandboxctl changes >/dev/null, later calls", f, "warm", f.p50("find"))
+    row("find UPPER -printf '%m %p\\n', as root (a stat each: reference)", f, "find_stat")
+    row("sandboxctl changes >/dev/null, later calls, vs that", f, "warm", f.p50("find_stat"))
     row("sandboxctl --json changes >/dev/null, later calls", f, "json", f.p50("warm"))
     row("mkdir + renameat2 per entry + syncfs (true commit floor)", f, "floor")
     row("sandboxctl commit SANDBOX --all", f, "commit", f.p50("floor"))

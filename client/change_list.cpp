@@ -4,17 +4,18 @@
 
 namespace sandboxctl {
 
-size_t ForEachChange(Context& ctx, const std::string& sandbox_path, const std::function<void(const nlohmann::json&)>& each) {
+size_t ForEachChange(Context& ctx, const std::string& sandbox_path,
+                     const std::function<void(const ListedChange& change, std::string_view line)>& each) {
   uint32_t written = 0;
   size_t read = 0;
   std::string partial;  // a line not yet ended
   auto take_line = [&](std::string_view line) {
-    nlohmann::json change = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (!change.is_object())
+    auto change = ParseListedChange(line);
+    if (!change)
       throw sdbus::Error("org.freedesktop.DBus.Error.InvalidArgs", "sandboxd wrote a line of the change list of sandbox " +
                                                                        sandbox_path.substr(sandbox_path.rfind('/') + 1) + " that is no JSON object");
     ++read;
-    each(change);
+    each(*change, line);
   };
   CallIntoPipe(
       ctx, sandbox_path,

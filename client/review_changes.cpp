@@ -13,15 +13,15 @@ namespace sandboxctl {
 namespace {
 
 /// The verdicts a listed change reports: per hunk for a change decided hunk by hunk, else whole.
-std::vector<Verdict> VerdictsOf(const nlohmann::json& change) {
-  std::string review = change.value("review", "pending");
-  uint32_t hunks = change.value("hunks", 0u);
+std::vector<Verdict> VerdictsOf(const ListedChange& change) {
+  const std::string& review = change.review;
+  uint32_t hunks = change.hunks.value_or(0);
   if (review == "approved") return {Verdict::kApproved};
   if (review == "rejected") return {Verdict::kRejected};
   if (review != "partial" || hunks == 0) return {Verdict::kPending};
   std::vector<Verdict> verdicts(hunks, Verdict::kPending);
-  for (auto [key, verdict] : {std::pair{"approved_hunks", Verdict::kApproved}, std::pair{"rejected_hunks", Verdict::kRejected}})
-    for (uint32_t hunk : change.value(key, std::vector<uint32_t>{}))
+  for (auto [list, verdict] : {std::pair{&change.approved_hunks, Verdict::kApproved}, std::pair{&change.rejected_hunks, Verdict::kRejected}})
+    for (uint32_t hunk : *list)
       if (hunk >= 1 && hunk <= hunks) verdicts[hunk - 1] = verdict;
   return verdicts;
 }
@@ -47,10 +47,9 @@ std::string ReviewedChange::State() const {
 
 std::vector<ReviewedChange> ReadChanges(Context& ctx, const std::string& sandbox_path) {
   std::vector<ReviewedChange> read;
-  ForEachChange(ctx, sandbox_path, [&](const nlohmann::json& change) {
-    read.push_back({change.value("path", ""), change.value("kind", ""), change.value("old_type", ""), change.value("new_type", ""),
-                    VerdictsOf(change), change.value("renamed_from", ""), change.value("renamed_to", ""),
-                    change.value("conflict_reason", "")});
+  ForEachChange(ctx, sandbox_path, [&](const ListedChange& change, std::string_view) {
+    read.push_back({change.path, change.kind, change.old_type, change.new_type, VerdictsOf(change), change.renamed_from,
+                    change.renamed_to, change.conflict_reason});
   });
   return read;
 }

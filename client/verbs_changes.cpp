@@ -32,28 +32,27 @@ std::string HunkNumbers(const std::vector<uint32_t>& hunks) {
 
 /// "" for a pending change, " [approved]", " [rejected]", or for a change decided hunk by hunk
 /// " [partial: hunks 2 approved, 1 rejected, of 3]".
-std::string ReviewNote(const nlohmann::json& change) {
-  std::string state = change.value("review", "pending");
+std::string ReviewNote(const ListedChange& change) {
+  const std::string& state = change.review;
   if (state == "pending") return "";
   if (state != "partial") return " [" + state + "]";
   std::string note = " [partial:";
-  if (auto approved = change.value("approved_hunks", std::vector<uint32_t>{}); !approved.empty())
-    note += " hunks " + HunkNumbers(approved) + " approved";
-  if (auto rejected = change.value("rejected_hunks", std::vector<uint32_t>{}); !rejected.empty())
-    note += std::string(note.back() == ':' ? "" : ",") + " hunks " + HunkNumbers(rejected) + " rejected";
-  if (change.contains("hunks")) note += ", of " + std::to_string(change.value("hunks", 0u));
+  if (!change.approved_hunks.empty()) note += " hunks " + HunkNumbers(change.approved_hunks) + " approved";
+  if (!change.rejected_hunks.empty())
+    note += std::string(note.back() == ':' ? "" : ",") + " hunks " + HunkNumbers(change.rejected_hunks) + " rejected";
+  if (change.hunks) note += ", of " + std::to_string(*change.hunks);
   return note + "]";
 }
 
 /// " [conflict: why]" on a change that conflicts with the live tree (commit needs --force).
-std::string ConflictNote(const nlohmann::json& change) {
-  return change.contains("conflict_reason") ? " [conflict: " + change.value("conflict_reason", "") + "]" : "";
+std::string ConflictNote(const ListedChange& change) {
+  return change.conflict || !change.conflict_reason.empty() ? " [conflict: " + change.conflict_reason + "]" : "";
 }
 
 /// " (renamed from P)" on the added half of a rename, " (renamed to P)" on the deleted one.
-std::string RenameNote(const nlohmann::json& change) {
-  if (change.contains("renamed_from")) return " (renamed from " + sandboxd::api::ShowWireName(change.value("renamed_from", "")) + ")";
-  if (change.contains("renamed_to")) return " (renamed to " + sandboxd::api::ShowWireName(change.value("renamed_to", "")) + ")";
+std::string RenameNote(const ListedChange& change) {
+  if (!change.renamed_from.empty()) return " (renamed from " + sandboxd::api::ShowWireName(change.renamed_from) + ")";
+  if (!change.renamed_to.empty()) return " (renamed to " + sandboxd::api::ShowWireName(change.renamed_to) + ")";
   return "";
 }
 
@@ -87,21 +86,42 @@ int VerbChanges(Context& ctx, const std::string& id_or_name, const PathPatterns&
   // Printed as they come: a change set may be millions of entries long. --json prints one
   // array of the daemon's objects ("path", "kind", "root" and the details), exact names kept.
   size_t shown = 0;
-  ForEachChange(ctx, path, [&](const nlohmann::json& change) {
-    std::string name = change.value("path", "");
-    if (!patterns.Passes(name)) return;
+  // Written a buffer at a time: a line per change, a million of them.
+  std::string out;
+  auto flush = [&] {
+    std::cout.write(out.data(), static_cast<std::streamsize>(out.size()));
+    out.clear();
+  };
+  auto each = [&](const ListedChange& change, std::string_view line) {
+    if (!patterns.Passes(change.path)) return;
     if (ctx.json) {
-      std::cout << (shown == 0 ? "[\n" : ",\n") << IndentedElement(change);
+      // Every key the daemon wrote, known here or not.
+      out += shown == 0 ? "[\n" : ",\n";
+      out += IndentedElement(nlohmann::json::parse(line));
     } else {
       // "X path" as the contract has it; the other half of a rename follows in parentheses,
       // a decision, once there is one, in brackets. Names as git prints them (quote_path.h).
-      auto letter = kLetters.find(change.value("kind", ""));
-      std::cout << (letter == kLetters.end() ? '?' : letter->second) << ' ' << sandboxd::api::ShowWireName(name) << RenameNote(change)
-                << ReviewNote(change) << ConflictNote(change) << "\n";
+      auto letter = kLetters.find(change.kind);
+      out += letter == kLetters.end() ? '?' : letter->second;
+      out += ' ';
+      out += sandboxd::api::ShowWireName(change.path);
+      out += RenameNote(change);
+      out += ReviewNote(change);
+      out += ConflictNote(change);
+      out += '\n';
     }
     ++shown;
-  });
-  if (ctx.json) std::cout << (shown == 0 ? "[]\n" : "\n]\n");
+    if (out.size() >= 64 * 1024) flush();
+  };
+  try {
+    ForEachChange(ctx, path, each);
+  } catch (...) {
+    flush();  // what came before the failure is shown, as it would have been unbuffered
+    throw;
+  }
+  out += ctx.json ? (shown == 0 ? "[]\n" : "\n]\n") : "";
+  flush();
+  std::cout.flush();
   return 0;
 }
 

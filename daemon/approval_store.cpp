@@ -91,13 +91,13 @@ std::vector<Approval> ApprovalStore::Load(const std::string& sandbox_id) {
   });
 }
 
-OrderedLookup<Approval>::Page ApprovalStore::Page(const std::string& sandbox_id, const std::optional<RecordKey>& after,
+OrderedLookup<Approval>::Page ApprovalStore::Page(const std::string& sandbox_id, const RecordKey& from,
                                                   size_t limit) {
   return store_.WithDatabase([&](Database& db) {
     OrderedLookup<Approval>::Page page;
-    Statement select(db, "SELECT " + std::string(kDecisionColumns) + ", fingerprint FROM approvals WHERE sandbox_id = ? AND (root, path) > (?, ?) "
+    Statement select(db, "SELECT " + std::string(kDecisionColumns) + ", fingerprint FROM approvals WHERE sandbox_id = ? AND (root, path) >= (?, ?) "
                          "ORDER BY root, path LIMIT ?");
-    select.Bind(1, sandbox_id).Bind(2, after ? static_cast<int64_t>(after->first) : int64_t{-1}).Bind(3, after ? after->second : "");
+    select.Bind(1, sandbox_id).Bind(2, static_cast<int64_t>(from.first)).Bind(3, from.second);
     select.Bind(4, static_cast<int64_t>(limit));
     while (select.Step()) {
       Approval approval = DecisionFromRow(select);
@@ -111,7 +111,7 @@ OrderedLookup<Approval>::Page ApprovalStore::Page(const std::string& sandbox_id,
 
 OrderedLookup<Approval> ApprovalStore::Lookup(const std::string& sandbox_id) {
   return OrderedLookup<Approval>(
-      [this, sandbox_id](const std::optional<RecordKey>& after, size_t limit) { return Page(sandbox_id, after, limit); });
+      [this, sandbox_id](const RecordKey& from, size_t limit) { return Page(sandbox_id, from, limit); });
 }
 
 void ApprovalStore::Save(const std::string& sandbox_id, const std::vector<Approval>& approvals) {

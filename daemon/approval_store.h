@@ -18,9 +18,9 @@ class ApprovalStore {
   explicit ApprovalStore(Store& store);
 
   std::vector<Approval> Load(const std::string& sandbox_id);
-  /// Up to `limit` decisions after {root, path} `after` (from the first when nullopt), in that
+  /// Up to `limit` decisions at or after {root, path} `from`, in that
   /// key order (ordered_lookup.h).
-  OrderedLookup<Approval>::Page Page(const std::string& sandbox_id, const std::optional<RecordKey>& after, size_t limit);
+  OrderedLookup<Approval>::Page Page(const std::string& sandbox_id, const RecordKey& from, size_t limit);
   /// The decisions of the sandbox one by one as a streaming scan asks for them.
   OrderedLookup<Approval> Lookup(const std::string& sandbox_id);
   /// Writes `approvals` (replacing earlier rows of the same paths); a pending whole decision

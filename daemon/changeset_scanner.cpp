@@ -113,7 +113,7 @@ int64_t Ns(const timespec& t) { return static_cast<int64_t>(t.tv_sec) * 10000000
 
 class Scanner {
  public:
-  Scanner(const ChangeVisitor& visit, ContentVerdicts* verdicts, std::set<std::string>* multi_linked)
+  Scanner(const TimedChangeVisitor& visit, ContentVerdicts* verdicts, std::set<std::string>* multi_linked)
       : visit_(visit), verdicts_(verdicts), multi_linked_(multi_linked) {}
 
   /// Compares upper directory `upper` with lower directory `lower` (invalid: no lower here),
@@ -145,7 +145,7 @@ class Scanner {
       walk_pending_before(&name);
       if (take_gone) {
         struct stat lst;
-        if (fstatat(lower, name.c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0) Deleted(Join(dir, name), lst);
+        if (fstatat(lower, name.c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0) Deleted(Join(dir, name), lst, 0);
         ++next_gone;
       } else {
         if (auto sub = ScanEntry(upper, lower, dir, name, hides_lower)) pending.emplace(name + "/", std::move(*sub));
@@ -155,7 +155,7 @@ class Scanner {
     walk_pending_before(nullptr);
   }
 
-  void Emit(Change&& change) { visit_(std::move(change)); }
+  void Emit(Change&& change, int64_t upper_ctime_ns) { visit_(std::move(change), upper_ctime_ns); }
 
  private:
   /// A directory of the upper whose entries are still to be compared.
@@ -165,7 +165,7 @@ class Scanner {
     bool hides_lower = false;          ///< it, or a directory above it, is opaque
   };
 
-  const ChangeVisitor& visit_;
+  const TimedChangeVisitor& visit_;
   ContentVerdicts* verdicts_;
   std::set<std::string>* multi_linked_;
 
@@ -199,13 +199,13 @@ class Scanner {
     return differs;
   }
 
-  void Deleted(const std::string& path, const struct stat& lower) {
+  void Deleted(const std::string& path, const struct stat& lower, int64_t upper_ctime_ns) {
     Change change;
     change.path = path;
     change.kind = ChangeKind::kDeleted;
     change.old_type = EntryTypeFromMode(lower.st_mode);
     change.old_mode = lower.st_mode & kPermissionBits;
-    Emit(std::move(change));
+    Emit(std::move(change), upper_ctime_ns);
   }
 
   /// Hands out the change of entry `name` (if it is one); a directory's entries are compared
@@ -222,7 +222,7 @@ class Scanner {
     if (!has_lower && lower >= 0 && errno != ENOENT && errno != ENOTDIR) ThrowErrno("cannot stat live " + path);
 
     if (IsWhiteout(ust)) {
-      if (has_lower) Deleted(path, lst);
+      if (has_lower) Deleted(path, lst, Ns(ust.st_ctim));
       return std::nullopt;
     }
 
@@ -240,13 +240,13 @@ class Scanner {
       Subdirectory sub{name, has_lower && S_ISDIR(lst.st_mode), parent_hides_lower};
       if (!has_lower) {
         change.kind = ChangeKind::kAdded;
-        Emit(std::move(change));
+        Emit(std::move(change), Ns(ust.st_ctim));
       } else if (!S_ISDIR(lst.st_mode)) {
         change.kind = ChangeKind::kTypeChanged;
-        Emit(std::move(change));
+        Emit(std::move(change), Ns(ust.st_ctim));
       } else if (change.old_mode != change.new_mode) {
         change.kind = ChangeKind::kModeChanged;
-        Emit(std::move(change));
+        Emit(std::move(change), Ns(ust.st_ctim));
       }
       return sub;
     }
@@ -267,7 +267,7 @@ class Scanner {
       else if (change.old_mode != change.new_mode) change.kind = ChangeKind::kModeChanged;
       else return std::nullopt;
     }
-    Emit(std::move(change));
+    Emit(std::move(change), Ns(ust.st_ctim));
     return std::nullopt;
   }
 };
@@ -276,6 +276,11 @@ class Scanner {
 
 void ScanChanges(int lower_dirfd, int upper_dirfd, const ChangeVisitor& visit, ContentVerdicts* verdicts,
                  std::set<std::string>* multi_linked) {
+  ScanChangesTimed(lower_dirfd, upper_dirfd, [&](Change&& change, int64_t) { visit(std::move(change)); }, verdicts, multi_linked);
+}
+
+void ScanChangesTimed(int lower_dirfd, int upper_dirfd, const TimedChangeVisitor& visit, ContentVerdicts* verdicts,
+                      std::set<std::string>* multi_linked) {
   Scanner scanner(visit, verdicts, multi_linked);
   UniqueFd upper(openat(upper_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!upper) ThrowErrno("cannot open the sandbox's upper layer");
@@ -285,7 +290,8 @@ void ScanChanges(int lower_dirfd, int upper_dirfd, const ChangeVisitor& visit, C
   if (fstat(upper.get(), &ust) != 0 || fstat(lower.get(), &lst) != 0) ThrowErrno("cannot stat the roots");
   if ((ust.st_mode & kPermissionBits) != (lst.st_mode & kPermissionBits)) {
     scanner.Emit({".", ChangeKind::kModeChanged, EntryType::kDirectory, EntryType::kDirectory,
-                  static_cast<mode_t>(lst.st_mode & kPermissionBits), static_cast<mode_t>(ust.st_mode & kPermissionBits)});
+                  static_cast<mode_t>(lst.st_mode & kPermissionBits), static_cast<mode_t>(ust.st_mode & kPermissionBits)},
+                 Ns(ust.st_ctim));
   }
   scanner.ScanDirectory(upper.get(), lower.get(), "", IsOpaque(upper.get()));
 }

@@ -4,6 +4,7 @@
 /// directory hides), never with the size of the root. It only reads, never follows a symlink
 /// in either tree, and never resolves a multi-component path in the lower.
 
+#include <cstdint>
 #include <functional>
 #include <set>
 #include <string>
@@ -33,6 +34,15 @@ using ChangeVisitor = std::function<void(Change&&)>;
 /// from `visit` ends the scan.
 void ScanChanges(int lower_dirfd, int upper_dirfd, const ChangeVisitor& visit, ContentVerdicts* verdicts = nullptr,
                  std::set<std::string>* multi_linked = nullptr);
+
+/// Receives each change of a streaming scan with when the upper's entry at its path last changed
+/// (its ctime, ns since the epoch; 0 for a live entry an opaque directory hides, which has none).
+using TimedChangeVisitor = std::function<void(Change&&, int64_t upper_ctime_ns)>;
+
+/// The streaming scan with each change's upper ctime: what changed after a moment (a job's
+/// start) is told from what did not without a second stat.
+void ScanChangesTimed(int lower_dirfd, int upper_dirfd, const TimedChangeVisitor& visit, ContentVerdicts* verdicts = nullptr,
+                      std::set<std::string>* multi_linked = nullptr);
 
 /// The deletions of ScanChanges alone, in the same order: what a rename may pair, found by a
 /// walk of the upper's directories that stats its char devices only (whiteouts), never its

@@ -67,12 +67,12 @@ Sights SightStore::Load(const std::string& sandbox_id) {
   });
 }
 
-OrderedLookup<std::string>::Page SightStore::Page(const std::string& sandbox_id, const std::optional<RecordKey>& after,
+OrderedLookup<std::string>::Page SightStore::Page(const std::string& sandbox_id, const RecordKey& from,
                                                  size_t limit) {
   return store_.WithDatabase([&](Database& db) {
     OrderedLookup<std::string>::Page page;
-    Statement select(db, "SELECT root, path, sight FROM live_sights WHERE sandbox_id = ? AND (root, path) > (?, ?) ORDER BY root, path LIMIT ?");
-    select.Bind(1, sandbox_id).Bind(2, after ? static_cast<int64_t>(after->first) : int64_t{-1}).Bind(3, after ? after->second : "");
+    Statement select(db, "SELECT root, path, sight FROM live_sights WHERE sandbox_id = ? AND (root, path) >= (?, ?) ORDER BY root, path LIMIT ?");
+    select.Bind(1, sandbox_id).Bind(2, static_cast<int64_t>(from.first)).Bind(3, from.second);
     select.Bind(4, static_cast<int64_t>(limit));
     while (select.Step()) page.push_back({{static_cast<size_t>(select.ColumnInt(0)), select.ColumnText(1)}, select.ColumnText(2)});
     return page;
@@ -81,7 +81,7 @@ OrderedLookup<std::string>::Page SightStore::Page(const std::string& sandbox_id,
 
 OrderedLookup<std::string> SightStore::Lookup(const std::string& sandbox_id) {
   return OrderedLookup<std::string>(
-      [this, sandbox_id](const std::optional<RecordKey>& after, size_t limit) { return Page(sandbox_id, after, limit); });
+      [this, sandbox_id](const RecordKey& from, size_t limit) { return Page(sandbox_id, from, limit); });
 }
 
 namespace {
@@ -119,11 +119,23 @@ void SightStore::Clear(const std::string& sandbox_id) {
   });
 }
 
-SightRecorder::SightRecorder(SightStore& sights, const Sandbox& sandbox, int64_t unseen_from_ns, int64_t agreed_ns)
-    : sights_(sights), sandbox_(sandbox), known_(sights.Lookup(sandbox.id())), unseen_from_ns_(unseen_from_ns), agreed_ns_(agreed_ns) {}
+SightRecorder::SightRecorder(SightStore& sights, const Sandbox& sandbox, int64_t unseen_from_ns, int64_t agreed_ns,
+                             int64_t sighted_before_ns)
+    : sights_(sights),
+      sandbox_(sandbox),
+      known_(sights.Lookup(sandbox.id())),
+      unseen_from_ns_(unseen_from_ns),
+      agreed_ns_(agreed_ns),
+      sighted_before_ns_(std::min(sighted_before_ns, unseen_from_ns)) {}
 
-void SightRecorder::Add(size_t root, const Change& change) {
-  if (change.path == "." || known_.Find({root, change.path})) return;
+void SightRecorder::Add(size_t root, const Change& change, int64_t upper_ctime_ns) {
+  if (change.path == ".") return;
+  // An entry the upper has not changed since an earlier settling saw it final has the sight that
+  // settling gave it, or needed none then and became a change by a live change alone (which no
+  // sight taken now would call seen: see `earlier` below). Passing those over keeps a
+  // settling's cost with what its job changed, not with the whole change set.
+  if (upper_ctime_ns != 0 && upper_ctime_ns < sighted_before_ns_) return;
+  if (known_.Find({root, change.path})) return;
   if (root != root_ || !live_) {
     root_ = root;
     live_ = sandbox_.OpenLiveRoot(root);

@@ -49,9 +49,9 @@ class SightStore {
   explicit SightStore(Store& store);
 
   Sights Load(const std::string& sandbox_id);
-  /// Up to `limit` sights after {root, path} `after` (from the first when nullopt), in that key
+  /// Up to `limit` sights at or after {root, path} `from`, in that key
   /// order (ordered_lookup.h).
-  OrderedLookup<std::string>::Page Page(const std::string& sandbox_id, const std::optional<RecordKey>& after, size_t limit);
+  OrderedLookup<std::string>::Page Page(const std::string& sandbox_id, const RecordKey& from, size_t limit);
   /// The sights of the sandbox one by one as a streaming scan asks for them.
   OrderedLookup<std::string> Lookup(const std::string& sandbox_id);
   /// Records each sight whose path has none yet: the first job to change a path is the one that
@@ -77,15 +77,18 @@ void RecordSights(SightStore& sights, const Sandbox& sandbox, const std::vector<
 /// at a time: what it holds never grows with the change set.
 class SightRecorder {
  public:
-  SightRecorder(SightStore& sights, const Sandbox& sandbox, int64_t unseen_from_ns, int64_t agreed_ns);
-  void Add(size_t root, const Change& change);
+  /// A change whose upper entry last changed before `sighted_before_ns` (Sandbox::SightedBeforeNs)
+  /// is passed over.
+  SightRecorder(SightStore& sights, const Sandbox& sandbox, int64_t unseen_from_ns, int64_t agreed_ns, int64_t sighted_before_ns = 0);
+  /// `upper_ctime_ns`: when the upper's entry last changed (ScanChangesTimed; 0: unknown).
+  void Add(size_t root, const Change& change, int64_t upper_ctime_ns = 0);
   void Finish();
 
  private:
   SightStore& sights_;
   const Sandbox& sandbox_;
   OrderedLookup<std::string> known_;
-  int64_t unseen_from_ns_, agreed_ns_;
+  int64_t unseen_from_ns_, agreed_ns_, sighted_before_ns_;
   size_t root_ = 0;
   UniqueFd live_, upper_;
   std::optional<ParentDirs> live_dirs_, upper_dirs_;

@@ -315,6 +315,12 @@ void Sandbox::StreamChanges(size_t root, const ChangeVisitor& visit) const {
   ScanChanges(lower.get(), upper.get(), visit, &verdicts_);
 }
 
+void Sandbox::StreamChangesTimed(size_t root, const TimedChangeVisitor& visit) const {
+  UniqueFd lower = OpenLiveRoot(root);
+  UniqueFd upper = OpenUpper(root);
+  ScanChangesTimed(lower.get(), upper.get(), visit, &verdicts_);
+}
+
 size_t Sandbox::CountChanges() const {
   size_t count = 0;
   for (size_t i = 0; i < record_.roots.size(); ++i) {
@@ -364,9 +370,41 @@ int64_t Sandbox::EndJob(int64_t started, bool settle) {
   return job_starts_.empty() ? started : std::min(started, *job_starts_.begin());
 }
 
-void Sandbox::SettleDone() {
+void Sandbox::SettleDone(unsigned jobs) {
   std::lock_guard lock(mutex_);
-  if (settling_ > 0 && --settling_ == 0) settled_.notify_all();
+  settling_ -= std::min(settling_, jobs);
+  if (settling_ == 0) settled_.notify_all();
+}
+
+bool Sandbox::QueueSettle(int64_t unseen_from_ns) {
+  std::lock_guard lock(mutex_);
+  queued_settle_.unseen_from_ns =
+      queued_settle_.jobs == 0 ? unseen_from_ns : std::min(queued_settle_.unseen_from_ns, unseen_from_ns);
+  ++queued_settle_.jobs;
+  if (settle_running_) return false;
+  settle_running_ = true;
+  return true;
+}
+
+std::optional<Sandbox::SettlePass> Sandbox::NextSettlePass() {
+  std::lock_guard lock(mutex_);
+  if (queued_settle_.jobs == 0) {
+    settle_running_ = false;  // in the same step: an end queued from now on starts a settling
+    return std::nullopt;
+  }
+  SettlePass pass = queued_settle_;
+  queued_settle_ = {};
+  return pass;
+}
+
+int64_t Sandbox::SightedBeforeNs() const {
+  std::lock_guard lock(mutex_);
+  return sighted_before_ns_;
+}
+
+void Sandbox::SightsRecordedBefore(int64_t ns) {
+  std::lock_guard lock(mutex_);
+  sighted_before_ns_ = std::max(sighted_before_ns_, ns);
 }
 
 namespace {

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -107,6 +108,8 @@ class Sandbox {
   /// StreamChanges hands out its change set one change at a time (changeset_scanner.h).
   std::vector<Change> PrepareStream(size_t root) const;
   void StreamChanges(size_t root, const ChangeVisitor& visit) const;
+  /// StreamChanges with each change's upper ctime (ScanChangesTimed).
+  void StreamChangesTimed(size_t root, const TimedChangeVisitor& visit) const;
 
   /// Told of the names of root `root` that a scan or an unmount linked up (hard_links.h): from
   /// then on the sandbox holds its own copy under them, which no longer follows the live tree.
@@ -171,7 +174,30 @@ class Sandbox {
   /// sights (WaitSettled) wait for that, so they never act on a change set whose sights are not
   /// recorded yet.
   int64_t EndJob(int64_t started, bool settle = false);
-  void SettleDone();
+  /// `jobs` ended jobs' ends are taken in (or given up on).
+  void SettleDone(unsigned jobs = 1);
+  /// One settling runs at a time per sandbox, taking in the ends of every job that ended
+  /// before it began: jobs ending while a scan of a million changes runs would otherwise each
+  /// start one of their own, and scans pile up faster than they end. QueueSettle queues the
+  /// end of a job (`unseen_from`: what EndJob returned) and is true when the caller is to run
+  /// the settling: then it takes passes (NextSettlePass) until there is none, each covering the
+  /// ends queued before it (the earliest `unseen_from` of them) and ended with
+  /// SettleDone(pass.jobs). False: the settling under way takes this end in.
+  struct SettlePass {
+    int64_t unseen_from_ns = 0;
+    unsigned jobs = 0;
+  };
+  bool QueueSettle(int64_t unseen_from_ns);
+  std::optional<SettlePass> NextSettlePass();
+  /// Every change whose upper entry last changed before this moment (ns, the file clock) has
+  /// had its sight recorded, by a settling this daemon saw through: a later settling need not
+  /// look at those again. 0 (nothing known) when the sandbox is loaded: a daemon killed in the
+  /// middle of a settling left some without.
+  int64_t SightedBeforeNs() const;
+  /// After a settling that recorded the sights of every change it was handed: changes whose
+  /// upper entry last changed before `ns` (the earliest start of the jobs running when it began)
+  /// were final when it scanned them.
+  void SightsRecordedBefore(int64_t ns);
   /// Returns once no job's end is being taken in; Error(kBusy) naming `verb` if that takes
   /// more than 10 minutes.
   void WaitSettled(const std::string& verb) const;
@@ -222,6 +248,9 @@ class Sandbox {
   mutable std::condition_variable settled_;  ///< signalled when settling_ drops to 0
   unsigned running_jobs_ = 0;
   unsigned settling_ = 0;  ///< ended jobs whose end is being taken in
+  int64_t sighted_before_ns_ = 0;  ///< SightedBeforeNs
+  bool settle_running_ = false;    ///< a thread takes passes (QueueSettle)
+  SettlePass queued_settle_;       ///< job ends queued for the next pass
   std::multiset<int64_t> job_starts_;  ///< of the running jobs
   int64_t last_used_usec_ = 0;
   bool exclusive_ = false;

@@ -12,6 +12,7 @@
 #include "api.h"
 #include "bus_sockets.h"
 #include "bwrap_args.h"
+#include "background_priority.h"
 #include "change_listing.h"
 #include "change_selection.h"
 #include "dbus_util.h"
@@ -342,8 +343,12 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
       Job* monitored = job.get();
       job->Start(std::move(launch), [weak_job, weak_self, sandbox, service, sandbox_id, job_id, started, owner, monitored](const JobEnd& end) {
         int64_t unseen_from = sandbox->EndJob(started, /*settle=*/true);
-        // Ends the settling however the work below goes: done or failed.
-        auto settled = std::shared_ptr<void>(nullptr, [sandbox](void*) { sandbox->SettleDone(); });
+        // Ends this job's settling if it is never queued (the work below fails before); once
+        // queued, the settling's passes end it.
+        auto queued = std::make_shared<bool>(false);
+        auto settled = std::shared_ptr<void>(nullptr, [sandbox, queued](void*) {
+          if (!*queued) sandbox->SettleDone();
+        });
         if (owner != 0) service->job_slots().Give(owner);
         LogAbout({sandbox_id, sandbox->owner(), job_id}, spdlog::level::info, "job {} in sandbox {} ended: {} {}", job_id, sandbox_id,
                  end.reason, end.exit_status);
@@ -353,34 +358,43 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
         // set. Until then the sandbox is settling: a commit, and anyone reading conflicts,
         // waits for it (Sandbox::WaitSettled). On the job's own thread, not a worker: calls
         // waiting for the settling could otherwise fill every worker and wait for ever.
-        monitored->ThenAfterWaiters([weak_self, sandbox, service, sandbox_id, job_id, unseen_from, settled = std::move(settled)]() mutable {
-          // What the job saw of the live tree, recorded before anything compares with it (a
-          // commit right after the job: live_sight.h). A live change from the job's start on
-          // is unseen, so taking it in later only ever finds more unseen changes, never fewer.
-          // One scan serves both the sights and the count the owner is told (a scan also
-          // links up hard links: hard_links.h).
-          std::optional<size_t> changes;
-          try {
-            sandbox->ForgetIndexWhiteouts();
-            // As a stream: a job may have made a million changes.
-            SightRecorder sights(service->sights(), *sandbox, unseen_from, service->commits().AgreedUsec(*sandbox) * 1000);
-            size_t counted = 0;
-            for (size_t i = 0; i < sandbox->roots().size(); ++i) {
-              sandbox->PrepareStream(i);
-              sandbox->StreamChanges(i, [&](Change&& change) {
-                ++counted;
-                sights.Add(i, change);
-              });
+        monitored->ThenAfterWaiters([weak_self, sandbox, service, sandbox_id, job_id, unseen_from, queued,
+                                     settled = std::move(settled)]() mutable {
+          *queued = true;
+          settled.reset();
+          if (!sandbox->QueueSettle(unseen_from)) return;  // the settling under way takes it in
+          BackgroundPriority background;  // nobody's call waits for it, unless it reads conflicts
+          while (auto pass = sandbox->NextSettlePass()) {
+            // What the jobs saw of the live tree, recorded before anything compares with it (a
+            // commit right after a job: live_sight.h). A live change from the earliest start
+            // on is unseen, so taking it in later only ever finds more unseen changes, never
+            // fewer. One scan serves both the sights and the count the owner is told (a scan
+            // also links up hard links: hard_links.h).
+            std::optional<size_t> changes;
+            try {
+              sandbox->ForgetIndexWhiteouts();
+              // As a stream: a job may have made a million changes.
+              SightRecorder sights(service->sights(), *sandbox, pass->unseen_from_ns, service->commits().AgreedUsec(*sandbox) * 1000,
+                                   sandbox->SightedBeforeNs());
+              size_t counted = 0;
+              for (size_t i = 0; i < sandbox->roots().size(); ++i) {
+                sandbox->PrepareStream(i);
+                sandbox->StreamChangesTimed(i, [&](Change&& change, int64_t upper_ctime_ns) {
+                  ++counted;
+                  sights.Add(i, change, upper_ctime_ns);
+                });
+              }
+              sights.Finish();
+              sandbox->SightsRecordedBefore(pass->unseen_from_ns);
+              changes = counted;
+            } catch (const std::exception& e) {
+              LogAbout({sandbox_id, sandbox->owner(), job_id}, spdlog::level::warn,
+                       "sandbox {}: cannot record what its jobs saw of the live tree: {}", sandbox_id, e.what());
             }
-            sights.Finish();
-            changes = counted;
-          } catch (const std::exception& e) {
-            LogAbout({sandbox_id, sandbox->owner(), job_id}, spdlog::level::warn,
-                     "sandbox {}: cannot record what job {} saw of the live tree: {}", sandbox_id, job_id, e.what());
+            sandbox->SettleDone(pass->jobs);  // settled before the owner hears of it
+            if (auto s = weak_self.lock()) s->AnnounceChangeSet(changes);
+            malloc_trim(0);  // the scan's memory goes back to the system, as after a worker's calls
           }
-          settled.reset();  // settled before the owner hears of it
-          if (auto s = weak_self.lock()) s->AnnounceChangeSet(changes);
-          malloc_trim(0);  // the scan's memory goes back to the system, as after a worker's calls
         });
         service->PruneJobs(sandbox_id, job_id);
       }, [weak_job](uint64_t captured_bytes) {
@@ -453,8 +467,7 @@ void SandboxDBus::ListChanges(sdbus::Result<uint32_t>&& result, sdbus::UnixFd ou
       Conflicts found = conflicts.Of(changes);
       for (const auto& item : page) {
         auto conflict = found.find({item.root, item.change.path});
-        lines += ListedChange(item, sandbox_->PathPrefix(item.root), conflict == found.end() ? nullptr : &conflict->second).dump();
-        lines += '\n';
+        AppendListedLine(lines, item, sandbox_->PathPrefix(item.root), conflict == found.end() ? nullptr : &conflict->second);
         if (lines.size() >= 64 * 1024) flush();
       }
       listed += static_cast<uint32_t>(page.size());

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <random>
 #include <set>
@@ -78,11 +79,11 @@ TEST_F(OrderedLookupTest, EveryRecordIsFoundAtItsKeyAndNoneElsewhere) {
     std::set<RecordKey> decided_keys;
     for (const auto& approval : decided) decided_keys.insert({approval.root, approval.path});
     for (size_t page : {1, 7, 2048}) {
-      OrderedLookup<Approval> approval_lookup([&](const std::optional<RecordKey>& after, size_t limit) {
-        return approvals.Page("00000000000000aa", after, limit);
+      OrderedLookup<Approval> approval_lookup([&](const RecordKey& from, size_t limit) {
+        return approvals.Page("00000000000000aa", from, limit);
       }, page);
       auto sight_lookup = OrderedLookup<std::string>(
-          [&](const std::optional<RecordKey>& after, size_t limit) { return sights.Page("00000000000000aa", after, limit); }, page);
+          [&](const RecordKey& from, size_t limit) { return sights.Page("00000000000000aa", from, limit); }, page);
       size_t found_approvals = 0, found_sights = 0;
       for (const auto& key : asked) {
         const Approval* approval = approval_lookup.Find(key);
@@ -108,10 +109,10 @@ TEST_F(OrderedLookupTest, EveryRecordIsFoundAtItsKeyAndNoneElsewhere) {
 // Keys asked that fall between records, before the first and after the last.
 TEST_F(OrderedLookupTest, KeysBetweenRecordsFindNothing) {
   std::vector<std::pair<RecordKey, int>> records = {{{0, "b"}, 1}, {{0, "b/c"}, 2}, {{1, "a"}, 3}};
-  OrderedLookup<int> lookup([&](const std::optional<RecordKey>& after, size_t limit) {
+  OrderedLookup<int> lookup([&](const RecordKey& from, size_t limit) {
     OrderedLookup<int>::Page page;
     for (const auto& record : records)
-      if ((!after || *after < record.first) && page.size() < limit) page.push_back(record);
+      if (!(record.first < from) && page.size() < limit) page.push_back(record);
     return page;
   }, 1);
   EXPECT_EQ(lookup.Find({0, "a"}), nullptr);
@@ -120,6 +121,32 @@ TEST_F(OrderedLookupTest, KeysBetweenRecordsFindNothing) {
   ASSERT_NE(lookup.Find({0, "b/c"}), nullptr);
   EXPECT_EQ(*lookup.Find({1, "a"}), 3);
   EXPECT_EQ(lookup.Find({2, ""}), nullptr);
+}
+
+// A few keys far apart (the settling of a job that changed a few files among many) read a page
+// at each, not every record between them.
+TEST_F(OrderedLookupTest, KeysFarApartReadAPageEach) {
+  std::vector<std::pair<RecordKey, int>> records;
+  for (int i = 0; i < 10000; ++i) {
+    char name[16];
+    snprintf(name, sizeof name, "f%05d", i);
+    records.push_back({{0, name}, i});
+  }
+  size_t fetches = 0, read = 0;
+  OrderedLookup<int> lookup([&](const RecordKey& from, size_t limit) {
+    ++fetches;
+    OrderedLookup<int>::Page page;
+    for (const auto& record : records)
+      if (!(record.first < from) && page.size() < limit) page.push_back(record);
+    read += page.size();
+    return page;
+  }, 100);
+  EXPECT_EQ(*lookup.Find({0, "f00010"}), 10);
+  EXPECT_EQ(*lookup.Find({0, "f05000"}), 5000);
+  EXPECT_EQ(lookup.Find({0, "f05000x"}), nullptr);
+  EXPECT_EQ(*lookup.Find({0, "f09999"}), 9999);
+  EXPECT_EQ(fetches, 3u);
+  EXPECT_LE(read, 300u);
 }
 
 }  // namespace

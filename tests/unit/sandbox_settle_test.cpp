@@ -59,5 +59,30 @@ TEST_F(SandboxSettleTest, AJobThatEndsWithoutSettlingHoldsNothing) {
   ExclusiveOperation exclusive(sandbox_, "commit");
 }
 
+// One settling at a time: the ends of jobs that end while it scans are taken in by one more
+// pass of it, from the earliest of their starts, not by scans of their own piling up.
+TEST_F(SandboxSettleTest, JobsEndingDuringASettlingAreTakenInByItsNextPass) {
+  for (int i = 0; i < 3; ++i) sandbox_.EndJob(sandbox_.BeginJob(), /*settle=*/true);
+  EXPECT_EQ(sandbox_.jobs_in_progress(), 3u);
+  ASSERT_TRUE(sandbox_.QueueSettle(100));
+  auto first = sandbox_.NextSettlePass();
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->unseen_from_ns, 100);
+  EXPECT_EQ(first->jobs, 1u);
+  EXPECT_FALSE(sandbox_.QueueSettle(70)) << "a second settling started while one ran";
+  EXPECT_FALSE(sandbox_.QueueSettle(50));
+  sandbox_.SettleDone(first->jobs);
+  EXPECT_EQ(sandbox_.jobs_in_progress(), 2u);
+  auto second = sandbox_.NextSettlePass();
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->unseen_from_ns, 50);
+  EXPECT_EQ(second->jobs, 2u);
+  sandbox_.SettleDone(second->jobs);
+  EXPECT_FALSE(sandbox_.NextSettlePass());
+  EXPECT_EQ(sandbox_.jobs_in_progress(), 0u);
+  // Once the last pass is over, the next end starts a settling again.
+  EXPECT_TRUE(sandbox_.QueueSettle(200));
+}
+
 }  // namespace
 }  // namespace sandboxd

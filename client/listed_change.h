@@ -1,0 +1,33 @@
+#pragma once
+/// One line of a ListChanges change list (the daemon's change_listing.h) read into its fields,
+/// without building a JSON object: `changes` reads a million of them. Keys it does not know
+/// are passed over, so a newer daemon's lines still read.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sandboxctl {
+
+struct ListedChange {
+  uint32_t root = 0;
+  std::string path;
+  std::string kind;      ///< added, modified, deleted, type-changed, mode-changed
+  std::string type;
+  std::string old_type;  ///< "" when there is no old side
+  std::string new_type;  ///< "" when there is no new side
+  std::optional<uint32_t> old_mode, new_mode;
+  std::string review = "pending";
+  std::optional<uint32_t> hunks;  ///< set for a change decided hunk by hunk
+  std::vector<uint32_t> approved_hunks, rejected_hunks;
+  std::string renamed_from, renamed_to;
+  bool conflict = false;
+  std::string conflict_reason;
+};
+
+/// The fields of `line`, a JSON object; nullopt when it is no JSON object.
+std::optional<ListedChange> ParseListedChange(std::string_view line);
+
+}  // namespace sandboxctl
