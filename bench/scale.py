@@ -194,7 +194,8 @@ def serve(args, sock):
             elif words[0] == "find-stat":
                 # Each entry's mode read too (a stat each, as `changes` must: it shows modes).
                 upper = find_upper(args, words[1], words[2])
-                answer = f"{run_timed(['find', upper, '-printf', '%m %p\\n'], '/', args.timeout):.6f}"
+                argv = ["find", upper, "-printf", "%m %p\\n"]
+                answer = f"{run_timed(argv, '/', args.timeout):.6f}"
             else:
                 answer = f"error: unknown request {words[0]}"
         except Exception as e:  # the child decides what a failure means for its rows
@@ -488,8 +489,8 @@ def report(f, run_base):
     row("sandboxctl changes >/dev/null, first call after the job", f, "cold", f.p50("diff"))
     row("find UPPER >/dev/null, as root (baseline of later calls)", f, "find")
     row("sandboxctl changes >/dev/null, later calls", f, "warm", f.p50("find"))
-    row("find UPPER -printf '%m %p\\n', as root (a stat each: reference)", f, "find_stat")
-    row("sandboxctl changes >/dev/null, later calls, vs that", f, "warm", f.p50("find_stat"))
+    row("find UPPER -printf '%m %p\\n' (a stat each; reference)", f, "find_stat")
+    row("sandboxctl changes, later calls, vs find -printf", f, "warm", f.p50("find_stat"))
     row("sandboxctl --json changes >/dev/null, later calls", f, "json", f.p50("warm"))
     row("mkdir + renameat2 per entry + syncfs (true commit floor)", f, "floor")
     row("sandboxctl commit SANDBOX --all", f, "commit", f.p50("floor"))

@@ -189,42 +189,92 @@ void Review::ForEach(const Sandbox& sandbox, const std::function<void(ReviewedCh
 
 size_t Review::Decide(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool all, Verdict verdict,
                       const HunkCounter& count_hunks) {
-  auto current = Current(sandbox);
+  // The change set is read as a stream, and only the decisions made now are written: what this
+  // holds and writes grows with what the selectors name, never with the rest of a change set of
+  // a million (a decision the stream shows as not holding any more reads so whether its row
+  // stays or not: Holding).
+  constexpr size_t kBatch = 4096;
   if (all) {
     if (!selectors.empty()) throw Error(Code::kInvalidArgument, "name changes of sandbox " + sandbox.id() + " or ask for all of them, not both");
-    std::vector<Approval> changed;
-    for (auto& item : current) {
-      item.approval.DecideWhole(verdict);
-      changed.push_back(item.approval);
+    // Saved a batch at a time, each in a transaction of its own: holding the store for one
+    // transaction over the whole stream would stop every other sandbox's calls meanwhile. A
+    // failure midway says how many were decided.
+    std::vector<Approval> batch;
+    size_t decided = 0;
+    auto save = [&] {
+      FillFingerprints(sandbox, batch);
+      store_.Save(sandbox.id(), batch);
+      decided += batch.size();
+      batch.clear();
+    };
+    try {
+      ForEach(sandbox, [&](ReviewedChange&& item) {
+        item.approval.DecideWhole(verdict);
+        batch.push_back(std::move(item.approval));
+        if (batch.size() >= kBatch) save();
+      });
+      save();
+    } catch (const Error& e) {
+      if (decided == 0) throw;
+      throw Error(e.code(), std::to_string(decided) + " changes of sandbox " + sandbox.id() + " were " +
+                                std::string(ToString(verdict)) + " before this stopped it: " + e.what());
     }
-    FillFingerprints(sandbox, changed);
-    store_.Save(sandbox.id(), changed);
-    return changed.size();
+    return decided;
   }
   if (selectors.empty()) throw Error(Code::kInvalidArgument, "name at least one change of sandbox " + sandbox.id() + " (PATH or PATH:N), or all of them");
 
-  // Whole-change readings first: a file may itself be called "a:2".
-  std::map<size_t, std::set<size_t>> whole;            // selector → indices of changes
-  std::map<size_t, std::pair<size_t, int>> hunk_of;    // selector → {change index, hunk}
+  // Whole-change readings first: a file may itself be called "a:2". The changes named are kept
+  // (by key, in stream order), and every rename half (few), whose partner a selector may name.
+  std::map<RecordKey, ReviewedChange> named, halves;
+  std::set<size_t> named_whole;                          // selectors with a whole-change reading that names something
+  std::map<size_t, std::pair<RecordKey, int>> hunk_of;   // selector → {change, hunk}
   api::SelectorIndex index(selectors);
-  for (size_t c = 0; c < current.size(); ++c) {
-    std::string shown = DisplayPath(current[c].change, sandbox.PathPrefix(current[c].root));
-    index.ForEachNaming(shown, [&](size_t s) { whole[s].insert(c); });
-    for (const auto& [s, hunk] : index.HunksOf(shown)) hunk_of[s] = {c, hunk};
-  }
+  ForEach(sandbox, [&](ReviewedChange&& item) {
+    std::string shown = DisplayPath(item.change, sandbox.PathPrefix(item.root));
+    RecordKey key{item.root, item.change.path};
+    bool keep = false;
+    index.ForEachNaming(shown, [&](size_t s) {
+      named_whole.insert(s);
+      keep = true;
+    });
+    for (const auto& [s, hunk] : index.HunksOf(shown)) {
+      hunk_of[s] = {key, hunk};
+      keep = true;
+    }
+    bool half = !item.renamed_from.empty() || !item.renamed_to.empty();
+    if (half) halves.emplace(key, item);
+    if (keep) named.emplace(std::move(key), std::move(item));
+  });
   for (size_t s = 0; s < selectors.size(); ++s) {
-    if (whole.count(s)) {
+    if (named_whole.count(s)) {
       hunk_of.erase(s);
       continue;
     }
     if (!hunk_of.count(s)) throw Error(Code::kNotFound, "no change at '" + selectors[s] + "' in sandbox " + sandbox.id());
   }
+  // Which of the kept changes are decided whole: named by a whole-change reading, or the other
+  // half of a rename that is.
+  std::set<RecordKey> whole;
+  for (const auto& [key, item] : named) {
+    bool by_whole = false;
+    index.ForEachNaming(DisplayPath(item.change, sandbox.PathPrefix(item.root)), [&](size_t) { by_whole = true; });
+    if (!by_whole) continue;
+    whole.insert(key);
+    const std::string& partner = item.renamed_from.empty() ? item.renamed_to : item.renamed_from;
+    if (partner.empty()) continue;
+    RecordKey partner_key{key.first, partner};
+    if (auto other = halves.find(partner_key); other != halves.end()) {
+      named.emplace(partner_key, other->second);
+      whole.insert(partner_key);
+    }
+  }
+  halves.clear();
 
   HunkCounts counts;
   if (!hunk_of.empty()) {
     std::map<size_t, RootChanges> asked;
     for (const auto& [s, target] : hunk_of) {
-      const auto& item = current[target.first];
+      const auto& item = named.at(target.first);
       asked[item.root].root = item.root;
       asked[item.root].changes.push_back(item.change);
     }
@@ -233,20 +283,15 @@ size_t Review::Decide(const Sandbox& sandbox, const std::vector<std::string>& se
     counts = count_hunks(roots);
   }
 
-  auto partner = RenamePartners(current);
-  for (auto& [s, indices] : whole)
-    for (size_t c : std::set<size_t>(indices))
-      if (partner[c] != kNoPartner) indices.insert(partner[c]);
   size_t decided = 0;
-  for (const auto& [s, indices] : whole)
-    for (size_t c : indices) {
-      current[c].approval.DecideWhole(verdict);
-      ++decided;
-    }
+  for (const auto& key : whole) {
+    named.at(key).approval.DecideWhole(verdict);
+    ++decided;
+  }
   for (const auto& [s, target] : hunk_of) {
-    auto& item = current[target.first];
+    auto& item = named.at(target.first);
     std::string shown = DisplayPath(item.change, sandbox.PathPrefix(item.root));
-    auto it = counts.find({item.root, item.change.path});
+    auto it = counts.find(target.first);
     int count = it == counts.end() ? -1 : it->second;
     if (count < 0)
       throw Error(Code::kInvalidArgument, shown + " is not a text modification and is approved or rejected whole; name it without ':" +
@@ -257,8 +302,10 @@ size_t Review::Decide(const Sandbox& sandbox, const std::vector<std::string>& se
     item.approval.DecideHunk(target.second, count, verdict);
     ++decided;
   }
+  // All or nothing: every selector was checked above, so the decisions go in one transaction.
   std::vector<Approval> changed;
-  for (const auto& item : current) changed.push_back(item.approval);
+  for (auto& [key, item] : named) changed.push_back(std::move(item.approval));
+  named.clear();
   FillFingerprints(sandbox, changed);
   store_.Save(sandbox.id(), changed);
   return decided;
