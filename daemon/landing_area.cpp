@@ -73,6 +73,11 @@ void LandingArea::Import(int backup_fd, int removed_fd) const {
 
 void LandingArea::Evacuate(const std::string& backup_dir, const std::string& removed_dir) const {
   if (!Exists()) return;  // evacuated already, and the area removed
+  // Evacuated already, and the area's removal cut off: what is left of it may lack copies the
+  // backups hold. Emptying the backups to copy it again would lose those for an undo.
+  const std::string done = backup_dir + ".evacuated";
+  struct stat mark;
+  if (lstat(done.c_str(), &mark) == 0) return;
   // Read as root, but only through fds opened beneath the root without following symlinks, and
   // only regular files are ever opened for reading (tree_copy.h); the copies keep their owners,
   // so a file the owner could not read stays unreadable to the owner in the backups too.
@@ -81,6 +86,10 @@ void LandingArea::Evacuate(const std::string& backup_dir, const std::string& rem
   // One copy of both: a file the commit replaced under one name and removed under another is
   // one file in its backups too, and comes back as one with an undo.
   CopyTrees({{upper.get(), backup_to.get()}, {removed.get(), removed_to.get()}}, {.keep_owner = true, .record_origin = true});
+  SyncFileSystemOf(backup_to.get(), backup_dir);
+  // Marked whole only once the copies are on disk (synced above), and the mark synced too.
+  UniqueFd made(open(done.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!made) ThrowErrno("cannot mark " + backup_dir + " as evacuated");
   SyncFileSystemOf(backup_to.get(), backup_dir);
 }
 

@@ -42,7 +42,9 @@ class LandingArea {
   void Import(int backup_fd, int removed_fd) const;
   /// Copies upper/ and removed/ (the commit's backups, once it is applied) into the state
   /// directory's `backup_dir` and `removed_dir`, which are emptied first, keeping owners, and
-  /// syncs them. Runs in the daemon, as root: only root can keep the owners. Idempotent.
+  /// syncs them. Runs in the daemon, as root: only root can keep the owners. Idempotent: once
+  /// done it leaves the mark `backup_dir`.evacuated beside them, and a later call (recovery of a
+  /// commit cut off while the area was being removed) copies nothing again.
   void Evacuate(const std::string& backup_dir, const std::string& removed_dir) const;
   /// Removes the area, as the owner. Missing is fine. Returns "" or, when something in it could
   /// not be removed (an entry of another user's the commit set aside), a line for the log.

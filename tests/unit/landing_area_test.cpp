@@ -56,6 +56,41 @@ TEST(LandingNameTest, NamesTheSandboxAndTheCommit) {
   EXPECT_EQ(LandingName("s-1", 1234567890123), ".sandboxd-commit-s-1-1234567890123");
 }
 
+// Recovery of a commit cut off after its backups were evacuated but while its landing area was
+// being removed runs Evacuate again, over a landing that has lost part of its copies: the
+// backups the first evacuation made must stay whole (an undo needs every one of them).
+TEST(LandingEvacuateTest, ASecondEvacuationOverAPartlyRemovedAreaKeepsTheBackupsWhole) {
+  if (geteuid() != 0) GTEST_SKIP() << "keeping owners needs root";
+  ScopedTempDir dir;
+  const std::string live = dir.path() + "/live", area = live + "/.sandboxd-commit-s-1";
+  ASSERT_EQ(mkdir(live.c_str(), 0755), 0);
+  ASSERT_EQ(mkdir(area.c_str(), 0700), 0);
+  ASSERT_EQ(mkdir((area + "/upper").c_str(), 0700), 0);
+  ASSERT_EQ(mkdir((area + "/removed").c_str(), 0700), 0);
+  WriteFile(area + "/upper/a", "a\n");
+  WriteFile(area + "/upper/b", "b\n");
+  WriteFile(area + "/removed/e1", "e1\n");
+  const std::string backup = dir.path() + "/backup", removed = dir.path() + "/removed";
+  ASSERT_EQ(mkdir(backup.c_str(), 0700), 0);
+  ASSERT_EQ(mkdir(removed.c_str(), 0700), 0);
+  UniqueFd live_fd = OpenDir(live, O_PATH);
+  LandingArea landing("/nonexistent/helper", UserCredentials{}, live_fd.get(), ".sandboxd-commit-s-1", live);
+  try {
+    landing.Evacuate(backup, removed);
+  } catch (const Error& e) {
+    if (std::string(e.what()).find("not supported") != std::string::npos) GTEST_SKIP() << e.what();
+    throw;
+  }
+  ASSERT_EQ(ReadFile(backup + "/b"), "b\n");
+  // The removal, cut off: part of the area is gone.
+  ASSERT_EQ(unlink((area + "/upper/b").c_str()), 0);
+  ASSERT_EQ(unlink((area + "/removed/e1").c_str()), 0);
+  landing.Evacuate(backup, removed);
+  EXPECT_EQ(ReadFile(backup + "/a"), "a\n");
+  EXPECT_TRUE(Exists(backup + "/b")) << "the backup of b was lost to a second evacuation";
+  EXPECT_TRUE(Exists(removed + "/e1")) << "the removed entry e1 was lost to a second evacuation";
+}
+
 /// A temp dir standing for a live root, open as `root_fd_`.
 class LandingActionsTest : public ::testing::Test {
  protected:
