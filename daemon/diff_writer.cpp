@@ -4,8 +4,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
-#include <git2.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,25 +12,27 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 
 #include "beneath.h"
+#include "common_lines.h"
 #include "errors.h"
 #include "quote_path.h"
 #include "fd.h"
-#include "text_patch.h"
+#include "text_source.h"
 
 namespace sandboxd {
 namespace {
 
-/// One side of a file diff as read from disk.
+/// One side of a file diff as found on disk.
 struct Side {
   bool exists = false;
-  mode_t mode = 0;            ///< full st_mode
+  mode_t mode = 0;                    ///< full st_mode
   bool binary = false;
-  std::string content;        ///< text content (files), link target (symlinks)
-  std::string note;           ///< why it could not be read, if so
+  std::unique_ptr<TextSource> text;   ///< a text file's content (read as needed), a symlink's target
+  std::string note;                   ///< why it could not be read, if so
 };
 
 std::string OctalMode(mode_t mode) {
@@ -53,33 +53,27 @@ Side ReadSide(int dirfd, const std::string& path, const DiffOptions& options) {
   if (S_ISLNK(st.st_mode)) {
     std::vector<char> target(static_cast<size_t>(st.st_size) + 1 > 4096 ? static_cast<size_t>(st.st_size) + 1 : 4096);
     ssize_t size = readlinkat(parent.get(), name.c_str(), target.data(), target.size());
-    if (size >= 0) side.content.assign(target.data(), static_cast<size_t>(size));
+    side.text = std::make_unique<StringText>(size >= 0 ? std::string(target.data(), static_cast<size_t>(size)) : std::string());
     return side;
   }
   if (!S_ISREG(st.st_mode)) return side;
-  if (static_cast<size_t>(st.st_size) > options.max_text_bytes) {
+  if (static_cast<uint64_t>(st.st_size) > options.max_text_bytes) {
     side.binary = true;
     return side;
   }
-  UniqueFd file(openat(parent.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY));
+  std::unique_ptr<FileText> file = OpenRegularFile(parent.get(), name, path);
   if (!file) {
     side.binary = true;
     side.note = strerror(errno);
     return side;
   }
-  char buffer[65536];
-  for (;;) {
-    ssize_t got = read(file.get(), buffer, sizeof buffer);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    side.content.append(buffer, static_cast<size_t>(got));
-    if (side.content.size() > options.max_text_bytes) {
-      side.binary = true;
-      side.content.clear();
-      return side;
-    }
+  // The rule `hunks` and `merge` apply too (text_file.h): grown past the limit since the stat,
+  // or a NUL early on, it is binary.
+  if (!NotTextBecause(*file, options.max_text_bytes).empty()) {
+    side.binary = true;
+    return side;
   }
-  if (LooksBinary(side.content)) side.binary = true;
+  side.text = std::move(file);
   return side;
 }
 
@@ -93,72 +87,95 @@ std::optional<mode_t> ModeAt(int dirfd, const std::string& path) {
 
 bool HasContent(const Side& side) { return side.exists && (S_ISREG(side.mode) || S_ISLNK(side.mode)); }
 
-/// Unified hunks of old → new text, numbered as libgit2 produces them (text_patch.h).
-std::vector<Hunk> LineDiff(const std::string& old_text, const std::string& new_text, const DiffOptions& options) {
-  GitPatch patch = MakeTextPatch(old_text, new_text, options.context_lines);
-  std::vector<Hunk> hunks;
-  for (size_t h = 0; h < git_patch_num_hunks(patch.get()); ++h) {
-    const git_diff_hunk* hunk = nullptr;
-    size_t lines = 0;
-    if (git_patch_get_hunk(&hunk, &lines, patch.get(), h) != 0) break;
-    Hunk out;
-    out.header.assign(hunk->header, hunk->header_len);
-    while (!out.header.empty() && out.header.back() == '\n') out.header.pop_back();
-    for (size_t l = 0; l < lines; ++l) {
-      const git_diff_line* line = nullptr;
-      if (git_patch_get_line_in_hunk(&line, patch.get(), h, l) != 0) break;
-      switch (line->origin) {
-        case GIT_DIFF_LINE_CONTEXT:
-        case GIT_DIFF_LINE_ADDITION:
-        case GIT_DIFF_LINE_DELETION:
-          out.body += line->origin;
-          out.body.append(line->content, line->content_len);
-          if (line->content_len == 0 || line->content[line->content_len - 1] != '\n') out.body += '\n';
-          break;
-        case GIT_DIFF_LINE_CONTEXT_EOFNL:
-        case GIT_DIFF_LINE_ADD_EOFNL:
-        case GIT_DIFF_LINE_DEL_EOFNL:
-          out.body += "\\ No newline at end of file\n";
-          break;
-        default:
-          break;
-      }
-    }
-    hunks.push_back(std::move(out));
+/// Receives the diff of one change as it is made: each file diff's header, then its hunks.
+class DiffReceiver : public HunkSink {
+ public:
+  virtual void File(const std::string& header) = 0;
+};
+
+/// Keeps every file diff whole in memory (DiffChange).
+class DiffCollector final : public DiffReceiver {
+ public:
+  void File(const std::string& header) override { files.push_back(FileDiff{header, {}}); }
+  void Hunk(int, std::string_view header, const HunkPlace&) override {
+    files.back().hunks.push_back(sandboxd::Hunk{std::string(header), std::string()});
   }
-  return hunks;
-}
+  bool WantsBody(int) override { return true; }
+  void Body(std::string_view piece) override { files.back().hunks.back().body.append(piece); }
+  std::vector<FileDiff> files;
+};
+
+/// Counts file diffs and hunks, for the check that the hunks asked for exist.
+class HunkCounter final : public DiffReceiver {
+ public:
+  void File(const std::string&) override { ++files; }
+  void Hunk(int, std::string_view, const HunkPlace&) override { ++hunks; }
+  size_t files = 0, hunks = 0;
+};
+
+/// The reader of WriteDiff's output went away.
+struct ReaderGone {};
+
+/// Writes diffs to an fd as they are made, through a buffer, showing of a change asked for
+/// hunk by hunk only the hunks asked for.
+class DiffStreamer final : public DiffReceiver {
+ public:
+  DiffStreamer(int fd, int64_t stall_ms) : fd_(fd), stall_ms_(stall_ms) {}
+  /// The hunks to show of the next change's file diff; null: all.
+  void Only(const std::set<int>* hunks) { only_ = hunks; }
+  void File(const std::string& header) override { Write(header); }
+  void Hunk(int number, std::string_view header, const HunkPlace&) override {
+    if (!Shown(number)) return;
+    Write(header);
+    Write("\n");
+  }
+  bool WantsBody(int number) override { return Shown(number); }
+  void Body(std::string_view piece) override { Write(piece); }
+  void Write(std::string_view text) {
+    buffer_.append(text);
+    if (buffer_.size() >= kBuffer) Flush();
+  }
+  void Flush() {
+    if (!WriteWithin(fd_, buffer_, stall_ms_, "the diff")) throw ReaderGone{};
+    buffer_.clear();
+  }
+
+ private:
+  static constexpr size_t kBuffer = 64 * 1024;
+  bool Shown(int number) const { return only_ == nullptr || only_->count(number) != 0; }
+  const int fd_;
+  const int64_t stall_ms_;
+  const std::set<int>* only_ = nullptr;
+  std::string buffer_;
+};
 
 /// The diff of one path whose old and new sides are given (either may be missing).
-FileDiff DiffFile(const std::string& shown, const Side& old_side, const Side& new_side, const DiffOptions& options) {
-  FileDiff diff;
+void DiffFile(const std::string& shown, const Side& old_side, const Side& new_side, const DiffOptions& options,
+              DiffReceiver& out) {
   // Names as git writes them (quote_path.h): a name cannot end a header line or hide one.
-  diff.header = "diff --git " + api::QuotePath("a/" + shown) + " " + api::QuotePath("b/" + shown) + "\n";
+  std::string header = "diff --git " + api::QuotePath("a/" + shown) + " " + api::QuotePath("b/" + shown) + "\n";
   if (!old_side.exists) {
-    diff.header += "new file mode " + OctalMode(new_side.mode) + "\n";
+    header += "new file mode " + OctalMode(new_side.mode) + "\n";
   } else if (!new_side.exists) {
-    diff.header += "deleted file mode " + OctalMode(old_side.mode) + "\n";
+    header += "deleted file mode " + OctalMode(old_side.mode) + "\n";
   } else if ((old_side.mode & (S_IFMT | 07777)) != (new_side.mode & (S_IFMT | 07777))) {
-    diff.header += "old mode " + OctalMode(old_side.mode) + "\nnew mode " + OctalMode(new_side.mode) + "\n";
+    header += "old mode " + OctalMode(old_side.mode) + "\nnew mode " + OctalMode(new_side.mode) + "\n";
   }
   bool old_text = HasContent(old_side), new_text = HasContent(new_side);
-  if (!old_text && !new_text) return diff;  // directories, fifos, devices: header only
+  if (!old_text && !new_text) return out.File(header);  // directories, fifos, devices: header only
   std::string old_label = old_side.exists ? api::QuotePath("a/" + shown) : "/dev/null";
   std::string new_label = new_side.exists ? api::QuotePath("b/" + shown) : "/dev/null";
-  if (old_side.binary || new_side.binary) {
-    diff.header += "Binary files " + old_label + " and " + new_label + " differ\n";
-    return diff;
-  }
-  std::string old_content = old_text ? old_side.content : std::string();
-  std::string new_content = new_text ? new_side.content : std::string();
-  if (old_content == new_content) return diff;
-  diff.header += "--- " + old_label + "\n+++ " + new_label + "\n";
-  diff.hunks = LineDiff(old_content, new_content, options);
-  return diff;
+  if (old_side.binary || new_side.binary) return out.File(header + "Binary files " + old_label + " and " + new_label + " differ\n");
+  const MemoryText nothing{std::string_view()};
+  const TextSource& old_content = old_text ? *old_side.text : static_cast<const TextSource&>(nothing);
+  const TextSource& new_content = new_text ? *new_side.text : static_cast<const TextSource&>(nothing);
+  if (SameText(old_content, new_content)) return out.File(header);
+  out.File(header + "--- " + old_label + "\n+++ " + new_label + "\n");
+  ForEachHunk(old_content, new_content, options.context_lines, out, options.text_limits);
 }
 
 /// Deletions of every file below a directory of the live tree (sorted, no symlink followed).
-void DeletedTree(int lower_dirfd, const std::string& path, const DiffOptions& options, std::vector<FileDiff>& out) {
+void DeletedTree(int lower_dirfd, const std::string& path, const DiffOptions& options, DiffReceiver& out) {
   UniqueFd dir = OpenBeneath(lower_dirfd, path, O_RDONLY | O_DIRECTORY);
   if (!dir) return;
   int list_fd = dup(dir.get());
@@ -179,9 +196,32 @@ void DeletedTree(int lower_dirfd, const std::string& path, const DiffOptions& op
     if (S_ISDIR(old_side.mode)) {
       DeletedTree(lower_dirfd, child, options, out);
     } else {
-      out.push_back(DiffFile(options.path_prefix + child, old_side, Side{}, options));
+      DiffFile(options.path_prefix + child, old_side, Side{}, options, out);
     }
   }
+}
+
+/// The file diffs of one change, to `out` (DiffChange says which).
+void EmitChange(const Change& change, int lower_dirfd, int upper_dirfd, const DiffOptions& options, DiffReceiver& out) {
+  std::string shown = change.path == "." ? (options.path_prefix.empty() ? "." : options.path_prefix.substr(0, options.path_prefix.size() - 1))
+                                         : options.path_prefix + change.path;
+  Side old_side = change.kind == ChangeKind::kAdded ? Side{} : ReadSide(lower_dirfd, change.path, options);
+  Side new_side = change.kind == ChangeKind::kDeleted ? Side{} : ReadSide(upper_dirfd, change.path, options);
+  bool old_dir = old_side.exists && S_ISDIR(old_side.mode);
+  bool new_dir = new_side.exists && S_ISDIR(new_side.mode);
+  if (change.kind == ChangeKind::kTypeChanged || (old_dir && !new_side.exists)) {
+    // A type change reads as git shows it: the old entry deleted, the new one added.
+    if (old_dir) DeletedTree(lower_dirfd, change.path, options, out);
+    else if (old_side.exists) DiffFile(shown, old_side, Side{}, options, out);
+    if (new_side.exists && !new_dir) DiffFile(shown, Side{}, new_side, options, out);
+    return;
+  }
+  if (new_dir && !old_side.exists) return;  // a new directory: its entries speak for it
+  if (old_dir || new_dir) {
+    if (old_dir && new_dir && (old_side.mode & 07777) != (new_side.mode & 07777)) DiffFile(shown, old_side, new_side, options, out);
+    return;
+  }
+  DiffFile(shown, old_side, new_side, options, out);
 }
 
 }  // namespace
@@ -193,28 +233,9 @@ std::string FileDiff::Text() const {
 }
 
 std::vector<FileDiff> DiffChange(const Change& change, int lower_dirfd, int upper_dirfd, const DiffOptions& options) {
-  std::vector<FileDiff> out;
-  std::string shown = change.path == "." ? (options.path_prefix.empty() ? "." : options.path_prefix.substr(0, options.path_prefix.size() - 1))
-                                         : options.path_prefix + change.path;
-  Side old_side = change.kind == ChangeKind::kAdded ? Side{} : ReadSide(lower_dirfd, change.path, options);
-  Side new_side = change.kind == ChangeKind::kDeleted ? Side{} : ReadSide(upper_dirfd, change.path, options);
-  bool old_dir = old_side.exists && S_ISDIR(old_side.mode);
-  bool new_dir = new_side.exists && S_ISDIR(new_side.mode);
-  if (change.kind == ChangeKind::kTypeChanged || (old_dir && !new_side.exists)) {
-    // A type change reads as git shows it: the old entry deleted, the new one added.
-    if (old_dir) DeletedTree(lower_dirfd, change.path, options, out);
-    else if (old_side.exists) out.push_back(DiffFile(shown, old_side, Side{}, options));
-    if (new_side.exists && !new_dir) out.push_back(DiffFile(shown, Side{}, new_side, options));
-    return out;
-  }
-  if (new_dir && !old_side.exists) return out;  // a new directory: its entries speak for it
-  if (old_dir || new_dir) {
-    if (old_dir && new_dir && (old_side.mode & 07777) != (new_side.mode & 07777))
-      out.push_back(DiffFile(shown, old_side, new_side, options));
-    return out;
-  }
-  out.push_back(DiffFile(shown, old_side, new_side, options));
-  return out;
+  DiffCollector collector;
+  EmitChange(change, lower_dirfd, upper_dirfd, options, collector);
+  return std::move(collector.files);
 }
 
 FileDiff DiffRename(const Rename& rename, int lower_dirfd, int upper_dirfd, const DiffOptions& options) {
@@ -240,35 +261,36 @@ bool WriteDiff(const std::vector<Change>& changes, int lower_dirfd, int upper_di
     by_added[rename.to] = &rename;
     renamed_away.insert(rename.from);
   }
-  // The changes shown hunk by hunk are diffed first: a hunk that does not exist is refused
+  // The changes shown hunk by hunk are counted first: a hunk that does not exist is refused
   // before any of the diff is written.
-  std::map<std::string, std::vector<FileDiff>> partial;
   for (const auto& change : changes) {
     auto asked = options.only_hunks.find(change.path);
     if (asked == options.only_hunks.end() || renamed_away.count(change.path) || by_added.count(change.path)) continue;
-    auto files = DiffChange(change, lower_dirfd, upper_dirfd, options);
-    size_t count = files.size() == 1 ? files.front().hunks.size() : 0;
+    HunkCounter counter;
+    EmitChange(change, lower_dirfd, upper_dirfd, options, counter);
+    size_t count = counter.files == 1 ? counter.hunks : 0;
     for (int hunk : asked->second)
       if (hunk < 1 || static_cast<size_t>(hunk) > count)
         throw Error(Code::kNotFound, "no hunk " + options.path_prefix + change.path + ":" + std::to_string(hunk) + " (" +
                                          options.path_prefix + change.path + " has " +
                                          (count == 0 ? "no hunks" : count == 1 ? "1 hunk" : std::to_string(count) + " hunks") + ")");
-    FileDiff& file = files.front();
-    std::vector<Hunk> kept;
-    for (int hunk : asked->second) kept.push_back(file.hunks[static_cast<size_t>(hunk - 1)]);
-    file.hunks = std::move(kept);
-    partial[change.path] = std::move(files);
   }
-  for (const auto& change : changes) {
-    if (renamed_away.count(change.path)) continue;  // shown with its added half
-    auto rename = by_added.find(change.path);
-    if (rename != by_added.end()) {
-      if (!WriteWithin(out_fd, DiffRename(*rename->second, lower_dirfd, upper_dirfd, options).Text(), options.output_stall_ms, "the diff")) return false;
-      continue;
+  DiffStreamer out(out_fd, options.output_stall_ms);
+  try {
+    for (const auto& change : changes) {
+      if (renamed_away.count(change.path)) continue;  // shown with its added half
+      auto rename = by_added.find(change.path);
+      if (rename != by_added.end()) {
+        out.Write(DiffRename(*rename->second, lower_dirfd, upper_dirfd, options).Text());
+        continue;
+      }
+      auto asked = options.only_hunks.find(change.path);
+      out.Only(asked != options.only_hunks.end() ? &asked->second : nullptr);
+      EmitChange(change, lower_dirfd, upper_dirfd, options, out);
     }
-    auto shown = partial.find(change.path);
-    for (const auto& file : shown != partial.end() ? shown->second : DiffChange(change, lower_dirfd, upper_dirfd, options))
-      if (!WriteWithin(out_fd, file.Text(), options.output_stall_ms, "the diff")) return false;
+    out.Flush();
+  } catch (const ReaderGone&) {
+    return false;
   }
   return true;
 }

@@ -1,8 +1,11 @@
 #pragma once
 /// Git-style unified diffs of a change set, the live tree (old side) against the sandbox's
-/// upper layer (new side). Line diffs come from libgit2's patch API. Runs in sandboxd-helper as
-/// the owner; every file is opened beneath its root without following symlinks, and no file
-/// bigger than max_text_bytes is read into memory (it is shown as binary).
+/// upper layer (new side). Hunks come from ForEachHunk (text_hunks.h), as `hunks` and `merge`
+/// count and apply them. Runs in sandboxd-text-helper as the owner; every file is opened
+/// beneath its root without following symlinks. A file bigger than max_text_bytes (git's
+/// core.bigFileThreshold) or with a NUL in its first 8000 bytes is shown as binary, as git
+/// shows it; no text file is held in memory whole past TextDiffLimits::whole_bytes, and
+/// WriteDiff streams its output, so its memory does not grow with the files' sizes.
 
 #include <cstdint>
 #include <map>
@@ -12,13 +15,16 @@
 
 #include "change.h"
 #include "renames.h"
+#include "text_file.h"
+#include "text_hunks.h"
 
 namespace sandboxd {
 
 struct DiffOptions {
   std::string path_prefix;              ///< "N/" for root N of a multi-root sandbox, else ""
-  size_t max_text_bytes = 16 << 20;     ///< larger files are shown as binary
+  uint64_t max_text_bytes = kBigFileThreshold;  ///< larger files are shown as binary
   int context_lines = 3;
+  TextDiffLimits text_limits;           ///< how hunks are found (the same for `hunks` and `merge`)
   /// Per change path, the only hunks (1-based) to show of it (`diff PATH:N`); a change not here
   /// is shown whole. A hunk it does not have is an error (WriteDiff).
   std::map<std::string, std::set<int>> only_hunks;

@@ -1,88 +1,100 @@
 #include "hunk_merge.h"
 
-#include <git2.h>
-
 #include <algorithm>
-#include <vector>
 
 #include "errors.h"
-#include "text_patch.h"
+#include "text_reader.h"
 
 namespace sandboxd {
 namespace {
 
-/// The lines of `text` as libgit2 splits them: each with its '\n' (a '\r' before it stays part
-/// of the line), the last one without when the text does not end in a newline. Joining them
-/// gives `text` back byte for byte.
-std::vector<std::string_view> SplitLines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t newline = text.find('\n', start);
-    size_t end = newline == std::string_view::npos ? text.size() : newline + 1;
-    lines.push_back(text.substr(start, end - start));
-    start = end;
-  }
-  return lines;
-}
-
-/// One hunk's line range on one side, as 0-based [begin, begin + count). Unified diffs number an
-/// empty range by the line before it ("-3,0" inserts after line 3, "-0,0" at the very start).
-struct LineRange {
-  size_t begin = 0;
-  size_t count = 0;
-};
-
-LineRange RangeOf(int start, int count) {
-  if (count == 0) return {static_cast<size_t>(start), 0};
-  return {static_cast<size_t>(start - 1), static_cast<size_t>(count)};
-}
-
-void Append(std::string& out, const std::vector<std::string_view>& lines, size_t begin, size_t end) {
-  for (size_t i = begin; i < end; ++i) out.append(lines[i]);
-}
+/// Copies of big stretches go through blocks this large.
+constexpr size_t kCopyBlock = size_t{1} << 20;
 
 std::string HunkCountText(size_t count) { return std::to_string(count) + (count == 1 ? " hunk" : " hunks"); }
 
+class HunkCounter final : public HunkSink {
+ public:
+  void Hunk(int, std::string_view, const HunkPlace&) override { ++count; }
+  size_t count = 0;
+};
+
+/// Writes the old text with the approved hunks' new bytes in place of their old ones.
+class Merger final : public HunkSink {
+ public:
+  Merger(const TextSource& old_text, const TextSource& new_text, const std::set<int>& approved,
+         const std::function<void(std::string_view)>& out)
+      : old_(old_text, kCopyBlock), new_(new_text, kCopyBlock), approved_(approved), out_(out) {}
+
+  void Hunk(int number, std::string_view, const HunkPlace& place) override {
+    // Hunks come in order and never overlap; anything else would silently corrupt a user's file.
+    if (place.old_begin < done_ || place.old_end < place.old_begin || place.old_end > old_.size() ||
+        place.new_end < place.new_begin || place.new_end > new_.size())
+      throw Error(Code::kFailed, "hunk " + std::to_string(number) + " of a diff does not fit its file");
+    Copy(old_, done_, place.old_begin);
+    if (approved_.count(number) != 0) Copy(new_, place.new_begin, place.new_end);
+    else Copy(old_, place.old_begin, place.old_end);
+    done_ = place.old_end;
+    count_ = static_cast<size_t>(number);
+  }
+
+  /// The rest of the old text; the number of hunks there were.
+  size_t Finish() {
+    Copy(old_, done_, old_.size());
+    return count_;
+  }
+
+ private:
+  void Copy(TextReader& text, uint64_t begin, uint64_t end) {
+    while (begin < end) {
+      std::string_view piece = text.From(begin);
+      piece = piece.substr(0, static_cast<size_t>(std::min<uint64_t>({piece.size(), end - begin, kCopyBlock})));
+      out_(piece);
+      begin += piece.size();
+    }
+  }
+
+  TextReader old_, new_;
+  const std::set<int>& approved_;
+  const std::function<void(std::string_view)>& out_;
+  uint64_t done_ = 0;  ///< old bytes [0, done_) are written (or replaced)
+  size_t count_ = 0;
+};
+
+[[noreturn]] void ThrowNoHunk(int number, size_t count) {
+  throw Error(Code::kNotFound, "hunk " + std::to_string(number) + " does not exist: the change has " + HunkCountText(count));
+}
+
 }  // namespace
 
+size_t CountHunks(const TextSource& old_text, const TextSource& new_text, int context_lines, const TextDiffLimits& limits) {
+  HunkCounter counter;
+  ForEachHunk(old_text, new_text, context_lines, counter, limits);
+  return counter.count;
+}
+
 size_t CountHunks(std::string_view old_text, std::string_view new_text, int context_lines) {
-  return git_patch_num_hunks(MakeTextPatch(old_text, new_text, context_lines).get());
+  return CountHunks(MemoryText(old_text), MemoryText(new_text), context_lines);
+}
+
+void MergeHunks(const TextSource& old_text, const TextSource& new_text, const std::set<int>& approved,
+                const std::function<void(std::string_view)>& out, int context_lines, const TextDiffLimits& limits) {
+  if (!approved.empty() && *approved.begin() < 1) {
+    // Refused before anything is written, with the count the message needs.
+    ThrowNoHunk(*approved.begin(), CountHunks(old_text, new_text, context_lines, limits));
+  }
+  Merger merger(old_text, new_text, approved, out);
+  ForEachHunk(old_text, new_text, context_lines, merger, limits);
+  size_t count = merger.Finish();
+  if (!approved.empty() && static_cast<size_t>(*approved.rbegin()) > count) ThrowNoHunk(*approved.rbegin(), count);
 }
 
 std::string ApplyHunks(std::string_view old_text, std::string_view new_text, const std::set<int>& approved,
                        int context_lines) {
-  GitPatch patch = MakeTextPatch(old_text, new_text, context_lines);
-  size_t hunk_count = git_patch_num_hunks(patch.get());
-  for (int number : approved)
-    if (number < 1 || static_cast<size_t>(number) > hunk_count)
-      throw Error(Code::kNotFound, "hunk " + std::to_string(number) + " does not exist: the change has " + HunkCountText(hunk_count));
-
-  std::vector<std::string_view> old_lines = SplitLines(old_text);
-  std::vector<std::string_view> new_lines = SplitLines(new_text);
   std::string merged;
   merged.reserve(std::max(old_text.size(), new_text.size()));
-  size_t old_done = 0;  // old lines [0, old_done) are in `merged` already (or replaced)
-  for (size_t h = 0; h < hunk_count; ++h) {
-    const git_diff_hunk* hunk = nullptr;
-    size_t line_count = 0;
-    if (git_patch_get_hunk(&hunk, &line_count, patch.get(), h) != 0)
-      throw Error(Code::kFailed, "cannot read hunk " + std::to_string(h + 1) + " of a diff");
-    LineRange old_range = RangeOf(hunk->old_start, hunk->old_lines);
-    LineRange new_range = RangeOf(hunk->new_start, hunk->new_lines);
-    // Hunks come in order and never overlap; anything else would silently corrupt a user's file.
-    if (old_range.begin < old_done || old_range.begin + old_range.count > old_lines.size() ||
-        new_range.begin + new_range.count > new_lines.size())
-      throw Error(Code::kFailed, "hunk " + std::to_string(h + 1) + " of a diff does not fit its file");
-    Append(merged, old_lines, old_done, old_range.begin);
-    if (approved.count(static_cast<int>(h + 1)) != 0) {
-      Append(merged, new_lines, new_range.begin, new_range.begin + new_range.count);
-    } else {
-      Append(merged, old_lines, old_range.begin, old_range.begin + old_range.count);
-    }
-    old_done = old_range.begin + old_range.count;
-  }
-  Append(merged, old_lines, old_done, old_lines.size());
+  MergeHunks(MemoryText(old_text), MemoryText(new_text), approved, [&](std::string_view piece) { merged.append(piece); },
+             context_lines);
   return merged;
 }
 

@@ -9,12 +9,14 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "diff_writer.h"
 #include "errors.h"
 #include "helper_request.h"
 #include "hunk_merge.h"
 #include "text_file.h"
+#include "text_hunks.h"
 
 namespace {
 
@@ -38,8 +40,11 @@ nlohmann::json Diff(const nlohmann::json& request) {
   return {{"ok", true}};
 }
 
-/// Files larger than this have no hunks, exactly as `diff` shows them as binary.
-const size_t kMaxTextBytes = sandboxd::DiffOptions{}.max_text_bytes;
+/// Files larger than this have no hunks, exactly as `diff` shows them as binary; and hunks are
+/// found as `diff` finds them: both from DiffOptions' defaults, which the diff above uses.
+const uint64_t kMaxTextBytes = sandboxd::DiffOptions{}.max_text_bytes;
+const sandboxd::TextDiffLimits kTextLimits = sandboxd::DiffOptions{}.text_limits;
+const int kContextLines = sandboxd::DiffOptions{}.context_lines;
 
 /// {"roots": [{"counts": {PATH: hunks, ...}}, ...]}: for each change, how many hunks `diff` shows
 /// for it when it can be committed hunk by hunk, else -1 (it can only be approved whole).
@@ -50,8 +55,8 @@ nlohmann::json Hunks(const nlohmann::json& request) {
     for (const auto& change : root.changes) {
       int count = -1;
       if (sandboxd::MayHaveHunks(change)) {
-        if (auto text = sandboxd::ReadTextModification(root.live_fd, root.upper_fd, change.path, kMaxTextBytes))
-          count = static_cast<int>(sandboxd::CountHunks(text->old_text, text->new_text));
+        if (auto text = sandboxd::OpenTextModification(root.live_fd, root.upper_fd, change.path, kMaxTextBytes))
+          count = static_cast<int>(sandboxd::CountHunks(*text->old_text, *text->new_text, kContextLines, kTextLimits));
       }
       counts[change.path] = count;
     }
@@ -60,22 +65,54 @@ nlohmann::json Hunks(const nlohmann::json& request) {
   return {{"roots", answer_roots}};
 }
 
-void WriteMerged(int fd, const std::string& text, const std::string& path) {
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != 0)
-    throw Error(Code::kInvalidArgument, "the output for the hunks of " + path + " is not an empty regular file");
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t put = write(fd, text.data() + done, text.size() - done);
-    if (put < 0 && errno == EINTR) continue;
-    if (put < 0) sandboxd::ThrowErrno("cannot write the approved hunks of " + path);
-    done += static_cast<size_t>(put);
+/// The merged file, written as it is made into the empty regular file the daemon gave.
+class MergedOutput {
+ public:
+  MergedOutput(int fd, const std::string& path) : fd_(fd), path_(path) {
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != 0)
+      throw Error(Code::kInvalidArgument, "the output for the hunks of " + path + " is not an empty regular file");
+    buffer_.reserve(kBuffer);
   }
-  if (fsync(fd) != 0) sandboxd::ThrowErrno("cannot sync the approved hunks of " + path);
-}
+  void Write(std::string_view piece) {
+    if (buffer_.size() + piece.size() > kBuffer) Flush();
+    if (piece.size() >= kBuffer) Put(piece);
+    else buffer_.append(piece);
+  }
+  void Finish() {
+    Flush();
+    if (fsync(fd_) != 0) sandboxd::ThrowErrno("cannot sync the approved hunks of " + path_);
+  }
+  /// Leaves the output empty again, so that nothing half made can be taken for the result.
+  void Discard() {
+    buffer_.clear();
+    if (ftruncate(fd_, 0) != 0) { /* the daemon drops an output whose helper failed anyway */ }
+  }
+
+ private:
+  static constexpr size_t kBuffer = size_t{1} << 20;
+  void Flush() {
+    Put(buffer_);
+    buffer_.clear();
+  }
+  void Put(std::string_view text) {
+    size_t done = 0;
+    while (done < text.size()) {
+      ssize_t put = write(fd_, text.data() + done, text.size() - done);
+      if (put < 0 && errno == EINTR) continue;
+      if (put < 0) sandboxd::ThrowErrno("cannot write the approved hunks of " + path_);
+      done += static_cast<size_t>(put);
+    }
+  }
+  const int fd_;
+  const std::string& path_;
+  std::string buffer_;
+};
 
 /// Writes the live file with only the approved hunks of the sandbox's version applied to
-/// output_fd (an empty file the daemon made), synced, for the daemon to rename into place.
+/// output_fd (an empty file the daemon made), synced, for the daemon to rename into place. The
+/// files are read a piece at a time as the merge goes; should either change meanwhile, the
+/// merge is refused rather than mix two versions.
 nlohmann::json Merge(const nlohmann::json& request) {
   int live_fd = request.at("live_fd").get<int>();
   int upper_fd = request.at("upper_fd").get<int>();
@@ -83,15 +120,22 @@ nlohmann::json Merge(const nlohmann::json& request) {
   auto path = request.at("path").get<std::string>();
   auto approved = request.at("hunks").get<std::set<int>>();
   std::string why_not;
-  auto text = sandboxd::ReadTextModification(live_fd, upper_fd, path, kMaxTextBytes, &why_not);
+  auto text = sandboxd::OpenTextModification(live_fd, upper_fd, path, kMaxTextBytes, &why_not);
   if (!text) throw Error(Code::kInvalidArgument, "cannot commit single hunks of " + path + ": " + why_not);
-  std::string merged;
+  MergedOutput output(output_fd, path);
   try {
-    merged = sandboxd::ApplyHunks(text->old_text, text->new_text, approved);
+    sandboxd::MergeHunks(*text->old_text, *text->new_text, approved, [&](std::string_view piece) { output.Write(piece); },
+                         kContextLines, kTextLimits);
+    text->old_text->CheckUnchanged();
+    text->new_text->CheckUnchanged();
+    output.Finish();
   } catch (const Error& e) {
+    output.Discard();
     throw Error(e.code(), path + ": " + e.what());
+  } catch (...) {
+    output.Discard();
+    throw;
   }
-  WriteMerged(output_fd, merged, path);
   return {{"ok", true}};
 }
 
