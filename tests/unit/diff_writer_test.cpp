@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "fd.h"
+#include "git_diff.h"
 #include "temp_dir.h"
 
 namespace sandboxd {
@@ -28,27 +29,8 @@ std::string Lines(int from, int to, const std::string& tag = "") {
   return text;
 }
 
-/// What `git diff --no-index` prints for two files, with our a/P b/P labels and no index line.
 std::string GitDiff(const std::string& old_path, const std::string& new_path, const std::string& shown) {
-  std::string command = "cd / && git -c core.quotepath=off diff --no-index --no-color --no-ext-diff '" + old_path +
-                        "' '" + new_path + "' 2>/dev/null";
-  std::unique_ptr<FILE, decltype(&pclose)> pipe(popen(command.c_str(), "r"), &pclose);
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), pipe.get())) out.append(buf.data(), n);
-  std::string result;
-  size_t start = 0;
-  while (start < out.size()) {
-    size_t end = out.find('\n', start);
-    std::string line = out.substr(start, end - start);
-    start = end == std::string::npos ? out.size() : end + 1;
-    if (line.rfind("index ", 0) == 0) continue;
-    if (line.rfind("diff --git ", 0) == 0) line = "diff --git a/" + shown + " b/" + shown;
-    else if (line.rfind("--- a/", 0) == 0) line = "--- a/" + shown;
-    else if (line.rfind("+++ b/", 0) == 0) line = "+++ b/" + shown;
-    result += line + "\n";
-  }
-  return result;
+  return testing::GitDiffNoIndex(old_path, new_path, shown);
 }
 
 class DiffWriterTest : public ::testing::Test {
