@@ -226,6 +226,7 @@ size_t Review::Decide(const Sandbox& sandbox, const std::vector<std::string>& se
   // Whole-change readings first: a file may itself be called "a:2". The changes named are kept
   // (by key, in stream order), and every rename half (few), whose partner a selector may name.
   std::map<RecordKey, ReviewedChange> named, halves;
+  std::set<RecordKey> whole;                             // changes a whole-change reading names
   std::set<size_t> named_whole;                          // selectors with a whole-change reading that names something
   std::map<size_t, std::pair<RecordKey, int>> hunk_of;   // selector → {change, hunk}
   api::SelectorIndex index(selectors);
@@ -237,6 +238,7 @@ size_t Review::Decide(const Sandbox& sandbox, const std::vector<std::string>& se
       named_whole.insert(s);
       keep = true;
     });
+    if (keep) whole.insert(key);
     for (const auto& [s, hunk] : index.HunksOf(shown)) {
       hunk_of[s] = {key, hunk};
       keep = true;
@@ -252,14 +254,9 @@ size_t Review::Decide(const Sandbox& sandbox, const std::vector<std::string>& se
     }
     if (!hunk_of.count(s)) throw Error(Code::kNotFound, "no change at '" + selectors[s] + "' in sandbox " + sandbox.id());
   }
-  // Which of the kept changes are decided whole: named by a whole-change reading, or the other
-  // half of a rename that is.
-  std::set<RecordKey> whole;
-  for (const auto& [key, item] : named) {
-    bool by_whole = false;
-    index.ForEachNaming(DisplayPath(item.change, sandbox.PathPrefix(item.root)), [&](size_t) { by_whole = true; });
-    if (!by_whole) continue;
-    whole.insert(key);
+  // The other half of a rename named whole is decided with it.
+  for (const RecordKey& key : std::set<RecordKey>(whole)) {
+    const ReviewedChange& item = named.at(key);
     const std::string& partner = item.renamed_from.empty() ? item.renamed_to : item.renamed_from;
     if (partner.empty()) continue;
     RecordKey partner_key{key.first, partner};

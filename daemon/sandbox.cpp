@@ -310,9 +310,7 @@ bool Sandbox::LinkUpForReading(size_t root, int lower_fd, int upper_fd, const st
 }
 
 void Sandbox::StreamChanges(size_t root, const ChangeVisitor& visit) const {
-  UniqueFd lower = OpenLiveRoot(root);
-  UniqueFd upper = OpenUpper(root);
-  ScanChanges(lower.get(), upper.get(), visit, &verdicts_);
+  StreamChangesTimed(root, [&](Change&& change, int64_t) { visit(std::move(change)); });
 }
 
 void Sandbox::StreamChangesTimed(size_t root, const TimedChangeVisitor& visit) const {
