@@ -149,6 +149,10 @@ void ApprovalStore::Forget(const std::string& sandbox_id, const std::vector<std:
   });
 }
 
+void ApprovalStore::ForgetAll(const std::string& sandbox_id) {
+  store_.WithDatabase([&](Database& db) { Statement(db, "DELETE FROM approvals WHERE sandbox_id = ?").Bind(1, sandbox_id).Run(); });
+}
+
 void ApprovalStore::Clear(const std::string& sandbox_id) {
   store_.WithDatabase([&](Database& db) {
     Statement(db, "DELETE FROM approvals WHERE sandbox_id = ?").Bind(1, sandbox_id).Run();

@@ -28,6 +28,9 @@ class ApprovalStore {
   void Save(const std::string& sandbox_id, const std::vector<Approval>& approvals);
   /// Forgets the decisions of `paths` (after a commit took them).
   void Forget(const std::string& sandbox_id, const std::vector<std::pair<size_t, std::string>>& paths);
+  /// Forgets every decision of the sandbox (after a commit of its whole change set); those
+  /// waiting for a commit's outcome stay.
+  void ForgetAll(const std::string& sandbox_id);
   void Clear(const std::string& sandbox_id);
 
   /// The decisions the files a commit takes in part keep if it goes live (the hunks left),

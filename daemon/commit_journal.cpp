@@ -75,19 +75,59 @@ int64_t CommitJournal::BeginStaging(const std::string& sandbox_id, bool forced) 
   });
 }
 
-int64_t CommitJournal::Begin(const std::string& sandbox_id, const std::vector<CommitStep>& steps, bool forced) {
+int64_t CommitJournal::BeginPlanning(const std::string& sandbox_id, bool forced) {
   return store_.WithDatabase([&](Database& db) {
-    Transaction tx(db);
-    Statement(db, "INSERT INTO commits(sandbox_id, state, started_usec, forced) VALUES (?, 'applying', ?, ?)")
+    Statement(db, "INSERT INTO commits(sandbox_id, state, started_usec, forced) VALUES (?, 'planning', ?, ?)")
         .Bind(1, sandbox_id)
         .Bind(2, NowUsec())
         .Bind(3, int64_t{forced})
         .Run();
-    int64_t id = sqlite3_last_insert_rowid(db.handle());
+    return sqlite3_last_insert_rowid(db.handle());
+  });
+}
+
+void CommitJournal::Abandon(int64_t id) {
+  store_.WithDatabase([&](Database& db) {
+    Transaction tx(db);
+    Statement state(db, "SELECT state FROM commits WHERE id = ?");
+    state.Bind(1, id);
+    if (!state.Step() || state.ColumnText(0) != "planning") return;  // (rolled back by tx)
+    Statement(db, "DELETE FROM commit_steps WHERE commit_id = ?").Bind(1, id).Run();
+    Statement(db, "DELETE FROM commits WHERE id = ?").Bind(1, id).Run();
+    tx.Commit();
+  });
+}
+
+void CommitJournal::AppendSteps(int64_t id, const std::vector<CommitStep>& steps) {
+  store_.WithDatabase([&](Database& db) {
+    Transaction tx(db);
     WriteSteps(db, id, steps);
     tx.Commit();
-    return id;
   });
+}
+
+void CommitJournal::ForEachStepPage(int64_t id, bool reverse, size_t page,
+                                    const std::function<void(const std::vector<CommitStep>&)>& visit) {
+  // Each page is its own query from where the last ended (the primary key orders them): no
+  // read stays open while `visit` runs, which may take minutes and write to the store.
+  std::vector<CommitStep> steps;
+  int64_t next = reverse ? INT64_MAX : -1;
+  for (;;) {
+    steps.clear();
+    store_.WithDatabase([&](Database& db) {
+      Statement select(db, reverse ? "SELECT seq, root, path, action, old_ino, new_ino, old_mode, new_mode, from_path FROM commit_steps "
+                                     "WHERE commit_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?"
+                                   : "SELECT seq, root, path, action, old_ino, new_ino, old_mode, new_mode, from_path FROM commit_steps "
+                                     "WHERE commit_id = ? AND seq > ? ORDER BY seq LIMIT ?");
+      select.Bind(1, id).Bind(2, next).Bind(3, static_cast<int64_t>(page));
+      while (select.Step()) steps.push_back(ReadStep(select, id));
+    });
+    if (steps.empty()) return;
+    next = static_cast<int64_t>(steps.back().seq);
+    if (reverse) std::reverse(steps.begin(), steps.end());
+    visit(steps);
+    if (steps.size() < page) return;
+  }
 }
 
 void CommitJournal::Journal(int64_t id, const std::vector<CommitStep>& steps) {
@@ -156,11 +196,11 @@ void CommitJournal::SetState(int64_t id, const std::string& state) {
 }
 
 std::vector<JournaledCommit> CommitJournal::Unfinished(const std::string& sandbox_id) {
-  // 'staging': entries may have moved into the stage, to be put back. 'importing': an undo was
-  // bringing backups into a landing area, to be removed.
+  // 'planning': nothing moved yet. 'staging': entries may have moved into the stage, to be put
+  // back. 'importing': an undo was bringing backups into a landing area, to be removed.
   return store_.WithDatabase([&](Database& db) {
     return Select(db, sandbox_id,
-                  "state IN ('staging', 'applying', 'applied', 'importing', 'undoing', 'returning') ORDER BY id");
+                  "state IN ('planning', 'staging', 'applying', 'applied', 'importing', 'undoing', 'returning') ORDER BY id");
   });
 }
 
@@ -175,8 +215,7 @@ std::vector<JournaledCommit> CommitJournal::Select(Database& db, const std::stri
   Statement select(db, std::string("SELECT id, state, staged, finished_usec FROM commits WHERE sandbox_id = ? AND ") + condition);
   select.Bind(1, sandbox_id);
   while (select.Step())
-    commits.push_back({select.ColumnInt(0), sandbox_id, select.ColumnText(1), select.ColumnInt(2) != 0, select.ColumnInt(3), {}});
-  LoadSteps(db, commits);
+    commits.push_back({select.ColumnInt(0), sandbox_id, select.ColumnText(1), select.ColumnInt(2) != 0, select.ColumnInt(3)});
   return commits;
 }
 
@@ -226,29 +265,26 @@ PutBackTimes CommitJournal::PutBackSince(const std::string& sandbox_id, int64_t 
   });
 }
 
-void CommitJournal::LoadSteps(Database& db, std::vector<JournaledCommit>& commits) {
-  Statement steps(db,
-                  "SELECT seq, root, path, action, old_ino, new_ino, old_mode, new_mode, from_path FROM commit_steps "
-                  "WHERE commit_id = ? ORDER BY seq");
-  for (auto& commit : commits) {
-    steps.Bind(1, commit.id);
-    while (steps.Step()) {
-      CommitStep step;
-      step.seq = static_cast<size_t>(steps.ColumnInt(0));
-      step.root = static_cast<size_t>(steps.ColumnInt(1));
-      step.path = steps.ColumnText(2);
-      auto action = StepActionFromString(steps.ColumnText(3));
-      if (!action) throw Error(Code::kFailed, "commit " + std::to_string(commit.id) + " has a step of unknown kind in the journal");
-      step.action = *action;
-      step.old_ino = static_cast<ino_t>(steps.ColumnInt(4));
-      step.new_ino = static_cast<ino_t>(steps.ColumnInt(5));
-      step.old_mode = static_cast<mode_t>(steps.ColumnInt(6));
-      step.new_mode = static_cast<mode_t>(steps.ColumnInt(7));
-      step.from = steps.ColumnText(8);
-      commit.steps.push_back(std::move(step));
-    }
-    steps.Reset();
-  }
+CommitStep CommitJournal::ReadStep(Statement& select, int64_t commit) {
+  CommitStep step;
+  step.seq = static_cast<size_t>(select.ColumnInt(0));
+  step.root = static_cast<size_t>(select.ColumnInt(1));
+  step.path = select.ColumnText(2);
+  auto action = StepActionFromString(select.ColumnText(3));
+  if (!action) throw Error(Code::kFailed, "commit " + std::to_string(commit) + " has a step of unknown kind in the journal");
+  step.action = *action;
+  step.old_ino = static_cast<ino_t>(select.ColumnInt(4));
+  step.new_ino = static_cast<ino_t>(select.ColumnInt(5));
+  step.old_mode = static_cast<mode_t>(select.ColumnInt(6));
+  step.new_mode = static_cast<mode_t>(select.ColumnInt(7));
+  step.from = select.ColumnText(8);
+  return step;
+}
+
+std::vector<CommitStep> CommitJournal::StepsOf(int64_t id) {
+  std::vector<CommitStep> steps;
+  ForEachStepPage(id, false, 65536, [&](const std::vector<CommitStep>& page) { steps.insert(steps.end(), page.begin(), page.end()); });
+  return steps;
 }
 
 }  // namespace sandboxd

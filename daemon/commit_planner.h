@@ -3,11 +3,15 @@
 /// through a symlink) the inode numbers of the live entries it replaces and of the upper
 /// entries that go live. Sockets and device nodes are not committed: they are reported.
 
+#include <sys/stat.h>
+
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "beneath.h"
 #include "commit_step.h"
 #include "sandbox.h"
 
@@ -24,6 +28,36 @@ bool IsCommittable(const Change& change);
 
 /// {root, added path} → the deleted path it is a rename of (commit_request.h).
 using RenameMap = std::map<std::pair<size_t, std::string>, std::string>;
+
+/// Plans a commit's steps a change at a time, for a change set streamed in scan order (per root,
+/// parents before children): it holds the steps of the change at hand only, never the commit's.
+/// `renames` ({root, added path} → deleted path) must be of changes whose halves are both taken.
+class CommitPlanner {
+ public:
+  CommitPlanner(std::vector<int> live_fds, std::vector<int> upper_fds, std::vector<std::string> prefixes,
+                const RenameMap& renames);
+  /// Appends the steps of `change` of root `root` to `steps` (none for a deletion already gone
+  /// live, the deleted half of a moved rename, or a socket or device node, which is reported in
+  /// skipped()). Throws Error naming the path.
+  void Plan(size_t root, const Change& change, std::vector<CommitStep>& steps);
+  /// Steps planned so far: the next one's seq.
+  size_t planned() const { return next_seq_; }
+  std::vector<std::string>& skipped() { return skipped_; }
+
+ private:
+  void Push(CommitStep step, std::vector<CommitStep>& steps);
+  void PlanMove(size_t root, const std::string& to, const std::string& from, const struct stat& source,
+                std::vector<CommitStep>& steps);
+
+  std::vector<int> live_fds_, upper_fds_;
+  std::vector<std::string> prefixes_;
+  const RenameMap& renames_;
+  std::map<std::pair<size_t, std::string>, struct stat> moving_;  ///< {root, added path} → live entry
+  std::set<std::pair<size_t, std::string>> moved_away_;           ///< {root, deleted path}
+  std::map<size_t, ParentDirs> lives_, uppers_;                   ///< per root, each directory opened about once
+  size_t next_seq_ = 0;
+  std::vector<std::string> skipped_;
+};
 
 /// `live_fds[i]` and `upper_fds[i]` are directory fds of root i. Paths in `skipped` carry the
 /// root prefix of multi-root sandboxes. Each of `renames` is one move of the live entry (plus a

@@ -20,6 +20,10 @@ struct CommitRequest {
   /// {root, added path} → the deleted path it was renamed from; both halves are in `changes`.
   std::map<std::pair<size_t, std::string>, std::string> renames;
   bool everything = false;  ///< `changes` is the whole change set, each change whole
+  /// The whole change set, each change whole, read from the upper as the commit goes: `changes`
+  /// is empty and `renames` holds every rename (Review::Outlook). Never held whole, so a change
+  /// set of a million entries commits in bounded memory.
+  bool whole_upper = false;
   bool force = false;       ///< commit over conflicts
 };
 

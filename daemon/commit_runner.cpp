@@ -66,17 +66,7 @@ void StripPlacedEntries(const std::vector<CommitStep>& steps, const std::vector<
 CommitRunner::CommitRunner(const Layout& layout, CommitJournal& journal, SightStore& sights, std::string helper_path)
     : layout_(layout), journal_(journal), sights_(sights), helper_path_(std::move(helper_path)) {}
 
-namespace {
-
-struct RootFds {
-  std::vector<UniqueFd> lives, uppers;
-  std::vector<int> live_fds, upper_fds;
-  std::vector<std::string> prefixes;
-  std::vector<bool> landing;  ///< root i's layers are on another file system (landing_area.h)
-  bool any_landing = false;
-};
-
-RootFds OpenRoots(const Sandbox& sandbox) {
+CommitRunner::RootFds CommitRunner::OpenRoots(const Sandbox& sandbox) {
   RootFds fds;
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
     fds.lives.push_back(sandbox.OpenLiveRoot(i));
@@ -90,10 +80,12 @@ RootFds OpenRoots(const Sandbox& sandbox) {
   return fds;
 }
 
+namespace {
+
 /// Two names of one inode must go live together or not at all: a name left in the sandbox
 /// would still share the inode with the live one, and a later job writing it would change the
 /// live file behind every commit. And whole: hunks make a new file of each name.
-void CheckHardLinksGoTogether(const Sandbox& sandbox, const RootFds& fds, const CommitRequest& request) {
+void CheckHardLinksGoTogether(const Sandbox& sandbox, const CommitRunner::RootFds& fds, const CommitRequest& request) {
   struct Taken {
     std::string shown;
     bool by_hunks = false;
@@ -134,56 +126,140 @@ void CheckHardLinksGoTogether(const Sandbox& sandbox, const RootFds& fds, const 
 }  // namespace
 
 CommitRunner::Outcome CommitRunner::Commit(Sandbox& sandbox, const CommitRequest& request, const Journaled& journaled) {
-  size_t total = 0;
-  for (const auto& root : request.changes) total += root.changes.size();
-  if (total == 0) return {};
   UserCredentials owner = LookupUser(sandbox.owner());
-  if (!request.force) CheckConflicts(sandbox, request, owner);
   // The upper itself becomes the backups only when everything in it goes live (sockets and
   // device nodes are not committed and stay in the sandbox) and it can be renamed into place,
   // on the live file system. Otherwise the commit goes through a stage, and across file
   // systems also through a landing area.
+  if (request.whole_upper) {
+    if (!TakesWholeUpper(sandbox)) throw Error(Code::kFailed, "sandbox " + sandbox.id() + " cannot commit its upper whole");
+    return CommitWholeUpper(sandbox, request, owner, journaled);
+  }
+  size_t total = 0;
+  for (const auto& root : request.changes) total += root.changes.size();
+  if (total == 0) return {};
+  if (!request.force) CheckConflicts(sandbox, request, owner);
   bool uncommittable = false;
   for (const auto& root : request.changes)
     for (const auto& change : root.changes) uncommittable |= !IsCommittable(change);
-  if (request.everything && request.hunks.empty() && !uncommittable && !OpenRoots(sandbox).any_landing)
-    return CommitWholeUpper(sandbox, request, journaled);
+  if (request.everything && request.hunks.empty() && !uncommittable && TakesWholeUpper(sandbox))
+    return CommitWholeUpper(sandbox, request, owner, journaled);
   return CommitStaged(sandbox, request, owner, journaled);
+}
+
+bool CommitRunner::TakesWholeUpper(const Sandbox& sandbox) {
+  for (size_t i = 0; i < sandbox.roots().size(); ++i)
+    if (sandbox.LandsAcrossFileSystems(i)) return false;
+  return true;
 }
 
 int64_t CommitRunner::AgreedUsec(const Sandbox& sandbox) {
   return std::max<int64_t>(sandbox.created_usec(), journal_.LastFinishedUsec(sandbox.id()));
 }
 
+namespace {
+
+/// A commit refused for conflicts names at most this many (the reply must fit a D-Bus message).
+constexpr size_t kMaxConflictsNamed = 20;
+
+/// Steps travel to the helper and from the journal this many at a time.
+constexpr size_t kStepPage = 8192;
+
+/// Changes are checked for conflicts and planned this many at a time.
+constexpr size_t kChangePage = 4096;
+
+Error ConflictError(const Sandbox& sandbox, const Conflicts& named, size_t total) {
+  std::string list;
+  for (const auto& [where, why] : named)
+    list += (list.empty() ? "" : ", ") + api::QuotePath(sandbox.PathPrefix(where.first) + where.second) + " (" + why + ")";
+  if (total > named.size()) list += " and " + std::to_string(total - named.size()) + " more";
+  return Error(Code::kConflict, "sandbox " + sandbox.id() + " conflicts with the live tree, which changed where the sandbox " +
+                                    "did not see it: " + list + "; nothing was committed (use --force to commit anyway)");
+}
+
+}  // namespace
+
 void CommitRunner::CheckConflicts(const Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner) {
   Conflicts conflicts = FindConflicts(sandbox, request.changes, sights_.Load(sandbox.id()), AgreedUsec(sandbox), helper_path_, owner);
   if (conflicts.empty()) return;
-  std::string list;
-  for (const auto& [where, why] : conflicts)
-    list += (list.empty() ? "" : ", ") + api::QuotePath(sandbox.PathPrefix(where.first) + where.second) + " (" + why + ")";
-  throw Error(Code::kConflict, "sandbox " + sandbox.id() + " conflicts with the live tree, which changed where the sandbox " +
-                                   "did not see it: " + list + "; nothing was committed (use --force to commit anyway)");
+  size_t total = conflicts.size();
+  while (conflicts.size() > kMaxConflictsNamed) conflicts.erase(std::prev(conflicts.end()));
+  throw ConflictError(sandbox, conflicts, total);
 }
 
-CommitRunner::Outcome CommitRunner::CommitWholeUpper(Sandbox& sandbox, const CommitRequest& request, const Journaled& journaled) {
+void CommitRunner::PlanWholeUpper(const Sandbox& sandbox, int64_t commit, const CommitRequest& request,
+                                  const UserCredentials& owner, const RootFds& fds, Outcome& outcome) {
+  // One pass over the upper: a page of changes at a time is checked for conflicts and planned,
+  // and its steps go to the journal. A conflict anywhere refuses the whole commit, naming the
+  // first few; nothing has moved by then.
+  std::optional<StreamedConflicts> conflicts;
+  if (!request.force) conflicts.emplace(sandbox, sights_, AgreedUsec(sandbox), helper_path_, owner);
+  Conflicts named;
+  size_t conflicting = 0;
+  CommitPlanner planner(fds.live_fds, fds.upper_fds, fds.prefixes, request.renames);
+  std::vector<RootChanges> page;
+  size_t in_page = 0;
+  std::vector<CommitStep> steps;
+  auto plan_page = [&] {
+    if (conflicts) {
+      for (auto& conflict : conflicts->Of(page)) {
+        ++conflicting;
+        if (named.size() < kMaxConflictsNamed) named.insert(std::move(conflict));
+      }
+    }
+    if (conflicting == 0) {
+      steps.clear();
+      for (const auto& root : page)
+        for (const auto& change : root.changes) planner.Plan(root.root, change, steps);
+      journal_.AppendSteps(commit, steps);
+      for (const auto& [root, inodes] : InodesNamedBy(steps)) outcome.worked[root].insert(inodes.begin(), inodes.end());
+    }
+    for (const auto& root : page) outcome.committed += root.changes.size();
+    page.clear();
+    in_page = 0;
+  };
+  for (size_t i = 0; i < sandbox.roots().size(); ++i) {
+    sandbox.PrepareStream(i);
+    sandbox.StreamChanges(i, [&](Change&& change) {
+      if (page.empty() || page.back().root != i) page.push_back({i, {}});
+      page.back().changes.push_back(std::move(change));
+      if (++in_page == kChangePage) plan_page();
+    });
+  }
+  plan_page();
+  if (conflicting > 0) throw ConflictError(sandbox, named, conflicting);
+  outcome.skipped = std::move(planner.skipped());
+  outcome.committed -= outcome.skipped.size();
+}
+
+CommitRunner::Outcome CommitRunner::CommitWholeUpper(Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner,
+                                                     const Journaled& journaled) {
   Outcome outcome;
   RootFds fds = OpenRoots(sandbox);
-  CommitPlan plan = PlanCommit(request.changes, fds.live_fds, fds.upper_fds, fds.prefixes, request.renames);
-  outcome.skipped = plan.skipped;
-  for (const auto& root : request.changes) outcome.committed += root.changes.size();
-  outcome.committed -= plan.skipped.size();
-  StripPlacedEntries(plan.steps, fds.upper_fds);
-
-  int64_t commit = journal_.Begin(sandbox.id(), plan.steps, request.force);
+  int64_t commit = journal_.BeginPlanning(sandbox.id(), request.force);
   try {
     if (journaled) journaled(commit);
+    PlanWholeUpper(sandbox, commit, request, owner, fds, outcome);
+    if (outcome.committed + outcome.skipped.size() == 0) {
+      journal_.Abandon(commit);
+      return {};
+    }
+    // Only once no conflict refused it: what goes live loses the overlay's marks.
+    journal_.ForEachStepPage(commit, false, kStepPage, [&](const std::vector<CommitStep>& steps) { StripPlacedEntries(steps, fds.upper_fds); });
+    journal_.SetState(commit, "applying");
+  } catch (...) {
+    // Nothing moved: the commit leaves no trace (its steps may be a million rows).
+    journal_.Abandon(commit);
+    throw;
+  }
+  try {
     PrepareDirectories(sandbox, commit, false);
-    Run(sandbox, commit, "forward", plan.steps, false);
+    Run(sandbox, commit, "forward", false);
   } catch (...) {
     // Take back whatever was done. If even that fails, the journal still says "applying": the
     // next start-up finishes the commit or takes it back, and until then the sandbox is frozen.
     try {
-      Run(sandbox, commit, "back", plan.steps, false);
+      Run(sandbox, commit, "back", false);
     } catch (const std::exception& e) {
       std::string why = "commit " + std::to_string(commit) + " failed and could not be taken back (" + e.what() +
                         "); restarting sandboxd finishes it or takes it back";
@@ -196,8 +272,9 @@ CommitRunner::Outcome CommitRunner::CommitWholeUpper(Sandbox& sandbox, const Com
   }
   journal_.SetState(commit, "applied");
   KeepBackups(sandbox, commit);
-  if (auto note = SettleAfterMoves(sandbox, plan.steps, false)) outcome.skipped.push_back(*note);
-  outcome.worked = InodesNamedBy(plan.steps);
+  // The whole upper took it away (it is the backups now): nothing is left to see, not even by
+  // the copies it held of files that were no change any more.
+  sights_.Clear(sandbox.id());
   journal_.Finish(commit);
   return outcome;
 }
@@ -256,10 +333,10 @@ CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitR
 
   Sights others = CurrentSightsOf(sights_, sandbox, InodesNamedBy(plan.steps));
   try {
-    Run(sandbox, commit, "forward", plan.steps, true);
+    Run(sandbox, commit, "forward", true);
   } catch (...) {
     try {
-      Run(sandbox, commit, "back", plan.steps, true);
+      Run(sandbox, commit, "back", true);
       Unstage(sandbox, commit);
     } catch (const std::exception& e) {
       std::string why = "commit " + std::to_string(commit) + " failed and could not be taken back (" + e.what() +
@@ -272,34 +349,48 @@ CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitR
   journal_.SetState(commit, "applied");
   Settle(sandbox, commit, plan.steps);
   for (auto& note : KeepLandedBackups(sandbox, commit)) outcome.skipped.push_back(std::move(note));
-  if (auto note = SettleAfterMoves(sandbox, plan.steps, true, others)) outcome.skipped.push_back(*note);
+  if (auto note = SettleAfterMoves(sandbox, commit, true, others)) outcome.skipped.push_back(*note);
   outcome.worked = InodesNamedBy(plan.steps);
   journal_.Finish(commit);
   return outcome;
+}
+
+InodesByRoot CommitRunner::InodesNamedByCommit(int64_t commit) {
+  InodesByRoot worked;
+  journal_.ForEachStepPage(commit, false, kStepPage, [&](const std::vector<CommitStep>& steps) {
+    for (const auto& [root, inodes] : InodesNamedBy(steps)) worked[root].insert(inodes.begin(), inodes.end());
+  });
+  return worked;
 }
 
 CommitRunner::UndoOutcome CommitRunner::Undo(Sandbox& sandbox) {
   auto last = journal_.LastDone(sandbox.id());
   if (!last) throw Error(Code::kNotFound, "sandbox " + sandbox.id() + " has no commit to undo");
   RootFds fds = OpenRoots(sandbox);
-  auto conflicts = FindUndoConflicts(last->steps, fds.live_fds, fds.prefixes, last->finished_usec * 1000,
-                                    journal_.PutBackSince(sandbox.id(), last->id));
+  UndoOutcome outcome;
+  outcome.commit = last->id;
+  // The steps are read a page at a time (a commit may have a million), here and below.
+  UndoConflictFinder finder(fds.live_fds, fds.prefixes, last->finished_usec * 1000, journal_.PutBackSince(sandbox.id(), last->id),
+                            kMaxConflictsNamed);
+  journal_.ForEachStepPage(last->id, false, kStepPage, [&](const std::vector<CommitStep>& steps) {
+    finder.Check(steps);
+    outcome.steps += steps.size();
+  });
+  auto conflicts = finder.Finish();
   if (!conflicts.empty()) {
     std::string list;
     for (const auto& conflict : conflicts) list += (list.empty() ? "" : ", ") + conflict;
+    if (finder.count() > conflicts.size()) list += " and " + std::to_string(finder.count() - conflicts.size()) + " more";
     throw Error(Code::kConflict, "cannot undo commit " + std::to_string(last->id) + " of sandbox " + sandbox.id() +
                                      ": the live tree changed since: " + list + "; nothing was undone");
   }
-  UndoOutcome outcome;
-  outcome.commit = last->id;
-  outcome.steps = last->steps.size();
-  std::vector<CommitStep> steps = last->steps;
   if (fds.any_landing) {
     // A root whose layers are on another file system had its backups copied into the state
     // directory; the steps take them back by rename, so they go onto its file system first.
     journal_.SetState(last->id, "importing");
+    std::vector<CommitStep> steps;
     try {
-      steps = ImportBackups(sandbox, last->id, std::move(steps));
+      steps = ImportBackups(sandbox, last->id, journal_.StepsOf(last->id));
     } catch (const std::exception& e) {
       RemoveLandings(sandbox, last->id);
       journal_.SetState(last->id, "done");
@@ -315,12 +406,13 @@ CommitRunner::UndoOutcome CommitRunner::Undo(Sandbox& sandbox) {
     // both live where a staged commit keeps its stage, so the steps go back the same way.
     journal_.SetState(last->id, "undoing");
   }
-  Sights others = CurrentSightsOf(sights_, sandbox, InodesNamedBy(steps));
+  outcome.worked = InodesNamedByCommit(last->id);
+  Sights others = CurrentSightsOf(sights_, sandbox, outcome.worked);
   try {
-    Run(sandbox, last->id, "back", steps, true);
+    Run(sandbox, last->id, "back", true);
   } catch (...) {
     try {
-      Run(sandbox, last->id, "forward", steps, true);
+      Run(sandbox, last->id, "forward", true);
       journal_.SetState(last->id, "done");
       RemoveLandings(sandbox, last->id);
     } catch (const std::exception& e) {
@@ -332,8 +424,7 @@ CommitRunner::UndoOutcome CommitRunner::Undo(Sandbox& sandbox) {
     throw;
   }
   journal_.SetState(last->id, "returning");
-  outcome.notes = ReturnToSandbox(sandbox, last->id, steps, others);
-  outcome.worked = InodesNamedBy(steps);
+  outcome.notes = ReturnToSandbox(sandbox, last->id, others);
   return outcome;
 }
 
@@ -352,9 +443,9 @@ std::vector<std::string> CommitRunner::Recover(Sandbox& sandbox) {
     }
     if (commit.state == "undoing") {
       try {
-        Run(sandbox, commit.id, "back", commit.steps, true);
+        Run(sandbox, commit.id, "back", true);
       } catch (const std::exception& e) {
-        Run(sandbox, commit.id, "forward", commit.steps, true);
+        Run(sandbox, commit.id, "forward", true);
         journal_.SetState(commit.id, "done");
         note(RemoveLandings(sandbox, commit.id));
         lines.push_back("the undo of " + what + " was cut off and could not be finished (" + e.what() + "); the commit stands");
@@ -363,8 +454,13 @@ std::vector<std::string> CommitRunner::Recover(Sandbox& sandbox) {
       journal_.SetState(commit.id, "returning");
     }
     if (commit.state == "undoing" || commit.state == "returning") {
-      note(ReturnToSandbox(sandbox, commit.id, commit.steps));
+      note(ReturnToSandbox(sandbox, commit.id));
       lines.push_back("the undo of " + what + " was cut off; finished it");
+      continue;
+    }
+    if (commit.state == "planning") {
+      journal_.Abandon(commit.id);
+      lines.push_back(what + " was cut off before it started; nothing of it had moved");
       continue;
     }
     if (commit.state == "staging") {
@@ -375,10 +471,10 @@ std::vector<std::string> CommitRunner::Recover(Sandbox& sandbox) {
     if (commit.state == "applying") {
       PrepareDirectories(sandbox, commit.id, commit.staged);
       try {
-        Run(sandbox, commit.id, "forward", commit.steps, commit.staged);
+        Run(sandbox, commit.id, "forward", commit.staged);
         lines.push_back(what + " was cut off; finished it");
       } catch (const std::exception& e) {
-        Run(sandbox, commit.id, "back", commit.steps, commit.staged);
+        Run(sandbox, commit.id, "back", commit.staged);
         if (commit.staged) {
           note(Unstage(sandbox, commit.id));
         } else {
@@ -393,12 +489,12 @@ std::vector<std::string> CommitRunner::Recover(Sandbox& sandbox) {
       lines.push_back(what + " was cut off while keeping its backups; finished it");
     }
     if (commit.staged) {
-      Settle(sandbox, commit.id, commit.steps);
+      Settle(sandbox, commit.id, journal_.StepsOf(commit.id));
     } else {
       KeepBackups(sandbox, commit.id);
     }
     note(KeepLandedBackups(sandbox, commit.id));
-    if (auto line = SettleAfterMoves(sandbox, commit.steps, commit.staged)) lines.push_back(*line);
+    if (auto line = SettleAfterMoves(sandbox, commit.id, commit.staged)) lines.push_back(*line);
     journal_.Finish(commit.id);
   }
   return lines;
@@ -428,8 +524,7 @@ void CommitRunner::RemoveCommitDirs(const Sandbox& sandbox, int64_t commit) {
   for (const auto& dir : sandbox.StorageDirs()) RemoveTree(dir + "/commits/" + std::to_string(commit));
 }
 
-void CommitRunner::Run(const Sandbox& sandbox, int64_t commit, const std::string& direction,
-                       const std::vector<CommitStep>& steps, bool staged) {
+void CommitRunner::Run(const Sandbox& sandbox, int64_t commit, const std::string& direction, bool staged) {
   std::vector<UniqueFd> fds;
   std::vector<StepHelperRoot> roots;
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
@@ -444,18 +539,20 @@ void CommitRunner::Run(const Sandbox& sandbox, int64_t commit, const std::string
     }
     roots.push_back({fds[fds.size() - 3].get(), fds[fds.size() - 2].get(), fds.back().get()});
   }
-  RunStepsHelper(helper_path_, LookupUser(sandbox.owner()), direction, roots, steps);
+  // The steps go to the helper a page at a time, as the journal holds them (back: the last page
+  // first): a commit of a million entries is never one request. The last page syncs; when the
+  // last was a whole page, one more request with no steps does.
+  UserCredentials owner = LookupUser(sandbox.owner());
+  bool synced = false;
+  journal_.ForEachStepPage(commit, direction == "back", kStepPage, [&](const std::vector<CommitStep>& steps) {
+    synced = steps.size() < kStepPage;
+    RunStepsHelper(helper_path_, owner, direction, roots, steps, synced);
+  });
+  if (!synced) RunStepsHelper(helper_path_, owner, direction, roots, {}, true);
 }
 
-std::optional<std::string> CommitRunner::SettleAfterMoves(const Sandbox& sandbox, const std::vector<CommitStep>& steps,
-                                                          bool upper_kept, const Sights& others) {
-  std::vector<std::pair<size_t, std::string>> paths;
-  std::map<size_t, std::vector<std::string>> per_root;
-  for (const auto& step : steps) {
-    paths.emplace_back(step.root, step.path);
-    per_root[step.root].push_back(step.path);
-    if (!step.from.empty()) paths.emplace_back(step.root, step.from);
-  }
+std::optional<std::string> CommitRunner::SettleAfterMoves(const Sandbox& sandbox, int64_t commit, bool upper_kept,
+                                                          const Sights& others) {
   try {
     if (!upper_kept) {
       // A commit of the whole upper took it away (it is the backups now): nothing is left to
@@ -463,14 +560,30 @@ std::optional<std::string> CommitRunner::SettleAfterMoves(const Sandbox& sandbox
       sights_.Clear(sandbox.id());
       return std::nullopt;
     }
-    ResightAfter(sights_, sandbox, paths);
+    std::map<size_t, std::pair<UniqueFd, UniqueFd>> roots;  // live, upper
+    std::map<size_t, UniqueFd> indexes;
+    journal_.ForEachStepPage(commit, false, kStepPage, [&](const std::vector<CommitStep>& steps) {
+      std::vector<std::pair<size_t, std::string>> paths;
+      std::map<size_t, std::vector<std::string>> per_root;
+      for (const auto& step : steps) {
+        paths.emplace_back(step.root, step.path);
+        per_root[step.root].push_back(step.path);
+        if (!step.from.empty()) paths.emplace_back(step.root, step.from);
+      }
+      ResightAfter(sights_, sandbox, paths);
+      for (const auto& [root, root_paths] : per_root) {
+        auto& [live, upper] = roots[root];
+        if (!live) {
+          live = sandbox.OpenLiveRoot(root);
+          upper = sandbox.OpenUpper(root);
+          std::string index = sandbox.WorkDir(root) + "/index";
+          if (Exists(index)) indexes[root] = OpenDirectoryNoSymlinks(index, O_RDONLY);
+        }
+        auto index = indexes.find(root);
+        ForgetStaleOrigins(live.get(), upper.get(), index == indexes.end() ? -1 : index->second.get(), root_paths);
+      }
+    });
     ResightOtherNames(sights_, sandbox, others);
-    for (const auto& [root, root_paths] : per_root) {
-      UniqueFd live = sandbox.OpenLiveRoot(root), upper = sandbox.OpenUpper(root);
-      std::string index = sandbox.WorkDir(root) + "/index";
-      UniqueFd index_fd = Exists(index) ? OpenDirectoryNoSymlinks(index, O_RDONLY) : UniqueFd();
-      ForgetStaleOrigins(live.get(), upper.get(), index_fd ? index_fd.get() : -1, root_paths);
-    }
     return std::nullopt;
   } catch (const std::exception& e) {
     // Left as they were, the sights make these paths conflict: refused, never missed.
@@ -493,8 +606,7 @@ std::vector<std::string> CommitRunner::Unstage(const Sandbox& sandbox, int64_t c
   return notes;
 }
 
-std::vector<std::string> CommitRunner::ReturnToSandbox(const Sandbox& sandbox, int64_t commit,
-                                                       const std::vector<CommitStep>& steps, const Sights& others) {
+std::vector<std::string> CommitRunner::ReturnToSandbox(const Sandbox& sandbox, int64_t commit, const Sights& others) {
   // A landing area now holds copies of what the commit put live; the originals are in the stage.
   auto notes = RemoveLandings(sandbox, commit);
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
@@ -512,9 +624,11 @@ std::vector<std::string> CommitRunner::ReturnToSandbox(const Sandbox& sandbox, i
     UniqueFd live = sandbox.OpenLiveRoot(i);
     UniqueFd backup = OpenDirectoryNoSymlinks(sandbox.CommitBackupDir(commit, i), O_PATH);
     UniqueFd removed = OpenDirectoryNoSymlinks(sandbox.CommitRemovedDir(commit, i), O_PATH);
-    for (auto& alias : RestoredAliases(backup.get(), removed.get(), live.get(), i, steps)) aliases.push_back(std::move(alias));
+    journal_.ForEachStepPage(commit, false, kStepPage, [&](const std::vector<CommitStep>& steps) {
+      for (auto& alias : RestoredAliases(backup.get(), removed.get(), live.get(), i, steps)) aliases.push_back(std::move(alias));
+    });
   }
-  if (auto note = SettleAfterMoves(sandbox, steps, true, others)) notes.push_back(*note);
+  if (auto note = SettleAfterMoves(sandbox, commit, true, others)) notes.push_back(*note);
   journal_.FinishUndo(commit, aliases);
   RemoveCommitDirs(sandbox, commit);
   return notes;

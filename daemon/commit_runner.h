@@ -23,6 +23,7 @@
 #include "commit_journal.h"
 #include "commit_request.h"
 #include "credentials.h"
+#include "fd.h"
 #include "landing_area.h"
 #include "live_sight.h"
 #include "layout.h"
@@ -32,6 +33,15 @@ namespace sandboxd {
 
 class CommitRunner {
  public:
+  /// The roots of a sandbox opened for one commit.
+  struct RootFds {
+    std::vector<UniqueFd> lives, uppers;
+    std::vector<int> live_fds, upper_fds;
+    std::vector<std::string> prefixes;
+    std::vector<bool> landing;  ///< root i's layers are on another file system (landing_area.h)
+    bool any_landing = false;
+  };
+
   CommitRunner(const Layout& layout, CommitJournal& journal, SightStore& sights, std::string helper_path);
 
   struct Outcome {
@@ -66,23 +76,37 @@ class CommitRunner {
   /// log each.
   std::vector<std::string> Recover(Sandbox& sandbox);
 
+  /// Whether a commit of the whole change set can make the upper itself its backups: every
+  /// root's layers are on its live file system.
+  static bool TakesWholeUpper(const Sandbox& sandbox);
+
  private:
+  static RootFds OpenRoots(const Sandbox& sandbox);
+
   void CheckConflicts(const Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner);
-  Outcome CommitWholeUpper(Sandbox& sandbox, const CommitRequest& request, const Journaled& journaled);
+  /// A commit of the whole change set, read from the upper a page at a time (never held whole):
+  /// each page checked for conflicts (unless forced) and planned, its steps journaled.
+  Outcome CommitWholeUpper(Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner,
+                           const Journaled& journaled);
+  void PlanWholeUpper(const Sandbox& sandbox, int64_t commit, const CommitRequest& request, const UserCredentials& owner,
+                      const RootFds& fds, Outcome& outcome);
   Outcome CommitStaged(Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner, const Journaled& journaled);
   void PrepareDirectories(const Sandbox& sandbox, int64_t commit, bool staged);
-  /// Once `steps` have gone live (a commit) or come back (an undo), before the journal says
+  /// Once the journaled steps of `commit` have gone live (a commit) or come back (an undo), a
+  /// page at a time, before the journal says
   /// so: the sandbox has seen the live tree at their paths as it is now (live_sight.h), and its
   /// directories there forget origins the live tree no longer has (stale_origins.h). Done here,
   /// not by the caller, so that recovery after a kill does it too. `upper_kept` is false after
   /// a commit of the whole upper, which leaves none. Returns a note on failure.
   /// `others`: CurrentSightsOf the steps' inodes from just before they ran (none in recovery:
   /// what was current then is unknown, so the other names keep their sights).
-  std::optional<std::string> SettleAfterMoves(const Sandbox& sandbox, const std::vector<CommitStep>& steps, bool upper_kept,
+  std::optional<std::string> SettleAfterMoves(const Sandbox& sandbox, int64_t commit, bool upper_kept,
                                               const Sights& others = {});
-  /// Runs the steps; a staged commit's new entries (and backups) are in its stage.
-  void Run(const Sandbox& sandbox, int64_t commit, const std::string& direction, const std::vector<CommitStep>& steps,
-           bool staged);
+  /// InodesNamedBy the journaled steps of `commit`.
+  InodesByRoot InodesNamedByCommit(int64_t commit);
+  /// Runs the journaled steps of `commit`; a staged commit's new entries (and backups) are in
+  /// its stage.
+  void Run(const Sandbox& sandbox, int64_t commit, const std::string& direction, bool staged);
   /// Removes commit `commit`'s areas (backups, stage) from every storage directory.
   void RemoveCommitDirs(const Sandbox& sandbox, int64_t commit);
   /// Puts a staged commit's entries back into the upper and forgets the commit. Returns lines
@@ -90,8 +114,7 @@ class CommitRunner {
   std::vector<std::string> Unstage(const Sandbox& sandbox, int64_t commit);
   /// After an undo took the steps back: the commit's entries go back into the sandbox's upper,
   /// the commit's directory goes, and it is "undone". Returns lines for the log.
-  std::vector<std::string> ReturnToSandbox(const Sandbox& sandbox, int64_t commit, const std::vector<CommitStep>& steps,
-                                           const Sights& others = {});
+  std::vector<std::string> ReturnToSandbox(const Sandbox& sandbox, int64_t commit, const Sights& others = {});
   /// Root `root`'s landing area for `commit` (landing_area.h); `live_fd` must outlive it.
   LandingArea Landing(const Sandbox& sandbox, int64_t commit, size_t root, int live_fd) const;
   /// Runs `work` on the commit's landing area of each root whose layers are on another file

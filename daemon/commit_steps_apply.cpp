@@ -285,17 +285,17 @@ class StepRunner {
 
 }  // namespace
 
-void RollForward(const std::vector<CommitStep>& steps, const std::vector<StepRoot>& roots) {
+void RollForward(const std::vector<CommitStep>& steps, const std::vector<StepRoot>& roots, bool sync) {
   StepRunner runner(roots);
   for (const auto& step : steps) runner.Forward(step);
   // Everything on disk before the daemon records the commit as applied.
-  SyncFileSystems(roots);
+  if (sync) SyncFileSystems(roots);
 }
 
-void RollBack(const std::vector<CommitStep>& steps, const std::vector<StepRoot>& roots) {
+void RollBack(const std::vector<CommitStep>& steps, const std::vector<StepRoot>& roots, bool sync) {
   StepRunner runner(roots);
   for (auto it = steps.rbegin(); it != steps.rend(); ++it) runner.Back(*it);
-  SyncFileSystems(roots);
+  if (sync) SyncFileSystems(roots);
 }
 
 }  // namespace sandboxd

@@ -18,8 +18,10 @@ struct StepRoot {
 };
 
 /// Throws Error naming the path on the first step that cannot be done; kConflict when the live
-/// entry is not the one the commit planned for (it changed during the commit).
-void RollForward(const std::vector<CommitStep>& steps, const std::vector<StepRoot>& roots);
-void RollBack(const std::vector<CommitStep>& steps, const std::vector<StepRoot>& roots);
+/// entry is not the one the commit planned for (it changed during the commit). `steps` may be
+/// one page of a commit's steps (forward: pages in order; back: pages in reverse order); `sync`
+/// (after the last page) puts everything on disk before the daemon records the outcome.
+void RollForward(const std::vector<CommitStep>& steps, const std::vector<StepRoot>& roots, bool sync = true);
+void RollBack(const std::vector<CommitStep>& steps, const std::vector<StepRoot>& roots, bool sync = true);
 
 }  // namespace sandboxd

@@ -73,8 +73,9 @@ nlohmann::json RunHelper(const std::string& helper_path, const std::string& op, 
 }
 
 void RunStepsHelper(const std::string& helper_path, const UserCredentials& user, const std::string& direction,
-                    const std::vector<StepHelperRoot>& roots, const std::vector<CommitStep>& steps) {
-  nlohmann::json request = {{"direction", direction}, {"roots", nlohmann::json::array()}, {"steps", nlohmann::json::array()}};
+                    const std::vector<StepHelperRoot>& roots, const std::vector<CommitStep>& steps, bool sync) {
+  nlohmann::json request = {
+      {"direction", direction}, {"roots", nlohmann::json::array()}, {"steps", nlohmann::json::array()}, {"sync", sync}};
   std::vector<int> fds;
   for (const auto& root : roots) {
     int first = static_cast<int>(3 + fds.size());

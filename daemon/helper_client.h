@@ -47,9 +47,10 @@ struct StepHelperRoot {
   int removed_fd = -1;
 };
 
-/// Runs a journaled commit's steps as the owner, "forward" or "back" (commit_steps_apply.h).
+/// Runs a journaled commit's steps as the owner, "forward" or "back" (commit_steps_apply.h): the
+/// whole commit, or one page of it (`sync` after the last).
 void RunStepsHelper(const std::string& helper_path, const UserCredentials& user, const std::string& direction,
-                    const std::vector<StepHelperRoot>& roots, const std::vector<CommitStep>& steps);
+                    const std::vector<StepHelperRoot>& roots, const std::vector<CommitStep>& steps, bool sync = true);
 
 /// For each root (in order), each of its changes' path → the number of hunks `diff` shows for it
 /// when it can be committed hunk by hunk (a text file modified in place), or -1 when it can

@@ -52,10 +52,11 @@ nlohmann::json Steps(const nlohmann::json& request) {
   std::vector<sandboxd::CommitStep> steps;
   for (const auto& step : request.at("steps")) steps.push_back(sandboxd::StepFromJson(step));
   std::string direction = request.at("direction").get<std::string>();
+  bool sync = request.at("sync").get<bool>();
   if (direction == "forward") {
-    sandboxd::RollForward(steps, roots);
+    sandboxd::RollForward(steps, roots, sync);
   } else if (direction == "back") {
-    sandboxd::RollBack(steps, roots);
+    sandboxd::RollBack(steps, roots, sync);
   } else {
     throw Error(Code::kInvalidArgument, "unknown direction '" + direction + "'");
   }

@@ -9,6 +9,7 @@
 #include "beneath.h"
 #include "renames.h"
 #include "change_selection.h"
+#include "commit_planner.h"
 #include "errors.h"
 #include "selector.h"
 
@@ -53,6 +54,21 @@ std::vector<bool> Named(const Sandbox& sandbox, const std::vector<ReviewedChange
     if (!used[s]) throw Error(Code::kNotFound, "no change at '" + selectors[s] + "' in sandbox " + sandbox.id());
   NamePartners(reviewed, named);
   return named;
+}
+
+/// As commit --all decides before it commits: a pending change approved, and the pending hunks
+/// of a partly decided one (rejected ones stay rejected).
+void ApprovePendingIn(Approval& approval) {
+  if (approval.State() == ReviewState::kPending) {
+    approval.DecideWhole(Verdict::kApproved);
+  } else if (approval.State() == ReviewState::kPartial) {
+    for (int hunk : approval.HunksWith(Verdict::kPending)) approval.DecideHunk(hunk, approval.hunk_count, Verdict::kApproved);
+  }
+}
+
+/// Whether a commit takes the change whole: approved whole, or every hunk approved.
+bool TakesWhole(const Approval& approval) {
+  return approval.CommitsWhole() || (approval.CommitsPart() && approval.hunks.size() == approval.ApprovedHunks().size());
 }
 
 /// Gives every decided approval without one the fingerprint of its change as it is now.
@@ -311,15 +327,41 @@ size_t Review::Decide(const Sandbox& sandbox, const std::vector<std::string>& se
 void Review::ApprovePending(const Sandbox& sandbox, std::vector<ReviewedChange>& reviewed,
                             const std::vector<std::string>& selectors) {
   auto named = Named(sandbox, reviewed, selectors);
-  for (size_t c = 0; c < reviewed.size(); ++c) {
-    if (!named[c]) continue;
-    Approval& approval = reviewed[c].approval;
-    if (approval.State() == ReviewState::kPending) {
-      approval.DecideWhole(Verdict::kApproved);
-    } else if (approval.State() == ReviewState::kPartial) {
-      for (int hunk : approval.HunksWith(Verdict::kPending)) approval.DecideHunk(hunk, approval.hunk_count, Verdict::kApproved);
-    }
-  }
+  for (size_t c = 0; c < reviewed.size(); ++c)
+    if (named[c]) ApprovePendingIn(reviewed[c].approval);
+}
+
+OutlookTally::OutlookTally(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool approve_pending)
+    : sandbox_(sandbox), selectors_(selectors), index_(selectors), used_(selectors.size(), false), approve_pending_(approve_pending) {}
+
+void OutlookTally::Add(ReviewedChange item) {
+  ++outlook_.changes;
+  outlook_.uncommittable |= !IsCommittable(item.change);
+  if (!item.renamed_from.empty()) outlook_.renames[{item.root, item.change.path}] = item.renamed_from;
+  bool named = selectors_.empty();
+  index_.ForEachNaming(DisplayPath(item.change, sandbox_.PathPrefix(item.root)), [&](size_t s) { named = used_[s] = true; });
+  const std::string& partner = !item.renamed_from.empty() ? item.renamed_from : item.renamed_to;
+  if (named && !partner.empty()) named_halves_.insert({item.root, item.change.path});
+  if (!named && partner.empty()) all_taken_whole_ = false;
+  if (!named && !partner.empty()) partners_needed_.insert({item.root, partner});
+  // (A half named through its partner is approved with it, as ApprovePending does.)
+  if (approve_pending_) ApprovePendingIn(item.approval);
+  all_taken_whole_ &= TakesWhole(item.approval);
+}
+
+CommitOutlook OutlookTally::Finish() {
+  for (size_t s = 0; s < selectors_.size(); ++s)
+    if (!used_[s]) throw Error(Code::kNotFound, "no change at '" + selectors_[s] + "' in sandbox " + sandbox_.id());
+  bool everything = all_taken_whole_ && outlook_.changes > 0;
+  for (const auto& key : partners_needed_) everything &= named_halves_.count(key) > 0;
+  outlook_.everything = everything;
+  return std::move(outlook_);
+}
+
+CommitOutlook Review::Outlook(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool approve_pending) {
+  OutlookTally tally(sandbox, selectors, approve_pending);
+  ForEach(sandbox, [&](ReviewedChange&& item) { tally.Add(std::move(item)); });
+  return tally.Finish();
 }
 
 }  // namespace sandboxd
@@ -396,6 +438,11 @@ void Review::BeforeCommitMoves(const Sandbox& sandbox, int64_t commit, const std
 }
 
 void Review::AfterCommit(const Sandbox& sandbox, int64_t commit, const CommitRequest& request) {
+  if (request.whole_upper) {
+    store_.ForgetAll(sandbox.id());
+    Settle(sandbox, commit, true);
+    return;
+  }
   std::vector<std::pair<size_t, std::string>> gone;
   for (const auto& root : request.changes)
     for (const auto& change : root.changes)
@@ -408,7 +455,7 @@ void Review::SettleAwaitedCommits(const Sandbox& sandbox, CommitJournal& journal
   for (int64_t commit : store_.CommitsAwaited(sandbox.id())) {
     auto state = journal.StateOf(commit);
     // Still under way (a restart settles it): its outcome is not known yet.
-    if (state && (*state == "staging" || *state == "applying" || *state == "applied")) continue;
+    if (state && (*state == "planning" || *state == "staging" || *state == "applying" || *state == "applied")) continue;
     Settle(sandbox, commit, state && *state != "rolled-back");
   }
 }

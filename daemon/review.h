@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "fingerprint.h"
 #include "rename_finder.h"
 #include "sandbox.h"
+#include "selector.h"
 
 namespace sandboxd {
 
@@ -30,6 +32,39 @@ struct ReviewedChange {
   /// together and always hold the same decision.
   std::string renamed_from;  ///< set on the added half
   std::string renamed_to;    ///< set on the deleted half
+};
+
+/// What a commit would take, learnt in one pass over the change set without holding it: enough
+/// to ask about it and to know whether it is the whole change set (which then streams from the
+/// upper, CommitRunner) or a part (which is selected with Review::Selection).
+struct CommitOutlook {
+  size_t changes = 0;          ///< in the change set (what the question to polkit names)
+  bool everything = false;     ///< every change is taken, whole
+  bool uncommittable = false;  ///< a socket or device node is among them (IsCommittable)
+  /// {root, added path} → deleted path, of every rename (both halves taken when `everything`).
+  std::map<std::pair<size_t, std::string>, std::string> renames;
+};
+
+/// Learns a CommitOutlook from the reviewed change set fed in scan order; what it holds grows
+/// with the renames only. See Review::Outlook.
+class OutlookTally {
+ public:
+  OutlookTally(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool approve_pending);
+  void Add(ReviewedChange item);
+  /// Throws Error(kNotFound) naming a selector that named nothing.
+  CommitOutlook Finish();
+
+ private:
+  const Sandbox& sandbox_;
+  const std::vector<std::string>& selectors_;
+  api::SelectorIndex index_;
+  std::vector<bool> used_;
+  bool approve_pending_;
+  bool all_taken_whole_ = true;
+  /// A rename half no selector names is named through its partner (as Selection names it):
+  /// whether it is is known once the stream is over.
+  std::set<std::pair<size_t, std::string>> named_halves_, partners_needed_;
+  CommitOutlook outlook_;
 };
 
 /// Hunk counts of text modifications, -1 for a change that is decided whole only; keyed by
@@ -61,6 +96,11 @@ class Review {
 
   ApprovalStore& store() { return store_; }
 
+  /// What a commit of the approved changes `selectors` name (all without) would take;
+  /// `approve_pending` as commit --all (ApprovePending). A selector naming nothing is refused,
+  /// as Selection refuses it.
+  CommitOutlook Outlook(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool approve_pending);
+
   /// What a commit of the approved changes takes: approved changes whole, partly approved text
   /// files by hunk, and the new directories an approved change needs to exist in (a directory
   /// the owner rejected is refused), with its renames. Throws Error naming the path.
@@ -73,8 +113,9 @@ class Review {
   /// for its outcome in the store.
   void BeforeCommitMoves(const Sandbox& sandbox, int64_t commit, const std::vector<ReviewedChange>& before,
                          const CommitRequest& request);
-  /// After commit `commit` of `request` went live: forgets decisions of what went live whole,
-  /// and gives the partly committed files the decisions that waited for it.
+  /// After commit `commit` of `request` went live: forgets decisions of what went live whole
+  /// (all of them after a commit of the whole upper), and gives the partly committed files the
+  /// decisions that waited for it.
   void AfterCommit(const Sandbox& sandbox, int64_t commit, const CommitRequest& request);
   /// Settles the decisions waiting for commits of the sandbox that are over (one refused,
   /// failed, or cut off and settled by recovery): kept if it went live, dropped if not.

@@ -567,15 +567,24 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
     std::vector<ReviewedChange> reviewed;
     CommitRequest request;
     try {
-      reviewed = service_.review().Current(*sandbox_);
-      if (!reviewed.empty()) {
+      // One pass learns what the question names and whether the commit takes the whole change
+      // set, which then streams from the upper (a million changes are never held); a part is
+      // selected from the change set held with its decisions.
+      CommitOutlook outlook = service_.review().Outlook(*sandbox_, selectors, flags & api::kFlagCommitAll);
+      if (outlook.changes > 0) {
         service_.authority().Check(caller, api::kActionCommit,
                                    {{"sandbox", sandbox_->id()}, {"roots", JoinRoots(sandbox_->roots())},
-                                    {"changes", std::to_string(reviewed.size())}, {"verb", "commit"}},
+                                    {"changes", std::to_string(outlook.changes)}, {"verb", "commit"}},
                                    flags & api::kFlagAllowInteractive,
                                    "commit sandbox " + sandbox_->id() + " into " + JoinRoots(sandbox_->roots()));
-        if (flags & api::kFlagCommitAll) Review::ApprovePending(*sandbox_, reviewed, selectors);
-        request = Review::Selection(*sandbox_, reviewed, selectors);
+        if (outlook.everything && !outlook.uncommittable && CommitRunner::TakesWholeUpper(*sandbox_)) {
+          request.whole_upper = request.everything = true;
+          request.renames = std::move(outlook.renames);
+        } else {
+          reviewed = service_.review().Current(*sandbox_);
+          if (flags & api::kFlagCommitAll) Review::ApprovePending(*sandbox_, reviewed, selectors);
+          request = Review::Selection(*sandbox_, reviewed, selectors);
+        }
         request.force = flags & api::kFlagForce;
       }
     } catch (...) {
@@ -583,7 +592,7 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
       throw;
     }
     // Nothing to commit touches nothing live (and asks no one about it).
-    if (request.changes.empty()) {
+    if (request.changes.empty() && !request.whole_upper) {
       sandbox_->SetUp();
       return {0u, {}};
     }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "beneath.h"
 #include "errors.h"
@@ -16,22 +17,21 @@ namespace {
 
 int64_t CtimeNs(const struct stat& st) { return int64_t{st.st_ctim.tv_sec} * 1000000000 + st.st_ctim.tv_nsec; }
 
-/// Names in the live directory at `path` that no step of the commit put there.
-std::vector<std::string> ForeignEntries(int root, const std::string& path, const std::set<std::string>& made) {
-  std::vector<std::string> foreign;
+/// The paths of the entries in the live directory at `path`.
+std::vector<std::string> LiveEntries(int root, const std::string& path) {
+  std::vector<std::string> entries;
   UniqueFd dir = OpenBeneath(root, path, O_RDONLY | O_DIRECTORY);
-  if (!dir) return foreign;
+  if (!dir) return entries;
   DIR* listing = fdopendir(dir.get());
-  if (!listing) return foreign;
+  if (!listing) return entries;
   dir.release();
   while (dirent* entry = readdir(listing)) {
     std::string name = entry->d_name;
     if (name == "." || name == "..") continue;
-    std::string child = path == "." ? name : path + "/" + name;
-    if (!made.count(child)) foreign.push_back(child);
+    entries.push_back(path == "." ? name : path + "/" + name);
   }
   closedir(listing);
-  return foreign;
+  return entries;
 }
 
 /// The time from which the live entry at `path` must be unchanged: the commit's end, or a later
@@ -49,47 +49,67 @@ int64_t AgreedSince(const PutBackTimes& put_back, size_t root, const std::string
 
 }  // namespace
 
-std::vector<std::string> FindUndoConflicts(const std::vector<CommitStep>& steps, const std::vector<int>& live_fds,
-                                           const std::vector<std::string>& prefixes, int64_t finished_ns,
-                                           const PutBackTimes& put_back) {
-  std::vector<std::set<std::string>> made(live_fds.size());
-  for (const auto& step : steps)
-    if (step.action != StepAction::kRemove && step.action != StepAction::kChmod) made.at(step.root).insert(step.path);
-  std::vector<std::string> conflicts;
+UndoConflictFinder::UndoConflictFinder(std::vector<int> live_fds, std::vector<std::string> prefixes, int64_t finished_ns,
+                                       PutBackTimes put_back, size_t named)
+    : live_fds_(std::move(live_fds)),
+      prefixes_(std::move(prefixes)),
+      finished_ns_(finished_ns),
+      put_back_(std::move(put_back)),
+      named_(named) {}
+
+void UndoConflictFinder::Found(std::string conflict) {
+  if (count_++ < named_) conflicts_.push_back(std::move(conflict));
+}
+
+void UndoConflictFinder::Check(const std::vector<CommitStep>& steps) {
   for (const auto& step : steps) {
-    int root = live_fds.at(step.root);
-    std::string shown = prefixes.at(step.root) + step.path;
+    int root = live_fds_.at(step.root);
+    // What a later step of the commit put there is no stranger in a directory it made.
+    if (step.action != StepAction::kRemove && step.action != StepAction::kChmod) unexplained_.erase({step.root, step.path});
+    std::string shown = prefixes_.at(step.root) + step.path;
     auto live = StatBeneath(root, step.path);
-    int64_t since = AgreedSince(put_back, step.root, step.path, finished_ns);
+    int64_t since = AgreedSince(put_back_, step.root, step.path, finished_ns_);
     switch (step.action) {
       case StepAction::kPlace:
-        if (!live) conflicts.push_back(shown + " (deleted since the commit)");
-        else if (live->st_ino != step.new_ino) conflicts.push_back(shown + " (replaced since the commit)");
-        else if (CtimeNs(*live) >= since) conflicts.push_back(shown + " (changed since the commit)");
+        if (!live) Found(shown + " (deleted since the commit)");
+        else if (live->st_ino != step.new_ino) Found(shown + " (replaced since the commit)");
+        else if (CtimeNs(*live) >= since) Found(shown + " (changed since the commit)");
         break;
       case StepAction::kRemove:
-        if (live) conflicts.push_back(shown + " (created again since the commit removed it)");
+        if (live) Found(shown + " (created again since the commit removed it)");
         break;
       case StepAction::kMakeDirectory:
         if (!live || !S_ISDIR(live->st_mode)) {
-          conflicts.push_back(shown + " (no longer the directory the commit made)");
+          Found(shown + " (no longer the directory the commit made)");
           break;
         }
-        for (const auto& child : ForeignEntries(root, step.path, made[step.root]))
-          conflicts.push_back(prefixes.at(step.root) + child + " (added since the commit)");
+        for (auto& child : LiveEntries(root, step.path)) unexplained_.insert({step.root, std::move(child)});
         break;
       case StepAction::kChmod:
-        if (live && (live->st_mode & 07777) != step.new_mode) conflicts.push_back(shown + " (mode changed since the commit)");
+        if (live && (live->st_mode & 07777) != step.new_mode) Found(shown + " (mode changed since the commit)");
         break;
       case StepAction::kMove:
-        if (!live) conflicts.push_back(shown + " (deleted since the commit)");
-        else if (live->st_ino != step.old_ino) conflicts.push_back(shown + " (replaced since the commit)");
-        else if (CtimeNs(*live) >= since) conflicts.push_back(shown + " (changed since the commit)");
-        if (StatBeneath(root, step.from)) conflicts.push_back(prefixes.at(step.root) + step.from + " (created again since the commit renamed it)");
+        if (!live) Found(shown + " (deleted since the commit)");
+        else if (live->st_ino != step.old_ino) Found(shown + " (replaced since the commit)");
+        else if (CtimeNs(*live) >= since) Found(shown + " (changed since the commit)");
+        if (StatBeneath(root, step.from)) Found(prefixes_.at(step.root) + step.from + " (created again since the commit renamed it)");
         break;
     }
   }
-  return conflicts;
+}
+
+std::vector<std::string> UndoConflictFinder::Finish() {
+  for (const auto& [root, child] : unexplained_) Found(prefixes_.at(root) + child + " (added since the commit)");
+  unexplained_.clear();
+  return std::move(conflicts_);
+}
+
+std::vector<std::string> FindUndoConflicts(const std::vector<CommitStep>& steps, const std::vector<int>& live_fds,
+                                           const std::vector<std::string>& prefixes, int64_t finished_ns,
+                                           const PutBackTimes& put_back) {
+  UndoConflictFinder finder(live_fds, prefixes, finished_ns, put_back);
+  finder.Check(steps);
+  return finder.Finish();
 }
 
 }  // namespace sandboxd

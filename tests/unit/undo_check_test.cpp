@@ -85,5 +85,43 @@ TEST_F(UndoCheckMoveTest, ThePathItWasMovedFromCreatedAgainIsReportedWithThePref
   EXPECT_EQ(Conflicts("2/"), std::vector<std::string>{"2/old.txt (created again since the commit renamed it)"});
 }
 
+// An undo reads a commit's steps a page at a time: an entry added since to a directory the
+// commit made is found whichever page its directory's step and the commit's own entries in it
+// fall in, and the commit's own entries never are; the count goes on past the names kept.
+TEST(UndoConflictFinderTest, EntriesAddedToADirectoryTheCommitMadeAreFoundAcrossPages) {
+  ScopedTempDir temp;
+  fs::create_directories(temp / "live/made/deep");
+  for (const char* file : {"made/a", "made/b", "made/deep/c", "made/stranger", "made/deep/stranger2"}) WriteFile(temp / (std::string("live/") + file), "x\n");
+  UniqueFd live(open((temp / "live").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  int64_t finished_ns = NowNs() + 1000000000;  // (nothing below counts as changed since)
+  std::vector<CommitStep> steps;
+  auto add = [&](const std::string& path, StepAction action) {
+    CommitStep step;
+    step.seq = steps.size();
+    step.path = path;
+    step.action = action;
+    struct stat st;
+    if (lstat((temp / ("live/" + path)).c_str(), &st) == 0) step.new_ino = st.st_ino;
+    steps.push_back(step);
+  };
+  add("made", StepAction::kMakeDirectory);
+  add("made/a", StepAction::kPlace);
+  add("made/b", StepAction::kPlace);
+  add("made/deep", StepAction::kMakeDirectory);
+  add("made/deep/c", StepAction::kPlace);
+  const std::vector<std::string> expected = {"made/deep/stranger2 (added since the commit)", "made/stranger (added since the commit)"};
+  EXPECT_EQ(FindUndoConflicts(steps, {live.get()}, {""}, finished_ns), expected);
+  for (size_t page = 1; page <= steps.size(); ++page) {
+    UndoConflictFinder finder({live.get()}, {""}, finished_ns, {});
+    for (size_t first = 0; first < steps.size(); first += page)
+      finder.Check(std::vector<CommitStep>(steps.begin() + first, steps.begin() + std::min(steps.size(), first + page)));
+    EXPECT_EQ(finder.Finish(), expected) << "pages of " << page;
+  }
+  UndoConflictFinder named_one({live.get()}, {""}, finished_ns, {}, 1);
+  named_one.Check(steps);
+  EXPECT_EQ(named_one.Finish().size(), 1u);
+  EXPECT_EQ(named_one.count(), 2u);
+}
+
 }  // namespace
 }  // namespace sandboxd
