@@ -14,6 +14,7 @@
 #include "bwrap_args.h"
 #include "background_priority.h"
 #include "change_listing.h"
+#include "diff_pages.h"
 #include "change_selection.h"
 #include "dbus_util.h"
 #include "fs_util.h"
@@ -68,6 +69,8 @@ constexpr size_t kMaxChangesInOneReply = 10000;
 constexpr size_t kMaxReplyBytes = 30u << 20;
 /// Commit's reply names at most this many skipped entries (of at most 8 KiB each).
 constexpr size_t kMaxSkippedLines = 1000;
+/// A diff goes to the helper this many changes at a time (diff_pages.h).
+constexpr size_t kDiffPage = 4096;
 
 sdbus::Variant VariantOf(const nlohmann::json& value) {
   if (value.is_string()) return sdbus::Variant(value.get<std::string>());
@@ -488,32 +491,26 @@ void SandboxDBus::Diff(sdbus::Result<>&& result, std::vector<std::string> select
                                out = UniqueFd(output.release())](const Caller&) mutable {
     CheckWritable(out, "diff");
     sandbox_->CheckActive("diff");
-    std::vector<std::string> prefixes;
-    for (size_t i = 0; i < sandbox_->roots().size(); ++i) prefixes.push_back(sandbox_->PathPrefix(i));
-    auto scan = sandbox_->Scan();
-    auto selected = SelectChanges(scan, selectors, prefixes, sandbox_->id());
-    auto hunks = HunksNamed(selected, selectors, prefixes);
-    // Renames are found in the whole set: one half of a rename selected shows the whole rename.
-    SandboxRenames renames = FindRenames(service_.options().helper_path, *sandbox_, scan);
-    AddRenamePartners(scan, renames, selected);
-    std::vector<UniqueFd> fds;
-    std::vector<HelperRoot> roots;
-    for (auto& root : selected) {
-      fds.push_back(sandbox_->OpenLiveRoot(root.root));
-      fds.push_back(sandbox_->OpenUpper(root.root));
-      roots.push_back({fds[fds.size() - 2].get(), fds.back().get(), prefixes[root.root], std::move(root.changes),
-                       renames.count(root.root) ? renames[root.root] : std::vector<Rename>{}, hunks[root.root]});
-    }
-    // The diff is produced by the helper running as the owner: it reads the live tree and the
-    // upper with the owner's rights, so a diff can never show what the owner could not read.
+    // The change set is never held whole: a page of it at a time goes to the helper, which
+    // makes the diff as the owner: it reads the live tree and the upper with the owner's rights,
+    // so a diff can never show what the owner could not read.
     // A reader that stops reading (a pipe nobody reads) would hold this worker and the helper
     // for ever: after [Limits] StalledReaderTimeout= without progress the helper gives up.
-    try {
-      RunHelper(service_.options().helper_path, "diff", LookupUser(sandbox_->owner()), roots, out.get(),
-                static_cast<int64_t>(service_.config().limits.stalled_reader_timeout_sec) * 1000);
-    } catch (const Error& e) {
-      throw Error(e.code(), "the diff of sandbox " + sandbox_->id() + " stopped: " + e.what());
-    }
+    UserCredentials owner = LookupUser(sandbox_->owner());
+    const int64_t stall_ms = static_cast<int64_t>(service_.config().limits.stalled_reader_timeout_sec) * 1000;
+    std::map<size_t, std::pair<UniqueFd, UniqueFd>> roots;  // live, upper
+    ForEachDiffPage(service_.review(), *sandbox_, selectors, kDiffPage, [&](const DiffPage& page) {
+      auto& [live, upper] = roots[page.root];
+      if (!live) live = sandbox_->OpenLiveRoot(page.root), upper = sandbox_->OpenUpper(page.root);
+      try {
+        RunHelper(service_.options().helper_path, "diff", owner,
+                  {{live.get(), upper.get(), sandbox_->PathPrefix(page.root), page.changes, page.renames, page.only_hunks}}, out.get(),
+                  stall_ms);
+      } catch (const Error& e) {
+        throw Error(e.code(), "the diff of sandbox " + sandbox_->id() + " stopped: " + e.what());
+      }
+      return !ReaderWentAway(out.get());
+    });
   });
 }
 

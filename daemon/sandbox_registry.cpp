@@ -311,13 +311,14 @@ std::vector<std::pair<std::string, std::string>> SandboxRegistry::Recover(const 
 }
 
 void SandboxRegistry::EmptyTrash() {
+  // One emptying at a time: two at once (two destroys in a row) would remove the same trees
+  // together, and the trash directory itself is kept, so that a destroy's rename into it never
+  // meets it gone. What lands while one runs is taken by the next (each destroy asks for one).
+  std::lock_guard emptying(trash_mutex_);
   for (const auto& store : Stores()) {
-    // An area's trash is its own directory (root-only, checked when made): empty it, keep it.
     std::string trash = layout_.TrashDirIn(store);
-    if (store.empty()) {
-      RemoveTree(trash);
-      continue;
-    }
+    struct stat st;
+    if (lstat(trash.c_str(), &st) != 0) continue;
     for (const auto& entry : ListDirectory(trash)) RemoveTree(trash + "/" + entry);
   }
 }

@@ -95,6 +95,7 @@ class SandboxRegistry {
   Sandbox::LinkedUp linked_up_;
   ForbiddenAreas forbidden_;
   mutable std::mutex mutex_;
+  std::mutex trash_mutex_;  ///< held by EmptyTrash
   std::map<std::string, std::shared_ptr<Sandbox>> sandboxes_;
   std::map<std::string, std::shared_ptr<Sandbox>> creating_;  ///< reserved, not yet made
 };

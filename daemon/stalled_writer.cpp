@@ -37,4 +37,10 @@ bool WriteWithin(int fd, std::string_view text, int64_t stall_ms, const std::str
   return true;
 }
 
+bool ReaderWentAway(int fd) {
+  pollfd poller{fd, POLLOUT, 0};
+  if (poll(&poller, 1, 0) != 1) return false;
+  return (poller.revents & (POLLERR | POLLHUP)) != 0;
+}
+
 }  // namespace sandboxd

@@ -15,4 +15,8 @@ namespace sandboxd {
 /// StalledReaderTimeout=. Other errors throw Error(kFailed) naming `what`.
 bool WriteWithin(int fd, std::string_view text, int64_t stall_ms, const std::string& what);
 
+/// Whether the reader of pipe or socket `fd` is gone (its end closed): what is written next
+/// would fail with EPIPE. False for a file, which has no reader to lose.
+bool ReaderWentAway(int fd);
+
 }  // namespace sandboxd
