@@ -10,27 +10,38 @@
 namespace sandboxd {
 namespace {
 
-/// Rewrites every stored decision with `pin` (the new fingerprint, or nullopt to forget it).
+/// Rewrites every stored decision with `pin` (the new fingerprint, or nullopt to forget it), a
+/// page at a time: a million decisions (approve --all) are never held at once. Each decision
+/// is its own: one cut off half-way is pinned by the next call (an 's' pin says which it is).
 template <typename Pin>
 void Repin(ApprovalStore& approvals, const Sandbox& sandbox, Pin pin) {
+  constexpr size_t kPage = 4096;
   std::map<size_t, std::pair<UniqueFd, UniqueFd>> roots;  // live, upper
-  std::vector<Approval> kept;
-  std::vector<std::pair<size_t, std::string>> forgotten;
-  for (auto& approval : approvals.Load(sandbox.id())) {
-    if (approval.root >= sandbox.roots().size()) continue;
-    auto& fds = roots[approval.root];
-    if (!fds.first) fds = {sandbox.OpenLiveRoot(approval.root), sandbox.OpenUpper(approval.root)};
-    auto parts = SplitFingerprint(approval.fingerprint);
-    std::optional<std::string> now = parts ? pin(*parts, fds.first.get(), fds.second.get(), approval.path, approval.root) : std::nullopt;
-    if (!now) {
-      forgotten.emplace_back(approval.root, approval.path);
-    } else if (*now != approval.fingerprint) {
-      approval.fingerprint = *now;
-      kept.push_back(std::move(approval));
+  RecordKey from{0, std::string()};
+  for (;;) {
+    auto page = approvals.Page(sandbox.id(), from, kPage);
+    std::vector<Approval> kept;
+    std::vector<std::pair<size_t, std::string>> forgotten;
+    for (auto& [key, approval] : page) {
+      if (approval.root >= sandbox.roots().size()) continue;
+      auto& fds = roots[approval.root];
+      if (!fds.first) fds = {sandbox.OpenLiveRoot(approval.root), sandbox.OpenUpper(approval.root)};
+      auto parts = SplitFingerprint(approval.fingerprint);
+      std::optional<std::string> now = parts ? pin(*parts, fds.first.get(), fds.second.get(), approval.path, approval.root) : std::nullopt;
+      if (!now) {
+        forgotten.emplace_back(approval.root, approval.path);
+      } else if (*now != approval.fingerprint) {
+        approval.fingerprint = *now;
+        kept.push_back(std::move(approval));
+      }
     }
+    if (!kept.empty()) approvals.Save(sandbox.id(), kept);
+    if (!forgotten.empty()) approvals.Forget(sandbox.id(), forgotten);
+    if (page.size() < kPage) return;
+    // The next page starts just after this one's last key (its row may be gone now).
+    from = page.back().first;
+    from.second.push_back('\0');
   }
-  if (!kept.empty()) approvals.Save(sandbox.id(), kept);
-  if (!forgotten.empty()) approvals.Forget(sandbox.id(), forgotten);
 }
 
 }  // namespace

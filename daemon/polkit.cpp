@@ -4,9 +4,13 @@
 
 #include <sdbus-c++/sdbus-c++.h>
 
+#include <atomic>
 #include <chrono>
 #include <future>
+#include <thread>
 #include <tuple>
+
+#include <spdlog/spdlog.h>
 
 #include "errors.h"
 
@@ -23,18 +27,44 @@ using AuthorizationResult = sdbus::Struct<bool, bool, std::map<std::string, std:
 
 }  // namespace
 
+/// The loop of polkit's connection runs on a thread of ours, not on the one sdbus-c++ 1.2
+/// starts for a proxy that owns its connection: that one lets the error out of the thread when
+/// the bus goes away (a stopping system), and the uncaught exception aborted the whole daemon.
+/// Ours logs it and ends; the next check connects afresh.
+struct PolkitAuthority::Link {
+  std::unique_ptr<sdbus::IConnection> connection = sdbus::createSystemBusConnection();
+  std::unique_ptr<sdbus::IProxy> proxy = sdbus::createProxy(*connection, kPolkitBusName, kPolkitPath);
+  std::atomic<bool> lost{false};
+  std::thread loop{[this] {
+    try {
+      connection->enterEventLoop();
+    } catch (const std::exception& e) {
+      spdlog::warn("lost the connection to polkit: {}", e.what());
+    }
+    lost = true;
+  }};
+
+  ~Link() {
+    try {
+      connection->leaveEventLoop();
+    } catch (const std::exception&) {
+    }
+    loop.join();
+  }
+};
+
 PolkitAuthority::PolkitAuthority() = default;
 PolkitAuthority::~PolkitAuthority() = default;
 
-std::shared_ptr<sdbus::IProxy> PolkitAuthority::Proxy() {
+std::shared_ptr<PolkitAuthority::Link> PolkitAuthority::Connect() {
   std::lock_guard lock(mutex_);
-  if (!proxy_) proxy_ = sdbus::createProxy(sdbus::createSystemBusConnection(), kPolkitBusName, kPolkitPath);
-  return proxy_;
+  if (!link_ || link_->lost) link_ = std::make_shared<Link>();
+  return link_;
 }
 
 void PolkitAuthority::Forget() {
   std::lock_guard lock(mutex_);
-  proxy_.reset();
+  link_.reset();
 }
 
 void PolkitAuthority::Check(const Caller& caller, const std::string& action,
@@ -47,10 +77,11 @@ void PolkitAuthority::Check(const Caller& caller, const std::string& action,
   Subject subject{"system-bus-name", std::map<std::string, sdbus::Variant>{{"name", sdbus::Variant(caller.sender)}}};
   auto answer = std::make_shared<std::promise<AuthorizationResult>>();
   std::future<AuthorizationResult> reply = answer->get_future();
+  auto timeout = allow_interactive ? std::chrono::minutes(10) : std::chrono::minutes(1);
+  std::shared_ptr<Link> link;
   try {
-    auto proxy = Proxy();
-    auto timeout = allow_interactive ? std::chrono::minutes(10) : std::chrono::minutes(1);
-    proxy->callMethodAsync("CheckAuthorization")
+    link = Connect();
+    link->proxy->callMethodAsync("CheckAuthorization")
         .onInterface(kPolkitInterface)
         .withTimeout(timeout)
         .withArguments(subject, action, details, allow_interactive ? kAllowUserInteraction : 0u, std::string())
@@ -64,6 +95,12 @@ void PolkitAuthority::Check(const Caller& caller, const std::string& action,
   }
   AuthorizationResult result;
   try {
+    // The bus times the call out; should the connection's loop end first (the bus went away),
+    // nothing answers it, and this wait ends on its own.
+    if (reply.wait_for(timeout + std::chrono::seconds(5)) != std::future_status::ready) {
+      Forget();
+      throw Error(Code::kAccessDenied, "cannot ask polkit whether you may " + what + " (it did not answer)");
+    }
     result = reply.get();
   } catch (const sdbus::Error& e) {
     // polkitd may have restarted: the next check starts afresh.

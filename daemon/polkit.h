@@ -37,11 +37,13 @@ class PolkitAuthority final : public Authority {
              bool allow_interactive, const std::string& what) override;
 
  private:
-  std::shared_ptr<sdbus::IProxy> Proxy();
+  /// polkit's own connection, its proxy and the thread that runs its loop.
+  struct Link;
+  std::shared_ptr<Link> Connect();
   void Forget();
 
   std::mutex mutex_;
-  std::shared_ptr<sdbus::IProxy> proxy_;
+  std::shared_ptr<Link> link_;
 };
 
 /// User mode (sandboxd --user): no polkit. The daemon runs as its user and can do nothing its

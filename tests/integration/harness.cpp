@@ -215,15 +215,32 @@ bool Harness::Start() {
                 fs::copy_options::overwrite_existing);
   bus_address_ = "unix:path=" + dir_ + "/system_bus_socket";
 
+  if (!StartBus()) return false;
+  if (!EnsureUser(kAlice) || !EnsureUser(kBob)) {
+    skip_reason_ = "cannot create the test users";
+    return false;
+  }
+  if (!StartPolkit()) return false;
+  if (!StartDaemon()) {
+    skip_reason_ = "sandboxd did not start: " + DaemonLog();
+    ADD_FAILURE() << skip_reason_;
+    return false;
+  }
+  return true;
+}
+
+bool Harness::StartBus() {
+  unlink((dir_ + "/system_bus_socket").c_str());
+  if (!job_visible_dir_.empty()) unlink((job_visible_dir_ + "/bus_socket").c_str());
   bus_pid_ = SpawnRoot({"dbus-daemon", "--config-file=" + dir_ + "/bus.conf", "--nofork", "--nopidfile"}, {}, dir_ + "/dbus.log");
   if (!WaitUntil([&] { return access((dir_ + "/system_bus_socket").c_str(), F_OK) == 0; })) {
     skip_reason_ = "dbus-daemon did not start: " + ReadWhole(dir_ + "/dbus.log");
     return false;
   }
-  if (!EnsureUser(kAlice) || !EnsureUser(kBob)) {
-    skip_reason_ = "cannot create the test users";
-    return false;
-  }
+  return true;
+}
+
+bool Harness::StartPolkit() {
   // polkitd reads its actions and rules from fixed paths: give it ours in a mount namespace of
   // its own instead of touching the host's.
   std::string script = "mount --bind '" + dir_ + "/actions' /usr/share/polkit-1/actions && mount --bind '" + dir_ +
@@ -235,12 +252,20 @@ bool Harness::Start() {
     skip_reason_ = "polkitd did not start: " + ReadWhole(dir_ + "/polkitd.log");
     return false;
   }
-  if (!StartDaemon()) {
-    skip_reason_ = "sandboxd did not start: " + DaemonLog();
-    ADD_FAILURE() << skip_reason_;
-    return false;
-  }
   return true;
+}
+
+int Harness::RestartBusUnderDaemon() {
+  StopProcess(bus_pid_);
+  int status = -1;
+  if (!WaitUntil([&] { return waitpid(daemon_pid_, &status, WNOHANG) == daemon_pid_; }, std::chrono::seconds(30))) {
+    status = -1;
+    KillDaemon();
+  }
+  daemon_pid_ = -1;
+  StopProcess(polkit_pid_);
+  if (!StartBus() || !StartPolkit() || !StartDaemon()) ADD_FAILURE() << "the world did not come back: " << skip_reason_;
+  return status;
 }
 
 std::vector<std::string> Harness::DaemonCommand() const {

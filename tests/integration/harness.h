@@ -56,6 +56,10 @@ class Harness {
   void EnsureDaemon();
   /// SIGTERM, as systemd stops it; waits until it is gone and its name with it.
   void StopDaemon();
+  /// Ends the bus under the running daemon (as a stopping system does) and returns the daemon's
+  /// wait status once it has ended (-1 when it did not within 30 s: it is killed then); then
+  /// starts the bus, polkitd and sandboxd again.
+  int RestartBusUnderDaemon();
   /// The command line and environment StartDaemon uses (for an activation file).
   std::vector<std::string> DaemonCommand() const;
   std::vector<std::string> DaemonEnvironment() const;
@@ -82,6 +86,8 @@ class Harness {
 
  private:
   bool WaitForName(const std::string& name) const;
+  bool StartBus();
+  bool StartPolkit();
   std::string dir_;
   std::string job_visible_dir_;
   std::string bus_address_;

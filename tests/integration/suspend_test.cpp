@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -96,6 +97,22 @@ TEST_F(SuspendTest, ARoundTripKeepsTheChangeSetEntryByEntry) {
   auto merged = Snapshot(Merged());
   ASSERT_EQ(Ctl({"commit", id_, "--all"}).status, 0);
   EXPECT_EQ(Snapshot(project_), merged);
+}
+
+// Decisions are pinned to the archive and back a page at a time (a million of them are never
+// held): more than a page of them, each with its own verdict, all come back as they were.
+TEST_F(SuspendTest, MoreDecisionsThanAPageComeBackEachAsItWas) {
+  Job("mkdir many && cd many && seq 1 9000 | xargs touch");
+  ASSERT_EQ(Ctl({"approve", id_, "--all"}).status, 0);
+  ASSERT_EQ(Ctl({"reject", id_, "many/1", "many/4500", "many/9000"}).status, 0);
+  const std::string before = Ctl({"changes", id_}).out;
+  ASSERT_NE(before.find("A many/4500 [rejected]"), std::string::npos) << before.substr(0, 2000);
+  ASSERT_EQ(Ctl({"suspend", id_}).status, 0);
+  Result resumed = Ctl({"resume", id_});
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  const std::string after = Ctl({"changes", id_}).out;
+  EXPECT_EQ(after, before);
+  EXPECT_EQ(std::count(after.begin(), after.end(), '\n'), 9001);
 }
 
 TEST_F(SuspendTest, SuspendIsRefusedWhileAJobRuns) {
