@@ -321,6 +321,8 @@ void SandboxRegistry::EmptyTrash() {
     if (lstat(trash.c_str(), &st) != 0) continue;
     for (const auto& entry : ListDirectory(trash)) RemoveTree(trash + "/" + entry);
   }
+  // The database's part of what was destroyed goes too.
+  store_.GiveBackSpace();
 }
 
 size_t SandboxRegistry::size() const {

@@ -36,7 +36,13 @@ CREATE TABLE IF NOT EXISTS storage_areas (
 }  // namespace
 
 Store::Store(const std::string& path) : db_(path) {
+  // Free pages can be handed back (GiveBackSpace). Takes effect in a new database only: one an
+  // earlier version made keeps its free pages for reuse.
+  db_.Exec("PRAGMA auto_vacuum=INCREMENTAL");
   db_.Exec("PRAGMA journal_mode=WAL");
+  // The write-ahead log shrinks back to this after a checkpoint (it grows with the largest
+  // transaction: a page of a million-change commit's steps).
+  db_.Exec("PRAGMA journal_size_limit=" + std::to_string(16 << 20));
   db_.Exec("PRAGMA synchronous=FULL");
   db_.Exec("PRAGMA foreign_keys=ON");
   db_.Exec(kSchema);
@@ -91,6 +97,27 @@ void Store::Insert(const SandboxRecord& record) {
 void Store::Remove(const std::string& id) {
   std::lock_guard lock(mutex_);
   Statement(db_, "DELETE FROM sandboxes WHERE id = ?").Bind(1, id).Run();
+}
+
+void Store::GiveBackSpace() {
+  auto pragma = [this](const char* name) {
+    Statement value(db_, std::string("PRAGMA ") + name);
+    return value.Step() ? value.ColumnInt(0) : int64_t{0};
+  };
+  bool incremental = false;
+  {
+    std::lock_guard lock(mutex_);
+    incremental = pragma("auto_vacuum") == 2;  // (a database made before keeps its free pages)
+  }
+  // 8 MiB of free pages at a time, the lock let go in between: other calls wait for a chunk,
+  // never for the whole of it.
+  while (incremental) {
+    std::lock_guard lock(mutex_);
+    if (pragma("freelist_count") == 0) break;
+    db_.Exec("PRAGMA incremental_vacuum(2048)");
+  }
+  std::lock_guard lock(mutex_);
+  db_.Exec("PRAGMA wal_checkpoint(TRUNCATE)");
 }
 
 void Store::SetLastUsed(const std::vector<std::pair<std::string, int64_t>>& used) {

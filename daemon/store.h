@@ -51,6 +51,10 @@ class Store {
 
   void Insert(const SandboxRecord& record);
   void Remove(const std::string& id);
+  /// Gives the file space of removed records back to the file system: what a sandbox of a
+  /// million changes leaves (its sights, decisions and commit steps) would otherwise stay in the
+  /// database file for good. Slow for much; call off the caller's time.
+  void GiveBackSpace();
   void SetState(const std::string& id, const std::string& state);
   /// Records when each sandbox was last used ({id, usec}), where later than what is recorded,
   /// in one transaction (one sync for all).

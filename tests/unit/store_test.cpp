@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "change_json.h"
 #include "errors.h"
@@ -106,6 +107,30 @@ TEST(ChangeJsonTest, RoundTrip) {
   Change change{"a/b", ChangeKind::kTypeChanged, EntryType::kFile, EntryType::kSymlink, 0644, 0777};
   EXPECT_EQ(ChangeFromJson(ChangeToJson(change)), change);
   EXPECT_THROW(ChangeFromJson(nlohmann::json{{"path", "x"}}), Error);
+}
+
+// A sandbox of a million changes leaves hundreds of MiB of rows (sights, decisions, commit
+// steps); once it is destroyed, the file shrinks back, the write-ahead log with it.
+TEST_F(StoreTest, TheSpaceOfRemovedRecordsGoesBackToTheFileSystem) {
+  auto on_disk = [&] {
+    struct stat db, wal;
+    off_t bytes = stat((dir_ + "/db").c_str(), &db) == 0 ? db.st_size : 0;
+    if (stat((dir_ + "/db-wal").c_str(), &wal) == 0) bytes += wal.st_size;
+    return bytes;
+  };
+  Store store(dir_ + "/db");
+  store.Insert({"00000000000000aa", "big", 1000, "active", 5, {"/home/u/big"}});
+  store.WithDatabase([](Database& db) {
+    db.Exec("CREATE TABLE bulk (sandbox_id TEXT NOT NULL REFERENCES sandboxes(id) ON DELETE CASCADE, data BLOB)");
+    Transaction tx(db);
+    for (int i = 0; i < 4000; ++i) db.Exec("INSERT INTO bulk VALUES ('00000000000000aa', zeroblob(4096))");
+    tx.Commit();
+  });
+  off_t full = on_disk();
+  ASSERT_GT(full, 16 << 20);
+  store.Remove("00000000000000aa");
+  store.GiveBackSpace();
+  EXPECT_LT(on_disk(), 1 << 20) << "of " << full << " bytes";
 }
 
 }  // namespace
