@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <algorithm>
 #include <string>
@@ -65,6 +66,48 @@ TEST_F(BigCommitTest, AConflictOnTheLastPageRefusesAllAndEveryPageGoesLiveAndCom
   EXPECT_FALSE(LiveExists("d1") || LiveExists("d9"));
   EXPECT_EQ(ReadWhole(project_ + "/zz-last.txt"), "edited live\n");
   EXPECT_EQ(ChangeCount(), kFiles + 9 + 1);
+}
+
+/// Waits (up to 60 s) until the daemon's journal holds a commit in state "planning": exits 0
+/// then, 1 if none came. Reads the database beside the daemon (WAL readers do not block it).
+constexpr const char* kWaitForPlanning = R"py(
+import sqlite3, sys, time
+db = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True, timeout=5)
+end = time.time() + 60
+while time.time() < end:
+    if db.execute("SELECT COUNT(*) FROM commits WHERE state = 'planning'").fetchone()[0]:
+        sys.exit(0)
+    time.sleep(0.002)
+sys.exit(1)
+)py";
+
+// A daemon killed while it plans a commit of the whole change set (checking and journaling it
+// a page at a time, before anything moves) moved nothing: at start-up the commit is forgotten
+// with its steps, and the sandbox then commits as it would have.
+TEST_F(BigCommitTest, ADaemonKilledWhilePlanningMovedNothingAndForgetsThePlan) {
+  int before = LiveFiles();
+  Job("for d in $(seq 1 30); do mkdir d$d && (cd d$d && seq 1000 | xargs touch); done");
+  const std::string db = World().dir() + "/state/sandboxd.db";
+  pid_t client = StartSandboxctl(kAlice, {"commit", "--all", id_});
+  Result planning = World().RunAs("root", {"/usr/bin/python3", "-c", kWaitForPlanning, db});
+  World().KillDaemon();
+  waitpid(client, nullptr, 0);
+  ASSERT_EQ(planning.status, 0) << "the commit was never seen planning: " << planning.err;
+  ASSERT_TRUE(World().StartDaemon()) << World().DaemonLog();
+
+  EXPECT_EQ(LiveFiles(), before) << "a commit killed while planning moved files";
+  EXPECT_NE(World().DaemonLog().find("was cut off before it started; nothing of it had moved"), std::string::npos);
+  // Neither the commit nor its steps are left (this sandbox had no other commit).
+  Result left = World().RunAs("root", {"/usr/bin/python3", "-c",
+                                       "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); "
+                                       "print(db.execute('SELECT COUNT(*) FROM commits WHERE sandbox_id = ?', (sys.argv[2],)).fetchone()[0], "
+                                       "db.execute('SELECT COUNT(*) FROM commit_steps WHERE commit_id NOT IN (SELECT id FROM commits)').fetchone()[0])",
+                                       db, id_});
+  EXPECT_EQ(Trim(left.out), "0 0") << "the plan outlived the restart: " << left.err;
+  EXPECT_EQ(ChangeCount(), 30030);
+  Result committed = Ctl({"commit", "--all", id_});
+  ASSERT_EQ(committed.status, 0) << committed.err;
+  EXPECT_EQ(LiveFiles(), before + 30000);
 }
 
 }  // namespace
