@@ -182,7 +182,10 @@ void Sandbox::Unmount(Layers layers) {
     }
     UniqueFd upper = OpenUpper(i);
     std::lock_guard link_up(link_up_mutex_);
-    auto linked = LinkUpHardLinks(live.get(), upper.get(), merged.get(), ScanChanges(live.get(), upper.get()));
+    // Only what link-up looks at is held, never the change set (a million changes at a commit).
+    std::set<std::string> multi_linked;
+    auto candidates = ScanLinkUpCandidates(live.get(), upper.get(), multi_linked, nullptr);
+    auto linked = LinkUpHardLinks(live.get(), upper.get(), merged.get(), candidates, &multi_linked);
     if (!linked.empty() && linked_up_) linked_up_(*this, i, linked);
   }
   for (size_t i = 0; i < record_.roots.size(); ++i) UnmountOverlay(layout_.MergedDir(record_.id, i));
@@ -285,14 +288,21 @@ std::vector<Change> Sandbox::PrepareStream(size_t root) const {
   // What LinkUpHardLinks looks at (deleted files, files with more than one link) and what a
   // rename pairs (deleted files and symlinks): few, whatever the size of the change set.
   std::set<std::string> multi_linked;
-  std::vector<Change> kept, deletions;
-  ScanChanges(lower.get(), upper.get(), [&](Change&& change) {
-    bool deleted = change.kind == ChangeKind::kDeleted && (change.old_type == EntryType::kFile || change.old_type == EntryType::kSymlink);
-    if (deleted) deletions.push_back(change);
-    if ((deleted && change.old_type == EntryType::kFile) || multi_linked.count(change.path)) kept.push_back(std::move(change));
-  }, &verdicts_, &multi_linked);
+  std::vector<Change> deletions;
+  auto kept = ScanLinkUpCandidates(lower.get(), upper.get(), multi_linked, &deletions);
   LinkUpForReading(root, lower.get(), upper.get(), kept, multi_linked);
   return deletions;
+}
+
+std::vector<Change> Sandbox::ScanLinkUpCandidates(int lower_fd, int upper_fd, std::set<std::string>& multi_linked,
+                                                  std::vector<Change>* deletions) const {
+  std::vector<Change> kept;
+  ScanChanges(lower_fd, upper_fd, [&](Change&& change) {
+    bool deleted = change.kind == ChangeKind::kDeleted && (change.old_type == EntryType::kFile || change.old_type == EntryType::kSymlink);
+    if (deleted && deletions) deletions->push_back(change);
+    if ((deleted && change.old_type == EntryType::kFile) || multi_linked.count(change.path)) kept.push_back(std::move(change));
+  }, &verdicts_, &multi_linked);
+  return kept;
 }
 
 bool Sandbox::LinkUpForReading(size_t root, int lower_fd, int upper_fd, const std::vector<Change>& changes,

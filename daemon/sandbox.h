@@ -230,6 +230,12 @@ class Sandbox {
   /// The root of root `root`'s mounted overlay (for hard_links.h); none when it is not mounted
   /// (and never in user mode).
   UniqueFd OpenMergedView(size_t root) const;
+  /// What LinkUpHardLinks looks at, from one scan that holds nothing else (with
+  /// link_up_mutex_ held): deleted files, and files the upper has under more than one name
+  /// (`multi_linked` receives every such name). `deletions`, when given, receives the deleted
+  /// files and symlinks (rename candidates, PrepareStream).
+  std::vector<Change> ScanLinkUpCandidates(int lower_fd, int upper_fd, std::set<std::string>& multi_linked,
+                                           std::vector<Change>* deletions) const;
   /// For Scan and PrepareStream (with link_up_mutex_ held): links up the names `changes` (read
   /// with `multi_linked`) leave out, where the merged view is mounted, and tells linked_up_.
   /// A failure is left for the unmount of a commit to refuse. True when any was linked up.
