@@ -138,12 +138,13 @@ CommitRunner::Outcome CommitRunner::Commit(Sandbox& sandbox, const CommitRequest
   size_t total = 0;
   for (const auto& root : request.changes) total += root.changes.size();
   if (total == 0) return {};
-  if (!request.force) CheckConflicts(sandbox, request, owner);
   bool uncommittable = false;
   for (const auto& root : request.changes)
     for (const auto& change : root.changes) uncommittable |= !IsCommittable(change);
+  // (The whole upper checks its conflicts a page at a time as it plans: not twice.)
   if (request.everything && request.hunks.empty() && !uncommittable && TakesWholeUpper(sandbox))
     return CommitWholeUpper(sandbox, request, owner, journaled);
+  if (!request.force) CheckConflicts(sandbox, request, owner);
   return CommitStaged(sandbox, request, owner, journaled);
 }
 
