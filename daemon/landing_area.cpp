@@ -246,20 +246,31 @@ void RunLandingActions(const nlohmann::json& actions) {
     if (target.find('/') != std::string::npos || target == ".")
       throw Error(Code::kInvalidArgument, "landing action " + verb + " takes one name, not " + target);
     if (verb == "make") {
-      // Why O_EXCL-like mkdir: a name someone planted (a symlink, a directory of theirs) must
-      // stop the commit, never be written through.
-      if (mkdirat(fd, target.c_str(), 0700) != 0) {
-        if (errno == EEXIST)
+      // Made whole under a name of its own, then renamed into place in one step: a helper
+      // killed between its mkdirs must not leave a part-made area under the area's name, which
+      // "remove" would take for the owner's (not exactly upper/ and removed/) and leave in the
+      // live tree for good.
+      std::string making = target + ".making";
+      RemoveTreeAt(fd, making, making);
+      if (mkdirat(fd, making.c_str(), 0700) != 0) ThrowErrno("cannot make " + making + " in the live root");
+      UniqueFd area(openat(fd, making.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (!area) ThrowErrno("cannot open " + making);
+      for (const char* part : {"upper", "removed"})
+        if (mkdirat(area.get(), part, 0700) != 0) ThrowErrno("cannot make " + making + "/" + part);
+      // Why no replacing: a name someone planted (a symlink, a directory of theirs) must stop
+      // the commit, never be written through.
+      if (renameat2(fd, making.c_str(), fd, target.c_str(), RENAME_NOREPLACE) != 0) {
+        int err = errno;
+        RemoveTreeAt(fd, making, making);
+        if (err == EEXIST)
           throw Error(Code::kConflict, "live " + target + " exists already; sandboxd needs that name for the commit");
+        errno = err;
         ThrowErrno("cannot make " + target + " in the live root");
       }
-      UniqueFd area(openat(fd, target.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-      if (!area) ThrowErrno("cannot open " + target);
-      for (const char* part : {"upper", "removed"})
-        if (mkdirat(area.get(), part, 0700) != 0) ThrowErrno("cannot make " + target + "/" + part);
     } else if (verb == "remove") {
       std::string retired = target + ".removing";
       RemoveTreeAt(fd, retired, retired);
+      RemoveTreeAt(fd, target + ".making", target + ".making");  // a "make" cut off
       // Only an area of sandboxd's goes: something the owner has under that name (which made a
       // commit refuse to start) is the owner's, and stays.
       if (!IsLandingArea(fd, target)) continue;

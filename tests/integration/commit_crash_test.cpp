@@ -72,12 +72,13 @@ bool WaitForCommitDirectory(const Site& site, const std::string& id, std::chrono
 /// moment its commit directory appears to the end of the call.
 std::chrono::steady_clock::duration TimeMovingPart(const Site& site, const std::string& id,
                                                    const std::vector<std::string>& args) {
-  pid_t client = StartSandboxctl(kAlice, args);
+  const std::string err_path = World().dir() + "/timed-commit.err";
+  pid_t client = StartSandboxctl(kAlice, args, err_path);
   EXPECT_TRUE(WaitForCommitDirectory(site, id, std::chrono::seconds(60)));
   auto start = std::chrono::steady_clock::now();
   int status = 0;
   waitpid(client, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the undisturbed commit failed: " << ReadWhole(err_path);
   return std::chrono::steady_clock::now() - start;
 }
 
@@ -158,7 +159,7 @@ void KillWholeCommits(const Site& site) {
 
     auto live = Snapshot(project);
     bool is_before = live == before, is_after = live == after;
-    ASSERT_TRUE(is_before || is_after) << "live tree is neither before nor after the commit:\n" << Describe(live);
+    ASSERT_TRUE(is_before || is_after) << "live tree is neither before nor after the commit: " << DescribeMismatch(live, before, after);
     before_count += is_before;
     after_count += is_after;
     // The sandbox is usable and holds exactly what was not committed.
@@ -304,7 +305,7 @@ void KillPartialCommits(const Site& site) {
 
     auto live = Snapshot(project);
     bool is_before = live == before, is_after = live == after;
-    ASSERT_TRUE(is_before || is_after) << "live tree is neither before nor after the commit:\n" << Describe(live);
+    ASSERT_TRUE(is_before || is_after) << "live tree is neither before nor after the commit: " << DescribeMismatch(live, before, after);
     before_count += is_before;
     after_count += is_after;
     Result changes = w.Sandboxctl(kAlice, {"changes", id});

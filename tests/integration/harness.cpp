@@ -20,6 +20,7 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -149,15 +150,34 @@ Harness* world = nullptr;
 /// later test with it: each test starts with a daemon on the bus.
 class DaemonKeeper : public ::testing::EmptyTestEventListener {
   void OnTestStart(const ::testing::TestInfo&) override {
-    if (world != nullptr && world->skip_reason().empty()) world->EnsureDaemon();
+    if (world == nullptr || !world->skip_reason().empty()) return;
+    world->EnsureDaemon();
+    // Nor may the sandboxes a failed test left behind (its ASSERT came before its destroy): a
+    // later test that counts what a user holds (limits, the storage cap) would fail too.
+    if (last_failed_) DestroyLeftovers();
+    last_failed_ = false;
   }
+  void DestroyLeftovers() {
+    for (const char* user : {kAlice, kBob}) {
+      auto listed = nlohmann::json::parse(world->Sandboxctl(user, {"--json", "list"}).out, nullptr, false);
+      if (!listed.is_array()) continue;
+      for (const auto& sandbox : listed) {
+        if (!sandbox.contains("id")) continue;
+        std::string id = sandbox["id"].get<std::string>();
+        std::fprintf(stderr, "destroying %s's sandbox %s, left by a failed test\n", user, id.c_str());
+        world->Sandboxctl(user, {"destroy", id});
+      }
+    }
+  }
+  bool last_failed_ = false;
   // A sanitizer's report in sandboxd's log fails the test it came during: the daemon's own, or
   // a helper's that the daemon logged with the helper's failure. (Reports of what the test ran
   // itself are caught in RunAs.) Called while the test is still the current one.
-  void OnTestEnd(const ::testing::TestInfo&) override {
+  void OnTestEnd(const ::testing::TestInfo& test) override {
     if (world == nullptr || !world->skip_reason().empty()) return;
     std::string report = world->NewSanitizerReports();
     if (!report.empty()) ADD_FAILURE() << "sanitizer report in sandboxd's log:\n" << report;
+    last_failed_ = test.result()->Failed();
   }
 };
 
@@ -549,6 +569,41 @@ std::map<std::string, std::string> Snapshot(const std::string& dir) {
 std::string Describe(const std::map<std::string, std::string>& snapshot) {
   std::string text;
   for (const auto& [path, value] : snapshot) text += path + ": " + value + "\n";
+  return text;
+}
+
+std::string DescribeMismatch(const std::map<std::string, std::string>& live, const std::map<std::string, std::string>& before,
+                             const std::map<std::string, std::string>& after) {
+  auto at = [](const std::map<std::string, std::string>& tree, const std::string& path) {
+    auto found = tree.find(path);
+    std::string value = found == tree.end() ? "(none)" : found->second;
+    for (char& c : value)
+      if (c == '\n') c = '|';
+    return value.substr(0, 40);
+  };
+  std::set<std::string> paths;
+  for (const auto* tree : {&live, &before, &after})
+    for (const auto& [path, value] : *tree) paths.insert(path);
+  // Of the paths the commit changes, which the live tree has as before, as after, or as
+  // neither: the rarer kinds are what went wrong, so they are listed first.
+  std::vector<std::string> as_before, as_after, neither;
+  for (const auto& path : paths) {
+    std::string now = at(live, path), was = at(before, path), will = at(after, path);
+    if (was == will) {
+      if (now != was) neither.push_back(path);
+      continue;
+    }
+    (now == was ? as_before : now == will ? as_after : neither).push_back(path);
+  }
+  std::string text = std::to_string(neither.size()) + " paths as neither, " + std::to_string(as_before.size()) + " as before, " +
+                     std::to_string(as_after.size()) + " as after\n";
+  auto list = [&](const std::vector<std::string>& kind, const char* label, size_t most) {
+    for (size_t i = 0; i < kind.size() && i < most; ++i)
+      text += std::string(label) + " " + kind[i] + ": live " + at(live, kind[i]) + "; before " + at(before, kind[i]) + "; after " +
+              at(after, kind[i]) + "\n";
+  };
+  list(neither, "neither", 8);
+  list(as_before.size() <= as_after.size() ? as_before : as_after, as_before.size() <= as_after.size() ? "as-before" : "as-after", 8);
   return text;
 }
 

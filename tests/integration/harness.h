@@ -124,6 +124,10 @@ bool EnsureUser(const std::string& name);
 /// A recursive lstat walk: per relative path, type, mode, and content or link target.
 std::map<std::string, std::string> Snapshot(const std::string& dir);
 std::string Describe(const std::map<std::string, std::string>& snapshot);
+/// The paths where `live` is neither as `before` nor as `after` has them, one line each (at most
+/// 12, then a count): CI shows only a failure's first lines, so they must name what differs.
+std::string DescribeMismatch(const std::map<std::string, std::string>& live, const std::map<std::string, std::string>& before,
+                             const std::map<std::string, std::string>& after);
 
 /// A file's whole content ("" if it cannot be read), and a file written whole.
 std::string ReadWhole(const std::string& path);

@@ -215,6 +215,25 @@ TEST_F(LandingActionsTest, RemoveTakesTheAreaAndALeftoverRemoving) {
   EXPECT_EQ(ReadFile(root_ + "/neighbour"), "stays\n");
 }
 
+// A helper killed inside "make" (a daemon killed while a commit fills its area) must leave
+// nothing under the area's name that "remove" would take for the owner's and leave live for
+// good: the area appears whole or not at all, and what a cut-off make left goes.
+TEST_F(LandingActionsTest, AMakeCutOffLeavesNothingUnderTheAreasNameAndIsCleanedUp) {
+  // What a make killed between its mkdirs leaves.
+  ASSERT_EQ(mkdir((root_ + "/area.making").c_str(), 0700), 0);
+  ASSERT_EQ(mkdir((root_ + "/area.making/upper").c_str(), 0700), 0);
+  EXPECT_FALSE(Exists(root_ + "/area"));
+  RunLandingActions(json::array({json::array({"remove", root_fd_.get(), "area"})}));
+  EXPECT_FALSE(Exists(root_ + "/area.making"));
+
+  // And a make after one cut off makes the area whole.
+  ASSERT_EQ(mkdir((root_ + "/area.making").c_str(), 0700), 0);
+  RunLandingActions(json::array({json::array({"make", root_fd_.get(), "area"})}));
+  EXPECT_TRUE(Exists(root_ + "/area/upper"));
+  EXPECT_TRUE(Exists(root_ + "/area/removed"));
+  EXPECT_FALSE(Exists(root_ + "/area.making"));
+}
+
 // A commit refused because the owner has something at the area's name must not take that
 // with it when it cleans up: only what "make" makes (upper/ and removed/, nothing else) goes.
 TEST_F(LandingActionsTest, RemoveLeavesAnythingButALandingAreaAlone) {
