@@ -26,6 +26,14 @@ std::string_view ToString(Verdict verdict) { return NameOf(kVerdictNames, verdic
 std::optional<Verdict> VerdictFromString(std::string_view text) { return ValueOf<Verdict>(kVerdictNames, text); }
 std::string_view ToString(ReviewState state) { return NameOf(kStateNames, state, "unknown"); }
 
+void Approval::ApprovePending() {
+  if (State() == ReviewState::kPending) {
+    DecideWhole(Verdict::kApproved);
+  } else if (State() == ReviewState::kPartial) {
+    for (int hunk : HunksWith(Verdict::kPending)) DecideHunk(hunk, hunk_count, Verdict::kApproved);
+  }
+}
+
 void Approval::DecideWhole(Verdict verdict) {
   hunks.clear();
   hunk_count = 0;

@@ -47,6 +47,11 @@ struct Approval {
   std::set<int> HunksWith(Verdict verdict) const;
   bool CommitsWhole() const { return hunks.empty() && whole == Verdict::kApproved; }
   bool CommitsPart() const { return !ApprovedHunks().empty(); }
+  /// Whether a commit takes the change whole: approved whole, or every hunk approved.
+  bool CommitsAll() const { return CommitsWhole() || (CommitsPart() && hunks.size() == ApprovedHunks().size()); }
+  /// As commit --all decides before it commits: a pending change approved, and the pending
+  /// hunks of a partly decided one (rejected ones stay rejected).
+  void ApprovePending();
 };
 
 /// The decisions of the hunks left after a partial commit that took `committed`: the remaining

@@ -106,6 +106,10 @@ void CommitJournal::AppendSteps(int64_t id, const std::vector<CommitStep>& steps
   });
 }
 
+void CommitJournal::ForgetSteps(int64_t id) {
+  store_.WithDatabase([&](Database& db) { Statement(db, "DELETE FROM commit_steps WHERE commit_id = ?").Bind(1, id).Run(); });
+}
+
 void CommitJournal::ForEachStepPage(int64_t id, bool reverse, size_t page,
                                     const std::function<void(const std::vector<CommitStep>&)>& visit) {
   // Each page is its own query from where the last ended (the primary key orders them): no

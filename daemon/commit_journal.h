@@ -38,8 +38,10 @@ class CommitJournal {
   /// Forgets a planning commit that will not be applied (refused, failed, or cut off), with its
   /// steps: nothing of it moved.
   void Abandon(int64_t id);
-  /// Adds steps to a planning commit, in one transaction.
+  /// Adds steps to a planning or staging commit, in one transaction.
   void AppendSteps(int64_t id, const std::vector<CommitStep>& steps);
+  /// Drops the steps of commit `id`, rolled back: they are of no use any more (a million rows).
+  void ForgetSteps(int64_t id);
   /// Hands commit `id`'s steps to `visit` at most `page` at a time, each page in order: the
   /// pages in order, or (`reverse`) from the last to the first (how a commit is taken back).
   void ForEachStepPage(int64_t id, bool reverse, size_t page, const std::function<void(const std::vector<CommitStep>&)>& visit);

@@ -2,12 +2,14 @@
 /// What one commit takes out of a sandbox's change set. Pure data, built from the review
 /// (review.h) and carried out by CommitRunner.
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "commit_selection.h"
 #include "sandbox.h"
 
 namespace sandboxd {
@@ -25,6 +27,12 @@ struct CommitRequest {
   /// set of a million entries commits in bounded memory.
   bool whole_upper = false;
   bool force = false;       ///< commit over conflicts
+  /// A part of the change set, streamed: hands each change taken to `take` in scan order
+  /// (commit_selection.h) and returns the renames both of whose halves it took. Called once,
+  /// once the commit is journaled; `changes` and `hunks` are then unused. What a partial commit
+  /// of a million changes takes is never held whole.
+  using TakenStream = std::function<TakenRenames(const std::function<void(TakenChange&&)>& take)>;
+  TakenStream taken;
 };
 
 }  // namespace sandboxd

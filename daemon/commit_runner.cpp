@@ -24,6 +24,7 @@
 #include "helper_client.h"
 #include "landing_area.h"
 #include "stale_origins.h"
+#include "taken_list.h"
 
 namespace sandboxd {
 namespace {
@@ -84,44 +85,60 @@ namespace {
 
 /// Two names of one inode must go live together or not at all: a name left in the sandbox
 /// would still share the inode with the live one, and a later job writing it would change the
-/// live file behind every commit. And whole: hunks make a new file of each name.
-void CheckHardLinksGoTogether(const Sandbox& sandbox, const CommitRunner::RootFds& fds, const CommitRequest& request) {
-  struct Taken {
-    std::string shown;
+/// live file behind every commit. And whole: hunks make a new file of each name. Told each
+/// change the commit takes before it is staged; what it holds grows with the taken files that
+/// have other names only.
+class HardLinkCheck {
+ public:
+  HardLinkCheck(const Sandbox& sandbox, const CommitRunner::RootFds& fds) : sandbox_(sandbox), fds_(fds) {}
+
+  void Add(const TakenChange& taken) {
+    if (taken.change.new_type != EntryType::kFile) return;
+    auto st = StatBeneath(fds_.upper_fds[taken.root], taken.change.path);
+    if (!st || st->st_nlink < 2) return;
+    Names& names = taken_[{taken.root, st->st_ino}];
+    (names.first.empty() ? names.first : names.second) = fds_.prefixes[taken.root] + taken.change.path;
+    if (!taken.hunks.empty()) {
+      // (Its own name stays in the upper: the stage gets a file merged from its hunks.)
+      names.by_hunks = true;
+      by_hunks_.insert({taken.root, taken.change.path});
+    }
+  }
+
+  /// Once what the commit takes is staged: throws Error naming two names of a file that do not
+  /// go together, whole.
+  void Check() const {
+    auto refuse = [](const std::string& one, const std::string& other) {
+      return Error(Code::kInvalidArgument, one + " and " + other + " are two names of one file; approve both, whole, or neither");
+    };
+    for (const auto& [inode, names] : taken_)
+      if (names.by_hunks && !names.second.empty()) throw refuse(names.first, names.second);
+    if (taken_.empty()) return;
+    // A name the commit does not take is still a change in the upper, which the taken ones have
+    // left for the stage by now.
+    for (size_t i = 0; i < sandbox_.roots().size(); ++i)
+      sandbox_.StreamChanges(i, [&](Change&& change) {
+        if (change.new_type != EntryType::kFile) return;
+        auto st = StatBeneath(fds_.upper_fds[i], change.path);
+        if (!st || by_hunks_.count({i, change.path})) return;
+        if (auto it = taken_.find({i, st->st_ino}); it != taken_.end()) throw refuse(it->second.first, fds_.prefixes[i] + change.path);
+      });
+  }
+
+ private:
+  struct Names {
+    std::string first, second;  ///< taken names (the first two)
     bool by_hunks = false;
   };
-  std::map<std::pair<size_t, ino_t>, Taken> taken;
-  for (const auto& root : request.changes)
-    for (const auto& change : root.changes) {
-      if (change.new_type != EntryType::kFile) continue;
-      auto [parent_path, name] = SplitParent(change.path);
-      UniqueFd parent = OpenBeneath(fds.upper_fds[root.root], parent_path, O_PATH | O_DIRECTORY);
-      struct stat st;
-      if (parent && fstatat(parent.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_nlink > 1) {
-        Taken& one = taken[{root.root, st.st_ino}];
-        one.shown = fds.prefixes[root.root] + change.path;
-        one.by_hunks |= request.hunks.count({root.root, change.path}) > 0;
-      }
-    }
-  if (taken.empty()) return;
-  for (const auto& root : sandbox.Scan())
-    for (const auto& change : root.changes) {
-      if (change.new_type != EntryType::kFile) continue;
-      auto [parent_path, name] = SplitParent(change.path);
-      UniqueFd parent = OpenBeneath(fds.upper_fds[root.root], parent_path, O_PATH | O_DIRECTORY);
-      struct stat st;
-      if (!parent || fstatat(parent.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-      auto it = taken.find({root.root, st.st_ino});
-      if (it == taken.end() || it->second.shown == fds.prefixes[root.root] + change.path) continue;
-      bool also_taken = false;
-      for (const auto& r : request.changes)
-        if (r.root == root.root)
-          for (const auto& c : r.changes) also_taken |= c.path == change.path;
-      if (!also_taken || it->second.by_hunks || request.hunks.count({root.root, change.path}))
-        throw Error(Code::kInvalidArgument, it->second.shown + " and " + fds.prefixes[root.root] + change.path +
-                                                " are two names of one file; approve both, whole, or neither");
-    }
-}
+  const Sandbox& sandbox_;
+  const CommitRunner::RootFds& fds_;
+  std::map<std::pair<size_t, ino_t>, Names> taken_;
+  std::set<std::pair<size_t, std::string>> by_hunks_;
+};
+
+/// Where a partial commit lists what it takes until its steps are planned (taken_list.h): with
+/// the backups, never in a hard quota's file system (a sandbox at its quota must commit).
+std::string TakenListPath(const Sandbox& sandbox, int64_t commit) { return sandbox.CommitBackupsDir(commit, 0) + "/taken"; }
 
 }  // namespace
 
@@ -135,17 +152,27 @@ CommitRunner::Outcome CommitRunner::Commit(Sandbox& sandbox, const CommitRequest
     if (!TakesWholeUpper(sandbox)) throw Error(Code::kFailed, "sandbox " + sandbox.id() + " cannot commit its upper whole");
     return CommitWholeUpper(sandbox, request, owner, journaled);
   }
+  if (request.taken) return CommitStaged(sandbox, request, owner, journaled);
+  // Changes held (a caller that has them at hand): streamed from there.
   size_t total = 0;
-  for (const auto& root : request.changes) total += root.changes.size();
-  if (total == 0) return {};
   bool uncommittable = false;
-  for (const auto& root : request.changes)
+  for (const auto& root : request.changes) {
+    total += root.changes.size();
     for (const auto& change : root.changes) uncommittable |= !IsCommittable(change);
-  // (The whole upper checks its conflicts a page at a time as it plans: not twice.)
+  }
+  if (total == 0) return {};
   if (request.everything && request.hunks.empty() && !uncommittable && TakesWholeUpper(sandbox))
     return CommitWholeUpper(sandbox, request, owner, journaled);
-  if (!request.force) CheckConflicts(sandbox, request, owner);
-  return CommitStaged(sandbox, request, owner, journaled);
+  CommitRequest streamed = request;
+  streamed.taken = [&request](const std::function<void(TakenChange&&)>& take) {
+    for (const auto& root : request.changes)
+      for (const auto& change : root.changes) {
+        auto hunks = request.hunks.find({root.root, change.path});
+        take({root.root, change, hunks == request.hunks.end() ? std::set<int>{} : hunks->second, {}});
+      }
+    return request.renames;
+  };
+  return CommitStaged(sandbox, streamed, owner, journaled);
 }
 
 bool CommitRunner::TakesWholeUpper(const Sandbox& sandbox) {
@@ -179,14 +206,6 @@ Error ConflictError(const Sandbox& sandbox, const Conflicts& named, size_t total
 }
 
 }  // namespace
-
-void CommitRunner::CheckConflicts(const Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner) {
-  Conflicts conflicts = FindConflicts(sandbox, request.changes, sights_.Load(sandbox.id()), AgreedUsec(sandbox), helper_path_, owner);
-  if (conflicts.empty()) return;
-  size_t total = conflicts.size();
-  while (conflicts.size() > kMaxConflictsNamed) conflicts.erase(std::prev(conflicts.end()));
-  throw ConflictError(sandbox, conflicts, total);
-}
 
 void CommitRunner::PlanWholeUpper(const Sandbox& sandbox, int64_t commit, const CommitRequest& request,
                                   const UserCredentials& owner, const RootFds& fds, Outcome& outcome) {
@@ -280,14 +299,98 @@ CommitRunner::Outcome CommitRunner::CommitWholeUpper(Sandbox& sandbox, const Com
   return outcome;
 }
 
+namespace {
+
+/// The changes of `page` grouped by root, in order.
+std::vector<RootChanges> ChangesOf(const std::vector<TakenChange>& page) {
+  std::vector<RootChanges> changes;
+  for (const auto& taken : page) {
+    if (changes.empty() || changes.back().root != taken.root) changes.push_back({taken.root, {}});
+    changes.back().changes.push_back(taken.change);
+  }
+  return changes;
+}
+
+}  // namespace
+
+TakenRenames CommitRunner::StageTaken(const Sandbox& sandbox, int64_t commit, const CommitRequest& request,
+                                      const UserCredentials& owner, const RootFds& fds, const std::vector<int>& stage_fds,
+                                      Outcome& outcome) {
+  // One pass over what the commit takes, a page at a time: each page checked for conflicts
+  // (unless forced) and, while none refused the commit, staged and listed for the plan. A
+  // conflict anywhere refuses the whole commit, naming the first few; the caller puts back
+  // what was staged.
+  std::optional<StreamedConflicts> conflicts;
+  if (!request.force) conflicts.emplace(sandbox, sights_, AgreedUsec(sandbox), helper_path_, owner);
+  Conflicts named;
+  size_t conflicting = 0;
+  HardLinkCheck links(sandbox, fds);
+  TakenListWriter list(TakenListPath(sandbox, commit));
+  std::vector<TakenChange> page;
+  auto stage_page = [&] {
+    std::vector<RootChanges> changes = ChangesOf(page);
+    if (conflicts) {
+      for (auto& conflict : conflicts->Of(changes)) {
+        ++conflicting;
+        if (named.size() < kMaxConflictsNamed) named.insert(std::move(conflict));
+      }
+    }
+    if (conflicting == 0) {
+      for (const auto& root : changes) {
+        std::vector<Change> whole;
+        for (const auto& taken : page)
+          if (taken.root == root.root && taken.hunks.empty()) whole.push_back(taken.change);
+        StageEntries(fds.upper_fds[root.root], stage_fds[root.root], whole, owner.uid, owner.gid);
+      }
+      for (const auto& taken : page) {
+        if (taken.hunks.empty()) continue;
+        UniqueFd merged = CreateStagedFile(fds.upper_fds[taken.root], fds.live_fds[taken.root], stage_fds[taken.root], taken.change.path,
+                                           owner.uid, owner.gid);
+        MergeHunksAsOwner(helper_path_, owner, fds.live_fds[taken.root], fds.upper_fds[taken.root], taken.change.path, taken.hunks,
+                          merged.get());
+      }
+      for (const auto& taken : page) list.Append(taken.root, taken.change);
+    }
+    outcome.committed += page.size();
+    page.clear();
+  };
+  TakenRenames renames = request.taken([&](TakenChange&& taken) {
+    links.Add(taken);  // (before it is staged: its other names are found in the upper)
+    page.push_back(std::move(taken));
+    if (page.size() == kChangePage) stage_page();
+  });
+  stage_page();
+  list.Close();
+  if (conflicting > 0) throw ConflictError(sandbox, named, conflicting);
+  links.Check();
+  return renames;
+}
+
+void CommitRunner::PlanStaged(int64_t commit, const Sandbox& sandbox, const RootFds& fds, const std::vector<int>& stage_fds,
+                              const TakenRenames& renames, Outcome& outcome) {
+  CommitPlanner planner(fds.live_fds, stage_fds, fds.prefixes, renames);
+  std::vector<CommitStep> steps, own_stage_steps;
+  ForEachTakenPage(TakenListPath(sandbox, commit), kChangePage, [&](const std::vector<RootChanges>& page) {
+    steps.clear();
+    for (const auto& root : page)
+      for (const auto& change : root.changes) planner.Plan(root.root, change, steps);
+    // (Copies in a landing area carry no overlay attributes: only root could have copied them.)
+    own_stage_steps.clear();
+    for (const auto& step : steps)
+      if (!fds.landing[step.root]) own_stage_steps.push_back(step);
+    StripPlacedEntries(own_stage_steps, stage_fds);
+    journal_.AppendSteps(commit, steps);
+  });
+  outcome.skipped = std::move(planner.skipped());
+  outcome.committed -= outcome.skipped.size();
+  std::remove(TakenListPath(sandbox, commit).c_str());  // planned: of no use any more
+}
+
 CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner,
                                                  const Journaled& journaled) {
   Outcome outcome;
   RootFds fds = OpenRoots(sandbox);
-  CheckHardLinksGoTogether(sandbox, fds, request);
-
   int64_t commit = journal_.BeginStaging(sandbox.id(), request.force);
-  CommitPlan plan;
   try {
     if (journaled) journaled(commit);
     PrepareDirectories(sandbox, commit, true);
@@ -297,16 +400,10 @@ CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitR
       stages.push_back(OpenDirectoryNoSymlinks(sandbox.CommitUpperDir(commit, i), O_PATH));
       stage_fds.push_back(stages.back().get());
     }
-    for (const auto& root : request.changes) {
-      std::vector<Change> whole;
-      for (const auto& change : root.changes)
-        if (!request.hunks.count({root.root, change.path})) whole.push_back(change);
-      StageEntries(fds.upper_fds[root.root], stage_fds[root.root], whole, owner.uid, owner.gid);
-    }
-    for (const auto& [key, hunks] : request.hunks) {
-      const auto& [root, path] = key;
-      UniqueFd merged = CreateStagedFile(fds.upper_fds[root], fds.live_fds[root], stage_fds[root], path, owner.uid, owner.gid);
-      MergeHunksAsOwner(helper_path_, owner, fds.live_fds[root], fds.upper_fds[root], path, hunks, merged.get());
+    TakenRenames renames = StageTaken(sandbox, commit, request, owner, fds, stage_fds, outcome);
+    if (outcome.committed == 0) {
+      Unstage(sandbox, commit);
+      return {};
     }
     // Across file systems the stage is copied onto the live one, and the steps take their
     // entries from there (landing_area.h).
@@ -317,22 +414,15 @@ CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitR
       stages[i] = landing.OpenUpper();
       stage_fds[i] = stages[i].get();
     }
-    plan = PlanCommit(request.changes, fds.live_fds, stage_fds, fds.prefixes, request.renames);
-    // (Copies in a landing area carry no overlay attributes: only root could have copied them.)
-    std::vector<CommitStep> own_stage_steps;
-    for (const auto& step : plan.steps)
-      if (!fds.landing[step.root]) own_stage_steps.push_back(step);
-    StripPlacedEntries(own_stage_steps, stage_fds);
-    journal_.Journal(commit, plan.steps);
+    PlanStaged(commit, sandbox, fds, stage_fds, renames, outcome);
+    journal_.SetState(commit, "applying");
   } catch (...) {
     Unstage(sandbox, commit);
     throw;
   }
-  outcome.skipped = plan.skipped;
-  for (const auto& root : request.changes) outcome.committed += root.changes.size();
-  outcome.committed -= plan.skipped.size();
 
-  Sights others = CurrentSightsOf(sights_, sandbox, InodesNamedBy(plan.steps));
+  outcome.worked = InodesNamedByCommit(commit);
+  Sights others = CurrentSightsOf(sights_, sandbox, outcome.worked);
   try {
     Run(sandbox, commit, "forward", true);
   } catch (...) {
@@ -348,10 +438,9 @@ CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitR
     throw;
   }
   journal_.SetState(commit, "applied");
-  Settle(sandbox, commit, plan.steps);
+  Settle(sandbox, commit);
   for (auto& note : KeepLandedBackups(sandbox, commit)) outcome.skipped.push_back(std::move(note));
   if (auto note = SettleAfterMoves(sandbox, commit, true, others)) outcome.skipped.push_back(*note);
-  outcome.worked = InodesNamedBy(plan.steps);
   journal_.Finish(commit);
   return outcome;
 }
@@ -490,7 +579,7 @@ std::vector<std::string> CommitRunner::Recover(Sandbox& sandbox) {
       lines.push_back(what + " was cut off while keeping its backups; finished it");
     }
     if (commit.staged) {
-      Settle(sandbox, commit.id, journal_.StepsOf(commit.id));
+      Settle(sandbox, commit.id);
     } else {
       KeepBackups(sandbox, commit.id);
     }
@@ -603,6 +692,7 @@ std::vector<std::string> CommitRunner::Unstage(const Sandbox& sandbox, int64_t c
     sandboxd::Unstage(upper.get(), stage_fd.get());
   }
   journal_.SetState(commit, "rolled-back");
+  journal_.ForgetSteps(commit);
   RemoveCommitDirs(sandbox, commit);
   return notes;
 }
@@ -675,11 +765,18 @@ std::vector<std::string> CommitRunner::KeepLandedBackups(const Sandbox& sandbox,
   return notes;
 }
 
-void CommitRunner::Settle(const Sandbox& sandbox, int64_t commit, const std::vector<CommitStep>& steps) {
+void CommitRunner::Settle(const Sandbox& sandbox, int64_t commit) {
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
-    std::vector<CommitStep> root_steps;
-    for (const auto& step : steps)
-      if (step.root == i) root_steps.push_back(step);
+    // Root i's steps, read from the journal a page at a time (a commit may have a million).
+    StepPages root_steps = [&](const std::function<void(const std::vector<CommitStep>&)>& visit) {
+      std::vector<CommitStep> mine;
+      journal_.ForEachStepPage(commit, false, kStepPage, [&](const std::vector<CommitStep>& steps) {
+        mine.clear();
+        for (const auto& step : steps)
+          if (step.root == i) mine.push_back(step);
+        if (!mine.empty()) visit(mine);
+      });
+    };
     UniqueFd upper = sandbox.OpenUpper(i);
     UniqueFd live = sandbox.OpenLiveRoot(i);
     UniqueFd stage = OpenDirectoryNoSymlinks(sandbox.CommitUpperDir(commit, i), O_PATH);
@@ -689,6 +786,7 @@ void CommitRunner::Settle(const Sandbox& sandbox, int64_t commit, const std::vec
     std::string index = sandbox.WorkDir(i) + "/index";
     UniqueFd index_fd;
     if (Exists(index)) index_fd = OpenDirectoryNoSymlinks(index, O_RDONLY);
+    const std::set<ino_t> indexed = IndexInodes(index_fd ? index_fd.get() : -1);
     // The sandbox's inodes whose files went live. Other names of them the upper still holds
     // (hard links linked up beside them, unchanged) leave it: the live tree shows them now.
     // `taken` are those whose index entries go here: across file systems every original in the
@@ -696,19 +794,25 @@ void CommitRunner::Settle(const Sandbox& sandbox, int64_t commit, const std::vec
     // by moving the live file (a placed file's entry goes in SettleUpperAfterCommit). The other
     // names of the sandbox's own files the stage keeps (`kept`) move into the stage beside
     // them, for an undo to give back; those of a file placed live (`placed`, live now) go.
+    // Only inodes the index links, or with other names, matter: the sets stay small.
     std::set<ino_t> taken, kept, placed;  // kept, placed: those whose other names are looked for (a walk)
     if (sandbox.LandsAcrossFileSystems(i)) {
-      taken = FileInodesBeneath(stage.get());
+      taken = FileInodesBeneath(stage.get(), false, &indexed);
       kept = FileInodesBeneath(stage.get(), true);
     } else {
-      for (const auto& step : root_steps) {
-        if (step.action == StepAction::kChmod || step.action == StepAction::kMove)
-          if (auto staged = StatBeneath(stage.get(), step.path); staged && !S_ISDIR(staged->st_mode)) taken.insert(staged->st_ino);
-        if (step.action != StepAction::kPlace) continue;
-        auto live_entry = StatBeneath(live.get(), step.path);
-        if (live_entry && live_entry->st_ino == step.new_ino && live_entry->st_nlink > 1) placed.insert(step.new_ino);
-      }
-      kept = taken;
+      root_steps([&](const std::vector<CommitStep>& steps) {
+        for (const auto& step : steps) {
+          if (step.action == StepAction::kChmod || step.action == StepAction::kMove) {
+            auto staged = StatBeneath(stage.get(), step.path);
+            if (!staged || S_ISDIR(staged->st_mode)) continue;
+            if (indexed.count(staged->st_ino)) taken.insert(staged->st_ino);
+            if (staged->st_nlink > 1) kept.insert(staged->st_ino);
+          }
+          if (step.action != StepAction::kPlace) continue;
+          auto live_entry = StatBeneath(live.get(), step.path);
+          if (live_entry && live_entry->st_ino == step.new_ino && live_entry->st_nlink > 1) placed.insert(step.new_ino);
+        }
+      });
     }
     // What such a name saw of the live tree goes with it: a later job that copies it again
     // sees the live file afresh (live_sight.h). (Cut off before this, it stays: a conflict at

@@ -83,14 +83,23 @@ class CommitRunner {
  private:
   static RootFds OpenRoots(const Sandbox& sandbox);
 
-  void CheckConflicts(const Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner);
   /// A commit of the whole change set, read from the upper a page at a time (never held whole):
   /// each page checked for conflicts (unless forced) and planned, its steps journaled.
   Outcome CommitWholeUpper(Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner,
                            const Journaled& journaled);
   void PlanWholeUpper(const Sandbox& sandbox, int64_t commit, const CommitRequest& request, const UserCredentials& owner,
                       const RootFds& fds, Outcome& outcome);
+  /// A commit of part of the change set (or of all of it across file systems), streamed from
+  /// `request.taken`: a page at a time checked for conflicts and staged, then planned.
   Outcome CommitStaged(Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner, const Journaled& journaled);
+  /// Stages what `request.taken` takes into `stage_fds` a page at a time, unless a conflict
+  /// (unforced) or two names of one file not taken together refuse it; lists it for the plan.
+  /// Returns the renames taken.
+  TakenRenames StageTaken(const Sandbox& sandbox, int64_t commit, const CommitRequest& request, const UserCredentials& owner,
+                          const RootFds& fds, const std::vector<int>& stage_fds, Outcome& outcome);
+  /// Plans the staged commit from its list, a page at a time, and journals its steps.
+  void PlanStaged(int64_t commit, const Sandbox& sandbox, const RootFds& fds, const std::vector<int>& stage_fds,
+                  const TakenRenames& renames, Outcome& outcome);
   void PrepareDirectories(const Sandbox& sandbox, int64_t commit, bool staged);
   /// Once the journaled steps of `commit` have gone live (a commit) or come back (an undo), a
   /// page at a time, before the journal says
@@ -130,8 +139,9 @@ class CommitRunner {
   /// After a commit through landing areas is applied: the backups there go into the commit's
   /// area in the state directory, and the landing areas go. Idempotent.
   std::vector<std::string> KeepLandedBackups(const Sandbox& sandbox, int64_t commit);
-  /// After a staged commit went live: see SettleUpperAfterCommit.
-  void Settle(const Sandbox& sandbox, int64_t commit, const std::vector<CommitStep>& steps);
+  /// After a staged commit went live: see SettleUpperAfterCommit. Reads the steps from the
+  /// journal, a page at a time.
+  void Settle(const Sandbox& sandbox, int64_t commit);
   /// Moves each root's upper layer (now holding the replaced entries) into the commit's
   /// backups and empties the work dir; SetUp makes fresh ones. Idempotent.
   void KeepBackups(const Sandbox& sandbox, int64_t commit);

@@ -232,24 +232,61 @@ void SettleOpaqueDirectory(int upper_fd, int live_fd, int stage_fd, const std::s
 
 }  // namespace
 
-void SettleUpperAfterCommit(int upper_fd, int live_fd, int stage_fd, int index_fd, const std::vector<CommitStep>& root_steps,
-                            uid_t uid, gid_t gid) {
-  std::set<ino_t> went_live;
-  std::set<std::string> went_live_paths, touched = {"."};
-  for (const auto& step : root_steps) {
-    if (step.action == StepAction::kPlace) went_live.insert(step.new_ino);
-    if (step.action != StepAction::kRemove && step.action != StepAction::kChmod) went_live_paths.insert(step.path);
-    if (step.action == StepAction::kMakeDirectory || step.action == StepAction::kChmod) touched.insert(step.path);
-    for (std::string at = step.path; at.find('/') != std::string::npos;) {
-      at.resize(at.rfind('/'));
-      touched.insert(at);
+void SettleUpperAfterCommit(int upper_fd, int live_fd, int stage_fd, int index_fd, const StepPages& root_steps, uid_t uid, gid_t gid) {
+  // The steps are read twice, a page at a time; what is held grows with the directories they
+  // touch and the index (few), never with the steps: a commit may have a million.
+  const std::set<ino_t> indexed = IndexInodes(index_fd);
+  std::set<ino_t> went_live;  // of those the index links
+  std::set<std::string> touched = {"."};
+  root_steps([&](const std::vector<CommitStep>& steps) {
+    for (const auto& step : steps) {
+      if (step.action == StepAction::kPlace && indexed.count(step.new_ino)) went_live.insert(step.new_ino);
+      if (step.action == StepAction::kMakeDirectory || step.action == StepAction::kChmod) touched.insert(step.path);
+      for (std::string at = step.path; at.find('/') != std::string::npos;) {
+        at.resize(at.rfind('/'));
+        touched.insert(at);
+      }
     }
+  });
+  std::set<std::string> opaque;
+  for (const auto& path : touched)
+    if (UniqueFd dir = OpenBeneath(upper_fd, path, O_RDONLY | O_DIRECTORY); dir && OpaqueMark(dir.get())) opaque.insert(path);
+  if (!opaque.empty()) {
+    // Which entries of those directories went live (and show through them now).
+    std::set<std::string> went_live_paths;
+    root_steps([&](const std::vector<CommitStep>& steps) {
+      for (const auto& step : steps) {
+        if (step.action == StepAction::kRemove || step.action == StepAction::kChmod) continue;
+        size_t slash = step.path.rfind('/');
+        if (opaque.count(slash == std::string::npos ? "." : step.path.substr(0, slash))) went_live_paths.insert(step.path);
+      }
+    });
+    for (const auto& path : opaque) SettleOpaqueDirectory(upper_fd, live_fd, stage_fd, path, went_live_paths, uid, gid);
   }
-  for (const auto& path : touched) SettleOpaqueDirectory(upper_fd, live_fd, stage_fd, path, went_live_paths, uid, gid);
   ForgetIndexEntries(index_fd, went_live);
 }
 
-std::set<ino_t> FileInodesBeneath(int dir_fd, bool linked_only) {
+void SettleUpperAfterCommit(int upper_fd, int live_fd, int stage_fd, int index_fd, const std::vector<CommitStep>& root_steps,
+                            uid_t uid, gid_t gid) {
+  SettleUpperAfterCommit(upper_fd, live_fd, stage_fd, index_fd, [&](const auto& visit) { visit(root_steps); }, uid, gid);
+}
+
+std::set<ino_t> IndexInodes(int index_fd) {
+  std::set<ino_t> inodes;
+  if (index_fd < 0) return inodes;
+  UniqueFd listing(openat(index_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  DIR* dir = listing ? fdopendir(listing.get()) : nullptr;
+  if (!dir) return inodes;
+  listing.release();
+  while (dirent* entry = readdir(dir)) {
+    struct stat st;
+    if (fstatat(dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode)) inodes.insert(st.st_ino);
+  }
+  closedir(dir);
+  return inodes;
+}
+
+std::set<ino_t> FileInodesBeneath(int dir_fd, bool linked_only, const std::set<ino_t>* among) {
   std::set<ino_t> inodes;
   UniqueFd opened(openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   DIR* dir = opened ? fdopendir(opened.get()) : nullptr;
@@ -260,12 +297,12 @@ std::set<ino_t> FileInodesBeneath(int dir_fd, bool linked_only) {
     struct stat st;
     if (fstatat(dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
     if (!S_ISDIR(st.st_mode)) {
-      if (!linked_only || st.st_nlink > 1) inodes.insert(st.st_ino);
+      if ((!linked_only || st.st_nlink > 1) && (!among || among->count(st.st_ino))) inodes.insert(st.st_ino);
       continue;
     }
     UniqueFd sub(openat(dirfd(dir), entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (sub)
-      for (ino_t ino : FileInodesBeneath(sub.get(), linked_only)) inodes.insert(ino);
+      for (ino_t ino : FileInodesBeneath(sub.get(), linked_only, among)) inodes.insert(ino);
   }
   closedir(dir);
   return inodes;

@@ -10,6 +10,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <set>
 #include <vector>
 
@@ -63,9 +64,14 @@ std::vector<std::string> DropNamesOf(int upper_fd, const std::set<ino_t>& inodes
 /// the original, one file again. Idempotent. Returns their paths. Throws Error.
 std::vector<std::string> StashNamesOf(int upper_fd, int stage_fd, const std::set<ino_t>& inodes, uid_t uid, gid_t gid);
 /// The inodes of every non-directory beneath directory `dir_fd` (never through a symlink); with
-/// `linked_only`, of those with more than one link.
-std::set<ino_t> FileInodesBeneath(int dir_fd, bool linked_only = false);
+/// `linked_only`, of those with more than one link; with `among`, of those among them.
+std::set<ino_t> FileInodesBeneath(int dir_fd, bool linked_only = false, const std::set<ino_t>* among = nullptr);
+/// The inodes overlay's index (`index_fd`, -1 for none) links.
+std::set<ino_t> IndexInodes(int index_fd);
 
+/// A root's steps of a commit, handed to the visitor a page at a time (each call reads them anew).
+using StepPages = std::function<void(const std::function<void(const std::vector<CommitStep>&)>&)>;
+void SettleUpperAfterCommit(int upper_fd, int live_fd, int stage_fd, int index_fd, const StepPages& root_steps, uid_t uid, gid_t gid);
 void SettleUpperAfterCommit(int upper_fd, int live_fd, int stage_fd, int index_fd, const std::vector<CommitStep>& root_steps,
                             uid_t uid, gid_t gid);
 

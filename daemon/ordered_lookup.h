@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,8 +26,16 @@ class OrderedLookup {
 
   explicit OrderedLookup(Fetch fetch, size_t page_size = 2048) : fetch_(std::move(fetch)), page_size_(page_size) {}
 
-  /// The record at `key`, or nullptr. Each key asked must be after the one asked before.
+  /// The record at `key`, or nullptr. Keys are best asked in order: one before the last asked
+  /// (a directory a partial commit takes along comes right before the change beneath it that
+  /// needs it, after siblings such as "dir-1": commit_selection.h) starts the pages afresh.
   const Value* Find(const RecordKey& key) {
+    if (asked_ && key < *asked_) {
+      page_.clear();
+      next_ = 0;
+      exhausted_ = false;
+    }
+    asked_ = key;
     while (true) {
       while (next_ < page_.size() && page_[next_].first < key) ++next_;
       if (next_ < page_.size()) return page_[next_].first == key ? &page_[next_].second : nullptr;
@@ -46,6 +55,7 @@ class OrderedLookup {
   Page page_;
   size_t next_ = 0;
   bool exhausted_ = false;
+  std::optional<RecordKey> asked_;
 };
 
 }  // namespace sandboxd

@@ -9,6 +9,7 @@
 #include "beneath.h"
 #include "renames.h"
 #include "change_selection.h"
+#include "commit_selection.h"
 #include "commit_planner.h"
 #include "errors.h"
 #include "selector.h"
@@ -56,21 +57,6 @@ std::vector<bool> Named(const Sandbox& sandbox, const std::vector<ReviewedChange
   return named;
 }
 
-/// As commit --all decides before it commits: a pending change approved, and the pending hunks
-/// of a partly decided one (rejected ones stay rejected).
-void ApprovePendingIn(Approval& approval) {
-  if (approval.State() == ReviewState::kPending) {
-    approval.DecideWhole(Verdict::kApproved);
-  } else if (approval.State() == ReviewState::kPartial) {
-    for (int hunk : approval.HunksWith(Verdict::kPending)) approval.DecideHunk(hunk, approval.hunk_count, Verdict::kApproved);
-  }
-}
-
-/// Whether a commit takes the change whole: approved whole, or every hunk approved.
-bool TakesWhole(const Approval& approval) {
-  return approval.CommitsWhole() || (approval.CommitsPart() && approval.hunks.size() == approval.ApprovedHunks().size());
-}
-
 /// Gives every decided approval without one the fingerprint of its change as it is now.
 void FillFingerprints(const Sandbox& sandbox, std::vector<Approval>& approvals) {
   std::map<size_t, std::pair<UniqueFd, UniqueFd>> roots;
@@ -92,15 +78,24 @@ std::vector<ReviewedChange> Review::Current(const Sandbox& sandbox) {
 
 namespace {
 
+/// Whether `fingerprint` is a decision pinned for a move (decision_pins.h) that still holds:
+/// what a move keeps of the upper entry, and the live entry as it was.
+bool PinnedForMoveHolds(const std::string& fingerprint, int live_fd, int upper_fd, const std::string& path) {
+  auto parts = SplitFingerprint(fingerprint);
+  return parts && parts->kind == 's' && parts->upper == ArchivedStamp(upper_fd, path) && parts->live == EntryStamp(live_fd, path);
+}
+
 /// The decision stored for `key` if it was made on the change as it is now, else a pending one
-/// with the change's fingerprint (what a decision made now is made on).
-Approval Holding(const Approval* stored, const RecordKey& key, int live_fd, int upper_fd) {
+/// with the change's fingerprint (what a decision made now is made on). `moving`: the decisions
+/// were just pinned for a move (Review::PinBeforeMoves), which such a pin outlives.
+Approval Holding(const Approval* stored, const RecordKey& key, int live_fd, int upper_fd, bool moving) {
   Approval approval;
   approval.root = key.first;
   approval.path = key.second;
   // Only a stored decision needs its change's fingerprint now (a pending change gets one when
   // it is decided): two stats per decided change, none per pending one.
   if (!stored) return approval;
+  if (moving && PinnedForMoveHolds(stored->fingerprint, live_fd, upper_fd, key.second)) return *stored;
   approval.fingerprint = ChangeFingerprint(live_fd, upper_fd, key.second);
   if (stored->fingerprint == approval.fingerprint) approval = *stored;
   return approval;
@@ -149,7 +144,7 @@ SandboxRenames Review::StreamedRenames(const Sandbox& sandbox, const std::vector
   return find_renames_(sandbox, halves);
 }
 
-void Review::ForEach(const Sandbox& sandbox, const std::function<void(ReviewedChange&&)>& visit) {
+void Review::ForEach(const Sandbox& sandbox, const std::function<void(ReviewedChange&&)>& visit, bool moving) {
   // First pass per root: its hard links linked up, and the deletions that may be halves of
   // renames; renames are known before the stream starts (the deleted half comes first or
   // last, in path order).
@@ -173,7 +168,7 @@ void Review::ForEach(const Sandbox& sandbox, const std::function<void(ReviewedCh
       }
     auto stored = store_.Lookup(sandbox.id());
     std::map<RecordKey, Approval> holding;
-    for (const auto& [key, half] : halves) holding[key] = Holding(stored.Find(key), key, lives[key.first].get(), uppers[key.first].get());
+    for (const auto& [key, half] : halves) holding[key] = Holding(stored.Find(key), key, lives[key.first].get(), uppers[key.first].get(), moving);
     for (auto& [key, half] : halves) {
       const Approval& mine = holding[key];
       const Approval& other = holding[{key.first, half.first}];
@@ -184,7 +179,7 @@ void Review::ForEach(const Sandbox& sandbox, const std::function<void(ReviewedCh
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
     sandbox.StreamChanges(i, [&](Change&& change) {
       RecordKey key{i, change.path};
-      ReviewedChange item{i, std::move(change), Holding(stored.Find(key), key, lives[i].get(), uppers[i].get()), {}, {}};
+      ReviewedChange item{i, std::move(change), Holding(stored.Find(key), key, lives[i].get(), uppers[i].get(), moving), {}, {}};
       std::string partner;
       if (auto half = halves.find(key); half != halves.end()) {
         partner = half->second.first;
@@ -328,7 +323,7 @@ void Review::ApprovePending(const Sandbox& sandbox, std::vector<ReviewedChange>&
                             const std::vector<std::string>& selectors) {
   auto named = Named(sandbox, reviewed, selectors);
   for (size_t c = 0; c < reviewed.size(); ++c)
-    if (named[c]) ApprovePendingIn(reviewed[c].approval);
+    if (named[c]) reviewed[c].approval.ApprovePending();
 }
 
 OutlookTally::OutlookTally(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool approve_pending)
@@ -345,8 +340,10 @@ void OutlookTally::Add(ReviewedChange item) {
   if (!named && partner.empty()) all_taken_whole_ = false;
   if (!named && !partner.empty()) partners_needed_.insert({item.root, partner});
   // (A half named through its partner is approved with it, as ApprovePending does.)
-  if (approve_pending_) ApprovePendingIn(item.approval);
-  all_taken_whole_ &= TakesWhole(item.approval);
+  if (approve_pending_) item.approval.ApprovePending();
+  all_taken_whole_ &= item.approval.CommitsAll();
+  bool taken_named = named || (!partner.empty() && index_.AnyNames(sandbox_.PathPrefix(item.root) + partner));
+  if (taken_named && (item.approval.CommitsWhole() || item.approval.CommitsPart())) ++outlook_.taken;
 }
 
 CommitOutlook OutlookTally::Finish() {
@@ -371,83 +368,69 @@ namespace sandboxd {
 CommitRequest Review::Selection(const Sandbox& sandbox, const std::vector<ReviewedChange>& reviewed,
                                 const std::vector<std::string>& selectors) {
   CommitRequest request;
-  std::set<std::pair<size_t, std::string>> taken;
-  auto named = Named(sandbox, reviewed, selectors);
-  for (size_t c = 0; c < reviewed.size(); ++c) {
-    if (!named[c]) continue;
-    const auto& item = reviewed[c];
-    if (item.approval.CommitsWhole()) {
-      taken.insert({item.root, item.change.path});
-    } else if (item.approval.CommitsPart()) {
-      taken.insert({item.root, item.change.path});
-      if (item.approval.hunks.size() == item.approval.ApprovedHunks().size()) continue;
-      request.hunks[{item.root, item.change.path}] = item.approval.ApprovedHunks();
-    }
-  }
-  // A change needs its parent directories live: new directories above a taken change go along.
-  std::map<std::pair<size_t, std::string>, const ReviewedChange*> by_path;
-  for (const auto& item : reviewed) by_path[{item.root, item.change.path}] = &item;
-  for (const auto& key : std::set<std::pair<size_t, std::string>>(taken)) {
-    std::string path = key.second;
-    for (size_t slash = path.rfind('/'); slash != std::string::npos; slash = path.rfind('/')) {
-      path.resize(slash);
-      auto it = by_path.find({key.first, path});
-      if (it == by_path.end() || it->second->change.new_type != EntryType::kDirectory) continue;
-      if (it->second->change.kind == ChangeKind::kModeChanged) continue;
-      if (it->second->approval.State() == ReviewState::kRejected)
-        throw Error(Code::kInvalidArgument, sandbox.PathPrefix(key.first) + key.second + " is approved but the directory " +
-                                                sandbox.PathPrefix(key.first) + it->first.second +
-                                                " it needs is rejected; approve the directory or reject the file");
-      taken.insert(it->first);
-    }
-  }
   std::map<size_t, size_t> root_index;
-  for (const auto& item : reviewed) {
-    if (!taken.count({item.root, item.change.path})) continue;
-    if (!root_index.count(item.root)) {
-      root_index[item.root] = request.changes.size();
-      request.changes.push_back({item.root, {}});
-    }
-    request.changes[root_index[item.root]].changes.push_back(item.change);
-  }
-  for (const auto& item : reviewed)
-    if (!item.renamed_from.empty() && taken.count({item.root, item.change.path}) && taken.count({item.root, item.renamed_from}))
-      request.renames[{item.root, item.change.path}] = item.renamed_from;
-  request.everything = taken.size() == reviewed.size() && request.hunks.empty();
+  SelectionStream stream(sandbox, selectors, false, [&](TakenChange&& taken) {
+    auto [at, fresh] = root_index.try_emplace(taken.root, request.changes.size());
+    if (fresh) request.changes.push_back({taken.root, {}});
+    if (!taken.hunks.empty()) request.hunks[{taken.root, taken.change.path}] = std::move(taken.hunks);
+    request.changes[at->second].changes.push_back(std::move(taken.change));
+  });
+  for (const auto& item : reviewed) stream.Add(item);
+  request.renames = stream.Finish();
+  request.everything = stream.taken() == reviewed.size() && request.hunks.empty();
   return request;
 }
 
-void Review::BeforeCommitMoves(const Sandbox& sandbox, int64_t commit, const std::vector<ReviewedChange>& before,
-                               const CommitRequest& request) {
-  std::vector<Approval> left;
-  for (const auto& item : before) {
-    auto it = request.hunks.find({item.root, item.change.path});
-    if (it == request.hunks.end()) continue;
-    Approval kept = item.approval;
-    kept.hunks = RemainingHunks(item.approval, it->second);
-    kept.hunk_count = static_cast<int>(kept.hunks.size());
-    if (!kept.hunks.empty()) {
-      Verdict first = kept.hunks.begin()->second;
-      bool same = true;
-      for (const auto& [number, verdict] : kept.hunks) same &= verdict == first;
-      if (same) kept.DecideWhole(first);
-    }
-    left.push_back(std::move(kept));
+namespace {
+
+/// The decision a partly committed file keeps for what is left of it once `committed` went live:
+/// the hunks left, renumbered, each with its verdict (one verdict for all: whole).
+Approval HunksLeft(const Approval& before, const std::set<int>& committed) {
+  Approval kept = before;
+  kept.hunks = RemainingHunks(before, committed);
+  kept.hunk_count = static_cast<int>(kept.hunks.size());
+  if (!kept.hunks.empty()) {
+    Verdict first = kept.hunks.begin()->second;
+    bool same = true;
+    for (const auto& [number, verdict] : kept.hunks) same &= verdict == first;
+    if (same) kept.DecideWhole(first);
   }
-  if (!left.empty()) store_.SaveAfterCommit(sandbox.id(), commit, left);
+  return kept;
 }
 
-void Review::AfterCommit(const Sandbox& sandbox, int64_t commit, const CommitRequest& request) {
-  if (request.whole_upper) {
+}  // namespace
+
+TakenRenames Review::StreamTaken(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool approve_pending,
+                                 int64_t commit, const std::function<void(TakenChange&&)>& take) {
+  std::vector<Approval> left;  // of the files partly committed (few)
+  SelectionStream selection(sandbox, selectors, approve_pending, [&](TakenChange&& taken) {
+    if (!taken.hunks.empty()) left.push_back(HunksLeft(taken.approval, taken.hunks));
+    take(std::move(taken));
+  });
+  ForEach(sandbox, [&](ReviewedChange&& item) { selection.Add(std::move(item)); }, true);
+  TakenRenames renames = selection.Finish();
+  // Before anything goes live (the stage is not live): they wait for the commit's outcome.
+  if (!left.empty()) store_.SaveAfterCommit(sandbox.id(), commit, left);
+  return renames;
+}
+
+void Review::AfterCommit(const Sandbox& sandbox, int64_t commit, bool whole_upper, CommitJournal& journal) {
+  if (whole_upper) {
     store_.ForgetAll(sandbox.id());
     Settle(sandbox, commit, true);
     return;
   }
+  // What went live is what its steps name (a move names both halves of its rename); a page at
+  // a time. The decisions a partly committed file keeps come back in Settle.
   std::vector<std::pair<size_t, std::string>> gone;
-  for (const auto& root : request.changes)
-    for (const auto& change : root.changes)
-      if (!request.hunks.count({root.root, change.path})) gone.push_back({root.root, change.path});
-  store_.Forget(sandbox.id(), gone);
+  journal.ForEachStepPage(commit, false, 4096, [&](const std::vector<CommitStep>& steps) {
+    gone.clear();
+    for (const auto& step : steps) {
+      gone.push_back({step.root, step.path});
+      if (!step.from.empty()) gone.push_back({step.root, step.from});
+    }
+    store_.Forget(sandbox.id(), gone);
+  });
   Settle(sandbox, commit, true);
 }
 

@@ -17,28 +17,21 @@
 #include "commit_journal.h"
 #include "decision_pins.h"
 #include "commit_request.h"
+#include "commit_selection.h"
 #include "fingerprint.h"
 #include "rename_finder.h"
+#include "reviewed_change.h"
 #include "sandbox.h"
 #include "selector.h"
 
 namespace sandboxd {
-
-struct ReviewedChange {
-  size_t root = 0;
-  Change change;
-  Approval approval;  ///< the decision that holds now (pending when none does)
-  /// The two halves of a rename (renames.h) name each other; they are decided and committed
-  /// together and always hold the same decision.
-  std::string renamed_from;  ///< set on the added half
-  std::string renamed_to;    ///< set on the deleted half
-};
 
 /// What a commit would take, learnt in one pass over the change set without holding it: enough
 /// to ask about it and to know whether it is the whole change set (which then streams from the
 /// upper, CommitRunner) or a part (which is selected with Review::Selection).
 struct CommitOutlook {
   size_t changes = 0;          ///< in the change set (what the question to polkit names)
+  size_t taken = 0;            ///< of them the commit takes (new directories taken along aside)
   bool everything = false;     ///< every change is taken, whole
   bool uncommittable = false;  ///< a socket or device node is among them (IsCommittable)
   /// {root, added path} → deleted path, of every rename (both halves taken when `everything`).
@@ -83,7 +76,9 @@ class Review {
   std::vector<ReviewedChange> Current(const Sandbox& sandbox);
   /// The same one change at a time, without holding the change set: what it holds grows with
   /// the deletions (rename candidates) and the additions of their sizes, never with the rest.
-  void ForEach(const Sandbox& sandbox, const std::function<void(ReviewedChange&&)>& visit);
+  /// `moving`: the decisions were just pinned for a move (PinBeforeMoves), as a commit does
+  /// before it stages: a decision pinned so holds while what it pinned does.
+  void ForEach(const Sandbox& sandbox, const std::function<void(ReviewedChange&&)>& visit, bool moving = false);
   /// Decides `verdict` for what `selectors` name (every change when `all`). Returns how many
   /// changes or hunks were decided. Throws Error(kNotFound) naming a selector that names nothing.
   size_t Decide(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool all, Verdict verdict,
@@ -108,15 +103,18 @@ class Review {
   /// changes they name; a selector that names no change is refused.
   static CommitRequest Selection(const Sandbox& sandbox, const std::vector<ReviewedChange>& reviewed,
                                  const std::vector<std::string>& selectors = {});
-  /// Once commit `commit` of `request` is journaled, before anything moves: the decisions a
-  /// partly committed file keeps if it goes live (those of the hunks left, renumbered) wait
-  /// for its outcome in the store.
-  void BeforeCommitMoves(const Sandbox& sandbox, int64_t commit, const std::vector<ReviewedChange>& before,
-                         const CommitRequest& request);
-  /// After commit `commit` of `request` went live: forgets decisions of what went live whole
-  /// (all of them after a commit of the whole upper), and gives the partly committed files the
-  /// decisions that waited for it.
-  void AfterCommit(const Sandbox& sandbox, int64_t commit, const CommitRequest& request);
+  /// For commit `commit` of part of the change set (CommitRequest::taken), once PinBeforeMoves
+  /// pinned the decisions: streams what it takes
+  /// of what `selectors` name (all without; `approve_pending` as commit --all) to `take`, and
+  /// returns the renames taken. The decisions a partly committed file keeps if it goes live
+  /// (those of the hunks left, renumbered) then wait for its outcome in the store. Throws
+  /// Error as SelectionStream does.
+  TakenRenames StreamTaken(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool approve_pending, int64_t commit,
+                           const std::function<void(TakenChange&&)>& take);
+  /// After commit `commit` went live: forgets decisions of what went live whole (all of them
+  /// after a commit of the whole upper; else what its journaled steps name), and gives the
+  /// partly committed files the decisions that waited for it.
+  void AfterCommit(const Sandbox& sandbox, int64_t commit, bool whole_upper, CommitJournal& journal);
   /// Settles the decisions waiting for commits of the sandbox that are over (one refused,
   /// failed, or cut off and settled by recovery): kept if it went live, dropped if not.
   void SettleAwaitedCommits(const Sandbox& sandbox, CommitJournal& journal);

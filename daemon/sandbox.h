@@ -144,6 +144,11 @@ class Sandbox {
   std::string CommitUpperDir(int64_t commit, size_t root) const {
     return CommitDir(commit, root) + "/upper/" + std::to_string(root);
   }
+  /// The commit area holding commit `commit`'s backups of root `root` (see CommitRemovedDir):
+  /// never in a hard quota's file system, whose room is the owner's.
+  std::string CommitBackupsDir(int64_t commit, size_t root) const {
+    return record_.hard_quota ? StoreDir(root) + "/commits/" + std::to_string(commit) : CommitDir(commit, root);
+  }
   /// With a hard quota, what a commit removed or replaced is kept in the store, not in the
   /// quota's file system: its roots always land across file systems (landing_area.h), so these
   /// are copies made after the commit, and the live tree's backups must not eat the quota.
@@ -243,10 +248,7 @@ class Sandbox {
                         const std::set<std::string>& multi_linked) const;
   /// Whose the overlays' own reads and writes are (overlay.h): the owner's user entry.
   UserCredentials OverlayIdentity() const;
-  /// The commit area holding commit `commit`'s backups of root `root` (see CommitRemovedDir).
-  std::string CommitBackupsDir(int64_t commit, size_t root) const {
-    return record_.hard_quota ? StoreDir(root) + "/commits/" + std::to_string(commit) : CommitDir(commit, root);
-  }
+
 
   SandboxRecord record_;
   const Layout& layout_;

@@ -561,12 +561,12 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
     // question names what the commit will take.
     ExclusiveOperation exclusive(*sandbox_, "commit");
     sandbox_->Unmount();
-    std::vector<ReviewedChange> reviewed;
     CommitRequest request;
+    int64_t commit = 0;
     try {
       // One pass learns what the question names and whether the commit takes the whole change
-      // set, which then streams from the upper (a million changes are never held); a part is
-      // selected from the change set held with its decisions.
+      // set, which then streams from the upper; a part streams from the review as the commit
+      // stages it. Neither is ever held whole: a change set may be a million.
       CommitOutlook outlook = service_.review().Outlook(*sandbox_, selectors, flags & api::kFlagCommitAll);
       if (outlook.changes > 0) {
         service_.authority().Check(caller, api::kActionCommit,
@@ -577,10 +577,10 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
         if (outlook.everything && !outlook.uncommittable && CommitRunner::TakesWholeUpper(*sandbox_)) {
           request.whole_upper = request.everything = true;
           request.renames = std::move(outlook.renames);
-        } else {
-          reviewed = service_.review().Current(*sandbox_);
-          if (flags & api::kFlagCommitAll) Review::ApprovePending(*sandbox_, reviewed, selectors);
-          request = Review::Selection(*sandbox_, reviewed, selectors);
+        } else if (outlook.taken > 0) {
+          request.taken = [this, &selectors, all = (flags & api::kFlagCommitAll) != 0, &commit](const auto& take) {
+            return service_.review().StreamTaken(*sandbox_, selectors, all, commit, take);
+          };
         }
         request.force = flags & api::kFlagForce;
       }
@@ -589,7 +589,7 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
       throw;
     }
     // Nothing to commit touches nothing live (and asks no one about it).
-    if (request.changes.empty() && !request.whole_upper) {
+    if (!request.taken && !request.whole_upper) {
       sandbox_->SetUp();
       return {0u, {}};
     }
@@ -598,14 +598,10 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
     // refused, fails or is cut off, back (recovery pins them again after a kill).
     // The hunks a partly committed file keeps wait in the store for the commit's outcome.
     service_.review().PinBeforeMoves(*sandbox_);
-    int64_t commit = 0;
     try {
       // The files move in the helper with the owner's credentials: a commit can never write
       // where its owner could not.
-      outcome = service_.commits().Commit(*sandbox_, request, [&](int64_t journaled) {
-        commit = journaled;
-        service_.review().BeforeCommitMoves(*sandbox_, commit, reviewed, request);
-      });
+      outcome = service_.commits().Commit(*sandbox_, request, [&](int64_t journaled) { commit = journaled; });
       for (const auto& skipped : outcome.skipped) LogAbout(Subject(), spdlog::level::warn, "sandbox {}: {}", sandbox_->id(), skipped);
     } catch (...) {
       SettleDecisionsQuietly();
@@ -615,7 +611,7 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
     }
     sandbox_->SetUp();
     try {
-      service_.review().AfterCommit(*sandbox_, commit, request);
+      service_.review().AfterCommit(*sandbox_, commit, request.whole_upper, service_.journal());
     } catch (const std::exception& e) {
       LogAbout(Subject(), spdlog::level::warn, "sandbox {}: cannot update its approvals after the commit: {}", sandbox_->id(), e.what());
     }

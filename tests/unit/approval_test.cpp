@@ -255,7 +255,8 @@ TEST(ReviewSelectionTest, TheStreamedOutlookTakesTheWholeChangeSetOnlyWhenTheSel
       }
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), Code::kNotFound);
-      EXPECT_EQ(refused, Code::kNotFound) << "round " << round << ": only the outlook refused a selector";
+      // (The selection may name a rejected directory a taken file needs first.)
+      EXPECT_TRUE(refused == Code::kNotFound || refused == Code::kInvalidArgument) << "round " << round << ": only the outlook refused a selector";
     }
   }
   // Both answers come up often enough for the comparison to mean something.

@@ -151,3 +151,27 @@ TEST_F(OrderedLookupTest, KeysFarApartReadAPageEach) {
 
 }  // namespace
 }  // namespace sandboxd
+
+namespace sandboxd {
+namespace {
+
+// A key asked before the last one (a directory a partial commit takes along, after a sibling
+// such as "d-1" that sorts between it and its children) is still found.
+TEST(OrderedLookupOrderTest, AKeyBeforeTheLastAskedIsStillFound) {
+  std::vector<std::pair<RecordKey, int>> records = {{{0, "d"}, 1}, {{0, "d-1"}, 2}, {{0, "d/x"}, 3}};
+  OrderedLookup<int> lookup([&](const RecordKey& from, size_t limit) {
+    OrderedLookup<int>::Page page;
+    for (const auto& record : records)
+      if (!(record.first < from) && page.size() < limit) page.push_back(record);
+    return page;
+  }, 2);
+  ASSERT_NE(lookup.Find({0, "d-1"}), nullptr);
+  const int* directory = lookup.Find({0, "d"});
+  ASSERT_NE(directory, nullptr);
+  EXPECT_EQ(*directory, 1);
+  ASSERT_NE(lookup.Find({0, "d/x"}), nullptr);
+  EXPECT_EQ(*lookup.Find({0, "d/x"}), 3);
+}
+
+}  // namespace
+}  // namespace sandboxd
