@@ -192,16 +192,17 @@ int Service::Run() {
   auto finish_commits = [this](Sandbox& sandbox) {
     LogSubject subject{sandbox.id(), sandbox.owner()};
     if (std::string line = suspension_->Recover(sandbox); !line.empty()) LogAbout(subject, spdlog::level::warn, "{}", line);
-    if (!journal_->Unfinished(sandbox.id()).empty()) {
+    const bool settling = !journal_->Unfinished(sandbox.id()).empty();
+    if (settling) {
       sandbox.Unmount();  // an overlay must not be mounted while its layers change
       for (const auto& line : commits_->Recover(sandbox)) LogAbout(subject, spdlog::level::warn, "{}", line);
     }
     // A record whose layers are gone (deleted by hand, a lost disk) comes back empty: say so.
-    // Looked at once cut-off work is settled: a commit of the whole upper layer killed between
-    // taking the layer and making its successor has no upper until it is finished, and nothing
-    // of it is lost (the load test saw that warning given for a commit then finished whole).
+    // Not after settling cut-off work: a commit of the whole upper layer, finished, has taken
+    // the layer for its backups, and its successor is made when the sandbox is set up (the
+    // load test saw that warning given for a commit then finished whole).
     for (size_t i = 0; i < sandbox.roots().size(); ++i)
-      if (sandbox.active() && access(sandbox.UpperDir(i).c_str(), F_OK) != 0)
+      if (!settling && sandbox.active() && access(sandbox.UpperDir(i).c_str(), F_OK) != 0)
         LogAbout(subject, spdlog::level::warn, "sandbox {}: the changes of root {} are missing from {}; it comes back without them",
                  sandbox.id(), sandbox.roots()[i], sandbox.UpperDir(i));
     // Decisions a commit pinned before it moved entries (decision_pins.h), or left waiting for

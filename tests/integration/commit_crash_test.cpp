@@ -178,6 +178,10 @@ void KillWholeCommits(const Site& site) {
   // A test that cannot fail is no test: at least one kill must have landed inside a commit.
   EXPECT_NE(w.DaemonLog().find("was cut off", log_start), std::string::npos)
       << "no kill interrupted a commit (" << before_count << " before, " << after_count << " after)";
+  // What recovery finished lost nothing: no sandbox may be said to come back without its changes.
+  const size_t missing = w.DaemonLog().find("are missing from", log_start);
+  EXPECT_EQ(missing, std::string::npos) << "a finished commit was reported as lost changes: "
+                                        << w.DaemonLog().substr(missing == std::string::npos ? 0 : missing, 300);
   std::printf("crash test: %d kills left the tree before the commit, %d after it; recovered: %s\n", before_count,
               after_count, Recoveries(log_start).c_str());
 }
