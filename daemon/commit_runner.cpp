@@ -152,27 +152,8 @@ CommitRunner::Outcome CommitRunner::Commit(Sandbox& sandbox, const CommitRequest
     if (!TakesWholeUpper(sandbox)) throw Error(Code::kFailed, "sandbox " + sandbox.id() + " cannot commit its upper whole");
     return CommitWholeUpper(sandbox, request, owner, journaled);
   }
-  if (request.taken) return CommitStaged(sandbox, request, owner, journaled);
-  // Changes held (a caller that has them at hand): streamed from there.
-  size_t total = 0;
-  bool uncommittable = false;
-  for (const auto& root : request.changes) {
-    total += root.changes.size();
-    for (const auto& change : root.changes) uncommittable |= !IsCommittable(change);
-  }
-  if (total == 0) return {};
-  if (request.everything && request.hunks.empty() && !uncommittable && TakesWholeUpper(sandbox))
-    return CommitWholeUpper(sandbox, request, owner, journaled);
-  CommitRequest streamed = request;
-  streamed.taken = [&request](const std::function<void(TakenChange&&)>& take) {
-    for (const auto& root : request.changes)
-      for (const auto& change : root.changes) {
-        auto hunks = request.hunks.find({root.root, change.path});
-        take({root.root, change, hunks == request.hunks.end() ? std::set<int>{} : hunks->second, {}});
-      }
-    return request.renames;
-  };
-  return CommitStaged(sandbox, streamed, owner, journaled);
+  if (!request.taken) throw Error(Code::kInvalidArgument, "a commit of sandbox " + sandbox.id() + " must take something");
+  return CommitStaged(sandbox, request, owner, journaled);
 }
 
 bool CommitRunner::TakesWholeUpper(const Sandbox& sandbox) {

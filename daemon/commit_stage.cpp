@@ -204,8 +204,9 @@ std::vector<std::string> NamesIn(int dir) {
 }
 
 /// Turns the opaque upper directory `path` into a plain one with whiteouts (see the header).
+/// `made`: the commit made the live directory, so that all it holds went live.
 void SettleOpaqueDirectory(int upper_fd, int live_fd, int stage_fd, const std::string& path,
-                           const std::set<std::string>& went_live_paths, uid_t uid, gid_t gid) {
+                           const std::set<std::string>& went_live_paths, bool made, uid_t uid, gid_t gid) {
   UniqueFd upper_dir = OpenBeneath(upper_fd, path, O_RDONLY | O_DIRECTORY);
   if (!upper_dir) return;  // not in the upper (a parent made for a committed child)
   auto mark = OpaqueMark(upper_dir.get());
@@ -216,7 +217,7 @@ void SettleOpaqueDirectory(int upper_fd, int live_fd, int stage_fd, const std::s
   if (!stage_readable ||
       fsetxattr(stage_readable.get(), mark->first.c_str(), mark->second.data(), mark->second.size(), 0) != 0)
     ThrowErrno("cannot keep the opaque mark of " + path + " with the commit");
-  if (UniqueFd live_dir = OpenBeneath(live_fd, path, O_RDONLY | O_DIRECTORY)) {
+  if (UniqueFd live_dir = made ? UniqueFd() : OpenBeneath(live_fd, path, O_RDONLY | O_DIRECTORY)) {
     for (const auto& name : NamesIn(live_dir.get())) {
       std::string child = path == "." ? name : path + "/" + name;
       if (went_live_paths.count(child)) continue;  // committed: it shows through now
@@ -237,32 +238,37 @@ void SettleUpperAfterCommit(int upper_fd, int live_fd, int stage_fd, int index_f
   // touch and the index (few), never with the steps: a commit may have a million.
   const std::set<ino_t> indexed = IndexInodes(index_fd);
   std::set<ino_t> went_live;  // of those the index links
-  std::set<std::string> touched = {"."};
+  std::set<std::string> touched = {"."}, made;
   root_steps([&](const std::vector<CommitStep>& steps) {
     for (const auto& step : steps) {
       if (step.action == StepAction::kPlace && indexed.count(step.new_ino)) went_live.insert(step.new_ino);
       if (step.action == StepAction::kMakeDirectory || step.action == StepAction::kChmod) touched.insert(step.path);
+      if (step.action == StepAction::kMakeDirectory) made.insert(step.path);
       for (std::string at = step.path; at.find('/') != std::string::npos;) {
         at.resize(at.rfind('/'));
         touched.insert(at);
       }
     }
   });
-  std::set<std::string> opaque;
+  // Opaque directories the commit made live hold only what went live (a new directory the
+  // overlay made is opaque: all its files may be a million). Those it did not make hold live
+  // entries of their own too, which the sandbox still has deleted unless they went live.
+  std::set<std::string> opaque, kept_opaque;
   for (const auto& path : touched)
-    if (UniqueFd dir = OpenBeneath(upper_fd, path, O_RDONLY | O_DIRECTORY); dir && OpaqueMark(dir.get())) opaque.insert(path);
-  if (!opaque.empty()) {
-    // Which entries of those directories went live (and show through them now).
-    std::set<std::string> went_live_paths;
+    if (UniqueFd dir = OpenBeneath(upper_fd, path, O_RDONLY | O_DIRECTORY); dir && OpaqueMark(dir.get()))
+      (made.count(path) ? opaque : kept_opaque).insert(path);
+  std::set<std::string> went_live_paths;  // in kept_opaque directories
+  if (!kept_opaque.empty()) {
     root_steps([&](const std::vector<CommitStep>& steps) {
       for (const auto& step : steps) {
         if (step.action == StepAction::kRemove || step.action == StepAction::kChmod) continue;
         size_t slash = step.path.rfind('/');
-        if (opaque.count(slash == std::string::npos ? "." : step.path.substr(0, slash))) went_live_paths.insert(step.path);
+        if (kept_opaque.count(slash == std::string::npos ? "." : step.path.substr(0, slash))) went_live_paths.insert(step.path);
       }
     });
-    for (const auto& path : opaque) SettleOpaqueDirectory(upper_fd, live_fd, stage_fd, path, went_live_paths, uid, gid);
   }
+  for (const auto& path : opaque) SettleOpaqueDirectory(upper_fd, live_fd, stage_fd, path, {}, true, uid, gid);
+  for (const auto& path : kept_opaque) SettleOpaqueDirectory(upper_fd, live_fd, stage_fd, path, went_live_paths, false, uid, gid);
   ForgetIndexEntries(index_fd, went_live);
 }
 

@@ -365,9 +365,9 @@ CommitOutlook Review::Outlook(const Sandbox& sandbox, const std::vector<std::str
 
 namespace sandboxd {
 
-CommitRequest Review::Selection(const Sandbox& sandbox, const std::vector<ReviewedChange>& reviewed,
-                                const std::vector<std::string>& selectors) {
-  CommitRequest request;
+CommitSelection Review::Selection(const Sandbox& sandbox, const std::vector<ReviewedChange>& reviewed,
+                                  const std::vector<std::string>& selectors) {
+  CommitSelection request;
   std::map<size_t, size_t> root_index;
   SelectionStream stream(sandbox, selectors, false, [&](TakenChange&& taken) {
     auto [at, fresh] = root_index.try_emplace(taken.root, request.changes.size());

@@ -101,8 +101,8 @@ class Review {
   /// the owner rejected is refused), with its renames. Throws Error naming the path.
   /// With `selectors` (PATH: a change or every change beneath a directory), only the approved
   /// changes they name; a selector that names no change is refused.
-  static CommitRequest Selection(const Sandbox& sandbox, const std::vector<ReviewedChange>& reviewed,
-                                 const std::vector<std::string>& selectors = {});
+  static CommitSelection Selection(const Sandbox& sandbox, const std::vector<ReviewedChange>& reviewed,
+                                   const std::vector<std::string>& selectors = {});
   /// For commit `commit` of part of the change set (CommitRequest::taken), once PinBeforeMoves
   /// pinned the decisions: streams what it takes
   /// of what `selectors` name (all without; `approve_pending` as commit --all) to `take`, and

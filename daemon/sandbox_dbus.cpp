@@ -575,7 +575,7 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
                                    flags & api::kFlagAllowInteractive,
                                    "commit sandbox " + sandbox_->id() + " into " + JoinRoots(sandbox_->roots()));
         if (outlook.everything && !outlook.uncommittable && CommitRunner::TakesWholeUpper(*sandbox_)) {
-          request.whole_upper = request.everything = true;
+          request.whole_upper = true;
           request.renames = std::move(outlook.renames);
         } else if (outlook.taken > 0) {
           request.taken = [this, &selectors, all = (flags & api::kFlagCommitAll) != 0, &commit](const auto& take) {

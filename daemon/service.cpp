@@ -220,9 +220,8 @@ int Service::Run() {
     LogAbout({id}, spdlog::level::err, "sandbox {} could not be set up again: {}", id, reason);
   try {
     for (const auto& id : registry_->SweepOrphans()) LogAbout({id}, spdlog::level::info, "removed the remains of sandbox {}", id);
-    registry_->EmptyTrash();
   } catch (const std::exception& e) {
-    spdlog::warn("cannot empty the trash: {}", e.what());
+    spdlog::warn("cannot remove the remains of sandboxes: {}", e.what());
   }
   if (options_.user_mode)
     authority_ = std::make_unique<OwnUserAuthority>();
@@ -284,6 +283,15 @@ int Service::Run() {
       CheckHost();
     } catch (const std::exception& e) {
       spdlog::error("cannot check this machine for overlayfs and jobs: {}", e.what());
+    }
+  });
+  // What a destroy left in the trash (a stop cut its emptying off) goes beside the first calls
+  // too: a million files take minutes, which a start must not wait for.
+  RunInWorker([this] {
+    try {
+      registry_->EmptyTrash();
+    } catch (const std::exception& e) {
+      spdlog::warn("cannot empty the trash: {}", e.what());
     }
   });
   for (;;) {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 
 #include "harness.h"
@@ -86,6 +87,20 @@ TEST(RecoveryTest, OrphansAreReportedAndCleanedUp) {
   EXPECT_EQ(Ctl({"changes", id}).out, "");
   EXPECT_EQ(Ctl({"run", id, "--", "true"}).status, 0);
   EXPECT_EQ(Ctl({"destroy", id}).status, 0);
+}
+
+// What a stop cut off of a destroy's emptying of the trash goes after the start, beside the first
+// calls, which do not wait for it (a million files take minutes).
+TEST(RecoveryTest, TheTrashLeftByAStopIsEmptiedAfterTheStart) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  w.KillDaemon();
+  const std::string left = w.dir() + "/state/trash/0123456789abcdef-left";
+  ASSERT_EQ(w.RunAs("root", {"sh", "-c", "mkdir -p " + left + "/d && cd " + left + "/d && seq 1 20000 | xargs touch"}).status, 0);
+  ASSERT_TRUE(w.StartDaemon()) << w.DaemonLog();
+  EXPECT_EQ(Ctl({"list"}).status, 0);
+  EXPECT_TRUE(WaitUntil([&] { return w.RunAs("root", {"test", "-e", left}).status != 0; }, std::chrono::seconds(60)))
+      << "the trash was not emptied";
 }
 
 }  // namespace

@@ -139,7 +139,7 @@ TEST(ReviewSelectionTest, AnApprovedFileTakesTheNewDirectoriesAboveIt) {
       Reviewed("d/y", ChangeKind::kAdded, EntryType::kFile, Verdict::kPending),
       Reviewed("z", ChangeKind::kModified, EntryType::kFile, Verdict::kRejected),
   };
-  CommitRequest request = Review::Selection(sandbox, reviewed);
+  CommitSelection request = Review::Selection(sandbox, reviewed);
   ASSERT_EQ(request.changes.size(), 1u);
   std::vector<std::string> paths;
   for (const auto& change : request.changes[0].changes) paths.push_back(change.path);
@@ -158,7 +158,7 @@ TEST(ReviewSelectionTest, SelectorsNarrowAndMustNameSomething) {
       Reviewed("b", ChangeKind::kModified, EntryType::kFile, Verdict::kApproved),
   };
   EXPECT_TRUE(Review::Selection(sandbox, reviewed).everything);
-  CommitRequest only_b = Review::Selection(sandbox, reviewed, {"b"});
+  CommitSelection only_b = Review::Selection(sandbox, reviewed, {"b"});
   ASSERT_EQ(only_b.changes.size(), 1u);
   ASSERT_EQ(only_b.changes[0].changes.size(), 1u);
   EXPECT_EQ(only_b.changes[0].changes[0].path, "b");
@@ -229,7 +229,7 @@ TEST(ReviewSelectionTest, TheStreamedOutlookTakesTheWholeChangeSetOnlyWhenTheSel
     bool approve_pending = pick(2) == 0;
 
     std::vector<ReviewedChange> held = reviewed;
-    std::optional<CommitRequest> selection;
+    std::optional<CommitSelection> selection;
     Code refused = Code::kFailed;
     try {
       if (approve_pending) Review::ApprovePending(sandbox, held, selectors);
