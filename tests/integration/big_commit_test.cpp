@@ -1,8 +1,9 @@
 // A commit of the whole change set is read from the upper, checked and journaled a page at a
 // time, and carried out by the helper a page of steps at a time, so that a million changes
-// commit in bounded memory (bench/scale shows the memory). Here the change set spans several
-// pages of each: a conflict on the last page still refuses the whole commit before anything
-// moves, a forced commit puts every page live, and the undo takes every page back.
+// commit in bounded memory (bench/scale shows the memory); so is a commit of a part. Here the
+// change set spans several pages of each: a conflict on the last page still refuses the whole
+// commit before anything moves, a forced commit puts every page live, and the undo takes every
+// page back.
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -65,6 +66,39 @@ TEST_F(BigCommitTest, AConflictOnTheLastPageRefusesAllAndEveryPageGoesLiveAndCom
   EXPECT_EQ(LiveFiles(), before);
   EXPECT_FALSE(LiveExists("d1") || LiveExists("d9"));
   EXPECT_EQ(ReadWhole(project_ + "/zz-last.txt"), "edited live\n");
+  EXPECT_EQ(ChangeCount(), kFiles + 9 + 1);
+}
+
+// A commit of part of the change set streams the same way: what it takes is checked, staged and
+// planned a page at a time. A conflict on its last page refuses it all, and what was staged of
+// the pages before comes back into the sandbox; forced, every page but the rejected file goes
+// live, and the undo takes every page back.
+TEST_F(BigCommitTest, APartialCommitSpanningPagesIsAllOrNothingAndLeavesTheRejectedFileInTheSandbox) {
+  int before = LiveFiles();
+  Job("for d in 1 2 3 4 5 6 7 8 9; do mkdir d$d && (cd d$d && seq 1000 | xargs touch); done; echo sandbox > zz-last.txt");
+  ASSERT_EQ(Ctl({"reject", id_, "d5/500"}).status, 0);
+  ASSERT_EQ(Live("echo edited live > zz-last.txt").status, 0);
+
+  Result refused = Ctl({"commit", "--all", id_});
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_NE(refused.err.find("zz-last.txt"), std::string::npos) << refused.err;
+  EXPECT_FALSE(LiveExists("d1")) << "a refused commit put its first pages live";
+  EXPECT_EQ(ChangeCount(), kFiles + 9 + 1);
+  Result seen = Ctl({"run", id_, "--", "sh", "-c", "ls d1 | wc -l"});
+  EXPECT_EQ(seen.out, "1000\n") << "what was staged did not come back: " << seen.err;
+
+  Result forced = Ctl({"commit", "--all", "--force", id_});
+  ASSERT_EQ(forced.status, 0) << forced.err;
+  EXPECT_NE(forced.err.find("Committed " + std::to_string(kFiles + 9) + " changes"), std::string::npos) << forced.err;
+  EXPECT_EQ(LiveFiles(), before + kFiles - 1);
+  EXPECT_TRUE(LiveExists("d1/1") && LiveExists("d9/1000") && LiveExists("d5/499"));
+  EXPECT_FALSE(LiveExists("d5/500"));
+  EXPECT_EQ(Changes(), "A d5/500 [rejected]\n");
+
+  Result undone = Ctl({"undo", id_});
+  ASSERT_EQ(undone.status, 0) << undone.err;
+  EXPECT_EQ(LiveFiles(), before);
+  EXPECT_FALSE(LiveExists("d1") || LiveExists("d9"));
   EXPECT_EQ(ChangeCount(), kFiles + 9 + 1);
 }
 
