@@ -28,7 +28,7 @@ namespace sandboxd {
 
 /// What a commit would take, learnt in one pass over the change set without holding it: enough
 /// to ask about it and to know whether it is the whole change set (which then streams from the
-/// upper, CommitRunner) or a part (which is selected with Review::Selection).
+/// upper, CommitRunner) or a part (which streams from the review: Review::StreamTaken).
 struct CommitOutlook {
   size_t changes = 0;          ///< in the change set (what the question to polkit names)
   size_t taken = 0;            ///< of them the commit takes (new directories taken along aside)
