@@ -604,6 +604,11 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
       outcome = service_.commits().Commit(*sandbox_, request, [&](int64_t journaled) { commit = journaled; });
       for (const auto& skipped : outcome.skipped) LogAbout(Subject(), spdlog::level::warn, "sandbox {}: {}", sandbox_->id(), skipped);
     } catch (...) {
+      // The caller hears why; the log keeps it beside the journal's commit id, for an admin (and
+      // a test that saw only an exit status).
+      sdbus::Error why = CurrentExceptionAsDBusError();
+      LogAbout(Subject(), spdlog::level::info, "sandbox {}: commit {} did not go live: {}: {}", sandbox_->id(), commit, why.getName(),
+               why.getMessage());
       SettleDecisionsQuietly();
       RemountUnlessBroken("commit");
       AnnounceChangeSet();

@@ -204,9 +204,13 @@ TEST_F(ReviewCommitTest, AConflictIsRefusedUntilForced) {
   // The owner edits the live a.txt after the sandbox was created.
   ASSERT_EQ(World().RunAs(kAlice, {"sh", "-c", "echo live >> a.txt"}, {.cwd = project_}).status, 0);
   auto live = Snapshot(project_);
+  const size_t log_start = World().DaemonLog().size();
   Result refused = Ctl({"commit", id_, "--all"});
   EXPECT_EQ(refused.status, 1);
   EXPECT_NE(refused.err.find("conflicts with the live tree"), std::string::npos) << refused.err;
+  // The log says so too, for an admin.
+  EXPECT_NE(World().DaemonLog().find("did not go live: org.sandboxd.Sandbox1.Error.Conflict", log_start), std::string::npos)
+      << World().DaemonLog().substr(log_start);
   EXPECT_NE(refused.err.find("a.txt"), std::string::npos) << refused.err;
   EXPECT_EQ(refused.err.find("b.txt"), std::string::npos) << "b.txt did not change live: " << refused.err;
   EXPECT_EQ(Snapshot(project_), live) << "a refused commit changed the live tree";
