@@ -17,46 +17,6 @@
 namespace sandboxd {
 namespace {
 
-using Key = std::pair<size_t, std::string>;
-constexpr size_t kNoPartner = static_cast<size_t>(-1);
-
-/// For each change, the index of the other half of its rename, or kNoPartner.
-std::vector<size_t> RenamePartners(const std::vector<ReviewedChange>& reviewed) {
-  std::map<Key, size_t> index;
-  for (size_t c = 0; c < reviewed.size(); ++c) index[{reviewed[c].root, reviewed[c].change.path}] = c;
-  std::vector<size_t> partner(reviewed.size(), kNoPartner);
-  for (size_t c = 0; c < reviewed.size(); ++c) {
-    const std::string& other = !reviewed[c].renamed_from.empty() ? reviewed[c].renamed_from : reviewed[c].renamed_to;
-    if (other.empty()) continue;
-    auto it = index.find({reviewed[c].root, other});
-    if (it != index.end()) partner[c] = it->second;
-  }
-  return partner;
-}
-
-/// A selector naming one half of a rename names the other too: a rename is decided whole.
-void NamePartners(const std::vector<ReviewedChange>& reviewed, std::vector<bool>& named) {
-  auto partner = RenamePartners(reviewed);
-  std::vector<bool> halves = named;
-  for (size_t c = 0; c < reviewed.size(); ++c)
-    if (halves[c] && partner[c] != kNoPartner) named[partner[c]] = true;
-}
-
-/// Which of `reviewed` the whole-change selectors name (all without selectors); a selector
-/// naming nothing is refused.
-std::vector<bool> Named(const Sandbox& sandbox, const std::vector<ReviewedChange>& reviewed,
-                        const std::vector<std::string>& selectors) {
-  std::vector<bool> named(reviewed.size(), selectors.empty());
-  api::SelectorIndex index(selectors);
-  std::vector<bool> used(selectors.size(), false);
-  for (size_t c = 0; c < reviewed.size(); ++c)
-    index.ForEachNaming(DisplayPath(reviewed[c].change, sandbox.PathPrefix(reviewed[c].root)), [&](size_t s) { named[c] = used[s] = true; });
-  for (size_t s = 0; s < selectors.size(); ++s)
-    if (!used[s]) throw Error(Code::kNotFound, "no change at '" + selectors[s] + "' in sandbox " + sandbox.id());
-  NamePartners(reviewed, named);
-  return named;
-}
-
 /// Gives every decided approval without one the fingerprint of its change as it is now.
 void FillFingerprints(const Sandbox& sandbox, std::vector<Approval>& approvals) {
   std::map<size_t, std::pair<UniqueFd, UniqueFd>> roots;
@@ -319,13 +279,6 @@ size_t Review::Decide(const Sandbox& sandbox, const std::vector<std::string>& se
   return decided;
 }
 
-void Review::ApprovePending(const Sandbox& sandbox, std::vector<ReviewedChange>& reviewed,
-                            const std::vector<std::string>& selectors) {
-  auto named = Named(sandbox, reviewed, selectors);
-  for (size_t c = 0; c < reviewed.size(); ++c)
-    if (named[c]) reviewed[c].approval.ApprovePending();
-}
-
 OutlookTally::OutlookTally(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool approve_pending)
     : sandbox_(sandbox), selectors_(selectors), index_(selectors), used_(selectors.size(), false), approve_pending_(approve_pending) {}
 
@@ -366,10 +319,10 @@ CommitOutlook Review::Outlook(const Sandbox& sandbox, const std::vector<std::str
 namespace sandboxd {
 
 CommitSelection Review::Selection(const Sandbox& sandbox, const std::vector<ReviewedChange>& reviewed,
-                                  const std::vector<std::string>& selectors) {
+                                  const std::vector<std::string>& selectors, bool approve_pending) {
   CommitSelection request;
   std::map<size_t, size_t> root_index;
-  SelectionStream stream(sandbox, selectors, false, [&](TakenChange&& taken) {
+  SelectionStream stream(sandbox, selectors, approve_pending, [&](TakenChange&& taken) {
     auto [at, fresh] = root_index.try_emplace(taken.root, request.changes.size());
     if (fresh) request.changes.push_back({taken.root, {}});
     if (!taken.hunks.empty()) request.hunks[{taken.root, taken.change.path}] = std::move(taken.hunks);

@@ -83,12 +83,6 @@ class Review {
   /// changes or hunks were decided. Throws Error(kNotFound) naming a selector that names nothing.
   size_t Decide(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool all, Verdict verdict,
                 const HunkCounter& count_hunks);
-  /// Approves, in `reviewed` only (commit --all: the commit takes them, nothing is written if
-  /// it is refused), every pending change and pending hunk, or those `selectors` name; rejected
-  /// ones stay rejected. A selector naming nothing is refused.
-  static void ApprovePending(const Sandbox& sandbox, std::vector<ReviewedChange>& reviewed,
-                             const std::vector<std::string>& selectors = {});
-
   ApprovalStore& store() { return store_; }
 
   /// What a commit of the approved changes `selectors` name (all without) would take;
@@ -101,8 +95,9 @@ class Review {
   /// the owner rejected is refused), with its renames. Throws Error naming the path.
   /// With `selectors` (PATH: a change or every change beneath a directory), only the approved
   /// changes they name; a selector that names no change is refused.
+  /// `approve_pending`: as commit --all, what they name that is pending is approved first.
   static CommitSelection Selection(const Sandbox& sandbox, const std::vector<ReviewedChange>& reviewed,
-                                   const std::vector<std::string>& selectors = {});
+                                   const std::vector<std::string>& selectors = {}, bool approve_pending = false);
   /// For commit `commit` of part of the change set (CommitRequest::taken), once PinBeforeMoves
   /// pinned the decisions: streams what it takes
   /// of what `selectors` name (all without; `approve_pending` as commit --all) to `take`, and

@@ -228,12 +228,10 @@ TEST(ReviewSelectionTest, TheStreamedOutlookTakesTheWholeChangeSetOnlyWhenTheSel
       if (pick(6) == 0) selectors.push_back(name);
     bool approve_pending = pick(2) == 0;
 
-    std::vector<ReviewedChange> held = reviewed;
     std::optional<CommitSelection> selection;
     Code refused = Code::kFailed;
     try {
-      if (approve_pending) Review::ApprovePending(sandbox, held, selectors);
-      selection = Review::Selection(sandbox, held, selectors);
+      selection = Review::Selection(sandbox, reviewed, selectors, approve_pending);
     } catch (const Error& e) {
       refused = e.code();
     }
