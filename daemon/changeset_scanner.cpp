@@ -155,7 +155,10 @@ class Scanner {
     walk_pending_before(nullptr);
   }
 
-  void Emit(Change&& change, int64_t upper_ctime_ns) { visit_(std::move(change), upper_ctime_ns); }
+  void Emit(Change&& change, const struct stat& upper) {
+    visit_(std::move(change), UpperEntry{Ns(upper.st_ctim), upper.st_ino, upper.st_nlink});
+  }
+  void Emit(Change&& change, int64_t upper_ctime_ns) { visit_(std::move(change), UpperEntry{upper_ctime_ns, 0, 0}); }
 
  private:
   /// A directory of the upper whose entries are still to be compared.
@@ -240,13 +243,13 @@ class Scanner {
       Subdirectory sub{name, has_lower && S_ISDIR(lst.st_mode), parent_hides_lower};
       if (!has_lower) {
         change.kind = ChangeKind::kAdded;
-        Emit(std::move(change), Ns(ust.st_ctim));
+        Emit(std::move(change), ust);
       } else if (!S_ISDIR(lst.st_mode)) {
         change.kind = ChangeKind::kTypeChanged;
-        Emit(std::move(change), Ns(ust.st_ctim));
+        Emit(std::move(change), ust);
       } else if (change.old_mode != change.new_mode) {
         change.kind = ChangeKind::kModeChanged;
-        Emit(std::move(change), Ns(ust.st_ctim));
+        Emit(std::move(change), ust);
       }
       return sub;
     }
@@ -267,7 +270,7 @@ class Scanner {
       else if (change.old_mode != change.new_mode) change.kind = ChangeKind::kModeChanged;
       else return std::nullopt;
     }
-    Emit(std::move(change), Ns(ust.st_ctim));
+    Emit(std::move(change), ust);
     return std::nullopt;
   }
 };
@@ -276,7 +279,8 @@ class Scanner {
 
 void ScanChanges(int lower_dirfd, int upper_dirfd, const ChangeVisitor& visit, ContentVerdicts* verdicts,
                  std::set<std::string>* multi_linked) {
-  ScanChangesTimed(lower_dirfd, upper_dirfd, [&](Change&& change, int64_t) { visit(std::move(change)); }, verdicts, multi_linked);
+  ScanChangesTimed(lower_dirfd, upper_dirfd, [&](Change&& change, const UpperEntry&) { visit(std::move(change)); }, verdicts,
+                   multi_linked);
 }
 
 void ScanChangesTimed(int lower_dirfd, int upper_dirfd, const TimedChangeVisitor& visit, ContentVerdicts* verdicts,
@@ -291,7 +295,7 @@ void ScanChangesTimed(int lower_dirfd, int upper_dirfd, const TimedChangeVisitor
   if ((ust.st_mode & kPermissionBits) != (lst.st_mode & kPermissionBits)) {
     scanner.Emit({".", ChangeKind::kModeChanged, EntryType::kDirectory, EntryType::kDirectory,
                   static_cast<mode_t>(lst.st_mode & kPermissionBits), static_cast<mode_t>(ust.st_mode & kPermissionBits)},
-                 Ns(ust.st_ctim));
+                 ust);
   }
   scanner.ScanDirectory(upper.get(), lower.get(), "", IsOpaque(upper.get()));
 }

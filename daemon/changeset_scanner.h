@@ -35,12 +35,20 @@ using ChangeVisitor = std::function<void(Change&&)>;
 void ScanChanges(int lower_dirfd, int upper_dirfd, const ChangeVisitor& visit, ContentVerdicts* verdicts = nullptr,
                  std::set<std::string>* multi_linked = nullptr);
 
-/// Receives each change of a streaming scan with when the upper's entry at its path last changed
-/// (its ctime, ns since the epoch; 0 for a live entry an opaque directory hides, which has none).
-using TimedChangeVisitor = std::function<void(Change&&, int64_t upper_ctime_ns)>;
+/// What a streaming scan saw of a change's upper entry besides the change: when it last changed
+/// (its ctime, ns since the epoch), its inode number and link count (all 0 for a deletion of a
+/// live entry an opaque directory hides, which has no upper entry).
+struct UpperEntry {
+  int64_t ctime_ns = 0;
+  ino_t ino = 0;
+  nlink_t nlink = 0;
+};
 
-/// The streaming scan with each change's upper ctime: what changed after a moment (a job's
-/// start) is told from what did not without a second stat.
+/// Receives each change of a streaming scan with its upper entry as the scan saw it.
+using TimedChangeVisitor = std::function<void(Change&&, const UpperEntry& upper)>;
+
+/// The streaming scan with each change's upper entry: what changed after a moment (a job's
+/// start) is told from what did not, and a commit plans, without a second stat.
 void ScanChangesTimed(int lower_dirfd, int upper_dirfd, const TimedChangeVisitor& visit, ContentVerdicts* verdicts = nullptr,
                       std::set<std::string>* multi_linked = nullptr);
 

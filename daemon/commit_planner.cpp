@@ -70,7 +70,7 @@ void CommitPlanner::PlanMove(size_t root, const std::string& to, const std::stri
   Push(std::move(chmod), steps);
 }
 
-void CommitPlanner::Plan(size_t root, const Change& change, std::vector<CommitStep>& steps) {
+void CommitPlanner::Plan(size_t root, const Change& change, std::vector<CommitStep>& steps, const UpperEntry* upper) {
   CheckRelativePath(change.path);
   if (moved_away_.count({root, change.path})) return;
   if (auto move = moving_.find({root, change.path}); move != moving_.end()) {
@@ -104,8 +104,19 @@ void CommitPlanner::Plan(size_t root, const Change& change, std::vector<CommitSt
         step.action = StepAction::kMakeDirectory;
       } else {
         step.action = StepAction::kPlace;
-        step.new_ino = InodeAt(uppers_.try_emplace(root, upper_fds_.at(root)).first->second, change.path);
-        if (step.new_ino == 0) throw Error(Code::kFailed, change.path + " vanished from the sandbox during the commit");
+        UpperEntry seen;
+        if (upper && upper->ino != 0) {
+          seen = *upper;
+        } else if (auto st = StatBeneath(uppers_.try_emplace(root, upper_fds_.at(root)).first->second, change.path)) {
+          seen = {0, st->st_ino, st->st_nlink};
+        } else {
+          throw Error(Code::kFailed, change.path + " vanished from the sandbox during the commit");
+        }
+        step.new_ino = seen.ino;
+        if (seen.nlink > 1) {
+          multi_linked_places_.resize(next_seq_ + 1);
+          multi_linked_places_[next_seq_] = true;
+        }
       }
       break;
   }

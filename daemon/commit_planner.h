@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "beneath.h"
+#include "changeset_scanner.h"
 #include "commit_step.h"
 #include "sandbox.h"
 
@@ -38,10 +39,16 @@ class CommitPlanner {
                 const RenameMap& renames);
   /// Appends the steps of `change` of root `root` to `steps` (none for a deletion already gone
   /// live, the deleted half of a moved rename, or a socket or device node, which is reported in
-  /// skipped()). Throws Error naming the path.
-  void Plan(size_t root, const Change& change, std::vector<CommitStep>& steps);
+  /// skipped()). `upper`: the change's upper entry as a scan just saw it (else it is looked at
+  /// here). Throws Error naming the path.
+  void Plan(size_t root, const Change& change, std::vector<CommitStep>& steps, const UpperEntry* upper = nullptr);
   /// Steps planned so far: the next one's seq.
   size_t planned() const { return next_seq_; }
+  /// Whether place step `seq` puts live an entry the upper has under more than one name (or
+  /// with the overlay's index). Under index=on only such an entry can carry overlayfs's marks:
+  /// each copy-up is linked into the index. Of a million steps this is a bit each.
+  bool PlacesMultiLinked(size_t seq) const { return seq < multi_linked_places_.size() && multi_linked_places_[seq]; }
+  bool AnyPlaceMultiLinked() const { return !multi_linked_places_.empty(); }
   std::vector<std::string>& skipped() { return skipped_; }
 
  private:
@@ -56,6 +63,7 @@ class CommitPlanner {
   std::set<std::pair<size_t, std::string>> moved_away_;           ///< {root, deleted path}
   std::map<size_t, ParentDirs> lives_, uppers_;                   ///< per root, each directory opened about once
   size_t next_seq_ = 0;
+  std::vector<bool> multi_linked_places_;  ///< by seq (PlacesMultiLinked)
   std::vector<std::string> skipped_;
 };
 

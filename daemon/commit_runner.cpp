@@ -52,11 +52,13 @@ void StripOverlayAttributes(ParentDirs& uppers, const CommitStep& step) {
       ThrowErrno("cannot clear overlay attributes of " + step.path + " in the sandbox");
 }
 
-/// StripOverlayAttributes for every entry the steps put live; `upper_fds[i]` holds root i's.
-void StripPlacedEntries(const std::vector<CommitStep>& steps, const std::vector<int>& upper_fds) {
+/// StripOverlayAttributes for every entry the steps put live that `marked` says may carry
+/// marks; `upper_fds[i]` holds root i's.
+void StripPlacedEntries(const std::vector<CommitStep>& steps, const std::vector<int>& upper_fds,
+                        const std::function<bool(const CommitStep&)>& marked) {
   std::map<size_t, ParentDirs> uppers;
   for (const auto& step : steps) {
-    if (step.action != StepAction::kPlace) continue;
+    if (step.action != StepAction::kPlace || !marked(step)) continue;
     auto it = uppers.try_emplace(step.root, upper_fds.at(step.root)).first;
     StripOverlayAttributes(it->second, step);
   }
@@ -199,6 +201,7 @@ void CommitRunner::PlanWholeUpper(const Sandbox& sandbox, int64_t commit, const 
   size_t conflicting = 0;
   CommitPlanner planner(fds.live_fds, fds.upper_fds, fds.prefixes, request.renames);
   std::vector<RootChanges> page;
+  std::vector<UpperEntry> uppers;  // of the page's changes, in order: the plan stats none again
   size_t in_page = 0;
   std::vector<CommitStep> steps;
   auto plan_page = [&] {
@@ -210,20 +213,23 @@ void CommitRunner::PlanWholeUpper(const Sandbox& sandbox, int64_t commit, const 
     }
     if (conflicting == 0) {
       steps.clear();
+      size_t at = 0;
       for (const auto& root : page)
-        for (const auto& change : root.changes) planner.Plan(root.root, change, steps);
+        for (const auto& change : root.changes) planner.Plan(root.root, change, steps, &uppers[at++]);
       journal_.AppendSteps(commit, steps);
       for (const auto& [root, inodes] : InodesNamedBy(steps)) outcome.worked[root].insert(inodes.begin(), inodes.end());
     }
     for (const auto& root : page) outcome.committed += root.changes.size();
     page.clear();
+    uppers.clear();
     in_page = 0;
   };
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
     sandbox.PrepareStream(i);
-    sandbox.StreamChanges(i, [&](Change&& change) {
+    sandbox.StreamChangesTimed(i, [&](Change&& change, const UpperEntry& upper) {
       if (page.empty() || page.back().root != i) page.push_back({i, {}});
       page.back().changes.push_back(std::move(change));
+      uppers.push_back(upper);
       if (++in_page == kChangePage) plan_page();
     });
   }
@@ -231,6 +237,19 @@ void CommitRunner::PlanWholeUpper(const Sandbox& sandbox, int64_t commit, const 
   if (conflicting > 0) throw ConflictError(sandbox, named, conflicting);
   outcome.skipped = std::move(planner.skipped());
   outcome.committed -= outcome.skipped.size();
+  // Only once no conflict refused it: what goes live loses the overlay's marks (none to look
+  // for when no entry could carry any: a job that made new files).
+  if (layout_.user_mode() || planner.AnyPlaceMultiLinked())
+    journal_.ForEachStepPage(commit, false, kStepPage, [&](const std::vector<CommitStep>& steps) {
+      StripPlacedEntries(steps, fds.upper_fds, [&](const CommitStep& step) { return MayCarryMarks(planner, step); });
+    });
+}
+
+bool CommitRunner::MayCarryMarks(const CommitPlanner& planner, const CommitStep& step) const {
+  // Under index=on with nfs_export=on (every system-mode overlay) each copy-up is linked into
+  // the overlay's index, so an entry with one link was never copied up and carries no mark. A
+  // user-mode overlay may run without an index: there every entry is looked at.
+  return layout_.user_mode() || planner.PlacesMultiLinked(step.seq);
 }
 
 CommitRunner::Outcome CommitRunner::CommitWholeUpper(Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner,
@@ -245,8 +264,6 @@ CommitRunner::Outcome CommitRunner::CommitWholeUpper(Sandbox& sandbox, const Com
       journal_.Abandon(commit);
       return {};
     }
-    // Only once no conflict refused it: what goes live loses the overlay's marks.
-    journal_.ForEachStepPage(commit, false, kStepPage, [&](const std::vector<CommitStep>& steps) { StripPlacedEntries(steps, fds.upper_fds); });
     journal_.SetState(commit, "applying");
   } catch (...) {
     // Nothing moved: the commit leaves no trace (its steps may be a million rows).
@@ -359,7 +376,7 @@ void CommitRunner::PlanStaged(int64_t commit, const Sandbox& sandbox, const Root
     own_stage_steps.clear();
     for (const auto& step : steps)
       if (!fds.landing[step.root]) own_stage_steps.push_back(step);
-    StripPlacedEntries(own_stage_steps, stage_fds);
+    StripPlacedEntries(own_stage_steps, stage_fds, [&](const CommitStep& step) { return MayCarryMarks(planner, step); });
     journal_.AppendSteps(commit, steps);
   });
   outcome.skipped = std::move(planner.skipped());

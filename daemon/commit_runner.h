@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "commit_journal.h"
+#include "commit_planner.h"
 #include "commit_request.h"
 #include "credentials.h"
 #include "fd.h"
@@ -87,8 +88,11 @@ class CommitRunner {
   /// each page checked for conflicts (unless forced) and planned, its steps journaled.
   Outcome CommitWholeUpper(Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner,
                            const Journaled& journaled);
+  /// Plans it and, once no conflict refused it, clears the overlay's marks from what goes live.
   void PlanWholeUpper(const Sandbox& sandbox, int64_t commit, const CommitRequest& request, const UserCredentials& owner,
                       const RootFds& fds, Outcome& outcome);
+  /// Whether the upper entry place `step` puts live may carry overlayfs's marks.
+  bool MayCarryMarks(const CommitPlanner& planner, const CommitStep& step) const;
   /// A commit of part of the change set (or of all of it across file systems), streamed from
   /// `request.taken`: a page at a time checked for conflicts and staged, then planned.
   Outcome CommitStaged(Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner, const Journaled& journaled);

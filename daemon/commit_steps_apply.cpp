@@ -193,6 +193,7 @@ class StepRunner {
     std::string name;
     int live_dir = live_parents_[step.root].Open(step.path, name);
     if (live_dir < 0) return false;  // the general path names the failure
+    if (step.old_ino == 0) return PlaceNewFile(step, live_dir, name);
     auto live = Lstat(live_dir, name, "live " + step.path);
     if (live && S_ISDIR(live->st_mode)) return false;
     if (live && live->st_ino == step.new_ino) return true;
@@ -201,6 +202,25 @@ class StepRunner {
     auto upper = Lstat(upper_dir, name, step.path + " in the sandbox");
     if (upper && S_ISDIR(upper->st_mode)) return false;
     Place(step, live, upper, upper_dir, live_dir, name);
+    return true;
+  }
+
+  /// PlaceFile where nothing was live: RENAME_NOREPLACE checks that the name is still free, so
+  /// the live name is looked at only when the upper's entry is not there to go (a step that
+  /// went live before a restart) or the name is taken. One stat fewer a new file.
+  bool PlaceNewFile(const CommitStep& step, int live_dir, const std::string& name) {
+    std::string upper_name;
+    int upper_dir = upper_parents_[step.root].Open(step.path, upper_name);
+    if (upper_dir < 0) return false;
+    auto upper = Lstat(upper_dir, name, step.path + " in the sandbox");
+    if (upper && S_ISDIR(upper->st_mode)) return false;
+    if (upper && upper->st_ino == step.new_ino && renameat2(upper_dir, name.c_str(), live_dir, name.c_str(), RENAME_NOREPLACE) == 0)
+      return true;
+    if (upper && upper->st_ino == step.new_ino && errno != EEXIST) ThrowErrno("cannot put " + step.path + " in place");
+    auto live = Lstat(live_dir, name, "live " + step.path);
+    if (live && S_ISDIR(live->st_mode)) return false;
+    if (live && live->st_ino == step.new_ino) return true;
+    Place(step, live, upper, upper_dir, live_dir, name);  // names what is wrong
     return true;
   }
 

@@ -170,6 +170,23 @@ UserCredentials Sandbox::OverlayIdentity() const {
   }
 }
 
+namespace {
+
+/// Whether overlayfs's index (index=on) of a root holds entries: copies of live files it made
+/// through the index (hard_links.h). Without any, no name of the sandbox waits to be linked up.
+bool IndexHasEntries(const std::string& index_dir) {
+  UniqueFd index(open(index_dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!index) return errno != ENOENT;  // unsure: look
+  std::unique_ptr<DIR, int (*)(DIR*)> listing(fdopendir(index.get()), closedir);
+  if (!listing) return true;
+  index.release();  // the listing owns it now
+  while (dirent* entry = readdir(listing.get()))
+    if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) return true;
+  return false;
+}
+
+}  // namespace
+
 void Sandbox::Unmount(Layers layers) {
   for (size_t i = 0; i < record_.roots.size() && layers == Layers::kKept; ++i) {
     UniqueFd merged = OpenMergedView(i);
@@ -180,6 +197,8 @@ void Sandbox::Unmount(Layers layers) {
     } catch (const Error&) {
       continue;  // gone from the live tree: nothing of it can go live, as what follows will say
     }
+    // Nothing to link up without a copy in the index (a job that only made new files): no scan.
+    if (!IndexHasEntries(WorkDir(i) + "/index")) continue;
     UniqueFd upper = OpenUpper(i);
     std::lock_guard link_up(link_up_mutex_);
     // Only what link-up looks at is held, never the change set (a million changes at a commit).
@@ -256,22 +275,6 @@ std::vector<RootChanges> Sandbox::Scan() const {
   return result;
 }
 
-namespace {
-
-/// Whether overlayfs's index (index=on) of a root holds entries: copies of live files it made
-/// through the index (hard_links.h). Without any, no name of the sandbox waits to be linked up.
-bool IndexHasEntries(const std::string& index_dir) {
-  UniqueFd index(open(index_dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!index) return errno != ENOENT;  // unsure: look
-  std::unique_ptr<DIR, int (*)(DIR*)> listing(fdopendir(index.get()), closedir);
-  if (!listing) return true;
-  index.release();  // the listing owns it now
-  while (dirent* entry = readdir(listing.get()))
-    if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) return true;
-  return false;
-}
-
-}  // namespace
 
 std::vector<Change> Sandbox::PrepareStream(size_t root) const {
   UniqueFd lower = OpenLiveRoot(root);
@@ -320,7 +323,7 @@ bool Sandbox::LinkUpForReading(size_t root, int lower_fd, int upper_fd, const st
 }
 
 void Sandbox::StreamChanges(size_t root, const ChangeVisitor& visit) const {
-  StreamChangesTimed(root, [&](Change&& change, int64_t) { visit(std::move(change)); });
+  StreamChangesTimed(root, [&](Change&& change, const UpperEntry&) { visit(std::move(change)); });
 }
 
 void Sandbox::StreamChangesTimed(size_t root, const TimedChangeVisitor& visit) const {

@@ -382,9 +382,9 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
               size_t counted = 0;
               for (size_t i = 0; i < sandbox->roots().size(); ++i) {
                 sandbox->PrepareStream(i);
-                sandbox->StreamChangesTimed(i, [&](Change&& change, int64_t upper_ctime_ns) {
+                sandbox->StreamChangesTimed(i, [&](Change&& change, const UpperEntry& upper) {
                   ++counted;
-                  sights.Add(i, change, upper_ctime_ns);
+                  sights.Add(i, change, upper.ctime_ns);
                 });
               }
               sights.Finish();

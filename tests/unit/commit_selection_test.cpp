@@ -142,7 +142,9 @@ TEST(SelectionStreamTest, TakesWhatTheRulesOverTheWholeChangeSetTake) {
       ++refusals;
       ASSERT_FALSE(renames) << "the stream took what the rules refuse";
       // Refused for both reasons, either may be named; for one alone, that one.
-      if (expected_refusal == Code::kInvalidArgument) EXPECT_EQ(refusal, Code::kInvalidArgument);
+      if (expected_refusal == Code::kInvalidArgument) {
+        EXPECT_EQ(refusal, Code::kInvalidArgument);
+      }
       continue;
     }
     ASSERT_TRUE(renames) << "the stream refused what the rules take";
@@ -155,7 +157,9 @@ TEST(SelectionStreamTest, TakesWhatTheRulesOverTheWholeChangeSetTake) {
       // Parents before children.
       for (std::string parent = key.second; parent.find('/') != std::string::npos;) {
         parent.resize(parent.rfind('/'));
-        if (expected->taken.count({key.first, parent})) EXPECT_TRUE(taken.count({key.first, parent})) << parent << " came after " << key.second;
+        if (expected->taken.count({key.first, parent})) {
+          EXPECT_TRUE(taken.count({key.first, parent})) << parent << " came after " << key.second;
+        }
       }
     }
     EXPECT_EQ(taken, expected->taken);
