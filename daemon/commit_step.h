@@ -74,11 +74,14 @@ struct InodeAlias {
 using InodesByRoot = std::map<size_t, std::set<ino_t>>;
 InodesByRoot InodesNamedBy(const std::vector<CommitStep>& steps);
 
-/// A step as the helper receives it: one array, [seq, root, action, path, old_ino, new_ino,
-/// old_mode, new_mode, from]. Positional rather than an object: a commit of many files sends one
-/// per file, and the helper parses arrays in half the time (and half the bytes) of objects.
-nlohmann::json StepToJson(const CommitStep& step);
-/// Throws Error(kInvalidArgument) on a malformed step.
-CommitStep StepFromJson(const nlohmann::json& json);
+/// Steps as the helper receives them: one byte string for a page of thousands, each step its
+/// fields in a fixed order (seq, root, action, old_ino, new_ino, old_mode, new_mode as fixed-size
+/// integers in host byte order, then path and from, each a 32-bit length and its bytes). A
+/// commit of a million files sends a step per file; as JSON values the daemon built, encoded,
+/// and the helper decoded and freed a tree of nine values each (5% of a commit's time). Both
+/// ends are one build on one machine.
+std::string PackSteps(const std::vector<CommitStep>& steps);
+/// Throws Error(kInvalidArgument) on bytes that are not whole, valid steps.
+std::vector<CommitStep> UnpackSteps(std::string_view packed);
 
 }  // namespace sandboxd

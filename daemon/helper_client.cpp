@@ -75,14 +75,15 @@ nlohmann::json RunHelper(const std::string& helper_path, const std::string& op, 
 void RunStepsHelper(const std::string& helper_path, const UserCredentials& user, const std::string& direction,
                     const std::vector<StepHelperRoot>& roots, const std::vector<CommitStep>& steps, bool sync) {
   nlohmann::json request = {
-      {"direction", direction}, {"roots", nlohmann::json::array()}, {"steps", nlohmann::json::array()}, {"sync", sync}};
+      {"direction", direction}, {"roots", nlohmann::json::array()}, {"sync", sync}};
   std::vector<int> fds;
   for (const auto& root : roots) {
     int first = static_cast<int>(3 + fds.size());
     fds.insert(fds.end(), {root.live_fd, root.upper_fd, root.removed_fd});
     request["roots"].push_back({{"live_fd", first}, {"upper_fd", first + 1}, {"removed_fd", first + 2}});
   }
-  for (const auto& step : steps) request["steps"].push_back(StepToJson(step));
+  std::string packed = PackSteps(steps);
+  request["steps"] = nlohmann::json::binary(std::vector<uint8_t>(packed.begin(), packed.end()));
   RunHelperRequest(helper_path, "steps", user, request, fds);
 }
 

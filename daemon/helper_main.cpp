@@ -49,8 +49,9 @@ nlohmann::json Steps(const nlohmann::json& request) {
   std::vector<sandboxd::StepRoot> roots;
   for (const auto& root : request.at("roots"))
     roots.push_back({root.at("live_fd").get<int>(), root.at("upper_fd").get<int>(), root.at("removed_fd").get<int>()});
-  std::vector<sandboxd::CommitStep> steps;
-  for (const auto& step : request.at("steps")) steps.push_back(sandboxd::StepFromJson(step));
+  const auto& packed = request.at("steps").get_binary();
+  std::vector<sandboxd::CommitStep> steps =
+      sandboxd::UnpackSteps(std::string_view(reinterpret_cast<const char*>(packed.data()), packed.size()));
   std::string direction = request.at("direction").get<std::string>();
   bool sync = request.at("sync").get<bool>();
   if (direction == "forward") {

@@ -211,6 +211,20 @@ void Sandbox::Unmount(Layers layers) {
   if (record_.hard_quota) quota_layer().FreeReserve();
 }
 
+std::future<void> Sandbox::UnmountBeside() {
+  bool links_up = false;
+  for (size_t i = 0; i < record_.roots.size() && !layout_.user_mode(); ++i) links_up |= IndexHasEntries(WorkDir(i) + "/index");
+  // Link-up reads the merged views, as PrepareStream does where the index holds copies: an
+  // unmount beside them would find them busy.
+  if (links_up) {
+    Unmount();
+    std::promise<void> done;
+    done.set_value();
+    return done.get_future();
+  }
+  return std::async(std::launch::async, [this] { Unmount(); });
+}
+
 void Sandbox::UnmountForGood() {
   for (size_t i = 0; i < record_.roots.size(); ++i) {
     std::string merged = layout_.MergedDir(record_.id, i);

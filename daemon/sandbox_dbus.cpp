@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <future>
 #include <spdlog/spdlog.h>
 
 #include "api.h"
@@ -555,19 +556,21 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
   InWorker(std::move(result), "commit", flags & api::kFlagAllowInteractive,
            [this, selectors = SelectorsFromWire(std::move(selectors)), flags](const Caller& caller) mutable -> std::tuple<uint32_t, std::vector<std::string>> {
     CheckFlags(flags, api::kFlagAllowInteractive | api::kFlagCommitAll | api::kFlagForce);
-    // Held from before the question to polkit (or a person) until the end, and unmounted first:
-    // the merged view and jobs are the only ways into the upper, so from here on nothing but
-    // this commit changes it. The decisions are read once, of exactly what is there, and the
-    // question names what the commit will take.
+    // Held from before the question to polkit (or a person) until the end, and unmounted before
+    // anything moves: the merged view and jobs are the only ways into the upper, so from here
+    // on nothing but this commit changes it. The decisions are read once, of exactly what is
+    // there, and the question names what the commit will take.
     ExclusiveOperation exclusive(*sandbox_, "commit");
-    sandbox_->Unmount();
+    std::future<void> unmounted = sandbox_->UnmountBeside();
     CommitRequest request;
     int64_t commit = 0;
     try {
       // One pass learns what the question names and whether the commit takes the whole change
       // set, which then streams from the upper; a part streams from the review as the commit
-      // stages it. Neither is ever held whole: a change set may be a million.
+      // stages it. Neither is ever held whole: a change set may be a million. It reads the
+      // layers while the overlays are torn down beside it.
       CommitOutlook outlook = service_.review().Outlook(*sandbox_, selectors, flags & api::kFlagCommitAll);
+      unmounted.get();
       if (outlook.changes > 0) {
         service_.authority().Check(caller, api::kActionCommit,
                                    {{"sandbox", sandbox_->id()}, {"roots", JoinRoots(sandbox_->roots())},
@@ -585,6 +588,7 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
         request.force = flags & api::kFlagForce;
       }
     } catch (...) {
+      if (unmounted.valid()) unmounted.wait();
       RemountUnlessBroken("commit");
       throw;
     }

@@ -276,41 +276,45 @@ TEST_F(MoveStepTest, AFinishedMoveRepeatsAfterItsSourceDirectoryWentAway) {
   EXPECT_EQ(InodeAt("sub/new.txt"), live_ino_);
 }
 
-TEST(MoveStepJournalTest, AMoveKeepsItsSourceThroughTheJournalAndIsRefusedWithoutOne) {
-  CommitStep move;
-  move.seq = 3;
-  move.root = 1;
-  move.path = "sub/new.txt";
-  move.action = StepAction::kMove;
-  move.old_ino = 4242;
-  move.from = "old.txt";
-  nlohmann::json json = StepToJson(move);
-  EXPECT_EQ(json.at(2), "move");
-  EXPECT_EQ(StepFromJson(json), move);
-  json[8] = "";
-  EXPECT_THROW(StepFromJson(json), Error);
-  json.erase(8);
-  EXPECT_THROW(StepFromJson(json), Error);
+TEST(StepPackingTest, EveryFieldOfEveryActionSurvivesTheTripToTheHelper) {
+  std::vector<CommitStep> steps;
+  for (StepAction action : {StepAction::kPlace, StepAction::kMakeDirectory, StepAction::kRemove, StepAction::kChmod, StepAction::kMove}) {
+    CommitStep step;
+    step.seq = steps.size() * 1000003;
+    step.root = steps.size() + 1;
+    step.action = action;
+    step.path = std::string("d/x\xff\n") + std::to_string(steps.size());  // names are bytes, not text
+    step.old_ino = (ino_t{1} << 40) + steps.size();
+    step.new_ino = 12;
+    step.old_mode = 04640;
+    step.new_mode = 0755;
+    if (action == StepAction::kMove) step.from = "old.txt";
+    steps.push_back(step);
+  }
+  EXPECT_EQ(UnpackSteps(PackSteps(steps)), steps);
+  EXPECT_TRUE(UnpackSteps(PackSteps({})).empty());
 }
 
-TEST(StepJsonTest, EveryFieldSurvivesTheTripToTheHelperAndAMalformedStepIsRefused) {
-  CommitStep full;
-  full.seq = 7;
-  full.root = 2;
-  full.path = "d/x";
-  full.action = StepAction::kMakeDirectory;
-  full.old_ino = 11;
-  full.new_ino = 12;
-  full.old_mode = 0640;
-  full.new_mode = 0755;
-  EXPECT_EQ(StepFromJson(StepToJson(full)), full);
-  nlohmann::json json = StepToJson(full);
-  json[2] = "explode";
-  EXPECT_THROW(StepFromJson(json), Error);
-  json = StepToJson(full);
-  json[3] = 5;  // a path that is not a string
-  EXPECT_THROW(StepFromJson(json), Error);
-  EXPECT_THROW(StepFromJson(nlohmann::json{{"seq", 1}}), Error);
+TEST(StepPackingTest, BytesThatAreNotWholeValidStepsAreRefused) {
+  CommitStep move;
+  move.seq = 3;
+  move.action = StepAction::kMove;
+  move.path = "sub/new.txt";
+  move.from = "old.txt";
+  std::string packed = PackSteps({move});
+  // Cut anywhere inside: refused, never read past the end.
+  for (size_t size = 1; size < packed.size(); ++size) EXPECT_THROW(UnpackSteps(packed.substr(0, size)), Error) << size;
+  // A move without its source.
+  move.from.clear();
+  EXPECT_THROW(UnpackSteps(PackSteps({move})), Error);
+  // An action byte no step has (it follows seq and root).
+  std::string unknown = PackSteps({CommitStep{}});
+  unknown[16] = 9;
+  EXPECT_THROW(UnpackSteps(unknown), Error);
+  // A length that claims more bytes than follow.
+  std::string long_path = PackSteps({CommitStep{}});
+  long_path[16 + 1 + 8 + 8 + 4 + 4] = '\x7f';
+  EXPECT_THROW(UnpackSteps(long_path), Error);
 }
 
 }  // namespace
