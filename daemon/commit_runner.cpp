@@ -239,17 +239,25 @@ void CommitRunner::PlanWholeUpper(const Sandbox& sandbox, int64_t commit, const 
   outcome.committed -= outcome.skipped.size();
   // Only once no conflict refused it: what goes live loses the overlay's marks (none to look
   // for when no entry could carry any: a job that made new files).
-  if (layout_.user_mode() || planner.AnyPlaceMultiLinked())
+  std::vector<bool> index_covers = IndexCovers(sandbox);
+  bool all_covered = std::find(index_covers.begin(), index_covers.end(), false) == index_covers.end();
+  if (!all_covered || planner.AnyPlaceMultiLinked())
     journal_.ForEachStepPage(commit, false, kStepPage, [&](const std::vector<CommitStep>& steps) {
-      StripPlacedEntries(steps, fds.upper_fds, [&](const CommitStep& step) { return MayCarryMarks(planner, step); });
+      StripPlacedEntries(steps, fds.upper_fds, [&](const CommitStep& step) { return MayCarryMarks(planner, step, index_covers); });
     });
 }
 
-bool CommitRunner::MayCarryMarks(const CommitPlanner& planner, const CommitStep& step) const {
+std::vector<bool> CommitRunner::IndexCovers(const Sandbox& sandbox) {
+  std::vector<bool> covers;
+  for (size_t i = 0; i < sandbox.roots().size(); ++i) covers.push_back(sandbox.IndexCoversUpper(i));
+  return covers;
+}
+
+bool CommitRunner::MayCarryMarks(const CommitPlanner& planner, const CommitStep& step, const std::vector<bool>& index_covers) {
   // Under index=on with nfs_export=on (every system-mode overlay) each copy-up is linked into
-  // the overlay's index, so an entry with one link was never copied up and carries no mark. A
-  // user-mode overlay may run without an index: there every entry is looked at.
-  return layout_.user_mode() || planner.PlacesMultiLinked(step.seq);
+  // the overlay's index, so where the index covers the upper an entry with one link was never
+  // copied up and carries no mark. Elsewhere (user mode, after a resume) every entry is looked at.
+  return !index_covers.at(step.root) || planner.PlacesMultiLinked(step.seq);
 }
 
 CommitRunner::Outcome CommitRunner::CommitWholeUpper(Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner,
@@ -367,6 +375,7 @@ TakenRenames CommitRunner::StageTaken(const Sandbox& sandbox, int64_t commit, co
 void CommitRunner::PlanStaged(int64_t commit, const Sandbox& sandbox, const RootFds& fds, const std::vector<int>& stage_fds,
                               const TakenRenames& renames, Outcome& outcome) {
   CommitPlanner planner(fds.live_fds, stage_fds, fds.prefixes, renames);
+  std::vector<bool> index_covers = IndexCovers(sandbox);
   std::vector<CommitStep> steps, own_stage_steps;
   ForEachTakenPage(TakenListPath(sandbox, commit), kChangePage, [&](const std::vector<RootChanges>& page) {
     steps.clear();
@@ -376,7 +385,7 @@ void CommitRunner::PlanStaged(int64_t commit, const Sandbox& sandbox, const Root
     own_stage_steps.clear();
     for (const auto& step : steps)
       if (!fds.landing[step.root]) own_stage_steps.push_back(step);
-    StripPlacedEntries(own_stage_steps, stage_fds, [&](const CommitStep& step) { return MayCarryMarks(planner, step); });
+    StripPlacedEntries(own_stage_steps, stage_fds, [&](const CommitStep& step) { return MayCarryMarks(planner, step, index_covers); });
     journal_.AppendSteps(commit, steps);
   });
   outcome.skipped = std::move(planner.skipped());

@@ -91,8 +91,10 @@ class CommitRunner {
   /// Plans it and, once no conflict refused it, clears the overlay's marks from what goes live.
   void PlanWholeUpper(const Sandbox& sandbox, int64_t commit, const CommitRequest& request, const UserCredentials& owner,
                       const RootFds& fds, Outcome& outcome);
-  /// Whether the upper entry place `step` puts live may carry overlayfs's marks.
-  bool MayCarryMarks(const CommitPlanner& planner, const CommitStep& step) const;
+  /// Whether the upper entry place `step` puts live may carry overlayfs's marks;
+  /// `index_covers[i]`: Sandbox::IndexCoversUpper(i).
+  static bool MayCarryMarks(const CommitPlanner& planner, const CommitStep& step, const std::vector<bool>& index_covers);
+  static std::vector<bool> IndexCovers(const Sandbox& sandbox);
   /// A commit of part of the change set (or of all of it across file systems), streamed from
   /// `request.taken`: a page at a time checked for conflicts and staged, then planned.
   Outcome CommitStaged(Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner, const Journaled& journaled);

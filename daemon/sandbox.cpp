@@ -6,6 +6,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/xattr.h>
 
 #include <algorithm>
 #include <chrono>
@@ -71,6 +72,29 @@ std::string Sandbox::PathPrefix(size_t root) const {
   return record_.roots.size() > 1 ? std::to_string(root) + "/" : std::string();
 }
 
+namespace {
+
+/// Whether directory `dir` holds entries (true when unsure, false when it does not exist).
+bool HasEntries(const std::string& dir) {
+  UniqueFd opened(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!opened) return errno != ENOENT;  // unsure: look
+  std::unique_ptr<DIR, int (*)(DIR*)> listing(fdopendir(opened.get()), closedir);
+  if (!listing) return true;
+  opened.release();  // the listing owns it now
+  while (dirent* entry = readdir(listing.get()))
+    if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) return true;
+  return false;
+}
+
+/// Whether overlayfs's index (index=on) of a root holds entries: copies of live files it made
+/// through the index (hard_links.h). Without any, no name of the sandbox waits to be linked up.
+bool IndexHasEntries(const std::string& index_dir) { return HasEntries(index_dir); }
+
+/// On a root's work directory: its index was begun with an empty upper (SetUp).
+constexpr const char* kIndexCoversUpper = "trusted.sandboxd.index_covers_upper";
+
+}  // namespace
+
 void Sandbox::SetUp(const std::vector<int>& opened) {
   if (!opened.empty() && opened.size() != record_.roots.size())
     throw Error(Code::kFailed, "sandbox " + record_.id + ": " + std::to_string(opened.size()) + " opened roots for " +
@@ -100,8 +124,14 @@ void Sandbox::SetUp(const std::vector<int>& opened) {
     // starts as a copy of the live root's attributes: a job sees its root unchanged.
     std::string upper = UpperDir(i);
     if (access(upper.c_str(), F_OK) != 0) MakeDirectory(upper, st.st_mode & 07777, st.st_uid, st.st_gid);
+    bool work_made = access(WorkDir(i).c_str(), F_OK) != 0;
     MakeDirectory(WorkDir(i), 0700);
     if (layout_.user_mode()) continue;
+    // An index begun with an empty upper links every copy-up the upper will hold (nfs_export=on
+    // indexes each): one the upper holds under one name was never copied up and carries no
+    // overlay mark (IndexCoversUpper). Not so after a resume: the archive kept the upper's
+    // copies with their marks, not the index.
+    if (work_made && !HasEntries(upper)) setxattr(WorkDir(i).c_str(), kIndexCoversUpper, "1", 1, 0);  // (else: look at all)
     if (std::string index = WorkDir(i) + "/index"; access(index.c_str(), F_OK) == 0)
       ForgetDeadIndexEntries(OpenDirectoryNoSymlinks(index, O_RDONLY).get(), true);
     MakeDirectory(merged, 0700, record_.owner, 0);
@@ -170,22 +200,6 @@ UserCredentials Sandbox::OverlayIdentity() const {
   }
 }
 
-namespace {
-
-/// Whether overlayfs's index (index=on) of a root holds entries: copies of live files it made
-/// through the index (hard_links.h). Without any, no name of the sandbox waits to be linked up.
-bool IndexHasEntries(const std::string& index_dir) {
-  UniqueFd index(open(index_dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!index) return errno != ENOENT;  // unsure: look
-  std::unique_ptr<DIR, int (*)(DIR*)> listing(fdopendir(index.get()), closedir);
-  if (!listing) return true;
-  index.release();  // the listing owns it now
-  while (dirent* entry = readdir(listing.get()))
-    if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) return true;
-  return false;
-}
-
-}  // namespace
 
 void Sandbox::Unmount(Layers layers) {
   for (size_t i = 0; i < record_.roots.size() && layers == Layers::kKept; ++i) {
@@ -209,6 +223,11 @@ void Sandbox::Unmount(Layers layers) {
   }
   for (size_t i = 0; i < record_.roots.size(); ++i) UnmountOverlay(layout_.MergedDir(record_.id, i));
   if (record_.hard_quota) quota_layer().FreeReserve();
+}
+
+bool Sandbox::IndexCoversUpper(size_t root) const {
+  char value[1];
+  return !layout_.user_mode() && lgetxattr(WorkDir(root).c_str(), kIndexCoversUpper, value, sizeof value) == 1;
 }
 
 std::future<void> Sandbox::UnmountBeside() {

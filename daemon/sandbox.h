@@ -93,6 +93,10 @@ class Sandbox {
   /// reads the layers themselves, never the merged views. get() waits for it and throws its
   /// error; nothing may move the layers' entries before.
   std::future<void> UnmountBeside();
+  /// Whether root `root`'s overlay index links every copy-up its upper holds (begun with an
+  /// empty upper; never after a resume, nor in user mode): then an upper entry with one link
+  /// carries no overlay mark.
+  bool IndexCoversUpper(size_t root) const;
   /// Unmounts every root's overlay for good: one still in use (a shell of the owner's sitting
   /// in the merged view) is detached and goes when its last user leaves.
   void UnmountForGood();

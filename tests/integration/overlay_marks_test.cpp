@@ -86,5 +86,18 @@ TEST_F(OverlayMarksTest, APartialCommitPutsCopiesLiveWithoutTheOverlaysMarks) {
   EXPECT_FALSE(Exists(project_ + "/other")) << "a rejected file went live";
 }
 
+// A suspend archives the upper with its marks but not the overlay's index (the work directory
+// is not kept): after the resume a copy-up has one link and still its marks.
+TEST_F(OverlayMarksTest, ACommitAfterASuspendAndResumePutsCopiesLiveWithoutTheOverlaysMarks) {
+  CopyUp();
+  ASSERT_EQ(Ctl({"suspend", id_}).status, 0);
+  ASSERT_EQ(Ctl({"resume", id_}).status, 0);
+  std::string upper = World().dir() + "/state/sandboxes/" + id_ + "/upper/0/";
+  EXPECT_NE(MarksOn(upper + "edited"), "") << "the resume dropped the marks: this case tests nothing";
+  Result commit = Ctl({"commit", "--all", id_});
+  ASSERT_EQ(commit.status, 0) << commit.err;
+  ExpectLiveUnmarked();
+}
+
 }  // namespace
 }  // namespace sandboxd::it
