@@ -131,7 +131,12 @@ void Sandbox::SetUp(const std::vector<int>& opened) {
     // indexes each): one the upper holds under one name was never copied up and carries no
     // overlay mark (IndexCoversUpper). Not so after a resume: the archive kept the upper's
     // copies with their marks, not the index.
-    if (work_made && !HasEntries(upper)) setxattr(WorkDir(i).c_str(), kIndexCoversUpper, "1", 1, 0);  // (else: look at all)
+    // Nor once overlayfs has had the chance to drop a stale entry (its live original gone) at a
+    // mount, which leaves that copy one link and its marks: a remount over index entries.
+    if (work_made && !HasEntries(upper))
+      setxattr(WorkDir(i).c_str(), kIndexCoversUpper, "1", 1, 0);  // (where it cannot be set: look at all)
+    else if (!work_made && HasEntries(WorkDir(i) + "/index"))
+      removexattr(WorkDir(i).c_str(), kIndexCoversUpper);
     if (std::string index = WorkDir(i) + "/index"; access(index.c_str(), F_OK) == 0)
       ForgetDeadIndexEntries(OpenDirectoryNoSymlinks(index, O_RDONLY).get(), true);
     MakeDirectory(merged, 0700, record_.owner, 0);
