@@ -44,9 +44,9 @@ class CommitPlanner {
   void Plan(size_t root, const Change& change, std::vector<CommitStep>& steps, const UpperEntry* upper = nullptr);
   /// Steps planned so far: the next one's seq.
   size_t planned() const { return next_seq_; }
-  /// Whether place step `seq` puts live an entry the upper has under more than one name (or
-  /// with the overlay's index). Under index=on only such an entry can carry overlayfs's marks:
-  /// each copy-up is linked into the index. Of a million steps this is a bit each.
+  /// Whether place step `seq` puts live an entry with more than one link (a name of the job's
+  /// making, or the overlay's index entry of a copy-up). Where the index covers the upper only
+  /// such an entry can carry overlayfs's marks (Sandbox::IndexCoversUpper). A bit a step.
   bool PlacesMultiLinked(size_t seq) const { return seq < multi_linked_places_.size() && multi_linked_places_[seq]; }
   bool AnyPlaceMultiLinked() const { return !multi_linked_places_.empty(); }
   std::vector<std::string>& skipped() { return skipped_; }

@@ -209,8 +209,8 @@ class StepRunner {
   /// the live name is looked at only when the upper's entry is not there to go (a step that
   /// went live before a restart) or the name is taken. One stat fewer a new file.
   bool PlaceNewFile(const CommitStep& step, int live_dir, const std::string& name) {
-    std::string upper_name;
-    int upper_dir = upper_parents_[step.root].Open(step.path, upper_name);
+    std::string same_name;  // (the upper's parent is opened by the same path)
+    int upper_dir = upper_parents_[step.root].Open(step.path, same_name);
     if (upper_dir < 0) return false;
     auto upper = Lstat(upper_dir, name, step.path + " in the sandbox");
     if (upper && S_ISDIR(upper->st_mode)) return false;

@@ -74,7 +74,9 @@ std::string Sandbox::PathPrefix(size_t root) const {
 
 namespace {
 
-/// Whether directory `dir` holds entries (true when unsure, false when it does not exist).
+/// Whether directory `dir` holds entries (true when unsure, false when it does not exist). Of a
+/// root's overlay index: without an entry no copy of a live file was made through it, so no
+/// name of the sandbox waits to be linked up (hard_links.h).
 bool HasEntries(const std::string& dir) {
   UniqueFd opened(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!opened) return errno != ENOENT;  // unsure: look
@@ -85,10 +87,6 @@ bool HasEntries(const std::string& dir) {
     if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) return true;
   return false;
 }
-
-/// Whether overlayfs's index (index=on) of a root holds entries: copies of live files it made
-/// through the index (hard_links.h). Without any, no name of the sandbox waits to be linked up.
-bool IndexHasEntries(const std::string& index_dir) { return HasEntries(index_dir); }
 
 /// On a root's work directory: its index was begun with an empty upper (SetUp).
 constexpr const char* kIndexCoversUpper = "trusted.sandboxd.index_covers_upper";
@@ -217,7 +215,7 @@ void Sandbox::Unmount(Layers layers) {
       continue;  // gone from the live tree: nothing of it can go live, as what follows will say
     }
     // Nothing to link up without a copy in the index (a job that only made new files): no scan.
-    if (!IndexHasEntries(WorkDir(i) + "/index")) continue;
+    if (!HasEntries(WorkDir(i) + "/index")) continue;
     UniqueFd upper = OpenUpper(i);
     std::lock_guard link_up(link_up_mutex_);
     // Only what link-up looks at is held, never the change set (a million changes at a commit).
@@ -237,7 +235,7 @@ bool Sandbox::IndexCoversUpper(size_t root) const {
 
 std::future<void> Sandbox::UnmountBeside() {
   bool links_up = false;
-  for (size_t i = 0; i < record_.roots.size() && !layout_.user_mode(); ++i) links_up |= IndexHasEntries(WorkDir(i) + "/index");
+  for (size_t i = 0; i < record_.roots.size() && !layout_.user_mode(); ++i) links_up |= HasEntries(WorkDir(i) + "/index");
   // Link-up reads the merged views, as PrepareStream does where the index holds copies: an
   // unmount beside them would find them busy.
   if (links_up) {
@@ -320,7 +318,7 @@ std::vector<Change> Sandbox::PrepareStream(size_t root) const {
   std::lock_guard link_up(link_up_mutex_);
   // Nothing to link up (the common case: a job that made new files): a walk for the deletions
   // alone, which reads no file's metadata.
-  if (layout_.user_mode() || !IndexHasEntries(WorkDir(root) + "/index")) {
+  if (layout_.user_mode() || !HasEntries(WorkDir(root) + "/index")) {
     std::vector<Change> deletions;
     for (auto& change : ScanDeletions(lower.get(), upper.get()))
       if (change.old_type == EntryType::kFile || change.old_type == EntryType::kSymlink) deletions.push_back(std::move(change));

@@ -46,6 +46,20 @@ class ReviewCommitTest : public AliceSandboxTest {
   }
 };
 
+// A commit refused before anything moved (here: a selector that names nothing) leaves the
+// sandbox as it was, mounted, while its unmount ran beside the commit's first reading.
+TEST_F(ReviewCommitTest, ACommitRefusedForASelectorLeavesTheSandboxMountedAndWhole) {
+  Job("echo made > made.txt");
+  Result commit = Ctl({"commit", id_, "--all", "no-such-file.txt"});
+  EXPECT_EQ(commit.status, 1);
+  EXPECT_NE(commit.err.find("no-such-file.txt"), std::string::npos) << commit.err;
+  EXPECT_NE(commit.err.find(id_), std::string::npos) << commit.err;
+  EXPECT_FALSE(std::ifstream(project_ + "/made.txt").good()) << "a refused commit wrote to the live tree";
+  Job("grep -qx made made.txt");  // the job's file, seen through the remounted sandbox
+  ASSERT_EQ(Ctl({"commit", "--all", id_}).status, 0);
+  EXPECT_TRUE(std::ifstream(project_ + "/made.txt").good());
+}
+
 TEST_F(ReviewCommitTest, OnlyTheApprovedHunkReachesTheLiveFile) {
   EditThreeHunks();
   Result diff = Ctl({"diff", id_, "three.txt"});

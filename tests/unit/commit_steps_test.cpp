@@ -150,6 +150,24 @@ TEST_F(CommitStepsTest, LiveEntryChangedDuringTheCommitStopsItAndNothingIsLost) 
   EXPECT_EQ(ReadFile(temp_ / "upper/edit.txt"), "new\n");  // the sandbox's version is kept too
 }
 
+TEST_F(CommitStepsTest, AFileMadeLiveWhereTheCommitAddsOneStopsItAndNothingIsLost) {
+  auto steps = Plan();
+  // Nothing was at added.txt when the commit was planned; the user makes one before it runs.
+  WriteFile(temp_ / "live/added.txt", "the user's own file\n");
+  auto before = Snapshot(temp_ / "live", true);
+  try {
+    RollForward(steps, roots_);
+    FAIL() << "the commit went on over a file made live meanwhile";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Code::kConflict);
+    EXPECT_NE(std::string(e.what()).find("added.txt"), std::string::npos) << e.what();
+  }
+  RollBack(steps, roots_);
+  EXPECT_EQ(Snapshot(temp_ / "live", true), before);
+  EXPECT_EQ(ReadFile(temp_ / "live/added.txt"), "the user's own file\n");
+  EXPECT_EQ(ReadFile(temp_ / "upper/added.txt"), "added\n");
+}
+
 TEST_F(CommitStepsTest, NeverWritesThroughASymlinkPlantedInTheLiveTree) {
   // The sandbox adds newdir/f; before the commit, newdir appears live as a symlink to
   // somewhere else (another user's home, /etc): the commit must stop, not write through it.
