@@ -45,10 +45,18 @@ StreamedConflicts::StreamedConflicts(const Sandbox& sandbox, SightStore& sights,
 
 Conflicts StreamedConflicts::Of(const std::vector<RootChanges>& page) {
   Conflicts conflicts;
+  // The sights of a job that just ended may still be on their way (a listing right after it):
+  // this page's are waited for, while the settling goes on with the next ones.
+  for (auto root = page.rbegin(); root != page.rend(); ++root)
+    if (!root->changes.empty()) {
+      sandbox_.WaitSettledThrough({root->root, root->changes.back().path}, "read the conflicts of");
+      break;
+    }
   for (const auto& root : page) {
     if (root.changes.empty()) continue;
     int live = lives_.at(root.root).get(), upper = uppers_.at(root.root).get();
     std::map<std::string, std::string> seen;
+    sights_.Forget();  // the settling may have stored more since the last page
     for (const auto& change : root.changes)
       if (const std::string* sight = sights_.Find({root.root, change.path})) seen.emplace(change.path, *sight);
     // Which inodes the sandbox moved needs the whole change set: one more pass over it, with
@@ -57,6 +65,7 @@ Conflicts StreamedConflicts::Of(const std::vector<RootChanges>& page) {
       auto known = moved_.find(root.root);
       if (known != moved_.end()) return known->second;
       std::set<Inode> inodes;
+      sandbox_.WaitSettled("read the conflicts of");  // every sight, not only this page's
       OrderedLookup<std::string> all_sights = store_.Lookup(sandbox_.id());
       sandbox_.StreamChanges(root.root, [&](Change&& change) {
         AddMovedInode(live, change, all_sights.Find({root.root, change.path}), inodes);

@@ -33,7 +33,9 @@ Conflicts FindConflicts(const Sandbox& sandbox, const std::vector<RootChanges>& 
 class StreamedConflicts {
  public:
   StreamedConflicts(const Sandbox& sandbox, SightStore& sights, int64_t since_usec, std::string helper_path, UserCredentials owner);
-  /// The conflicts among `page`, the changes of the stream after those of the last call.
+  /// The conflicts among `page`, the changes of the stream after those of the last call, once
+  /// the settling of a job that just ended has stored their sights
+  /// (Sandbox::WaitSettledThrough); they are read afresh for each page.
   Conflicts Of(const std::vector<RootChanges>& page);
 
  private:

@@ -120,15 +120,24 @@ void SightStore::Clear(const std::string& sandbox_id) {
 }
 
 SightRecorder::SightRecorder(SightStore& sights, const Sandbox& sandbox, int64_t unseen_from_ns, int64_t agreed_ns,
-                             int64_t sighted_before_ns)
+                             int64_t sighted_before_ns, std::function<void(const RecordKey&)> recorded_through)
     : sights_(sights),
       sandbox_(sandbox),
       known_(sights.Lookup(sandbox.id())),
       unseen_from_ns_(unseen_from_ns),
       agreed_ns_(agreed_ns),
-      sighted_before_ns_(std::min(sighted_before_ns, unseen_from_ns)) {}
+      sighted_before_ns_(std::min(sighted_before_ns, unseen_from_ns)),
+      recorded_through_(std::move(recorded_through)) {}
 
 void SightRecorder::Add(size_t root, const Change& change, int64_t upper_ctime_ns) {
+  Take(root, change, upper_ctime_ns);
+  offered_ = {root, change.path};
+  // Written every few thousand changes handed in, recorded or not: a listing waiting for the
+  // sights of its page (Sandbox::WaitSettledThrough) follows this settling closely.
+  if (first_.size() >= kBatch || ++offered_since_written_ >= kBatch) Write();
+}
+
+void SightRecorder::Take(size_t root, const Change& change, int64_t upper_ctime_ns) {
   if (change.path == ".") return;
   // An entry the upper has not changed since an earlier settling saw it final has the sight that
   // settling gave it, or needed none then and became a change by a live change alone (which no
@@ -146,17 +155,26 @@ void SightRecorder::Add(size_t root, const Change& change, int64_t upper_ctime_n
   // An entry the upper held before this job began was copied up by an earlier one, which left
   // it as the live one was (no change then, so no sight): since when it has not followed the
   // live tree is unknown, so a live change since the sandbox last agreed with it counts as
-  // unseen.
-  auto held = StatBeneath(*upper_dirs_, change.path);
-  bool earlier = held && !S_ISDIR(held->st_mode) && Ns(held->st_ctim) < unseen_from_ns_;
+  // unseen. The scan's own look at the upper entry tells that where it is handed in (a change
+  // with nothing in the upper, a deletion under an opaque directory, has no time: no entry).
+  bool earlier = false;
+  if (upper_ctime_ns != 0) {
+    earlier = change.new_type != EntryType::kDirectory && upper_ctime_ns < unseen_from_ns_;
+  } else {
+    auto held = StatBeneath(*upper_dirs_, change.path);
+    earlier = held && !S_ISDIR(held->st_mode) && Ns(held->st_ctim) < unseen_from_ns_;
+  }
   first_[{root, change.path}] = SightOf(StatBeneath(*live_dirs_, change.path), earlier ? std::min(agreed_ns_, unseen_from_ns_) : unseen_from_ns_);
-  if (first_.size() >= 4096) Finish();
 }
 
-void SightRecorder::Finish() {
+void SightRecorder::Write() {
   sights_.RecordFirst(sandbox_.id(), first_);
   first_.clear();
+  offered_since_written_ = 0;
+  if (recorded_through_ && offered_) recorded_through_(*offered_);
 }
+
+void SightRecorder::Finish() { Write(); }
 
 void RecordSights(SightStore& sights, const Sandbox& sandbox, const std::vector<RootChanges>& scan, int64_t unseen_from_ns,
                   int64_t agreed_ns) {

@@ -12,6 +12,7 @@
 /// to the live entry as it left it. A commit compares each change's live entry with its sight.
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -78,21 +79,31 @@ void RecordSights(SightStore& sights, const Sandbox& sandbox, const std::vector<
 class SightRecorder {
  public:
   /// A change whose upper entry last changed before `sighted_before_ns` (Sandbox::SightedBeforeNs)
-  /// is passed over.
-  SightRecorder(SightStore& sights, const Sandbox& sandbox, int64_t unseen_from_ns, int64_t agreed_ns, int64_t sighted_before_ns = 0);
-  /// `upper_ctime_ns`: when the upper's entry last changed (ScanChangesTimed; 0: unknown).
+  /// is passed over. `recorded_through`, when given, hears after each write the key of the last
+  /// change handed in: every change up to it (in the stream's order) has its sight stored.
+  SightRecorder(SightStore& sights, const Sandbox& sandbox, int64_t unseen_from_ns, int64_t agreed_ns, int64_t sighted_before_ns = 0,
+                std::function<void(const RecordKey&)> recorded_through = {});
+  /// `upper_ctime_ns`: when the upper's entry last changed (ScanChangesTimed; 0: unknown, or no
+  /// entry there).
   void Add(size_t root, const Change& change, int64_t upper_ctime_ns = 0);
   void Finish();
 
  private:
+  static constexpr size_t kBatch = 4096;
+  void Take(size_t root, const Change& change, int64_t upper_ctime_ns);
+  void Write();
+
   SightStore& sights_;
   const Sandbox& sandbox_;
   OrderedLookup<std::string> known_;
   int64_t unseen_from_ns_, agreed_ns_, sighted_before_ns_;
+  std::function<void(const RecordKey&)> recorded_through_;
   size_t root_ = 0;
   UniqueFd live_, upper_;
   std::optional<ParentDirs> live_dirs_, upper_dirs_;
   Sights first_;  ///< not written yet
+  std::optional<RecordKey> offered_;  ///< the last change handed in
+  size_t offered_since_written_ = 0;
 };
 
 /// Names a scan linked up (hard_links.h) are copies the sandbox made of live entries: each is in

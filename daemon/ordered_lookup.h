@@ -26,6 +26,15 @@ class OrderedLookup {
 
   explicit OrderedLookup(Fetch fetch, size_t page_size = 2048) : fetch_(std::move(fetch)), page_size_(page_size) {}
 
+  /// Drops the records read: the next Find reads afresh. For records written while they are
+  /// looked up (sights a settling stores behind a listing): what was read may lack them.
+  void Forget() {
+    page_.clear();
+    next_ = 0;
+    exhausted_ = false;
+    asked_.reset();
+  }
+
   /// The record at `key`, or nullptr. Keys are best asked in order: one before the last asked
   /// (a directory a partial commit takes along comes right before the change beneath it that
   /// needs it, after siblings such as "dir-1": commit_selection.h) starts the pages afresh.

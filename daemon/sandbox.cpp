@@ -420,7 +420,7 @@ int64_t Sandbox::EndJob(int64_t started, bool settle) {
 void Sandbox::SettleDone(unsigned jobs) {
   std::lock_guard lock(mutex_);
   settling_ -= std::min(settling_, jobs);
-  if (settling_ == 0) settled_.notify_all();
+  settled_.notify_all();  // also to readers behind the pass under way: it may be all that is left
 }
 
 bool Sandbox::QueueSettle(int64_t unseen_from_ns) {
@@ -441,7 +441,23 @@ std::optional<Sandbox::SettlePass> Sandbox::NextSettlePass() {
   }
   SettlePass pass = queued_settle_;
   queued_settle_ = {};
+  passing_jobs_ = pass.jobs;
+  settled_through_.reset();
   return pass;
+}
+
+void Sandbox::SettledThrough(const std::pair<size_t, std::string>& through) {
+  std::lock_guard lock(mutex_);
+  settled_through_ = through;
+  settled_.notify_all();
+}
+
+void Sandbox::SettlePassDone(const SettlePass& pass) {
+  std::lock_guard lock(mutex_);
+  settling_ -= std::min(settling_, pass.jobs);
+  passing_jobs_ = 0;
+  settled_through_.reset();
+  settled_.notify_all();
 }
 
 int64_t Sandbox::SightedBeforeNs() const {
@@ -468,6 +484,16 @@ void Sandbox::WaitSettledLocked(std::unique_lock<std::mutex>& lock, const std::s
 void Sandbox::WaitSettled(const std::string& verb) const {
   std::unique_lock lock(mutex_);
   WaitSettledLocked(lock, verb);
+}
+
+void Sandbox::WaitSettledThrough(const std::pair<size_t, std::string>& key, const std::string& verb) const {
+  std::unique_lock lock(mutex_);
+  // Jobs ended but not yet in the pass under way are settled by a later pass, from the start.
+  auto through = [&] {
+    return settling_ == 0 || (settling_ == passing_jobs_ && settled_through_ && key <= *settled_through_);
+  };
+  if (!settled_.wait_for(lock, kSettleWait, through))
+    throw Error(Code::kBusy, "sandbox " + record_.id + " is still taking in what its last job changed; cannot " + verb + " it now");
 }
 
 void Sandbox::BeginExclusive(const std::string& verb) {

@@ -198,13 +198,18 @@ class Sandbox {
   /// end of a job (`unseen_from`: what EndJob returned) and is true when the caller is to run
   /// the settling: then it takes passes (NextSettlePass) until there is none, each covering the
   /// ends queued before it (the earliest `unseen_from` of them) and ended with
-  /// SettleDone(pass.jobs). False: the settling under way takes this end in.
+  /// SettlePassDone(pass). False: the settling under way takes this end in.
   struct SettlePass {
     int64_t unseen_from_ns = 0;
     unsigned jobs = 0;
   };
   bool QueueSettle(int64_t unseen_from_ns);
   std::optional<SettlePass> NextSettlePass();
+  /// The pass under way has stored the sights of every change up to `through` (a change set's
+  /// stream order: byte order of {root, path}, changeset_scanner.h).
+  void SettledThrough(const std::pair<size_t, std::string>& through);
+  /// The pass has taken its jobs' ends in (or given up on them).
+  void SettlePassDone(const SettlePass& pass);
   /// Every change whose upper entry last changed before this moment (ns, the file clock) has
   /// had its sight recorded, by a settling this daemon saw through: a later settling need not
   /// look at those again. 0 (nothing known) when the sandbox is loaded: a daemon killed in the
@@ -217,6 +222,11 @@ class Sandbox {
   /// Returns once no job's end is being taken in; Error(kBusy) naming `verb` if that takes
   /// more than 10 minutes.
   void WaitSettled(const std::string& verb) const;
+  /// Returns once the sights of every change up to `key` (stream order) are stored: no job's
+  /// end is being taken in, or only the pass under way is, and it has passed `key`. A listing
+  /// reads its conflicts a page at a time behind the settling of the job that just ended,
+  /// rather than after all of it. Error(kBusy) as WaitSettled.
+  void WaitSettledThrough(const std::pair<size_t, std::string>& key, const std::string& verb) const;
   /// Waits as WaitSettled, then as exclusive operations go.
   void BeginExclusive(const std::string& verb);
   void EndExclusive();
@@ -264,12 +274,15 @@ class Sandbox {
   SandboxRecord record_;
   const Layout& layout_;
   mutable std::mutex mutex_;
-  mutable std::condition_variable settled_;  ///< signalled when settling_ drops to 0
+  /// Signalled when settling_ drops, and when the pass under way moves on.
+  mutable std::condition_variable settled_;
   unsigned running_jobs_ = 0;
   unsigned settling_ = 0;  ///< ended jobs whose end is being taken in
   int64_t sighted_before_ns_ = 0;  ///< SightedBeforeNs
   bool settle_running_ = false;    ///< a thread takes passes (QueueSettle)
   SettlePass queued_settle_;       ///< job ends queued for the next pass
+  unsigned passing_jobs_ = 0;      ///< job ends the pass under way takes in
+  std::optional<std::pair<size_t, std::string>> settled_through_;  ///< SettledThrough, of the pass under way
   std::multiset<int64_t> job_starts_;  ///< of the running jobs
   int64_t last_used_usec_ = 0;
   bool exclusive_ = false;

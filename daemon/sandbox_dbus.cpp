@@ -378,8 +378,9 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
             try {
               sandbox->ForgetIndexWhiteouts();
               // As a stream: a job may have made a million changes.
+              // A listing reads its conflicts a page at a time behind this pass (StreamedConflicts).
               SightRecorder sights(service->sights(), *sandbox, pass->unseen_from_ns, service->commits().AgreedUsec(*sandbox) * 1000,
-                                   sandbox->SightedBeforeNs());
+                                   sandbox->SightedBeforeNs(), [&](const RecordKey& through) { sandbox->SettledThrough(through); });
               size_t counted = 0;
               for (size_t i = 0; i < sandbox->roots().size(); ++i) {
                 sandbox->PrepareStream(i);
@@ -395,7 +396,7 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
               LogAbout({sandbox_id, sandbox->owner(), job_id}, spdlog::level::warn,
                        "sandbox {}: cannot record what its jobs saw of the live tree: {}", sandbox_id, e.what());
             }
-            sandbox->SettleDone(pass->jobs);  // settled before the owner hears of it
+            sandbox->SettlePassDone(*pass);  // settled before the owner hears of it
             if (auto s = weak_self.lock()) s->AnnounceChangeSet(changes);
             malloc_trim(0);  // the scan's memory goes back to the system, as after a worker's calls
           }
@@ -444,10 +445,10 @@ void SandboxDBus::ListChanges(sdbus::Result<uint32_t>&& result, sdbus::UnixFd ou
   InWorker(std::move(result), "list-changes", false, [this, out = UniqueFd(output.release())](const Caller&) mutable -> uint32_t {
     CheckWritable(out, "change list");
     sandbox_->CheckActive("read the changes of");
-    // Sights of a job that just ended may still be on their way (Run).
-    sandbox_->WaitSettled("read the conflicts of");
     // The change set is never held whole (it may be a million changes long): it is read as a
-    // stream, a page at a time gets its conflicts, and its lines go out as they are made.
+    // stream, a page at a time gets its conflicts, and its lines go out as they are made. Right
+    // after a job, each page follows the job's settling as it stores the page's sights: the
+    // listing and the settling scan side by side rather than one after the other.
     StreamedConflicts conflicts(*sandbox_, service_.sights(), service_.commits().AgreedUsec(*sandbox_), service_.options().helper_path,
                                 LookupUser(sandbox_->owner()));
     // A reader that stops reading ends the call after [Limits] StalledReaderTimeout=.
@@ -463,6 +464,7 @@ void SandboxDBus::ListChanges(sdbus::Result<uint32_t>&& result, sdbus::UnixFd ou
     std::vector<ReviewedChange> page;
     uint32_t listed = 0;
     auto list_page = [&] {
+      if (page.empty()) return;
       std::vector<RootChanges> changes;
       for (const auto& item : page) {
         if (changes.empty() || changes.back().root != item.root) changes.push_back({item.root, {}});
@@ -483,6 +485,9 @@ void SandboxDBus::ListChanges(sdbus::Result<uint32_t>&& result, sdbus::UnixFd ou
     });
     list_page();
     flush();
+    // And the settling's own end (a change set emptied by the job has no page to wait on): a
+    // listing is how a script waits until the last job's end is taken in.
+    sandbox_->WaitSettled("read the conflicts of");
     return listed;
   });
 }

@@ -137,6 +137,34 @@ TEST_F(ConflictTest, ACommitRightAfterABigJobWaitsForItsSights) {
   EXPECT_EQ(ReadWhole(project_ + "/a.txt"), "alpha\nlive\nsandbox\n");
 }
 
+// The first listing after a job reads each page's conflicts once the job's settling has stored
+// that page's sights, while the settling goes on with the next pages. The two files it checks
+// come last, after a big change set: a live edit the job saw (made before it) is no conflict,
+// and one it did not (made while it ran) is one "after the sandbox read it". Read before their
+// sights were stored, the first would be a conflict the owner never made and the second lose
+// its reason.
+TEST_F(ConflictTest, TheFirstListingAfterABigJobReadsEachPageWithItsSights) {
+  ASSERT_EQ(Live("echo live > zz-seen.txt && echo live > zz-unseen.txt").status, 0);
+  pid_t job = fork();
+  if (job == 0) {
+    Result run = Ctl({"run", id_, "--", "sh", "-c",
+                      "echo sandbox >> zz-seen.txt; echo sandbox >> zz-unseen.txt; sleep 2; "
+                      "mkdir many && cd many && seq 1 30000 | xargs touch"});
+    _exit(run.status == 0 ? 0 : 1);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  ASSERT_EQ(Live("echo live >> zz-unseen.txt").status, 0);
+  int status = 0;
+  waitpid(job, &status, 0);
+  ASSERT_EQ(status, 0);
+  std::string listed = Changes();
+  ASSERT_GT(listed.size(), 30000u) << listed;
+  size_t at = listed.rfind("M zz-seen.txt");
+  ASSERT_NE(at, std::string::npos) << listed.substr(listed.size() - 200);
+  EXPECT_EQ(listed.substr(at), "M zz-seen.txt\nM zz-unseen.txt [conflict: changed in the live tree after the sandbox read it]\n");
+  EXPECT_EQ(listed.find("[conflict"), listed.find("[conflict: changed in the live tree after the sandbox read it]")) << "another change was marked";
+}
+
 // discard forgets what was seen: after it, the next job reads the live tree afresh.
 TEST_F(ConflictTest, DiscardForgetsWhatWasSeen) {
   Job("echo sandbox >> a.txt");

@@ -173,5 +173,23 @@ TEST(OrderedLookupOrderTest, AKeyBeforeTheLastAskedIsStillFound) {
   EXPECT_EQ(*lookup.Find({0, "d/x"}), 3);
 }
 
+// Records stored while the lookup reads (sights a settling stores behind a listing's pages):
+// a page read before them lacks them, and Forget reads afresh.
+TEST(OrderedLookupOrderTest, RecordsStoredAfterAPageWasReadAreFoundAfterForget) {
+  std::vector<std::pair<RecordKey, int>> records = {{{0, "a"}, 1}};
+  OrderedLookup<int> lookup([&](const RecordKey& from, size_t limit) {
+    OrderedLookup<int>::Page page;
+    for (const auto& record : records)
+      if (!(record.first < from) && page.size() < limit) page.push_back(record);
+    return page;
+  });
+  ASSERT_NE(lookup.Find({0, "a"}), nullptr);
+  records.push_back({{0, "b"}, 2});
+  EXPECT_EQ(lookup.Find({0, "b"}), nullptr) << "the page read before b was stored is expected to lack it";
+  lookup.Forget();
+  ASSERT_NE(lookup.Find({0, "b"}), nullptr);
+  EXPECT_EQ(*lookup.Find({0, "b"}), 2);
+}
+
 }  // namespace
 }  // namespace sandboxd

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "layout.h"
+#include "ordered_lookup.h"
 
 namespace sandboxd {
 namespace {
@@ -71,17 +72,80 @@ TEST_F(SandboxSettleTest, JobsEndingDuringASettlingAreTakenInByItsNextPass) {
   EXPECT_EQ(first->jobs, 1u);
   EXPECT_FALSE(sandbox_.QueueSettle(70)) << "a second settling started while one ran";
   EXPECT_FALSE(sandbox_.QueueSettle(50));
-  sandbox_.SettleDone(first->jobs);
+  sandbox_.SettlePassDone(*first);
   EXPECT_EQ(sandbox_.jobs_in_progress(), 2u);
   auto second = sandbox_.NextSettlePass();
   ASSERT_TRUE(second);
   EXPECT_EQ(second->unseen_from_ns, 50);
   EXPECT_EQ(second->jobs, 2u);
-  sandbox_.SettleDone(second->jobs);
+  sandbox_.SettlePassDone(*second);
   EXPECT_FALSE(sandbox_.NextSettlePass());
   EXPECT_EQ(sandbox_.jobs_in_progress(), 0u);
   // Once the last pass is over, the next end starts a settling again.
   EXPECT_TRUE(sandbox_.QueueSettle(200));
+}
+
+/// A reader of sights up to `key` (a listing's page), on a thread of its own.
+class Reader {
+ public:
+  Reader(const Sandbox& sandbox, RecordKey key)
+      : thread_([this, &sandbox, key] {
+          sandbox.WaitSettledThrough(key, "read the conflicts of");
+          done_ = true;
+        }) {}
+  ~Reader() { thread_.join(); }
+  bool done() const { return done_; }
+
+ private:
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
+// A listing reads a page's conflicts once the settling has stored the sights up to the page's
+// last change, and no sooner: a page read before would take a change the job saw for one it
+// did not, or miss one it did not see.
+TEST_F(SandboxSettleTest, AReaderOfAPageGoesOnOnceThePassHasStoredPastIt) {
+  sandbox_.EndJob(sandbox_.BeginJob(), /*settle=*/true);
+  ASSERT_TRUE(sandbox_.QueueSettle(100));
+  auto pass = sandbox_.NextSettlePass();
+  ASSERT_TRUE(pass);
+  Reader early(sandbox_, {0, "many/5"}), late(sandbox_, {1, "a"});
+  std::this_thread::sleep_for(200ms);
+  EXPECT_FALSE(early.done()) << "a page was read before the settling stored any sight";
+  sandbox_.SettledThrough({0, "many/4"});
+  std::this_thread::sleep_for(200ms);
+  EXPECT_FALSE(early.done()) << "a page was read before the settling stored its last change's sight";
+  sandbox_.SettledThrough({0, "many/5"});
+  for (int i = 0; i < 100 && !early.done(); ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(early.done());
+  EXPECT_FALSE(late.done()) << "a page of the next root was read before the settling reached it";
+  sandbox_.SettlePassDone(*pass);
+  for (int i = 0; i < 100 && !late.done(); ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(late.done());
+}
+
+// A job that ends while a pass runs is taken in by the next pass, from the start of the change
+// set: the pass under way having gone past a page says nothing of that job's changes there.
+TEST_F(SandboxSettleTest, AJobEndingDuringAPassHoldsReadersUntilTheNextPassPassesThem) {
+  sandbox_.EndJob(sandbox_.BeginJob(), /*settle=*/true);
+  ASSERT_TRUE(sandbox_.QueueSettle(100));
+  auto first = sandbox_.NextSettlePass();
+  ASSERT_TRUE(first);
+  sandbox_.SettledThrough({0, "m"});
+  sandbox_.EndJob(sandbox_.BeginJob(), /*settle=*/true);
+  ASSERT_FALSE(sandbox_.QueueSettle(200));
+  Reader reader(sandbox_, {0, "c"});
+  std::this_thread::sleep_for(200ms);
+  EXPECT_FALSE(reader.done()) << "a page was read on the word of a pass that does not cover the last job";
+  sandbox_.SettlePassDone(*first);
+  auto second = sandbox_.NextSettlePass();
+  ASSERT_TRUE(second);
+  std::this_thread::sleep_for(200ms);
+  EXPECT_FALSE(reader.done()) << "the next pass's word was taken before it stored anything";
+  sandbox_.SettledThrough({0, "d"});
+  for (int i = 0; i < 100 && !reader.done(); ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_TRUE(reader.done());
+  sandbox_.SettlePassDone(*second);
 }
 
 }  // namespace
