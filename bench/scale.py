@@ -520,22 +520,26 @@ def report(f, run_base):
 
 
 def summary(results, sizes, run_base, peaks):
-    """One line a target: met when every size measured meets it, with each size's figure."""
+    """One line a target: met when every size the issue names for it meets it; each measured
+    size's figure is shown (those the target is not judged at in brackets, for reference: a
+    change set of 10 costs what a call costs, not what its changes do)."""
     print("\nsummary", flush=True)
     targets = (
-        ("run", f"run with N changes within 1.2x of {run_base[0]:,} changes", 1.2),
-        ("cold", "first changes call within 1.5x of diff -rqN LIVE COPY", 1.5),
-        ("warm", "later changes calls within 3x of find UPPER", 3.0),
-        ("include", "commit --all --include '*' within 1.2x of commit --all", 1.2),
-        ("floor", "commit --all within 2x of the renameat2 + syncfs floor", 2.0),
+        ("run", f"run with 100,000 changes within 1.2x of {run_base[0]:,} changes", 1.2, (100000,)),
+        ("cold", "first changes call at 100,000 within 1.5x of diff -rqN LIVE COPY", 1.5, (100000,)),
+        ("warm", "later changes calls at 100,000 within 3x of find UPPER", 3.0, (100000,)),
+        ("include", "commit --all --include '*' at 100,000 within 1.2x of commit --all", 1.2, (100000,)),
+        ("floor", "commit --all at 10,000 and 100,000 within 2x of the renameat2 + syncfs floor", 2.0, (10000, 100000)),
     )
-    for key, text, limit in targets:
+    for key, text, limit, judged_at in targets:
         figures = [(n, results[n][key]) for n in sizes if not (key == "run" and n == run_base[0])]
-        if not figures:
-            print(f"  {text}: not measured (one size only)", flush=True)
+        judged = [(n, r) for n, r in figures if n in judged_at]
+        shown = ", ".join((f"{n:,}: " if n in judged_at else f"[{n:,}: ") + ("FAILED" if r is None else f"{r:.2f}x") +
+                          ("" if n in judged_at else "]") for n, r in figures)
+        if not judged:
+            print(f"  {text}: not measured (size not run{'; ' + shown if shown else ''})", flush=True)
             continue
-        shown = ", ".join(f"{n:,}: " + ("FAILED" if r is None else f"{r:.2f}x") for n, r in figures)
-        met = all(r is not None and r <= limit for _, r in figures)
+        met = all(r is not None and r <= limit for _, r in judged)
         print(f"  {text}: {'met' if met else 'NOT met'} ({shown})", flush=True)
     text = "sandboxd peak RSS under 128 MiB at 1,000,000 changes"
     shown = ", ".join(f"{n:,}: " + ("FAILED" if peaks[n] is None else f"{peaks[n]:.1f} MiB") for n in sizes)
