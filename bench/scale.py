@@ -147,14 +147,19 @@ def find_upper(args, sandbox, live):
     raise Failed(f"no upper layer of sandbox {sandbox} in {' or '.join(candidates)}")
 
 
-def settle(args, seconds=600):
+def settle(args):
     """Waits until the daemon's trash is empty: the layers of the sandboxes destroyed before are
-    deleted in the background, which would otherwise weigh on the next size's figures."""
+    deleted in the background, which would otherwise weigh on the next size's figures (and holds
+    memory while it runs: the RSS after is read once it is done). False when it is still not
+    empty after --timeout (at 1,000,000, several million files)."""
     trash = os.path.join(args.state_dir, "trash")
-    end = time.monotonic() + seconds
-    while os.path.isdir(trash) and os.listdir(trash) and time.monotonic() < end:
+    end = time.monotonic() + args.timeout
+    while os.path.isdir(trash) and os.listdir(trash):
+        if time.monotonic() >= end:
+            return False
         time.sleep(0.1)
     time.sleep(0.3)  # and the daemon's own settling (memory given back when its workers idle)
+    return True
 
 
 def settled_rss(pid, seconds=15):
@@ -184,8 +189,7 @@ def serve(args, sock):
             elif words[0] == "memory":
                 answer = f"{memory_mib(args.daemon_pid, 'VmHWM')} {memory_mib(args.daemon_pid, 'VmRSS')}"
             elif words[0] == "settle":
-                settle(args)
-                answer = "ok"
+                answer = "ok" if settle(args) else "trash-not-empty"
             elif words[0] == "rss":
                 answer = f"{settled_rss(args.daemon_pid)}"
             elif words[0] == "find":
@@ -229,6 +233,7 @@ class Figures:
         self.errors = {}
         self.rounds = (0, 0, 0)  # (rounds, of warm reads, of runs)
         self.peak = self.after = None  # the daemon's RSS in MiB, once read
+        self.trash_left = False  # the RSS after was read with the trash not yet emptied
 
     def add(self, key, value):
         self.samples.setdefault(key, []).append(value)
@@ -449,7 +454,7 @@ class Scale:
 
         def memory():
             peak = float(self.root.ask("memory").split()[0])
-            self.root.ask("settle")
+            f.trash_left = self.root.ask("settle") != "ok"
             f.peak, f.after = peak, float(self.root.ask("rss"))
 
         f.attempt(["memory"], memory)
@@ -509,7 +514,8 @@ def report(f, run_base):
         print(f"sandboxd RSS: FAILED: {f.errors.get('memory', 'not read')}", flush=True)
     else:
         print(f"sandboxd RSS: peak {f.peak:.1f} MiB during these operations (VmHWM, reset before them), "
-              f"{f.after:.1f} MiB after (VmRSS, their sandboxes destroyed)", flush=True)
+              f"{f.after:.1f} MiB after (VmRSS, their sandboxes destroyed"
+              f"{'; READ WHILE THE TRASH WAS STILL BEING EMPTIED' if f.trash_left else ''})", flush=True)
     return {
         "run": None if n == base_n else ratio(f, "run", base_p50),
         "cold": ratio(f, "cold", f.p50("diff")),
