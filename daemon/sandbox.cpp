@@ -476,8 +476,14 @@ namespace {
 constexpr auto kSettleWait = std::chrono::minutes(10);
 }  // namespace
 
-void Sandbox::WaitSettledLocked(std::unique_lock<std::mutex>& lock, const std::string& verb) const {
-  if (!settled_.wait_for(lock, kSettleWait, [this] { return settling_ == 0; }))
+void Sandbox::WaitSettledLocked(std::unique_lock<std::mutex>& lock, const std::string& verb,
+                                const std::pair<size_t, std::string>* through) const {
+  // With `through`: jobs ended but not yet in the pass under way are settled by a later pass,
+  // from the start, so only the pass under way having passed the key will do.
+  auto settled = [&] {
+    return settling_ == 0 || (through && settling_ == passing_jobs_ && settled_through_ && *through <= *settled_through_);
+  };
+  if (!settled_.wait_for(lock, kSettleWait, settled))
     throw Error(Code::kBusy, "sandbox " + record_.id + " is still taking in what its last job changed; cannot " + verb + " it now");
 }
 
@@ -488,12 +494,7 @@ void Sandbox::WaitSettled(const std::string& verb) const {
 
 void Sandbox::WaitSettledThrough(const std::pair<size_t, std::string>& key, const std::string& verb) const {
   std::unique_lock lock(mutex_);
-  // Jobs ended but not yet in the pass under way are settled by a later pass, from the start.
-  auto through = [&] {
-    return settling_ == 0 || (settling_ == passing_jobs_ && settled_through_ && key <= *settled_through_);
-  };
-  if (!settled_.wait_for(lock, kSettleWait, through))
-    throw Error(Code::kBusy, "sandbox " + record_.id + " is still taking in what its last job changed; cannot " + verb + " it now");
+  WaitSettledLocked(lock, verb, &key);
 }
 
 void Sandbox::BeginExclusive(const std::string& verb) {

@@ -245,8 +245,10 @@ class Sandbox {
   bool broken() const;
 
  private:
-  /// WaitSettled with mutex_ held by `lock` (released while waiting).
-  void WaitSettledLocked(std::unique_lock<std::mutex>& lock, const std::string& verb) const;
+  /// WaitSettled with mutex_ held by `lock` (released while waiting); WaitSettledThrough
+  /// `through` when given.
+  void WaitSettledLocked(std::unique_lock<std::mutex>& lock, const std::string& verb,
+                         const std::pair<size_t, std::string>* through = nullptr) const;
   /// With mutex_ held. `verb` names what is refused in a suspended sandbox's message; "resume"
   /// and "destroy" are what a suspended sandbox allows (and "resume" only that).
   void CheckUsable(const std::string& verb) const;
