@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "review.h"
+#include "reviewed_change.h"
 
 namespace sandboxd {
 
