@@ -18,9 +18,9 @@
 #include "diff_output.h"
 #include "diff_split.h"
 #include "quote_path.h"
-#include "utf8.h"
 #include "review_changes.h"
 #include "terminal_keys.h"
+#include "utf8.h"
 #include "verbs.h"
 
 namespace sandboxctl {

@@ -16,9 +16,9 @@
 #include "polkit_agent.h"
 #include "proxies.h"
 #include "quote_path.h"
-#include "utf8.h"
 #include "review_changes.h"
 #include "selector.h"
+#include "utf8.h"
 #include "verbs.h"
 
 namespace sandboxctl {

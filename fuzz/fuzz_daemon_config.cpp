@@ -11,11 +11,11 @@
 #include <string>
 #include <string_view>
 
+#include "base/errors.h"
 #include "check.h"
-#include "daemon_config.h"
-#include "errors.h"
-#include "hidden_paths.h"
-#include "job_limits.h"
+#include "config/daemon_config.h"
+#include "jobs/hidden_paths.h"
+#include "jobs/job_limits.h"
 
 namespace sandboxd::fuzz {
 namespace {

@@ -9,9 +9,9 @@
 #include <string>
 #include <string_view>
 
+#include "base/errors.h"
 #include "check.h"
-#include "errors.h"
-#include "hunk_merge.h"
+#include "text/hunk_merge.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace sandboxd;

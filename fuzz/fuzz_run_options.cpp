@@ -15,10 +15,10 @@
 
 #include <sdbus-c++/sdbus-c++.h>
 
+#include "base/errors.h"
+#include "bus/job_options.h"
 #include "bus_values.h"
 #include "check.h"
-#include "errors.h"
-#include "job_options.h"
 
 namespace sandboxd::fuzz {
 namespace {

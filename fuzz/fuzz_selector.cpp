@@ -11,10 +11,10 @@
 #include <string_view>
 #include <vector>
 
-#include "change_selection.h"
+#include "base/errors.h"
+#include "changes/change_selection.h"
 #include "check.h"
 #include "input_lines.h"
-#include "errors.h"
 #include "quote_path.h"
 #include "selector.h"
 #include "utf8.h"

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "check.h"
-#include "text_patch.h"
+#include "text/text_patch.h"
 
 namespace sandboxd::fuzz {
 namespace {

@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "check.h"
-#include "hunk_merge.h"
-#include "text_hunks.h"
-#include "text_source.h"
+#include "text/hunk_merge.h"
+#include "text/text_hunks.h"
+#include "text/text_source.h"
 
 namespace {
 

@@ -21,11 +21,11 @@
 #include <set>
 #include <string>
 
+#include "base/errors.h"
+#include "base/fd.h"
+#include "base/fs_util.h"
 #include "check.h"
-#include "errors.h"
-#include "fd.h"
-#include "fs_util.h"
-#include "upper_archive.h"
+#include "helpers/upper_archive.h"
 
 namespace sandboxd::fuzz {
 namespace {

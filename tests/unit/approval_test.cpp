@@ -1,17 +1,17 @@
 // Decisions about changes: whole and per hunk, how they combine, what a partial commit leaves,
 // their persistence, and what a commit of them takes (implied directories, rejected parents).
 
-#include "approval.h"
+#include "changes/approval.h"
 
 #include <gtest/gtest.h>
 
 #include <optional>
 #include <random>
 
-#include "approval_store.h"
-#include "errors.h"
-#include "layout.h"
-#include "review.h"
+#include "base/errors.h"
+#include "review/approval_store.h"
+#include "review/review.h"
+#include "sandbox/layout.h"
 #include "temp_dir.h"
 
 namespace sandboxd {

@@ -1,12 +1,12 @@
-#include "beneath.h"
+#include "base/beneath.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "errors.h"
-#include "fd.h"
+#include "base/errors.h"
+#include "base/fd.h"
 #include "temp_dir.h"
 
 namespace sandboxd {

@@ -13,13 +13,13 @@
 #include <string>
 #include <vector>
 
-#include "credentials.h"
-#include "diff_writer.h"
-#include "errors.h"
-#include "fd.h"
+#include "base/credentials.h"
+#include "base/errors.h"
+#include "base/fd.h"
 #include "git_diff.h"
-#include "helper_client.h"
+#include "owner/helper_client.h"
 #include "temp_dir.h"
+#include "text/diff_writer.h"
 
 namespace sandboxd {
 namespace {

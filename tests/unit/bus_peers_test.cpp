@@ -1,4 +1,4 @@
-#include "bus_peers.h"
+#include "bus/bus_peers.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "errors.h"
+#include "base/errors.h"
 
 namespace sandboxd {
 namespace {

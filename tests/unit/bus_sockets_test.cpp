@@ -1,4 +1,4 @@
-#include "bus_sockets.h"
+#include "jobs/bus_sockets.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-#include "bwrap_args.h"
+#include "jobs/bwrap_args.h"
 
 #include <gtest/gtest.h>
 
-#include "errors.h"
+#include "base/errors.h"
 
 namespace sandboxd {
 namespace {

@@ -1,4 +1,4 @@
-#include "captured_output.h"
+#include "jobs/captured_output.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

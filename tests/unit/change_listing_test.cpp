@@ -1,7 +1,7 @@
 // A change listed as a line of JSON (ListChanges) is the same bytes as the JSON object GetChanges
 // and tests build (ListedChange) dumped: one definition, two writers.
 
-#include "change_listing.h"
+#include "changes/change_listing.h"
 
 #include "listed_change.h"
 

@@ -1,8 +1,8 @@
-#include "change_selection.h"
+#include "changes/change_selection.h"
 
 #include <gtest/gtest.h>
 
-#include "errors.h"
+#include "base/errors.h"
 #include "selector.h"
 
 namespace sandboxd {

@@ -1,5 +1,5 @@
-#include "changeset_scanner.h"
-#include "file_clock.h"
+#include "base/file_clock.h"
+#include "sandbox/changeset_scanner.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -14,7 +14,7 @@
 #include <functional>
 #include <random>
 
-#include "fd.h"
+#include "base/fd.h"
 #include "temp_dir.h"
 
 namespace sandboxd {

@@ -1,13 +1,13 @@
 // The commit journal a page at a time: what a commit of a million entries reads and writes
 // instead of holding its steps, and the planning state a refused or cut-off commit leaves.
 
-#include "commit_journal.h"
+#include "commit/commit_journal.h"
 
 #include <gtest/gtest.h>
 
 #include <memory>
 
-#include "store.h"
+#include "store/store.h"
 #include "temp_dir.h"
 
 namespace sandboxd {

@@ -3,16 +3,16 @@
 // Review::Selection worked before it streamed): the same changes, hunks, renames and refusals,
 // with parents before children.
 
-#include "commit_selection.h"
+#include "changes/commit_selection.h"
 
 #include <gtest/gtest.h>
 
 #include <optional>
 #include <random>
 
-#include "change_selection.h"
-#include "errors.h"
-#include "layout.h"
+#include "base/errors.h"
+#include "changes/change_selection.h"
+#include "sandbox/layout.h"
 
 namespace sandboxd {
 namespace {

@@ -1,7 +1,7 @@
 // Staging for partial commits on hand-made layers: what moves into the stage, what a rollback
 // puts back, and how the upper is settled after the commit went live.
 
-#include "commit_stage.h"
+#include "commit/commit_stage.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "fs_util.h"
+#include "base/fs_util.h"
 #include "temp_dir.h"
 
 namespace sandboxd {

@@ -11,11 +11,11 @@
 #include <filesystem>
 #include <map>
 
-#include "changeset_scanner.h"
-#include "commit_planner.h"
-#include "commit_steps_apply.h"
-#include "errors.h"
-#include "fd.h"
+#include "base/errors.h"
+#include "base/fd.h"
+#include "commit/commit_planner.h"
+#include "helpers/commit_steps_apply.h"
+#include "sandbox/changeset_scanner.h"
 #include "temp_dir.h"
 
 namespace sandboxd {

@@ -1,9 +1,9 @@
-#include "create_options.h"
+#include "bus/create_options.h"
 
 #include <gtest/gtest.h>
 
-#include "errors.h"
-#include "job_options.h"
+#include "base/errors.h"
+#include "bus/job_options.h"
 
 namespace sandboxd {
 namespace {

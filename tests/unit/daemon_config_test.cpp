@@ -1,4 +1,4 @@
-#include "daemon_config.h"
+#include "config/daemon_config.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -7,8 +7,8 @@
 #include <cctype>
 #include <sstream>
 
-#include "errors.h"
-#include "hidden_paths.h"
+#include "base/errors.h"
+#include "jobs/hidden_paths.h"
 #include "temp_dir.h"
 
 namespace sandboxd {
@@ -301,7 +301,7 @@ TEST_F(ConfigLoadTest, ADefaultQuotaAboveMaxQuotaIsRefusedWhicheverFileSetsIt) {
 TEST_F(ConfigLoadTest, TheExampleFileParsesToTheDefaults) {
   // The installable example shows every default commented out; uncommented it must mean the
   // same (HiddenPaths= appends, so its lines only repeat the built-in entries).
-  std::string example = testing::ReadFile(SANDBOXD_SOURCE_DIR "/daemon/sandboxd.conf.example");
+  std::string example = testing::ReadFile(SANDBOXD_SOURCE_DIR "/daemon/config/sandboxd.conf.example");
   ASSERT_FALSE(example.empty());
   EXPECT_EQ(Parse(example).jobs.hidden_paths, DefaultHiddenPaths());
   std::string uncommented;

@@ -1,5 +1,5 @@
-#include "diff_writer.h"
-#include "errors.h"
+#include "base/errors.h"
+#include "text/diff_writer.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -13,7 +13,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "fd.h"
+#include "base/fd.h"
 #include "git_diff.h"
 #include "temp_dir.h"
 

@@ -1,11 +1,11 @@
-#include "fingerprint.h"
+#include "review/fingerprint.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fd.h"
+#include "base/fd.h"
 #include "temp_dir.h"
 
 namespace sandboxd {

@@ -1,4 +1,4 @@
-#include "garbage_collection.h"
+#include "lifecycle/garbage_collection.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "hidden_paths.h"
+#include "jobs/hidden_paths.h"
 
 #include <gtest/gtest.h>
 #include <limits.h>
@@ -12,9 +12,9 @@
 #include <mutex>
 #include <thread>
 
-#include "errors.h"
-#include "fd.h"
-#include "fs_identity.h"
+#include "base/errors.h"
+#include "base/fd.h"
+#include "owner/fs_identity.h"
 #include "temp_dir.h"
 
 namespace sandboxd {

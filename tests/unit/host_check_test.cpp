@@ -1,4 +1,4 @@
-#include "host_check.h"
+#include "service/host_check.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "hunk_merge.h"
+#include "text/hunk_merge.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -11,14 +11,14 @@
 #include <string>
 #include <vector>
 
-#include "credentials.h"
-#include "diff_writer.h"
-#include "errors.h"
-#include "fd.h"
-#include "helper_client.h"
-#include "same_content.h"
+#include "base/credentials.h"
+#include "base/errors.h"
+#include "base/fd.h"
+#include "model/same_content.h"
+#include "owner/helper_client.h"
 #include "temp_dir.h"
-#include "text_file.h"
+#include "text/diff_writer.h"
+#include "text/text_file.h"
 
 namespace sandboxd {
 namespace {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "job_limits.h"
+#include "jobs/job_limits.h"
 
 namespace sandboxd {
 namespace {

@@ -1,11 +1,11 @@
-#include "job_namespace.h"
+#include "jobs/job_namespace.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "job_senders.h"
+#include "jobs/job_senders.h"
 
 namespace sandboxd {
 namespace {

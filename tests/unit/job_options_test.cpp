@@ -1,8 +1,8 @@
-#include "job_options.h"
+#include "bus/job_options.h"
 
 #include <gtest/gtest.h>
 
-#include "errors.h"
+#include "base/errors.h"
 
 namespace sandboxd {
 namespace {

@@ -1,10 +1,10 @@
-#include "job_setup.h"
+#include "jobs/job_setup.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "errors.h"
+#include "base/errors.h"
 
 namespace sandboxd {
 namespace {

@@ -2,7 +2,7 @@
 // actions on the live root, and how an undo maps the journal's inode numbers onto imported
 // copies and the copies put back live onto the originals.
 
-#include "landing_area.h"
+#include "commit/landing_area.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -17,11 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "commit_step.h"
-#include "errors.h"
-#include "fd.h"
+#include "base/errors.h"
+#include "base/fd.h"
+#include "base/tree_copy.h"
+#include "model/commit_step.h"
 #include "temp_dir.h"
-#include "tree_copy.h"
 
 namespace sandboxd {
 namespace {

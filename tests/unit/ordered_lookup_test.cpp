@@ -3,7 +3,7 @@
 // size and however the keys fall across roots and pages (names with bytes on both sides of '/',
 // as the scan orders them).
 
-#include "ordered_lookup.h"
+#include "store/ordered_lookup.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -14,9 +14,9 @@
 #include <random>
 #include <set>
 
-#include "approval_store.h"
-#include "live_sight.h"
-#include "store.h"
+#include "review/approval_store.h"
+#include "sandbox/live_sight.h"
+#include "store/store.h"
 
 namespace sandboxd {
 namespace {

@@ -1,7 +1,7 @@
 // What goes from overlayfs's index before a mount: whiteouts and entries no upper name links
 // to; what stays: entries linked from the upper and directories (nfs_export's directory index).
 
-#include "overlay_index.h"
+#include "sandbox/overlay_index.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "fd.h"
+#include "base/fd.h"
 #include "temp_dir.h"
 
 namespace sandboxd {

@@ -2,7 +2,7 @@
 // tree and upper layer (whiteouts are device nodes: root only), confirmed by content; and a
 // confirmed rename planned as one move of the live entry, committed and taken back.
 
-#include "renames.h"
+#include "model/renames.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -13,10 +13,10 @@
 
 #include <filesystem>
 
-#include "changeset_scanner.h"
-#include "commit_planner.h"
-#include "commit_steps_apply.h"
-#include "fd.h"
+#include "base/fd.h"
+#include "commit/commit_planner.h"
+#include "helpers/commit_steps_apply.h"
+#include "sandbox/changeset_scanner.h"
 #include "temp_dir.h"
 
 namespace sandboxd {

@@ -1,11 +1,11 @@
-#include "root_validation.h"
+#include "sandbox/root_validation.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "errors.h"
+#include "base/errors.h"
 
 namespace sandboxd {
 namespace {

@@ -1,12 +1,12 @@
 // Who may act on a sandbox (sandbox_access.h): the owner and root without asking, anyone else
 // only with polkit's manage action, asked with the sandbox, its owner, roots and the verb.
 
-#include "sandbox_access.h"
+#include "bus/sandbox_access.h"
 
 #include <gtest/gtest.h>
 
-#include "errors.h"
-#include "polkit.h"
+#include "base/errors.h"
+#include "bus/polkit.h"
 
 namespace sandboxd {
 namespace {

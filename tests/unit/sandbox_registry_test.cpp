@@ -2,15 +2,15 @@
 // the daemon does): recovery remounts what the store records, and the start-up sweep takes down
 // the mounts and files of sandboxes that have no record, and only those.
 
-#include "sandbox_registry.h"
+#include "sandbox/sandbox_registry.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "errors.h"
-#include "fs_util.h"
-#include "overlay.h"
+#include "base/errors.h"
+#include "base/fs_util.h"
+#include "base/overlay.h"
 #include "temp_dir.h"
 
 namespace sandboxd {

@@ -3,7 +3,7 @@
 // suspend, destroy) starts and no reader of sights goes on before the settling is done, and
 // jobs still start meanwhile.
 
-#include "sandbox.h"
+#include "sandbox/sandbox.h"
 
 #include <gtest/gtest.h>
 
@@ -11,8 +11,8 @@
 #include <chrono>
 #include <thread>
 
-#include "layout.h"
-#include "ordered_lookup.h"
+#include "sandbox/layout.h"
+#include "store/ordered_lookup.h"
 
 namespace sandboxd {
 namespace {

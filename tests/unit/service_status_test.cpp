@@ -1,4 +1,4 @@
-#include "service_status.h"
+#include "service/service_status.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "stale_origins.h"
+#include "sandbox/stale_origins.h"
 
 #include <gtest/gtest.h>
 

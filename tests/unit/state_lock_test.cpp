@@ -1,4 +1,4 @@
-#include "state_lock.h"
+#include "service/state_lock.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -7,7 +7,7 @@
 #include <chrono>
 #include <thread>
 
-#include "errors.h"
+#include "base/errors.h"
 #include "temp_dir.h"
 
 namespace sandboxd {

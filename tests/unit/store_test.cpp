@@ -1,12 +1,12 @@
-#include "store.h"
+#include "store/store.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "change_json.h"
-#include "errors.h"
-#include "sqlite.h"
+#include "base/errors.h"
+#include "model/change_json.h"
+#include "store/sqlite.h"
 
 namespace sandboxd {
 namespace {

@@ -3,7 +3,7 @@
 // sights are stored would take a live edit the job saw for one it did not: a conflict the owner
 // never made. Real directories and the real SQLite store; the settling is played by the test.
 
-#include "live_conflicts.h"
+#include "changes/live_conflicts.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -14,9 +14,9 @@
 #include <future>
 #include <thread>
 
-#include "layout.h"
-#include "live_sight.h"
-#include "store.h"
+#include "sandbox/layout.h"
+#include "sandbox/live_sight.h"
+#include "store/store.h"
 #include "temp_dir.h"
 
 namespace sandboxd {

@@ -1,4 +1,4 @@
-#include "text_hunks.h"
+#include "text/text_hunks.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "errors.h"
-#include "hunk_merge.h"
+#include "base/errors.h"
 #include "temp_dir.h"
-#include "text_file.h"
-#include "text_source.h"
+#include "text/hunk_merge.h"
+#include "text/text_file.h"
+#include "text/text_source.h"
 
 // The windowed way of ForEachHunk, driven on small texts with tiny windows: where the lines are
 // unique it must give exactly the hunks libgit2 gives for the whole texts (headers, bodies,

@@ -2,7 +2,7 @@
 // what is copied and how faithfully, what is left out, what is never overwritten or followed,
 // and what a removal takes with it.
 
-#include "tree_copy.h"
+#include "base/tree_copy.h"
 
 #include <fcntl.h>
 #include <grp.h>
@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
-#include "errors.h"
-#include "fd.h"
+#include "base/errors.h"
+#include "base/fd.h"
 #include "temp_dir.h"
 
 namespace sandboxd {

@@ -1,7 +1,7 @@
 // Whether a committed rename (a kMove step) can still be undone: the moved entry must be where
 // the commit put it, as it left it, and the path it came from must still be free.
 
-#include "undo_check.h"
+#include "commit/undo_check.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -13,8 +13,8 @@
 #include <filesystem>
 #include <thread>
 
-#include "commit_steps_apply.h"
-#include "fd.h"
+#include "base/fd.h"
+#include "helpers/commit_steps_apply.h"
 #include "temp_dir.h"
 
 namespace sandboxd {

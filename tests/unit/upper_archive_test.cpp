@@ -4,7 +4,7 @@
 // tries to write outside the layer (absolute names, "..", paths through symlinks) is refused
 // without writing there.
 
-#include "upper_archive.h"
+#include "helpers/upper_archive.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "errors.h"
-#include "fd.h"
+#include "base/errors.h"
+#include "base/fd.h"
 #include "temp_dir.h"
 
 namespace sandboxd {

@@ -1,0 +1,117 @@
+#include "bus/job_dbus.h"
+
+#include <spdlog/spdlog.h>
+
+#include "api.h"
+#include "bus/dbus_util.h"
+#include "bus/owner_signal.h"
+#include "bus/sandbox_access.h"
+#include "logging/log.h"
+#include "object_paths.h"
+#include "service/service.h"
+
+namespace sandboxd {
+namespace {
+
+constexpr uint32_t kMaxReadBytes = 1 << 20;
+
+/// Returns if `caller` may do `verb` on `job` of `sandbox`; logs a manager's act.
+void Authorize(Service& service, const Caller& caller, const Job& job, const Sandbox& sandbox, const std::string& verb) {
+  ActTarget target{sandbox.id(), sandbox.owner(), sandbox.roots(), "job " + job.id() + " of sandbox " + sandbox.id()};
+  // Job methods take no flags: never interactive.
+  if (AuthorizeAct(service.authority(), caller, target, verb, false) == Access::kManager)
+    LogAbout({sandbox.id(), sandbox.owner(), job.id()}, spdlog::level::info, "job {} of sandbox {} of uid {}: {} by uid {} (polkit action {})",
+             job.id(), sandbox.id(), sandbox.owner(), verb, caller.uid, api::kActionManage);
+}
+
+}  // namespace
+
+JobDBus::JobDBus(Service& service, sdbus::IConnection& connection, std::shared_ptr<Job> job, std::shared_ptr<Sandbox> sandbox)
+    : AdaptorInterfaces(connection, api::JobPath(job->id())), service_(service), job_(std::move(job)), sandbox_(std::move(sandbox)) {
+  registerAdaptor();
+}
+
+JobDBus::~JobDBus() { unregisterAdaptor(); }
+
+template <typename... Outs, typename Body>
+void JobDBus::InWorker(sdbus::Result<Outs...>&& result, const char* verb, Body&& body) {
+  Caller caller;
+  try {
+    caller = CurrentCaller(getObject());  // refuses callers inside jobs
+  } catch (...) {
+    ReturnCurrentError(result);
+    return;
+  }
+  if (!service_.AdmitCall(caller, result)) return;
+  Service* service = &service_;
+  service_.RunForCaller(caller.uid, [service, job = job_, sandbox = sandbox_, result = std::move(result), body = std::forward<Body>(body), caller,
+                        verb]() mutable {
+    ReplyWith(result, [&] {
+      Authorize(*service, caller, *job, *sandbox, verb);
+      return body(*job);
+    });
+  });
+}
+
+// Not emitFinished/emitOutputAvailable: those broadcast to every connection on the bus.
+void JobDBus::AnnounceFinished(const JobEnd& end) {
+  EmitToOwner(getObject(), service_.peers(), sandbox_->owner(), INTERFACE_NAME, "Finished", static_cast<int32_t>(end.exit_status), end.reason);
+}
+
+void JobDBus::AnnounceOutput(uint64_t captured_bytes) {
+  EmitToOwner(getObject(), service_.peers(), sandbox_->owner(), INTERFACE_NAME, "OutputAvailable", captured_bytes);
+}
+
+void JobDBus::Wait(sdbus::Result<int32_t, std::string>&& result) {
+  Caller caller;
+  try {
+    caller = CurrentCaller(getObject());
+  } catch (...) {
+    ReturnCurrentError(result);
+    return;
+  }
+  if (!service_.AdmitCall(caller, result)) return;
+  service_.RunForCaller(caller.uid, [service = &service_, job = job_, sandbox = sandbox_, caller, result = std::move(result)]() mutable {
+    try {
+      Authorize(*service, caller, *job, *sandbox, "wait");
+    } catch (...) {
+      ReturnCurrentError(result);
+      return;
+    }
+    // Replied from the job's monitor thread when it ends; no thread waits meanwhile.
+    auto shared = std::make_shared<sdbus::Result<int32_t, std::string>>(std::move(result));
+    job->WhenFinished([shared](const JobEnd& end) {
+      shared->returnResults(end.exit_status, end.reason);
+      WakeBusLoop();
+    });
+  });
+}
+
+void JobDBus::Cancel(sdbus::Result<>&& result) {
+  InWorker(std::move(result), "cancel", [](Job& job) { job.Cancel(); });
+}
+
+void JobDBus::ReadOutput(sdbus::Result<std::vector<uint8_t>>&& result, uint64_t offset, uint32_t max_bytes) {
+  InWorker(std::move(result), "read-output", [offset, max_bytes](Job& job) {
+    std::string data = job.ReadOutput(offset, std::min(max_bytes, kMaxReadBytes));
+    return std::vector<uint8_t>(data.begin(), data.end());
+  });
+}
+
+void JobDBus::GetStatus(sdbus::Result<std::map<std::string, sdbus::Variant>>&& result) {
+  InWorker(std::move(result), "get-status", [sandbox_id = sandbox_->id()](Job& job) {
+    JobEnd end = job.end();
+    return std::map<std::string, sdbus::Variant>{
+        {"id", sdbus::Variant(job.id())},
+        {"sandbox", sdbus::Variant(sdbus::ObjectPath(api::SandboxPath(sandbox_id)))},
+        {"argv", sdbus::Variant(job.argv())},
+        {"state", sdbus::Variant(std::string(ToString(job.state())))},
+        {"exit_status", sdbus::Variant(static_cast<int32_t>(end.exit_status))},
+        {"reason", sdbus::Variant(end.reason)},
+        {"output_cap", sdbus::Variant(static_cast<uint64_t>(Job::kOutputCap))},
+        {"output_truncated", sdbus::Variant(job.output_truncated())},
+    };
+  });
+}
+
+}  // namespace sandboxd

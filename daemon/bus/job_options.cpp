@@ -1,0 +1,57 @@
+#include "bus/job_options.h"
+
+#include "base/errors.h"
+
+namespace sandboxd {
+namespace {
+
+template <typename T>
+T Get(const sdbus::Variant& value, const std::string& key, const char* type, const std::string& sandbox_id) {
+  if (!value.containsValueOfType<T>())
+    throw Error(Code::kInvalidArgument, "option '" + key + "' for a job in sandbox " + sandbox_id + " must be of type " + type);
+  return value.get<T>();
+}
+
+}  // namespace
+
+JobOptions ParseJobOptions(const std::map<std::string, sdbus::Variant>& options, const std::string& sandbox_id) {
+  JobOptions parsed;
+  for (const auto& [key, value] : options) {
+    if (key == "network") {
+      parsed.network = Get<bool>(value, key, "b", sandbox_id);
+    } else if (key == "cwd_fallback") {
+      parsed.cwd_fallback = Get<bool>(value, key, "b", sandbox_id);
+    } else if (key == "tty") {
+      parsed.tty = Get<bool>(value, key, "b", sandbox_id);
+    } else if (key == "timeout_sec") {
+      parsed.timeout_sec = Get<uint64_t>(value, key, "t", sandbox_id);
+      if (parsed.timeout_sec > kMaxJobTimeoutSec)
+        throw Error(Code::kInvalidArgument, "timeout of " + std::to_string(parsed.timeout_sec) + " s for a job in sandbox " +
+                                                sandbox_id + " is over the limit of " + std::to_string(kMaxJobTimeoutSec) + " s");
+    } else if (key == "memory_max") {
+      parsed.limits.memory_max = Get<uint64_t>(value, key, "t", sandbox_id);
+      if (parsed.limits.memory_max < kMinJobMemoryMax)
+        throw Error(Code::kInvalidArgument, "memory limit of " + std::to_string(parsed.limits.memory_max) + " bytes for a job in sandbox " +
+                                                sandbox_id + " is below the least a job can start with, " +
+                                                DescribeLimits({kMinJobMemoryMax, 0}).substr(7));
+    } else if (key == "tasks_max") {
+      parsed.limits.tasks_max = Get<uint64_t>(value, key, "t", sandbox_id);
+      if (parsed.limits.tasks_max < kMinJobTasksMax)
+        throw Error(Code::kInvalidArgument, "process limit of " + std::to_string(parsed.limits.tasks_max) + " for a job in sandbox " +
+                                                sandbox_id + " is below the least a job can start with, " +
+                                                std::to_string(kMinJobTasksMax) + " (bwrap and its init count)");
+    } else if (key == "hide") {
+      parsed.hide = Get<std::vector<std::string>>(value, key, "as", sandbox_id);
+      if (parsed.hide.size() > kMaxHiddenPaths)
+        throw Error(Code::kInvalidArgument, "more than " + std::to_string(kMaxHiddenPaths) + " hidden paths for a job in sandbox " + sandbox_id);
+      for (const auto& path : parsed.hide)
+        if (path.empty() || path[0] != '/')
+          throw Error(Code::kInvalidPath, "hidden path '" + path + "' for a job in sandbox " + sandbox_id + " is not absolute");
+    } else {
+      throw Error(Code::kInvalidArgument, "unknown option '" + key + "' for a job in sandbox " + sandbox_id);
+    }
+  }
+  return parsed;
+}
+
+}  // namespace sandboxd

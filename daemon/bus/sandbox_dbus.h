@@ -1,0 +1,87 @@
+#pragma once
+/// D-Bus face of one sandbox (org.sandboxd.Sandbox1.Sandbox): every method checks, before
+/// anything else, that the caller owns the sandbox, is root, or is allowed polkit's manage
+/// action for it (sandbox_access.h), in a worker; all work runs on workers and replies through
+/// sdbus::Result. Its signal goes to the owner's connections alone (owner_signal.h), never
+/// through the generated emit* call, which broadcasts.
+
+#include <sdbus-c++/sdbus-c++.h>
+
+#include <memory>
+#include <optional>
+
+#include "bus/dbus_util.h"
+#include "changes/approval.h"
+#include "changes/live_conflicts.h"
+#include "logging/log.h"
+#include "review/review.h"
+#include "sandbox/sandbox.h"
+#include "sandbox_adaptor.h"
+
+namespace sandboxd {
+
+class Service;
+struct Caller;
+
+class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox1::Sandbox_adaptor>,
+                          public std::enable_shared_from_this<SandboxDBus> {
+ public:
+  SandboxDBus(Service& service, sdbus::IConnection& connection, std::shared_ptr<Sandbox> sandbox);
+  ~SandboxDBus();
+
+  const std::shared_ptr<Sandbox>& sandbox() const { return sandbox_; }
+  /// Scans and emits ChangeSetChanged with the current number of changes, to the owner's
+  /// connections. On a worker or a job's monitor thread only, never on the bus loop.
+  /// ChangeSetChanged to the owner, with `counted` changes when the caller has just scanned.
+  void AnnounceChangeSet(std::optional<size_t> counted = std::nullopt);
+  /// This object, held for a worker; null (and `result` answered NotFound) once it is going.
+  template <typename... Outs>
+  std::shared_ptr<SandboxDBus> KeepAlive(sdbus::Result<Outs...>& result);
+  /// The conflicts of `reviewed` with the live tree now (live_conflicts.h).
+  Conflicts CurrentConflicts(const std::vector<ReviewedChange>& reviewed);
+  /// live_sight.h's ResightAfter, logging a failure.
+  /// After a commit (done, refused or failed): decisions waiting for its outcome are settled,
+  /// and those pinned for its moves pinned again (decision_pins.h); a failure is logged.
+  void SettleDecisionsQuietly(const InodesByRoot& worked = {});
+  /// Deletes what TrashLayers set aside, in a worker of its own (the caller has its answer).
+  void EmptyTrashLater();
+  /// After a failed commit or undo (the sandbox was unmounted for it).
+  void RemountUnlessBroken(const char* failed);
+  void Decide(sdbus::Result<uint32_t>&& result, std::vector<std::string> selectors, uint64_t flags, Verdict verdict);
+
+ private:
+  /// This sandbox as the journal's fields name it (log.h).
+  LogSubject Subject() const { return {sandbox_->id(), sandbox_->owner(), ""}; }
+  void Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std::string> argv, std::string cwd,
+           std::map<std::string, std::string> env, std::map<std::string, sdbus::UnixFd> fds,
+           std::map<std::string, sdbus::Variant> options, uint64_t flags) override;
+  void GetChanges(sdbus::Result<std::vector<sdbus::Struct<uint32_t, std::string, std::string, std::map<std::string, sdbus::Variant>>>>&& result) override;
+  void ListChanges(sdbus::Result<uint32_t>&& result, sdbus::UnixFd output) override;
+  void Diff(sdbus::Result<>&& result, std::vector<std::string> selectors, sdbus::UnixFd output) override;
+  void Approve(sdbus::Result<uint32_t>&& result, std::vector<std::string> selectors, uint64_t flags) override;
+  void Reject(sdbus::Result<uint32_t>&& result, std::vector<std::string> selectors, uint64_t flags) override;
+  void Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& result, std::vector<std::string> selectors,
+              uint64_t flags) override;
+  void Undo(sdbus::Result<int64_t>&& result, uint64_t flags) override;
+  void Discard(sdbus::Result<>&& result) override;
+  void Destroy(sdbus::Result<>&& result) override;
+  void Suspend(sdbus::Result<uint64_t>&& result) override;
+  void Resume(sdbus::Result<>&& result) override;
+
+  void GetInfo(sdbus::Result<std::map<std::string, sdbus::Variant>>&& result) override;
+
+  /// Returns if `caller` may do `verb` here (owner, root, or polkit's manage action, which
+  /// may ask a person: call it in a worker), logging a manager's act; throws AccessDenied
+  /// (or InteractiveAuthorizationRequired) otherwise, and NotFound once destroyed.
+  void Authorize(const Caller& caller, const std::string& verb, bool allow_interactive);
+  /// The shape of every method here: take the caller at once (on the bus thread), then in a
+  /// worker Authorize it for `verb` and run `body(caller)`, replying with what it returns or
+  /// throws. The worker holds this object alive until it is done.
+  template <typename... Outs, typename Body>
+  void InWorker(sdbus::Result<Outs...>&& result, const char* verb, bool allow_interactive, Body&& body);
+
+  Service& service_;
+  std::shared_ptr<Sandbox> sandbox_;
+};
+
+}  // namespace sandboxd

@@ -1,0 +1,87 @@
+#include "changes/live_conflicts.h"
+
+#include <set>
+
+#include "base/fd.h"
+#include "changes/conflict_check.h"
+#include "owner/helper_client.h"
+
+namespace sandboxd {
+
+Conflicts FindConflicts(const Sandbox& sandbox, const std::vector<RootChanges>& changes, const Sights& sights,
+                        int64_t since_usec, const std::string& helper_path, const UserCredentials& owner) {
+  Conflicts conflicts;
+  for (const auto& root : changes) {
+    if (root.changes.empty()) continue;
+    std::map<std::string, std::string> seen;
+    for (auto it = sights.lower_bound({root.root, std::string()}); it != sights.end() && it->first.first == root.root; ++it)
+      seen[it->first.second] = it->second;
+    UniqueFd live = sandbox.OpenLiveRoot(root.root), upper = sandbox.OpenUpper(root.root);
+    auto candidates = FindConflictCandidates(live.get(), upper.get(), root.changes, seen, since_usec * 1000);
+    std::vector<std::string> comparable;
+    for (const auto& candidate : candidates)
+      if (candidate.same_content_possible) comparable.push_back(candidate.path);
+    std::set<std::string> same;
+    if (!comparable.empty()) same = SameContentAsOwner(helper_path, owner, live.get(), upper.get(), comparable);
+    for (const auto& candidate : candidates)
+      if (!same.count(candidate.path)) conflicts[{root.root, candidate.path}] = candidate.why;
+  }
+  return conflicts;
+}
+
+StreamedConflicts::StreamedConflicts(const Sandbox& sandbox, SightStore& sights, int64_t since_usec, std::string helper_path,
+                                     UserCredentials owner)
+    : sandbox_(sandbox),
+      store_(sights),
+      sights_(sights.Lookup(sandbox.id())),
+      since_usec_(since_usec),
+      helper_path_(std::move(helper_path)),
+      owner_(std::move(owner)) {
+  for (size_t i = 0; i < sandbox.roots().size(); ++i) {
+    lives_.push_back(sandbox.OpenLiveRoot(i));
+    uppers_.push_back(sandbox.OpenUpper(i));
+  }
+}
+
+Conflicts StreamedConflicts::Of(const std::vector<RootChanges>& page) {
+  Conflicts conflicts;
+  // The sights of a job that just ended may still be on their way (a listing right after it):
+  // this page's are waited for, while the settling goes on with the next ones.
+  for (auto root = page.rbegin(); root != page.rend(); ++root)
+    if (!root->changes.empty()) {
+      sandbox_.WaitSettledThrough({root->root, root->changes.back().path}, "read the conflicts of");
+      break;
+    }
+  for (const auto& root : page) {
+    if (root.changes.empty()) continue;
+    int live = lives_.at(root.root).get(), upper = uppers_.at(root.root).get();
+    std::map<std::string, std::string> seen;
+    sights_.Forget();  // the settling may have stored more since the last page
+    for (const auto& change : root.changes)
+      if (const std::string* sight = sights_.Find({root.root, change.path})) seen.emplace(change.path, *sight);
+    // Which inodes the sandbox moved needs the whole change set: one more pass over it, with
+    // its own reading of the sights, made only when a copy's origin turns up elsewhere.
+    MovedInodes moved = [&] {
+      auto known = moved_.find(root.root);
+      if (known != moved_.end()) return known->second;
+      std::set<Inode> inodes;
+      sandbox_.WaitSettled("read the conflicts of");  // every sight, not only this page's
+      OrderedLookup<std::string> all_sights = store_.Lookup(sandbox_.id());
+      sandbox_.StreamChanges(root.root, [&](Change&& change) {
+        AddMovedInode(live, change, all_sights.Find({root.root, change.path}), inodes);
+      });
+      return moved_[root.root] = std::move(inodes);
+    };
+    auto candidates = FindConflictCandidates(live, upper, root.changes, seen, since_usec_ * 1000, moved);
+    std::vector<std::string> comparable;
+    for (const auto& candidate : candidates)
+      if (candidate.same_content_possible) comparable.push_back(candidate.path);
+    std::set<std::string> same;
+    if (!comparable.empty()) same = SameContentAsOwner(helper_path_, owner_, live, upper, comparable);
+    for (const auto& candidate : candidates)
+      if (!same.count(candidate.path)) conflicts[{root.root, candidate.path}] = candidate.why;
+  }
+  return conflicts;
+}
+
+}  // namespace sandboxd

@@ -1,0 +1,287 @@
+#include "commit/landing_area.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+
+#include "base/beneath.h"
+#include "base/errors.h"
+#include "base/fs_util.h"
+#include "base/tree_copy.h"
+#include "owner/helper_client.h"
+
+namespace sandboxd {
+namespace {
+
+void SyncFileSystemOf(int dir_fd, const std::string& shown) {
+  UniqueFd dir(openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dir || syncfs(dir.get()) != 0) ThrowErrno("cannot sync the file system of " + shown);
+}
+
+/// Empties `path` (a directory of the daemon's) or makes it, keeping its owner and mode.
+UniqueFd FreshDirectory(const std::string& path) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0) ThrowErrno("cannot stat " + path);
+  RemoveTree(path);
+  MakeDirectory(path, st.st_mode & 07777, st.st_uid, st.st_gid);
+  return OpenDirectoryNoSymlinks(path, O_RDONLY | O_DIRECTORY);
+}
+
+}  // namespace
+
+std::string LandingName(const std::string& sandbox_id, int64_t commit) {
+  return ".sandboxd-commit-" + sandbox_id + "-" + std::to_string(commit);
+}
+
+LandingArea::LandingArea(std::string helper_path, UserCredentials owner, int live_root_fd, std::string name,
+                         std::string shown_root)
+    : helper_path_(std::move(helper_path)),
+      owner_(std::move(owner)),
+      live_root_fd_(live_root_fd),
+      name_(std::move(name)),
+      shown_(shown_root + "/" + name_) {}
+
+void LandingArea::RunActions(const nlohmann::json& actions, const std::vector<int>& fds) const {
+  RunHelperRequest(helper_path_, "landing", owner_, {{"actions", actions}}, fds);
+}
+
+void LandingArea::Fill(int stage_fd) const {
+  // fd 3: the live root, 4: the stage; the area's own parts are opened by the helper's "make".
+  try {
+    RunActions({{"make", 3, name_}, {"copy", 4, 3, name_ + "/upper"}, {"sync", 3}}, {live_root_fd_, stage_fd});
+  } catch (const Error& e) {
+    // The helper knows the name only; the owner needs the whole path to see what is in the way.
+    if (e.code() != Code::kConflict) throw;
+    throw Error(Code::kConflict, shown_ + " is in the way: sandboxd needs that name in the live tree for the commit");
+  }
+}
+
+void LandingArea::Import(int backup_fd, int removed_fd) const {
+  RunActions({{"remove", 3, name_},
+              {"make", 3, name_},
+              {"copy", 4, 3, name_ + "/upper", 5, name_ + "/removed"},  // one copy: a file may be in both
+              {"sync", 3}},
+             {live_root_fd_, backup_fd, removed_fd});
+}
+
+void LandingArea::Evacuate(const std::string& backup_dir, const std::string& removed_dir) const {
+  if (!Exists()) return;  // evacuated already, and the area removed
+  // Evacuated already, and the area's removal cut off: what is left of it may lack copies the
+  // backups hold. Emptying the backups to copy it again would lose those for an undo.
+  const std::string done = backup_dir + ".evacuated";
+  struct stat mark;
+  if (lstat(done.c_str(), &mark) == 0) return;
+  // Read as root, but only through fds opened beneath the root without following symlinks, and
+  // only regular files are ever opened for reading (tree_copy.h); the copies keep their owners,
+  // so a file the owner could not read stays unreadable to the owner in the backups too.
+  UniqueFd upper = OpenUpper(), removed = OpenRemoved();
+  UniqueFd backup_to = FreshDirectory(backup_dir), removed_to = FreshDirectory(removed_dir);
+  // One copy of both: a file the commit replaced under one name and removed under another is
+  // one file in its backups too, and comes back as one with an undo.
+  CopyTrees({{upper.get(), backup_to.get()}, {removed.get(), removed_to.get()}}, {.keep_owner = true, .record_origin = true});
+  SyncFileSystemOf(backup_to.get(), backup_dir);
+  // Marked whole only once the copies are on disk (synced above), and the mark synced too.
+  UniqueFd made(open(done.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!made) ThrowErrno("cannot mark " + backup_dir + " as evacuated");
+  SyncFileSystemOf(backup_to.get(), backup_dir);
+}
+
+std::string LandingArea::Remove() const {
+  try {
+    RunActions({{"remove", 3, name_}, {"sync", 3}}, {live_root_fd_});
+  } catch (const Error& e) {
+    return "could not remove all of " + shown_ + " (" + e.what() + "); its owner may remove it";
+  }
+  return "";
+}
+
+bool LandingArea::Exists() const { return StatBeneath(live_root_fd_, name_).has_value(); }
+
+UniqueFd LandingArea::OpenPart(const std::string& part) const {
+  UniqueFd fd = OpenBeneath(live_root_fd_, name_ + "/" + part, O_PATH | O_DIRECTORY);
+  if (!fd) ThrowErrno("cannot open " + shown_ + "/" + part);
+  return fd;
+}
+
+UniqueFd LandingArea::OpenUpper() const { return OpenPart("upper"); }
+UniqueFd LandingArea::OpenRemoved() const { return OpenPart("removed"); }
+
+std::vector<CommitStep> RebaseOnImportedBackups(std::vector<CommitStep> steps, size_t root, int upper_fd, int removed_fd) {
+  for (auto& step : steps) {
+    if (step.root != root || step.old_ino == 0) continue;
+    std::optional<struct stat> copy;
+    switch (step.action) {
+      case StepAction::kPlace:
+        copy = StatBeneath(upper_fd, step.path);
+        break;
+      case StepAction::kRemove:
+      case StepAction::kMakeDirectory:
+        copy = StatBeneath(removed_fd, step.RemovedName());
+        break;
+      case StepAction::kMove:  // the live entry itself moved; nothing was set aside
+      case StepAction::kChmod:
+        continue;
+    }
+    if (!copy) throw Error(Code::kFailed, "the backup of live " + step.path + " is missing; cannot undo");
+    step.old_ino = copy->st_ino;
+  }
+  return steps;
+}
+
+namespace {
+
+/// The inode number Evacuate recorded on the entry `name` in `parent`, 0 when none.
+ino_t RecordedOrigin(int parent, const std::string& name) {
+  std::string path = "/proc/self/fd/" + std::to_string(parent) + "/" + name;
+  char value[32];
+  ssize_t size = lgetxattr(path.c_str(), kOriginAttribute, value, sizeof value - 1);
+  if (size <= 0) return 0;
+  value[size] = '\0';
+  return static_cast<ino_t>(std::strtoull(value, nullptr, 10));
+}
+
+/// Adds an alias for `name` in `parent` (a backup) and everything beneath it, whose live path
+/// is `live_path`.
+void CollectAliases(int parent, const std::string& name, const std::string& live_path, int live_fd, size_t root,
+                    std::vector<InodeAlias>& aliases) {
+  ino_t original = RecordedOrigin(parent, name);
+  auto live = StatBeneath(live_fd, live_path);
+  if (original != 0 && live) aliases.push_back({root, live_path, original, live->st_ino});
+  struct stat st;
+  if (fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode)) return;
+  UniqueFd dir(openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!dir) return;
+  std::vector<std::string> children;
+  {
+    UniqueFd list(dup(dir.get()));
+    DIR* listing = list ? fdopendir(list.get()) : nullptr;
+    if (!listing) return;
+    list.release();
+    while (dirent* entry = readdir(listing))
+      if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) children.emplace_back(entry->d_name);
+    closedir(listing);
+  }
+  for (const auto& child : children)
+    CollectAliases(dir.get(), child, live_path == "." ? child : live_path + "/" + child, live_fd, root, aliases);
+}
+
+}  // namespace
+
+std::vector<InodeAlias> RestoredAliases(int backup_fd, int removed_fd, int live_fd, size_t root,
+                                        const std::vector<CommitStep>& steps) {
+  std::vector<InodeAlias> aliases;
+  // The backups of replaced entries sit at their own paths (beside the directories of a stage).
+  UniqueFd backups(openat(backup_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (backups) {
+    for (const auto& step : steps)
+      if (step.root == root && step.action == StepAction::kPlace && step.old_ino != 0) {
+        auto [parent_path, name] = SplitParent(step.path);
+        UniqueFd parent = OpenBeneath(backups.get(), parent_path, O_PATH | O_DIRECTORY);
+        if (parent) CollectAliases(parent.get(), name, step.path, live_fd, root, aliases);
+      }
+  }
+  // Removed entries (whole trees) sit as e<seq>.
+  for (const auto& step : steps)
+    if (step.root == root && step.old_ino != 0 &&
+        (step.action == StepAction::kRemove || step.action == StepAction::kMakeDirectory))
+      CollectAliases(removed_fd, step.RemovedName(), step.path, live_fd, root, aliases);
+  return aliases;
+}
+
+namespace {
+
+/// Whether `name` in `dir` is a landing area as "make" makes it: a directory (not a symlink)
+/// holding exactly upper/ and removed/. Missing: no.
+bool IsLandingArea(int dir, const std::string& name) {
+  UniqueFd area(openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!area) return false;
+  UniqueFd list(dup(area.get()));
+  DIR* listing = list ? fdopendir(list.get()) : nullptr;
+  if (!listing) return false;
+  list.release();
+  std::set<std::string> names;
+  while (dirent* entry = readdir(listing))
+    if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) names.insert(entry->d_name);
+  closedir(listing);
+  return names == std::set<std::string>{"upper", "removed"};
+}
+
+}  // namespace
+
+void RunLandingActions(const nlohmann::json& actions) {
+  for (const auto& action : actions) {
+    const std::string verb = action.at(0).get<std::string>();
+    int fd = action.at(1).get<int>();
+    if (verb == "sync") {
+      SyncFileSystemOf(fd, "the landing area");
+      continue;
+    }
+    if (verb == "copy") {
+      // ["copy", FROM_FD, FD, PATH, FROM_FD, PATH, ...]: one copy of every tree beneath FD.
+      int into = action.at(2).get<int>();
+      std::vector<UniqueFd> targets;
+      std::vector<TreeCopy> trees;
+      if (action.size() < 4 || action.size() % 2 != 0)
+        throw Error(Code::kInvalidArgument, "landing action copy takes FROM_FD, FD, PATH and further FROM_FD, PATH pairs");
+      for (size_t at = 3; at < action.size(); at += 2) {
+        const std::string target = action.at(at).get<std::string>();
+        CheckRelativePath(target);
+        targets.push_back(OpenBeneath(into, target, O_RDONLY | O_DIRECTORY));
+        if (!targets.back()) ThrowErrno("cannot open " + target);
+        trees.push_back({at == 3 ? fd : action.at(at - 1).get<int>(), targets.back().get()});
+      }
+      CopyTrees(trees);
+      continue;
+    }
+    // "make" and "remove" act on one name in the directory, never on a path through others.
+    const std::string target = action.at(2).get<std::string>();
+    CheckRelativePath(target);
+    if (target.find('/') != std::string::npos || target == ".")
+      throw Error(Code::kInvalidArgument, "landing action " + verb + " takes one name, not " + target);
+    if (verb == "make") {
+      // Made whole under a name of its own, then renamed into place in one step: a helper
+      // killed between its mkdirs must not leave a part-made area under the area's name, which
+      // "remove" would take for the owner's (not exactly upper/ and removed/) and leave in the
+      // live tree for good.
+      std::string making = target + ".making";
+      RemoveTreeAt(fd, making, making);
+      if (mkdirat(fd, making.c_str(), 0700) != 0) ThrowErrno("cannot make " + making + " in the live root");
+      UniqueFd area(openat(fd, making.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (!area) ThrowErrno("cannot open " + making);
+      for (const char* part : {"upper", "removed"})
+        if (mkdirat(area.get(), part, 0700) != 0) ThrowErrno("cannot make " + making + "/" + part);
+      // Why no replacing: a name someone planted (a symlink, a directory of theirs) must stop
+      // the commit, never be written through.
+      if (renameat2(fd, making.c_str(), fd, target.c_str(), RENAME_NOREPLACE) != 0) {
+        int err = errno;
+        RemoveTreeAt(fd, making, making);
+        if (err == EEXIST)
+          throw Error(Code::kConflict, "live " + target + " exists already; sandboxd needs that name for the commit");
+        errno = err;
+        ThrowErrno("cannot make " + target + " in the live root");
+      }
+    } else if (verb == "remove") {
+      std::string retired = target + ".removing";
+      RemoveTreeAt(fd, retired, retired);
+      RemoveTreeAt(fd, target + ".making", target + ".making");  // a "make" cut off
+      // Only an area of sandboxd's goes: something the owner has under that name (which made a
+      // commit refuse to start) is the owner's, and stays.
+      if (!IsLandingArea(fd, target)) continue;
+      // Renamed aside first, in one step: a daemon killed half-way through the removal must
+      // not find a half-emptied area under the name that says it holds a commit's backups.
+      if (renameat(fd, target.c_str(), fd, retired.c_str()) != 0 && errno != ENOENT) ThrowErrno("cannot remove " + target);
+      RemoveTreeAt(fd, retired, target);
+    } else {
+      throw Error(Code::kInvalidArgument, "unknown landing action '" + verb + "'");
+    }
+  }
+}
+
+}  // namespace sandboxd

@@ -1,0 +1,246 @@
+#include "helpers/upper_archive.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <cerrno>
+#include <memory>
+
+#include "base/errors.h"
+#include "base/fd.h"
+
+namespace sandboxd {
+namespace {
+
+struct ArchiveDeleter {
+  void operator()(struct archive* a) const {
+    if (a) archive_free(a);  // closes as well
+  }
+};
+using ArchivePtr = std::unique_ptr<struct archive, ArchiveDeleter>;
+struct EntryDeleter {
+  void operator()(struct archive_entry* e) const {
+    if (e) archive_entry_free(e);
+  }
+};
+using EntryPtr = std::unique_ptr<struct archive_entry, EntryDeleter>;
+struct ResolverDeleter {
+  void operator()(struct archive_entry_linkresolver* r) const {
+    if (r) archive_entry_linkresolver_free(r);
+  }
+};
+
+[[noreturn]] void Fail(struct archive* a, const std::string& what) {
+  const char* why = a ? archive_error_string(a) : nullptr;
+  throw Error(Code::kFailed, what + ": " + (why ? why : "libarchive failed"));
+}
+
+void Check(struct archive* a, int status, const std::string& what) {
+  // A warning (an attribute the file system could not keep, say) is not a failure of the
+  // archive, but an upper layer must come back exactly: treat it as one.
+  if (status != ARCHIVE_OK) Fail(a, what);
+}
+
+std::string CanonicalDirectory(const std::string& path) {
+  char buffer[PATH_MAX];
+  if (!realpath(path.c_str(), buffer)) ThrowErrno("cannot resolve " + path);
+  return buffer;
+}
+
+/// The name an entry has in the archive: relative, no "." or ".." components but for the
+/// top directory itself, which is ".". Refused otherwise.
+void CheckArchivedName(const std::string& name, const std::string& archive_path) {
+  auto bad = [&] { throw Error(Code::kFailed, "archive " + archive_path + " holds an entry named '" + name + "', which sandboxd never writes"); };
+  if (name == ".") return;
+  if (name.empty() || name.front() == '/') bad();
+  size_t start = 0;
+  while (start <= name.size()) {
+    size_t end = name.find('/', start);
+    if (end == std::string::npos) end = name.size();
+    std::string part = name.substr(start, end - start);
+    if (part.empty() || part == "." || part == "..") bad();
+    start = end + 1;
+  }
+}
+
+void SyncFile(int fd, const std::string& what) {
+  if (fsync(fd) != 0) ThrowErrno("cannot sync " + what);
+}
+
+}  // namespace
+
+ArchiveStats WriteUpperArchive(const std::string& upper_path, const std::string& archive_path, int level) {
+  const std::string upper = CanonicalDirectory(upper_path);
+  ArchiveStats stats;
+  ArchivePtr disk(archive_read_disk_new());
+  if (!disk) throw Error(Code::kFailed, "cannot start reading " + upper);
+  // Physical: a symlink in the layer is archived as a symlink, never followed.
+  archive_read_disk_set_symlink_physical(disk.get());
+  // Whole files (holes read as zeros): the tar writer takes data in order, without offsets.
+  Check(disk.get(), archive_read_disk_set_behavior(disk.get(), ARCHIVE_READDISK_NO_TRAVERSE_MOUNTS | ARCHIVE_READDISK_NO_SPARSE),
+        "cannot read " + upper);
+  Check(disk.get(), archive_read_disk_open(disk.get(), upper.c_str()), "cannot read " + upper);
+
+  ArchivePtr out(archive_write_new());
+  if (!out) throw Error(Code::kFailed, "cannot start writing " + archive_path);
+  Check(out.get(), archive_write_add_filter_zstd(out.get()), "cannot compress " + archive_path + " with zstd");
+  Check(out.get(), archive_write_set_filter_option(out.get(), "zstd", "compression-level", std::to_string(level).c_str()),
+        "cannot set zstd level " + std::to_string(level));
+  // pax, and not its "restricted" flavour: every entry gets its extended header, so times keep
+  // their nanoseconds; extended attributes (trusted.overlay.*) and long names travel there too.
+  Check(out.get(), archive_write_set_format_pax(out.get()), "cannot write pax to " + archive_path);
+  // Names are bytes a job chose. pax would translate them from the locale's charset (ASCII in
+  // the daemon's C locale) to UTF-8, and refuses any name outside ASCII; BINARY keeps the bytes
+  // as they are, and says so in each header so that reading does not translate them either.
+  Check(out.get(), archive_write_set_format_option(out.get(), "pax", "hdrcharset", "BINARY"),
+        "cannot keep names as bytes in " + archive_path);
+  UniqueFd file(open(archive_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!file) ThrowErrno("cannot create archive " + archive_path);
+  // A failure from here on leaves no half archive behind to refuse the next attempt.
+  struct RemoveUnlessKept {
+    const std::string& path;
+    bool keep = false;
+    ~RemoveUnlessKept() {
+      if (!keep) unlink(path.c_str());
+    }
+  } partial{archive_path};
+  Check(out.get(), archive_write_open_fd(out.get(), file.get()), "cannot write " + archive_path);
+  std::unique_ptr<struct archive_entry_linkresolver, ResolverDeleter> resolver(archive_entry_linkresolver_new());
+  archive_entry_linkresolver_set_strategy(resolver.get(), archive_format(out.get()));
+
+  auto write_entry = [&](struct archive_entry* entry, bool with_data) {
+    Check(out.get(), archive_write_header(out.get(), entry), "cannot archive " + std::string(archive_entry_pathname(entry)));
+    ++stats.entries;
+    if (!with_data || archive_entry_filetype(entry) != AE_IFREG || archive_entry_size(entry) == 0) return;
+    // Streamed block by block from the file: never a whole file in memory.
+    const void* block;
+    size_t size;
+    la_int64_t offset;
+    la_int64_t written = 0;
+    static const char kZeros[65536] = {};
+    auto put = [&](const void* data, size_t length) {
+      if (archive_write_data(out.get(), data, length) != static_cast<la_ssize_t>(length))
+        Fail(out.get(), "cannot archive " + std::string(archive_entry_pathname(entry)));
+      written += static_cast<la_int64_t>(length);
+    };
+    for (;;) {
+      int r = archive_read_data_block(disk.get(), &block, &size, &offset);
+      if (r == ARCHIVE_EOF) break;
+      Check(disk.get(), r, "cannot read " + std::string(archive_entry_pathname(entry)));
+      while (written < offset) put(kZeros, static_cast<size_t>(std::min<la_int64_t>(offset - written, sizeof kZeros)));
+      put(block, size);
+    }
+  };
+
+  for (;;) {
+    EntryPtr entry(archive_entry_new());
+    int r = archive_read_next_header2(disk.get(), entry.get());
+    if (r == ARCHIVE_EOF) break;
+    Check(disk.get(), r, "cannot read " + upper);
+    std::string path = archive_entry_pathname(entry.get());
+    if (archive_read_disk_can_descend(disk.get())) Check(disk.get(), archive_read_disk_descend(disk.get()), "cannot read " + path);
+    // Names relative to the layer; the layer's own directory (its mode is the sandbox's root's)
+    // is ".".
+    std::string name = path == upper ? "." : path.substr(upper.size() + 1);
+    archive_entry_set_pathname(entry.get(), name.c_str());
+    struct archive_entry* linked = entry.release();
+    struct archive_entry* sparse = nullptr;
+    // A later name of an inode archived already becomes a hard link to it (no data).
+    archive_entry_linkify(resolver.get(), &linked, &sparse);
+    EntryPtr owned(linked), owned_sparse(sparse);
+    if (owned) write_entry(owned.get(), archive_entry_hardlink(owned.get()) == nullptr);
+    if (owned_sparse) write_entry(owned_sparse.get(), false);
+  }
+  for (;;) {
+    struct archive_entry* left = nullptr;
+    struct archive_entry* sparse = nullptr;
+    archive_entry_linkify(resolver.get(), &left, &sparse);
+    if (!left) break;
+    EntryPtr owned(left);
+    write_entry(owned.get(), false);
+  }
+  Check(out.get(), archive_write_close(out.get()), "cannot finish " + archive_path);
+  SyncFile(file.get(), archive_path);
+  partial.keep = true;
+  struct stat st;
+  if (fstat(file.get(), &st) == 0) stats.bytes = static_cast<uint64_t>(st.st_size);
+  return stats;
+}
+
+ArchiveStats ExtractUpperArchive(const std::string& archive_path, const std::string& upper_path) {
+  const std::string upper = CanonicalDirectory(upper_path);
+  ArchiveStats stats;
+  UniqueFd file(open(archive_path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  if (!file) ThrowErrno("cannot open archive " + archive_path);
+  struct stat st;
+  if (fstat(file.get(), &st) == 0) stats.bytes = static_cast<uint64_t>(st.st_size);
+  ArchivePtr in(archive_read_new());
+  if (!in) throw Error(Code::kFailed, "cannot start reading " + archive_path);
+  archive_read_support_filter_zstd(in.get());
+  archive_read_support_format_tar(in.get());
+  Check(in.get(), archive_read_open_fd(in.get(), file.get(), 1 << 16), "cannot read archive " + archive_path);
+
+  ArchivePtr disk(archive_write_disk_new());
+  if (!disk) throw Error(Code::kFailed, "cannot start writing " + upper);
+  // Owners and modes exactly as archived (numeric ids: no user lookup), attributes with them;
+  // never through a symlink, never above the layer (names are checked besides).
+  Check(disk.get(),
+        archive_write_disk_set_options(disk.get(), ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_OWNER | ARCHIVE_EXTRACT_TIME |
+                                                       ARCHIVE_EXTRACT_XATTR | ARCHIVE_EXTRACT_ACL | ARCHIVE_EXTRACT_SECURE_SYMLINKS |
+                                                       ARCHIVE_EXTRACT_SECURE_NODOTDOT),
+        "cannot write " + upper);
+
+  struct archive_entry* entry = nullptr;
+  std::optional<std::array<timespec, 2>> top_times;  // set after the children, which move them
+  for (;;) {
+    int r = archive_read_next_header(in.get(), &entry);
+    if (r == ARCHIVE_EOF) break;
+    Check(in.get(), r, "cannot read archive " + archive_path);
+    std::string name = archive_entry_pathname(entry);
+    while (name.size() > 1 && name.back() == '/') name.pop_back();  // tar marks directories so
+    CheckArchivedName(name, archive_path);
+    if (name == ".") {
+      // The layer's own directory: anything else there (a symlink to the host) would become
+      // the overlay's upper.
+      if (archive_entry_filetype(entry) != AE_IFDIR)
+        throw Error(Code::kFailed, "archive " + archive_path + " holds a top entry that is not a directory");
+      top_times = std::array<timespec, 2>{timespec{archive_entry_atime(entry), archive_entry_atime_nsec(entry)},
+                                          timespec{archive_entry_mtime(entry), archive_entry_mtime_nsec(entry)}};
+    }
+    archive_entry_set_pathname(entry, name == "." ? upper.c_str() : (upper + "/" + name).c_str());
+    if (const char* link = archive_entry_hardlink(entry)) {
+      std::string target = link;
+      CheckArchivedName(target, archive_path);
+      if (target == ".") throw Error(Code::kFailed, "archive " + archive_path + " links a file to its top directory");
+      archive_entry_set_hardlink(entry, (upper + "/" + target).c_str());
+    }
+    Check(disk.get(), archive_write_header(disk.get(), entry), "cannot restore " + name);
+    ++stats.entries;
+    const void* block;
+    size_t size;
+    la_int64_t offset;
+    for (;;) {
+      int d = archive_read_data_block(in.get(), &block, &size, &offset);
+      if (d == ARCHIVE_EOF) break;
+      Check(in.get(), d, "cannot read " + name + " from " + archive_path);
+      if (archive_write_data_block(disk.get(), block, size, offset) < 0) Fail(disk.get(), "cannot restore " + name);
+    }
+    Check(disk.get(), archive_write_finish_entry(disk.get()), "cannot restore " + name);
+  }
+  // Directory modes and times are set here, after their children.
+  Check(disk.get(), archive_write_close(disk.get()), "cannot finish restoring " + upper);
+  UniqueFd dir(open(upper.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (dir && top_times && futimens(dir.get(), top_times->data()) != 0) ThrowErrno("cannot set the times of " + upper);
+  if (!dir || syncfs(dir.get()) != 0) ThrowErrno("cannot sync " + upper);
+  return stats;
+}
+
+}  // namespace sandboxd

@@ -1,0 +1,65 @@
+#include "jobs/bwrap_args.h"
+
+#include "base/errors.h"
+
+namespace sandboxd {
+namespace {
+
+void CheckNoNul(const std::string& text, const char* what) {
+  if (text.find('\0') != std::string::npos) throw Error(Code::kInvalidArgument, std::string("a NUL byte in ") + what + " of a job");
+}
+
+}  // namespace
+
+BwrapInvocation BuildBwrapArgs(const BwrapConfig& config) {
+  std::vector<std::string> args;
+  auto add = [&args](std::initializer_list<std::string> items) { args.insert(args.end(), items); };
+  // The whole host read-only: a job may read what its owner may read, and write nowhere but
+  // its roots (where writes land in the overlay's upper, not in the live tree).
+  add({"--ro-bind", "/", "/"});
+  add({"--dev", "/dev"});   // fresh minimal /dev: no host devices, no host ptys
+  add({"--proc", "/proc"}); // a /proc of the job's own pid namespace
+  // Private temporary directories, before the root binds so that a root under /tmp stays visible.
+  for (const auto& dir : kJobPrivateDirs) add({"--tmpfs", dir});
+  for (const auto& root : config.roots) add({"--bind", root.merged, root.real_path});
+  args.insert(args.end(), config.hiding.begin(), config.hiding.end());
+  add({"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"});
+  if (!config.network) add({"--unshare-net"});  // only a private loopback
+  // The job dies with the daemon's worker rather than lingering unsupervised, and runs in its
+  // own session so it cannot push input into the caller's terminal (TIOCSTI).
+  add({"--die-with-parent", "--new-session"});
+  if (!config.cwd.empty()) add({"--chdir", config.cwd});
+  if (config.json_status_fd >= 0) add({"--json-status-fd", std::to_string(config.json_status_fd)});
+  if (config.block_fd >= 0) add({"--block-fd", std::to_string(config.block_fd)});
+  // bwrap itself runs with the (empty) environment the daemon gives it; the job's variables
+  // are set only for the command, inside the sandbox.
+  args.push_back("--clearenv");
+  for (const auto& entry : config.env) {
+    CheckNoNul(entry, "the environment");
+    size_t equals = entry.find('=');
+    if (equals == std::string::npos || equals == 0)
+      throw Error(Code::kInvalidArgument, "environment entry '" + entry + "' is not NAME=VALUE");
+    add({"--setenv", entry.substr(0, equals), entry.substr(equals + 1)});
+  }
+  for (const auto& arg : args) CheckNoNul(arg, "the sandbox's paths");
+
+  BwrapInvocation invocation;
+  invocation.options = std::move(args);
+  invocation.argv = {config.bwrap, "--args", std::to_string(config.args_fd), "--"};
+  // The command stays on bwrap's command line (bwrap wants it there): it is the job's own,
+  // as visible in ps as the job's processes are.
+  for (const auto& arg : config.command) CheckNoNul(arg, "the command");
+  invocation.argv.insert(invocation.argv.end(), config.command.begin(), config.command.end());
+  return invocation;
+}
+
+std::string BwrapArgsData(const std::vector<std::string>& options) {
+  std::string data;
+  for (const auto& option : options) {
+    data += option;
+    data.push_back('\0');
+  }
+  return data;
+}
+
+}  // namespace sandboxd

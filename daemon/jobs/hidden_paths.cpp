@@ -1,0 +1,236 @@
+#include "jobs/hidden_paths.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+
+#include "base/errors.h"
+#include "base/fs_util.h"
+#include "owner/fs_identity.h"
+#include "sandbox/root_validation.h"
+
+namespace sandboxd {
+namespace {
+
+/// True when `inner` is `outer` or lies beneath it (both absolute and normalised).
+
+/// realpath(3) as a string; nullopt when the path (or what a symlink on it points to) does not
+/// exist, or loops: then the job cannot reach anything there either. Any other failure throws,
+/// so that a path we cannot look up is never silently left visible.
+/// With `unreachable_is_missing` (lookups with the owner's identity), EACCES counts as missing
+/// too: what the owner cannot reach, the job cannot either.
+std::optional<std::string> Canonical(const std::string& path, bool unreachable_is_missing = false) {
+  char buffer[PATH_MAX];
+  if (realpath(path.c_str(), buffer) != nullptr) return std::string(buffer);
+  if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP) return std::nullopt;
+  if (errno == EACCES && unreachable_is_missing) return std::nullopt;
+  ThrowErrno("cannot look up hidden path " + path);
+}
+
+std::optional<HiddenEntry> LookUp(const std::string& path, bool unreachable_is_missing = false) {
+  auto canonical = Canonical(path, unreachable_is_missing);
+  if (!canonical) return std::nullopt;
+  struct stat st;
+  if (lstat(canonical->c_str(), &st) != 0) {
+    if (errno == ENOENT) return std::nullopt;  // removed since realpath
+    if (errno == EACCES && unreachable_is_missing) return std::nullopt;
+    ThrowErrno("cannot look up hidden path " + path);
+  }
+  return HiddenEntry{*canonical, S_ISDIR(st.st_mode)};
+}
+
+/// What the job sees at `entry` when it lies strictly inside `root`: the merged view's entry at
+/// the same place, or nullopt when the sandbox deleted it or put a symlink on the way (then
+/// none of the live content is visible there, and bwrap would otherwise create a mount point
+/// in the sandbox's upper layer or fail on a type mismatch).
+std::optional<HiddenEntry> InMergedView(const HiddenEntry& entry, const BwrapRoot& root) {
+  if (root.merged.empty()) return entry;
+  auto merged = Canonical(root.merged);
+  if (!merged) return std::nullopt;
+  std::string view = *merged + entry.path.substr(root.real_path.size());
+  auto found = LookUp(view);
+  if (!found || found->path != view) return std::nullopt;
+  return HiddenEntry{entry.path, found->directory};
+}
+
+std::string ExpandHome(const std::string& entry, const std::string& home) {
+  if (entry.rfind("~/", 0) != 0) return entry;
+  std::string base = home;
+  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  if (base == "/") base.clear();
+  return base + entry.substr(1);
+}
+
+class Collector {
+ public:
+  explicit Collector(const HiddenPathsRequest& request) : request_(request) {}
+
+  /// Adds `path` (absolute, checked). `given` is how the caller wrote it, for messages.
+  /// `owners` paths (explicit, or in the owner's home) are looked up as the owner, when the
+  /// request says who that is.
+  void Add(const std::string& path, const std::string& given, bool explicitly, bool owners = false) {
+    std::optional<HiddenEntry> found;
+    if (owners && request_.owner_identity) {
+      ScopedFileSystemIdentity identity(*request_.owner_identity);
+      found = LookUp(path, /*unreachable_is_missing=*/true);
+    } else {
+      found = LookUp(path);
+    }
+    if (!found) return;  // nothing there to read
+    for (const auto& root : request_.roots) {
+      if (!PathHolds(found->path, root.real_path)) continue;
+      // Hiding a root would hide the sandbox itself. Asked for explicitly, that is a mistake
+      // to report; from the configuration, the owner chose to sandbox that tree.
+      if (!explicitly) return;
+      std::string what = found->path == given ? "it" : "it resolves to " + found->path + ", which";
+      throw Error(Code::kInvalidPath, "cannot hide " + given + " in sandbox " + request_.sandbox_id + ": " + what +
+                                          " holds root " + root.real_path);
+    }
+    bool in_root = false;
+    for (const auto& root : request_.roots) {
+      if (!PathHolds(root.real_path, found->path)) continue;
+      found = InMergedView(*found, root);
+      if (!found) return;
+      in_root = true;
+      break;  // roots never nest
+    }
+    // Outside the roots, the job's /tmp and /var/tmp are its own empty ones: the host's
+    // entries there are out of its sight already, and hiding one would only plant a mount
+    // point in the job's tmpfs.
+    if (!in_root)
+      for (const auto& dir : request_.private_dirs)
+        if (PathHolds(dir, found->path)) return;
+    entries_.push_back(*found);
+  }
+
+  /// Sorted; a path equal to or beneath an earlier kept one is dropped (a prefix sorts first).
+  std::vector<HiddenEntry> Take() {
+    std::sort(entries_.begin(), entries_.end(),
+              [](const HiddenEntry& a, const HiddenEntry& b) { return a.path < b.path; });
+    std::vector<HiddenEntry> kept;
+    for (auto& entry : entries_) {
+      bool covered = std::any_of(kept.begin(), kept.end(), [&](const HiddenEntry& k) { return PathHolds(k.path, entry.path); });
+      if (!covered) kept.push_back(std::move(entry));
+    }
+    return kept;
+  }
+
+ private:
+  const HiddenPathsRequest& request_;
+  std::vector<HiddenEntry> entries_;
+};
+
+}  // namespace
+
+std::optional<std::string> HiddenPathSyntaxError(const std::string& entry, bool allow_home) {
+  if (entry.empty()) return "it is empty";
+  if (entry.find('\0') != std::string::npos) return "it contains a NUL byte";
+  if (entry.size() >= PATH_MAX) return "it is longer than PATH_MAX";
+  bool home = allow_home && entry.rfind("~/", 0) == 0;
+  if (!home && entry.front() != '/')
+    return allow_home ? "it is neither absolute nor under ~/" : "it is not an absolute path";
+  // ".." would let a lexical "~/../bob" or "/home/u/../../etc" mean something else once
+  // symlinks are resolved; nothing needs it.
+  size_t start = home ? 2 : 1;
+  while (start <= entry.size()) {
+    size_t end = entry.find('/', start);
+    if (end == std::string::npos) end = entry.size();
+    if (entry.compare(start, end - start, "..") == 0) return "it has a \"..\" component";
+    start = end + 1;
+  }
+  return std::nullopt;
+}
+
+void CheckHiddenPathsHoldNoRoot(const std::vector<std::string>& paths, const std::vector<std::string>& roots,
+                                const UserCredentials& owner) {
+  for (const auto& path : paths) {
+    std::optional<std::string> canonical;
+    {
+      ScopedFileSystemIdentity identity(owner);
+      canonical = Canonical(path, /*unreachable_is_missing=*/true);
+    }
+    if (!canonical) continue;  // nothing the owner (and so a job) could reach
+    for (const auto& root : roots)
+      if (PathHolds(*canonical, root))
+        throw Error(Code::kInvalidPath, "cannot hide " + path + " in a new sandbox: it holds root " + root);
+  }
+}
+
+std::vector<std::string> DefaultHomeParents(const std::string& owner_home) {
+  std::vector<std::string> parents = {"/home"};
+  auto home = Canonical(owner_home);
+  if (!home) return parents;
+  std::string parent = home->substr(0, home->rfind('/'));
+  if (parent.empty()) return parents;  // a home right under "/" (or "/" itself)
+  // Service accounts live in system trees (/var/lib/foo, /run/foo, /nonexistent): their
+  // neighbours are the system, not other people's homes.
+  static constexpr std::array<const char*, 17> kSystemTrees = {
+      "/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/opt",
+      "/proc", "/root", "/run", "/sbin", "/sys", "/tmp", "/usr", "/var"};
+  for (const char* tree : kSystemTrees)
+    if (PathHolds(tree, parent)) return parents;
+  auto canonical_home_dir = Canonical("/home");
+  if (canonical_home_dir && *canonical_home_dir == parent) return parents;
+  parents.push_back(parent);
+  return parents;
+}
+
+std::vector<HiddenEntry> ResolveHiddenPaths(const HiddenPathsRequest& request) {
+  Collector collector(request);
+  for (const auto& path : request.explicit_paths) {
+    if (auto why = HiddenPathSyntaxError(path, /*allow_home=*/false))
+      throw Error(Code::kInvalidPath, "cannot hide " + path + " in sandbox " + request.sandbox_id + ": " + *why);
+    collector.Add(path, path, /*explicitly=*/true, /*owners=*/true);
+  }
+  for (const auto& entry : request.configured) {
+    if (auto why = HiddenPathSyntaxError(entry, /*allow_home=*/true))
+      throw Error(Code::kInvalidArgument, "configured hidden path " + entry + " is refused: " + *why);
+    collector.Add(ExpandHome(entry, request.owner_home), entry, false, /*owners=*/entry.rfind("~/", 0) == 0);
+  }
+  for (const auto& path : request.always) {
+    if (auto why = HiddenPathSyntaxError(path, /*allow_home=*/false))
+      throw Error(Code::kInvalidArgument, "always-hidden path " + path + " is refused: " + *why);
+    collector.Add(path, path, false);
+  }
+  if (request.hide_other_homes) {
+    // Compared canonically, so a home reached through a symlink (/home/alice -> /data/alice)
+    // is still recognised as the owner's. Entries around or inside the owner's home (the home
+    // parent's own ancestors, a link into the home) are the owner's, not someone else's.
+    std::string own_home = Canonical(request.owner_home).value_or(request.owner_home);
+    auto add_other = [&](const std::string& path) {
+      auto canonical = Canonical(path);
+      if (!canonical || PathHolds(*canonical, own_home) || PathHolds(own_home, *canonical)) return;
+      collector.Add(path, path, false);
+    };
+    for (const auto& parent : request.home_parents)
+      for (const auto& name : ListDirectory(parent)) add_other(parent + "/" + name);
+    // Root's home is an other home too, unless the owner is root.
+    if (request.owner_uid != 0) add_other(request.root_home);
+  }
+  return collector.Take();
+}
+
+std::vector<std::string> HiddenPathsBwrapArgs(const std::vector<HiddenEntry>& entries, const std::string& empty_file) {
+  std::vector<std::string> args;
+  for (const auto& entry : entries) {
+    if (entry.directory) {
+      // An empty tmpfs of mode 0000: the job (which owns it inside its user namespace) cannot
+      // list or enter it; read-only, so it cannot chmod it back or plant files in it. The mount
+      // cannot be removed: the job has no capabilities, and a nested user namespace sees it
+      // locked (verified with bwrap 0.8.0: umount EINVAL, remount rw EPERM).
+      args.insert(args.end(), {"--perms", "0000", "--tmpfs", entry.path, "--remount-ro", entry.path});
+    } else {
+      // Root-owned and mode 0000: root is not mapped in the job's user namespace, so not even
+      // a nested user namespace can read it; the read-only bind stops chmod, writes and rename.
+      args.insert(args.end(), {"--ro-bind", empty_file, entry.path});
+    }
+  }
+  return args;
+}
+
+}  // namespace sandboxd

@@ -1,0 +1,131 @@
+#pragma once
+/// One command running in a sandbox: its bwrap child, the monitor thread that collects its
+/// status and captured output, and its end state. The process tree dies with the Job: its
+/// cgroup is killed whole where there is one (job_cgroup.h), and bwrap is killed, which ends
+/// the job's pid namespace and everything in it; so nothing of a job outlives the daemon's
+/// knowledge of it.
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/credentials.h"
+#include "base/fd.h"
+#include "base/process.h"
+#include "jobs/captured_output.h"
+#include "jobs/job_cgroup.h"
+#include "jobs/job_limits.h"
+#include "jobs/job_namespace.h"
+
+namespace sandboxd {
+
+enum class JobState { kRunning, kFinished };
+std::string_view ToString(JobState state);
+
+struct JobEnd {
+  int exit_status = 0;       ///< the command's status, 128+N for signal N
+  std::string reason;        ///< exited, failed, cancelled, timeout, disconnected, memory, quota
+};
+
+struct JobLaunch {
+  /// The command line started (bwrap's, bwrap_args.h; in user mode behind the program that
+  /// mounts the overlays first). It runs with an empty environment: the job's variables are
+  /// among bwrap's options, for the command alone.
+  std::vector<std::string> argv;
+  /// What bwrap reads from fd kArgsFd (--args): every option, out of other users' sight.
+  std::string args_data;
+  std::string cwd = "/";
+  UserCredentials user;
+  UniqueFd stdin_fd;    ///< invalid → /dev/null
+  UniqueFd stdout_fd;   ///< invalid → captured into `output`
+  UniqueFd stderr_fd;   ///< invalid → captured into `output`
+  /// Where captured output goes; required when stdout_fd or stderr_fd is invalid.
+  std::unique_ptr<CapturedOutput> output;
+  std::chrono::seconds timeout{0};  ///< killed (reason "timeout") after this long; 0: never
+  std::unique_ptr<JobCgroup> cgroup;  ///< where the job runs, if cgroups are used (job_cgroup.h)
+  std::unique_ptr<JobLimitGroups> limits;  ///< its memory and process limits, if any (job_limits.h)
+  /// Asked every so often while the job runs (at least kQuotaCheckInterval apart, and ten
+  /// times as long as the last answer took): true ends the job with reason "quota".
+  std::function<bool()> over_quota;
+};
+
+class Job {
+ public:
+  /// Where bwrap finds its JSON status pipe and its options (bwrap_args.h).
+  static constexpr int kStatusFd = 3;
+  static constexpr int kArgsFd = 4;
+  /// Where the sandbox waits for the daemon's go before it runs the command (bwrap --block-fd):
+  /// the command never runs before the daemon knows the job's pid namespace (job_senders.h).
+  static constexpr int kBlockFd = 5;
+  /// How long bwrap may take to report a pid namespace that checks out before the job is
+  /// given up (reason "failed").
+  static constexpr std::chrono::seconds kNamespaceReportTimeout{20};
+  /// bwrap's status output kept at most: the owner can write into that pipe, the daemon's
+  /// memory is not theirs to fill.
+  static constexpr size_t kStatusTextCap = 64 << 10;
+  /// Output kept for fd-less callers (captured_output.h); more is dropped and OutputTruncated set.
+  static constexpr uint64_t kOutputCap = 8 << 20;
+  using FinishedCallback = std::function<void(const JobEnd&)>;
+  /// Told the size of the captured output when it grew, at most every kOutputNotifyInterval
+  /// (and not at the end: the job's end says it all).
+  using OutputCallback = std::function<void(uint64_t captured_bytes)>;
+  static constexpr std::chrono::milliseconds kOutputNotifyInterval{100};
+  static constexpr std::chrono::milliseconds kQuotaCheckInterval{250};
+
+  Job(std::string id, std::string sandbox_id, std::vector<std::string> argv);
+  ~Job();
+  Job(const Job&) = delete;
+  Job& operator=(const Job&) = delete;
+
+  /// Starts bwrap; `on_finished` runs once on the monitor thread when the job has ended.
+  void Start(JobLaunch launch, FinishedCallback on_finished, OutputCallback on_output = {});
+  /// Kills the whole job (bwrap and its pid namespace); `reason` becomes the reason it ended
+  /// (the first one given wins). Harmless when finished.
+  void Cancel(const std::string& reason = "cancelled");
+  /// Calls `callback` once the job has ended (at once if it has).
+  void WhenFinished(FinishedCallback callback);
+  /// Only from inside Start's `on_finished`: `work` runs on the monitor thread once every
+  /// WhenFinished callback has run (work whose cost must not delay the answers they send).
+  void ThenAfterWaiters(std::function<void()> work);
+
+  const std::string& id() const { return id_; }
+  const std::string& sandbox_id() const { return sandbox_id_; }
+  const std::vector<std::string>& argv() const { return argv_; }
+  JobState state() const;
+  JobEnd end() const;
+  bool output_truncated() const;
+  std::string ReadOutput(uint64_t offset, uint32_t max_bytes) const;
+
+ private:
+  std::shared_ptr<CapturedOutput> output() const;
+  void Monitor(UniqueFd status_fd, UniqueFd capture_fd, UniqueFd go_fd, std::chrono::seconds timeout, OutputCallback on_output,
+               std::function<bool()> over_quota);
+  /// Looks at the complete lines of `status_text` from `from` on for bwrap's report of the
+  /// job's pid-namespace init, and keeps it once it checks out (job_namespace.h); true then.
+  bool NoteNamespaceInit(const std::string& status_text, size_t& from);
+
+  const std::string id_;
+  const std::string sandbox_id_;
+  const std::vector<std::string> argv_;
+  mutable std::mutex mutex_;
+  ChildProcess child_;
+  JobState state_ = JobState::kRunning;
+  JobEnd end_;
+  std::string stop_reason_;  ///< why the job was killed; empty unless it was
+  std::unique_ptr<JobCgroup> cgroup_;
+  std::unique_ptr<JobLimitGroups> limits_;
+  UniqueFd namespace_init_;  ///< pidfd of pid 1 of the job's pid namespace, once verified
+  std::optional<NamespaceId> pid_namespace_;  ///< registered with JobSenders while the job runs
+  std::shared_ptr<CapturedOutput> output_;  ///< set by Start; readers take a copy under the mutex
+  std::vector<FinishedCallback> waiters_;
+  std::function<void()> after_waiters_;
+  std::thread monitor_;
+};
+
+}  // namespace sandboxd

@@ -1,0 +1,53 @@
+#include "jobs/job_setup.h"
+
+#include "base/errors.h"
+#include "sandbox/root_validation.h"
+
+namespace sandboxd {
+
+std::string ResolveJobCwd(const std::string& cwd, const std::vector<std::string>& roots, const std::string& sandbox_id,
+                          bool outside_means_first_root) {
+  if (cwd.empty()) return roots.front();
+  if (cwd[0] != '/') throw Error(Code::kInvalidPath, "working directory '" + cwd + "' is not an absolute path");
+  std::string normalised;
+  size_t pos = 1;
+  while (pos <= cwd.size()) {
+    size_t end = cwd.find('/', pos);
+    if (end == std::string::npos) end = cwd.size();
+    std::string part = cwd.substr(pos, end - pos);
+    if (part == "." || part == "..")
+      throw Error(Code::kInvalidPath, "working directory '" + cwd + "' must not contain '.' or '..'");
+    if (!part.empty()) normalised += "/" + part;
+    pos = end + 1;
+  }
+  if (normalised.empty()) normalised.push_back('/');  // (= "/" trips a GCC 12 -Wrestrict false alarm)
+  for (const auto& root : roots) {
+    if (PathHolds(root, normalised)) return normalised;
+  }
+  if (outside_means_first_root) return roots.front();
+  throw Error(Code::kInvalidPath, "working directory " + normalised + " is not inside a root of sandbox " + sandbox_id);
+}
+
+std::vector<std::string> JobEnvironment(const UserCredentials& user, const std::map<std::string, std::string>& extra) {
+  std::map<std::string, std::string> env = {
+      {"PATH", "/usr/local/bin:/usr/bin:/bin"},
+      {"HOME", user.home},
+      {"USER", user.name},
+      {"LOGNAME", user.name},
+      {"SHELL", user.shell},
+      {"LANG", "C.UTF-8"},
+  };
+  for (const auto& [name, value] : extra) {
+    // A name with '=' or NUL would be read back as another variable than the one checked here.
+    if (name.empty() || name.find('=') != std::string::npos || name.find('\0') != std::string::npos)
+      throw Error(Code::kInvalidArgument, "environment variable name '" + name + "' is not valid");
+    if (value.find('\0') != std::string::npos)
+      throw Error(Code::kInvalidArgument, "environment variable " + name + " holds a NUL byte");
+    env[name] = value;
+  }
+  std::vector<std::string> result;
+  for (const auto& [name, value] : env) result.push_back(name + "=" + value);
+  return result;
+}
+
+}  // namespace sandboxd

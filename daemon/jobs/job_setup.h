@@ -1,0 +1,29 @@
+#pragma once
+/// Pure decisions about a job before it starts: its working directory (inside a root, or
+/// refused) and its environment (a documented minimal set plus what the caller passes, never
+/// the daemon's own).
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/credentials.h"
+
+namespace sandboxd {
+
+/// "" → the first root. Otherwise an absolute, normalised path (no ".", ".." or empty
+/// components) equal to or beneath one of `roots`. Throws Error(kInvalidPath) naming it;
+/// with `outside_means_first_root`, a well-formed path outside every root is the first root.
+/// Purely lexical, on purpose: the daemon never looks the path up (as root it would follow
+/// what the caller's symlinks say, and could tell what exists where the caller cannot look).
+/// bwrap's --chdir looks it up inside the job, as the owner, in the job's own view.
+std::string ResolveJobCwd(const std::string& cwd, const std::vector<std::string>& roots, const std::string& sandbox_id,
+                          bool outside_means_first_root = false);
+
+/// PATH, HOME, USER, LOGNAME, SHELL, LANG=C.UTF-8, then `extra` (which may override them).
+/// Throws Error(kInvalidArgument) for an empty name, one containing '=' or NUL, or a value
+/// containing NUL. These are the command's variables: bwrap_args.h hands them to bwrap as
+/// --setenv, never as bwrap's own environment.
+std::vector<std::string> JobEnvironment(const UserCredentials& user, const std::map<std::string, std::string>& extra);
+
+}  // namespace sandboxd

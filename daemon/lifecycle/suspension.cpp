@@ -1,0 +1,125 @@
+#include "lifecycle/suspension.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/errors.h"
+#include "base/fs_util.h"
+#include "review/decision_pins.h"
+
+namespace sandboxd {
+namespace {
+
+std::string ArchiveDir(const std::string& archive_path) { return archive_path.substr(0, archive_path.rfind('/')); }
+
+void SyncDirectory(const std::string& path) {
+  UniqueFd dir(open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dir || fsync(dir.get()) != 0) ThrowErrno("cannot sync " + path);
+}
+
+}  // namespace
+
+void Suspension::Record(Sandbox& sandbox, const std::string& state) {
+  store_.SetState(sandbox.id(), state);
+  sandbox.SetState(state);
+}
+
+void Suspension::RemoveArchives(const Sandbox& sandbox) {
+  for (size_t i = 0; i < sandbox.roots().size(); ++i) RemoveTree(ArchiveDir(sandbox.ArchivePath(i)));
+}
+
+uint64_t Suspension::Suspend(Sandbox& sandbox) {
+  if (!sandbox.active()) throw Error(Code::kInvalidState, "sandbox " + sandbox.id() + " is already " + sandbox.state());
+  sandbox.Unmount();  // Busy (a shell in the merged view): nothing changed yet
+  uint64_t bytes = 0;
+  try {
+    Record(sandbox, "suspending");
+    RemoveArchives(sandbox);  // what a suspend taken back may have left
+    PinDecisionsForMove(approvals_, sandbox);
+    for (size_t i = 0; i < sandbox.roots().size(); ++i) {
+      std::string archive = sandbox.ArchivePath(i);
+      MakeDirectory(ArchiveDir(archive), 0700);
+      bytes += archiver_.Write(sandbox.UpperDir(i), archive, level_).bytes;
+    }
+    for (size_t i = 0; i < sandbox.roots().size(); ++i) SyncDirectory(ArchiveDir(sandbox.ArchivePath(i)));
+    Record(sandbox, "suspended");
+  } catch (...) {
+    // The layers are untouched until the archives are complete and recorded.
+    RemoveArchives(sandbox);
+    try {
+      PinDecisionsToLayers(approvals_, sandbox);
+    } catch (...) {
+      // Left pinned for the archive, they show as pending: never a decision on other content.
+    }
+    Record(sandbox, "active");
+    sandbox.SetUp();
+    throw;
+  }
+  // From here on the archives are the sandbox's changes; the layers go (to the trash: deleting
+  // many files takes long, and the caller need not wait for it), and a hard quota's file
+  // system is unmounted, its loop device freed.
+  sandbox.TrashLayers();
+  sandbox.ReleaseLayers();
+  return bytes;
+}
+
+void Suspension::RestoreLayers(Sandbox& sandbox) {
+  sandbox.MountLayers();
+  for (size_t i = 0; i < sandbox.roots().size(); ++i) {
+    std::string upper = sandbox.UpperDir(i);
+    RemoveTree(upper);  // what a cut-off resume left
+    RemoveTree(sandbox.WorkDir(i));
+    MakeDirectory(upper, 0700);  // its owner and mode come from the archive's "." entry
+    archiver_.Extract(sandbox.ArchivePath(i), upper);
+  }
+}
+
+void Suspension::Resume(Sandbox& sandbox) {
+  if (sandbox.state() != "suspended") throw Error(Code::kInvalidState, "sandbox " + sandbox.id() + " is not suspended");
+  Record(sandbox, "resuming");
+  try {
+    RestoreLayers(sandbox);
+    // Mounted before it is called active: a root that cannot be mounted (replaced in the live
+    // tree, say) leaves the sandbox suspended, its archives whole, to be resumed once it can.
+    sandbox.SetUp();
+    PinDecisionsToLayers(approvals_, sandbox);
+    Record(sandbox, "active");
+  } catch (...) {
+    try {
+      sandbox.UnmountForGood();
+    } catch (...) {
+    }
+    sandbox.ClearLayers();
+    Record(sandbox, "suspended");
+    throw;
+  }
+  RemoveArchives(sandbox);
+}
+
+std::string Suspension::Recover(Sandbox& sandbox) {
+  std::string state = sandbox.state();
+  if (state == "suspending") {
+    // Cut off before the archives were complete: the layers are whole, the suspend is undone.
+    RemoveArchives(sandbox);
+    PinDecisionsToLayers(approvals_, sandbox);
+    Record(sandbox, "active");
+    return "the suspend of sandbox " + sandbox.id() + " was cut off; took it back";
+  }
+  if (state == "suspended") {
+    // Cut off (perhaps) after the archives were recorded but before the layers were freed.
+    sandbox.ClearLayers();
+    return "";
+  }
+  if (state == "resuming") {
+    RestoreLayers(sandbox);
+    PinDecisionsToLayers(approvals_, sandbox);
+    Record(sandbox, "active");
+    RemoveArchives(sandbox);
+    return "the resume of sandbox " + sandbox.id() + " was cut off; finished it";
+  }
+  if (state == "active") RemoveArchives(sandbox);  // a resume cut off after "active"
+  return "";
+}
+
+}  // namespace sandboxd

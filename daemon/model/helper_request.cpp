@@ -1,0 +1,84 @@
+#include "model/helper_request.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <iostream>
+
+#include "base/errors.h"
+#include "model/change_json.h"
+
+namespace sandboxd {
+
+std::vector<RootRequest> ParseRoots(const nlohmann::json& request) {
+  std::vector<RootRequest> roots;
+  for (const auto& root : request.at("roots")) {
+    RootRequest r;
+    r.live_fd = root.at("live_fd").get<int>();
+    r.upper_fd = root.at("upper_fd").get<int>();
+    r.prefix = root.at("prefix").get<std::string>();
+    for (const auto& change : root.at("changes")) r.changes.push_back(ChangeFromJson(change));
+    for (const auto& pair : root.value("renames", nlohmann::json::array()))
+      r.renames.push_back({pair.at(0).get<std::string>(), pair.at(1).get<std::string>()});
+    r.only_hunks = root.value("only_hunks", std::map<std::string, std::set<int>>{});
+    roots.push_back(std::move(r));
+  }
+  return roots;
+}
+
+namespace {
+
+/// All of standard input, read in blocks (std::cin, synced with stdio, takes a byte a call: a
+/// page of a commit's steps is half a megabyte).
+std::string ReadStandardInput() {
+  std::string input;
+  char block[65536];
+  for (;;) {
+    ssize_t got = read(STDIN_FILENO, block, sizeof block);
+    if (got > 0) {
+      input.append(block, static_cast<size_t>(got));
+    } else if (got == 0) {
+      return input;
+    } else if (errno != EINTR) {
+      ThrowErrno("cannot read the request");
+    }
+  }
+}
+
+void WriteHelperMessage(const nlohmann::json& message) {
+  std::string bytes = HelperMessageBytes(message);
+  std::cout.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::cout.flush();
+}
+
+}  // namespace
+
+std::string HelperMessageBytes(const nlohmann::json& message) {
+  std::vector<uint8_t> bytes = nlohmann::json::to_cbor(message);
+  return std::string(bytes.begin(), bytes.end());
+}
+
+nlohmann::json ReadHelperMessage(const std::string& bytes) {
+  return nlohmann::json::from_cbor(bytes.begin(), bytes.end(), true, false);
+}
+
+int ServeHelperRequest(int argc, char** argv, const std::map<std::string, HelperOperation>& operations) {
+  if (argc != 2 || !operations.count(argv[1])) {
+    std::string names;
+    for (const auto& [name, operation] : operations) names += (names.empty() ? "" : "|") + name;
+    std::cerr << "usage: " << (argc > 0 ? argv[0] : "helper") << " " << names
+              << " < request.cbor (started by sandboxd only)\n";
+    return 2;
+  }
+  try {
+    WriteHelperMessage(operations.at(argv[1])(ReadHelperMessage(ReadStandardInput())));
+    return 0;
+  } catch (const Error& e) {
+    WriteHelperMessage({{"error", {{"name", DBusErrorName(e.code())}, {"message", e.what()}}}});
+  } catch (const std::exception& e) {
+    WriteHelperMessage({{"error", {{"name", "org.freedesktop.DBus.Error.Failed"}, {"message", e.what()}}}});
+  }
+  return 1;
+}
+
+}  // namespace sandboxd

@@ -1,0 +1,42 @@
+#pragma once
+/// What both sandboxd helpers share: reading the request a helper gets (roots with their
+/// changes) and serving one operation, answering one JSON object on stdout; an error is
+/// {"error": {"name": D-Bus error name, "message": ...}}. See helper_main.cpp.
+
+#include <functional>
+#include <map>
+#include <set>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "model/change.h"
+#include "model/renames.h"
+
+namespace sandboxd {
+
+struct RootRequest {
+  int live_fd = -1;
+  int upper_fd = -1;
+  std::string prefix;
+  std::vector<Change> changes;
+  std::vector<Rename> renames;
+  std::map<std::string, std::set<int>> only_hunks;  ///< "diff" only: see DiffOptions
+};
+
+std::vector<RootRequest> ParseRoots(const nlohmann::json& request);
+
+/// Requests and answers between sandboxd and its helpers travel as CBOR, not JSON text: the names
+/// in them are bytes a job chose, and JSON text holds only UTF-8 (nlohmann refuses to write any
+/// other string). CBOR's strings carry the bytes as they are.
+std::string HelperMessageBytes(const nlohmann::json& message);
+/// The message `bytes` hold; a discarded value when they are not one.
+nlohmann::json ReadHelperMessage(const std::string& bytes);
+
+using HelperOperation = std::function<nlohmann::json(const nlohmann::json& request)>;
+
+/// main() of a helper: `argv[1]` names one of `operations`, the request comes on stdin.
+/// Returns the exit status.
+int ServeHelperRequest(int argc, char** argv, const std::map<std::string, HelperOperation>& operations);
+
+}  // namespace sandboxd

@@ -1,0 +1,132 @@
+#include "owner/helper_client.h"
+
+#include <sys/wait.h>
+
+#include "base/errors.h"
+#include "base/process.h"
+#include "model/change_json.h"
+#include "model/helper_request.h"
+
+namespace sandboxd {
+
+namespace {
+
+/// Text operations are sandboxd-text-helper's, which lives beside sandboxd-helper.
+std::string HelperFor(const std::string& helper_path, const std::string& op) {
+  if (op != "diff" && op != "hunks" && op != "merge") return helper_path;
+  return BesideHelper(helper_path, "sandboxd-text-helper");
+}
+
+}  // namespace
+
+std::string BesideHelper(const std::string& helper_path, const std::string& program) {
+  size_t slash = helper_path.rfind('/');
+  return (slash == std::string::npos ? std::string() : helper_path.substr(0, slash + 1)) + program;
+}
+
+nlohmann::json RunHelperRequest(const std::string& helper_path, const std::string& op, const UserCredentials& user,
+                                const nlohmann::json& request, const std::vector<int>& fds) {
+  SpawnOptions options;
+  options.path = HelperFor(helper_path, op);
+  options.argv = {options.path, op};
+  options.env = {"PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8"};
+  options.user = user;
+  options.cwd = "/";
+  options.die_with_parent = true;
+  for (size_t i = 0; i < fds.size(); ++i) options.fds.push_back({static_cast<int>(3 + i), fds[i]});
+  RunResult result = RunAndCapture(options, HelperMessageBytes(request));
+  auto answer = ReadHelperMessage(result.out);
+  if (answer.is_object() && answer.contains("error")) {
+    const auto& error = answer["error"];
+    throw Error(CodeFromDBusName(error.value("name", "")), error.value("message", "sandboxd-helper failed"));
+  }
+  if (!WIFEXITED(result.status) || WEXITSTATUS(result.status) != 0 || !answer.is_object()) {
+    std::string detail = result.err.empty() ? "exit status " + std::to_string(ExitStatusFromWaitStatus(result.status)) : result.err;
+    while (!detail.empty() && detail.back() == '\n') detail.pop_back();
+    throw Error(Code::kFailed, "sandboxd-helper " + op + " failed: " + detail);
+  }
+  return answer;
+}
+
+nlohmann::json RunHelper(const std::string& helper_path, const std::string& op, const UserCredentials& user,
+                         const std::vector<HelperRoot>& roots, int output_fd, int64_t output_stall_ms) {
+  nlohmann::json request = {{"op", op}, {"roots", nlohmann::json::array()}};
+  std::vector<int> fds;
+  for (const auto& root : roots) {
+    nlohmann::json changes = nlohmann::json::array();
+    for (const auto& change : root.changes) changes.push_back(ChangeToJson(change));
+    int first = static_cast<int>(3 + fds.size());
+    fds.push_back(root.live_fd);
+    fds.push_back(root.upper_fd);
+    nlohmann::json renames = nlohmann::json::array();
+    for (const auto& rename : root.renames) renames.push_back({rename.from, rename.to});
+    request["roots"].push_back(
+        {{"live_fd", first}, {"upper_fd", first + 1}, {"prefix", root.prefix}, {"changes", changes}, {"renames", renames},
+         {"only_hunks", root.only_hunks}});
+  }
+  if (output_fd >= 0) {
+    request["output_fd"] = static_cast<int>(3 + fds.size());
+    fds.push_back(output_fd);
+    if (output_stall_ms > 0) request["output_stall_ms"] = output_stall_ms;
+  }
+  return RunHelperRequest(helper_path, op, user, request, fds);
+}
+
+void RunStepsHelper(const std::string& helper_path, const UserCredentials& user, const std::string& direction,
+                    const std::vector<StepHelperRoot>& roots, const std::vector<CommitStep>& steps, bool sync) {
+  nlohmann::json request = {
+      {"direction", direction}, {"roots", nlohmann::json::array()}, {"sync", sync}};
+  std::vector<int> fds;
+  for (const auto& root : roots) {
+    int first = static_cast<int>(3 + fds.size());
+    fds.insert(fds.end(), {root.live_fd, root.upper_fd, root.removed_fd});
+    request["roots"].push_back({{"live_fd", first}, {"upper_fd", first + 1}, {"removed_fd", first + 2}});
+  }
+  std::string packed = PackSteps(steps);
+  request["steps"] = nlohmann::json::binary(std::vector<uint8_t>(packed.begin(), packed.end()));
+  RunHelperRequest(helper_path, "steps", user, request, fds);
+}
+
+std::vector<std::map<std::string, int>> CountHunksAsOwner(const std::string& helper_path, const UserCredentials& user,
+                                                          const std::vector<HelperRoot>& roots) {
+  nlohmann::json answer = RunHelper(helper_path, "hunks", user, roots);
+  std::vector<std::map<std::string, int>> counts;
+  for (const auto& root : answer.at("roots")) counts.push_back(root.at("counts").get<std::map<std::string, int>>());
+  if (counts.size() != roots.size()) throw Error(Code::kFailed, "sandboxd-helper hunks answered for the wrong number of roots");
+  return counts;
+}
+
+void MergeHunksAsOwner(const std::string& helper_path, const UserCredentials& user, int live_fd, int upper_fd,
+                       const std::string& path, const std::set<int>& hunks, int output_fd) {
+  nlohmann::json request = {{"live_fd", 3}, {"upper_fd", 4}, {"output_fd", 5}, {"path", path}, {"hunks", hunks}};
+  RunHelperRequest(helper_path, "merge", user, request, {live_fd, upper_fd, output_fd});
+}
+
+std::set<std::string> SameContentAsOwner(const std::string& helper_path, const UserCredentials& user, int live_fd,
+                                         int upper_fd, const std::vector<std::string>& paths) {
+  nlohmann::json request = {{"live_fd", 3}, {"upper_fd", 4}, {"paths", paths}};
+  nlohmann::json answer = RunHelperRequest(helper_path, "compare", user, request, {live_fd, upper_fd});
+  return answer.at("same").get<std::set<std::string>>();
+}
+
+std::vector<std::vector<Rename>> ConfirmRenamesAsOwner(const std::string& helper_path, const UserCredentials& user,
+                                                       const std::vector<RenameRoot>& roots) {
+  nlohmann::json request = {{"roots", nlohmann::json::array()}};
+  std::vector<int> fds;
+  for (const auto& root : roots) {
+    int first = static_cast<int>(3 + fds.size());
+    fds.push_back(root.live_fd);
+    fds.push_back(root.upper_fd);
+    request["roots"].push_back({{"live_fd", first}, {"upper_fd", first + 1}, {"candidates", root.candidates}});
+  }
+  auto answer = RunHelperRequest(helper_path, "renames", user, request, fds);
+  std::vector<std::vector<Rename>> renames;
+  for (const auto& root : answer.at("roots")) {
+    renames.emplace_back();
+    for (const auto& pair : root.at("renames")) renames.back().push_back({pair.at(0).get<std::string>(), pair.at(1).get<std::string>()});
+  }
+  if (renames.size() != roots.size()) throw Error(Code::kFailed, "sandboxd-helper renames answered for the wrong number of roots");
+  return renames;
+}
+
+}  // namespace sandboxd

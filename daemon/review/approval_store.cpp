@@ -1,0 +1,207 @@
+#include "review/approval_store.h"
+
+#include <nlohmann/json.hpp>
+
+#include "base/errors.h"
+
+namespace sandboxd {
+namespace {
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS approvals (
+  sandbox_id TEXT NOT NULL REFERENCES sandboxes(id) ON DELETE CASCADE,
+  root INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  verdict TEXT NOT NULL,
+  hunks TEXT NOT NULL,
+  hunk_count INTEGER NOT NULL,
+  PRIMARY KEY (sandbox_id, root, path)
+);
+CREATE TABLE IF NOT EXISTS approvals_after_commit (
+  sandbox_id TEXT NOT NULL REFERENCES sandboxes(id) ON DELETE CASCADE,
+  commit_id INTEGER NOT NULL,
+  root INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  verdict TEXT NOT NULL,
+  hunks TEXT NOT NULL,
+  hunk_count INTEGER NOT NULL,
+  partner TEXT NOT NULL,
+  PRIMARY KEY (sandbox_id, commit_id, root, path)
+);
+)sql";
+
+std::string HunksToText(const std::map<int, Verdict>& hunks) {
+  nlohmann::json object = nlohmann::json::object();
+  for (const auto& [number, verdict] : hunks) object[std::to_string(number)] = std::string(ToString(verdict));
+  return object.dump();
+}
+
+std::map<int, Verdict> HunksFromText(const std::string& text) {
+  std::map<int, Verdict> hunks;
+  auto object = nlohmann::json::parse(text);
+  for (auto it = object.begin(); it != object.end(); ++it) {
+    std::string name = it.value().is_string() ? it.value().get<std::string>() : it.value().dump();
+    auto decided = VerdictFromString(name);
+    if (!decided) throw Error(Code::kFailed, "approval database holds an unknown verdict '" + name + "'");
+    hunks[std::stoi(it.key())] = *decided;
+  }
+  return hunks;
+}
+
+/// The columns both tables keep a decision in, in the order DecisionFromRow reads them.
+constexpr const char* kDecisionColumns = "root, path, verdict, hunks, hunk_count, partner";
+
+Approval DecisionFromRow(Statement& row) {
+  Approval approval;
+  approval.root = static_cast<size_t>(row.ColumnInt(0));
+  approval.path = row.ColumnText(1);
+  approval.whole = VerdictFromString(row.ColumnText(2)).value_or(Verdict::kPending);
+  approval.hunks = HunksFromText(row.ColumnText(3));
+  approval.hunk_count = static_cast<int>(row.ColumnInt(4));
+  approval.partner = row.ColumnText(5);
+  return approval;
+}
+
+}  // namespace
+
+ApprovalStore::ApprovalStore(Store& store) : store_(store) {
+  store_.WithDatabase([](Database& db) {
+    db.Exec(kSchema);
+    // Databases written before decisions knew their rename partner lack the column: their
+    // decisions were made on changes taken alone.
+    bool present = false;
+    Statement info(db, "SELECT name FROM pragma_table_info('approvals')");
+    while (info.Step()) present |= info.ColumnText(0) == "partner";
+    if (!present) db.Exec("ALTER TABLE approvals ADD COLUMN partner TEXT NOT NULL DEFAULT ''");
+  });
+}
+
+std::vector<Approval> ApprovalStore::Load(const std::string& sandbox_id) {
+  return store_.WithDatabase([&](Database& db) {
+    std::vector<Approval> approvals;
+    Statement select(db, "SELECT " + std::string(kDecisionColumns) + ", fingerprint FROM approvals WHERE sandbox_id = ?");
+    select.Bind(1, sandbox_id);
+    while (select.Step()) {
+      Approval approval = DecisionFromRow(select);
+      approval.fingerprint = select.ColumnText(6);
+      approvals.push_back(std::move(approval));
+    }
+    return approvals;
+  });
+}
+
+OrderedLookup<Approval>::Page ApprovalStore::Page(const std::string& sandbox_id, const RecordKey& from,
+                                                  size_t limit) {
+  return store_.WithDatabase([&](Database& db) {
+    OrderedLookup<Approval>::Page page;
+    Statement select(db, "SELECT " + std::string(kDecisionColumns) + ", fingerprint FROM approvals WHERE sandbox_id = ? AND (root, path) >= (?, ?) "
+                         "ORDER BY root, path LIMIT ?");
+    select.Bind(1, sandbox_id).Bind(2, static_cast<int64_t>(from.first)).Bind(3, from.second);
+    select.Bind(4, static_cast<int64_t>(limit));
+    while (select.Step()) {
+      Approval approval = DecisionFromRow(select);
+      approval.fingerprint = select.ColumnText(6);
+      RecordKey key{approval.root, approval.path};
+      page.emplace_back(std::move(key), std::move(approval));
+    }
+    return page;
+  });
+}
+
+OrderedLookup<Approval> ApprovalStore::Lookup(const std::string& sandbox_id) {
+  return OrderedLookup<Approval>(
+      [this, sandbox_id](const RecordKey& from, size_t limit) { return Page(sandbox_id, from, limit); });
+}
+
+void ApprovalStore::Save(const std::string& sandbox_id, const std::vector<Approval>& approvals) {
+  store_.WithDatabase([&](Database& db) {
+    Transaction tx(db);
+    Statement upsert(db,
+                     "INSERT OR REPLACE INTO approvals(sandbox_id, root, path, fingerprint, verdict, hunks, hunk_count, partner) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    Statement erase(db, "DELETE FROM approvals WHERE sandbox_id = ? AND root = ? AND path = ?");
+    for (const auto& approval : approvals) {
+      if (approval.State() == ReviewState::kPending && approval.hunks.empty()) {
+        erase.Bind(1, sandbox_id).Bind(2, static_cast<int64_t>(approval.root)).Bind(3, approval.path).Run();
+        continue;
+      }
+      upsert.Bind(1, sandbox_id)
+          .Bind(2, static_cast<int64_t>(approval.root))
+          .Bind(3, approval.path)
+          .Bind(4, approval.fingerprint)
+          .Bind(5, ToString(approval.whole))
+          .Bind(6, HunksToText(approval.hunks))
+          .Bind(7, static_cast<int64_t>(approval.hunk_count))
+          .Bind(8, approval.partner)
+          .Run();
+    }
+    tx.Commit();
+  });
+}
+
+void ApprovalStore::Forget(const std::string& sandbox_id, const std::vector<std::pair<size_t, std::string>>& paths) {
+  store_.WithDatabase([&](Database& db) {
+    Transaction tx(db);
+    Statement erase(db, "DELETE FROM approvals WHERE sandbox_id = ? AND root = ? AND path = ?");
+    for (const auto& [root, path] : paths) erase.Bind(1, sandbox_id).Bind(2, static_cast<int64_t>(root)).Bind(3, path).Run();
+    tx.Commit();
+  });
+}
+
+void ApprovalStore::ForgetAll(const std::string& sandbox_id) {
+  store_.WithDatabase([&](Database& db) { Statement(db, "DELETE FROM approvals WHERE sandbox_id = ?").Bind(1, sandbox_id).Run(); });
+}
+
+void ApprovalStore::Clear(const std::string& sandbox_id) {
+  store_.WithDatabase([&](Database& db) {
+    Statement(db, "DELETE FROM approvals WHERE sandbox_id = ?").Bind(1, sandbox_id).Run();
+    Statement(db, "DELETE FROM approvals_after_commit WHERE sandbox_id = ?").Bind(1, sandbox_id).Run();
+  });
+}
+
+void ApprovalStore::SaveAfterCommit(const std::string& sandbox_id, int64_t commit, const std::vector<Approval>& approvals) {
+  store_.WithDatabase([&](Database& db) {
+    Transaction tx(db);
+    Statement insert(db,
+                     "INSERT OR REPLACE INTO approvals_after_commit(sandbox_id, commit_id, root, path, verdict, hunks, hunk_count, "
+                     "partner) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    for (const auto& approval : approvals)
+      insert.Bind(1, sandbox_id)
+          .Bind(2, commit)
+          .Bind(3, static_cast<int64_t>(approval.root))
+          .Bind(4, approval.path)
+          .Bind(5, ToString(approval.whole))
+          .Bind(6, HunksToText(approval.hunks))
+          .Bind(7, static_cast<int64_t>(approval.hunk_count))
+          .Bind(8, approval.partner)
+          .Run();
+    tx.Commit();
+  });
+}
+
+std::vector<int64_t> ApprovalStore::CommitsAwaited(const std::string& sandbox_id) {
+  return store_.WithDatabase([&](Database& db) {
+    std::vector<int64_t> commits;
+    Statement select(db, "SELECT DISTINCT commit_id FROM approvals_after_commit WHERE sandbox_id = ?");
+    select.Bind(1, sandbox_id);
+    while (select.Step()) commits.push_back(select.ColumnInt(0));
+    return commits;
+  });
+}
+
+std::vector<Approval> ApprovalStore::TakeAfterCommit(const std::string& sandbox_id, int64_t commit) {
+  return store_.WithDatabase([&](Database& db) {
+    Transaction tx(db);
+    std::vector<Approval> approvals;
+    Statement select(db, "SELECT " + std::string(kDecisionColumns) +
+                             " FROM approvals_after_commit WHERE sandbox_id = ? AND commit_id = ?");
+    select.Bind(1, sandbox_id).Bind(2, commit);
+    while (select.Step()) approvals.push_back(DecisionFromRow(select));
+    Statement(db, "DELETE FROM approvals_after_commit WHERE sandbox_id = ? AND commit_id = ?").Bind(1, sandbox_id).Bind(2, commit).Run();
+    tx.Commit();
+    return approvals;
+  });
+}
+
+}  // namespace sandboxd

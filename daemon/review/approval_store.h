@@ -1,0 +1,49 @@
+#pragma once
+/// Approvals in the daemon's SQLite database (the same connection as the sandbox records), so
+/// that they survive a restart and go with their sandbox (ON DELETE CASCADE).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "changes/approval.h"
+#include "store/ordered_lookup.h"
+#include "store/store.h"
+
+namespace sandboxd {
+
+class ApprovalStore {
+ public:
+  explicit ApprovalStore(Store& store);
+
+  std::vector<Approval> Load(const std::string& sandbox_id);
+  /// Up to `limit` decisions at or after {root, path} `from`, in that
+  /// key order (ordered_lookup.h).
+  OrderedLookup<Approval>::Page Page(const std::string& sandbox_id, const RecordKey& from, size_t limit);
+  /// The decisions of the sandbox one by one as a streaming scan asks for them.
+  OrderedLookup<Approval> Lookup(const std::string& sandbox_id);
+  /// Writes `approvals` (replacing earlier rows of the same paths); a pending whole decision
+  /// deletes its row. One transaction.
+  void Save(const std::string& sandbox_id, const std::vector<Approval>& approvals);
+  /// Forgets the decisions of `paths` (after a commit took them).
+  void Forget(const std::string& sandbox_id, const std::vector<std::pair<size_t, std::string>>& paths);
+  /// Forgets every decision of the sandbox (after a commit of its whole change set); those
+  /// waiting for a commit's outcome stay.
+  void ForgetAll(const std::string& sandbox_id);
+  void Clear(const std::string& sandbox_id);
+
+  /// The decisions the files a commit takes in part keep if it goes live (the hunks left),
+  /// written before it moves anything and taken when it is settled: a commit a kill cut off
+  /// is settled by recovery, and its outcome is then known only from the journal.
+  void SaveAfterCommit(const std::string& sandbox_id, int64_t commit, const std::vector<Approval>& approvals);
+  /// The commits of the sandbox with decisions waiting for their outcome.
+  std::vector<int64_t> CommitsAwaited(const std::string& sandbox_id);
+  /// Reads and forgets the decisions waiting for commit `commit` (without fingerprints).
+  std::vector<Approval> TakeAfterCommit(const std::string& sandbox_id, int64_t commit);
+
+ private:
+  Store& store_;
+};
+
+}  // namespace sandboxd

@@ -1,0 +1,408 @@
+#include "review/review.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include <set>
+
+#include "base/beneath.h"
+#include "base/errors.h"
+#include "changes/change_selection.h"
+#include "changes/commit_selection.h"
+#include "commit/commit_planner.h"
+#include "model/renames.h"
+#include "selector.h"
+
+namespace sandboxd {
+namespace {
+
+/// Gives every decided approval without one the fingerprint of its change as it is now.
+void FillFingerprints(const Sandbox& sandbox, std::vector<Approval>& approvals) {
+  std::map<size_t, std::pair<UniqueFd, UniqueFd>> roots;
+  for (auto& approval : approvals) {
+    if (!approval.fingerprint.empty() || (approval.hunks.empty() && approval.whole == Verdict::kPending)) continue;
+    auto& fds = roots[approval.root];
+    if (!fds.first) fds = {sandbox.OpenLiveRoot(approval.root), sandbox.OpenUpper(approval.root)};
+    approval.fingerprint = ChangeFingerprint(fds.first.get(), fds.second.get(), approval.path);
+  }
+}
+
+}  // namespace
+
+std::vector<ReviewedChange> Review::Current(const Sandbox& sandbox) {
+  std::vector<ReviewedChange> reviewed;
+  ForEach(sandbox, [&](ReviewedChange&& item) { reviewed.push_back(std::move(item)); });
+  return reviewed;
+}
+
+namespace {
+
+/// Whether `fingerprint` is a decision pinned for a move (decision_pins.h) that still holds:
+/// what a move keeps of the upper entry, and the live entry as it was.
+bool PinnedForMoveHolds(const std::string& fingerprint, int live_fd, int upper_fd, const std::string& path) {
+  auto parts = SplitFingerprint(fingerprint);
+  return parts && parts->kind == 's' && parts->upper == ArchivedStamp(upper_fd, path) && parts->live == EntryStamp(live_fd, path);
+}
+
+/// The decision stored for `key` if it was made on the change as it is now, else a pending one
+/// with the change's fingerprint (what a decision made now is made on). `moving`: the decisions
+/// were just pinned for a move (Review::PinBeforeMoves), which such a pin outlives.
+Approval Holding(const Approval* stored, const RecordKey& key, int live_fd, int upper_fd, bool moving) {
+  Approval approval;
+  approval.root = key.first;
+  approval.path = key.second;
+  // Only a stored decision needs its change's fingerprint now (a pending change gets one when
+  // it is decided): two stats per decided change, none per pending one.
+  if (!stored) return approval;
+  if (moving && PinnedForMoveHolds(stored->fingerprint, live_fd, upper_fd, key.second)) return *stored;
+  approval.fingerprint = ChangeFingerprint(live_fd, upper_fd, key.second);
+  if (stored->fingerprint == approval.fingerprint) approval = *stored;
+  return approval;
+}
+
+/// Back to pending, keeping the fingerprint.
+void MakePending(Approval& approval) {
+  Approval pending;
+  pending.root = approval.root;
+  pending.path = std::move(approval.path);
+  pending.fingerprint = std::move(approval.fingerprint);
+  approval = std::move(pending);
+}
+
+}  // namespace
+
+SandboxRenames Review::StreamedRenames(const Sandbox& sandbox, const std::vector<RootChanges>& deletions) {
+  if (!find_renames_) return {};
+  // Only additions of files and symlinks of a size some deleted one has can be the other half
+  // (renames.h): those are kept from a second pass, the rest of the change set is not.
+  std::vector<RootChanges> halves;
+  for (const auto& root : deletions) {
+    if (root.changes.empty()) continue;
+    UniqueFd live = sandbox.OpenLiveRoot(root.root), upper = sandbox.OpenUpper(root.root);
+    std::set<std::pair<EntryType, off_t>> sizes;
+    ParentDirs lives(live.get());
+    for (const auto& change : root.changes)
+      if (auto st = StatBeneath(lives, change.path)) sizes.insert({EntryTypeFromMode(st->st_mode), st->st_size});
+    if (sizes.empty()) continue;
+    RootChanges candidates{root.root, {}};
+    ParentDirs uppers(upper.get());
+    auto deleted = root.changes.begin();
+    sandbox.StreamChanges(root.root, [&](Change&& change) {
+      if (change.kind != ChangeKind::kAdded || !MayBeRenamed(change.new_type)) return;
+      auto st = StatBeneath(uppers, change.path);
+      if (!st || !sizes.count({EntryTypeFromMode(st->st_mode), st->st_size})) return;
+      // In path order, the deletions among them (as a scan gives them).
+      for (; deleted != root.changes.end() && deleted->path < change.path; ++deleted) candidates.changes.push_back(*deleted);
+      candidates.changes.push_back(std::move(change));
+    });
+    if (candidates.changes.empty()) continue;
+    for (; deleted != root.changes.end(); ++deleted) candidates.changes.push_back(*deleted);
+    halves.push_back(std::move(candidates));
+  }
+  if (halves.empty()) return {};
+  return find_renames_(sandbox, halves);
+}
+
+void Review::ForEach(const Sandbox& sandbox, const std::function<void(ReviewedChange&&)>& visit, bool moving) {
+  // First pass per root: its hard links linked up, and the deletions that may be halves of
+  // renames; renames are known before the stream starts (the deleted half comes first or
+  // last, in path order).
+  std::vector<RootChanges> deletions;
+  for (size_t i = 0; i < sandbox.roots().size(); ++i) deletions.push_back({i, sandbox.PrepareStream(i)});
+  SandboxRenames renames = StreamedRenames(sandbox, deletions);
+  std::vector<UniqueFd> lives, uppers;
+  for (size_t i = 0; i < sandbox.roots().size(); ++i) {
+    lives.push_back(sandbox.OpenLiveRoot(i));
+    uppers.push_back(sandbox.OpenUpper(i));
+  }
+  // Each rename half's partner, and whether its decision holds for the rename: halves decided
+  // apart (a deletion approved before the file turned up elsewhere) were decided on something
+  // else than this rename, and it is pending until decided as one.
+  std::map<RecordKey, std::pair<std::string, bool>> halves;  // {root, path} → {partner, decided apart}
+  if (!renames.empty()) {
+    for (const auto& [root, pairs] : renames)
+      for (const auto& rename : pairs) {
+        halves[{root, rename.from}] = {rename.to, false};
+        halves[{root, rename.to}] = {rename.from, false};
+      }
+    auto stored = store_.Lookup(sandbox.id());
+    std::map<RecordKey, Approval> holding;
+    for (const auto& [key, half] : halves) holding[key] = Holding(stored.Find(key), key, lives[key.first].get(), uppers[key.first].get(), moving);
+    for (auto& [key, half] : halves) {
+      const Approval& mine = holding[key];
+      const Approval& other = holding[{key.first, half.first}];
+      half.second = mine.State() != other.State() || !mine.hunks.empty() || !other.hunks.empty();
+    }
+  }
+  auto stored = store_.Lookup(sandbox.id());
+  for (size_t i = 0; i < sandbox.roots().size(); ++i) {
+    sandbox.StreamChanges(i, [&](Change&& change) {
+      RecordKey key{i, change.path};
+      ReviewedChange item{i, std::move(change), Holding(stored.Find(key), key, lives[i].get(), uppers[i].get(), moving), {}, {}};
+      std::string partner;
+      if (auto half = halves.find(key); half != halves.end()) {
+        partner = half->second.first;
+        (item.change.kind == ChangeKind::kDeleted ? item.renamed_to : item.renamed_from) = partner;
+        if (half->second.second) MakePending(item.approval);
+      }
+      // A decision holds for the change it was made on, and which rename a change is half of
+      // is part of it: "renamed a -> b" approved is not "deleted a" approved once b has gone,
+      // nor is "added b" rejected a rejection of the rename that later pairs it with a deletion.
+      if (item.approval.partner != partner) {
+        MakePending(item.approval);
+        item.approval.partner = partner;  // what a decision made now is made on
+      }
+      visit(std::move(item));
+    });
+  }
+}
+
+size_t Review::Decide(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool all, Verdict verdict,
+                      const HunkCounter& count_hunks) {
+  // The change set is read as a stream, and only the decisions made now are written: what this
+  // holds and writes grows with what the selectors name, never with the rest of a change set of
+  // a million (a decision the stream shows as not holding any more reads so whether its row
+  // stays or not: Holding).
+  constexpr size_t kBatch = 4096;
+  if (all) {
+    if (!selectors.empty()) throw Error(Code::kInvalidArgument, "name changes of sandbox " + sandbox.id() + " or ask for all of them, not both");
+    // Saved a batch at a time, each in a transaction of its own: holding the store for one
+    // transaction over the whole stream would stop every other sandbox's calls meanwhile. A
+    // failure midway says how many were decided.
+    std::vector<Approval> batch;
+    size_t decided = 0;
+    auto save = [&] {
+      FillFingerprints(sandbox, batch);
+      store_.Save(sandbox.id(), batch);
+      decided += batch.size();
+      batch.clear();
+    };
+    try {
+      ForEach(sandbox, [&](ReviewedChange&& item) {
+        item.approval.DecideWhole(verdict);
+        batch.push_back(std::move(item.approval));
+        if (batch.size() >= kBatch) save();
+      });
+      save();
+    } catch (const Error& e) {
+      if (decided == 0) throw;
+      throw Error(e.code(), std::to_string(decided) + " changes of sandbox " + sandbox.id() + " were " +
+                                std::string(ToString(verdict)) + " before this stopped it: " + e.what());
+    }
+    return decided;
+  }
+  if (selectors.empty()) throw Error(Code::kInvalidArgument, "name at least one change of sandbox " + sandbox.id() + " (PATH or PATH:N), or all of them");
+
+  // Whole-change readings first: a file may itself be called "a:2". The changes named are kept
+  // (by key, in stream order), and every rename half (few), whose partner a selector may name.
+  std::map<RecordKey, ReviewedChange> named, halves;
+  std::set<RecordKey> whole;                             // changes a whole-change reading names
+  std::set<size_t> named_whole;                          // selectors with a whole-change reading that names something
+  std::map<size_t, std::pair<RecordKey, int>> hunk_of;   // selector → {change, hunk}
+  api::SelectorIndex index(selectors);
+  ForEach(sandbox, [&](ReviewedChange&& item) {
+    std::string shown = DisplayPath(item.change, sandbox.PathPrefix(item.root));
+    RecordKey key{item.root, item.change.path};
+    bool keep = false;
+    index.ForEachNaming(shown, [&](size_t s) {
+      named_whole.insert(s);
+      keep = true;
+    });
+    if (keep) whole.insert(key);
+    for (const auto& [s, hunk] : index.HunksOf(shown)) {
+      hunk_of[s] = {key, hunk};
+      keep = true;
+    }
+    bool half = !item.renamed_from.empty() || !item.renamed_to.empty();
+    if (half) halves.emplace(key, item);
+    if (keep) named.emplace(std::move(key), std::move(item));
+  });
+  for (size_t s = 0; s < selectors.size(); ++s) {
+    if (named_whole.count(s)) {
+      hunk_of.erase(s);
+      continue;
+    }
+    if (!hunk_of.count(s)) throw Error(Code::kNotFound, "no change at '" + selectors[s] + "' in sandbox " + sandbox.id());
+  }
+  // The other half of a rename named whole is decided with it.
+  for (const RecordKey& key : std::set<RecordKey>(whole)) {
+    const ReviewedChange& item = named.at(key);
+    const std::string& partner = item.renamed_from.empty() ? item.renamed_to : item.renamed_from;
+    if (partner.empty()) continue;
+    RecordKey partner_key{key.first, partner};
+    if (auto other = halves.find(partner_key); other != halves.end()) {
+      named.emplace(partner_key, other->second);
+      whole.insert(partner_key);
+    }
+  }
+  halves.clear();
+
+  HunkCounts counts;
+  if (!hunk_of.empty()) {
+    std::map<size_t, RootChanges> asked;
+    for (const auto& [s, target] : hunk_of) {
+      const auto& item = named.at(target.first);
+      asked[item.root].root = item.root;
+      asked[item.root].changes.push_back(item.change);
+    }
+    std::vector<RootChanges> roots;
+    for (auto& [root, changes] : asked) roots.push_back(std::move(changes));
+    counts = count_hunks(roots);
+  }
+
+  size_t decided = 0;
+  for (const auto& key : whole) {
+    named.at(key).approval.DecideWhole(verdict);
+    ++decided;
+  }
+  for (const auto& [s, target] : hunk_of) {
+    auto& item = named.at(target.first);
+    std::string shown = DisplayPath(item.change, sandbox.PathPrefix(item.root));
+    auto it = counts.find(target.first);
+    int count = it == counts.end() ? -1 : it->second;
+    if (count < 0)
+      throw Error(Code::kInvalidArgument, shown + " is not a text modification and is approved or rejected whole; name it without ':" +
+                                              std::to_string(target.second) + "'");
+    if (target.second < 1 || target.second > count)
+      throw Error(Code::kNotFound, shown + " has " + std::to_string(count) + (count == 1 ? " hunk" : " hunks") +
+                                       "; there is no hunk " + std::to_string(target.second) + " in sandbox " + sandbox.id());
+    item.approval.DecideHunk(target.second, count, verdict);
+    ++decided;
+  }
+  // All or nothing: every selector was checked above, so the decisions go in one transaction.
+  std::vector<Approval> changed;
+  for (auto& [key, item] : named) changed.push_back(std::move(item.approval));
+  named.clear();
+  FillFingerprints(sandbox, changed);
+  store_.Save(sandbox.id(), changed);
+  return decided;
+}
+
+OutlookTally::OutlookTally(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool approve_pending)
+    : sandbox_(sandbox), selectors_(selectors), index_(selectors), used_(selectors.size(), false), approve_pending_(approve_pending) {}
+
+void OutlookTally::Add(ReviewedChange item) {
+  ++outlook_.changes;
+  outlook_.uncommittable |= !IsCommittable(item.change);
+  if (!item.renamed_from.empty()) outlook_.renames[{item.root, item.change.path}] = item.renamed_from;
+  bool named = selectors_.empty();
+  index_.ForEachNaming(DisplayPath(item.change, sandbox_.PathPrefix(item.root)), [&](size_t s) { named = used_[s] = true; });
+  const std::string& partner = !item.renamed_from.empty() ? item.renamed_from : item.renamed_to;
+  if (named && !partner.empty()) named_halves_.insert({item.root, item.change.path});
+  if (!named && partner.empty()) all_taken_whole_ = false;
+  if (!named && !partner.empty()) partners_needed_.insert({item.root, partner});
+  // (A half named through its partner is approved with it, as ApprovePending does.)
+  if (approve_pending_) item.approval.ApprovePending();
+  all_taken_whole_ &= item.approval.CommitsAll();
+  bool taken_named = named || (!partner.empty() && index_.AnyNames(sandbox_.PathPrefix(item.root) + partner));
+  if (taken_named && (item.approval.CommitsWhole() || item.approval.CommitsPart())) ++outlook_.taken;
+}
+
+CommitOutlook OutlookTally::Finish() {
+  for (size_t s = 0; s < selectors_.size(); ++s)
+    if (!used_[s]) throw Error(Code::kNotFound, "no change at '" + selectors_[s] + "' in sandbox " + sandbox_.id());
+  bool everything = all_taken_whole_ && outlook_.changes > 0;
+  for (const auto& key : partners_needed_) everything &= named_halves_.count(key) > 0;
+  outlook_.everything = everything;
+  return std::move(outlook_);
+}
+
+CommitOutlook Review::Outlook(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool approve_pending) {
+  OutlookTally tally(sandbox, selectors, approve_pending);
+  ForEach(sandbox, [&](ReviewedChange&& item) { tally.Add(std::move(item)); });
+  return tally.Finish();
+}
+
+}  // namespace sandboxd
+
+namespace sandboxd {
+
+CommitSelection Review::Selection(const Sandbox& sandbox, const std::vector<ReviewedChange>& reviewed,
+                                  const std::vector<std::string>& selectors, bool approve_pending) {
+  CommitSelection request;
+  std::map<size_t, size_t> root_index;
+  SelectionStream stream(sandbox, selectors, approve_pending, [&](TakenChange&& taken) {
+    auto [at, fresh] = root_index.try_emplace(taken.root, request.changes.size());
+    if (fresh) request.changes.push_back({taken.root, {}});
+    if (!taken.hunks.empty()) request.hunks[{taken.root, taken.change.path}] = std::move(taken.hunks);
+    request.changes[at->second].changes.push_back(std::move(taken.change));
+  });
+  for (const auto& item : reviewed) stream.Add(item);
+  request.renames = stream.Finish();
+  request.everything = stream.taken() == reviewed.size() && request.hunks.empty();
+  return request;
+}
+
+namespace {
+
+/// The decision a partly committed file keeps for what is left of it once `committed` went live:
+/// the hunks left, renumbered, each with its verdict (one verdict for all: whole).
+Approval HunksLeft(const Approval& before, const std::set<int>& committed) {
+  Approval kept = before;
+  kept.hunks = RemainingHunks(before, committed);
+  kept.hunk_count = static_cast<int>(kept.hunks.size());
+  if (!kept.hunks.empty()) {
+    Verdict first = kept.hunks.begin()->second;
+    bool same = true;
+    for (const auto& [number, verdict] : kept.hunks) same &= verdict == first;
+    if (same) kept.DecideWhole(first);
+  }
+  return kept;
+}
+
+}  // namespace
+
+TakenRenames Review::StreamTaken(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool approve_pending,
+                                 int64_t commit, const std::function<void(TakenChange&&)>& take) {
+  std::vector<Approval> left;  // of the files partly committed (few)
+  SelectionStream selection(sandbox, selectors, approve_pending, [&](TakenChange&& taken) {
+    if (!taken.hunks.empty()) left.push_back(HunksLeft(taken.approval, taken.hunks));
+    take(std::move(taken));
+  });
+  ForEach(sandbox, [&](ReviewedChange&& item) { selection.Add(std::move(item)); }, true);
+  TakenRenames renames = selection.Finish();
+  // Before anything goes live (the stage is not live): they wait for the commit's outcome.
+  if (!left.empty()) store_.SaveAfterCommit(sandbox.id(), commit, left);
+  return renames;
+}
+
+void Review::AfterCommit(const Sandbox& sandbox, int64_t commit, bool whole_upper, CommitJournal& journal) {
+  if (whole_upper) {
+    store_.ForgetAll(sandbox.id());
+    Settle(sandbox, commit, true);
+    return;
+  }
+  // What went live is what its steps name (a move names both halves of its rename); a page at
+  // a time. The decisions a partly committed file keeps come back in Settle.
+  std::vector<std::pair<size_t, std::string>> gone;
+  journal.ForEachStepPage(commit, false, 4096, [&](const std::vector<CommitStep>& steps) {
+    gone.clear();
+    for (const auto& step : steps) {
+      gone.push_back({step.root, step.path});
+      if (!step.from.empty()) gone.push_back({step.root, step.from});
+    }
+    store_.Forget(sandbox.id(), gone);
+  });
+  Settle(sandbox, commit, true);
+}
+
+void Review::SettleAwaitedCommits(const Sandbox& sandbox, CommitJournal& journal) {
+  for (int64_t commit : store_.CommitsAwaited(sandbox.id())) {
+    auto state = journal.StateOf(commit);
+    // Still under way (a restart settles it): its outcome is not known yet.
+    if (state && (*state == "planning" || *state == "staging" || *state == "applying" || *state == "applied")) continue;
+    Settle(sandbox, commit, state && *state != "rolled-back");
+  }
+}
+
+void Review::Settle(const Sandbox& sandbox, int64_t commit, bool went_live) {
+  std::vector<Approval> left = store_.TakeAfterCommit(sandbox.id(), commit);
+  if (!went_live || left.empty()) return;
+  // The hunks left of a partly committed file keep their decisions (rejected stays rejected),
+  // under the fingerprint the file has now.
+  FillFingerprints(sandbox, left);
+  store_.Save(sandbox.id(), left);
+}
+
+}  // namespace sandboxd

@@ -1,0 +1,359 @@
+#include "sandbox/changeset_scanner.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "base/errors.h"
+#include "base/fd.h"
+#include "base/file_clock.h"
+
+namespace sandboxd {
+namespace {
+
+constexpr mode_t kPermissionBits = 07777;
+constexpr size_t kCompareChunk = 64 * 1024;
+
+bool IsWhiteout(const struct stat& st) { return S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0); }
+
+std::string Join(const std::string& dir, const std::string& name) { return dir.empty() ? name : dir + "/" + name; }
+
+/// Names and d_types in a directory, without "." and "..".
+std::vector<std::pair<std::string, unsigned char>> ListTypedDirectory(int dirfd, const std::string& where) {
+  int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) ThrowErrno("cannot read directory " + where);
+  DIR* dir = fdopendir(fd);
+  if (!dir) {
+    close(fd);
+    ThrowErrno("cannot read directory " + where);
+  }
+  std::vector<std::pair<std::string, unsigned char>> entries;
+  while (dirent* entry = readdir(dir)) {
+    if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
+    entries.emplace_back(entry->d_name, entry->d_type);
+  }
+  closedir(dir);
+  return entries;
+}
+
+/// Names in a directory, sorted, without "." and "..".
+std::vector<std::string> ListDirectory(int dirfd, const std::string& where) {
+  std::vector<std::string> names;
+  for (auto& entry : ListTypedDirectory(dirfd, where)) names.push_back(std::move(entry.first));
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+/// An opaque directory hides every lower entry below it. overlayfs marks it with a trusted
+/// xattr (root can read trusted.*); "user.overlay.opaque" covers userxattr mounts.
+bool IsOpaque(int dirfd) {
+  char value[4] = {};
+  std::string path = "/proc/self/fd/" + std::to_string(dirfd);
+  for (const char* name : {"trusted.overlay.opaque", "user.overlay.opaque"}) {
+    ssize_t size = getxattr(path.c_str(), name, value, sizeof value);
+    if (size == 1 && value[0] == 'y') return true;
+  }
+  return false;
+}
+
+/// True when the two regular files differ in content; reads both in chunks and stops at the
+/// first difference.
+bool ContentDiffers(int lower_dirfd, int upper_dirfd, const std::string& name, const struct stat& lower,
+                    const struct stat& upper, const std::string& where) {
+  if (lower.st_size != upper.st_size) return true;
+  UniqueFd a(openat(lower_dirfd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY));
+  UniqueFd b(openat(upper_dirfd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY));
+  if (!a || !b) ThrowErrno("cannot compare " + where);
+  std::vector<char> buf_a(kCompareChunk), buf_b(kCompareChunk);
+  for (;;) {
+    ssize_t got_a = read(a.get(), buf_a.data(), buf_a.size());
+    if (got_a < 0) {
+      if (errno == EINTR) continue;
+      ThrowErrno("cannot read " + where);
+    }
+    size_t filled = 0;
+    while (filled < static_cast<size_t>(got_a)) {
+      ssize_t got_b = read(b.get(), buf_b.data() + filled, static_cast<size_t>(got_a) - filled);
+      if (got_b < 0 && errno == EINTR) continue;
+      if (got_b < 0) ThrowErrno("cannot read " + where);
+      if (got_b == 0) return true;  // shorter than its size said: it changed under us
+      filled += static_cast<size_t>(got_b);
+    }
+    if (got_a == 0) {
+      char extra;
+      return read(b.get(), &extra, 1) > 0;
+    }
+    if (memcmp(buf_a.data(), buf_b.data(), static_cast<size_t>(got_a)) != 0) return true;
+  }
+}
+
+std::string ReadLink(int dirfd, const std::string& name, const std::string& where) {
+  std::vector<char> buf(256);
+  for (;;) {
+    ssize_t size = readlinkat(dirfd, name.c_str(), buf.data(), buf.size());
+    if (size < 0) ThrowErrno("cannot read symlink " + where);
+    if (static_cast<size_t>(size) < buf.size()) return std::string(buf.data(), static_cast<size_t>(size));
+    buf.resize(buf.size() * 2);
+  }
+}
+
+int64_t Ns(const timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; }
+
+class Scanner {
+ public:
+  Scanner(const TimedChangeVisitor& visit, ContentVerdicts* verdicts, std::set<std::string>* multi_linked)
+      : visit_(visit), verdicts_(verdicts), multi_linked_(multi_linked) {}
+
+  /// Compares upper directory `upper` with lower directory `lower` (invalid: no lower here),
+  /// handing out the changes at and below `dir` in the byte order of their paths: a
+  /// subdirectory's changes come at the place of "name/", after the siblings whose names
+  /// continue "name" with a byte below '/' ("name-1", "name.c"), which a plain walk would
+  /// visit later. Such subdirectories wait in `pending` meanwhile (few: only names sharing a
+  /// prefix), as names: they are opened when their turn comes.
+  void ScanDirectory(int upper, int lower, const std::string& dir, bool hides_lower) {
+    std::vector<std::string> upper_names = ListDirectory(upper, dir.empty() ? "." : dir);
+    // Every lower entry without an upper counterpart is gone from the sandbox's view.
+    std::vector<std::string> gone;
+    if (hides_lower && lower >= 0)
+      for (auto& name : ListDirectory(lower, dir.empty() ? "." : dir))
+        if (!std::binary_search(upper_names.begin(), upper_names.end(), name)) gone.push_back(std::move(name));
+    std::map<std::string, Subdirectory> pending;  // "name/" → what to walk there
+    auto walk_pending_before = [&](const std::string* key) {
+      while (!pending.empty() && (!key || pending.begin()->first < *key)) {
+        Subdirectory sub = std::move(pending.begin()->second);
+        pending.erase(pending.begin());
+        WalkSubdirectory(upper, lower, dir, sub);
+      }
+    };
+    auto next_upper = upper_names.begin();
+    auto next_gone = gone.begin();
+    while (next_upper != upper_names.end() || next_gone != gone.end()) {
+      bool take_gone = next_upper == upper_names.end() || (next_gone != gone.end() && *next_gone < *next_upper);
+      const std::string& name = take_gone ? *next_gone : *next_upper;
+      walk_pending_before(&name);
+      if (take_gone) {
+        struct stat lst;
+        if (fstatat(lower, name.c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0) Deleted(Join(dir, name), lst, 0);
+        ++next_gone;
+      } else {
+        if (auto sub = ScanEntry(upper, lower, dir, name, hides_lower)) pending.emplace(name + "/", std::move(*sub));
+        ++next_upper;
+      }
+    }
+    walk_pending_before(nullptr);
+  }
+
+  void Emit(Change&& change, const struct stat& upper) {
+    visit_(std::move(change), UpperEntry{Ns(upper.st_ctim), upper.st_ino, upper.st_nlink});
+  }
+  void Emit(Change&& change, int64_t upper_ctime_ns) { visit_(std::move(change), UpperEntry{upper_ctime_ns, 0, 0}); }
+
+ private:
+  /// A directory of the upper whose entries are still to be compared.
+  struct Subdirectory {
+    std::string name;
+    bool has_lower_directory = false;  ///< the live tree has a directory there too
+    bool hides_lower = false;          ///< it, or a directory above it, is opaque
+  };
+
+  const TimedChangeVisitor& visit_;
+  ContentVerdicts* verdicts_;
+  std::set<std::string>* multi_linked_;
+
+  void WalkSubdirectory(int upper, int lower, const std::string& dir, const Subdirectory& sub) {
+    std::string path = Join(dir, sub.name);
+    UniqueFd upper_child(openat(upper, sub.name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!upper_child) {
+      if (errno == ENOENT || errno == ENOTDIR) return;  // gone (or replaced) since it was listed
+      ThrowErrno("cannot open " + path + " in the sandbox");
+    }
+    UniqueFd lower_child;
+    if (sub.has_lower_directory) {
+      lower_child.reset(openat(lower, sub.name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (!lower_child && errno != ENOENT && errno != ENOTDIR) ThrowErrno("cannot open live " + path);
+    }
+    ScanDirectory(upper_child.get(), lower_child.get(), path, sub.hides_lower || IsOpaque(upper_child.get()));
+  }
+
+  bool Differs(int lower, int upper, const std::string& name, const struct stat& lst, const struct stat& ust, const std::string& path) {
+    if (lst.st_size != ust.st_size) return true;
+    if (verdicts_)
+      if (auto known = verdicts_->Find(lst, ust)) return *known;
+    // Read before the bytes: a write from now on has a ctime at or after it (file_clock.h).
+    int64_t compared_at = verdicts_ ? FileClockNowNs() : 0;
+    bool differs = ContentDiffers(lower, upper, name, lst, ust, path);
+    // Remembered only for files whose last change came in an earlier tick of the file clock:
+    // a second write in the tick of the last one would keep the ctime (and, same size, the
+    // whole identity) while changing the bytes, as git's "racily clean" entries do. Such a
+    // file is compared again at the next scan.
+    if (verdicts_ && Ns(lst.st_ctim) < compared_at && Ns(ust.st_ctim) < compared_at) verdicts_->Remember(lst, ust, differs);
+    return differs;
+  }
+
+  void Deleted(const std::string& path, const struct stat& lower, int64_t upper_ctime_ns) {
+    Change change;
+    change.path = path;
+    change.kind = ChangeKind::kDeleted;
+    change.old_type = EntryTypeFromMode(lower.st_mode);
+    change.old_mode = lower.st_mode & kPermissionBits;
+    Emit(std::move(change), upper_ctime_ns);
+  }
+
+  /// Hands out the change of entry `name` (if it is one); a directory's entries are compared
+  /// by the caller, from the returned Subdirectory, when their turn comes.
+  std::optional<Subdirectory> ScanEntry(int upper, int lower, const std::string& dir, const std::string& name, bool parent_hides_lower) {
+    std::string path = Join(dir, name);
+    struct stat ust;
+    if (fstatat(upper, name.c_str(), &ust, AT_SYMLINK_NOFOLLOW) != 0) {
+      if (errno == ENOENT) return std::nullopt;
+      ThrowErrno("cannot stat " + path + " in the sandbox");
+    }
+    struct stat lst;
+    bool has_lower = lower >= 0 && fstatat(lower, name.c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0;
+    if (!has_lower && lower >= 0 && errno != ENOENT && errno != ENOTDIR) ThrowErrno("cannot stat live " + path);
+
+    if (IsWhiteout(ust)) {
+      if (has_lower) Deleted(path, lst, Ns(ust.st_ctim));
+      return std::nullopt;
+    }
+
+    if (multi_linked_ && S_ISREG(ust.st_mode) && ust.st_nlink > 1) multi_linked_->insert(path);
+    Change change;
+    change.path = std::move(path);
+    change.new_type = EntryTypeFromMode(ust.st_mode);
+    change.new_mode = ust.st_mode & kPermissionBits;
+    if (has_lower) {
+      change.old_type = EntryTypeFromMode(lst.st_mode);
+      change.old_mode = lst.st_mode & kPermissionBits;
+    }
+
+    if (S_ISDIR(ust.st_mode)) {
+      Subdirectory sub{name, has_lower && S_ISDIR(lst.st_mode), parent_hides_lower};
+      if (!has_lower) {
+        change.kind = ChangeKind::kAdded;
+        Emit(std::move(change), ust);
+      } else if (!S_ISDIR(lst.st_mode)) {
+        change.kind = ChangeKind::kTypeChanged;
+        Emit(std::move(change), ust);
+      } else if (change.old_mode != change.new_mode) {
+        change.kind = ChangeKind::kModeChanged;
+        Emit(std::move(change), ust);
+      }
+      return sub;
+    }
+
+    if (!has_lower) {
+      change.kind = ChangeKind::kAdded;
+    } else if ((lst.st_mode & S_IFMT) != (ust.st_mode & S_IFMT)) {
+      change.kind = ChangeKind::kTypeChanged;
+    } else if (S_ISREG(ust.st_mode)) {
+      if (Differs(lower, upper, name, lst, ust, change.path)) change.kind = ChangeKind::kModified;
+      else if (change.old_mode != change.new_mode) change.kind = ChangeKind::kModeChanged;
+      else return std::nullopt;  // copied up only: not a change
+    } else if (S_ISLNK(ust.st_mode)) {
+      if (ReadLink(lower, name, change.path) == ReadLink(upper, name, change.path)) return std::nullopt;
+      change.kind = ChangeKind::kModified;
+    } else {
+      if (lst.st_rdev != ust.st_rdev) change.kind = ChangeKind::kModified;
+      else if (change.old_mode != change.new_mode) change.kind = ChangeKind::kModeChanged;
+      else return std::nullopt;
+    }
+    Emit(std::move(change), ust);
+    return std::nullopt;
+  }
+};
+
+}  // namespace
+
+void ScanChanges(int lower_dirfd, int upper_dirfd, const ChangeVisitor& visit, ContentVerdicts* verdicts,
+                 std::set<std::string>* multi_linked) {
+  ScanChangesTimed(lower_dirfd, upper_dirfd, [&](Change&& change, const UpperEntry&) { visit(std::move(change)); }, verdicts,
+                   multi_linked);
+}
+
+void ScanChangesTimed(int lower_dirfd, int upper_dirfd, const TimedChangeVisitor& visit, ContentVerdicts* verdicts,
+                      std::set<std::string>* multi_linked) {
+  Scanner scanner(visit, verdicts, multi_linked);
+  UniqueFd upper(openat(upper_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!upper) ThrowErrno("cannot open the sandbox's upper layer");
+  UniqueFd lower(openat(lower_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!lower) ThrowErrno("cannot open the live root");
+  struct stat ust, lst;
+  if (fstat(upper.get(), &ust) != 0 || fstat(lower.get(), &lst) != 0) ThrowErrno("cannot stat the roots");
+  if ((ust.st_mode & kPermissionBits) != (lst.st_mode & kPermissionBits)) {
+    scanner.Emit({".", ChangeKind::kModeChanged, EntryType::kDirectory, EntryType::kDirectory,
+                  static_cast<mode_t>(lst.st_mode & kPermissionBits), static_cast<mode_t>(ust.st_mode & kPermissionBits)},
+                 ust);
+  }
+  scanner.ScanDirectory(upper.get(), lower.get(), "", IsOpaque(upper.get()));
+}
+
+namespace {
+
+void WalkDeletions(int upper, int lower, const std::string& dir, bool hides_lower, std::vector<Change>& found) {
+  if (lower < 0) return;  // nothing live here: nothing below can be deleted
+  auto entries = ListTypedDirectory(upper, dir.empty() ? "." : dir);
+  auto deleted = [&](const std::string& name, const struct stat& lst) {
+    found.push_back({Join(dir, name), ChangeKind::kDeleted, EntryTypeFromMode(lst.st_mode), EntryType::kNone,
+                     static_cast<mode_t>(lst.st_mode & kPermissionBits), 0});
+  };
+  if (hides_lower) {
+    std::set<std::string> upper_names;
+    for (const auto& entry : entries) upper_names.insert(entry.first);
+    for (const auto& name : ListDirectory(lower, dir.empty() ? "." : dir)) {
+      struct stat lst;
+      if (!upper_names.count(name) && fstatat(lower, name.c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0) deleted(name, lst);
+    }
+  }
+  for (const auto& [name, type] : entries) {
+    if (type != DT_CHR && type != DT_DIR && type != DT_UNKNOWN) continue;  // files, symlinks...: not deletions
+    if (type != DT_DIR) {
+      struct stat ust, lst;
+      if (fstatat(upper, name.c_str(), &ust, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone meanwhile
+      if (IsWhiteout(ust)) {
+        if (fstatat(lower, name.c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0) deleted(name, lst);
+        continue;
+      }
+      if (!S_ISDIR(ust.st_mode)) continue;
+    }
+    // Below a directory of the upper, deletions are of the live directory of that name (a live
+    // non-directory there is replaced whole: a type change, nothing deleted below).
+    UniqueFd upper_child(openat(upper, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd lower_child(openat(lower, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!upper_child || !lower_child) continue;
+    WalkDeletions(upper_child.get(), lower_child.get(), Join(dir, name), hides_lower || IsOpaque(upper_child.get()), found);
+  }
+}
+
+}  // namespace
+
+std::vector<Change> ScanDeletions(int lower_dirfd, int upper_dirfd) {
+  UniqueFd upper(openat(upper_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!upper) ThrowErrno("cannot open the sandbox's upper layer");
+  UniqueFd lower(openat(lower_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!lower) ThrowErrno("cannot open the live root");
+  std::vector<Change> found;
+  WalkDeletions(upper.get(), lower.get(), "", IsOpaque(upper.get()), found);
+  std::sort(found.begin(), found.end(), [](const Change& a, const Change& b) { return a.path < b.path; });
+  return found;
+}
+
+std::vector<Change> ScanChanges(int lower_dirfd, int upper_dirfd, ContentVerdicts* verdicts, std::set<std::string>* multi_linked) {
+  std::vector<Change> changes;
+  ScanChanges(lower_dirfd, upper_dirfd, [&](Change&& change) { changes.push_back(std::move(change)); }, verdicts, multi_linked);
+  return changes;
+}
+
+}  // namespace sandboxd

@@ -1,0 +1,60 @@
+#pragma once
+/// Computes one root's change set from its overlay upper layer, compared with the live
+/// directory (the lower). Its cost grows with the upper (plus the lower directories an opaque
+/// directory hides), never with the size of the root. It only reads, never follows a symlink
+/// in either tree, and never resolves a multi-component path in the lower.
+
+#include <cstdint>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "model/change.h"
+#include "sandbox/content_verdicts.h"
+
+namespace sandboxd {
+
+/// `lower_dirfd` and `upper_dirfd` are directory fds (O_PATH is fine) of the live root and of
+/// the upper layer. The overlay must use redirect_dir=off and metacopy=off, so that the upper
+/// holds whole entries, whiteouts (char devices 0/0) and opaque directories only.
+/// Result sorted by path, parents before children. Throws Error(kFailed) naming the path on
+/// an I/O error; an entry that vanishes during the scan is skipped. With `verdicts`, content
+/// comparisons of same-size files are looked up there first and remembered after. With
+/// `multi_linked`, the paths of the upper's regular files with more than one link are added to it.
+std::vector<Change> ScanChanges(int lower_dirfd, int upper_dirfd, ContentVerdicts* verdicts = nullptr,
+                                std::set<std::string>* multi_linked = nullptr);
+
+/// Receives each change of a streaming scan in turn.
+using ChangeVisitor = std::function<void(Change&&)>;
+
+/// The same scan without holding the change set: each change goes to `visit` as soon as it is
+/// known, in the same order (byte order of path, "." first). What the scan holds grows with
+/// the depth of the tree and its largest directory, never with the change set. An exception
+/// from `visit` ends the scan.
+void ScanChanges(int lower_dirfd, int upper_dirfd, const ChangeVisitor& visit, ContentVerdicts* verdicts = nullptr,
+                 std::set<std::string>* multi_linked = nullptr);
+
+/// What a streaming scan saw of a change's upper entry besides the change: when it last changed
+/// (its ctime, ns since the epoch), its inode number and link count (all 0 for a deletion of a
+/// live entry an opaque directory hides, which has no upper entry).
+struct UpperEntry {
+  int64_t ctime_ns = 0;
+  ino_t ino = 0;
+  nlink_t nlink = 0;
+};
+
+/// Receives each change of a streaming scan with its upper entry as the scan saw it.
+using TimedChangeVisitor = std::function<void(Change&&, const UpperEntry& upper)>;
+
+/// The streaming scan with each change's upper entry: what changed after a moment (a job's
+/// start) is told from what did not, and a commit plans, without a second stat.
+void ScanChangesTimed(int lower_dirfd, int upper_dirfd, const TimedChangeVisitor& visit, ContentVerdicts* verdicts = nullptr,
+                      std::set<std::string>* multi_linked = nullptr);
+
+/// The deletions of ScanChanges alone, in the same order: what a rename may pair, found by a
+/// walk of the upper's directories that stats its char devices only (whiteouts), never its
+/// files, and lists the live directories an opaque one hides. About as cheap as find(1).
+std::vector<Change> ScanDeletions(int lower_dirfd, int upper_dirfd);
+
+}  // namespace sandboxd

@@ -1,0 +1,258 @@
+#include "sandbox/live_sight.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "base/beneath.h"
+#include "base/fd.h"
+#include "base/file_clock.h"
+#include "store/sqlite.h"
+
+namespace sandboxd {
+namespace {
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS live_sights (
+  sandbox_id TEXT NOT NULL REFERENCES sandboxes(id) ON DELETE CASCADE,
+  root INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  sight TEXT NOT NULL,
+  PRIMARY KEY (sandbox_id, root, path)
+);
+)sql";
+
+int64_t Ns(const struct timespec& t) { return int64_t{t.tv_sec} * 1000000000 + t.tv_nsec; }
+
+/// When the upper's entry at `path` (not a directory) was made there, by its birth time (its
+/// ctime where the file system keeps none; renames and writes keep the birth time).
+std::optional<int64_t> MadeNs(int upper_fd, const std::string& path) {
+  auto [parent_path, name] = SplitParent(path);
+  UniqueFd parent = OpenBeneath(upper_fd, parent_path, O_PATH | O_DIRECTORY);
+  struct statx st;
+  if (!parent || statx(parent.get(), name.c_str(), AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_CTIME | STATX_BTIME, &st) != 0 ||
+      S_ISDIR(st.stx_mode))
+    return std::nullopt;
+  const struct statx_timestamp& made = (st.stx_mask & STATX_BTIME) ? st.stx_btime : st.stx_ctime;
+  return int64_t{made.tv_sec} * 1000000000 + made.tv_nsec;
+}
+
+}  // namespace
+
+std::string LiveSight(int live_fd, const std::string& path, int64_t unseen_from_ns) {
+  return SightOf(StatBeneath(live_fd, path), unseen_from_ns);
+}
+
+std::string SightOf(const std::optional<struct stat>& found, int64_t unseen_from_ns) {
+  if (!found) return "-";
+  if (S_ISDIR(found->st_mode)) return "dir";
+  if (Ns(found->st_ctim) >= unseen_from_ns) return kUnseen;
+  return std::to_string(found->st_ino) + ":" + std::to_string(Ns(found->st_ctim));
+}
+
+SightStore::SightStore(Store& store) : store_(store) {
+  store_.WithDatabase([](Database& db) { db.Exec(kSchema); });
+}
+
+Sights SightStore::Load(const std::string& sandbox_id) {
+  return store_.WithDatabase([&](Database& db) {
+    Sights sights;
+    Statement select(db, "SELECT root, path, sight FROM live_sights WHERE sandbox_id = ?");
+    select.Bind(1, sandbox_id);
+    while (select.Step()) sights[{static_cast<size_t>(select.ColumnInt(0)), select.ColumnText(1)}] = select.ColumnText(2);
+    return sights;
+  });
+}
+
+OrderedLookup<std::string>::Page SightStore::Page(const std::string& sandbox_id, const RecordKey& from,
+                                                 size_t limit) {
+  return store_.WithDatabase([&](Database& db) {
+    OrderedLookup<std::string>::Page page;
+    Statement select(db, "SELECT root, path, sight FROM live_sights WHERE sandbox_id = ? AND (root, path) >= (?, ?) ORDER BY root, path LIMIT ?");
+    select.Bind(1, sandbox_id).Bind(2, static_cast<int64_t>(from.first)).Bind(3, from.second);
+    select.Bind(4, static_cast<int64_t>(limit));
+    while (select.Step()) page.push_back({{static_cast<size_t>(select.ColumnInt(0)), select.ColumnText(1)}, select.ColumnText(2)});
+    return page;
+  });
+}
+
+OrderedLookup<std::string> SightStore::Lookup(const std::string& sandbox_id) {
+  return OrderedLookup<std::string>(
+      [this, sandbox_id](const RecordKey& from, size_t limit) { return Page(sandbox_id, from, limit); });
+}
+
+namespace {
+
+void Write(Store& store, const std::string& sandbox_id, const Sights& sights, const char* verb) {
+  if (sights.empty()) return;
+  store.WithDatabase([&](Database& db) {
+    Transaction tx(db);
+    Statement insert(db, std::string("INSERT OR ") + verb + " INTO live_sights(sandbox_id, root, path, sight) VALUES (?, ?, ?, ?)");
+    for (const auto& [key, sight] : sights)
+      insert.Bind(1, sandbox_id).Bind(2, static_cast<int64_t>(key.first)).Bind(3, key.second).Bind(4, sight).Run();
+    tx.Commit();
+  });
+}
+
+}  // namespace
+
+void SightStore::RecordFirst(const std::string& sandbox_id, const Sights& sights) { Write(store_, sandbox_id, sights, "IGNORE"); }
+
+void SightStore::Replace(const std::string& sandbox_id, const Sights& sights) { Write(store_, sandbox_id, sights, "REPLACE"); }
+
+void SightStore::Forget(const std::string& sandbox_id, const std::vector<std::pair<size_t, std::string>>& paths) {
+  if (paths.empty()) return;
+  store_.WithDatabase([&](Database& db) {
+    Transaction tx(db);
+    Statement erase(db, "DELETE FROM live_sights WHERE sandbox_id = ? AND root = ? AND path = ?");
+    for (const auto& [root, path] : paths) erase.Bind(1, sandbox_id).Bind(2, static_cast<int64_t>(root)).Bind(3, path).Run();
+    tx.Commit();
+  });
+}
+
+void SightStore::Clear(const std::string& sandbox_id) {
+  store_.WithDatabase([&](Database& db) {
+    Statement(db, "DELETE FROM live_sights WHERE sandbox_id = ?").Bind(1, sandbox_id).Run();
+  });
+}
+
+SightRecorder::SightRecorder(SightStore& sights, const Sandbox& sandbox, int64_t unseen_from_ns, int64_t agreed_ns,
+                             int64_t sighted_before_ns, std::function<void(const RecordKey&)> recorded_through)
+    : sights_(sights),
+      sandbox_(sandbox),
+      known_(sights.Lookup(sandbox.id())),
+      unseen_from_ns_(unseen_from_ns),
+      agreed_ns_(agreed_ns),
+      sighted_before_ns_(std::min(sighted_before_ns, unseen_from_ns)),
+      recorded_through_(std::move(recorded_through)) {}
+
+void SightRecorder::Add(size_t root, const Change& change, int64_t upper_ctime_ns) {
+  Take(root, change, upper_ctime_ns);
+  offered_ = {root, change.path};
+  // Written every few thousand changes handed in, recorded or not: a listing waiting for the
+  // sights of its page (Sandbox::WaitSettledThrough) follows this settling closely.
+  if (first_.size() >= kBatch || ++offered_since_written_ >= kBatch) Write();
+}
+
+void SightRecorder::Take(size_t root, const Change& change, int64_t upper_ctime_ns) {
+  if (change.path == ".") return;
+  // An entry the upper has not changed since an earlier settling saw it final has the sight that
+  // settling gave it, or needed none then and became a change by a live change alone (which no
+  // sight taken now would call seen: see `earlier` below). Passing those over keeps a
+  // settling's cost with what its job changed, not with the whole change set.
+  if (upper_ctime_ns != 0 && upper_ctime_ns < sighted_before_ns_) return;
+  if (known_.Find({root, change.path})) return;
+  if (root != root_ || !live_) {
+    root_ = root;
+    live_ = sandbox_.OpenLiveRoot(root);
+    upper_ = sandbox_.OpenUpper(root);
+    live_dirs_.emplace(live_.get());  // changes come in path order: one open per directory
+    upper_dirs_.emplace(upper_.get());
+  }
+  // An entry the upper held before this job began was copied up by an earlier one, which left
+  // it as the live one was (no change then, so no sight): since when it has not followed the
+  // live tree is unknown, so a live change since the sandbox last agreed with it counts as
+  // unseen. The scan's own look at the upper entry tells that where it is handed in (a change
+  // with nothing in the upper, a deletion under an opaque directory, has no time: no entry).
+  bool earlier = false;
+  if (upper_ctime_ns != 0) {
+    earlier = change.new_type != EntryType::kDirectory && upper_ctime_ns < unseen_from_ns_;
+  } else {
+    auto held = StatBeneath(*upper_dirs_, change.path);
+    earlier = held && !S_ISDIR(held->st_mode) && Ns(held->st_ctim) < unseen_from_ns_;
+  }
+  first_[{root, change.path}] = SightOf(StatBeneath(*live_dirs_, change.path), earlier ? std::min(agreed_ns_, unseen_from_ns_) : unseen_from_ns_);
+}
+
+void SightRecorder::Write() {
+  sights_.RecordFirst(sandbox_.id(), first_);
+  first_.clear();
+  offered_since_written_ = 0;
+  if (recorded_through_ && offered_) recorded_through_(*offered_);
+}
+
+void SightRecorder::Finish() { Write(); }
+
+void RecordSights(SightStore& sights, const Sandbox& sandbox, const std::vector<RootChanges>& scan, int64_t unseen_from_ns,
+                  int64_t agreed_ns) {
+  SightRecorder recorder(sights, sandbox, unseen_from_ns, agreed_ns);
+  for (const auto& root : scan)
+    for (const auto& change : root.changes) recorder.Add(root.root, change);
+  recorder.Finish();
+}
+
+void RecordLinkedUpSights(SightStore& sights, const Sandbox& sandbox, size_t root, const std::vector<std::string>& paths) {
+  UniqueFd live = sandbox.OpenLiveRoot(root), upper = sandbox.OpenUpper(root);
+  Sights first;
+  for (const auto& path : paths) {
+    auto made = MadeNs(upper.get(), path);
+    if (made) first[{root, path}] = LiveSight(live.get(), path, *made);
+  }
+  sights.RecordFirst(sandbox.id(), first);
+}
+
+void ResightAfter(SightStore& sights, const Sandbox& sandbox, const std::vector<std::pair<size_t, std::string>>& paths) {
+  std::map<size_t, std::pair<UniqueFd, UniqueFd>> roots;  // live, upper
+  Sights now;
+  std::vector<std::pair<size_t, std::string>> gone;
+  for (const auto& [root, path] : paths) {
+    auto& fds = roots[root];
+    if (!fds.first) fds = {sandbox.OpenLiveRoot(root), sandbox.OpenUpper(root)};
+    if (StatBeneath(fds.second.get(), path)) {
+      now[{root, path}] = LiveSight(fds.first.get(), path);
+    } else {
+      gone.emplace_back(root, path);
+    }
+  }
+  sights.Replace(sandbox.id(), now);
+  sights.Forget(sandbox.id(), gone);
+}
+
+namespace {
+
+std::optional<ino_t> SightInode(const std::string& sight) {
+  size_t colon = sight.find(':');
+  if (colon == std::string::npos) return std::nullopt;  // "-", "dir", "?": no inode
+  try {
+    return static_cast<ino_t>(std::stoull(sight.substr(0, colon)));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+Sights CurrentSightsOf(SightStore& sights, const Sandbox& sandbox, const InodesByRoot& worked) {
+  Sights current;
+  if (worked.empty()) return current;
+  std::map<size_t, UniqueFd> lives;
+  for (const auto& [key, sight] : sights.Load(sandbox.id())) {
+    auto inodes = worked.find(key.first);
+    auto inode = SightInode(sight);
+    if (inodes == worked.end() || !inode || !inodes->second.count(*inode)) continue;
+    UniqueFd& live = lives[key.first];
+    if (!live) live = sandbox.OpenLiveRoot(key.first);
+    if (LiveSight(live.get(), key.second) == sight) current[key] = sight;
+  }
+  return current;
+}
+
+void ResightOtherNames(SightStore& sights, const Sandbox& sandbox, const Sights& current) {
+  if (current.empty()) return;
+  std::map<size_t, UniqueFd> lives;
+  Sights now;
+  for (const auto& [key, sight] : sights.Load(sandbox.id())) {
+    auto before = current.find(key);
+    if (before == current.end() || before->second != sight) continue;  // gone meanwhile, or seen anew
+    UniqueFd& live = lives[key.first];
+    if (!live) live = sandbox.OpenLiveRoot(key.first);
+    std::string seen = LiveSight(live.get(), key.second);
+    if (seen != sight && SightInode(seen) == SightInode(sight)) now[key] = seen;
+  }
+  sights.Replace(sandbox.id(), now);
+}
+
+}  // namespace sandboxd

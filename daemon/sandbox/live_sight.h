@@ -1,0 +1,131 @@
+#pragma once
+/// What a sandbox saw of the live tree (DESIGN, "Data safety": a conflict is a change of the
+/// live tree that the sandbox did not see). For each path the sandbox changes, the live entry
+/// as the job that first changed it found it, its *sight*: "-" (nothing there), "dir" (a
+/// directory: only that it is one counts, since its times move with its entries), or its inode
+/// and ctime (every write, chmod, rename into place or replacement moves the ctime forward, and
+/// nothing sets it back). A live entry whose ctime is after the start of the job (or of any job
+/// running with it) may have changed after the job read it: its sight is "?", unseen.
+///
+/// Sights are recorded when a job ends, kept in the database (so they survive restarts, idle
+/// exit, suspend and resume), forgotten on discard, and for what a commit or an undo took set
+/// to the live entry as it left it. A commit compares each change's live entry with its sight.
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <utility>
+#include <vector>
+
+#include "base/beneath.h"
+#include "base/fd.h"
+#include "model/commit_step.h"
+#include "sandbox/sandbox.h"
+#include "store/ordered_lookup.h"
+#include "store/store.h"
+
+namespace sandboxd {
+
+inline constexpr const char* kUnseen = "?";
+
+/// The live entry at `path` beneath `live_fd` as a sight; "?" when its ctime is at or after
+/// `unseen_from_ns` (nanoseconds since the epoch, as file times are).
+std::string LiveSight(int live_fd, const std::string& path,
+                      int64_t unseen_from_ns = std::numeric_limits<int64_t>::max());
+
+/// The same of a live entry already stat'ed (nothing: there is none).
+std::string SightOf(const std::optional<struct stat>& live, int64_t unseen_from_ns = std::numeric_limits<int64_t>::max());
+
+/// Sights per {root, path}.
+using Sights = std::map<std::pair<size_t, std::string>, std::string>;
+
+class SightStore {
+ public:
+  explicit SightStore(Store& store);
+
+  Sights Load(const std::string& sandbox_id);
+  /// Up to `limit` sights at or after {root, path} `from`, in that key
+  /// order (ordered_lookup.h).
+  OrderedLookup<std::string>::Page Page(const std::string& sandbox_id, const RecordKey& from, size_t limit);
+  /// The sights of the sandbox one by one as a streaming scan asks for them.
+  OrderedLookup<std::string> Lookup(const std::string& sandbox_id);
+  /// Records each sight whose path has none yet: the first job to change a path is the one that
+  /// read it from the live tree.
+  void RecordFirst(const std::string& sandbox_id, const Sights& sights);
+  /// Records each sight, replacing what was there.
+  void Replace(const std::string& sandbox_id, const Sights& sights);
+  void Forget(const std::string& sandbox_id, const std::vector<std::pair<size_t, std::string>>& paths);
+  void Clear(const std::string& sandbox_id);
+
+ private:
+  Store& store_;
+};
+
+/// At the end of a job: a sight for every change of `scan` that has none, with live changes
+/// from `unseen_from_ns` on unseen; for an entry an earlier job copied up (without changing it
+/// then), from `agreed_ns` on (when the sandbox last agreed with the live tree).
+void RecordSights(SightStore& sights, const Sandbox& sandbox, const std::vector<RootChanges>& scan, int64_t unseen_from_ns,
+                  int64_t agreed_ns);
+
+/// The same for a change set read as a stream (root by root, in path order): Add each change in
+/// turn, then Finish. The sights known are read along and the new ones written a few thousand
+/// at a time: what it holds never grows with the change set.
+class SightRecorder {
+ public:
+  /// A change whose upper entry last changed before `sighted_before_ns` (Sandbox::SightedBeforeNs)
+  /// is passed over. `recorded_through`, when given, hears after each write the key of the last
+  /// change handed in: every change up to it (in the stream's order) has its sight stored.
+  SightRecorder(SightStore& sights, const Sandbox& sandbox, int64_t unseen_from_ns, int64_t agreed_ns, int64_t sighted_before_ns = 0,
+                std::function<void(const RecordKey&)> recorded_through = {});
+  /// `upper_ctime_ns`: when the upper's entry last changed (ScanChangesTimed; 0: unknown, or no
+  /// entry there).
+  void Add(size_t root, const Change& change, int64_t upper_ctime_ns = 0);
+  void Finish();
+
+ private:
+  static constexpr size_t kBatch = 4096;
+  void Take(size_t root, const Change& change, int64_t upper_ctime_ns);
+  void Write();
+
+  SightStore& sights_;
+  const Sandbox& sandbox_;
+  OrderedLookup<std::string> known_;
+  int64_t unseen_from_ns_, agreed_ns_, sighted_before_ns_;
+  std::function<void(const RecordKey&)> recorded_through_;
+  size_t root_ = 0;
+  UniqueFd live_, upper_;
+  std::optional<ParentDirs> live_dirs_, upper_dirs_;
+  Sights first_;  ///< not written yet
+  std::optional<RecordKey> offered_;  ///< the last change handed in
+  size_t offered_since_written_ = 0;
+};
+
+/// Names a scan linked up (hard_links.h) are copies the sandbox made of live entries: each is in
+/// sight as the live entry was when the copy was made (a live change since then is unseen).
+void RecordLinkedUpSights(SightStore& sights, const Sandbox& sandbox, size_t root, const std::vector<std::string>& paths);
+
+/// After a commit or undo that took `paths`: each one still a change of the sandbox is in sight
+/// as the live tree is now (the sandbox put it there, or put it back), the others are forgotten.
+void ResightAfter(SightStore& sights, const Sandbox& sandbox, const std::vector<std::pair<size_t, std::string>>& paths);
+
+/// Just before commit work that removes, replaces or moves a name of each live inode in
+/// `worked` (per root; InodesNamedBy): the sights of paths whose live entry is one of those
+/// inodes and is still as it was seen (no live change unseen).
+Sights CurrentSightsOf(SightStore& sights, const Sandbox& sandbox, const InodesByRoot& worked);
+
+/// After that work: each of `current` (CurrentSightsOf, from before it) still in sight, whose
+/// live entry is still the same inode, is in sight as it is now. Its ctime moved with the
+/// sandbox's own work (the other names of a hard link see their link count change), not with
+/// the owner's; a live change the sandbox had not seen before the work stays unseen. An owner's
+/// edit of such a name while the work runs is taken for seen (as ResightAfter takes it for the
+/// paths the commit took): a window of the commit's length, where refusing every hard link's
+/// other name would be a conflict the owner never made.
+void ResightOtherNames(SightStore& sights, const Sandbox& sandbox, const Sights& current);
+
+}  // namespace sandboxd

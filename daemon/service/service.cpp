@@ -1,0 +1,508 @@
+#include "service/service.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <systemd/sd-daemon.h>
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+#include "api.h"
+#include "base/errors.h"
+#include "base/fs_util.h"
+#include "base/overlay.h"
+#include "base/process.h"
+#include "bus/bus_directory_dbus.h"
+#include "bus/dbus_util.h"
+#include "bus/job_dbus.h"
+#include "bus/manager_dbus.h"
+#include "bus/sandbox_dbus.h"
+#include "changes/rename_finder.h"
+#include "config.h"
+#include "jobs/job_senders.h"
+#include "logging/log.h"
+#include "owner/helper_client.h"
+#include "review/decision_pins.h"
+#include "sandbox/quota_layer.h"
+#include "sandbox/usage.h"
+#include "service/host_check.h"
+#include "service/state_lock.h"
+
+namespace sandboxd {
+namespace {
+constexpr std::chrono::seconds kGcInterval{60};
+}  // namespace
+
+Service::Service(DaemonOptions options)
+    : options_(std::move(options)), layout_(options_.state_dir, options_.run_dir, options_.user_mode) {}
+
+std::unique_ptr<sdbus::IConnection> Service::ConnectToBus() const {
+  return options_.user_mode ? sdbus::createSessionBusConnection() : sdbus::createSystemBusConnection();
+}
+
+Service::~Service() {
+  heartbeat_.Stop();
+  gc_ticker_.Stop();
+  WaitForWorkers();
+  {
+    std::lock_guard lock(objects_mutex_);
+    job_objects_.clear();
+    sandbox_objects_.clear();
+  }
+  manager_.reset();
+  // The jobs' cgroup parent goes with the daemon when no job is left in it (a test daemon's,
+  // named for its run directory, would otherwise stay behind for good).
+  if (job_cgroups_) rmdir(job_cgroups_->c_str());
+  job_limits_.Release();
+}
+
+void Service::CheckHostForUserMode() {
+  // A trial job as a user-mode job runs: an overlay mounted in a user namespace of its own,
+  // then bwrap inside it. What fails says what this machine lacks (unprivileged user
+  // namespaces, overlayfs in them).
+  std::string probe = layout_.state_dir() + "/probe";
+  std::string error;
+  try {
+    for (const auto& dir : {probe, probe + "/lower", probe + "/upper", probe + "/work"}) MakeDirectory(dir, 0700);
+    SpawnOptions trial;
+    trial.path = BesideHelper(options_.helper_path, "sandboxd-user-overlay");
+    trial.argv = {trial.path, "--overlay", probe + "/lower", probe + "/upper", probe + "/work", "--", options_.bwrap_path,
+                  "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-net",
+                  "--die-with-parent", "--new-session", "--", "/bin/true"};
+    trial.die_with_parent = true;
+    RunResult result = RunAndCapture(trial, "");
+    if (result.status != 0) error = result.err.empty() ? "exit status " + std::to_string(ExitStatusFromWaitStatus(result.status)) : result.err;
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  RemoveTree(probe);
+  while (!error.empty() && error.back() == '\n') error.pop_back();
+  if (error.empty())
+    spdlog::info("user mode: overlayfs in a user namespace and jobs work here");
+  else
+    spdlog::error("user mode cannot run jobs here: {} (it needs unprivileged user namespaces and overlayfs in them, Linux 5.11 or later)", error);
+}
+
+void Service::CheckHost() {
+  if (options_.user_mode) return CheckHostForUserMode();
+  HostFacts facts = ReadHostFacts();
+  // A trial overlay, made as a sandbox's would be: upper and work in the state directory.
+  std::string probe = layout_.state_dir() + "/probe", merged = layout_.run_dir() + "/probe";
+  try {
+    for (const auto& dir : {probe, probe + "/lower", probe + "/upper", probe + "/work", merged}) MakeDirectory(dir, 0700);
+    UniqueFd lower = OpenDirectoryNoSymlinks(probe + "/lower", O_PATH);
+    MountOverlay({lower.get(), probe + "/upper", probe + "/work", merged});
+    UnmountOverlay(merged);
+  } catch (const std::exception& e) {
+    facts.overlay_error = e.what();
+  }
+  RemoveTree(probe);
+  rmdir(merged.c_str());
+  // A trial job, as nobody, with a job's namespaces.
+  try {
+    SpawnOptions trial;
+    trial.path = options_.bwrap_path;
+    trial.argv = {options_.bwrap_path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid",
+                  "--unshare-ipc", "--unshare-uts", "--unshare-net", "--die-with-parent", "--new-session", "--", "/bin/true"};
+    trial.user = LookupUser(65534);
+    trial.die_with_parent = true;
+    RunResult result = RunAndCapture(trial, "");
+    if (result.status != 0) {
+      facts.bwrap_error = result.err.empty() ? "exit status " + std::to_string(ExitStatusFromWaitStatus(result.status)) : result.err;
+      while (!facts.bwrap_error.empty() && facts.bwrap_error.back() == '\n') facts.bwrap_error.pop_back();
+    }
+  } catch (const std::exception& e) {
+    facts.bwrap_error = e.what();
+  }
+  auto problems = DiagnoseHost(facts);
+  for (const auto& problem : problems) spdlog::error("{}", problem);
+  if (problems.empty())
+    spdlog::info("overlayfs and jobs work here{}", facts.container.empty() ? "" : " (inside " + facts.container + ")");
+}
+
+void Service::ChooseQuotaMethod() {
+  // Said once at start-up, as DESIGN asks: which way a quota is held to here.
+  std::string why_not = "user mode: an unprivileged daemon cannot mount file systems";
+  if (!options_.user_mode) {
+    MakeDirectory(layout_.QuotaDir(), 0700);
+    why_not = ProbeQuotaLayers(layout_.QuotaDir());
+  }
+  registry_->SetHardQuotas(why_not.empty());
+  if (why_not.empty())
+    spdlog::info("quotas are hard limits: a sandbox with a quota keeps its layers in an ext4 file system of that size "
+                 "(an image on a loop device), and a write past it fails with ENOSPC in the job");
+  else
+    spdlog::info("quotas stop the job that outgrows them (the changes are measured as it runs): no hard limits here, {}", why_not);
+}
+
+void Service::SetUpDirectories() {
+  // State holds users' changes: root only. The run dir must be traversable so that each owner
+  // can reach their own 0700 sandbox directory below it.
+  MakeDirectories(layout_.state_dir(), 0700);
+  MakeDirectory(layout_.state_dir(), 0700);
+  // Before anything of the state is touched. A daemon that --idle-exit is ending still holds
+  // it for a moment when activation starts the next one: wait that long, not for ever.
+  state_lock_ = LockStateDirectory(layout_.state_dir(), std::chrono::seconds(20));
+  MakeDirectory(layout_.SandboxesDir(), 0700);
+  PrepareOutputDir(layout_.OutputDir());
+  // In user mode nobody else has anything there.
+  MakeDirectories(layout_.run_dir(), options_.user_mode ? 0700 : 0755);
+  MakeDirectory(layout_.run_dir(), options_.user_mode ? 0700 : 0755);
+  // Readable by no job (root is not mapped in a job's user namespace), in a directory every
+  // owner's bwrap can reach.
+  std::string stand_in = HiddenFileStandIn();
+  unlink(stand_in.c_str());
+  UniqueFd file(open(stand_in.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0));
+  if (!file || fchmod(file.get(), 0) != 0) ThrowErrno("cannot create " + stand_in);
+}
+
+int Service::Run() {
+  umask(077);
+  // A configuration that does not parse stops the start: a typo in a setting that hides
+  // secrets must not go unnoticed.
+  config_ = LoadConfig(options_.config_path);
+  // The option is one more assignment after the files, checked as theirs are.
+  if (!options_.storage_cap.empty()) ApplyConfigText("[Storage]\nCap=" + options_.storage_cap + "\n", "--storage-cap", config_);
+  output_budget_ = std::make_shared<OutputBudget>(config_.limits.max_captured_output_per_user);
+  workers_ = std::make_unique<WorkerPool>(WorkerPoolLimits{.workers = kWorkers, .per_key_running = kWorkersPerUser});
+  SetUpDirectories();
+  store_ = std::make_unique<Store>(layout_.Database());
+  registry_ = std::make_unique<SandboxRegistry>(layout_, *store_);
+  registry_->SetLimits(config_.limits.max_sandboxes_per_user, config_.limits.max_roots_per_sandbox);
+  ChooseQuotaMethod();
+  journal_ = std::make_unique<CommitJournal>(*store_);
+  sights_ = std::make_unique<SightStore>(*store_);
+  registry_->SetLinkedUp([this](const Sandbox& sandbox, size_t root, const std::vector<std::string>& paths) {
+    try {
+      RecordLinkedUpSights(*sights_, sandbox, root, paths);
+    } catch (const std::exception& e) {
+      LogAbout({sandbox.id(), sandbox.owner()}, spdlog::level::warn, "sandbox {}: cannot record what it holds of hard links: {}",
+               sandbox.id(), e.what());
+    }
+  });
+  commits_ = std::make_unique<CommitRunner>(layout_, *journal_, *sights_, options_.helper_path);
+  approvals_ = std::make_unique<ApprovalStore>(*store_);
+  suspension_ = std::make_unique<Suspension>(*store_, *approvals_, config_.storage.archive_compression_level,
+                                             ArchiveHelper(BesideHelper(options_.helper_path, "sandboxd-archive-helper")));
+  review_ = std::make_unique<Review>(*approvals_, [helper = options_.helper_path](const Sandbox& sandbox, const std::vector<RootChanges>& scan) {
+    return FindRenames(helper, sandbox, scan);
+  });
+  auto finish_commits = [this](Sandbox& sandbox) {
+    LogSubject subject{sandbox.id(), sandbox.owner()};
+    if (std::string line = suspension_->Recover(sandbox); !line.empty()) LogAbout(subject, spdlog::level::warn, "{}", line);
+    const bool settling = !journal_->Unfinished(sandbox.id()).empty();
+    if (settling) {
+      sandbox.Unmount();  // an overlay must not be mounted while its layers change
+      for (const auto& line : commits_->Recover(sandbox)) LogAbout(subject, spdlog::level::warn, "{}", line);
+    }
+    // A record whose layers are gone (deleted by hand, a lost disk) comes back empty: say so.
+    // Not after settling cut-off work: a commit of the whole upper layer, finished, has taken
+    // the layer for its backups, and its successor is made when the sandbox is set up (the
+    // load test saw that warning given for a commit then finished whole).
+    for (size_t i = 0; i < sandbox.roots().size(); ++i)
+      if (!settling && sandbox.active() && access(sandbox.UpperDir(i).c_str(), F_OK) != 0)
+        LogAbout(subject, spdlog::level::warn, "sandbox {}: the changes of root {} are missing from {}; it comes back without them",
+                 sandbox.id(), sandbox.roots()[i], sandbox.UpperDir(i));
+    // Decisions a commit pinned before it moved entries (decision_pins.h), or left waiting for
+    // its outcome, that a kill left so.
+    if (sandbox.active() && access(sandbox.UpperDir(0).c_str(), F_OK) == 0) {
+      try {
+        review_->SettleAwaitedCommits(sandbox, *journal_);
+        PinDecisionsToLayers(*approvals_, sandbox);
+      } catch (const std::exception& e) {
+        LogAbout(subject, spdlog::level::warn, "sandbox {}: cannot pin its decisions again: {}", sandbox.id(), e.what());
+      }
+    }
+  };
+  for (const auto& [id, reason] : registry_->Recover(finish_commits))
+    LogAbout({id}, spdlog::level::err, "sandbox {} could not be set up again: {}", id, reason);
+  try {
+    for (const auto& id : registry_->SweepOrphans()) LogAbout({id}, spdlog::level::info, "removed the remains of sandbox {}", id);
+  } catch (const std::exception& e) {
+    spdlog::warn("cannot remove the remains of sandboxes: {}", e.what());
+  }
+  if (options_.user_mode)
+    authority_ = std::make_unique<OwnUserAuthority>();
+  else
+    authority_ = std::make_unique<PolkitAuthority>();
+  std::string no_cgroups;
+  job_cgroups_ = PrepareJobCgroups(layout_.run_dir(), no_cgroups);
+  if (job_cgroups_) {
+    spdlog::info("jobs run in cgroups below {}: each is killed whole", *job_cgroups_);
+    // Calls from a process in one of them are refused (job_senders.h).
+    JobSenders::Instance().SetJobCgroup(PathFromCgroup2Root(Cgroup2Mount(), *job_cgroups_));
+  }
+  else
+    spdlog::info("jobs are ended through their pid namespace ({})", no_cgroups);
+  std::string limits_line;
+  job_limits_ = LimitControllers::Discover(job_cgroups_, JobCgroupsName(layout_.run_dir()), limits_line);
+  spdlog::info("{}", limits_line);
+
+  // Connect without a name, publish every object, and only then ask for the name: a client
+  // that sees the name must find everything in place.
+  connection_ = ConnectToBus();
+  // Signals go to the owner's connections, learnt from the bus daemon at each signal over a
+  // connection of their own: this thread runs the bus loop and must never wait for that.
+  peers_ = std::make_unique<BusPeers>(std::make_unique<DBusBusDirectory>(ConnectToBus()));
+  peers_->ForbidThread(std::this_thread::get_id());
+  // A job learns nothing through sandboxd, signals included: a connection whose process runs
+  // inside a job (or is gone, so that its pid may be anyone's) is no recipient.
+  peers_->SetExcluded([](const std::string&, const PeerIdentity& identity) {
+    return JobSenders::Instance().Classify(identity.pid) != JobSenders::Verdict::kOutside;
+  });
+  manager_ = std::make_unique<ManagerDBus>(*this, *connection_);
+  callers_.Start(*connection_);
+  for (const auto& sandbox : registry_->List(0)) PublishSandbox(sandbox);
+  connection_->requestName(api::kBusName);
+  NoteCall();  // an --idle-exit daemon lives that long at least, called or not
+  spdlog::info("sandboxd {} ready on the {} bus with {} sandboxes", SANDBOXD_VERSION, options_.user_mode ? "session" : "system",
+               registry_->size());
+  last_status_ = StatusLine(registry_->size(), 0);
+  sd_notifyf(0, "READY=1\nSTATUS=%s", last_status_.c_str());
+  gc_ticker_.Start(kGcInterval, [this] {
+    try {
+      CollectGarbage();
+    } catch (const std::exception& e) {
+      spdlog::warn("garbage collection failed: {}", e.what());
+    }
+  });
+  std::chrono::milliseconds beat{1000};
+  if (sd_watchdog_enabled(0, &watchdog_usec_) > 0) {
+    loop_probe_ = std::make_unique<LoopProbe>(ConnectToBus(), connection_->getUniqueName());
+    beat = std::min(beat, std::chrono::milliseconds(watchdog_usec_ / 2000));
+    spdlog::info("pinging the systemd watchdog every {} ms", beat.count());
+  }
+  if (options_.idle_exit_seconds > 0) spdlog::info("exiting after {} s idle", options_.idle_exit_seconds);
+  heartbeat_.Start(beat, [this] { Heartbeat(); });
+  // The trial overlay and job only inform the log: they run beside the first calls rather
+  // than before them, which D-Bus activation makes wait for the daemon's start.
+  RunInWorker([this] {
+    try {
+      CheckHost();
+    } catch (const std::exception& e) {
+      spdlog::error("cannot check this machine for overlayfs and jobs: {}", e.what());
+    }
+  });
+  // What a destroy left in the trash (a stop cut its emptying off) goes beside the first calls
+  // too: a million files take minutes, which a start must not wait for.
+  RunInWorker([this] {
+    try {
+      registry_->EmptyTrash();
+    } catch (const std::exception& e) {
+      spdlog::warn("cannot empty the trash: {}", e.what());
+    }
+  });
+  for (;;) {
+    loop_.Run(*connection_);
+    if (stop_requested_ || !idle_exit_requested_) break;
+    if (LeaveWhenStillIdle(idle_decided_at_call_)) {
+      spdlog::info("idle for {} s: exiting (the next call starts sandboxd again)", options_.idle_exit_seconds);
+      break;
+    }
+  }
+  heartbeat_.Stop();
+  sd_notify(0, "STOPPING=1");
+  spdlog::info("sandboxd stopping");
+  return 0;
+}
+
+Activity Service::CurrentActivity() {
+  Activity activity;
+  for (const auto& sandbox : registry_->List(0)) activity.running_jobs += sandbox->jobs_in_progress();
+  activity.operations = workers_ ? workers_->Busy() : 0;
+  activity.last_call_usec = LastCallUsec();
+  return activity;
+}
+
+void Service::Heartbeat() {
+  try {
+    Activity activity = CurrentActivity();
+    std::string status = StatusLine(registry_->size(), activity.running_jobs);
+    std::string message;
+    if (status != last_status_) message = "STATUS=" + status + "\n";
+    last_status_ = status;
+    // Only a loop that answers is alive: a thread that ticks proves nothing.
+    if (loop_probe_ && loop_probe_->Answers(std::chrono::milliseconds(watchdog_usec_ / 4000)))
+      message += "WATCHDOG=1\n";
+    if (!message.empty()) sd_notify(0, message.c_str());
+    int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    if (!idle_exit_requested_ && IdleLongEnough(activity, now, options_.idle_exit_seconds)) {
+      idle_decided_at_call_ = activity.last_call_usec;
+      idle_exit_requested_ = true;
+      loop_.Leave();
+    }
+  } catch (const std::exception& e) {
+    spdlog::warn("heartbeat: {}", e.what());
+  }
+}
+
+bool Service::LeaveWhenStillIdle(int64_t idle_since_call) {
+  // The name goes first: from now on a call starts a new daemon through activation (which
+  // waits for this one's state lock) instead of reaching one on its way out.
+  connection_->releaseName(api::kBusName);
+  // What the bus routed to us before the name went is still answered.
+  while (connection_->processPendingRequest()) {
+  }
+  if (LastCallUsec() == idle_since_call && CurrentActivity().operations == 0) return true;
+  spdlog::info("a call came while going idle: staying");
+  connection_->requestName(api::kBusName);
+  idle_exit_requested_ = false;
+  return false;
+}
+
+std::vector<GcRemoval> Service::CollectGarbage() {
+  std::lock_guard gc_lock(gc_mutex_);
+  std::vector<GcCandidate> candidates;
+  std::map<std::string, std::shared_ptr<Sandbox>> by_id;
+  uint64_t cap = config_.storage.cap_bytes;
+  std::vector<std::pair<std::string, int64_t>> used;
+  std::map<std::string, int64_t> recorded;  // becomes recorded_last_used_: destroyed ones drop out
+  for (const auto& sandbox : registry_->List(0)) {
+    by_id[sandbox->id()] = sandbox;
+    // Idleness survives a restart (to within a collection's interval): what changed since
+    // the last collection is recorded, all in one transaction.
+    int64_t last_used = sandbox->last_used_usec();
+    auto known = recorded_last_used_.find(sandbox->id());
+    if (known == recorded_last_used_.end() || known->second != last_used) used.emplace_back(sandbox->id(), last_used);
+    recorded[sandbox->id()] = last_used;
+    // Sizes matter only under a cap; measuring every layer costs a walk of it.
+    uint64_t bytes = cap ? MeasureSandbox(*sandbox).total() : 0;
+    candidates.push_back({sandbox->id(), !sandbox->active(), sandbox->running_jobs(), sandbox->created_usec(),
+                          sandbox->last_used_usec(), sandbox->ttl_sec(), bytes, sandbox->owner()});
+  }
+  store_->SetLastUsed(used);
+  recorded_last_used_ = std::move(recorded);
+  int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  std::vector<GcRemoval> removed;
+  for (auto& removal : ChooseGarbage(candidates, cap, now)) {
+    auto sandbox = by_id[removal.id];
+    try {
+      // Exactly as a destroy: a job or operation that started meanwhile keeps it.
+      ExclusiveOperation exclusive(*sandbox, "collect");
+      registry_->Forget(sandbox->id());
+      sandbox->MarkDestroyed();
+    } catch (const std::exception& e) {
+      LogAbout({removal.id, sandbox->owner()}, spdlog::level::info, "garbage collection left sandbox {} alone: {}", removal.id,
+               e.what());
+      continue;
+    }
+    LogAbout({removal.id, sandbox->owner()}, spdlog::level::info, "garbage collection removed sandbox {} of uid {}: {}", removal.id,
+             sandbox->owner(), removal.why);
+    RemoveSandboxFiles(sandbox);
+    removed.push_back(std::move(removal));
+  }
+  return removed;
+}
+
+void Service::RemoveSandboxFiles(const std::shared_ptr<Sandbox>& sandbox) {
+  UnpublishSandbox(sandbox->id());
+  try {
+    sandbox->UnmountForGood();
+    sandbox->RemoveQuotaLayer();
+    std::vector<std::string> stores;
+    for (size_t i = 0; i < sandbox->roots().size(); ++i)
+      if (std::find(stores.begin(), stores.end(), sandbox->Store(i)) == stores.end()) stores.push_back(sandbox->Store(i));
+    registry_->RemoveFiles(sandbox->id(), stores);
+    registry_->EmptyTrash();
+  } catch (const std::exception& e) {
+    LogAbout({sandbox->id(), sandbox->owner()}, spdlog::level::warn, "sandbox {}: cannot remove its files: {}", sandbox->id(),
+             e.what());
+  }
+}
+
+void Service::Stop() {
+  stop_requested_ = true;
+  loop_.Leave();
+}
+
+void Service::CheckCallsInFlight(uid_t uid) const {
+  size_t most = config_.limits.max_calls_in_flight_per_user;
+  if (workers_->InFlight(uid) >= most)
+    throw Error(Code::kQuotaExceeded, "uid " + std::to_string(uid) + " has " + std::to_string(most) +
+                                          " calls in flight already, the most [Limits] MaxCallsInFlightPerUser=" +
+                                          std::to_string(most) + " allows; try again when some have ended");
+}
+
+void Service::WaitForWorkers() {
+  if (!workers_) return;
+  // A worker may be waiting for a human at a polkit prompt, or on a reader that stopped: do
+  // not wait for ever. The pool is then left to the process's exit (its threads are stuck in
+  // calls that end with it).
+  if (!workers_->WaitIdle(std::chrono::seconds(10))) {
+    spdlog::warn("{} calls still running at exit", workers_->Busy());
+    (void)workers_.release();
+  }
+}
+
+std::shared_ptr<SandboxDBus> Service::PublishSandbox(std::shared_ptr<Sandbox> sandbox) {
+  auto object = std::make_shared<SandboxDBus>(*this, *connection_, sandbox);
+  std::lock_guard lock(objects_mutex_);
+  sandbox_objects_[sandbox->id()] = object;
+  return object;
+}
+
+std::shared_ptr<SandboxDBus> Service::FindSandboxObject(const std::string& id) {
+  std::lock_guard lock(objects_mutex_);
+  auto it = sandbox_objects_.find(id);
+  return it == sandbox_objects_.end() ? nullptr : it->second;
+}
+
+void Service::UnpublishSandbox(const std::string& id) {
+  std::vector<std::shared_ptr<JobDBus>> jobs;
+  std::shared_ptr<SandboxDBus> object;
+  {
+    std::lock_guard lock(objects_mutex_);
+    for (const auto& job_id : jobs_by_sandbox_[id]) {
+      auto it = job_objects_.find(job_id);
+      if (it != job_objects_.end()) {
+        jobs.push_back(it->second);
+        job_objects_.erase(it);
+      }
+    }
+    jobs_by_sandbox_.erase(id);
+    auto it = sandbox_objects_.find(id);
+    if (it != sandbox_objects_.end()) {
+      object = it->second;
+      sandbox_objects_.erase(it);
+    }
+  }
+  for (auto& job : jobs) job->job()->Cancel();
+  // Objects die here, outside the lock and outside any of their own handlers.
+}
+
+std::shared_ptr<JobDBus> Service::PublishJob(std::shared_ptr<Job> job, std::shared_ptr<Sandbox> sandbox) {
+  auto object = std::make_shared<JobDBus>(*this, *connection_, job, sandbox);
+  std::lock_guard lock(objects_mutex_);
+  job_objects_[job->id()] = object;
+  jobs_by_sandbox_[sandbox->id()].push_back(job->id());
+  return object;
+}
+
+void Service::PruneJobs(const std::string& sandbox_id, const std::string& keep) {
+  std::vector<std::shared_ptr<JobDBus>> dropped;
+  {
+    std::lock_guard lock(objects_mutex_);
+    auto& ids = jobs_by_sandbox_[sandbox_id];
+    size_t finished = 0;
+    for (const auto& id : ids) {
+      auto it = job_objects_.find(id);
+      if (it != job_objects_.end() && it->second->job()->state() == JobState::kFinished) ++finished;
+    }
+    for (auto it = ids.begin(); it != ids.end() && finished > kFinishedJobsKept;) {
+      auto object = job_objects_.find(*it);
+      bool is_finished = object != job_objects_.end() && object->second->job()->state() == JobState::kFinished;
+      if (*it != keep && is_finished) {
+        dropped.push_back(object->second);
+        job_objects_.erase(object);
+        it = ids.erase(it);
+        --finished;
+      } else {
+        ++it;
+      }
+    }
+  }
+}
+
+}  // namespace sandboxd

@@ -1,0 +1,298 @@
+#include "base/stalled_writer.h"
+#include "text/diff_writer.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "base/beneath.h"
+#include "base/errors.h"
+#include "base/fd.h"
+#include "quote_path.h"
+#include "text/common_lines.h"
+#include "text/text_source.h"
+
+namespace sandboxd {
+namespace {
+
+/// One side of a file diff as found on disk.
+struct Side {
+  bool exists = false;
+  mode_t mode = 0;                    ///< full st_mode
+  bool binary = false;
+  std::unique_ptr<TextSource> text;   ///< a text file's content (read as needed), a symlink's target
+  std::string note;                   ///< why it could not be read, if so
+};
+
+std::string OctalMode(mode_t mode) {
+  if (S_ISLNK(mode)) return "120000";  // as git: a symlink's permission bits mean nothing
+  char text[16];
+  snprintf(text, sizeof text, "%06o", static_cast<unsigned>(mode & (S_IFMT | 07777)));
+  return text;
+}
+
+Side ReadSide(int dirfd, const std::string& path, const DiffOptions& options) {
+  Side side;
+  auto [parent_path, name] = SplitParent(path);
+  UniqueFd parent = OpenBeneath(dirfd, parent_path, O_PATH | O_DIRECTORY);
+  struct stat st;
+  if (!parent || fstatat(parent.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return side;
+  side.exists = true;
+  side.mode = st.st_mode;
+  if (S_ISLNK(st.st_mode)) {
+    std::vector<char> target(static_cast<size_t>(st.st_size) + 1 > 4096 ? static_cast<size_t>(st.st_size) + 1 : 4096);
+    ssize_t size = readlinkat(parent.get(), name.c_str(), target.data(), target.size());
+    side.text = std::make_unique<StringText>(size >= 0 ? std::string(target.data(), static_cast<size_t>(size)) : std::string());
+    return side;
+  }
+  if (!S_ISREG(st.st_mode)) return side;
+  if (static_cast<uint64_t>(st.st_size) > options.max_text_bytes) {
+    side.binary = true;
+    return side;
+  }
+  std::unique_ptr<FileText> file = OpenRegularFile(parent.get(), name, path);
+  if (!file) {
+    side.binary = true;
+    side.note = strerror(errno);
+    return side;
+  }
+  // The rule `hunks` and `merge` apply too (text_file.h): grown past the limit since the stat,
+  // or a NUL early on, it is binary.
+  if (!NotTextBecause(*file, options.max_text_bytes).empty()) {
+    side.binary = true;
+    return side;
+  }
+  side.text = std::move(file);
+  return side;
+}
+
+std::optional<mode_t> ModeAt(int dirfd, const std::string& path) {
+  auto [parent_path, name] = SplitParent(path);
+  UniqueFd parent = OpenBeneath(dirfd, parent_path, O_PATH | O_DIRECTORY);
+  struct stat st;
+  if (!parent || fstatat(parent.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
+  return st.st_mode;
+}
+
+bool HasContent(const Side& side) { return side.exists && (S_ISREG(side.mode) || S_ISLNK(side.mode)); }
+
+/// Receives the diff of one change as it is made: each file diff's header, then its hunks.
+class DiffReceiver : public HunkSink {
+ public:
+  virtual void File(const std::string& header) = 0;
+};
+
+/// Keeps every file diff whole in memory (DiffChange).
+class DiffCollector final : public DiffReceiver {
+ public:
+  void File(const std::string& header) override { files.push_back(FileDiff{header, {}}); }
+  void Hunk(int, std::string_view header, const HunkPlace&) override {
+    files.back().hunks.push_back(sandboxd::Hunk{std::string(header), std::string()});
+  }
+  bool WantsBody(int) override { return true; }
+  void Body(std::string_view piece) override { files.back().hunks.back().body.append(piece); }
+  std::vector<FileDiff> files;
+};
+
+/// Counts file diffs and hunks, for the check that the hunks asked for exist.
+class HunkCounter final : public DiffReceiver {
+ public:
+  void File(const std::string&) override { ++files; }
+  void Hunk(int, std::string_view, const HunkPlace&) override { ++hunks; }
+  size_t files = 0, hunks = 0;
+};
+
+/// The reader of WriteDiff's output went away.
+struct ReaderGone {};
+
+/// Writes diffs to an fd as they are made, through a buffer, showing of a change asked for
+/// hunk by hunk only the hunks asked for.
+class DiffStreamer final : public DiffReceiver {
+ public:
+  DiffStreamer(int fd, int64_t stall_ms) : fd_(fd), stall_ms_(stall_ms) {}
+  /// The hunks to show of the next change's file diff; null: all.
+  void Only(const std::set<int>* hunks) { only_ = hunks; }
+  void File(const std::string& header) override { Write(header); }
+  void Hunk(int number, std::string_view header, const HunkPlace&) override {
+    if (!Shown(number)) return;
+    Write(header);
+    Write("\n");
+  }
+  bool WantsBody(int number) override { return Shown(number); }
+  void Body(std::string_view piece) override { Write(piece); }
+  void Write(std::string_view text) {
+    buffer_.append(text);
+    if (buffer_.size() >= kBuffer) Flush();
+  }
+  void Flush() {
+    if (!WriteWithin(fd_, buffer_, stall_ms_, "the diff")) throw ReaderGone{};
+    buffer_.clear();
+  }
+
+ private:
+  static constexpr size_t kBuffer = 64 * 1024;
+  bool Shown(int number) const { return only_ == nullptr || only_->count(number) != 0; }
+  const int fd_;
+  const int64_t stall_ms_;
+  const std::set<int>* only_ = nullptr;
+  std::string buffer_;
+};
+
+/// The diff of one path whose old and new sides are given (either may be missing).
+void DiffFile(const std::string& shown, const Side& old_side, const Side& new_side, const DiffOptions& options,
+              DiffReceiver& out) {
+  // Names as git writes them (quote_path.h): a name cannot end a header line or hide one.
+  std::string header = "diff --git " + api::QuotePath("a/" + shown) + " " + api::QuotePath("b/" + shown) + "\n";
+  if (!old_side.exists) {
+    header += "new file mode " + OctalMode(new_side.mode) + "\n";
+  } else if (!new_side.exists) {
+    header += "deleted file mode " + OctalMode(old_side.mode) + "\n";
+  } else if ((old_side.mode & (S_IFMT | 07777)) != (new_side.mode & (S_IFMT | 07777))) {
+    header += "old mode " + OctalMode(old_side.mode) + "\nnew mode " + OctalMode(new_side.mode) + "\n";
+  }
+  bool old_text = HasContent(old_side), new_text = HasContent(new_side);
+  if (!old_text && !new_text) return out.File(header);  // directories, fifos, devices: header only
+  std::string old_label = old_side.exists ? api::QuotePath("a/" + shown) : "/dev/null";
+  std::string new_label = new_side.exists ? api::QuotePath("b/" + shown) : "/dev/null";
+  if (old_side.binary || new_side.binary) return out.File(header + "Binary files " + old_label + " and " + new_label + " differ\n");
+  const MemoryText nothing{std::string_view()};
+  const TextSource& old_content = old_text ? *old_side.text : static_cast<const TextSource&>(nothing);
+  const TextSource& new_content = new_text ? *new_side.text : static_cast<const TextSource&>(nothing);
+  if (SameText(old_content, new_content)) return out.File(header);
+  out.File(header + "--- " + old_label + "\n+++ " + new_label + "\n");
+  ForEachHunk(old_content, new_content, options.context_lines, out, options.text_limits);
+}
+
+/// Deletions of every file below a directory of the live tree (sorted, no symlink followed).
+void DeletedTree(int lower_dirfd, const std::string& path, const DiffOptions& options, DiffReceiver& out) {
+  UniqueFd dir = OpenBeneath(lower_dirfd, path, O_RDONLY | O_DIRECTORY);
+  if (!dir) return;
+  int list_fd = dup(dir.get());
+  DIR* listing = list_fd >= 0 ? fdopendir(list_fd) : nullptr;
+  if (!listing) {
+    if (list_fd >= 0) close(list_fd);
+    return;
+  }
+  std::vector<std::string> names;
+  while (dirent* entry = readdir(listing))
+    if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) names.emplace_back(entry->d_name);
+  closedir(listing);
+  std::sort(names.begin(), names.end());
+  for (const auto& name : names) {
+    std::string child = path + "/" + name;
+    Side old_side = ReadSide(lower_dirfd, child, options);
+    if (!old_side.exists) continue;
+    if (S_ISDIR(old_side.mode)) {
+      DeletedTree(lower_dirfd, child, options, out);
+    } else {
+      DiffFile(options.path_prefix + child, old_side, Side{}, options, out);
+    }
+  }
+}
+
+/// The file diffs of one change, to `out` (DiffChange says which).
+void EmitChange(const Change& change, int lower_dirfd, int upper_dirfd, const DiffOptions& options, DiffReceiver& out) {
+  std::string shown = change.path == "." ? (options.path_prefix.empty() ? "." : options.path_prefix.substr(0, options.path_prefix.size() - 1))
+                                         : options.path_prefix + change.path;
+  Side old_side = change.kind == ChangeKind::kAdded ? Side{} : ReadSide(lower_dirfd, change.path, options);
+  Side new_side = change.kind == ChangeKind::kDeleted ? Side{} : ReadSide(upper_dirfd, change.path, options);
+  bool old_dir = old_side.exists && S_ISDIR(old_side.mode);
+  bool new_dir = new_side.exists && S_ISDIR(new_side.mode);
+  if (change.kind == ChangeKind::kTypeChanged || (old_dir && !new_side.exists)) {
+    // A type change reads as git shows it: the old entry deleted, the new one added.
+    if (old_dir) DeletedTree(lower_dirfd, change.path, options, out);
+    else if (old_side.exists) DiffFile(shown, old_side, Side{}, options, out);
+    if (new_side.exists && !new_dir) DiffFile(shown, Side{}, new_side, options, out);
+    return;
+  }
+  if (new_dir && !old_side.exists) return;  // a new directory: its entries speak for it
+  if (old_dir || new_dir) {
+    if (old_dir && new_dir && (old_side.mode & 07777) != (new_side.mode & 07777)) DiffFile(shown, old_side, new_side, options, out);
+    return;
+  }
+  DiffFile(shown, old_side, new_side, options, out);
+}
+
+}  // namespace
+
+std::string FileDiff::Text() const {
+  std::string text = header;
+  for (const auto& hunk : hunks) text += hunk.header + "\n" + hunk.body;
+  return text;
+}
+
+std::vector<FileDiff> DiffChange(const Change& change, int lower_dirfd, int upper_dirfd, const DiffOptions& options) {
+  DiffCollector collector;
+  EmitChange(change, lower_dirfd, upper_dirfd, options, collector);
+  return std::move(collector.files);
+}
+
+FileDiff DiffRename(const Rename& rename, int lower_dirfd, int upper_dirfd, const DiffOptions& options) {
+  FileDiff diff;
+  std::string from = options.path_prefix + rename.from, to = options.path_prefix + rename.to;
+  diff.header = "diff --git " + api::QuotePath("a/" + from) + " " + api::QuotePath("b/" + to) + "\n";
+  auto old_mode = ModeAt(lower_dirfd, rename.from), new_mode = ModeAt(upper_dirfd, rename.to);
+  if (old_mode && new_mode && (*old_mode & (S_IFMT | 07777)) != (*new_mode & (S_IFMT | 07777)))
+    diff.header += "old mode " + OctalMode(*old_mode) + "\nnew mode " + OctalMode(*new_mode) + "\n";
+  diff.header += "similarity index 100%\nrename from " + api::QuotePath(from) + "\nrename to " + api::QuotePath(to) + "\n";
+  return diff;
+}
+
+bool WriteDiff(const std::vector<Change>& changes, int lower_dirfd, int upper_dirfd, const DiffOptions& options,
+               int out_fd, const std::vector<Rename>& renames) {
+  // Only renames with both halves here: a deletion whose new name is not shown stays a deletion.
+  std::set<std::string> here;
+  for (const auto& change : changes) here.insert(change.path);
+  std::map<std::string, const Rename*> by_added;
+  std::set<std::string> renamed_away;
+  for (const auto& rename : renames) {
+    if (!here.count(rename.from) || !here.count(rename.to)) continue;
+    by_added[rename.to] = &rename;
+    renamed_away.insert(rename.from);
+  }
+  // The changes shown hunk by hunk are counted first: a hunk that does not exist is refused
+  // before any of the diff is written.
+  for (const auto& change : changes) {
+    auto asked = options.only_hunks.find(change.path);
+    if (asked == options.only_hunks.end() || renamed_away.count(change.path) || by_added.count(change.path)) continue;
+    HunkCounter counter;
+    EmitChange(change, lower_dirfd, upper_dirfd, options, counter);
+    size_t count = counter.files == 1 ? counter.hunks : 0;
+    for (int hunk : asked->second)
+      if (hunk < 1 || static_cast<size_t>(hunk) > count)
+        throw Error(Code::kNotFound, "no hunk " + options.path_prefix + change.path + ":" + std::to_string(hunk) + " (" +
+                                         options.path_prefix + change.path + " has " +
+                                         (count == 0 ? "no hunks" : count == 1 ? "1 hunk" : std::to_string(count) + " hunks") + ")");
+  }
+  DiffStreamer out(out_fd, options.output_stall_ms);
+  try {
+    for (const auto& change : changes) {
+      if (renamed_away.count(change.path)) continue;  // shown with its added half
+      auto rename = by_added.find(change.path);
+      if (rename != by_added.end()) {
+        out.Write(DiffRename(*rename->second, lower_dirfd, upper_dirfd, options).Text());
+        continue;
+      }
+      auto asked = options.only_hunks.find(change.path);
+      out.Only(asked != options.only_hunks.end() ? &asked->second : nullptr);
+      EmitChange(change, lower_dirfd, upper_dirfd, options, out);
+    }
+    out.Flush();
+  } catch (const ReaderGone&) {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace sandboxd
