@@ -151,7 +151,10 @@ void MountOverlay(const OverlaySpec& spec) {
     // refused rather than shown with root's view of whatever is swapped into it.
     options.insert(options.end(), {{"redirect_dir", "off"}, {"index", "on"}, {"nfs_export", "on"}});
   }
-  auto [err, said] = TryMount(spec, options);
+  // Not a structured binding: a lambda may not capture one before C++20's P1091 (clang 14).
+  int err;
+  std::string said;
+  std::tie(err, said) = TryMount(spec, options);
   // overlayfs lets one superblock at a time use an upper and work dir (index=on). The one this
   // sandbox had may outlive its unmount for a moment: a copy of it made into another job's new
   // mount namespace goes only once that namespace is set up and the unmount has propagated to
