@@ -148,4 +148,9 @@ std::vector<std::string> ListDirectory(const std::string& path) {
   return names;
 }
 
+void SyncFileSystemOf(int dir_fd, const std::string& shown) {
+  UniqueFd dir(openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dir || syncfs(dir.get()) != 0) ThrowErrno("cannot sync the file system of " + shown);
+}
+
 }  // namespace sandboxd

@@ -26,6 +26,8 @@ UniqueFd OpenDirectoryNoSymlinks(const std::string& path, int flags);
 std::string RandomId();
 /// True for what RandomId makes.
 bool LooksLikeId(const std::string& name);
+/// syncfs of the file system holding the directory `dir_fd`. Throws Error(kFailed) naming `shown`.
+void SyncFileSystemOf(int dir_fd, const std::string& shown);
 /// The names in directory `path` (no "." or ".."); a missing directory has none.
 std::vector<std::string> ListDirectory(const std::string& path);
 

@@ -11,7 +11,8 @@
 /// settles one that was cut off.
 ///
 /// The daemon only ever reads there, through fds opened beneath the root without following
-/// symlinks; everything written into the live tree is written by the helper as the owner.
+/// symlinks; everything written into the live tree is written by the helper as the owner
+/// (helpers/landing_actions.h).
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -78,14 +79,5 @@ std::vector<CommitStep> RebaseOnImportedBackups(std::vector<CommitStep> steps, s
 /// commit's (they name the removed entries' paths).
 std::vector<InodeAlias> RestoredAliases(int backup_fd, int removed_fd, int live_fd, size_t root,
                                         const std::vector<CommitStep>& steps);
-
-/// The helper's side (sandboxd-helper "landing"): runs `actions`, each one of
-/// ["make", FD, NAME] (the area NAME with upper/ and removed/ in directory FD; refused when NAME
-/// exists), ["copy", FROM_FD, FD, PATH, ...] (CopyTree of FROM_FD's contents into PATH beneath FD;
-/// each further FROM_FD, PATH pair is copied into its PATH beneath FD as part of one copy, names
-/// of one inode across them kept one inode: CopyTrees),
-/// ["remove", FD, NAME] (RemoveTreeAt of an area "make" made: a directory holding exactly upper/
-/// and removed/; anything else at NAME is left alone) and ["sync", FD] (syncfs), in order.
-void RunLandingActions(const nlohmann::json& actions);
 
 }  // namespace sandboxd

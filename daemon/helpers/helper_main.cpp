@@ -10,7 +10,7 @@
 #include <string>
 
 #include "base/errors.h"
-#include "commit/landing_area.h"
+#include "helpers/landing_actions.h"
 #include "helpers/commit_steps_apply.h"
 #include "model/helper_request.h"
 #include "model/renames.h"

@@ -3,6 +3,7 @@
 // copies and the copies put back live onto the originals.
 
 #include "commit/landing_area.h"
+#include "helpers/landing_actions.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
