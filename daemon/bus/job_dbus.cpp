@@ -42,9 +42,9 @@ void JobDBus::InWorker(sdbus::Result<Outs...>&& result, const char* verb, Body&&
     ReturnCurrentError(result);
     return;
   }
-  if (!service_.AdmitCall(caller, result)) return;
+  if (!service_.calls().Admit(caller, result)) return;
   Service* service = &service_;
-  service_.RunForCaller(caller.uid, [service, job = job_, sandbox = sandbox_, result = std::move(result), body = std::forward<Body>(body), caller,
+  service_.calls().RunForCaller(caller.uid, [service, job = job_, sandbox = sandbox_, result = std::move(result), body = std::forward<Body>(body), caller,
                         verb]() mutable {
     ReplyWith(result, [&] {
       Authorize(*service, caller, *job, *sandbox, verb);
@@ -70,8 +70,8 @@ void JobDBus::Wait(sdbus::Result<int32_t, std::string>&& result) {
     ReturnCurrentError(result);
     return;
   }
-  if (!service_.AdmitCall(caller, result)) return;
-  service_.RunForCaller(caller.uid, [service = &service_, job = job_, sandbox = sandbox_, caller, result = std::move(result)]() mutable {
+  if (!service_.calls().Admit(caller, result)) return;
+  service_.calls().RunForCaller(caller.uid, [service = &service_, job = job_, sandbox = sandbox_, caller, result = std::move(result)]() mutable {
     try {
       Authorize(*service, caller, *job, *sandbox, "wait");
     } catch (...) {

@@ -54,8 +54,8 @@ void ManagerDBus::CheckQuotaCanBeMade(uint64_t quota_bytes) const {
 void ManagerDBus::CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std::string> roots,
                                 std::map<std::string, sdbus::Variant> options, uint64_t flags) {
   Caller caller;
-  if (!TakeCaller(getObject(), result, caller) || !service_.AdmitCall(caller, result)) return;
-  service_.RunForCaller(caller.uid, [this, result = std::move(result), roots = std::move(roots), options = std::move(options), flags,
+  if (!TakeCaller(getObject(), result, caller) || !service_.calls().Admit(caller, result)) return;
+  service_.calls().RunForCaller(caller.uid, [this, result = std::move(result), roots = std::move(roots), options = std::move(options), flags,
                         caller]() mutable {
     ReplyWith(result, [&]() -> sdbus::ObjectPath {
       CheckFlags(flags, api::kFlagAllowInteractive);
@@ -141,8 +141,8 @@ std::string ManagerDBus::Version() {
 
 void ManagerDBus::CollectGarbage(sdbus::Result<std::vector<sdbus::Struct<std::string, std::string>>>&& result, uint64_t flags) {
   Caller caller;
-  if (!TakeCaller(getObject(), result, caller) || !service_.AdmitCall(caller, result)) return;
-  service_.RunForCaller(caller.uid, [this, result = std::move(result), flags, caller]() mutable {
+  if (!TakeCaller(getObject(), result, caller) || !service_.calls().Admit(caller, result)) return;
+  service_.calls().RunForCaller(caller.uid, [this, result = std::move(result), flags, caller]() mutable {
     ReplyWith(result, [&] {
       CheckFlags(flags, api::kFlagAllowInteractive);
       service_.authority().Check(caller, api::kActionManage, {{"verb", "gc"}}, flags & api::kFlagAllowInteractive,
@@ -156,8 +156,8 @@ void ManagerDBus::CollectGarbage(sdbus::Result<std::vector<sdbus::Struct<std::st
 
 void ManagerDBus::GetUsage(sdbus::Result<std::vector<UsageRow>>&& result, uint64_t flags) {
   Caller caller;
-  if (!TakeCaller(getObject(), result, caller) || !service_.AdmitCall(caller, result)) return;
-  service_.RunForCaller(caller.uid, [this, result = std::move(result), flags, caller]() mutable {
+  if (!TakeCaller(getObject(), result, caller) || !service_.calls().Admit(caller, result)) return;
+  service_.calls().RunForCaller(caller.uid, [this, result = std::move(result), flags, caller]() mutable {
     ReplyWith(result, [&] {
       CheckFlags(flags, api::kFlagAllowInteractive | api::kFlagEveryUser);
       bool everyone = flags & api::kFlagEveryUser;

@@ -133,8 +133,8 @@ void SandboxDBus::InWorker(sdbus::Result<Outs...>&& result, const char* verb, bo
     return;
   }
   auto self = KeepAlive(result);
-  if (!self || !service_.AdmitCall(caller, result)) return;
-  service_.RunForCaller(caller.uid, [this, self, result = std::move(result), body = std::forward<Body>(body), caller, verb,
+  if (!self || !service_.calls().Admit(caller, result)) return;
+  service_.calls().RunForCaller(caller.uid, [this, self, result = std::move(result), body = std::forward<Body>(body), caller, verb,
                         allow_interactive]() mutable {
     ReplyWith(result, [&] {
       Authorize(caller, verb, allow_interactive);
@@ -145,7 +145,7 @@ void SandboxDBus::InWorker(sdbus::Result<Outs...>&& result, const char* verb, bo
 
 void SandboxDBus::EmptyTrashLater() {
   Service* service = &service_;
-  service_.RunInWorker([service] {
+  service_.calls().RunDaemonWork([service] {
     try {
       service->registry().EmptyTrash();
     } catch (const std::exception& e) {
@@ -723,8 +723,8 @@ void SandboxDBus::Destroy(sdbus::Result<>&& result) {
     return;
   }
   auto self = KeepAlive(result);
-  if (!self || !service_.AdmitCall(caller, result)) return;
-  service_.RunForCaller(caller.uid, [this, self, caller, result = std::move(result)]() mutable {
+  if (!self || !service_.calls().Admit(caller, result)) return;
+  service_.calls().RunForCaller(caller.uid, [this, self, caller, result = std::move(result)]() mutable {
     bool destroyed = false;
     ReplyWith(result, [&] {
       Authorize(caller, "destroy", false);

@@ -45,7 +45,7 @@ std::unique_ptr<sdbus::IConnection> Service::ConnectToBus() const {
 Service::~Service() {
   heartbeat_.Stop();
   gc_ticker_.Stop();
-  WaitForWorkers();
+  if (calls_) calls_->WaitForCalls();
   {
     std::lock_guard lock(objects_mutex_);
     job_objects_.clear();
@@ -166,7 +166,7 @@ int Service::Run() {
   // The option is one more assignment after the files, checked as theirs are.
   if (!options_.storage_cap.empty()) ApplyConfigText("[Storage]\nCap=" + options_.storage_cap + "\n", "--storage-cap", config_);
   output_budget_ = std::make_shared<OutputBudget>(config_.limits.max_captured_output_per_user);
-  workers_ = std::make_unique<WorkerPool>(WorkerPoolLimits{.workers = kWorkers, .per_key_running = kWorkersPerUser});
+  calls_ = std::make_unique<CallGate>(config_.limits.max_calls_in_flight_per_user);
   SetUpDirectories();
   store_ = std::make_unique<Store>(layout_.Database());
   registry_ = std::make_unique<SandboxRegistry>(layout_, *store_);
@@ -278,7 +278,7 @@ int Service::Run() {
   heartbeat_.Start(beat, [this] { Heartbeat(); });
   // The trial overlay and job only inform the log: they run beside the first calls rather
   // than before them, which D-Bus activation makes wait for the daemon's start.
-  RunInWorker([this] {
+  calls_->RunDaemonWork([this] {
     try {
       CheckHost();
     } catch (const std::exception& e) {
@@ -287,7 +287,7 @@ int Service::Run() {
   });
   // What a destroy left in the trash (a stop cut its emptying off) goes beside the first calls
   // too: a million files take minutes, which a start must not wait for.
-  RunInWorker([this] {
+  calls_->RunDaemonWork([this] {
     try {
       registry_->EmptyTrash();
     } catch (const std::exception& e) {
@@ -311,7 +311,7 @@ int Service::Run() {
 Activity Service::CurrentActivity() {
   Activity activity;
   for (const auto& sandbox : registry_->List(0)) activity.running_jobs += sandbox->jobs_in_progress();
-  activity.operations = workers_ ? workers_->Busy() : 0;
+  activity.operations = calls_ ? calls_->Busy() : 0;
   activity.last_call_usec = LastCallUsec();
   return activity;
 }
@@ -415,25 +415,6 @@ void Service::RemoveSandboxFiles(const std::shared_ptr<Sandbox>& sandbox) {
 void Service::Stop() {
   stop_requested_ = true;
   loop_.Leave();
-}
-
-void Service::CheckCallsInFlight(uid_t uid) const {
-  size_t most = config_.limits.max_calls_in_flight_per_user;
-  if (workers_->InFlight(uid) >= most)
-    throw Error(Code::kQuotaExceeded, "uid " + std::to_string(uid) + " has " + std::to_string(most) +
-                                          " calls in flight already, the most [Limits] MaxCallsInFlightPerUser=" +
-                                          std::to_string(most) + " allows; try again when some have ended");
-}
-
-void Service::WaitForWorkers() {
-  if (!workers_) return;
-  // A worker may be waiting for a human at a polkit prompt, or on a reader that stopped: do
-  // not wait for ever. The pool is then left to the process's exit (its threads are stuck in
-  // calls that end with it).
-  if (!workers_->WaitIdle(std::chrono::seconds(10))) {
-    spdlog::warn("{} calls still running at exit", workers_->Busy());
-    (void)workers_.release();
-  }
 }
 
 std::shared_ptr<SandboxDBus> Service::PublishSandbox(std::shared_ptr<Sandbox> sandbox) {

@@ -18,9 +18,9 @@
 
 #include "base/ticker.h"
 #include "base/user_slots.h"
-#include "base/worker_pool.h"
 #include "bus/bus_loop.h"
 #include "bus/bus_peers.h"
+#include "bus/call_gate.h"
 #include "bus/caller.h"
 #include "bus/caller_watch.h"
 #include "bus/dbus_util.h"
@@ -62,10 +62,6 @@ class Service {
  public:
   /// Finished jobs kept per sandbox so that their status and output stay readable.
   static constexpr size_t kFinishedJobsKept = 16;
-  /// The worker threads that serve calls, and how many of them one user's calls may hold at
-  /// once (worker_pool.h): calls that wait (a polkit prompt, a slow reader) hold theirs.
-  static constexpr size_t kWorkers = 16;
-  static constexpr size_t kWorkersPerUser = 4;
 
   explicit Service(DaemonOptions options);
   ~Service();
@@ -99,29 +95,8 @@ class Service {
   std::string HiddenFileStandIn() const { return layout_.run_dir() + "/hidden"; }
   const Layout& layout() const { return layout_; }
 
-  /// Runs the daemon's own `work` on a worker (never on the bus loop). Work must not throw.
-  template <typename F>
-  void RunInWorker(F&& work) {
-    workers_->Post(kDaemonWork, std::forward<F>(work));
-  }
-  /// Whether `caller` may have one more call in flight ([Limits] MaxCallsInFlightPerUser);
-  /// when not, answers `result` with the refusal. On the bus loop, before RunForCaller.
-  template <typename... Outs>
-  bool AdmitCall(const Caller& caller, sdbus::Result<Outs...>& result) {
-    try {
-      CheckCallsInFlight(caller.uid);
-      return true;
-    } catch (...) {
-      result.returnError(CurrentExceptionAsDBusError());
-      return false;
-    }
-  }
-  /// Runs `work` for a call of `uid`'s on a worker, in turn with other users' calls
-  /// (worker_pool.h). Move-only callables are fine (an sdbus::Result travels with its work).
-  template <typename F>
-  void RunForCaller(uid_t uid, F&& work) {
-    workers_->Post(uid, std::forward<F>(work));
-  }
+  /// Where every call's work runs (call_gate.h).
+  CallGate& calls() { return *calls_; }
 
   std::shared_ptr<SandboxDBus> PublishSandbox(std::shared_ptr<Sandbox> sandbox);
   std::shared_ptr<SandboxDBus> FindSandboxObject(const std::string& id);
@@ -148,8 +123,6 @@ class Service {
   /// The same for user mode: a trial job through sandboxd-user-overlay.
   void CheckHostForUserMode();
   std::unique_ptr<sdbus::IConnection> ConnectToBus() const;
-  void CheckCallsInFlight(uid_t uid) const;
-  void WaitForWorkers();
   /// Every second (or half the watchdog period): STATUS= when it changed, WATCHDOG=1 when the
   /// bus loop answered, and the end of the loop once idle for --idle-exit seconds.
   void Heartbeat();
@@ -194,9 +167,7 @@ class Service {
   std::map<std::string, std::shared_ptr<JobDBus>> job_objects_;
   std::map<std::string, std::deque<std::string>> jobs_by_sandbox_;
 
-  /// The key of the daemon's own work in the pool: no user's.
-  static constexpr uid_t kDaemonWork = static_cast<uid_t>(-1);
-  std::unique_ptr<WorkerPool> workers_;
+  std::unique_ptr<CallGate> calls_;
   UserSlots job_slots_;
   std::shared_ptr<OutputBudget> output_budget_;
 };
