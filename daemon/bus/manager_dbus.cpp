@@ -148,7 +148,7 @@ void ManagerDBus::CollectGarbage(sdbus::Result<std::vector<sdbus::Struct<std::st
       service_.authority().Check(caller, api::kActionManage, {{"verb", "gc"}}, flags & api::kFlagAllowInteractive,
                                  "remove expired sandboxes and, over the storage cap, the largest suspended ones");
       std::vector<sdbus::Struct<std::string, std::string>> removed;
-      for (const auto& removal : service_.CollectGarbage()) removed.emplace_back(removal.id, removal.why);
+      for (const auto& removal : service_.garbage().Collect()) removed.emplace_back(removal.id, removal.why);
       return removed;
     });
   });

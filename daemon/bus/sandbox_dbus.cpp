@@ -739,7 +739,7 @@ void SandboxDBus::Destroy(sdbus::Result<>&& result) {
     if (!destroyed) return;
     // After the reply, off the caller's time: drop the object (never from inside its own
     // handler), unmount (which syncs the upper's file system) and delete the files.
-    service_.RemoveSandboxFiles(sandbox_);
+    service_.removal().Remove(sandbox_);
   });
 }
 

@@ -252,6 +252,8 @@ int Service::Run() {
   peers_->SetExcluded([](const std::string&, const PeerIdentity& identity) {
     return JobSenders::Instance().Classify(identity.pid) != JobSenders::Verdict::kOutside;
   });
+  removal_ = std::make_unique<SandboxRemoval>(*registry_, [this](const std::string& id) { UnpublishSandbox(id); });
+  garbage_ = std::make_unique<GarbageCollector>(*registry_, *store_, *removal_, config_.storage.cap_bytes);
   manager_ = std::make_unique<ManagerDBus>(*this, *connection_);
   callers_.Start(*connection_);
   for (const auto& sandbox : registry_->List(0)) PublishSandbox(sandbox);
@@ -263,7 +265,7 @@ int Service::Run() {
   sd_notifyf(0, "READY=1\nSTATUS=%s", last_status_.c_str());
   gc_ticker_.Start(kGcInterval, [this] {
     try {
-      CollectGarbage();
+      garbage_->Collect();
     } catch (const std::exception& e) {
       spdlog::warn("garbage collection failed: {}", e.what());
     }
@@ -350,66 +352,6 @@ bool Service::LeaveWhenStillIdle(int64_t idle_since_call) {
   connection_->requestName(api::kBusName);
   idle_exit_requested_ = false;
   return false;
-}
-
-std::vector<GcRemoval> Service::CollectGarbage() {
-  std::lock_guard gc_lock(gc_mutex_);
-  std::vector<GcCandidate> candidates;
-  std::map<std::string, std::shared_ptr<Sandbox>> by_id;
-  uint64_t cap = config_.storage.cap_bytes;
-  std::vector<std::pair<std::string, int64_t>> used;
-  std::map<std::string, int64_t> recorded;  // becomes recorded_last_used_: destroyed ones drop out
-  for (const auto& sandbox : registry_->List(0)) {
-    by_id[sandbox->id()] = sandbox;
-    // Idleness survives a restart (to within a collection's interval): what changed since
-    // the last collection is recorded, all in one transaction.
-    int64_t last_used = sandbox->last_used_usec();
-    auto known = recorded_last_used_.find(sandbox->id());
-    if (known == recorded_last_used_.end() || known->second != last_used) used.emplace_back(sandbox->id(), last_used);
-    recorded[sandbox->id()] = last_used;
-    // Sizes matter only under a cap; measuring every layer costs a walk of it.
-    uint64_t bytes = cap ? MeasureSandbox(*sandbox).total() : 0;
-    candidates.push_back({sandbox->id(), !sandbox->active(), sandbox->running_jobs(), sandbox->created_usec(),
-                          sandbox->last_used_usec(), sandbox->ttl_sec(), bytes, sandbox->owner()});
-  }
-  store_->SetLastUsed(used);
-  recorded_last_used_ = std::move(recorded);
-  int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-  std::vector<GcRemoval> removed;
-  for (auto& removal : ChooseGarbage(candidates, cap, now)) {
-    auto sandbox = by_id[removal.id];
-    try {
-      // Exactly as a destroy: a job or operation that started meanwhile keeps it.
-      ExclusiveOperation exclusive(*sandbox, "collect");
-      registry_->Forget(sandbox->id());
-      sandbox->MarkDestroyed();
-    } catch (const std::exception& e) {
-      LogAbout({removal.id, sandbox->owner()}, spdlog::level::info, "garbage collection left sandbox {} alone: {}", removal.id,
-               e.what());
-      continue;
-    }
-    LogAbout({removal.id, sandbox->owner()}, spdlog::level::info, "garbage collection removed sandbox {} of uid {}: {}", removal.id,
-             sandbox->owner(), removal.why);
-    RemoveSandboxFiles(sandbox);
-    removed.push_back(std::move(removal));
-  }
-  return removed;
-}
-
-void Service::RemoveSandboxFiles(const std::shared_ptr<Sandbox>& sandbox) {
-  UnpublishSandbox(sandbox->id());
-  try {
-    sandbox->UnmountForGood();
-    sandbox->RemoveQuotaLayer();
-    std::vector<std::string> stores;
-    for (size_t i = 0; i < sandbox->roots().size(); ++i)
-      if (std::find(stores.begin(), stores.end(), sandbox->Store(i)) == stores.end()) stores.push_back(sandbox->Store(i));
-    registry_->RemoveFiles(sandbox->id(), stores);
-    registry_->EmptyTrash();
-  } catch (const std::exception& e) {
-    LogAbout({sandbox->id(), sandbox->owner()}, spdlog::level::warn, "sandbox {}: cannot remove its files: {}", sandbox->id(),
-             e.what());
-  }
 }
 
 void Service::Stop() {

@@ -30,7 +30,8 @@
 #include "commit/commit_runner.h"
 #include "config/daemon_config.h"
 #include "jobs/job.h"
-#include "lifecycle/garbage_collection.h"
+#include "lifecycle/garbage_collector.h"
+#include "lifecycle/sandbox_removal.h"
 #include "lifecycle/suspension.h"
 #include "review/review.h"
 #include "sandbox/layout.h"
@@ -106,12 +107,10 @@ class Service {
   std::shared_ptr<JobDBus> PublishJob(std::shared_ptr<Job> job, std::shared_ptr<Sandbox> sandbox);
   /// Forgets the oldest finished jobs of a sandbox beyond kFinishedJobsKept, never `keep`.
   void PruneJobs(const std::string& sandbox_id, const std::string& keep);
-  /// After a sandbox was forgotten (its record gone, marked destroyed): drops its objects,
-  /// unmounts it for good and deletes its files. Slow: call it off any caller's time.
-  void RemoveSandboxFiles(const std::shared_ptr<Sandbox>& sandbox);
-  /// Removes the sandboxes garbage_collection.h chooses (expired ones, then the largest
-  /// suspended ones while over [Storage] Cap); returns what it removed and why. One at a time.
-  std::vector<GcRemoval> CollectGarbage();
+  /// The end of a forgotten sandbox (sandbox_removal.h).
+  const SandboxRemoval& removal() const { return *removal_; }
+  /// Garbage collection carried out (garbage_collector.h).
+  GarbageCollector& garbage() { return *garbage_; }
 
  private:
   void SetUpDirectories();
@@ -151,8 +150,8 @@ class Service {
   std::optional<std::string> job_cgroups_;
   LimitControllers job_limits_;
   Config config_;  ///< after the connection: its match goes before the connection does
-  std::mutex gc_mutex_;  ///< one collection at a time
-  std::map<std::string, int64_t> recorded_last_used_;  ///< under gc_mutex_: what the store has
+  std::unique_ptr<SandboxRemoval> removal_;
+  std::unique_ptr<GarbageCollector> garbage_;
   Ticker gc_ticker_;
   Ticker heartbeat_;
   std::unique_ptr<LoopProbe> loop_probe_;  ///< only under a systemd watchdog
