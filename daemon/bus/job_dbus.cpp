@@ -3,12 +3,14 @@
 #include <spdlog/spdlog.h>
 
 #include "api.h"
+#include "bus/bus_peers.h"
+#include "bus/call_gate.h"
 #include "bus/dbus_util.h"
 #include "bus/owner_signal.h"
+#include "bus/polkit.h"
 #include "bus/sandbox_access.h"
 #include "logging/log.h"
 #include "object_paths.h"
-#include "service/service.h"
 
 namespace sandboxd {
 namespace {
@@ -16,18 +18,18 @@ namespace {
 constexpr uint32_t kMaxReadBytes = 1 << 20;
 
 /// Returns if `caller` may do `verb` on `job` of `sandbox`; logs a manager's act.
-void Authorize(Service& service, const Caller& caller, const Job& job, const Sandbox& sandbox, const std::string& verb) {
+void Authorize(Authority& authority, const Caller& caller, const Job& job, const Sandbox& sandbox, const std::string& verb) {
   ActTarget target{sandbox.id(), sandbox.owner(), sandbox.roots(), "job " + job.id() + " of sandbox " + sandbox.id()};
   // Job methods take no flags: never interactive.
-  if (AuthorizeAct(service.authority(), caller, target, verb, false) == Access::kManager)
+  if (AuthorizeAct(authority, caller, target, verb, false) == Access::kManager)
     LogAbout({sandbox.id(), sandbox.owner(), job.id()}, spdlog::level::info, "job {} of sandbox {} of uid {}: {} by uid {} (polkit action {})",
              job.id(), sandbox.id(), sandbox.owner(), verb, caller.uid, api::kActionManage);
 }
 
 }  // namespace
 
-JobDBus::JobDBus(Service& service, sdbus::IConnection& connection, std::shared_ptr<Job> job, std::shared_ptr<Sandbox> sandbox)
-    : AdaptorInterfaces(connection, api::JobPath(job->id())), service_(service), job_(std::move(job)), sandbox_(std::move(sandbox)) {
+JobDBus::JobDBus(const JobFaceParts& parts, sdbus::IConnection& connection, std::shared_ptr<Job> job, std::shared_ptr<Sandbox> sandbox)
+    : AdaptorInterfaces(connection, api::JobPath(job->id())), parts_(parts), job_(std::move(job)), sandbox_(std::move(sandbox)) {
   registerAdaptor();
 }
 
@@ -42,12 +44,11 @@ void JobDBus::InWorker(sdbus::Result<Outs...>&& result, const char* verb, Body&&
     ReturnCurrentError(result);
     return;
   }
-  if (!service_.calls().Admit(caller, result)) return;
-  Service* service = &service_;
-  service_.calls().RunForCaller(caller.uid, [service, job = job_, sandbox = sandbox_, result = std::move(result), body = std::forward<Body>(body), caller,
+  if (!parts_.calls.Admit(caller, result)) return;
+  parts_.calls.RunForCaller(caller.uid, [authority = &parts_.authority, job = job_, sandbox = sandbox_, result = std::move(result), body = std::forward<Body>(body), caller,
                         verb]() mutable {
     ReplyWith(result, [&] {
-      Authorize(*service, caller, *job, *sandbox, verb);
+      Authorize(*authority, caller, *job, *sandbox, verb);
       return body(*job);
     });
   });
@@ -55,11 +56,11 @@ void JobDBus::InWorker(sdbus::Result<Outs...>&& result, const char* verb, Body&&
 
 // Not emitFinished/emitOutputAvailable: those broadcast to every connection on the bus.
 void JobDBus::AnnounceFinished(const JobEnd& end) {
-  EmitToOwner(getObject(), service_.peers(), sandbox_->owner(), INTERFACE_NAME, "Finished", static_cast<int32_t>(end.exit_status), end.reason);
+  EmitToOwner(getObject(), parts_.peers, sandbox_->owner(), INTERFACE_NAME, "Finished", static_cast<int32_t>(end.exit_status), end.reason);
 }
 
 void JobDBus::AnnounceOutput(uint64_t captured_bytes) {
-  EmitToOwner(getObject(), service_.peers(), sandbox_->owner(), INTERFACE_NAME, "OutputAvailable", captured_bytes);
+  EmitToOwner(getObject(), parts_.peers, sandbox_->owner(), INTERFACE_NAME, "OutputAvailable", captured_bytes);
 }
 
 void JobDBus::Wait(sdbus::Result<int32_t, std::string>&& result) {
@@ -70,10 +71,10 @@ void JobDBus::Wait(sdbus::Result<int32_t, std::string>&& result) {
     ReturnCurrentError(result);
     return;
   }
-  if (!service_.calls().Admit(caller, result)) return;
-  service_.calls().RunForCaller(caller.uid, [service = &service_, job = job_, sandbox = sandbox_, caller, result = std::move(result)]() mutable {
+  if (!parts_.calls.Admit(caller, result)) return;
+  parts_.calls.RunForCaller(caller.uid, [authority = &parts_.authority, job = job_, sandbox = sandbox_, caller, result = std::move(result)]() mutable {
     try {
-      Authorize(*service, caller, *job, *sandbox, "wait");
+      Authorize(*authority, caller, *job, *sandbox, "wait");
     } catch (...) {
       ReturnCurrentError(result);
       return;

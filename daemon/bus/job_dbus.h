@@ -9,6 +9,7 @@
 
 #include <memory>
 
+#include "bus/face_parts.h"
 #include "bus/caller.h"
 #include "job_adaptor.h"
 #include "jobs/job.h"
@@ -16,11 +17,10 @@
 
 namespace sandboxd {
 
-class Service;
 
 class JobDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox1::Job_adaptor> {
  public:
-  JobDBus(Service& service, sdbus::IConnection& connection, std::shared_ptr<Job> job, std::shared_ptr<Sandbox> sandbox);
+  JobDBus(const JobFaceParts& parts, sdbus::IConnection& connection, std::shared_ptr<Job> job, std::shared_ptr<Sandbox> sandbox);
   ~JobDBus();
 
   const std::shared_ptr<Job>& job() const { return job_; }
@@ -40,7 +40,7 @@ class JobDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox1::J
   template <typename... Outs, typename Body>
   void InWorker(sdbus::Result<Outs...>&& result, const char* verb, Body&& body);
 
-  Service& service_;
+  JobFaceParts parts_;
   std::shared_ptr<Job> job_;
   std::shared_ptr<Sandbox> sandbox_;
 };

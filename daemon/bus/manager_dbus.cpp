@@ -4,17 +4,23 @@
 #include <sys/statvfs.h>
 
 #include "api.h"
+#include "bus/call_gate.h"
 #include "bus/create_options.h"
 #include "bus/dbus_util.h"
 #include "bus/job_options.h"
+#include "bus/object_table.h"
+#include "bus/polkit.h"
 #include "bus/sandbox_dbus.h"
 #include "config.h"
+#include "config/daemon_config.h"
 #include "jobs/hidden_paths.h"
+#include "lifecycle/garbage_collector.h"
 #include "logging/log.h"
 #include "object_paths.h"
+#include "sandbox/layout.h"
 #include "sandbox/quota_layer.h"
+#include "sandbox/sandbox_registry.h"
 #include "sandbox/usage.h"
-#include "service/service.h"
 #include "units.h"
 
 namespace sandboxd {
@@ -28,8 +34,8 @@ std::string JoinRoots(const std::vector<std::string>& roots) {
 
 }  // namespace
 
-ManagerDBus::ManagerDBus(Service& service, sdbus::IConnection& connection)
-    : AdaptorInterfaces(connection, api::kManagerPath), service_(service) {
+ManagerDBus::ManagerDBus(const ManagerFaceParts& parts, sdbus::IConnection& connection)
+    : AdaptorInterfaces(connection, api::kManagerPath), parts_(parts) {
   registerAdaptor();
 }
 
@@ -41,7 +47,7 @@ void ManagerDBus::CheckQuotaCanBeMade(uint64_t quota_bytes) const {
   uint64_t most = kMaxQuotaLayerBytes;
   std::string what = units::HumanBytes(kMaxQuotaLayerBytes) + ", the most a sandbox's quota can be";
   struct statvfs disk;
-  if (service_.registry().hard_quotas() && statvfs(service_.layout().state_dir().c_str(), &disk) == 0 &&
+  if (parts_.registry.hard_quotas() && statvfs(parts_.layout.state_dir().c_str(), &disk) == 0 &&
       static_cast<uint64_t>(disk.f_blocks) * disk.f_frsize < most) {
     most = static_cast<uint64_t>(disk.f_blocks) * disk.f_frsize;
     what = "the file system that holds the sandboxes' changes (" + units::HumanBytes(most) + ")";
@@ -54,8 +60,8 @@ void ManagerDBus::CheckQuotaCanBeMade(uint64_t quota_bytes) const {
 void ManagerDBus::CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std::string> roots,
                                 std::map<std::string, sdbus::Variant> options, uint64_t flags) {
   Caller caller;
-  if (!TakeCaller(getObject(), result, caller) || !service_.calls().Admit(caller, result)) return;
-  service_.calls().RunForCaller(caller.uid, [this, result = std::move(result), roots = std::move(roots), options = std::move(options), flags,
+  if (!TakeCaller(getObject(), result, caller) || !parts_.calls.Admit(caller, result)) return;
+  parts_.calls.RunForCaller(caller.uid, [this, result = std::move(result), roots = std::move(roots), options = std::move(options), flags,
                         caller]() mutable {
     ReplyWith(result, [&]() -> sdbus::ObjectPath {
       CheckFlags(flags, api::kFlagAllowInteractive);
@@ -66,11 +72,11 @@ void ManagerDBus::CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::
       request.network = parsed.network;
       request.shared = parsed.shared;
       request.hide = std::move(parsed.hide);
-      request.quota_bytes = parsed.quota_bytes.value_or(service_.config().storage.default_quota_bytes);
-      request.ttl_sec = parsed.ttl_sec.value_or(service_.config().storage.default_ttl_sec);
+      request.quota_bytes = parsed.quota_bytes.value_or(parts_.config.storage.default_quota_bytes);
+      request.ttl_sec = parsed.ttl_sec.value_or(parts_.config.storage.default_ttl_sec);
       const bool asked_quota = parsed.quota_bytes.has_value();
       // Under [Storage] MaxQuota= no sandbox is without a quota unless an administrator says so.
-      const uint64_t max_quota = service_.config().storage.max_quota_bytes;
+      const uint64_t max_quota = parts_.config.storage.max_quota_bytes;
       if (!asked_quota && request.quota_bytes == 0) request.quota_bytes = max_quota;
       const bool above_max_quota = max_quota != 0 && request.quota_bytes > max_quota;
       if (request.quota_bytes != 0) CheckQuotaCanBeMade(request.quota_bytes);
@@ -79,12 +85,12 @@ void ManagerDBus::CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::
         // A hidden path that holds a root would refuse every job of the sandbox: refused now,
         // looked up as the owner (a job's lookup), never as root.
         CheckHiddenPathsHoldNoRoot(request.hide, canonical, owner);
-        service_.authority().Check(caller, api::kActionCreate, {{"roots", JoinRoots(canonical)}},
+        parts_.authority.Check(caller, api::kActionCreate, {{"roots", JoinRoots(canonical)}},
                                    flags & api::kFlagAllowInteractive, "create a sandbox over " + JoinRoots(canonical));
         // The store is shared by every user: more than the administrator's maximum is theirs to
         // grant.
         if (above_max_quota)
-          service_.authority().Check(caller, api::kActionManage,
+          parts_.authority.Check(caller, api::kActionManage,
                                      {{"roots", JoinRoots(canonical)}, {"verb", "quota"}, {"quota_bytes", std::to_string(request.quota_bytes)}},
                                      flags & api::kFlagAllowInteractive,
                                      "create a sandbox over " + JoinRoots(canonical) + " with a quota of " +
@@ -92,15 +98,15 @@ void ManagerDBus::CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::
                                          units::HumanBytes(max_quota));
         // Asked once, here: every job of such a sandbox has the network without asking again.
         if (request.network)
-          service_.authority().Check(caller, api::kActionNetwork, {{"roots", JoinRoots(canonical)}, {"verb", "create"}},
+          parts_.authority.Check(caller, api::kActionNetwork, {{"roots", JoinRoots(canonical)}, {"verb", "create"}},
                                      flags & api::kFlagAllowInteractive,
                                      "create a sandbox over " + JoinRoots(canonical) + " whose jobs have network access");
       };
-      auto sandbox = service_.registry().Create(request, owner, authorize);
+      auto sandbox = parts_.registry.Create(request, owner, authorize);
       LogAbout({sandbox->id(), sandbox->owner()}, spdlog::level::info, "sandbox {} ({}) created by uid {} over {}", sandbox->id(),
                sandbox->name(), caller.uid,
                    JoinRoots(sandbox->roots()));
-      service_.PublishSandbox(sandbox);
+      parts_.objects.PublishSandbox(sandbox);
       return sdbus::ObjectPath(api::SandboxPath(sandbox->id()));
     });
   });
@@ -109,7 +115,7 @@ void ManagerDBus::CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::
 sdbus::ObjectPath ManagerDBus::GetSandbox(const std::string& id_or_name) {
   return GuardSync([&] {
     Caller caller = CurrentCaller(getObject());
-    auto sandbox = service_.registry().Find(id_or_name, caller.uid);
+    auto sandbox = parts_.registry.Find(id_or_name, caller.uid);
     // Another user's sandbox is "not found" rather than "denied": its existence is not the
     // caller's business. A caller allowed polkit's manage action is no exception: a lookup is
     // not an act on a sandbox (the acts are on its object, where manage is asked, with the
@@ -124,7 +130,7 @@ std::vector<sdbus::Struct<std::string, std::string, uint32_t, std::string, std::
   return GuardSync([&] {
     Caller caller = CurrentCaller(getObject());
     std::vector<sdbus::Struct<std::string, std::string, uint32_t, std::string, std::vector<std::string>, sdbus::ObjectPath>> list;
-    for (const auto& sandbox : service_.registry().List(caller.uid))
+    for (const auto& sandbox : parts_.registry.List(caller.uid))
       list.emplace_back(sandbox->id(), sandbox->name(), static_cast<uint32_t>(sandbox->owner()), sandbox->state(), sandbox->roots(),
                         sdbus::ObjectPath(api::SandboxPath(sandbox->id())));
     return list;
@@ -141,14 +147,14 @@ std::string ManagerDBus::Version() {
 
 void ManagerDBus::CollectGarbage(sdbus::Result<std::vector<sdbus::Struct<std::string, std::string>>>&& result, uint64_t flags) {
   Caller caller;
-  if (!TakeCaller(getObject(), result, caller) || !service_.calls().Admit(caller, result)) return;
-  service_.calls().RunForCaller(caller.uid, [this, result = std::move(result), flags, caller]() mutable {
+  if (!TakeCaller(getObject(), result, caller) || !parts_.calls.Admit(caller, result)) return;
+  parts_.calls.RunForCaller(caller.uid, [this, result = std::move(result), flags, caller]() mutable {
     ReplyWith(result, [&] {
       CheckFlags(flags, api::kFlagAllowInteractive);
-      service_.authority().Check(caller, api::kActionManage, {{"verb", "gc"}}, flags & api::kFlagAllowInteractive,
+      parts_.authority.Check(caller, api::kActionManage, {{"verb", "gc"}}, flags & api::kFlagAllowInteractive,
                                  "remove expired sandboxes and, over the storage cap, the largest suspended ones");
       std::vector<sdbus::Struct<std::string, std::string>> removed;
-      for (const auto& removal : service_.garbage().Collect()) removed.emplace_back(removal.id, removal.why);
+      for (const auto& removal : parts_.garbage.Collect()) removed.emplace_back(removal.id, removal.why);
       return removed;
     });
   });
@@ -156,17 +162,17 @@ void ManagerDBus::CollectGarbage(sdbus::Result<std::vector<sdbus::Struct<std::st
 
 void ManagerDBus::GetUsage(sdbus::Result<std::vector<UsageRow>>&& result, uint64_t flags) {
   Caller caller;
-  if (!TakeCaller(getObject(), result, caller) || !service_.calls().Admit(caller, result)) return;
-  service_.calls().RunForCaller(caller.uid, [this, result = std::move(result), flags, caller]() mutable {
+  if (!TakeCaller(getObject(), result, caller) || !parts_.calls.Admit(caller, result)) return;
+  parts_.calls.RunForCaller(caller.uid, [this, result = std::move(result), flags, caller]() mutable {
     ReplyWith(result, [&] {
       CheckFlags(flags, api::kFlagAllowInteractive | api::kFlagEveryUser);
       bool everyone = flags & api::kFlagEveryUser;
       if (everyone)
-        service_.authority().Check(caller, api::kActionManage, {{"verb", "usage"}}, flags & api::kFlagAllowInteractive,
+        parts_.authority.Check(caller, api::kActionManage, {{"verb", "usage"}}, flags & api::kFlagAllowInteractive,
                                    "see how much storage every user's sandboxes use");
       std::vector<UsageRow> rows;
       // Root's List is every sandbox; anyone else's is their own, unless allowed to see all.
-      for (const auto& sandbox : service_.registry().List(everyone ? 0 : caller.uid)) {
+      for (const auto& sandbox : parts_.registry.List(everyone ? 0 : caller.uid)) {
         SandboxUsage usage = MeasureSandbox(*sandbox);
         rows.emplace_back(sandbox->id(), sandbox->name(), static_cast<uint32_t>(sandbox->owner()), sandbox->state(),
                           usage.changes.bytes, usage.changes.entries, usage.archive_bytes, usage.kept_bytes);

@@ -4,15 +4,15 @@
 
 #include <sdbus-c++/sdbus-c++.h>
 
+#include "bus/face_parts.h"
 #include "manager_adaptor.h"
 
 namespace sandboxd {
 
-class Service;
 
 class ManagerDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox1::Manager_adaptor, sdbus::Properties_adaptor> {
  public:
-  ManagerDBus(Service& service, sdbus::IConnection& connection);
+  ManagerDBus(const ManagerFaceParts& parts, sdbus::IConnection& connection);
   ~ManagerDBus();
 
  private:
@@ -28,7 +28,7 @@ class ManagerDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
   /// Refuses (kInvalidArgument) a quota larger than could be made or than the disk holds.
   void CheckQuotaCanBeMade(uint64_t quota_bytes) const;
 
-  Service& service_;
+  ManagerFaceParts parts_;
 };
 
 }  // namespace sandboxd

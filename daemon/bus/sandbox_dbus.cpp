@@ -1,6 +1,21 @@
 #include "bus/sandbox_dbus.h"
+#include "bus/bus_peers.h"
+#include "bus/call_gate.h"
+#include "bus/caller_watch.h"
+#include "bus/object_table.h"
+#include "bus/polkit.h"
 #include "changes/live_conflicts.h"
+#include "commit/commit_journal.h"
+#include "commit/commit_runner.h"
+#include "config/daemon_config.h"
+#include "config/daemon_options.h"
+#include "jobs/captured_output.h"
+#include "jobs/job_limits.h"
+#include "lifecycle/sandbox_removal.h"
+#include "lifecycle/suspension.h"
+#include "sandbox/layout.h"
 #include "sandbox/live_sight.h"
+#include "sandbox/sandbox_registry.h"
 
 #include <fcntl.h>
 #include <malloc.h>
@@ -31,7 +46,6 @@
 #include "review/diff_pages.h"
 #include "sandbox/usage.h"
 #include "selector.h"
-#include "service/service.h"
 #include "units.h"
 #include "utf8.h"
 
@@ -89,8 +103,8 @@ Error TooLargeForOneReply(const std::string& sandbox_id, size_t changes, const s
 
 }  // namespace
 
-SandboxDBus::SandboxDBus(Service& service, sdbus::IConnection& connection, std::shared_ptr<Sandbox> sandbox)
-    : AdaptorInterfaces(connection, api::SandboxPath(sandbox->id())), service_(service), sandbox_(std::move(sandbox)) {
+SandboxDBus::SandboxDBus(const SandboxFaceParts& parts, sdbus::IConnection& connection, std::shared_ptr<Sandbox> sandbox)
+    : AdaptorInterfaces(connection, api::SandboxPath(sandbox->id())), parts_(parts), sandbox_(std::move(sandbox)) {
   registerAdaptor();
 }
 
@@ -113,7 +127,7 @@ std::shared_ptr<SandboxDBus> SandboxDBus::KeepAlive(sdbus::Result<Outs...>& resu
 
 void SandboxDBus::Authorize(const Caller& caller, const std::string& verb, bool allow_interactive) {
   ActTarget target{sandbox_->id(), sandbox_->owner(), sandbox_->roots(), "sandbox " + sandbox_->id()};
-  Access access = AuthorizeAct(service_.authority(), caller, target, verb, allow_interactive);
+  Access access = AuthorizeAct(parts_.authority, caller, target, verb, allow_interactive);
   // Known only after authorization: a destroyed sandbox is no one else's business either.
   if (sandbox_->destroyed()) throw Error(Code::kNotFound, "sandbox " + sandbox_->id() + " has been destroyed");
   if (access == Access::kManager)
@@ -133,8 +147,8 @@ void SandboxDBus::InWorker(sdbus::Result<Outs...>&& result, const char* verb, bo
     return;
   }
   auto self = KeepAlive(result);
-  if (!self || !service_.calls().Admit(caller, result)) return;
-  service_.calls().RunForCaller(caller.uid, [this, self, result = std::move(result), body = std::forward<Body>(body), caller, verb,
+  if (!self || !parts_.calls.Admit(caller, result)) return;
+  parts_.calls.RunForCaller(caller.uid, [this, self, result = std::move(result), body = std::forward<Body>(body), caller, verb,
                         allow_interactive]() mutable {
     ReplyWith(result, [&] {
       Authorize(caller, verb, allow_interactive);
@@ -144,10 +158,10 @@ void SandboxDBus::InWorker(sdbus::Result<Outs...>&& result, const char* verb, bo
 }
 
 void SandboxDBus::EmptyTrashLater() {
-  Service* service = &service_;
-  service_.calls().RunDaemonWork([service] {
+  auto parts = parts_;
+  parts_.calls.RunDaemonWork([parts] {
     try {
-      service->registry().EmptyTrash();
+      parts.registry.EmptyTrash();
     } catch (const std::exception& e) {
       spdlog::warn("cannot empty the trash: {}", e.what());
     }
@@ -173,14 +187,14 @@ Conflicts SandboxDBus::CurrentConflicts(const std::vector<ReviewedChange>& revie
     if (changes.empty() || changes.back().root != item.root) changes.push_back({item.root, {}});
     changes.back().changes.push_back(item.change);
   }
-  return FindConflicts(*sandbox_, changes, service_.sights().Load(sandbox_->id()), service_.commits().AgreedUsec(*sandbox_),
-                       service_.options().helper_path, LookupUser(sandbox_->owner()));
+  return FindConflicts(*sandbox_, changes, parts_.sights.Load(sandbox_->id()), parts_.commits.AgreedUsec(*sandbox_),
+                       parts_.options.helper_path, LookupUser(sandbox_->owner()));
 }
 
 void SandboxDBus::SettleDecisionsQuietly(const InodesByRoot& worked) {
   try {
-    service_.review().SettleAwaitedCommits(*sandbox_, service_.journal());
-    service_.review().PinAfterMoves(*sandbox_, worked);
+    parts_.review.SettleAwaitedCommits(*sandbox_, parts_.journal);
+    parts_.review.PinAfterMoves(*sandbox_, worked);
   } catch (const std::exception& e) {
     // Left pinned, they are pinned again at the next start (Service), or lapse: never wrong.
     LogAbout(Subject(), spdlog::level::warn, "sandbox {}: cannot pin its decisions after the commit: {}", sandbox_->id(), e.what());
@@ -195,7 +209,7 @@ void SandboxDBus::AnnounceChangeSet(std::optional<size_t> counted) {
     LogAbout(Subject(), spdlog::level::warn, "sandbox {}: cannot count changes: {}", sandbox_->id(), e.what());
   }
   // Not emitChangeSetChanged: that broadcasts to every connection on the bus.
-  EmitToOwner(getObject(), service_.peers(), sandbox_->owner(), INTERFACE_NAME, "ChangeSetChanged", count);
+  EmitToOwner(getObject(), parts_.peers, sandbox_->owner(), INTERFACE_NAME, "ChangeSetChanged", count);
 }
 
 void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std::string> argv, std::string cwd,
@@ -217,18 +231,18 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
     // A sandbox created with the network had polkit's answer then; a job asking for it in
     // another sandbox asks now.
     if (job_options.network && !sandbox_->network())
-      service_.authority().Check(caller, api::kActionNetwork,
+      parts_.authority.Check(caller, api::kActionNetwork,
                                  {{"sandbox", sandbox_->id()}, {"roots", JoinRoots(sandbox_->roots())},
                                   {"command", argv.front()}, {"verb", "run"}},
                                  flags & api::kFlagAllowInteractive,
                                  "run " + argv.front() + " with network access in sandbox " + sandbox_->id());
-    const JobLimits default_limits{service_.config().limits.default_memory_max, service_.config().limits.default_tasks_max};
+    const JobLimits default_limits{parts_.config.limits.default_memory_max, parts_.config.limits.default_tasks_max};
     if (std::string above = AboveDefaults(job_options.limits, default_limits); !above.empty())
-      service_.authority().Check(caller, api::kActionManage,
+      parts_.authority.Check(caller, api::kActionManage,
                                  {{"sandbox", sandbox_->id()}, {"command", argv.front()}, {"verb", "run"}, {"limits", above}},
                                  flags & api::kFlagAllowInteractive, "run " + argv.front() + " in sandbox " + sandbox_->id() + " with " + above);
     job_options.limits =
-        WithDefaults(job_options.limits, default_limits, service_.job_limits().memory(), service_.job_limits().tasks());
+        WithDefaults(job_options.limits, default_limits, parts_.job_limits.memory(), parts_.job_limits.tasks());
 
     JobLaunch launch;
     launch.user = user;
@@ -245,10 +259,10 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
     // that come back later, so such a job runs on.
     bool attached = launch.stdin_fd || launch.stdout_fd || launch.stderr_fd;
     BwrapConfig config;
-    config.bwrap = service_.options().bwrap_path;
+    config.bwrap = parts_.options.bwrap_path;
     // In user mode the overlay is mounted over the root's own path in the job's namespaces
     // (user_overlay_main.cpp), so the root is bound to itself.
-    bool user_mode = service_.options().user_mode;
+    bool user_mode = parts_.options.user_mode;
     for (size_t i = 0; i < sandbox_->roots().size(); ++i)
       config.roots.push_back({user_mode ? sandbox_->roots()[i] : sandbox_->MergedDir(i), sandbox_->roots()[i]});
     config.cwd = job_cwd;
@@ -263,31 +277,31 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
     hiding.owner_uid = user.uid;
     hiding.owner_home = user.home;
     hiding.roots = config.roots;
-    hiding.configured = service_.config().jobs.hidden_paths;
-    hiding.hide_other_homes = service_.config().jobs.hide_other_homes;
+    hiding.configured = parts_.config.jobs.hidden_paths;
+    hiding.hide_other_homes = parts_.config.jobs.hide_other_homes;
     // The sandbox's own (create --hide), then the job's (run --hide): both must hold no root.
     hiding.explicit_paths = sandbox_->hide();
     hiding.explicit_paths.insert(hiding.explicit_paths.end(), job_options.hide.begin(), job_options.hide.end());
     // Every sandbox's merged views (this owner's others included) are under the run dir.
-    hiding.always = {service_.layout().run_dir()};
+    hiding.always = {parts_.layout.run_dir()};
     // And the bus: a job must never drive sandboxd (the daemon also refuses its calls).
     for (const auto& path : BusPathsHiddenFromJobs(user_mode)) hiding.always.push_back(path);
     // In user mode the state directory is the user's, so a job could read it: every other
     // sandbox's pending changes and the database. System mode keeps it root's (0700).
-    if (user_mode) hiding.always.push_back(service_.layout().state_dir());
+    if (user_mode) hiding.always.push_back(parts_.layout.state_dir());
     hiding.home_parents = DefaultHomeParents(user.home);
     hiding.owner_identity = user;
-    config.hiding = HiddenPathsBwrapArgs(ResolveHiddenPaths(hiding), service_.HiddenFileStandIn());
+    config.hiding = HiddenPathsBwrapArgs(ResolveHiddenPaths(hiding), parts_.hidden_file_stand_in);
     if (job_options.tty) {
       if (!launch.stdin_fd || !isatty(launch.stdin_fd.get()))
         throw Error(Code::kInvalidArgument, "option 'tty' for a job in sandbox " + sandbox_->id() + " needs a terminal as its stdin");
-      config.command.insert(config.command.begin(), BesideHelper(service_.options().helper_path, "sandboxd-job-tty"));
+      config.command.insert(config.command.begin(), BesideHelper(parts_.options.helper_path, "sandboxd-job-tty"));
     }
     BwrapInvocation bwrap = BuildBwrapArgs(config);
     launch.argv = std::move(bwrap.argv);
     launch.args_data = BwrapArgsData(bwrap.options);
     if (user_mode) {
-      std::vector<std::string> prefix = {BesideHelper(service_.options().helper_path, "sandboxd-user-overlay")};
+      std::vector<std::string> prefix = {BesideHelper(parts_.options.helper_path, "sandboxd-user-overlay")};
       for (size_t i = 0; i < sandbox_->roots().size(); ++i)
         prefix.insert(prefix.end(), {"--overlay", sandbox_->roots()[i], sandbox_->UpperDir(i), sandbox_->WorkDir(i)});
       prefix.push_back("--");
@@ -297,8 +311,8 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
     // One of the owner's job slots, held until the job ends (its end callback gives it back);
     // given back here if the job does not start.
     const uid_t owner = sandbox_->owner();
-    const size_t most_jobs = service_.config().limits.max_running_jobs_per_user;
-    if (owner != 0 && !service_.job_slots().TryTake(owner, most_jobs))
+    const size_t most_jobs = parts_.config.limits.max_running_jobs_per_user;
+    if (owner != 0 && !parts_.job_slots.TryTake(owner, most_jobs))
       throw Error(Code::kQuotaExceeded, "uid " + std::to_string(owner) + " runs " + std::to_string(most_jobs) +
                                             " jobs already, the most [Limits] MaxRunningJobsPerUser=" + std::to_string(most_jobs) +
                                             " allows; wait for one to end");
@@ -310,11 +324,11 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
       ~SlotGuard() {
         if (!passed) slots.Give(uid);
       }
-    } slot_guard{service_.job_slots(), owner, slot_with_job};
+    } slot_guard{parts_.job_slots, owner, slot_with_job};
 
     std::string job_id = RandomId();
     if (!launch.stdout_fd || !launch.stderr_fd)
-      launch.output = std::make_unique<CapturedOutput>(service_.layout().OutputDir(), job_id, owner, service_.output_budget(), Job::kOutputCap);
+      launch.output = std::make_unique<CapturedOutput>(parts_.layout.OutputDir(), job_id, owner, parts_.output_budget, Job::kOutputCap);
     // A hard quota is the disk's business: a write past it fails in the job, and a job that
     // deletes must still start in a full sandbox. Else the quota is watched while jobs run.
     if (sandbox_->quota_bytes() != 0 && !sandbox_->hard_quota()) {
@@ -329,23 +343,23 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
         return alive && ChangesBytes(*alive) > quota;
       };
     }
-    if (service_.job_cgroups()) launch.cgroup = std::make_unique<JobCgroup>(*service_.job_cgroups(), "job-" + job_id);
+    if (parts_.job_cgroups) launch.cgroup = std::make_unique<JobCgroup>(*parts_.job_cgroups, "job-" + job_id);
     if (job_options.limits.any())
-      launch.limits = service_.job_limits().Apply("job-" + job_id, job_options.limits, launch.cgroup ? launch.cgroup->path() : "");
+      launch.limits = parts_.job_limits.Apply("job-" + job_id, job_options.limits, launch.cgroup ? launch.cgroup->path() : "");
     int64_t started = sandbox_->BeginJob();
     auto job = std::make_shared<Job>(job_id, sandbox_->id(), argv);
     std::shared_ptr<JobDBus> job_object;
     try {
-      job_object = service_.PublishJob(job, sandbox_);
+      job_object = parts_.objects.PublishJob(job, sandbox_);
       std::weak_ptr<JobDBus> weak_job = job_object;
-      std::weak_ptr<SandboxDBus> weak_self = service_.FindSandboxObject(sandbox_->id());
+      std::weak_ptr<SandboxDBus> weak_self = parts_.objects.FindSandbox(sandbox_->id());
       std::string sandbox_id = sandbox_->id();
-      Service* service = &service_;
+      auto parts = parts_;
       auto sandbox = sandbox_;
       // The end callback runs on the job's own monitor thread, which the job outlives: a plain
       // pointer (a shared one would keep the job alive from its own thread).
       Job* monitored = job.get();
-      job->Start(std::move(launch), [weak_job, weak_self, sandbox, service, sandbox_id, job_id, started, owner, monitored](const JobEnd& end) {
+      job->Start(std::move(launch), [weak_job, weak_self, sandbox, parts, sandbox_id, job_id, started, owner, monitored](const JobEnd& end) {
         int64_t unseen_from = sandbox->EndJob(started, /*settle=*/true);
         // Ends this job's settling if it is never queued (the work below fails before); once
         // queued, the settling's passes end it.
@@ -353,7 +367,7 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
         auto settled = std::shared_ptr<void>(nullptr, [sandbox, queued](void*) {
           if (!*queued) sandbox->SettleDone();
         });
-        if (owner != 0) service->job_slots().Give(owner);
+        if (owner != 0) parts.job_slots.Give(owner);
         LogAbout({sandbox_id, sandbox->owner(), job_id}, spdlog::level::info, "job {} in sandbox {} ended: {} {}", job_id, sandbox_id,
                  end.reason, end.exit_status);
         if (auto j = weak_job.lock()) j->AnnounceFinished(end);
@@ -362,7 +376,7 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
         // set. Until then the sandbox is settling: a commit, and anyone reading conflicts,
         // waits for it (Sandbox::WaitSettled). On the job's own thread, not a worker: calls
         // waiting for the settling could otherwise fill every worker and wait for ever.
-        monitored->ThenAfterWaiters([weak_self, sandbox, service, sandbox_id, job_id, unseen_from, queued,
+        monitored->ThenAfterWaiters([weak_self, sandbox, parts, sandbox_id, job_id, unseen_from, queued,
                                      settled = std::move(settled)]() mutable {
           *queued = true;
           settled.reset();
@@ -379,7 +393,7 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
               sandbox->ForgetIndexWhiteouts();
               // As a stream: a job may have made a million changes.
               // A listing reads its conflicts a page at a time behind this pass (StreamedConflicts).
-              SightRecorder sights(service->sights(), *sandbox, pass->unseen_from_ns, service->commits().AgreedUsec(*sandbox) * 1000,
+              SightRecorder sights(parts.sights, *sandbox, pass->unseen_from_ns, parts.commits.AgreedUsec(*sandbox) * 1000,
                                    sandbox->SightedBeforeNs(), [&](const RecordKey& through) { sandbox->SettledThrough(through); });
               size_t counted = 0;
               for (size_t i = 0; i < sandbox->roots().size(); ++i) {
@@ -401,12 +415,12 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
             malloc_trim(0);  // the scan's memory goes back to the system, as after a worker's calls
           }
         });
-        service->PruneJobs(sandbox_id, job_id);
+        parts.objects.PruneJobs(sandbox_id, job_id);
       }, [weak_job](uint64_t captured_bytes) {
         if (auto j = weak_job.lock()) j->AnnounceOutput(captured_bytes);
       });
       slot_with_job = true;  // the job gives it back when it ends
-      if (attached) service_.callers().Track(caller.sender, job);
+      if (attached) parts_.callers.Track(caller.sender, job);
     } catch (...) {
       sandbox_->EndJob(started);
       throw;
@@ -421,7 +435,7 @@ void SandboxDBus::GetChanges(sdbus::Result<std::vector<sdbus::Struct<uint32_t, s
   InWorker(std::move(result), "get-changes", false, [this](const Caller&) mutable {
     sandbox_->CheckActive("read the changes of");
     std::vector<sdbus::Struct<uint32_t, std::string, std::string, std::map<std::string, sdbus::Variant>>> list;
-    auto reviewed = service_.review().Current(*sandbox_);
+    auto reviewed = parts_.review.Current(*sandbox_);
     if (reviewed.size() > kMaxChangesInOneReply)
       throw TooLargeForOneReply(sandbox_->id(), reviewed.size(), std::to_string(kMaxChangesInOneReply) + " changes");
     // Conflicts are marked before a commit is tried: "conflict" true and "conflict_reason".
@@ -449,10 +463,10 @@ void SandboxDBus::ListChanges(sdbus::Result<uint32_t>&& result, sdbus::UnixFd ou
     // stream, a page at a time gets its conflicts, and its lines go out as they are made. Right
     // after a job, each page follows the job's settling as it stores the page's sights: the
     // listing and the settling scan side by side rather than one after the other.
-    StreamedConflicts conflicts(*sandbox_, service_.sights(), service_.commits().AgreedUsec(*sandbox_), service_.options().helper_path,
+    StreamedConflicts conflicts(*sandbox_, parts_.sights, parts_.commits.AgreedUsec(*sandbox_), parts_.options.helper_path,
                                 LookupUser(sandbox_->owner()));
     // A reader that stops reading ends the call after [Limits] StalledReaderTimeout=.
-    const int64_t stall_ms = static_cast<int64_t>(service_.config().limits.stalled_reader_timeout_sec) * 1000;
+    const int64_t stall_ms = static_cast<int64_t>(parts_.config.limits.stalled_reader_timeout_sec) * 1000;
     const std::string what = "the change list of sandbox " + sandbox_->id();
     std::string lines;
     auto flush = [&] {
@@ -479,7 +493,7 @@ void SandboxDBus::ListChanges(sdbus::Result<uint32_t>&& result, sdbus::UnixFd ou
       listed += static_cast<uint32_t>(page.size());
       page.clear();
     };
-    service_.review().ForEach(*sandbox_, [&](ReviewedChange&& item) {
+    parts_.review.ForEach(*sandbox_, [&](ReviewedChange&& item) {
       page.push_back(std::move(item));
       if (page.size() >= kPage) list_page();
     });
@@ -503,13 +517,13 @@ void SandboxDBus::Diff(sdbus::Result<>&& result, std::vector<std::string> select
     // A reader that stops reading (a pipe nobody reads) would hold this worker and the helper
     // for ever: after [Limits] StalledReaderTimeout= without progress the helper gives up.
     UserCredentials owner = LookupUser(sandbox_->owner());
-    const int64_t stall_ms = static_cast<int64_t>(service_.config().limits.stalled_reader_timeout_sec) * 1000;
+    const int64_t stall_ms = static_cast<int64_t>(parts_.config.limits.stalled_reader_timeout_sec) * 1000;
     std::map<size_t, std::pair<UniqueFd, UniqueFd>> roots;  // live, upper
-    ForEachDiffPage(service_.review(), *sandbox_, selectors, kDiffPage, [&](const DiffPage& page) {
+    ForEachDiffPage(parts_.review, *sandbox_, selectors, kDiffPage, [&](const DiffPage& page) {
       auto& [live, upper] = roots[page.root];
       if (!live) live = sandbox_->OpenLiveRoot(page.root), upper = sandbox_->OpenUpper(page.root);
       try {
-        RunHelper(service_.options().helper_path, "diff", owner,
+        RunHelper(parts_.options.helper_path, "diff", owner,
                   {{live.get(), upper.get(), sandbox_->PathPrefix(page.root), page.changes, page.renames, page.only_hunks}}, out.get(),
                   stall_ms);
       } catch (const Error& e) {
@@ -543,13 +557,13 @@ void SandboxDBus::Decide(sdbus::Result<uint32_t>&& result, std::vector<std::stri
         fds.push_back(sandbox_->OpenUpper(root.root));
         roots.push_back({fds[fds.size() - 2].get(), fds.back().get(), sandbox_->PathPrefix(root.root), root.changes, {}, {}});
       }
-      auto counted = CountHunksAsOwner(service_.options().helper_path, LookupUser(sandbox_->owner()), roots);
+      auto counted = CountHunksAsOwner(parts_.options.helper_path, LookupUser(sandbox_->owner()), roots);
       HunkCounts counts;
       for (size_t i = 0; i < asked.size() && i < counted.size(); ++i)
         for (const auto& [path, count] : counted[i]) counts[{asked[i].root, path}] = count;
       return counts;
     };
-    size_t decided = service_.review().Decide(*sandbox_, selectors, flags & api::kFlagEveryChange, verdict, count_hunks);
+    size_t decided = parts_.review.Decide(*sandbox_, selectors, flags & api::kFlagEveryChange, verdict, count_hunks);
     LogAbout(Subject(), spdlog::level::info, "sandbox {}: {} {} changes or hunks", sandbox_->id(), ToString(verdict), decided);
     AnnounceChangeSet();
     return static_cast<uint32_t>(decided);
@@ -574,10 +588,10 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
       // set, which then streams from the upper; a part streams from the review as the commit
       // stages it. Neither is ever held whole: a change set may be a million. It reads the
       // layers while the overlays are torn down beside it.
-      CommitOutlook outlook = service_.review().Outlook(*sandbox_, selectors, flags & api::kFlagCommitAll);
+      CommitOutlook outlook = parts_.review.Outlook(*sandbox_, selectors, flags & api::kFlagCommitAll);
       unmounted.get();
       if (outlook.changes > 0) {
-        service_.authority().Check(caller, api::kActionCommit,
+        parts_.authority.Check(caller, api::kActionCommit,
                                    {{"sandbox", sandbox_->id()}, {"roots", JoinRoots(sandbox_->roots())},
                                     {"changes", std::to_string(outlook.changes)}, {"verb", "commit"}},
                                    flags & api::kFlagAllowInteractive,
@@ -587,7 +601,7 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
           request.renames = std::move(outlook.renames);
         } else if (outlook.taken > 0) {
           request.taken = [this, &selectors, all = (flags & api::kFlagCommitAll) != 0, &commit](const auto& take) {
-            return service_.review().StreamTaken(*sandbox_, selectors, all, commit, take);
+            return parts_.review.StreamTaken(*sandbox_, selectors, all, commit, take);
           };
         }
         request.force = flags & api::kFlagForce;
@@ -606,11 +620,11 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
     // What the owner decided outlives the entries' moves to the stage and, if the commit is
     // refused, fails or is cut off, back (recovery pins them again after a kill).
     // The hunks a partly committed file keeps wait in the store for the commit's outcome.
-    service_.review().PinBeforeMoves(*sandbox_);
+    parts_.review.PinBeforeMoves(*sandbox_);
     try {
       // The files move in the helper with the owner's credentials: a commit can never write
       // where its owner could not.
-      outcome = service_.commits().Commit(*sandbox_, request, [&](int64_t journaled) { commit = journaled; });
+      outcome = parts_.commits.Commit(*sandbox_, request, [&](int64_t journaled) { commit = journaled; });
       for (const auto& skipped : outcome.skipped) LogAbout(Subject(), spdlog::level::warn, "sandbox {}: {}", sandbox_->id(), skipped);
     } catch (...) {
       // The caller hears why; the log keeps it beside the journal's commit id, for an admin (and
@@ -625,7 +639,7 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
     }
     sandbox_->SetUp();
     try {
-      service_.review().AfterCommit(*sandbox_, commit, request.whole_upper, service_.journal());
+      parts_.review.AfterCommit(*sandbox_, commit, request.whole_upper, parts_.journal);
     } catch (const std::exception& e) {
       LogAbout(Subject(), spdlog::level::warn, "sandbox {}: cannot update its approvals after the commit: {}", sandbox_->id(), e.what());
     }
@@ -650,7 +664,7 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
 void SandboxDBus::Undo(sdbus::Result<int64_t>&& result, uint64_t flags) {
   InWorker(std::move(result), "undo", flags & api::kFlagAllowInteractive, [this, flags](const Caller& caller) mutable -> int64_t {
     CheckFlags(flags, api::kFlagAllowInteractive);
-    service_.authority().Check(caller, api::kActionCommit,
+    parts_.authority.Check(caller, api::kActionCommit,
                                {{"sandbox", sandbox_->id()}, {"roots", JoinRoots(sandbox_->roots())}, {"verb", "undo"}},
                                flags & api::kFlagAllowInteractive,
                                "undo the last commit of sandbox " + sandbox_->id() + " in " + JoinRoots(sandbox_->roots()));
@@ -659,9 +673,9 @@ void SandboxDBus::Undo(sdbus::Result<int64_t>&& result, uint64_t flags) {
     CommitRunner::UndoOutcome outcome;
     // Like a commit's, an undo's work moves the ctime of other names of the files it puts back:
     // the decisions about those names hold across it.
-    service_.review().PinBeforeMoves(*sandbox_);
+    parts_.review.PinBeforeMoves(*sandbox_);
     try {
-      outcome = service_.commits().Undo(*sandbox_);
+      outcome = parts_.commits.Undo(*sandbox_);
     } catch (...) {
       SettleDecisionsQuietly();
       RemountUnlessBroken("undo");
@@ -682,8 +696,8 @@ void SandboxDBus::Discard(sdbus::Result<>&& result) {
     sandbox_->Unmount(Sandbox::Layers::kDiscarded);
     try {
       sandbox_->TrashLayers();
-      service_.review().store().Clear(sandbox_->id());
-      service_.sights().Clear(sandbox_->id());  // nothing changed, nothing seen
+      parts_.review.store().Clear(sandbox_->id());
+      parts_.sights.Clear(sandbox_->id());  // nothing changed, nothing seen
       EmptyTrashLater();
     } catch (...) {
       sandbox_->SetUp();
@@ -698,7 +712,7 @@ void SandboxDBus::Discard(sdbus::Result<>&& result) {
 void SandboxDBus::Suspend(sdbus::Result<uint64_t>&& result) {
   InWorker(std::move(result), "suspend", false, [this](const Caller& caller) mutable -> uint64_t {
     ExclusiveOperation exclusive(*sandbox_, "suspend");
-    uint64_t bytes = service_.suspension().Suspend(*sandbox_);
+    uint64_t bytes = parts_.suspension.Suspend(*sandbox_);
     LogAbout(Subject(), spdlog::level::info, "sandbox {}: suspended for uid {} ({} bytes archived)", sandbox_->id(), caller.uid, bytes);
     EmptyTrashLater();
     return bytes;
@@ -708,7 +722,7 @@ void SandboxDBus::Suspend(sdbus::Result<uint64_t>&& result) {
 void SandboxDBus::Resume(sdbus::Result<>&& result) {
   InWorker(std::move(result), "resume", false, [this](const Caller& caller) mutable {
     ExclusiveOperation exclusive(*sandbox_, "resume");
-    service_.suspension().Resume(*sandbox_);
+    parts_.suspension.Resume(*sandbox_);
     LogAbout(Subject(), spdlog::level::info, "sandbox {}: resumed for uid {}", sandbox_->id(), caller.uid);
     AnnounceChangeSet();
   });
@@ -723,15 +737,15 @@ void SandboxDBus::Destroy(sdbus::Result<>&& result) {
     return;
   }
   auto self = KeepAlive(result);
-  if (!self || !service_.calls().Admit(caller, result)) return;
-  service_.calls().RunForCaller(caller.uid, [this, self, caller, result = std::move(result)]() mutable {
+  if (!self || !parts_.calls.Admit(caller, result)) return;
+  parts_.calls.RunForCaller(caller.uid, [this, self, caller, result = std::move(result)]() mutable {
     bool destroyed = false;
     ReplyWith(result, [&] {
       Authorize(caller, "destroy", false);
       ExclusiveOperation exclusive(*sandbox_, "destroy");
       // Once the record is gone the sandbox is gone, whatever happens next: a restart sweeps
       // up what is left (SweepOrphans).
-      service_.registry().Forget(sandbox_->id());
+      parts_.registry.Forget(sandbox_->id());
       sandbox_->MarkDestroyed();
       LogAbout(Subject(), spdlog::level::info, "sandbox {} destroyed by uid {}", sandbox_->id(), caller.uid);
       destroyed = true;
@@ -739,7 +753,7 @@ void SandboxDBus::Destroy(sdbus::Result<>&& result) {
     if (!destroyed) return;
     // After the reply, off the caller's time: drop the object (never from inside its own
     // handler), unmount (which syncs the upper's file system) and delete the files.
-    service_.removal().Remove(sandbox_);
+    parts_.removal.Remove(sandbox_);
   });
 }
 

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 
+#include "bus/face_parts.h"
 #include "bus/dbus_util.h"
 #include "changes/approval.h"
 #include "changes/live_conflicts.h"
@@ -20,13 +21,12 @@
 
 namespace sandboxd {
 
-class Service;
 struct Caller;
 
 class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox1::Sandbox_adaptor>,
                           public std::enable_shared_from_this<SandboxDBus> {
  public:
-  SandboxDBus(Service& service, sdbus::IConnection& connection, std::shared_ptr<Sandbox> sandbox);
+  SandboxDBus(const SandboxFaceParts& parts, sdbus::IConnection& connection, std::shared_ptr<Sandbox> sandbox);
   ~SandboxDBus();
 
   const std::shared_ptr<Sandbox>& sandbox() const { return sandbox_; }
@@ -80,7 +80,7 @@ class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
   template <typename... Outs, typename Body>
   void InWorker(sdbus::Result<Outs...>&& result, const char* verb, bool allow_interactive, Body&& body);
 
-  Service& service_;
+  SandboxFaceParts parts_;
   std::shared_ptr<Sandbox> sandbox_;
 };
 

@@ -46,11 +46,7 @@ Service::~Service() {
   heartbeat_.Stop();
   gc_ticker_.Stop();
   if (calls_) calls_->WaitForCalls();
-  {
-    std::lock_guard lock(objects_mutex_);
-    job_objects_.clear();
-    sandbox_objects_.clear();
-  }
+  if (objects_) objects_->Clear();
   manager_.reset();
   // The jobs' cgroup parent goes with the daemon when no job is left in it (a test daemon's,
   // named for its run directory, would otherwise stay behind for good).
@@ -252,11 +248,23 @@ int Service::Run() {
   peers_->SetExcluded([](const std::string&, const PeerIdentity& identity) {
     return JobSenders::Instance().Classify(identity.pid) != JobSenders::Verdict::kOutside;
   });
-  removal_ = std::make_unique<SandboxRemoval>(*registry_, [this](const std::string& id) { UnpublishSandbox(id); });
+  removal_ = std::make_unique<SandboxRemoval>(*registry_, [this](const std::string& id) { objects_->UnpublishSandbox(id); });
   garbage_ = std::make_unique<GarbageCollector>(*registry_, *store_, *removal_, config_.storage.cap_bytes);
-  manager_ = std::make_unique<ManagerDBus>(*this, *connection_);
+  objects_ = std::make_unique<ObjectTable>(*connection_);
+  objects_->SetFaceParts(
+      SandboxFaceParts{.calls = *calls_, .authority = *authority_, .peers = *peers_, .callers = callers_, .objects = *objects_,
+                       .registry = *registry_, .review = *review_, .commits = *commits_, .journal = *journal_,
+                       .sights = *sights_, .suspension = *suspension_, .removal = *removal_, .job_slots = job_slots_,
+                       .output_budget = output_budget_, .job_cgroups = job_cgroups_, .job_limits = job_limits_,
+                       .options = options_, .config = config_, .layout = layout_,
+                       .hidden_file_stand_in = HiddenFileStandIn()},
+      JobFaceParts{.calls = *calls_, .authority = *authority_, .peers = *peers_});
+  manager_ = std::make_unique<ManagerDBus>(
+      ManagerFaceParts{.calls = *calls_, .authority = *authority_, .registry = *registry_, .objects = *objects_,
+                       .garbage = *garbage_, .config = config_, .layout = layout_},
+      *connection_);
   callers_.Start(*connection_);
-  for (const auto& sandbox : registry_->List(0)) PublishSandbox(sandbox);
+  for (const auto& sandbox : registry_->List(0)) objects_->PublishSandbox(sandbox);
   connection_->requestName(api::kBusName);
   NoteCall();  // an --idle-exit daemon lives that long at least, called or not
   spdlog::info("sandboxd {} ready on the {} bus with {} sandboxes", SANDBOXD_VERSION, options_.user_mode ? "session" : "system",
@@ -357,75 +365,6 @@ bool Service::LeaveWhenStillIdle(int64_t idle_since_call) {
 void Service::Stop() {
   stop_requested_ = true;
   loop_.Leave();
-}
-
-std::shared_ptr<SandboxDBus> Service::PublishSandbox(std::shared_ptr<Sandbox> sandbox) {
-  auto object = std::make_shared<SandboxDBus>(*this, *connection_, sandbox);
-  std::lock_guard lock(objects_mutex_);
-  sandbox_objects_[sandbox->id()] = object;
-  return object;
-}
-
-std::shared_ptr<SandboxDBus> Service::FindSandboxObject(const std::string& id) {
-  std::lock_guard lock(objects_mutex_);
-  auto it = sandbox_objects_.find(id);
-  return it == sandbox_objects_.end() ? nullptr : it->second;
-}
-
-void Service::UnpublishSandbox(const std::string& id) {
-  std::vector<std::shared_ptr<JobDBus>> jobs;
-  std::shared_ptr<SandboxDBus> object;
-  {
-    std::lock_guard lock(objects_mutex_);
-    for (const auto& job_id : jobs_by_sandbox_[id]) {
-      auto it = job_objects_.find(job_id);
-      if (it != job_objects_.end()) {
-        jobs.push_back(it->second);
-        job_objects_.erase(it);
-      }
-    }
-    jobs_by_sandbox_.erase(id);
-    auto it = sandbox_objects_.find(id);
-    if (it != sandbox_objects_.end()) {
-      object = it->second;
-      sandbox_objects_.erase(it);
-    }
-  }
-  for (auto& job : jobs) job->job()->Cancel();
-  // Objects die here, outside the lock and outside any of their own handlers.
-}
-
-std::shared_ptr<JobDBus> Service::PublishJob(std::shared_ptr<Job> job, std::shared_ptr<Sandbox> sandbox) {
-  auto object = std::make_shared<JobDBus>(*this, *connection_, job, sandbox);
-  std::lock_guard lock(objects_mutex_);
-  job_objects_[job->id()] = object;
-  jobs_by_sandbox_[sandbox->id()].push_back(job->id());
-  return object;
-}
-
-void Service::PruneJobs(const std::string& sandbox_id, const std::string& keep) {
-  std::vector<std::shared_ptr<JobDBus>> dropped;
-  {
-    std::lock_guard lock(objects_mutex_);
-    auto& ids = jobs_by_sandbox_[sandbox_id];
-    size_t finished = 0;
-    for (const auto& id : ids) {
-      auto it = job_objects_.find(id);
-      if (it != job_objects_.end() && it->second->job()->state() == JobState::kFinished) ++finished;
-    }
-    for (auto it = ids.begin(); it != ids.end() && finished > kFinishedJobsKept;) {
-      auto object = job_objects_.find(*it);
-      bool is_finished = object != job_objects_.end() && object->second->job()->state() == JobState::kFinished;
-      if (*it != keep && is_finished) {
-        dropped.push_back(object->second);
-        job_objects_.erase(object);
-        it = ids.erase(it);
-        --finished;
-      } else {
-        ++it;
-      }
-    }
-  }
 }
 
 }  // namespace sandboxd

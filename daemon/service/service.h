@@ -1,7 +1,8 @@
 #pragma once
-/// The running daemon: its options, bus connection, sandbox registry, authority, worker
-/// threads, and the published D-Bus objects (one per sandbox and per kept job). The D-Bus faces
-/// reach shared state only through it.
+/// The running daemon: it owns every part (store, registry, commit runner, authority, call
+/// gate, object table, ...), starts them in machined's order, runs the bus loop, the heartbeat
+/// (status, watchdog, idle exit) and garbage collection's ticker. The D-Bus faces never see it:
+/// each is given the parts it uses (bus/face_parts.h).
 
 #include <sdbus-c++/sdbus-c++.h>
 
@@ -25,10 +26,12 @@
 #include "bus/caller_watch.h"
 #include "bus/dbus_util.h"
 #include "bus/loop_probe.h"
+#include "bus/object_table.h"
 #include "bus/polkit.h"
 #include "commit/commit_journal.h"
 #include "commit/commit_runner.h"
 #include "config/daemon_config.h"
+#include "config/daemon_options.h"
 #include "jobs/job.h"
 #include "lifecycle/garbage_collector.h"
 #include "lifecycle/sandbox_removal.h"
@@ -43,27 +46,9 @@
 namespace sandboxd {
 
 class ManagerDBus;
-class SandboxDBus;
-class JobDBus;
-
-struct DaemonOptions {
-  std::string state_dir;
-  std::string run_dir;
-  std::string helper_path;
-  std::string bwrap_path;
-  std::string config_path;         ///< sandboxd.conf (its .d/ drop-ins beside it)
-  unsigned idle_exit_seconds = 0;  ///< 0: never
-  std::string storage_cap;         ///< --storage-cap SIZE: [Storage] Cap= over the configuration's
-  /// --user: on the session bus as the user, no polkit, overlays mounted in each job's own
-  /// namespaces (user_overlay_main.cpp) rather than on the host.
-  bool user_mode = false;
-};
 
 class Service {
  public:
-  /// Finished jobs kept per sandbox so that their status and output stay readable.
-  static constexpr size_t kFinishedJobsKept = 16;
-
   explicit Service(DaemonOptions options);
   ~Service();
 
@@ -71,48 +56,9 @@ class Service {
   int Run();
   void Stop();
 
-  sdbus::IConnection& connection() { return *connection_; }
-  SandboxRegistry& registry() { return *registry_; }
-  Authority& authority() { return *authority_; }
-  CommitRunner& commits() { return *commits_; }
-  SightStore& sights() { return *sights_; }
-  CommitJournal& journal() { return *journal_; }
-  Suspension& suspension() { return *suspension_; }
-  Review& review() { return *review_; }
-  CallerWatch& callers() { return callers_; }
-  /// Jobs running per sandbox owner ([Limits] MaxRunningJobsPerUser=).
-  UserSlots& job_slots() { return job_slots_; }
-  /// Captured output held per sandbox owner ([Limits] MaxCapturedOutputPerUser=).
-  const std::shared_ptr<OutputBudget>& output_budget() const { return output_budget_; }
-  /// Who may hear the signals about a user's sandboxes (owner_signal.h).
-  BusPeers& peers() { return *peers_; }
-  /// Where jobs' cgroups go; nothing when jobs are ended through their pid namespace only.
-  const std::optional<std::string>& job_cgroups() const { return job_cgroups_; }
-  /// Where jobs' memory and process limits can be set (job_limits.h).
-  const LimitControllers& job_limits() const { return job_limits_; }
-  const DaemonOptions& options() const { return options_; }
-  const Config& config() const { return config_; }
+ private:
   /// A root-owned mode-0000 empty file, bound over hidden files in jobs (hidden_paths.h).
   std::string HiddenFileStandIn() const { return layout_.run_dir() + "/hidden"; }
-  const Layout& layout() const { return layout_; }
-
-  /// Where every call's work runs (call_gate.h).
-  CallGate& calls() { return *calls_; }
-
-  std::shared_ptr<SandboxDBus> PublishSandbox(std::shared_ptr<Sandbox> sandbox);
-  std::shared_ptr<SandboxDBus> FindSandboxObject(const std::string& id);
-  /// Drops the sandbox's object and its jobs' objects (cancelling running jobs).
-  void UnpublishSandbox(const std::string& id);
-  /// Publishes a job object; returns its path.
-  std::shared_ptr<JobDBus> PublishJob(std::shared_ptr<Job> job, std::shared_ptr<Sandbox> sandbox);
-  /// Forgets the oldest finished jobs of a sandbox beyond kFinishedJobsKept, never `keep`.
-  void PruneJobs(const std::string& sandbox_id, const std::string& keep);
-  /// The end of a forgotten sandbox (sandbox_removal.h).
-  const SandboxRemoval& removal() const { return *removal_; }
-  /// Garbage collection carried out (garbage_collector.h).
-  GarbageCollector& garbage() { return *garbage_; }
-
- private:
   void SetUpDirectories();
   /// Probes whether quotas can be hard limits here (quota_layer.h), tells the registry, and
   /// says which way they are held to.
@@ -161,10 +107,7 @@ class Service {
   std::atomic<bool> idle_exit_requested_{false};
   std::atomic<int64_t> idle_decided_at_call_{0};  ///< LastCallUsec() when idleness ended the loop
 
-  std::mutex objects_mutex_;
-  std::map<std::string, std::shared_ptr<SandboxDBus>> sandbox_objects_;
-  std::map<std::string, std::shared_ptr<JobDBus>> job_objects_;
-  std::map<std::string, std::deque<std::string>> jobs_by_sandbox_;
+  std::unique_ptr<ObjectTable> objects_;  ///< the sandboxes' and jobs' objects, over connection_
 
   std::unique_ptr<CallGate> calls_;
   UserSlots job_slots_;

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "service/service.h"
+#include "config/daemon_options.h"
 
 namespace sandboxd {
 
