@@ -43,6 +43,14 @@ int64_t NowUsec() {
   return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+/// A state read back from the journal. A name this daemon does not know (a journal of a newer
+/// sandboxd, or edited by hand) stops recovery with a message rather than being guessed at.
+CommitState StoredState(int64_t id, const std::string& name) {
+  auto state = CommitStateFromString(name);
+  if (!state) throw Error(Code::kFailed, "commit " + std::to_string(id) + " has the unknown state '" + name + "' in the journal");
+  return *state;
+}
+
 }  // namespace
 
 CommitJournal::CommitJournal(Store& store) : store_(store) {
@@ -177,12 +185,12 @@ void CommitJournal::Finish(int64_t id) {
   });
 }
 
-std::optional<std::string> CommitJournal::StateOf(int64_t id) {
-  return store_.WithDatabase([&](Database& db) -> std::optional<std::string> {
+std::optional<CommitState> CommitJournal::StateOf(int64_t id) {
+  return store_.WithDatabase([&](Database& db) -> std::optional<CommitState> {
     Statement select(db, "SELECT state FROM commits WHERE id = ?");
     select.Bind(1, id);
     if (!select.Step()) return std::nullopt;
-    return select.ColumnText(0);
+    return StoredState(id, select.ColumnText(0));
   });
 }
 
@@ -195,16 +203,16 @@ int64_t CommitJournal::LastFinishedUsec(const std::string& sandbox_id) {
   });
 }
 
-void CommitJournal::SetState(int64_t id, const std::string& state) {
-  store_.WithDatabase([&](Database& db) { Statement(db, "UPDATE commits SET state = ? WHERE id = ?").Bind(1, state).Bind(2, id).Run(); });
+void CommitJournal::SetState(int64_t id, CommitState state) {
+  std::string name(ToString(state));
+  store_.WithDatabase([&](Database& db) { Statement(db, "UPDATE commits SET state = ? WHERE id = ?").Bind(1, name).Bind(2, id).Run(); });
 }
 
 std::vector<JournaledCommit> CommitJournal::Unfinished(const std::string& sandbox_id) {
-  // 'planning': nothing moved yet. 'staging': entries may have moved into the stage, to be put
-  // back. 'importing': an undo was bringing backups into a landing area, to be removed.
+  // Every state but the finished ones, so that a state this daemon does not know is refused
+  // (StoredState) rather than passed over as finished.
   return store_.WithDatabase([&](Database& db) {
-    return Select(db, sandbox_id,
-                  "state IN ('planning', 'staging', 'applying', 'applied', 'importing', 'undoing', 'returning') ORDER BY id");
+    return Select(db, sandbox_id, "state NOT IN ('done', 'rolled-back', 'undone') ORDER BY id");
   });
 }
 
@@ -219,7 +227,8 @@ std::vector<JournaledCommit> CommitJournal::Select(Database& db, const std::stri
   Statement select(db, std::string("SELECT id, state, staged, finished_usec FROM commits WHERE sandbox_id = ? AND ") + condition);
   select.Bind(1, sandbox_id);
   while (select.Step())
-    commits.push_back({select.ColumnInt(0), sandbox_id, select.ColumnText(1), select.ColumnInt(2) != 0, select.ColumnInt(3)});
+    commits.push_back({select.ColumnInt(0), sandbox_id, StoredState(select.ColumnInt(0), select.ColumnText(1)), select.ColumnInt(2) != 0,
+                       select.ColumnInt(3)});
   return commits;
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "commit/commit_state.h"
 #include "commit/undo_check.h"
 #include "model/commit_step.h"
 #include "store/store.h"
@@ -22,7 +23,7 @@ namespace sandboxd {
 struct JournaledCommit {
   int64_t id = 0;
   std::string sandbox_id;
-  std::string state;
+  CommitState state = CommitState::kPlanning;
   bool staged = false;  ///< a partial commit: its entries went through a stage (commit_stage.h)
   int64_t finished_usec = 0;
 };
@@ -32,7 +33,7 @@ class CommitJournal {
   explicit CommitJournal(Store& store);
 
   /// Records a new commit of the whole upper in state "planning", before anything moves: its
-  /// steps are added a page at a time (AppendSteps) and it is applied from SetState("applying").
+  /// steps are added a page at a time (AppendSteps) and it is applied from SetState(kApplying).
   /// Returns its id. `forced`: it went over conflicts (PutBackSince).
   int64_t BeginPlanning(const std::string& sandbox_id, bool forced);
   /// Forgets a planning commit that will not be applied (refused, failed, or cut off), with its
@@ -49,7 +50,7 @@ class CommitJournal {
   int64_t BeginStaging(const std::string& sandbox_id, bool forced);
   /// Writes the steps of a staging commit and moves it to "applying", in one transaction.
   void Journal(int64_t id, const std::vector<CommitStep>& steps);
-  void SetState(int64_t id, const std::string& state);
+  void SetState(int64_t id, CommitState state);
   /// "done", with the time it finished: the live tree agrees with the sandbox from then on.
   void Finish(int64_t id);
   /// When the sandbox's last commit finished or was undone (microseconds since the epoch): from
@@ -69,9 +70,8 @@ class CommitJournal {
   /// For undoing commit `id`: the paths the undos of the sandbox's later (undone, unforced)
   /// commits put back, with when (undo_check.h).
   PutBackTimes PutBackSince(const std::string& sandbox_id, int64_t id);
-  /// The state of commit `id` ("staging", "applying", "applied", "done", "rolled-back",
-  /// "undoing", ...), nullopt when there is none.
-  std::optional<std::string> StateOf(int64_t id);
+  /// The state of commit `id`, nullopt when there is none.
+  std::optional<CommitState> StateOf(int64_t id);
   /// Commit `id`'s steps, held whole (where a page at a time will not do: a commit through
   /// landing areas, which rebases or settles them as one).
   std::vector<CommitStep> StepsOf(int64_t id);

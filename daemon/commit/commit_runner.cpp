@@ -272,7 +272,7 @@ CommitRunner::Outcome CommitRunner::CommitWholeUpper(Sandbox& sandbox, const Com
       journal_.Abandon(commit);
       return {};
     }
-    journal_.SetState(commit, "applying");
+    journal_.SetState(commit, CommitState::kApplying);
   } catch (...) {
     // Nothing moved: the commit leaves no trace (its steps may be a million rows).
     journal_.Abandon(commit);
@@ -280,23 +280,23 @@ CommitRunner::Outcome CommitRunner::CommitWholeUpper(Sandbox& sandbox, const Com
   }
   try {
     PrepareDirectories(sandbox, commit, false);
-    Run(sandbox, commit, "forward", false);
+    Run(sandbox, commit, StepDirection::kForward, false);
   } catch (...) {
     // Take back whatever was done. If even that fails, the journal still says "applying": the
     // next start-up finishes the commit or takes it back, and until then the sandbox is frozen.
     try {
-      Run(sandbox, commit, "back", false);
+      Run(sandbox, commit, StepDirection::kBack, false);
     } catch (const std::exception& e) {
       std::string why = "commit " + std::to_string(commit) + " failed and could not be taken back (" + e.what() +
                         "); restarting sandboxd finishes it or takes it back";
       sandbox.MarkBroken(why);
       throw Error(Code::kInvalidState, "sandbox " + sandbox.id() + ": " + why);
     }
-    journal_.SetState(commit, "rolled-back");
+    journal_.SetState(commit, CommitState::kRolledBack);
     RemoveCommitDirs(sandbox, commit);
     throw;
   }
-  journal_.SetState(commit, "applied");
+  journal_.SetState(commit, CommitState::kApplied);
   KeepBackups(sandbox, commit);
   // The whole upper took it away (it is the backups now): nothing is left to see, not even by
   // the copies it held of files that were no change any more.
@@ -422,7 +422,7 @@ CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitR
       stage_fds[i] = stages[i].get();
     }
     PlanStaged(commit, sandbox, fds, stage_fds, renames, outcome);
-    journal_.SetState(commit, "applying");
+    journal_.SetState(commit, CommitState::kApplying);
   } catch (...) {
     Unstage(sandbox, commit);
     throw;
@@ -431,10 +431,10 @@ CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitR
   outcome.worked = InodesNamedByCommit(commit);
   Sights others = CurrentSightsOf(sights_, sandbox, outcome.worked);
   try {
-    Run(sandbox, commit, "forward", true);
+    Run(sandbox, commit, StepDirection::kForward, true);
   } catch (...) {
     try {
-      Run(sandbox, commit, "back", true);
+      Run(sandbox, commit, StepDirection::kBack, true);
       Unstage(sandbox, commit);
     } catch (const std::exception& e) {
       std::string why = "commit " + std::to_string(commit) + " failed and could not be taken back (" + e.what() +
@@ -444,7 +444,7 @@ CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitR
     }
     throw;
   }
-  journal_.SetState(commit, "applied");
+  journal_.SetState(commit, CommitState::kApplied);
   Settle(sandbox, commit);
   for (auto& note : KeepLandedBackups(sandbox, commit)) outcome.skipped.push_back(std::move(note));
   if (auto note = SettleAfterMoves(sandbox, commit, true, others)) outcome.skipped.push_back(*note);
@@ -484,13 +484,13 @@ CommitRunner::UndoOutcome CommitRunner::Undo(Sandbox& sandbox) {
   if (fds.any_landing) {
     // A root whose layers are on another file system had its backups copied into the state
     // directory; the steps take them back by rename, so they go onto its file system first.
-    journal_.SetState(last->id, "importing");
+    journal_.SetState(last->id, CommitState::kImporting);
     std::vector<CommitStep> steps;
     try {
       steps = ImportBackups(sandbox, last->id, journal_.StepsOf(last->id));
     } catch (const std::exception& e) {
       RemoveLandings(sandbox, last->id);
-      journal_.SetState(last->id, "done");
+      journal_.SetState(last->id, CommitState::kDone);
       Code code = Code::kFailed;
       if (const auto* error = dynamic_cast<const Error*>(&e)) code = error->code();
       throw Error(code, "cannot undo commit " + std::to_string(last->id) + " of sandbox " + sandbox.id() +
@@ -501,16 +501,16 @@ CommitRunner::UndoOutcome CommitRunner::Undo(Sandbox& sandbox) {
   } else {
     // The backups of a whole-upper commit are its old upper, those of a staged one its stage:
     // both live where a staged commit keeps its stage, so the steps go back the same way.
-    journal_.SetState(last->id, "undoing");
+    journal_.SetState(last->id, CommitState::kUndoing);
   }
   outcome.worked = InodesNamedByCommit(last->id);
   Sights others = CurrentSightsOf(sights_, sandbox, outcome.worked);
   try {
-    Run(sandbox, last->id, "back", true);
+    Run(sandbox, last->id, StepDirection::kBack, true);
   } catch (...) {
     try {
-      Run(sandbox, last->id, "forward", true);
-      journal_.SetState(last->id, "done");
+      Run(sandbox, last->id, StepDirection::kForward, true);
+      journal_.SetState(last->id, CommitState::kDone);
       RemoveLandings(sandbox, last->id);
     } catch (const std::exception& e) {
       std::string why = "undo of commit " + std::to_string(last->id) + " failed and could not be taken back (" + e.what() +
@@ -520,7 +520,7 @@ CommitRunner::UndoOutcome CommitRunner::Undo(Sandbox& sandbox) {
     }
     throw;
   }
-  journal_.SetState(last->id, "returning");
+  journal_.SetState(last->id, CommitState::kReturning);
   outcome.notes = ReturnToSandbox(sandbox, last->id, others);
   return outcome;
 }
@@ -532,59 +532,63 @@ std::vector<std::string> CommitRunner::Recover(Sandbox& sandbox) {
   };
   for (const auto& commit : journal_.Unfinished(sandbox.id())) {
     std::string what = "commit " + std::to_string(commit.id) + " of sandbox " + sandbox.id();
-    if (commit.state == "importing") {
-      note(RemoveLandings(sandbox, commit.id));
-      journal_.SetState(commit.id, "done");
-      lines.push_back("the undo of " + what + " was cut off before it started; the commit stands");
-      continue;
-    }
-    if (commit.state == "undoing") {
-      try {
-        Run(sandbox, commit.id, "back", true);
-      } catch (const std::exception& e) {
-        Run(sandbox, commit.id, "forward", true);
-        journal_.SetState(commit.id, "done");
+    switch (commit.state) {
+      case CommitState::kImporting:
         note(RemoveLandings(sandbox, commit.id));
-        lines.push_back("the undo of " + what + " was cut off and could not be finished (" + e.what() + "); the commit stands");
+        journal_.SetState(commit.id, CommitState::kDone);
+        lines.push_back("the undo of " + what + " was cut off before it started; the commit stands");
         continue;
-      }
-      journal_.SetState(commit.id, "returning");
-    }
-    if (commit.state == "undoing" || commit.state == "returning") {
-      note(ReturnToSandbox(sandbox, commit.id));
-      lines.push_back("the undo of " + what + " was cut off; finished it");
-      continue;
-    }
-    if (commit.state == "planning") {
-      journal_.Abandon(commit.id);
-      lines.push_back(what + " was cut off before it started; nothing of it had moved");
-      continue;
-    }
-    if (commit.state == "staging") {
-      note(Unstage(sandbox, commit.id));
-      lines.push_back(what + " was cut off before it started; put its changes back into the sandbox");
-      continue;
-    }
-    if (commit.state == "applying") {
-      PrepareDirectories(sandbox, commit.id, commit.staged);
-      try {
-        Run(sandbox, commit.id, "forward", commit.staged);
-        lines.push_back(what + " was cut off; finished it");
-      } catch (const std::exception& e) {
-        Run(sandbox, commit.id, "back", commit.staged);
-        if (commit.staged) {
-          note(Unstage(sandbox, commit.id));
-        } else {
-          journal_.SetState(commit.id, "rolled-back");
-          RemoveCommitDirs(sandbox, commit.id);
+      case CommitState::kUndoing:
+        try {
+          Run(sandbox, commit.id, StepDirection::kBack, true);
+        } catch (const std::exception& e) {
+          Run(sandbox, commit.id, StepDirection::kForward, true);
+          journal_.SetState(commit.id, CommitState::kDone);
+          note(RemoveLandings(sandbox, commit.id));
+          lines.push_back("the undo of " + what + " was cut off and could not be finished (" + e.what() + "); the commit stands");
+          continue;
         }
-        lines.push_back(what + " was cut off and could not be finished (" + e.what() + "); took it back");
+        journal_.SetState(commit.id, CommitState::kReturning);
+        [[fallthrough]];
+      case CommitState::kReturning:
+        note(ReturnToSandbox(sandbox, commit.id));
+        lines.push_back("the undo of " + what + " was cut off; finished it");
         continue;
-      }
-      journal_.SetState(commit.id, "applied");
-    } else {
-      lines.push_back(what + " was cut off while keeping its backups; finished it");
+      case CommitState::kPlanning:
+        journal_.Abandon(commit.id);
+        lines.push_back(what + " was cut off before it started; nothing of it had moved");
+        continue;
+      case CommitState::kStaging:
+        note(Unstage(sandbox, commit.id));
+        lines.push_back(what + " was cut off before it started; put its changes back into the sandbox");
+        continue;
+      case CommitState::kApplying:
+        PrepareDirectories(sandbox, commit.id, commit.staged);
+        try {
+          Run(sandbox, commit.id, StepDirection::kForward, commit.staged);
+          lines.push_back(what + " was cut off; finished it");
+        } catch (const std::exception& e) {
+          Run(sandbox, commit.id, StepDirection::kBack, commit.staged);
+          if (commit.staged) {
+            note(Unstage(sandbox, commit.id));
+          } else {
+            journal_.SetState(commit.id, CommitState::kRolledBack);
+            RemoveCommitDirs(sandbox, commit.id);
+          }
+          lines.push_back(what + " was cut off and could not be finished (" + e.what() + "); took it back");
+          continue;
+        }
+        journal_.SetState(commit.id, CommitState::kApplied);
+        break;
+      case CommitState::kApplied:
+        lines.push_back(what + " was cut off while keeping its backups; finished it");
+        break;
+      case CommitState::kDone:
+      case CommitState::kRolledBack:
+      case CommitState::kUndone:
+        continue;  // finished (Unfinished lists none of these)
     }
+    // Applied (now or before the cut): its backups are kept and it is finished.
     if (commit.staged) {
       Settle(sandbox, commit.id);
     } else {
@@ -621,7 +625,7 @@ void CommitRunner::RemoveCommitDirs(const Sandbox& sandbox, int64_t commit) {
   for (const auto& dir : sandbox.StorageDirs()) RemoveTree(dir + "/commits/" + std::to_string(commit));
 }
 
-void CommitRunner::Run(const Sandbox& sandbox, int64_t commit, const std::string& direction, bool staged) {
+void CommitRunner::Run(const Sandbox& sandbox, int64_t commit, StepDirection direction, bool staged) {
   std::vector<UniqueFd> fds;
   std::vector<StepHelperRoot> roots;
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
@@ -641,7 +645,7 @@ void CommitRunner::Run(const Sandbox& sandbox, int64_t commit, const std::string
   // last was a whole page, one more request with no steps does.
   UserCredentials owner = LookupUser(sandbox.owner());
   bool synced = false;
-  journal_.ForEachStepPage(commit, direction == "back", kStepPage, [&](const std::vector<CommitStep>& steps) {
+  journal_.ForEachStepPage(commit, direction == StepDirection::kBack, kStepPage, [&](const std::vector<CommitStep>& steps) {
     synced = steps.size() < kStepPage;
     RunStepsHelper(helper_path_, owner, direction, roots, steps, synced);
   });
@@ -698,7 +702,7 @@ std::vector<std::string> CommitRunner::Unstage(const Sandbox& sandbox, int64_t c
     UniqueFd stage_fd = OpenDirectoryNoSymlinks(stage, O_PATH);
     sandboxd::Unstage(upper.get(), stage_fd.get());
   }
-  journal_.SetState(commit, "rolled-back");
+  journal_.SetState(commit, CommitState::kRolledBack);
   journal_.ForgetSteps(commit);
   RemoveCommitDirs(sandbox, commit);
   return notes;

@@ -121,7 +121,7 @@ class CommitRunner {
   InodesByRoot InodesNamedByCommit(int64_t commit);
   /// Runs the journaled steps of `commit`; a staged commit's new entries (and backups) are in
   /// its stage.
-  void Run(const Sandbox& sandbox, int64_t commit, const std::string& direction, bool staged);
+  void Run(const Sandbox& sandbox, int64_t commit, StepDirection direction, bool staged);
   /// Removes commit `commit`'s areas (backups, stage) from every storage directory.
   void RemoveCommitDirs(const Sandbox& sandbox, int64_t commit);
   /// Puts a staged commit's entries back into the upper and forgets the commit. Returns lines

@@ -52,14 +52,17 @@ nlohmann::json Steps(const nlohmann::json& request) {
   const auto& packed = request.at("steps").get_binary();
   std::vector<sandboxd::CommitStep> steps =
       sandboxd::UnpackSteps(std::string_view(reinterpret_cast<const char*>(packed.data()), packed.size()));
-  std::string direction = request.at("direction").get<std::string>();
+  std::string name = request.at("direction").get<std::string>();
   bool sync = request.at("sync").get<bool>();
-  if (direction == "forward") {
-    sandboxd::RollForward(steps, roots, sync);
-  } else if (direction == "back") {
-    sandboxd::RollBack(steps, roots, sync);
-  } else {
-    throw Error(Code::kInvalidArgument, "unknown direction '" + direction + "'");
+  auto direction = sandboxd::StepDirectionFromString(name);
+  if (!direction) throw Error(Code::kInvalidArgument, "unknown direction '" + name + "'");
+  switch (*direction) {
+    case sandboxd::StepDirection::kForward:
+      sandboxd::RollForward(steps, roots, sync);
+      break;
+    case sandboxd::StepDirection::kBack:
+      sandboxd::RollBack(steps, roots, sync);
+      break;
   }
   return {{"ok", true}};
 }

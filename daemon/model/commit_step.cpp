@@ -16,7 +16,18 @@ constexpr std::pair<StepAction, std::string_view> kActionNames[] = {
     {StepAction::kMove, "move"},
 };
 
+constexpr std::pair<StepDirection, std::string_view> kDirectionNames[] = {
+    {StepDirection::kForward, "forward"},
+    {StepDirection::kBack, "back"},
+};
+
 }  // namespace
+
+std::string_view ToString(StepDirection direction) { return NameOf(kDirectionNames, direction, "unknown"); }
+
+std::optional<StepDirection> StepDirectionFromString(std::string_view text) {
+  return ValueOf<StepDirection>(kDirectionNames, text);
+}
 
 std::string_view ToString(StepAction action) { return NameOf(kActionNames, action, "unknown"); }
 

@@ -38,6 +38,12 @@ enum class StepAction {
 std::string_view ToString(StepAction action);
 std::optional<StepAction> StepActionFromString(std::string_view text);
 
+/// Which way a commit's steps are carried out (sandboxd-helper "steps"): forward, every step
+/// brought to its after state in order, or back, every step to its before state in reverse.
+enum class StepDirection { kForward, kBack };
+std::string_view ToString(StepDirection direction);  ///< "forward", "back": the helper protocol's words
+std::optional<StepDirection> StepDirectionFromString(std::string_view text);
+
 struct CommitStep {
   size_t seq = 0;          ///< position in the commit; names the removed-area entry "e<seq>"
   size_t root = 0;

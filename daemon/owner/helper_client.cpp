@@ -72,10 +72,10 @@ nlohmann::json RunHelper(const std::string& helper_path, const std::string& op, 
   return RunHelperRequest(helper_path, op, user, request, fds);
 }
 
-void RunStepsHelper(const std::string& helper_path, const UserCredentials& user, const std::string& direction,
+void RunStepsHelper(const std::string& helper_path, const UserCredentials& user, StepDirection direction,
                     const std::vector<StepHelperRoot>& roots, const std::vector<CommitStep>& steps, bool sync) {
   nlohmann::json request = {
-      {"direction", direction}, {"roots", nlohmann::json::array()}, {"sync", sync}};
+      {"direction", ToString(direction)}, {"roots", nlohmann::json::array()}, {"sync", sync}};
   std::vector<int> fds;
   for (const auto& root : roots) {
     int first = static_cast<int>(3 + fds.size());

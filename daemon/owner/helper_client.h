@@ -49,7 +49,7 @@ struct StepHelperRoot {
 
 /// Runs a journaled commit's steps as the owner, "forward" or "back" (commit_steps_apply.h): the
 /// whole commit, or one page of it (`sync` after the last).
-void RunStepsHelper(const std::string& helper_path, const UserCredentials& user, const std::string& direction,
+void RunStepsHelper(const std::string& helper_path, const UserCredentials& user, StepDirection direction,
                     const std::vector<StepHelperRoot>& roots, const std::vector<CommitStep>& steps, bool sync = true);
 
 /// For each root (in order), each of its changes' path → the number of hunks `diff` shows for it

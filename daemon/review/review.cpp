@@ -391,8 +391,10 @@ void Review::SettleAwaitedCommits(const Sandbox& sandbox, CommitJournal& journal
   for (int64_t commit : store_.CommitsAwaited(sandbox.id())) {
     auto state = journal.StateOf(commit);
     // Still under way (a restart settles it): its outcome is not known yet.
-    if (state && (*state == "planning" || *state == "staging" || *state == "applying" || *state == "applied")) continue;
-    Settle(sandbox, commit, state && *state != "rolled-back");
+    if (state && (*state == CommitState::kPlanning || *state == CommitState::kStaging || *state == CommitState::kApplying ||
+                  *state == CommitState::kApplied))
+      continue;
+    Settle(sandbox, commit, state && *state != CommitState::kRolledBack);
   }
 }
 

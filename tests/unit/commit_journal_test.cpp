@@ -5,8 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
+#include <set>
+#include <string>
 
+#include "base/errors.h"
+#include "store/sqlite.h"
 #include "store/store.h"
 #include "temp_dir.h"
 
@@ -72,7 +77,7 @@ TEST_F(CommitJournalTest, APlanningCommitIsUnfinishedUntilAppliedAndAbandonedWit
   journal_->AppendSteps(commit, Steps(0, 5));
   auto unfinished = journal_->Unfinished("00000000000000aa");
   ASSERT_EQ(unfinished.size(), 1u);
-  EXPECT_EQ(unfinished[0].state, "planning");
+  EXPECT_EQ(unfinished[0].state, CommitState::kPlanning);
   journal_->Abandon(commit);
   EXPECT_FALSE(journal_->StateOf(commit));
   EXPECT_TRUE(Pages(commit, false, 10).empty());
@@ -81,10 +86,44 @@ TEST_F(CommitJournalTest, APlanningCommitIsUnfinishedUntilAppliedAndAbandonedWit
   // Once applying, a commit may have moved entries: abandoning it is refused (it stays).
   int64_t applying = journal_->BeginPlanning("00000000000000aa", false);
   journal_->AppendSteps(applying, Steps(0, 2));
-  journal_->SetState(applying, "applying");
+  journal_->SetState(applying, CommitState::kApplying);
   journal_->Abandon(applying);
-  EXPECT_EQ(journal_->StateOf(applying), "applying");
+  EXPECT_EQ(journal_->StateOf(applying), CommitState::kApplying);
   EXPECT_EQ(Pages(applying, false, 10).size(), 1u);
+}
+
+// Recovery decides from the stored state alone: every state must come back as it was written.
+TEST_F(CommitJournalTest, EveryStateComesBackAsItWasStored) {
+  const CommitState all[] = {CommitState::kPlanning, CommitState::kStaging,   CommitState::kApplying, CommitState::kApplied,
+                             CommitState::kDone,     CommitState::kRolledBack, CommitState::kImporting, CommitState::kUndoing,
+                             CommitState::kReturning, CommitState::kUndone};
+  std::set<std::string> names;
+  int64_t commit = journal_->BeginPlanning("00000000000000aa", false);
+  for (CommitState state : all) {
+    EXPECT_NE(ToString(state), "unknown");
+    names.insert(std::string(ToString(state)));
+    journal_->SetState(commit, state);
+    EXPECT_EQ(journal_->StateOf(commit), state) << ToString(state);
+  }
+  EXPECT_EQ(names.size(), std::size(all)) << "two states share a name";
+}
+
+// A journal holding a state this daemon does not know (a newer sandboxd's, or edited by hand):
+// recovery stops with a message naming the commit, never guesses what was under way.
+TEST_F(CommitJournalTest, AnUnknownStoredStateIsRefusedNamingTheCommit) {
+  int64_t commit = journal_->BeginPlanning("00000000000000aa", false);
+  store_->WithDatabase([&](Database& db) { Statement(db, "UPDATE commits SET state = 'merging' WHERE id = ?").Bind(1, commit).Run(); });
+  for (const auto& read : std::vector<std::function<void()>>{[&] { journal_->Unfinished("00000000000000aa"); },
+                                                             [&] { journal_->StateOf(commit); }}) {
+    try {
+      read();
+      ADD_FAILURE() << "an unknown state was read back";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Code::kFailed);
+      EXPECT_NE(std::string(e.what()).find("commit " + std::to_string(commit) + " has the unknown state 'merging'"), std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 }  // namespace
