@@ -29,7 +29,7 @@ void CallerWatch::Track(const std::string& sender, const std::shared_ptr<Job>& j
       return;
     }
   }
-  job->Cancel("disconnected");
+  job->Cancel(JobEndReason::kDisconnected);
 }
 
 void CallerWatch::NameLost(const std::string& name) {
@@ -49,7 +49,7 @@ void CallerWatch::NameLost(const std::string& name) {
     jobs_.erase(it);
   }
   for (auto& weak : jobs)
-    if (auto job = weak.lock()) job->Cancel("disconnected");
+    if (auto job = weak.lock()) job->Cancel(JobEndReason::kDisconnected);
 }
 
 }  // namespace sandboxd

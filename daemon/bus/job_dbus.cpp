@@ -56,7 +56,7 @@ void JobDBus::InWorker(sdbus::Result<Outs...>&& result, const char* verb, Body&&
 
 // Not emitFinished/emitOutputAvailable: those broadcast to every connection on the bus.
 void JobDBus::AnnounceFinished(const JobEnd& end) {
-  EmitToOwner(getObject(), parts_.peers, sandbox_->owner(), INTERFACE_NAME, "Finished", static_cast<int32_t>(end.exit_status), end.reason);
+  EmitToOwner(getObject(), parts_.peers, sandbox_->owner(), INTERFACE_NAME, "Finished", static_cast<int32_t>(end.exit_status), std::string(ToString(end.reason)));
 }
 
 void JobDBus::AnnounceOutput(uint64_t captured_bytes) {
@@ -82,7 +82,7 @@ void JobDBus::Wait(sdbus::Result<int32_t, std::string>&& result) {
     // Replied from the job's monitor thread when it ends; no thread waits meanwhile.
     auto shared = std::make_shared<sdbus::Result<int32_t, std::string>>(std::move(result));
     job->WhenFinished([shared](const JobEnd& end) {
-      shared->returnResults(end.exit_status, end.reason);
+      shared->returnResults(end.exit_status, std::string(ToString(end.reason)));
       WakeBusLoop();
     });
   });
@@ -108,7 +108,7 @@ void JobDBus::GetStatus(sdbus::Result<std::map<std::string, sdbus::Variant>>&& r
         {"argv", sdbus::Variant(job.argv())},
         {"state", sdbus::Variant(std::string(ToString(job.state())))},
         {"exit_status", sdbus::Variant(static_cast<int32_t>(end.exit_status))},
-        {"reason", sdbus::Variant(end.reason)},
+        {"reason", sdbus::Variant(std::string(ToString(end.reason)))},
         {"output_cap", sdbus::Variant(static_cast<uint64_t>(Job::kOutputCap))},
         {"output_truncated", sdbus::Variant(job.output_truncated())},
     };

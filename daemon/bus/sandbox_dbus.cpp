@@ -369,7 +369,7 @@ void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std
         });
         if (owner != 0) parts.job_slots.Give(owner);
         LogAbout({sandbox_id, sandbox->owner(), job_id}, spdlog::level::info, "job {} in sandbox {} ended: {} {}", job_id, sandbox_id,
-                 end.reason, end.exit_status);
+                 ToString(end.reason), end.exit_status);
         if (auto j = weak_job.lock()) j->AnnounceFinished(end);
         // The caller hears the end at once (Job.Wait is answered when this returns); what the
         // job changed is taken in after that, off its time: its cost grows with the change

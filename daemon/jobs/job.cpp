@@ -16,11 +16,25 @@
 #include <sstream>
 
 #include "base/errors.h"
+#include "base/name_table.h"
 #include "jobs/job_senders.h"
 
 namespace sandboxd {
 
+namespace {
+
+constexpr std::pair<JobEndReason, std::string_view> kEndReasonNames[] = {
+    {JobEndReason::kExited, "exited"},       {JobEndReason::kFailed, "failed"},
+    {JobEndReason::kCancelled, "cancelled"}, {JobEndReason::kTimeout, "timeout"},
+    {JobEndReason::kDisconnected, "disconnected"}, {JobEndReason::kMemory, "memory"},
+    {JobEndReason::kQuota, "quota"},
+};
+
+}  // namespace
+
 std::string_view ToString(JobState state) { return state == JobState::kRunning ? "running" : "finished"; }
+
+std::string_view ToString(JobEndReason reason) { return NameOf(kEndReasonNames, reason, "unknown"); }
 
 Job::Job(std::string id, std::string sandbox_id, std::vector<std::string> argv)
     : id_(std::move(id)), sandbox_id_(std::move(sandbox_id)), argv_(std::move(argv)) {}
@@ -161,7 +175,7 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, UniqueFd go_fd, std::
     auto now = Clock::now();
     if (go_fd) {
       if (now >= report_deadline) {
-        Cancel("failed");  // bwrap never told us a pid namespace we could check
+        Cancel(JobEndReason::kFailed);  // bwrap never told us a pid namespace we could check
         go_fd.reset();
       } else {
         wait_ms = static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(report_deadline - now).count());
@@ -169,7 +183,7 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, UniqueFd go_fd, std::
     }
     if (timeout.count() > 0) {
       if (now >= started + timeout) {
-        Cancel("timeout");  // the pipes close as the job's processes die
+        Cancel(JobEndReason::kTimeout);  // the pipes close as the job's processes die
         timeout = std::chrono::seconds(0);
       } else {
         int until_timeout = static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(started + timeout - now).count());
@@ -184,7 +198,7 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, UniqueFd go_fd, std::
         // A big layer takes long to measure: never spend more than a tenth of the time on it.
         next_quota_check = Clock::now() + std::max<Clock::duration>(kQuotaCheckInterval, took * 10);
         if (over) {
-          Cancel("quota");  // the pipes close as the job's processes die
+          Cancel(JobEndReason::kQuota);  // the pipes close as the job's processes die
           over_quota = nullptr;
         }
         now = Clock::now();
@@ -268,14 +282,14 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, UniqueFd go_fd, std::
   std::vector<FinishedCallback> waiters;
   {
     std::lock_guard lock(mutex_);
-    if (!stop_reason_.empty()) {
-      end.reason = stop_reason_;
+    if (stop_reason_) {
+      end.reason = *stop_reason_;
       end.exit_status = have_exit_code ? end.exit_status : 128 + SIGKILL;
     } else if (have_exit_code) {
       // A job that failed after the kernel killed one of its processes for memory ended for that.
-      end.reason = out_of_memory && end.exit_status != 0 ? "memory" : "exited";
+      end.reason = out_of_memory && end.exit_status != 0 ? JobEndReason::kMemory : JobEndReason::kExited;
     } else {
-      end.reason = "failed";
+      end.reason = JobEndReason::kFailed;
       end.exit_status = ExitStatusFromWaitStatus(wait_status);
       if (end.exit_status == 0) end.exit_status = 1;
     }
@@ -299,9 +313,9 @@ void Job::ThenAfterWaiters(std::function<void()> work) {
   after_waiters_ = std::move(work);
 }
 
-void Job::Cancel(const std::string& reason) {
+void Job::Cancel(JobEndReason reason) {
   std::lock_guard lock(mutex_);
-  if (state_ == JobState::kFinished || child_.pidfd() < 0 || !stop_reason_.empty()) return;
+  if (state_ == JobState::kFinished || child_.pidfd() < 0 || stop_reason_) return;
   stop_reason_ = reason;
   if (cgroup_) cgroup_->KillAll();
   // Without a cgroup: the job's pid 1 too, in case bwrap dies before that init has set its
@@ -327,7 +341,7 @@ bool Job::NoteNamespaceInit(const std::string& status_text, size_t& from) {
     pid_namespace_ = init->pid_namespace;
     // Cancelled while bwrap was still starting: bwrap may have died before its init set its
     // parent-death signal, so the init is killed itself.
-    if (!stop_reason_.empty()) syscall(SYS_pidfd_send_signal, namespace_init_.get(), SIGKILL, nullptr, 0);
+    if (stop_reason_) syscall(SYS_pidfd_send_signal, namespace_init_.get(), SIGKILL, nullptr, 0);
     from = line_end + 1;
     return true;
   }

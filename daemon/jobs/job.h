@@ -28,9 +28,21 @@ namespace sandboxd {
 enum class JobState { kRunning, kFinished };
 std::string_view ToString(JobState state);
 
+/// Why a job ended; its name is the API's (Job.Wait, the Finished signal, sandboxctl).
+enum class JobEndReason {
+  kExited,        ///< the command ended by itself
+  kFailed,        ///< the sandbox could not be set up, or bwrap died without a status
+  kCancelled,     ///< Job.Cancel, or its sandbox went
+  kTimeout,       ///< its --timeout passed
+  kDisconnected,  ///< the client that started it left the bus
+  kMemory,        ///< the kernel killed one of its processes for its memory limit
+  kQuota,         ///< the sandbox's quota was full
+};
+std::string_view ToString(JobEndReason reason);
+
 struct JobEnd {
-  int exit_status = 0;       ///< the command's status, 128+N for signal N
-  std::string reason;        ///< exited, failed, cancelled, timeout, disconnected, memory, quota
+  int exit_status = 0;  ///< the command's status, 128+N for signal N
+  JobEndReason reason = JobEndReason::kExited;
 };
 
 struct JobLaunch {
@@ -87,7 +99,7 @@ class Job {
   void Start(JobLaunch launch, FinishedCallback on_finished, OutputCallback on_output = {});
   /// Kills the whole job (bwrap and its pid namespace); `reason` becomes the reason it ended
   /// (the first one given wins). Harmless when finished.
-  void Cancel(const std::string& reason = "cancelled");
+  void Cancel(JobEndReason reason = JobEndReason::kCancelled);
   /// Calls `callback` once the job has ended (at once if it has).
   void WhenFinished(FinishedCallback callback);
   /// Only from inside Start's `on_finished`: `work` runs on the monitor thread once every
@@ -117,7 +129,7 @@ class Job {
   ChildProcess child_;
   JobState state_ = JobState::kRunning;
   JobEnd end_;
-  std::string stop_reason_;  ///< why the job was killed; empty unless it was
+  std::optional<JobEndReason> stop_reason_;  ///< why the job was killed; none unless it was
   std::unique_ptr<JobCgroup> cgroup_;
   std::unique_ptr<JobLimitGroups> limits_;
   UniqueFd namespace_init_;  ///< pidfd of pid 1 of the job's pid namespace, once verified
