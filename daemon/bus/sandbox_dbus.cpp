@@ -523,7 +523,7 @@ void SandboxDBus::Diff(sdbus::Result<>&& result, std::vector<std::string> select
       auto& [live, upper] = roots[page.root];
       if (!live) live = sandbox_->OpenLiveRoot(page.root), upper = sandbox_->OpenUpper(page.root);
       try {
-        RunHelper(parts_.options.helper_path, "diff", owner,
+        RunHelper(parts_.options.helper_path, HelperOp::kDiff, owner,
                   {{live.get(), upper.get(), sandbox_->PathPrefix(page.root), page.changes, page.renames, page.only_hunks}}, out.get(),
                   stall_ms);
       } catch (const Error& e) {

@@ -44,7 +44,7 @@ LandingArea::LandingArea(std::string helper_path, UserCredentials owner, int liv
       shown_(shown_root + "/" + name_) {}
 
 void LandingArea::RunActions(const nlohmann::json& actions, const std::vector<int>& fds) const {
-  RunHelperRequest(helper_path_, "landing", owner_, {{"actions", actions}}, fds);
+  RunHelperRequest(helper_path_, HelperOp::kLanding, owner_, {{"actions", actions}}, fds);
 }
 
 void LandingArea::Fill(int stage_fd) const {

@@ -76,5 +76,8 @@ nlohmann::json Landing(const nlohmann::json& request) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return sandboxd::ServeHelperRequest(argc, argv, {{"compare", Compare}, {"renames", Renames}, {"landing", Landing}, {"steps", Steps}});
+  return sandboxd::ServeHelperRequest(argc, argv, {{sandboxd::HelperOp::kCompare, Compare},
+                                                   {sandboxd::HelperOp::kRenames, Renames},
+                                                   {sandboxd::HelperOp::kLanding, Landing},
+                                                   {sandboxd::HelperOp::kSteps, Steps}});
 }

@@ -142,5 +142,5 @@ nlohmann::json Merge(const nlohmann::json& request) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return sandboxd::ServeHelperRequest(argc, argv, {{"diff", Diff}, {"hunks", Hunks}, {"merge", Merge}});
+  return sandboxd::ServeHelperRequest(argc, argv, {{sandboxd::HelperOp::kDiff, Diff}, {sandboxd::HelperOp::kHunks, Hunks}, {sandboxd::HelperOp::kMerge, Merge}});
 }

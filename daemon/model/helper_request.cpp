@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "base/errors.h"
+#include "base/name_table.h"
 #include "model/change_json.h"
 
 namespace sandboxd {
@@ -62,16 +63,46 @@ nlohmann::json ReadHelperMessage(const std::string& bytes) {
   return nlohmann::json::from_cbor(bytes.begin(), bytes.end(), true, false);
 }
 
-int ServeHelperRequest(int argc, char** argv, const std::map<std::string, HelperOperation>& operations) {
-  if (argc != 2 || !operations.count(argv[1])) {
+namespace {
+
+constexpr std::pair<HelperOp, std::string_view> kOpNames[] = {
+    {HelperOp::kCompare, "compare"}, {HelperOp::kRenames, "renames"}, {HelperOp::kLanding, "landing"},
+    {HelperOp::kSteps, "steps"},     {HelperOp::kDiff, "diff"},       {HelperOp::kHunks, "hunks"},
+    {HelperOp::kMerge, "merge"},
+};
+
+}  // namespace
+
+std::string_view ToString(HelperOp op) { return NameOf(kOpNames, op, "unknown"); }
+
+std::optional<HelperOp> HelperOpFromString(std::string_view name) { return ValueOf<HelperOp>(kOpNames, name); }
+
+bool IsTextHelperOp(HelperOp op) {
+  switch (op) {
+    case HelperOp::kDiff:
+    case HelperOp::kHunks:
+    case HelperOp::kMerge:
+      return true;
+    case HelperOp::kCompare:
+    case HelperOp::kRenames:
+    case HelperOp::kLanding:
+    case HelperOp::kSteps:
+      return false;
+  }
+  return false;
+}
+
+int ServeHelperRequest(int argc, char** argv, const std::map<HelperOp, HelperOperation>& operations) {
+  std::optional<HelperOp> op = argc == 2 ? HelperOpFromString(argv[1]) : std::nullopt;
+  if (!op || !operations.count(*op)) {
     std::string names;
-    for (const auto& [name, operation] : operations) names += (names.empty() ? "" : "|") + name;
+    for (const auto& [name, operation] : operations) names += (names.empty() ? "" : "|") + std::string(ToString(name));
     std::cerr << "usage: " << (argc > 0 ? argv[0] : "helper") << " " << names
               << " < request.cbor (started by sandboxd only)\n";
     return 2;
   }
   try {
-    WriteHelperMessage(operations.at(argv[1])(ReadHelperMessage(ReadStandardInput())));
+    WriteHelperMessage(operations.at(*op)(ReadHelperMessage(ReadStandardInput())));
     return 0;
   } catch (const Error& e) {
     WriteHelperMessage({{"error", {{"name", DBusErrorName(e.code())}, {"message", e.what()}}}});

@@ -5,6 +5,8 @@
 
 #include <functional>
 #include <map>
+#include <optional>
+#include <string_view>
 #include <set>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -33,10 +35,26 @@ std::string HelperMessageBytes(const nlohmann::json& message);
 /// The message `bytes` hold; a discarded value when they are not one.
 nlohmann::json ReadHelperMessage(const std::string& bytes);
 
+/// The operations the owner-side helpers serve, named on their command line.
+enum class HelperOp {
+  kCompare,  ///< sandboxd-helper: which paths hold the same content live and in the upper
+  kRenames,  ///< sandboxd-helper: confirm rename candidates by content
+  kLanding,  ///< sandboxd-helper: make, fill, sync, remove landing areas
+  kSteps,    ///< sandboxd-helper: carry out a journaled commit's steps
+  kDiff,     ///< sandboxd-text-helper: a git-style diff
+  kHunks,    ///< sandboxd-text-helper: hunk counts
+  kMerge,    ///< sandboxd-text-helper: a file merged from approved hunks
+};
+std::string_view ToString(HelperOp op);
+std::optional<HelperOp> HelperOpFromString(std::string_view name);
+/// The text operations run in sandboxd-text-helper (the one that loads libgit2), the others in
+/// sandboxd-helper.
+bool IsTextHelperOp(HelperOp op);
+
 using HelperOperation = std::function<nlohmann::json(const nlohmann::json& request)>;
 
 /// main() of a helper: `argv[1]` names one of `operations`, the request comes on stdin.
 /// Returns the exit status.
-int ServeHelperRequest(int argc, char** argv, const std::map<std::string, HelperOperation>& operations);
+int ServeHelperRequest(int argc, char** argv, const std::map<HelperOp, HelperOperation>& operations);
 
 }  // namespace sandboxd

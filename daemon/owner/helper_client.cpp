@@ -12,9 +12,8 @@ namespace sandboxd {
 namespace {
 
 /// Text operations are sandboxd-text-helper's, which lives beside sandboxd-helper.
-std::string HelperFor(const std::string& helper_path, const std::string& op) {
-  if (op != "diff" && op != "hunks" && op != "merge") return helper_path;
-  return BesideHelper(helper_path, "sandboxd-text-helper");
+std::string HelperFor(const std::string& helper_path, HelperOp op) {
+  return IsTextHelperOp(op) ? BesideHelper(helper_path, "sandboxd-text-helper") : helper_path;
 }
 
 }  // namespace
@@ -24,11 +23,11 @@ std::string BesideHelper(const std::string& helper_path, const std::string& prog
   return (slash == std::string::npos ? std::string() : helper_path.substr(0, slash + 1)) + program;
 }
 
-nlohmann::json RunHelperRequest(const std::string& helper_path, const std::string& op, const UserCredentials& user,
+nlohmann::json RunHelperRequest(const std::string& helper_path, HelperOp op, const UserCredentials& user,
                                 const nlohmann::json& request, const std::vector<int>& fds) {
   SpawnOptions options;
   options.path = HelperFor(helper_path, op);
-  options.argv = {options.path, op};
+  options.argv = {options.path, std::string(ToString(op))};
   options.env = {"PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8"};
   options.user = user;
   options.cwd = "/";
@@ -43,14 +42,14 @@ nlohmann::json RunHelperRequest(const std::string& helper_path, const std::strin
   if (!WIFEXITED(result.status) || WEXITSTATUS(result.status) != 0 || !answer.is_object()) {
     std::string detail = result.err.empty() ? "exit status " + std::to_string(ExitStatusFromWaitStatus(result.status)) : result.err;
     while (!detail.empty() && detail.back() == '\n') detail.pop_back();
-    throw Error(Code::kFailed, "sandboxd-helper " + op + " failed: " + detail);
+    throw Error(Code::kFailed, "sandboxd-helper " + std::string(ToString(op)) + " failed: " + detail);
   }
   return answer;
 }
 
-nlohmann::json RunHelper(const std::string& helper_path, const std::string& op, const UserCredentials& user,
+nlohmann::json RunHelper(const std::string& helper_path, HelperOp op, const UserCredentials& user,
                          const std::vector<HelperRoot>& roots, int output_fd, int64_t output_stall_ms) {
-  nlohmann::json request = {{"op", op}, {"roots", nlohmann::json::array()}};
+  nlohmann::json request = {{"op", ToString(op)}, {"roots", nlohmann::json::array()}};
   std::vector<int> fds;
   for (const auto& root : roots) {
     nlohmann::json changes = nlohmann::json::array();
@@ -84,12 +83,12 @@ void RunStepsHelper(const std::string& helper_path, const UserCredentials& user,
   }
   std::string packed = PackSteps(steps);
   request["steps"] = nlohmann::json::binary(std::vector<uint8_t>(packed.begin(), packed.end()));
-  RunHelperRequest(helper_path, "steps", user, request, fds);
+  RunHelperRequest(helper_path, HelperOp::kSteps, user, request, fds);
 }
 
 std::vector<std::map<std::string, int>> CountHunksAsOwner(const std::string& helper_path, const UserCredentials& user,
                                                           const std::vector<HelperRoot>& roots) {
-  nlohmann::json answer = RunHelper(helper_path, "hunks", user, roots);
+  nlohmann::json answer = RunHelper(helper_path, HelperOp::kHunks, user, roots);
   std::vector<std::map<std::string, int>> counts;
   for (const auto& root : answer.at("roots")) counts.push_back(root.at("counts").get<std::map<std::string, int>>());
   if (counts.size() != roots.size()) throw Error(Code::kFailed, "sandboxd-helper hunks answered for the wrong number of roots");
@@ -99,13 +98,13 @@ std::vector<std::map<std::string, int>> CountHunksAsOwner(const std::string& hel
 void MergeHunksAsOwner(const std::string& helper_path, const UserCredentials& user, int live_fd, int upper_fd,
                        const std::string& path, const std::set<int>& hunks, int output_fd) {
   nlohmann::json request = {{"live_fd", 3}, {"upper_fd", 4}, {"output_fd", 5}, {"path", path}, {"hunks", hunks}};
-  RunHelperRequest(helper_path, "merge", user, request, {live_fd, upper_fd, output_fd});
+  RunHelperRequest(helper_path, HelperOp::kMerge, user, request, {live_fd, upper_fd, output_fd});
 }
 
 std::set<std::string> SameContentAsOwner(const std::string& helper_path, const UserCredentials& user, int live_fd,
                                          int upper_fd, const std::vector<std::string>& paths) {
   nlohmann::json request = {{"live_fd", 3}, {"upper_fd", 4}, {"paths", paths}};
-  nlohmann::json answer = RunHelperRequest(helper_path, "compare", user, request, {live_fd, upper_fd});
+  nlohmann::json answer = RunHelperRequest(helper_path, HelperOp::kCompare, user, request, {live_fd, upper_fd});
   return answer.at("same").get<std::set<std::string>>();
 }
 
@@ -119,7 +118,7 @@ std::vector<std::vector<Rename>> ConfirmRenamesAsOwner(const std::string& helper
     fds.push_back(root.upper_fd);
     request["roots"].push_back({{"live_fd", first}, {"upper_fd", first + 1}, {"candidates", root.candidates}});
   }
-  auto answer = RunHelperRequest(helper_path, "renames", user, request, fds);
+  auto answer = RunHelperRequest(helper_path, HelperOp::kRenames, user, request, fds);
   std::vector<std::vector<Rename>> renames;
   for (const auto& root : answer.at("roots")) {
     renames.emplace_back();

@@ -13,6 +13,7 @@
 #include "base/credentials.h"
 #include "model/change.h"
 #include "model/commit_step.h"
+#include "model/helper_request.h"
 #include "model/renames.h"
 
 namespace sandboxd {
@@ -28,7 +29,7 @@ struct HelperRoot {
 
 /// `op` is "diff", "hunks" or "commit". `output_fd` (diff only) receives the diff text; the
 /// helper gives up when its reader reads nothing for `output_stall_ms` (0: waits for ever).
-nlohmann::json RunHelper(const std::string& helper_path, const std::string& op, const UserCredentials& user,
+nlohmann::json RunHelper(const std::string& helper_path, HelperOp op, const UserCredentials& user,
                          const std::vector<HelperRoot>& roots, int output_fd = -1, int64_t output_stall_ms = 0);
 
 /// The path of another of sandboxd's programs installed beside sandboxd-helper (`helper_path`).
@@ -38,7 +39,7 @@ std::string BesideHelper(const std::string& helper_path, const std::string& prog
 /// (the request names them by those numbers). The helper dies with the calling thread.
 /// `helper_path` names sandboxd-helper; the text operations (diff, hunks, merge) run
 /// sandboxd-text-helper from the same directory.
-nlohmann::json RunHelperRequest(const std::string& helper_path, const std::string& op, const UserCredentials& user,
+nlohmann::json RunHelperRequest(const std::string& helper_path, HelperOp op, const UserCredentials& user,
                                 const nlohmann::json& request, const std::vector<int>& fds);
 
 struct StepHelperRoot {
