@@ -765,7 +765,7 @@ void SandboxDBus::GetInfo(sdbus::Result<std::map<std::string, sdbus::Variant>>&&
         {"name", sdbus::Variant(sandbox_->name())},
         {"owner", sdbus::Variant(static_cast<uint32_t>(sandbox_->owner()))},
         {"roots", sdbus::Variant(sandbox_->roots())},
-        {"state", sdbus::Variant(sandbox_->state())},
+        {"state", sdbus::Variant(std::string(ToString(sandbox_->state())))},
         {"created_usec", sdbus::Variant(static_cast<uint64_t>(sandbox_->created_usec()))},
         {"running_jobs", sdbus::Variant(sandbox_->running_jobs())},
         {"network", sdbus::Variant(sandbox_->network())},

@@ -20,7 +20,7 @@ void SyncDirectory(const std::string& path) {
 
 }  // namespace
 
-void Suspension::Record(Sandbox& sandbox, const std::string& state) {
+void Suspension::Record(Sandbox& sandbox, SandboxState state) {
   store_.SetState(sandbox.id(), state);
   sandbox.SetState(state);
 }
@@ -30,11 +30,11 @@ void Suspension::RemoveArchives(const Sandbox& sandbox) {
 }
 
 uint64_t Suspension::Suspend(Sandbox& sandbox) {
-  if (!sandbox.active()) throw Error(Code::kInvalidState, "sandbox " + sandbox.id() + " is already " + sandbox.state());
+  if (!sandbox.active()) throw Error(Code::kInvalidState, "sandbox " + sandbox.id() + " is already " + std::string(ToString(sandbox.state())));
   sandbox.Unmount();  // Busy (a shell in the merged view): nothing changed yet
   uint64_t bytes = 0;
   try {
-    Record(sandbox, "suspending");
+    Record(sandbox, SandboxState::kSuspending);
     RemoveArchives(sandbox);  // what a suspend taken back may have left
     PinDecisionsForMove(approvals_, sandbox);
     for (size_t i = 0; i < sandbox.roots().size(); ++i) {
@@ -43,7 +43,7 @@ uint64_t Suspension::Suspend(Sandbox& sandbox) {
       bytes += archiver_.Write(sandbox.UpperDir(i), archive, level_).bytes;
     }
     for (size_t i = 0; i < sandbox.roots().size(); ++i) SyncDirectory(ArchiveDir(sandbox.ArchivePath(i)));
-    Record(sandbox, "suspended");
+    Record(sandbox, SandboxState::kSuspended);
   } catch (...) {
     // The layers are untouched until the archives are complete and recorded.
     RemoveArchives(sandbox);
@@ -52,7 +52,7 @@ uint64_t Suspension::Suspend(Sandbox& sandbox) {
     } catch (...) {
       // Left pinned for the archive, they show as pending: never a decision on other content.
     }
-    Record(sandbox, "active");
+    Record(sandbox, SandboxState::kActive);
     sandbox.SetUp();
     throw;
   }
@@ -76,49 +76,49 @@ void Suspension::RestoreLayers(Sandbox& sandbox) {
 }
 
 void Suspension::Resume(Sandbox& sandbox) {
-  if (sandbox.state() != "suspended") throw Error(Code::kInvalidState, "sandbox " + sandbox.id() + " is not suspended");
-  Record(sandbox, "resuming");
+  if (sandbox.state() != SandboxState::kSuspended) throw Error(Code::kInvalidState, "sandbox " + sandbox.id() + " is not suspended");
+  Record(sandbox, SandboxState::kResuming);
   try {
     RestoreLayers(sandbox);
     // Mounted before it is called active: a root that cannot be mounted (replaced in the live
     // tree, say) leaves the sandbox suspended, its archives whole, to be resumed once it can.
     sandbox.SetUp();
     PinDecisionsToLayers(approvals_, sandbox);
-    Record(sandbox, "active");
+    Record(sandbox, SandboxState::kActive);
   } catch (...) {
     try {
       sandbox.UnmountForGood();
     } catch (...) {
     }
     sandbox.ClearLayers();
-    Record(sandbox, "suspended");
+    Record(sandbox, SandboxState::kSuspended);
     throw;
   }
   RemoveArchives(sandbox);
 }
 
 std::string Suspension::Recover(Sandbox& sandbox) {
-  std::string state = sandbox.state();
-  if (state == "suspending") {
-    // Cut off before the archives were complete: the layers are whole, the suspend is undone.
-    RemoveArchives(sandbox);
-    PinDecisionsToLayers(approvals_, sandbox);
-    Record(sandbox, "active");
-    return "the suspend of sandbox " + sandbox.id() + " was cut off; took it back";
+  switch (sandbox.state()) {
+    case SandboxState::kSuspending:
+      // Cut off before the archives were complete: the layers are whole, the suspend is undone.
+      RemoveArchives(sandbox);
+      PinDecisionsToLayers(approvals_, sandbox);
+      Record(sandbox, SandboxState::kActive);
+      return "the suspend of sandbox " + sandbox.id() + " was cut off; took it back";
+    case SandboxState::kSuspended:
+      // Cut off (perhaps) after the archives were recorded but before the layers were freed.
+      sandbox.ClearLayers();
+      return "";
+    case SandboxState::kResuming:
+      RestoreLayers(sandbox);
+      PinDecisionsToLayers(approvals_, sandbox);
+      Record(sandbox, SandboxState::kActive);
+      RemoveArchives(sandbox);
+      return "the resume of sandbox " + sandbox.id() + " was cut off; finished it";
+    case SandboxState::kActive:
+      RemoveArchives(sandbox);  // a resume cut off after "active"
+      return "";
   }
-  if (state == "suspended") {
-    // Cut off (perhaps) after the archives were recorded but before the layers were freed.
-    sandbox.ClearLayers();
-    return "";
-  }
-  if (state == "resuming") {
-    RestoreLayers(sandbox);
-    PinDecisionsToLayers(approvals_, sandbox);
-    Record(sandbox, "active");
-    RemoveArchives(sandbox);
-    return "the resume of sandbox " + sandbox.id() + " was cut off; finished it";
-  }
-  if (state == "active") RemoveArchives(sandbox);  // a resume cut off after "active"
   return "";
 }
 

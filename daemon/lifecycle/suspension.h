@@ -39,7 +39,7 @@ class Suspension {
   std::string Recover(Sandbox& sandbox);
 
  private:
-  void Record(Sandbox& sandbox, const std::string& state);
+  void Record(Sandbox& sandbox, SandboxState state);
   void RemoveArchives(const Sandbox& sandbox);
   void RestoreLayers(Sandbox& sandbox);
 

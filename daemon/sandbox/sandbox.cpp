@@ -48,7 +48,7 @@ bool Sandbox::LandsAcrossFileSystems(size_t root) const {
   return storage_st.st_dev != live_st.st_dev;
 }
 
-std::string Sandbox::state() const {
+SandboxState Sandbox::state() const {
   std::lock_guard lock(mutex_);
   return record_.state;
 }
@@ -58,7 +58,7 @@ SandboxRecord Sandbox::record() const {
   return record_;
 }
 
-void Sandbox::SetState(const std::string& state) {
+void Sandbox::SetState(SandboxState state) {
   std::lock_guard lock(mutex_);
   record_.state = state;
 }
@@ -517,15 +517,15 @@ void Sandbox::EndExclusive() {
 void Sandbox::CheckUsable(const std::string& verb) const {
   if (destroyed_) throw Error(Code::kNotFound, "sandbox " + record_.id + " has been destroyed");
   if (!broken_.empty()) throw Error(Code::kInvalidState, "sandbox " + record_.id + " cannot be used: " + broken_);
-  bool active = record_.state == "active";
+  bool active = record_.state == SandboxState::kActive;
   if (verb == "destroy" || verb == "collect") return;  // a suspended sandbox may go
   if (verb == "resume") {
     if (active) throw Error(Code::kInvalidState, "sandbox " + record_.id + " is not suspended; there is nothing to resume");
     return;
   }
-  if (!active && verb == "suspend") throw Error(Code::kInvalidState, "sandbox " + record_.id + " is already " + record_.state);
+  if (!active && verb == "suspend") throw Error(Code::kInvalidState, "sandbox " + record_.id + " is already " + std::string(ToString(record_.state)));
   if (!active)
-    throw Error(Code::kInvalidState, "sandbox " + record_.id + " is " + record_.state + "; resume it before you " + verb + " it");
+    throw Error(Code::kInvalidState, "sandbox " + record_.id + " is " + std::string(ToString(record_.state)) + "; resume it before you " + verb + " it");
 }
 
 void Sandbox::MarkBroken(const std::string& why) {

@@ -55,11 +55,11 @@ class Sandbox {
   /// When it was last used: a job's start or end, an operation's end (kept in memory; garbage
   /// collection records it in the store now and then).
   int64_t last_used_usec() const;
-  /// "active", "suspended", or "suspending"/"resuming" while it changes (suspension.h).
-  std::string state() const;
+  /// Active or suspended, or suspending/resuming while it changes (suspension.h).
+  SandboxState state() const;
   /// Sets the state in memory (the caller records it in the store first).
-  void SetState(const std::string& state);
-  bool active() const { return state() == "active"; }
+  void SetState(SandboxState state);
+  bool active() const { return state() == SandboxState::kActive; }
   /// "N/" for root N when the sandbox has more than one root, else "".
   std::string PathPrefix(size_t root) const;
 

@@ -113,7 +113,7 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
       record.name = UniqueName(NameFromRoot(roots.front()), owner.uid);
     }
     record.owner = owner.uid;
-    record.state = "active";
+    record.state = SandboxState::kActive;
     // On a tick of the file clock: a live change from then on is after the sandbox was made.
     record.created_usec = FileClockNextTickNs() / 1000;
     record.roots = roots;
@@ -300,7 +300,7 @@ std::vector<std::pair<std::string, std::string>> SandboxRegistry::Recover(const 
     try {
       // A hard quota's layers are in a file system of their own: mounted before anything
       // settles what was cut off in them. A suspended sandbox has none mounted.
-      if (sandbox->state() != "suspended") sandbox->MountLayers();
+      if (sandbox->state() != SandboxState::kSuspended) sandbox->MountLayers();
       if (before_setup) before_setup(*sandbox);
       if (sandbox->active()) sandbox->SetUp();  // a suspended one stays unmounted, its layers archived
     } catch (const std::exception& e) {

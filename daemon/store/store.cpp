@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "base/errors.h"
+
 namespace sandboxd {
 namespace {
 
@@ -74,7 +76,7 @@ void Store::Insert(const SandboxRecord& record) {
       .Bind(1, record.id)
       .Bind(2, record.name)
       .Bind(3, static_cast<int64_t>(record.owner))
-      .Bind(4, record.state)
+      .Bind(4, std::string(ToString(record.state)))
       .Bind(5, record.created_usec)
       .Bind(6, static_cast<int64_t>(record.network ? 1 : 0))
       .Bind(7, static_cast<int64_t>(record.shared ? 1 : 0))
@@ -129,9 +131,10 @@ void Store::SetLastUsed(const std::vector<std::pair<std::string, int64_t>>& used
   tx.Commit();
 }
 
-void Store::SetState(const std::string& id, const std::string& state) {
+void Store::SetState(const std::string& id, SandboxState state) {
+  std::string name(ToString(state));
   std::lock_guard lock(mutex_);
-  Statement(db_, "UPDATE sandboxes SET state = ? WHERE id = ?").Bind(1, state).Bind(2, id).Run();
+  Statement(db_, "UPDATE sandboxes SET state = ? WHERE id = ?").Bind(1, name).Bind(2, id).Run();
 }
 
 std::vector<SandboxRecord> Store::LoadAll() {
@@ -146,7 +149,12 @@ std::vector<SandboxRecord> Store::LoadAll() {
     r.id = sandboxes.ColumnText(0);
     r.name = sandboxes.ColumnText(1);
     r.owner = static_cast<uid_t>(sandboxes.ColumnInt(2));
-    r.state = sandboxes.ColumnText(3);
+    std::string state = sandboxes.ColumnText(3);
+    auto known = SandboxStateFromString(state);
+    // A state this daemon does not know (a newer sandboxd's store, or edited by hand) is not
+    // guessed at: the start stops, naming the sandbox.
+    if (!known) throw Error(Code::kFailed, "sandbox " + r.id + " has the unknown state '" + state + "' in the store");
+    r.state = *known;
     r.created_usec = sandboxes.ColumnInt(4);
     r.network = sandboxes.ColumnInt(5) != 0;
     r.shared = sandboxes.ColumnInt(6) != 0;

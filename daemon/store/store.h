@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "store/sandbox_state.h"
 #include "store/sqlite.h"
 
 namespace sandboxd {
@@ -18,7 +19,7 @@ struct SandboxRecord {
   std::string id;
   std::string name;
   uid_t owner = 0;
-  std::string state;
+  SandboxState state = SandboxState::kActive;
   int64_t created_usec = 0;
   std::vector<std::string> roots;
   /// Per root, the storage area holding its layers and commit areas (storage_area.h); "" for
@@ -55,7 +56,7 @@ class Store {
   /// million changes leaves (its sights, decisions and commit steps) would otherwise stay in the
   /// database file for good. Slow for much; call off the caller's time.
   void GiveBackSpace();
-  void SetState(const std::string& id, const std::string& state);
+  void SetState(const std::string& id, SandboxState state);
   /// Records when each sandbox was last used ({id, usec}), where later than what is recorded,
   /// in one transaction (one sync for all).
   void SetLastUsed(const std::vector<std::pair<std::string, int64_t>>& used);

@@ -55,7 +55,7 @@ class ApprovalStoreTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_FALSE(dir_.path().empty());
     store_ = std::make_unique<Store>(dir_ / "db");
-    store_->Insert({"00000000000000aa", "proj", 1000, "active", 5, {"/home/u/proj"}});
+    store_->Insert({"00000000000000aa", "proj", 1000, SandboxState::kActive, 5, {"/home/u/proj"}});
   }
   testing::ScopedTempDir dir_;
   std::unique_ptr<Store> store_;
@@ -131,7 +131,7 @@ ReviewedChange Reviewed(const std::string& path, ChangeKind kind, EntryType type
 
 TEST(ReviewSelectionTest, AnApprovedFileTakesTheNewDirectoriesAboveIt) {
   Layout layout("/nonexistent/state", "/nonexistent/run");
-  Sandbox sandbox({"00000000000000aa", "p", 1000, "active", 0, {"/p"}}, layout);
+  Sandbox sandbox({"00000000000000aa", "p", 1000, SandboxState::kActive, 0, {"/p"}}, layout);
   std::vector<ReviewedChange> reviewed = {
       Reviewed("d", ChangeKind::kAdded, EntryType::kDirectory, Verdict::kPending),
       Reviewed("d/e", ChangeKind::kAdded, EntryType::kDirectory, Verdict::kPending),
@@ -152,7 +152,7 @@ TEST(ReviewSelectionTest, AnApprovedFileTakesTheNewDirectoriesAboveIt) {
 
 TEST(ReviewSelectionTest, SelectorsNarrowAndMustNameSomething) {
   Layout layout("/nonexistent/state", "/nonexistent/run");
-  Sandbox sandbox({"00000000000000aa", "p", 1000, "active", 0, {"/p"}}, layout);
+  Sandbox sandbox({"00000000000000aa", "p", 1000, SandboxState::kActive, 0, {"/p"}}, layout);
   std::vector<ReviewedChange> reviewed = {
       Reviewed("a", ChangeKind::kModified, EntryType::kFile, Verdict::kApproved),
       Reviewed("b", ChangeKind::kModified, EntryType::kFile, Verdict::kApproved),
@@ -178,7 +178,7 @@ TEST(ReviewSelectionTest, SelectorsNarrowAndMustNameSomething) {
 // decisions, rejections, selectors and --all, against Selection after ApprovePending.
 TEST(ReviewSelectionTest, TheStreamedOutlookTakesTheWholeChangeSetOnlyWhenTheSelectionDoes) {
   Layout layout("/nonexistent/state", "/nonexistent/run");
-  Sandbox sandbox({"00000000000000aa", "p", 1000, "active", 0, {"/p"}}, layout);
+  Sandbox sandbox({"00000000000000aa", "p", 1000, SandboxState::kActive, 0, {"/p"}}, layout);
   std::mt19937 random(19);
   auto pick = [&](int n) { return static_cast<int>(random() % static_cast<unsigned>(n)); };
   const std::vector<std::string> names = {"a", "b", "d", "d/x", "d/y", "e", "s"};

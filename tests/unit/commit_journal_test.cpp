@@ -23,7 +23,7 @@ class CommitJournalTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_FALSE(dir_.path().empty());
     store_ = std::make_unique<Store>(dir_ / "db");
-    store_->Insert({"00000000000000aa", "proj", 1000, "active", 5, {"/home/u/proj"}});
+    store_->Insert({"00000000000000aa", "proj", 1000, SandboxState::kActive, 5, {"/home/u/proj"}});
     journal_ = std::make_unique<CommitJournal>(*store_);
   }
 

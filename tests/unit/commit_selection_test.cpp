@@ -71,7 +71,7 @@ Reference ReferenceSelection(const Sandbox& sandbox, std::vector<ReviewedChange>
 
 TEST(SelectionStreamTest, TakesWhatTheRulesOverTheWholeChangeSetTake) {
   Layout layout("/nonexistent/state", "/nonexistent/run");
-  Sandbox sandbox({"00000000000000aa", "p", 1000, "active", 0, {"/p"}}, layout);
+  Sandbox sandbox({"00000000000000aa", "p", 1000, SandboxState::kActive, 0, {"/p"}}, layout);
   std::mt19937 random(23);
   auto pick = [&](int n) { return static_cast<int>(random() % static_cast<unsigned>(n)); };
   // In byte order, as a scan gives them: "d-1" and "d.c" come between "d" and what is beneath it.

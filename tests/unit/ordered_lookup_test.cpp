@@ -46,8 +46,8 @@ std::set<RecordKey> RandomKeys(std::mt19937& random, size_t count) {
 
 TEST_F(OrderedLookupTest, EveryRecordIsFoundAtItsKeyAndNoneElsewhere) {
   Store store(dir_ + "/db");
-  store.Insert({"00000000000000aa", "proj", 1000, "active", 5, {"/r0", "/r1", "/r2"}});
-  store.Insert({"00000000000000bb", "other", 1000, "active", 5, {"/r0", "/r1", "/r2"}});
+  store.Insert({"00000000000000aa", "proj", 1000, SandboxState::kActive, 5, {"/r0", "/r1", "/r2"}});
+  store.Insert({"00000000000000bb", "other", 1000, SandboxState::kActive, 5, {"/r0", "/r1", "/r2"}});
   ApprovalStore approvals(store);
   SightStore sights(store);
   for (unsigned seed = 1; seed <= 5; ++seed) {

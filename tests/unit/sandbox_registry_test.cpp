@@ -57,7 +57,7 @@ class SandboxRegistryTest : public ::testing::Test {
 TEST_F(SandboxRegistryTest, SweepTakesDownOnlySandboxesWithoutARecord) {
   const std::string kept = "00000000000000aa", orphan = "00000000000000bb";
   Store store(layout_.Database());
-  store.Insert({kept, "kept", 0, "active", 1, {temp_ / "live"}});
+  store.Insert({kept, "kept", 0, SandboxState::kActive, 1, {temp_ / "live"}});
   MakeOrphan(orphan);
   ASSERT_TRUE(IsOverlayMounted(layout_.MergedDir(orphan, 0)));
   // Something that is not a sandbox must be left alone.
@@ -85,7 +85,7 @@ TEST_F(SandboxRegistryTest, SweepTakesDownOnlySandboxesWithoutARecord) {
 TEST_F(SandboxRegistryTest, ForgottenSandboxIsGoneFromStoreAndLookupsAtOnce) {
   const std::string id = "00000000000000cc";
   Store store(layout_.Database());
-  store.Insert({id, "gone", 0, "active", 1, {temp_ / "live"}});
+  store.Insert({id, "gone", 0, SandboxState::kActive, 1, {temp_ / "live"}});
   SandboxRegistry registry(layout_, store);
   ASSERT_TRUE(registry.Recover().empty());
   auto sandbox = registry.FindById(id);

@@ -22,7 +22,7 @@ using namespace std::chrono_literals;
 class SandboxSettleTest : public ::testing::Test {
  protected:
   Layout layout_{"/nonexistent/state", "/nonexistent/run"};
-  Sandbox sandbox_{{"00000000000000aa", "p", 1000, "active", 0, {"/p"}}, layout_};
+  Sandbox sandbox_{{"00000000000000aa", "p", 1000, SandboxState::kActive, 0, {"/p"}}, layout_};
 };
 
 TEST_F(SandboxSettleTest, AnExclusiveOperationWaitsUntilTheEndOfAJobIsTakenIn) {

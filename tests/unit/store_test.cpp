@@ -25,9 +25,9 @@ class StoreTest : public ::testing::Test {
 TEST_F(StoreTest, RecordsSurviveReopening) {
   {
     Store store(dir_ + "/db");
-    store.Insert({"00000000000000aa", "proj", 1000, "active", 5, {"/home/u/proj", "/home/u/lib"}});
-    store.Insert({"00000000000000bb", "other", 1001, "active", 6, {"/home/v/x"}});
-    store.SetState("00000000000000bb", "suspended");
+    store.Insert({"00000000000000aa", "proj", 1000, SandboxState::kActive, 5, {"/home/u/proj", "/home/u/lib"}});
+    store.Insert({"00000000000000bb", "other", 1001, SandboxState::kActive, 6, {"/home/v/x"}});
+    store.SetState("00000000000000bb", SandboxState::kSuspended);
   }
   Store store(dir_ + "/db");
   auto all = store.LoadAll();
@@ -35,10 +35,30 @@ TEST_F(StoreTest, RecordsSurviveReopening) {
   EXPECT_EQ(all[0].id, "00000000000000aa");
   EXPECT_EQ(all[0].roots, (std::vector<std::string>{"/home/u/proj", "/home/u/lib"}));
   EXPECT_EQ(all[0].owner, 1000u);
-  EXPECT_EQ(all[1].state, "suspended");
+  EXPECT_EQ(all[1].state, SandboxState::kSuspended);
   EXPECT_EQ(all[1].roots, std::vector<std::string>{"/home/v/x"});
   store.Remove("00000000000000aa");
   EXPECT_EQ(store.LoadAll().size(), 1u);
+}
+
+// Suspend and resume are recovered from the stored state alone: each one comes back as written,
+// and one this daemon does not know stops the load, naming the sandbox, rather than being read
+// as some other state.
+TEST_F(StoreTest, EveryStateComesBackAndAnUnknownOneIsRefused) {
+  Store store(dir_ + "/db");
+  store.Insert({"00000000000000aa", "proj", 1000, SandboxState::kActive, 5, {"/home/u/proj"}});
+  for (SandboxState state : {SandboxState::kSuspending, SandboxState::kSuspended, SandboxState::kResuming, SandboxState::kActive}) {
+    store.SetState("00000000000000aa", state);
+    EXPECT_EQ(store.LoadAll().at(0).state, state) << ToString(state);
+  }
+  store.WithDatabase([](Database& db) { Statement(db, "UPDATE sandboxes SET state = 'hibernating'").Run(); });
+  try {
+    store.LoadAll();
+    ADD_FAILURE() << "an unknown state was loaded";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Code::kFailed);
+    EXPECT_NE(std::string(e.what()).find("sandbox 00000000000000aa has the unknown state 'hibernating'"), std::string::npos) << e.what();
+  }
 }
 
 // Every field of the record comes back as it went in: the store keeps the record that was
@@ -48,7 +68,7 @@ TEST_F(StoreTest, EveryFieldOfARecordSurvivesReopening) {
   full.id = "00000000000000cc";
   full.name = "full";
   full.owner = 1234;
-  full.state = "suspended";
+  full.state = SandboxState::kSuspended;
   full.created_usec = 1700000000000001;
   full.roots = {"/home/u/a", "/home/u/b"};
   full.stores = {"/home/.sandboxd", ""};
@@ -84,7 +104,7 @@ TEST_F(StoreTest, ADatabaseFromBeforeTheNetworkColumnGainsItAndKeepsItsRows) {
     old.Exec("INSERT INTO roots VALUES ('00000000000000aa', 0, '/home/u/old')");
   }
   Store store(dir_ + "/db");
-  SandboxRecord online{"00000000000000bb", "online", 1000, "active", 6, {"/home/u/net"}};
+  SandboxRecord online{"00000000000000bb", "online", 1000, SandboxState::kActive, 6, {"/home/u/net"}};
   online.network = true;
   store.Insert(online);
   auto all = store.LoadAll();
@@ -96,8 +116,8 @@ TEST_F(StoreTest, ADatabaseFromBeforeTheNetworkColumnGainsItAndKeepsItsRows) {
 
 TEST_F(StoreTest, DuplicateIdIsRefusedAndLeavesNoPartialRow) {
   Store store(dir_ + "/db");
-  store.Insert({"00000000000000aa", "proj", 1000, "active", 5, {"/a"}});
-  EXPECT_THROW(store.Insert({"00000000000000aa", "again", 1000, "active", 6, {"/b"}}), Error);
+  store.Insert({"00000000000000aa", "proj", 1000, SandboxState::kActive, 5, {"/a"}});
+  EXPECT_THROW(store.Insert({"00000000000000aa", "again", 1000, SandboxState::kActive, 6, {"/b"}}), Error);
   auto all = store.LoadAll();
   ASSERT_EQ(all.size(), 1u);
   EXPECT_EQ(all[0].roots, std::vector<std::string>{"/a"});
@@ -119,7 +139,7 @@ TEST_F(StoreTest, TheSpaceOfRemovedRecordsGoesBackToTheFileSystem) {
     return bytes;
   };
   Store store(dir_ + "/db");
-  store.Insert({"00000000000000aa", "big", 1000, "active", 5, {"/home/u/big"}});
+  store.Insert({"00000000000000aa", "big", 1000, SandboxState::kActive, 5, {"/home/u/big"}});
   store.WithDatabase([](Database& db) {
     db.Exec("CREATE TABLE bulk (sandbox_id TEXT NOT NULL REFERENCES sandboxes(id) ON DELETE CASCADE, data BLOB)");
     Transaction tx(db);

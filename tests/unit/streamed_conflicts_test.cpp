@@ -32,7 +32,7 @@ class StreamedConflictsTest : public ::testing::Test {
     ASSERT_FALSE(dir_.path().empty());
     std::string live = dir_ / "live";
     ASSERT_EQ(mkdir(live.c_str(), 0755), 0);
-    record_ = {"00000000000000aa", "p", getuid(), "active", 0, {live}};
+    record_ = {"00000000000000aa", "p", getuid(), SandboxState::kActive, 0, {live}};
     store_.Insert(record_);
     sandbox_.emplace(record_, layout_);
     ASSERT_EQ(system(("mkdir -p '" + sandbox_->UpperDir(0) + "'").c_str()), 0);
