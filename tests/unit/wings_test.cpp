@@ -76,8 +76,9 @@ TEST(WingsTest, TheOwnerSideIncludesOnlyTheOwnerSide) {
 TEST(WingsTest, OnlyTheDaemonItselfIncludesTheBusWing) {
   for (const auto& [wing, list] : WingIncludes())
     for (const auto& include : list)
-      if (include.to_wing == "bus" && wing != "service")
+      if (include.to_wing == "bus" && wing != "service") {
         EXPECT_TRUE(kPending.count({wing, "bus"})) << include.from_file << " includes the bus wing from below it";
+      }
 }
 
 TEST(WingsTest, WingsIncludeEachOtherWithoutACycle) {
