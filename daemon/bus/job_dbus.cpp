@@ -38,12 +38,7 @@ JobDBus::~JobDBus() { unregisterAdaptor(); }
 template <typename... Outs, typename Body>
 void JobDBus::InWorker(sdbus::Result<Outs...>&& result, const char* verb, Body&& body) {
   Caller caller;
-  try {
-    caller = CurrentCaller(getObject());  // refuses callers inside jobs
-  } catch (...) {
-    ReturnCurrentError(result);
-    return;
-  }
+  if (!TakeCaller(getObject(), result, caller)) return;  // refuses callers inside jobs
   if (!parts_.calls.Admit(caller, result)) return;
   parts_.calls.RunForCaller(caller.uid, [authority = &parts_.authority, job = job_, sandbox = sandbox_, result = std::move(result), body = std::forward<Body>(body), caller,
                         verb]() mutable {
@@ -65,12 +60,7 @@ void JobDBus::AnnounceOutput(uint64_t captured_bytes) {
 
 void JobDBus::Wait(sdbus::Result<int32_t, std::string>&& result) {
   Caller caller;
-  try {
-    caller = CurrentCaller(getObject());
-  } catch (...) {
-    ReturnCurrentError(result);
-    return;
-  }
+  if (!TakeCaller(getObject(), result, caller)) return;  // refuses callers inside jobs
   if (!parts_.calls.Admit(caller, result)) return;
   parts_.calls.RunForCaller(caller.uid, [authority = &parts_.authority, job = job_, sandbox = sandbox_, caller, result = std::move(result)]() mutable {
     try {

@@ -131,8 +131,8 @@ std::vector<sdbus::Struct<std::string, std::string, uint32_t, std::string, std::
     Caller caller = CurrentCaller(getObject());
     std::vector<sdbus::Struct<std::string, std::string, uint32_t, std::string, std::vector<std::string>, sdbus::ObjectPath>> list;
     for (const auto& sandbox : parts_.registry.List(caller.uid))
-      list.emplace_back(sandbox->id(), sandbox->name(), static_cast<uint32_t>(sandbox->owner()), std::string(ToString(sandbox->state())), sandbox->roots(),
-                        sdbus::ObjectPath(api::SandboxPath(sandbox->id())));
+      list.emplace_back(sandbox->id(), sandbox->name(), static_cast<uint32_t>(sandbox->owner()),
+                        std::string(ToString(sandbox->state())), sandbox->roots(), sdbus::ObjectPath(api::SandboxPath(sandbox->id())));
     return list;
   });
 }

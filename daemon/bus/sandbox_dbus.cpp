@@ -137,19 +137,14 @@ void SandboxDBus::Authorize(const Caller& caller, const std::string& verb, bool 
 
 template <typename... Outs, typename Body>
 void SandboxDBus::InWorker(sdbus::Result<Outs...>&& result, const char* verb, bool allow_interactive, Body&& body) {
+  // On the bus thread, while the message is there: who is calling (callers inside jobs are
+  // refused here). Whether they may is asked in the worker: polkit can take minutes.
   Caller caller;
-  try {
-    // On the bus thread, while the message is there: who is calling (callers inside jobs are
-    // refused here). Whether they may is asked in the worker: polkit can take minutes.
-    caller = CurrentCaller(getObject());
-  } catch (...) {
-    ReturnCurrentError(result);
-    return;
-  }
+  if (!TakeCaller(getObject(), result, caller)) return;
   auto self = KeepAlive(result);
   if (!self || !parts_.calls.Admit(caller, result)) return;
   parts_.calls.RunForCaller(caller.uid, [this, self, result = std::move(result), body = std::forward<Body>(body), caller, verb,
-                        allow_interactive]() mutable {
+                                         allow_interactive]() mutable {
     ReplyWith(result, [&] {
       Authorize(caller, verb, allow_interactive);
       return body(caller);
@@ -730,12 +725,7 @@ void SandboxDBus::Resume(sdbus::Result<>&& result) {
 
 void SandboxDBus::Destroy(sdbus::Result<>&& result) {
   Caller caller;
-  try {
-    caller = CurrentCaller(getObject());
-  } catch (...) {
-    ReturnCurrentError(result);
-    return;
-  }
+  if (!TakeCaller(getObject(), result, caller)) return;  // refuses callers inside jobs
   auto self = KeepAlive(result);
   if (!self || !parts_.calls.Admit(caller, result)) return;
   parts_.calls.RunForCaller(caller.uid, [this, self, caller, result = std::move(result)]() mutable {
