@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "base/user_slots.h"
+#include "operations/operation_parts.h"
 
 namespace sandboxd {
 
@@ -17,20 +17,14 @@ class Authority;
 class BusPeers;
 class CallGate;
 class CallerWatch;
-class CommitJournal;
-class CommitRunner;
 class GarbageCollector;
+class JobLauncher;
 class Layout;
-class LimitControllers;
 class ObjectTable;
-class OutputBudget;
-class Review;
 class SandboxRegistry;
 class SandboxRemoval;
-class SightStore;
 class Suspension;
 struct Config;
-struct DaemonOptions;
 
 /// org.sandboxd.Sandbox1.Job (job_dbus.h).
 struct JobFaceParts {
@@ -47,20 +41,10 @@ struct SandboxFaceParts {
   CallerWatch& callers;  ///< ends a caller's jobs with its connection
   ObjectTable& objects;  ///< the jobs' objects
   SandboxRegistry& registry;
-  Review& review;
-  CommitRunner& commits;
-  CommitJournal& journal;
-  SightStore& sights;
+  OperationParts operations;  ///< commit, undo, discard, the change list, the diff, decisions
   Suspension& suspension;
   const SandboxRemoval& removal;
-  UserSlots& job_slots;  ///< jobs running per owner ([Limits] MaxRunningJobsPerUser=)
-  std::shared_ptr<OutputBudget> output_budget;  ///< captured output per owner
-  const std::optional<std::string>& job_cgroups;  ///< where jobs' cgroups go; none: pid namespaces only
-  const LimitControllers& job_limits;
-  const DaemonOptions& options;
-  const Config& config;
-  const Layout& layout;
-  std::string hidden_file_stand_in;  ///< a root-owned mode-0000 file bound over hidden files (hidden_paths.h)
+  JobLauncher& jobs;  ///< assembles and starts jobs, and takes in what they changed
 };
 
 /// org.sandboxd.Sandbox1.Manager (manager_dbus.h).

@@ -54,4 +54,30 @@ JobOptions ParseJobOptions(const std::map<std::string, sdbus::Variant>& options,
   return parsed;
 }
 
+JobRequest JobRequestFromCall(std::vector<std::string> argv, std::string cwd, std::map<std::string, std::string> env,
+                              std::map<std::string, sdbus::UnixFd> fds, const std::map<std::string, sdbus::Variant>& options,
+                              const std::string& sandbox_id) {
+  if (argv.empty()) throw Error(Code::kInvalidArgument, "no command given to run in sandbox " + sandbox_id);
+  if (argv.size() > kMaxJobArgs) throw Error(Code::kInvalidArgument, "too many arguments (more than " + std::to_string(kMaxJobArgs) + ")");
+  if (env.size() > kMaxJobEnv)
+    throw Error(Code::kInvalidArgument, "too many environment variables (more than " + std::to_string(kMaxJobEnv) + ")");
+  JobRequest request;
+  request.options = ParseJobOptions(options, sandbox_id);
+  for (auto& [key, fd] : fds) {
+    UniqueFd taken(fd.release());
+    if (key == "stdin")
+      request.stdin_fd = std::move(taken);
+    else if (key == "stdout")
+      request.stdout_fd = std::move(taken);
+    else if (key == "stderr")
+      request.stderr_fd = std::move(taken);
+    else
+      throw Error(Code::kInvalidArgument, "unknown stream '" + key + "' (expected stdin, stdout or stderr)");
+  }
+  request.argv = std::move(argv);
+  request.cwd = std::move(cwd);
+  request.env = std::move(env);
+  return request;
+}
+
 }  // namespace sandboxd

@@ -9,23 +9,24 @@
 #include <string>
 #include <vector>
 
-#include "jobs/job_limits.h"
+#include "jobs/job_request.h"
 
 namespace sandboxd {
-
-struct JobOptions {
-  bool network = false;           ///< "network" (b): this job may use the network (polkit asks)
-  uint64_t timeout_sec = 0;       ///< "timeout_sec" (t): killed after this long; 0 for never
-  std::vector<std::string> hide;  ///< "hide" (as): absolute paths made empty and unreadable
-  bool tty = false;               ///< "tty" (b): stdin is a terminal, to be the job's controlling one
-  JobLimits limits;               ///< "memory_max" (t, bytes), "tasks_max" (t): job_limits.h
-  bool cwd_fallback = false;      ///< "cwd_fallback" (b): a cwd outside the roots means the first root
-};
 
 inline constexpr uint64_t kMaxJobTimeoutSec = 366ull * 24 * 3600;
 inline constexpr size_t kMaxHiddenPaths = 256;
 
+inline constexpr size_t kMaxJobArgs = 9000;  // as bubblewrap's MAX_ARGS, in spirit
+inline constexpr size_t kMaxJobEnv = 4096;
+
 /// Throws Error(kInvalidArgument) naming the option and the sandbox.
 JobOptions ParseJobOptions(const std::map<std::string, sdbus::Variant>& options, const std::string& sandbox_id);
+
+/// Sandbox.Run's arguments as a JobRequest: a command, at most kMaxJobArgs words and
+/// kMaxJobEnv variables, streams named stdin, stdout or stderr, options as above. Throws
+/// Error(kInvalidArgument) naming what is wrong and the sandbox.
+JobRequest JobRequestFromCall(std::vector<std::string> argv, std::string cwd, std::map<std::string, std::string> env,
+                              std::map<std::string, sdbus::UnixFd> fds, const std::map<std::string, sdbus::Variant>& options,
+                              const std::string& sandbox_id);
 
 }  // namespace sandboxd

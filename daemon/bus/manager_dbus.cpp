@@ -1,13 +1,11 @@
 #include "bus/manager_dbus.h"
 
 #include <spdlog/spdlog.h>
-#include <sys/statvfs.h>
 
 #include "api.h"
 #include "bus/call_gate.h"
 #include "bus/create_options.h"
 #include "bus/dbus_util.h"
-#include "bus/job_options.h"
 #include "bus/object_table.h"
 #include "bus/polkit.h"
 #include "bus/sandbox_dbus.h"
@@ -41,74 +39,66 @@ ManagerDBus::ManagerDBus(const ManagerFaceParts& parts, sdbus::IConnection& conn
 
 ManagerDBus::~ManagerDBus() { unregisterAdaptor(); }
 
-void ManagerDBus::CheckQuotaCanBeMade(uint64_t quota_bytes) const {
-  // The quota comes from the caller: a hard one is an image of that size, which must fit in an
-  // ext4 file and mean something on the disk that holds it (a larger one limits nothing).
-  uint64_t most = kMaxQuotaLayerBytes;
-  std::string what = units::HumanBytes(kMaxQuotaLayerBytes) + ", the most a sandbox's quota can be";
-  struct statvfs disk;
-  if (parts_.registry.hard_quotas() && statvfs(parts_.layout.state_dir().c_str(), &disk) == 0 &&
-      static_cast<uint64_t>(disk.f_blocks) * disk.f_frsize < most) {
-    most = static_cast<uint64_t>(disk.f_blocks) * disk.f_frsize;
-    what = "the file system that holds the sandboxes' changes (" + units::HumanBytes(most) + ")";
-  }
-  if (quota_bytes > most)
-    throw Error(Code::kInvalidArgument, "a quota of " + units::HumanBytes(quota_bytes) + " is larger than " + what +
-                                            "; ask for at most " + units::HumanBytes(most));
+template <typename... Outs, typename Body>
+void ManagerDBus::InWorker(sdbus::Result<Outs...>&& result, Body&& body) {
+  // On the bus thread, while the message is there: who is calling (callers inside jobs are
+  // refused here). The rest in a worker: polkit can take minutes.
+  Caller caller;
+  if (!TakeCaller(getObject(), result, caller) || !parts_.calls.Admit(caller, result)) return;
+  parts_.calls.RunForCaller(caller.uid, [result = std::move(result), body = std::forward<Body>(body), caller]() mutable {
+    ReplyWith(result, [&] { return body(caller); });
+  });
+}
+
+CreateRequest ManagerDBus::CreateRequestFrom(std::vector<std::string> roots, const std::map<std::string, sdbus::Variant>& options) const {
+  CreateOptions parsed = ParseCreateOptions(options);
+  CreateRequest request;
+  request.roots = std::move(roots);
+  if (parsed.name) request.name = *parsed.name;
+  request.network = parsed.network;
+  request.shared = parsed.shared;
+  request.hide = std::move(parsed.hide);
+  request.quota_bytes = parsed.quota_bytes.value_or(parts_.config.storage.default_quota_bytes);
+  request.ttl_sec = parsed.ttl_sec.value_or(parts_.config.storage.default_ttl_sec);
+  // Under [Storage] MaxQuota= no sandbox is without a quota unless an administrator says so.
+  if (!parsed.quota_bytes && request.quota_bytes == 0) request.quota_bytes = parts_.config.storage.max_quota_bytes;
+  if (request.quota_bytes != 0) CheckQuotaCanBeMade(request.quota_bytes, parts_.registry.hard_quotas(), parts_.layout.state_dir());
+  return request;
+}
+
+void ManagerDBus::AuthorizeCreate(const Caller& caller, const CreateRequest& request, const std::vector<std::string>& canonical,
+                                  const UserCredentials& owner, bool interactive) {
+  const std::string roots = JoinRoots(canonical);
+  // A hidden path that holds a root would refuse every job of the sandbox: refused now, looked
+  // up as the owner (a job's lookup), never as root.
+  CheckHiddenPathsHoldNoRoot(request.hide, canonical, owner);
+  parts_.authority.Check(caller, api::kActionCreate, {{"roots", roots}}, interactive, "create a sandbox over " + roots);
+  // The store is shared by every user: more than the administrator's maximum is theirs to grant.
+  const uint64_t max_quota = parts_.config.storage.max_quota_bytes;
+  if (max_quota != 0 && request.quota_bytes > max_quota)
+    parts_.authority.Check(caller, api::kActionManage, {{"roots", roots}, {"verb", "quota"}, {"quota_bytes", std::to_string(request.quota_bytes)}},
+                           interactive,
+                           "create a sandbox over " + roots + " with a quota of " + units::HumanBytes(request.quota_bytes) +
+                               ", above [Storage] MaxQuota=" + units::HumanBytes(max_quota));
+  // Asked once, here: every job of such a sandbox has the network without asking again.
+  if (request.network)
+    parts_.authority.Check(caller, api::kActionNetwork, {{"roots", roots}, {"verb", "create"}}, interactive,
+                           "create a sandbox over " + roots + " whose jobs have network access");
 }
 
 void ManagerDBus::CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std::string> roots,
                                 std::map<std::string, sdbus::Variant> options, uint64_t flags) {
-  Caller caller;
-  if (!TakeCaller(getObject(), result, caller) || !parts_.calls.Admit(caller, result)) return;
-  parts_.calls.RunForCaller(caller.uid, [this, result = std::move(result), roots = std::move(roots), options = std::move(options), flags,
-                        caller]() mutable {
-    ReplyWith(result, [&]() -> sdbus::ObjectPath {
-      CheckFlags(flags, api::kFlagAllowInteractive);
-      CreateRequest request;
-      request.roots = roots;
-      CreateOptions parsed = ParseCreateOptions(options);
-      if (parsed.name) request.name = *parsed.name;
-      request.network = parsed.network;
-      request.shared = parsed.shared;
-      request.hide = std::move(parsed.hide);
-      request.quota_bytes = parsed.quota_bytes.value_or(parts_.config.storage.default_quota_bytes);
-      request.ttl_sec = parsed.ttl_sec.value_or(parts_.config.storage.default_ttl_sec);
-      const bool asked_quota = parsed.quota_bytes.has_value();
-      // Under [Storage] MaxQuota= no sandbox is without a quota unless an administrator says so.
-      const uint64_t max_quota = parts_.config.storage.max_quota_bytes;
-      if (!asked_quota && request.quota_bytes == 0) request.quota_bytes = max_quota;
-      const bool above_max_quota = max_quota != 0 && request.quota_bytes > max_quota;
-      if (request.quota_bytes != 0) CheckQuotaCanBeMade(request.quota_bytes);
-      UserCredentials owner = LookupUser(caller.uid);
-      auto authorize = [&](const std::vector<std::string>& canonical) {
-        // A hidden path that holds a root would refuse every job of the sandbox: refused now,
-        // looked up as the owner (a job's lookup), never as root.
-        CheckHiddenPathsHoldNoRoot(request.hide, canonical, owner);
-        parts_.authority.Check(caller, api::kActionCreate, {{"roots", JoinRoots(canonical)}},
-                                   flags & api::kFlagAllowInteractive, "create a sandbox over " + JoinRoots(canonical));
-        // The store is shared by every user: more than the administrator's maximum is theirs to
-        // grant.
-        if (above_max_quota)
-          parts_.authority.Check(caller, api::kActionManage,
-                                     {{"roots", JoinRoots(canonical)}, {"verb", "quota"}, {"quota_bytes", std::to_string(request.quota_bytes)}},
-                                     flags & api::kFlagAllowInteractive,
-                                     "create a sandbox over " + JoinRoots(canonical) + " with a quota of " +
-                                         units::HumanBytes(request.quota_bytes) + ", above [Storage] MaxQuota=" +
-                                         units::HumanBytes(max_quota));
-        // Asked once, here: every job of such a sandbox has the network without asking again.
-        if (request.network)
-          parts_.authority.Check(caller, api::kActionNetwork, {{"roots", JoinRoots(canonical)}, {"verb", "create"}},
-                                     flags & api::kFlagAllowInteractive,
-                                     "create a sandbox over " + JoinRoots(canonical) + " whose jobs have network access");
-      };
-      auto sandbox = parts_.registry.Create(request, owner, authorize);
-      LogAbout({sandbox->id(), sandbox->owner()}, spdlog::level::info, "sandbox {} ({}) created by uid {} over {}", sandbox->id(),
-               sandbox->name(), caller.uid,
-                   JoinRoots(sandbox->roots()));
-      parts_.objects.PublishSandbox(sandbox);
-      return sdbus::ObjectPath(api::SandboxPath(sandbox->id()));
+  InWorker(std::move(result), [this, roots = std::move(roots), options = std::move(options), flags](const Caller& caller) mutable {
+    CheckFlags(flags, api::kFlagAllowInteractive);
+    CreateRequest request = CreateRequestFrom(std::move(roots), options);
+    UserCredentials owner = LookupUser(caller.uid);
+    auto sandbox = parts_.registry.Create(request, owner, [&](const std::vector<std::string>& canonical) {
+      AuthorizeCreate(caller, request, canonical, owner, flags & api::kFlagAllowInteractive);
     });
+    LogAbout({sandbox->id(), sandbox->owner()}, spdlog::level::info, "sandbox {} ({}) created by uid {} over {}", sandbox->id(),
+             sandbox->name(), caller.uid, JoinRoots(sandbox->roots()));
+    parts_.objects.PublishSandbox(sandbox);
+    return sdbus::ObjectPath(api::SandboxPath(sandbox->id()));
   });
 }
 
@@ -146,39 +136,31 @@ std::string ManagerDBus::Version() {
 }
 
 void ManagerDBus::CollectGarbage(sdbus::Result<std::vector<sdbus::Struct<std::string, std::string>>>&& result, uint64_t flags) {
-  Caller caller;
-  if (!TakeCaller(getObject(), result, caller) || !parts_.calls.Admit(caller, result)) return;
-  parts_.calls.RunForCaller(caller.uid, [this, result = std::move(result), flags, caller]() mutable {
-    ReplyWith(result, [&] {
-      CheckFlags(flags, api::kFlagAllowInteractive);
-      parts_.authority.Check(caller, api::kActionManage, {{"verb", "gc"}}, flags & api::kFlagAllowInteractive,
-                                 "remove expired sandboxes and, over the storage cap, the largest suspended ones");
-      std::vector<sdbus::Struct<std::string, std::string>> removed;
-      for (const auto& removal : parts_.garbage.Collect()) removed.emplace_back(removal.id, removal.why);
-      return removed;
-    });
+  InWorker(std::move(result), [this, flags](const Caller& caller) {
+    CheckFlags(flags, api::kFlagAllowInteractive);
+    parts_.authority.Check(caller, api::kActionManage, {{"verb", "gc"}}, flags & api::kFlagAllowInteractive,
+                           "remove expired sandboxes and, over the storage cap, the largest suspended ones");
+    std::vector<sdbus::Struct<std::string, std::string>> removed;
+    for (const auto& removal : parts_.garbage.Collect()) removed.emplace_back(removal.id, removal.why);
+    return removed;
   });
 }
 
 void ManagerDBus::GetUsage(sdbus::Result<std::vector<UsageRow>>&& result, uint64_t flags) {
-  Caller caller;
-  if (!TakeCaller(getObject(), result, caller) || !parts_.calls.Admit(caller, result)) return;
-  parts_.calls.RunForCaller(caller.uid, [this, result = std::move(result), flags, caller]() mutable {
-    ReplyWith(result, [&] {
-      CheckFlags(flags, api::kFlagAllowInteractive | api::kFlagEveryUser);
-      bool everyone = flags & api::kFlagEveryUser;
-      if (everyone)
-        parts_.authority.Check(caller, api::kActionManage, {{"verb", "usage"}}, flags & api::kFlagAllowInteractive,
-                                   "see how much storage every user's sandboxes use");
-      std::vector<UsageRow> rows;
-      // Root's List is every sandbox; anyone else's is their own, unless allowed to see all.
-      for (const auto& sandbox : parts_.registry.List(everyone ? 0 : caller.uid)) {
-        SandboxUsage usage = MeasureSandbox(*sandbox);
-        rows.emplace_back(sandbox->id(), sandbox->name(), static_cast<uint32_t>(sandbox->owner()), std::string(ToString(sandbox->state())),
-                          usage.changes.bytes, usage.changes.entries, usage.archive_bytes, usage.kept_bytes);
-      }
-      return rows;
-    });
+  InWorker(std::move(result), [this, flags](const Caller& caller) {
+    CheckFlags(flags, api::kFlagAllowInteractive | api::kFlagEveryUser);
+    bool everyone = flags & api::kFlagEveryUser;
+    if (everyone)
+      parts_.authority.Check(caller, api::kActionManage, {{"verb", "usage"}}, flags & api::kFlagAllowInteractive,
+                             "see how much storage every user's sandboxes use");
+    std::vector<UsageRow> rows;
+    // Root's List is every sandbox; anyone else's is their own, unless allowed to see all.
+    for (const auto& sandbox : parts_.registry.List(everyone ? 0 : caller.uid)) {
+      SandboxUsage usage = MeasureSandbox(*sandbox);
+      rows.emplace_back(sandbox->id(), sandbox->name(), static_cast<uint32_t>(sandbox->owner()), std::string(ToString(sandbox->state())),
+                        usage.changes.bytes, usage.changes.entries, usage.archive_bytes, usage.kept_bytes);
+    }
+    return rows;
   });
 }
 

@@ -4,11 +4,13 @@
 
 #include <sdbus-c++/sdbus-c++.h>
 
+#include "base/credentials.h"
+#include "bus/caller.h"
 #include "bus/face_parts.h"
+#include "sandbox/sandbox_registry.h"
 #include "manager_adaptor.h"
 
 namespace sandboxd {
-
 
 class ManagerDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox1::Manager_adaptor, sdbus::Properties_adaptor> {
  public:
@@ -25,8 +27,18 @@ class ManagerDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
   void GetUsage(sdbus::Result<std::vector<UsageRow>>&& result, uint64_t flags) override;
   void CollectGarbage(sdbus::Result<std::vector<sdbus::Struct<std::string, std::string>>>&& result, uint64_t flags) override;
 
-  /// Refuses (kInvalidArgument) a quota larger than could be made or than the disk holds.
-  void CheckQuotaCanBeMade(uint64_t quota_bytes) const;
+  /// The shape of every method here but the quick lookups: take the caller at once (on the bus
+  /// thread), then in a worker run `body(caller)`, replying with what it returns or throws.
+  template <typename... Outs, typename Body>
+  void InWorker(sdbus::Result<Outs...>&& result, Body&& body);
+  /// CreateSandbox's arguments with the configured defaults ([Storage] DefaultQuota=, DefaultTTL=,
+  /// MaxQuota=); refuses a quota that could not be made.
+  CreateRequest CreateRequestFrom(std::vector<std::string> roots, const std::map<std::string, sdbus::Variant>& options) const;
+  /// Asked by the registry with the canonical roots, before anything is made: polkit's create
+  /// action, and its manage action for a quota above MaxQuota=, its network action for a
+  /// sandbox with the network.
+  void AuthorizeCreate(const Caller& caller, const CreateRequest& request, const std::vector<std::string>& canonical,
+                       const UserCredentials& owner, bool interactive);
 
   ManagerFaceParts parts_;
 };

@@ -13,9 +13,8 @@
 #include "bus/face_parts.h"
 #include "bus/dbus_util.h"
 #include "changes/approval.h"
-#include "changes/live_conflicts.h"
+#include "jobs/job_launcher.h"
 #include "logging/log.h"
-#include "review/review.h"
 #include "sandbox/sandbox.h"
 #include "sandbox_adaptor.h"
 
@@ -30,26 +29,17 @@ class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
   ~SandboxDBus();
 
   const std::shared_ptr<Sandbox>& sandbox() const { return sandbox_; }
-  /// Scans and emits ChangeSetChanged with the current number of changes, to the owner's
-  /// connections. On a worker or a job's monitor thread only, never on the bus loop.
-  /// ChangeSetChanged to the owner, with `counted` changes when the caller has just scanned.
+  /// ChangeSetChanged to the owner's connections, with `counted` changes when the caller has
+  /// just scanned, else scanning for them. On a worker or a job's monitor thread only, never on
+  /// the bus loop.
   void AnnounceChangeSet(std::optional<size_t> counted = std::nullopt);
   /// This object, held for a worker; null (and `result` answered NotFound) once it is going.
   template <typename... Outs>
   std::shared_ptr<SandboxDBus> KeepAlive(sdbus::Result<Outs...>& result);
-  /// The conflicts of `reviewed` with the live tree now (live_conflicts.h).
-  Conflicts CurrentConflicts(const std::vector<ReviewedChange>& reviewed);
-  /// live_sight.h's ResightAfter, logging a failure.
-  /// After a commit (done, refused or failed): decisions waiting for its outcome are settled,
-  /// and those pinned for its moves pinned again (decision_pins.h); a failure is logged.
-  void SettleDecisionsQuietly(const InodesByRoot& worked = {});
   /// Deletes what TrashLayers set aside, in a worker of its own (the caller has its answer).
   void EmptyTrashLater();
-  /// After a failed commit or undo (the sandbox was unmounted for it).
-  void RemountUnlessBroken(const char* failed);
-  void Decide(sdbus::Result<uint32_t>&& result, std::vector<std::string> selectors, uint64_t flags, Verdict verdict);
-
  private:
+  void Decide(sdbus::Result<uint32_t>&& result, std::vector<std::string> selectors, uint64_t flags, Verdict verdict);
   /// This sandbox as the journal's fields name it (log.h).
   LogSubject Subject() const { return {sandbox_->id(), sandbox_->owner(), ""}; }
   void Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std::string> argv, std::string cwd,
@@ -74,6 +64,14 @@ class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
   /// may ask a person: call it in a worker), logging a manager's act; throws AccessDenied
   /// (or InteractiveAuthorizationRequired) otherwise, and NotFound once destroyed.
   void Authorize(const Caller& caller, const std::string& verb, bool allow_interactive);
+  /// Asks polkit whether `caller` may commit `changes` changes into the live tree (asked by
+  /// the commit once it holds the sandbox and knows what it takes: commit_operation.h).
+  void AuthorizeCommit(const Caller& caller, size_t changes, bool interactive);
+  /// Asks polkit for what a job wants beyond its owner's own say (job_launcher.h JobConsent).
+  void AuthorizeConsent(const Caller& caller, const JobConsent& consent, const std::string& command, bool interactive);
+  /// What the bus does at a new job's moments: publish it, announce its end and output, the
+  /// change set it leaves, and prune old jobs.
+  JobWatchers WatchersOfJob();
   /// The shape of every method here: take the caller at once (on the bus thread), then in a
   /// worker Authorize it for `verb` and run `body(caller)`, replying with what it returns or
   /// throws. The worker holds this object alive until it is done.

@@ -18,6 +18,7 @@
 #include "base/fs_util.h"
 #include "base/process.h"
 #include "sandbox/loop_device.h"
+#include "units.h"
 
 namespace sandboxd {
 namespace {
@@ -203,6 +204,21 @@ void QuotaLayer::Remove() const {
   if (!mounted()) RemoveTree(mount_point_);
   for (const auto& file : {image_, image_ + ".new"})
     if (unlink(file.c_str()) != 0 && errno != ENOENT) ThrowErrno("cannot remove " + file);
+}
+
+void CheckQuotaCanBeMade(uint64_t quota_bytes, bool hard_quotas, const std::string& state_dir) {
+  // The quota comes from the caller: a hard one is an image of that size, which must fit in an
+  // ext4 file and mean something on the disk that holds it.
+  uint64_t most = kMaxQuotaLayerBytes;
+  std::string what = units::HumanBytes(kMaxQuotaLayerBytes) + ", the most a sandbox's quota can be";
+  struct statvfs disk;
+  if (hard_quotas && statvfs(state_dir.c_str(), &disk) == 0 && static_cast<uint64_t>(disk.f_blocks) * disk.f_frsize < most) {
+    most = static_cast<uint64_t>(disk.f_blocks) * disk.f_frsize;
+    what = "the file system that holds the sandboxes' changes (" + units::HumanBytes(most) + ")";
+  }
+  if (quota_bytes > most)
+    throw Error(Code::kInvalidArgument, "a quota of " + units::HumanBytes(quota_bytes) + " is larger than " + what +
+                                            "; ask for at most " + units::HumanBytes(most));
 }
 
 }  // namespace sandboxd

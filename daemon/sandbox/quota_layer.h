@@ -29,6 +29,11 @@ namespace sandboxd {
 /// (16 TiB at most) with its headroom.
 inline constexpr uint64_t kMaxQuotaLayerBytes = uint64_t{8} << 40;
 
+/// Refuses (kInvalidArgument) a quota a caller asked for that is larger than a quota layer can
+/// be, or, with `hard_quotas`, than the file system of `state_dir` holds (a larger image limits
+/// nothing).
+void CheckQuotaCanBeMade(uint64_t quota_bytes, bool hard_quotas, const std::string& state_dir);
+
 /// Tries a small image in `dir` (made and removed). Returns "" when quota layers work here,
 /// else why not.
 std::string ProbeQuotaLayers(const std::string& dir);

@@ -250,14 +250,23 @@ int Service::Run() {
   });
   removal_ = std::make_unique<SandboxRemoval>(*registry_, [this](const std::string& id) { objects_->UnpublishSandbox(id); });
   garbage_ = std::make_unique<GarbageCollector>(*registry_, *store_, *removal_, config_.storage.cap_bytes);
+  jobs_ = std::make_unique<JobLauncher>(JobLauncherParts{
+      .settings = {.bwrap_path = options_.bwrap_path, .helper_path = options_.helper_path, .user_mode = options_.user_mode,
+                   .run_dir = layout_.run_dir(), .state_dir = layout_.state_dir(), .output_dir = layout_.OutputDir(),
+                   .hidden_paths = config_.jobs.hidden_paths, .hide_other_homes = config_.jobs.hide_other_homes,
+                   .default_limits = {config_.limits.default_memory_max, config_.limits.default_tasks_max},
+                   .max_running_jobs_per_user = config_.limits.max_running_jobs_per_user,
+                   .hidden_file_stand_in = HiddenFileStandIn(), .cgroups = job_cgroups_},
+      .slots = job_slots_, .output_budget = output_budget_, .limits = job_limits_, .sights = *sights_,
+      .agreed_usec = [this](const Sandbox& sandbox) { return commits_->AgreedUsec(sandbox); }});
   objects_ = std::make_unique<ObjectTable>(*connection_);
   objects_->SetFaceParts(
       SandboxFaceParts{.calls = *calls_, .authority = *authority_, .peers = *peers_, .callers = callers_, .objects = *objects_,
-                       .registry = *registry_, .review = *review_, .commits = *commits_, .journal = *journal_,
-                       .sights = *sights_, .suspension = *suspension_, .removal = *removal_, .job_slots = job_slots_,
-                       .output_budget = output_budget_, .job_cgroups = job_cgroups_, .job_limits = job_limits_,
-                       .options = options_, .config = config_, .layout = layout_,
-                       .hidden_file_stand_in = HiddenFileStandIn()},
+                       .registry = *registry_,
+                       .operations = {.review = *review_, .commits = *commits_, .journal = *journal_, .sights = *sights_,
+                                      .helper_path = options_.helper_path,
+                                      .stalled_reader_ms = static_cast<int64_t>(config_.limits.stalled_reader_timeout_sec) * 1000},
+                       .suspension = *suspension_, .removal = *removal_, .jobs = *jobs_},
       JobFaceParts{.calls = *calls_, .authority = *authority_, .peers = *peers_});
   manager_ = std::make_unique<ManagerDBus>(
       ManagerFaceParts{.calls = *calls_, .authority = *authority_, .registry = *registry_, .objects = *objects_,

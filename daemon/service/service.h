@@ -33,6 +33,7 @@
 #include "config/daemon_config.h"
 #include "config/daemon_options.h"
 #include "jobs/job.h"
+#include "jobs/job_launcher.h"
 #include "lifecycle/garbage_collector.h"
 #include "lifecycle/sandbox_removal.h"
 #include "lifecycle/suspension.h"
@@ -107,6 +108,7 @@ class Service {
   std::atomic<bool> idle_exit_requested_{false};
   std::atomic<int64_t> idle_decided_at_call_{0};  ///< LastCallUsec() when idleness ended the loop
 
+  std::unique_ptr<JobLauncher> jobs_;  ///< outlives every job: objects_ (which ends them) goes first
   std::unique_ptr<ObjectTable> objects_;  ///< the sandboxes' and jobs' objects, over connection_
 
   std::unique_ptr<CallGate> calls_;

@@ -1,0 +1,198 @@
+#include "jobs/job_launcher.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <spdlog/spdlog.h>
+
+#include "base/errors.h"
+#include "base/fs_util.h"
+#include "jobs/bus_sockets.h"
+#include "jobs/bwrap_args.h"
+#include "jobs/hidden_paths.h"
+#include "jobs/job_settling.h"
+#include "jobs/job_setup.h"
+#include "logging/log.h"
+#include "owner/helper_client.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/usage.h"
+#include "units.h"
+
+namespace sandboxd {
+namespace {
+
+/// One of an owner's running-job slots ([Limits] MaxRunningJobsPerUser=), given back once:
+/// by the job's end, or by the launch that never started it. Root's jobs hold none.
+class JobSlot {
+ public:
+  JobSlot(UserSlots& slots, uid_t owner, size_t most) : slots_(slots), owner_(owner) {
+    if (owner_ != 0 && !slots_.TryTake(owner_, most))
+      throw Error(Code::kQuotaExceeded, "uid " + std::to_string(owner_) + " runs " + std::to_string(most) +
+                                            " jobs already, the most [Limits] MaxRunningJobsPerUser=" + std::to_string(most) +
+                                            " allows; wait for one to end");
+  }
+  ~JobSlot() { GiveBack(); }
+  JobSlot(const JobSlot&) = delete;
+  JobSlot& operator=(const JobSlot&) = delete;
+  void GiveBack() {
+    if (owner_ != 0 && !given_.exchange(true)) slots_.Give(owner_);
+  }
+
+ private:
+  UserSlots& slots_;
+  const uid_t owner_;
+  std::atomic<bool> given_{false};
+};
+
+}  // namespace
+
+JobLauncher::JobLauncher(JobLauncherParts parts) : parts_(std::move(parts)) {}
+
+JobConsent JobLauncher::ConsentNeeded(const Sandbox& sandbox, const JobRequest& request) const {
+  // A bad working directory is refused before anyone is asked about the rest.
+  ResolveJobCwd(request.cwd, sandbox.roots(), sandbox.id(), request.options.cwd_fallback);
+  // A sandbox created with the network had polkit's answer then; a job asking for it in
+  // another sandbox asks now.
+  return {request.options.network && !sandbox.network(), AboveDefaults(request.options.limits, parts_.settings.default_limits)};
+}
+
+JobLaunch JobLauncher::Assemble(const Sandbox& sandbox, JobRequest& request, const UserCredentials& user) const {
+  const JobSettings& settings = parts_.settings;
+  JobLaunch launch;
+  launch.user = user;
+  launch.stdin_fd = std::move(request.stdin_fd);
+  launch.stdout_fd = std::move(request.stdout_fd);
+  launch.stderr_fd = std::move(request.stderr_fd);
+  launch.timeout = std::chrono::seconds(request.options.timeout_sec);
+  BwrapConfig config;
+  config.bwrap = settings.bwrap_path;
+  // In user mode the overlay is mounted over the root's own path in the job's namespaces
+  // (user_overlay_main.cpp), so the root is bound to itself.
+  for (size_t i = 0; i < sandbox.roots().size(); ++i)
+    config.roots.push_back({settings.user_mode ? sandbox.roots()[i] : sandbox.MergedDir(i), sandbox.roots()[i]});
+  config.cwd = ResolveJobCwd(request.cwd, sandbox.roots(), sandbox.id(), request.options.cwd_fallback);
+  config.network = request.options.network || sandbox.network();
+  config.json_status_fd = Job::kStatusFd;
+  config.args_fd = Job::kArgsFd;
+  config.block_fd = Job::kBlockFd;
+  config.env = JobEnvironment(user, request.env);
+  config.command = request.argv;
+  HiddenPathsRequest hiding;
+  hiding.sandbox_id = sandbox.id();
+  hiding.owner_uid = user.uid;
+  hiding.owner_home = user.home;
+  hiding.roots = config.roots;
+  hiding.configured = settings.hidden_paths;
+  hiding.hide_other_homes = settings.hide_other_homes;
+  // The sandbox's own (create --hide), then the job's (run --hide): both must hold no root.
+  hiding.explicit_paths = sandbox.hide();
+  hiding.explicit_paths.insert(hiding.explicit_paths.end(), request.options.hide.begin(), request.options.hide.end());
+  // Every sandbox's merged views (this owner's others included) are under the run dir.
+  hiding.always = {settings.run_dir};
+  // And the bus: a job must never drive sandboxd (the daemon also refuses its calls).
+  for (const auto& path : BusPathsHiddenFromJobs(settings.user_mode)) hiding.always.push_back(path);
+  // In user mode the state directory is the user's, so a job could read it: every other
+  // sandbox's pending changes and the database. System mode keeps it root's (0700).
+  if (settings.user_mode) hiding.always.push_back(settings.state_dir);
+  hiding.home_parents = DefaultHomeParents(user.home);
+  hiding.owner_identity = user;
+  config.hiding = HiddenPathsBwrapArgs(ResolveHiddenPaths(hiding), settings.hidden_file_stand_in);
+  if (request.options.tty) {
+    if (!launch.stdin_fd || !isatty(launch.stdin_fd.get()))
+      throw Error(Code::kInvalidArgument, "option 'tty' for a job in sandbox " + sandbox.id() + " needs a terminal as its stdin");
+    config.command.insert(config.command.begin(), BesideHelper(settings.helper_path, "sandboxd-job-tty"));
+  }
+  BwrapInvocation bwrap = BuildBwrapArgs(config);
+  launch.argv = std::move(bwrap.argv);
+  launch.args_data = BwrapArgsData(bwrap.options);
+  if (settings.user_mode) {
+    std::vector<std::string> prefix = {BesideHelper(settings.helper_path, "sandboxd-user-overlay")};
+    for (size_t i = 0; i < sandbox.roots().size(); ++i)
+      prefix.insert(prefix.end(), {"--overlay", sandbox.roots()[i], sandbox.UpperDir(i), sandbox.WorkDir(i)});
+    prefix.push_back("--");
+    launch.argv.insert(launch.argv.begin(), prefix.begin(), prefix.end());
+  }
+  return launch;
+}
+
+std::function<bool()> JobLauncher::QuotaWatch(const std::shared_ptr<Sandbox>& sandbox) const {
+  // A hard quota is the disk's business: a write past it fails in the job, and a job that
+  // deletes must still start in a full sandbox. Else the quota is watched while jobs run.
+  if (sandbox->quota_bytes() == 0 || sandbox->hard_quota()) return {};
+  // Over its quota (a job stopped for it, or a quota the changes outgrew): nothing more may be
+  // written until changes are committed or discarded.
+  uint64_t used = ChangesBytes(*sandbox);
+  if (used >= sandbox->quota_bytes())
+    throw Error(Code::kQuotaExceeded, "sandbox " + sandbox->id() + " holds " + units::HumanBytes(used) + " of changes, over its quota of " +
+                                          units::HumanBytes(sandbox->quota_bytes()) + "; commit or discard changes before running more jobs");
+  return [weak = std::weak_ptr<Sandbox>(sandbox), quota = sandbox->quota_bytes()] {
+    auto alive = weak.lock();
+    return alive && ChangesBytes(*alive) > quota;
+  };
+}
+
+std::shared_ptr<Job> JobLauncher::Launch(const std::shared_ptr<Sandbox>& sandbox, JobRequest request, JobWatchers watchers) {
+  const JobSettings& settings = parts_.settings;
+  request.options.limits = WithDefaults(request.options.limits, settings.default_limits, parts_.limits.memory(), parts_.limits.tasks());
+  const UserCredentials user = LookupUser(sandbox->owner());
+  JobLaunch launch = Assemble(*sandbox, request, user);
+  // Held until the job ends (its end gives it back); given back here if the job does not start.
+  const uid_t owner = sandbox->owner();
+  auto slot = std::make_shared<JobSlot>(parts_.slots, owner, settings.max_running_jobs_per_user);
+  const std::string job_id = RandomId();
+  if (!launch.stdout_fd || !launch.stderr_fd)
+    launch.output = std::make_unique<CapturedOutput>(settings.output_dir, job_id, owner, parts_.output_budget, Job::kOutputCap);
+  launch.over_quota = QuotaWatch(sandbox);
+  if (settings.cgroups) launch.cgroup = std::make_unique<JobCgroup>(*settings.cgroups, "job-" + job_id);
+  if (request.options.limits.any())
+    launch.limits = parts_.limits.Apply("job-" + job_id, request.options.limits, launch.cgroup ? launch.cgroup->path() : "");
+  const int64_t started = sandbox->BeginJob();
+  auto job = std::make_shared<Job>(job_id, sandbox->id(), request.argv);
+  try {
+    if (watchers.publish) watchers.publish(job);
+    // The end callback runs on the job's own monitor thread, which the job outlives: a plain
+    // pointer (a shared one would keep the job alive from its own thread).
+    Job* monitored = job.get();
+    auto on_end = [this, sandbox, watchers, job_id, started, slot, monitored](const JobEnd& end) {
+      int64_t unseen_from = sandbox->EndJob(started, /*settle=*/true);
+      // Ends this job's settling if it is never queued (the work below fails before); once
+      // queued, the settling's passes end it.
+      auto queued = std::make_shared<bool>(false);
+      auto settling = std::shared_ptr<void>(nullptr, [sandbox, queued](void*) {
+        if (!*queued) sandbox->SettleDone();
+      });
+      slot->GiveBack();
+      const LogSubject subject{sandbox->id(), sandbox->owner(), job_id};
+      LogAbout(subject, spdlog::level::info, "job {} in sandbox {} ended: {} {}", job_id, sandbox->id(), ToString(end.reason),
+               end.exit_status);
+      if (watchers.finished) watchers.finished(end);
+      // The caller hears the end at once (Job.Wait is answered when this returns); what the
+      // job changed is taken in after that, off its time: its cost grows with the change set.
+      // On the job's own thread, not a worker: calls waiting for the settling could otherwise
+      // fill every worker and wait for ever.
+      monitored->ThenAfterWaiters([this, sandbox, watchers, subject, unseen_from, queued, settling = std::move(settling)]() mutable {
+        *queued = true;
+        settling.reset();
+        SettleAfterJob(
+            *sandbox, parts_.sights, unseen_from, [&] { return parts_.agreed_usec(*sandbox); },
+            [&](std::optional<size_t> changes) {
+              if (watchers.settled) watchers.settled(changes);
+            },
+            [&](const std::string& why) {
+              LogAbout(subject, spdlog::level::warn, "sandbox {}: cannot record what its jobs saw of the live tree: {}", sandbox->id(),
+                       why);
+            });
+      });
+      if (watchers.ended) watchers.ended();
+    };
+    job->Start(std::move(launch), std::move(on_end), watchers.output);
+  } catch (...) {
+    // A job that did not start keeps its end callback (and with it the slot) unrun.
+    slot->GiveBack();
+    sandbox->EndJob(started);
+    throw;
+  }
+  return job;
+}
+
+}  // namespace sandboxd

@@ -1,0 +1,26 @@
+#pragma once
+/// After a job's end, what it changed is taken in: the sights of the live tree its jobs had
+/// (live_sight.h) are recorded before anything compares with them, and the change set is
+/// counted for the owner. It runs off the caller's time (Job.Wait is answered first), and while
+/// it runs the sandbox is settling: a commit, and anyone reading conflicts, waits for it
+/// (Sandbox::WaitSettled).
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace sandboxd {
+
+class Sandbox;
+class SightStore;
+
+/// Runs the settling passes of `sandbox` until none is left, when this thread is the one to run
+/// them (Sandbox::QueueSettle with `unseen_from_ns`, what EndJob returned); else the settling
+/// under way takes this end in. After each pass: `settled` with the changes counted, or none
+/// and `failed` with why the sights could not be recorded.
+void SettleAfterJob(Sandbox& sandbox, SightStore& sights, int64_t unseen_from_ns, const std::function<int64_t()>& agreed_usec,
+                    const std::function<void(std::optional<size_t>)>& settled,
+                    const std::function<void(const std::string&)>& failed);
+
+}  // namespace sandboxd

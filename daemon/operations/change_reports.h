@@ -1,0 +1,40 @@
+#pragma once
+/// What a sandbox's change set is, told to its owner: the changes with their decisions and
+/// conflicts (as one list, or as lines of JSON into an fd), and their diff into an fd. None of
+/// them holds the change set whole when writing into an fd (it may be a million changes); the
+/// diff and the conflicts' content checks are made by the helper, as the owner.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "changes/live_conflicts.h"
+#include "changes/reviewed_change.h"
+#include "operations/operation_parts.h"
+
+namespace sandboxd {
+
+class Sandbox;
+
+/// The conflicts of `reviewed` with the live tree now, once the sights of a job that just ended
+/// are in (live_conflicts.h).
+Conflicts CurrentConflicts(const OperationParts& parts, Sandbox& sandbox, const std::vector<ReviewedChange>& reviewed);
+
+/// The change set as change_listing.h's objects, conflicts marked. Refuses with Error(kTooLarge)
+/// naming ListChanges when it holds more than `most_changes` changes, or when their objects take
+/// more than about `most_bytes` on the bus (MarshalledBound).
+std::vector<nlohmann::json> ListedChanges(const OperationParts& parts, Sandbox& sandbox, size_t most_changes, size_t most_bytes);
+
+/// The change set into `out` as one line of JSON per change (change_listing.h), conflicts
+/// marked; returns how many. Throws Error(kFailed) when the reader goes away or stops reading
+/// for longer than the stall timeout.
+uint32_t WriteChangeList(const OperationParts& parts, Sandbox& sandbox, int out);
+
+/// The git-style diff of what `selectors` name (all without) into `out`, a page at a time
+/// through the helper (diff_pages.h); stops quietly when the reader goes away.
+void WriteDiff(const OperationParts& parts, Sandbox& sandbox, const std::vector<std::string>& selectors, int out);
+
+}  // namespace sandboxd

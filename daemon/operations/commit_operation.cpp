@@ -1,0 +1,135 @@
+#include "operations/commit_operation.h"
+
+#include <future>
+
+#include "base/errors.h"
+#include "commit/commit_runner.h"
+#include "logging/log.h"
+#include "operations/after_moves.h"
+#include "review/review.h"
+#include "sandbox/sandbox.h"
+#include "utf8.h"
+
+namespace sandboxd {
+namespace {
+
+/// The exception being handled as "error name: message", as the caller will hear it, cut as
+/// the bus cuts it (a conflict may name a million paths a job chose).
+std::string CurrentFailure() {
+  std::string text;
+  try {
+    throw;
+  } catch (const Error& e) {
+    text = std::string(DBusErrorName(e.code())) + ": " + e.what();
+  } catch (const std::exception& e) {
+    text = e.what();
+  } catch (...) {
+    text = "an unknown failure";
+  }
+  return api::CutToBytes(api::EscapeInvalidUtf8(text), 1u << 20);
+}
+
+}  // namespace
+
+Committed CommitChanges(const OperationParts& parts, Sandbox& sandbox, const CommitAsked& asked, const CommitConsent& consent) {
+  const LogSubject subject{sandbox.id(), sandbox.owner()};
+  // Held from before the question to polkit (or a person) until the end, and unmounted before
+  // anything moves: the merged view and jobs are the only ways into the upper, so from here on
+  // nothing but this commit changes it. The decisions are read once, of exactly what is there,
+  // and the question names what the commit will take.
+  ExclusiveOperation exclusive(sandbox, "commit");
+  std::future<void> unmounted = sandbox.UnmountBeside();
+  CommitRequest request;
+  int64_t commit = 0;
+  try {
+    // One pass learns what the question names and whether the commit takes the whole change
+    // set, which then streams from the upper; a part streams from the review as the commit
+    // stages it. Neither is ever held whole: a change set may be a million. It reads the layers
+    // while the overlays are torn down beside it.
+    CommitOutlook outlook = parts.review.Outlook(sandbox, asked.selectors, asked.all);
+    unmounted.get();
+    if (outlook.changes > 0) {
+      consent(outlook.changes);
+      if (outlook.everything && !outlook.uncommittable && CommitRunner::TakesWholeUpper(sandbox)) {
+        request.whole_upper = true;
+        request.renames = std::move(outlook.renames);
+      } else if (outlook.taken > 0) {
+        request.taken = [&parts, &sandbox, &asked, &commit](const auto& take) {
+          return parts.review.StreamTaken(sandbox, asked.selectors, asked.all, commit, take);
+        };
+      }
+      request.force = asked.force;
+    }
+  } catch (...) {
+    if (unmounted.valid()) unmounted.wait();
+    RemountUnlessBroken(sandbox, "commit");
+    throw;
+  }
+  // Nothing to commit touches nothing live (and asks no one about it).
+  if (!request.taken && !request.whole_upper) {
+    sandbox.SetUp();
+    return {};
+  }
+  CommitRunner::Outcome outcome;
+  // What the owner decided outlives the entries' moves to the stage and, if the commit is
+  // refused, fails or is cut off, back (recovery pins them again after a kill). The hunks a
+  // partly committed file keeps wait in the store for the commit's outcome.
+  parts.review.PinBeforeMoves(sandbox);
+  try {
+    // The files move in the helper with the owner's credentials: a commit can never write where
+    // its owner could not.
+    outcome = parts.commits.Commit(sandbox, request, [&](int64_t journaled) { commit = journaled; });
+    for (const auto& skipped : outcome.skipped) LogAbout(subject, spdlog::level::warn, "sandbox {}: {}", sandbox.id(), skipped);
+  } catch (...) {
+    // The caller hears why; the log keeps it beside the journal's commit id, for an admin (and
+    // a test that saw only an exit status).
+    LogAbout(subject, spdlog::level::info, "sandbox {}: commit {} did not go live: {}", sandbox.id(), commit, CurrentFailure());
+    SettleDecisionsQuietly(parts, sandbox);
+    RemountUnlessBroken(sandbox, "commit");
+    throw;
+  }
+  sandbox.SetUp();
+  try {
+    parts.review.AfterCommit(sandbox, commit, request.whole_upper, parts.journal);
+  } catch (const std::exception& e) {
+    LogAbout(subject, spdlog::level::warn, "sandbox {}: cannot update its approvals after the commit: {}", sandbox.id(), e.what());
+  }
+  SettleDecisionsQuietly(parts, sandbox, outcome.worked);
+  return {outcome.committed, std::move(outcome.skipped)};
+}
+
+int64_t UndoLastCommit(const OperationParts& parts, Sandbox& sandbox) {
+  ExclusiveOperation exclusive(sandbox, "undo");
+  sandbox.Unmount();
+  CommitRunner::UndoOutcome outcome;
+  // Like a commit's, an undo's work moves the ctime of other names of the files it puts back:
+  // the decisions about those names hold across it.
+  parts.review.PinBeforeMoves(sandbox);
+  try {
+    outcome = parts.commits.Undo(sandbox);
+  } catch (...) {
+    SettleDecisionsQuietly(parts, sandbox);
+    RemountUnlessBroken(sandbox, "undo");
+    throw;
+  }
+  sandbox.SetUp();
+  SettleDecisionsQuietly(parts, sandbox, outcome.worked);
+  for (const auto& note : outcome.notes) LogAbout({sandbox.id(), sandbox.owner()}, spdlog::level::warn, "{}", note);
+  return outcome.commit;
+}
+
+void DiscardChanges(const OperationParts& parts, Sandbox& sandbox) {
+  ExclusiveOperation exclusive(sandbox, "discard");
+  sandbox.Unmount(Sandbox::Layers::kDiscarded);
+  try {
+    sandbox.TrashLayers();
+    parts.review.store().Clear(sandbox.id());
+    parts.sights.Clear(sandbox.id());  // nothing changed, nothing seen
+  } catch (...) {
+    sandbox.SetUp();
+    throw;
+  }
+  sandbox.SetUp();
+}
+
+}  // namespace sandboxd

@@ -1,0 +1,32 @@
+#include "operations/decide_operation.h"
+
+#include "logging/log.h"
+#include "owner/helper_client.h"
+#include "review/review.h"
+#include "sandbox/sandbox.h"
+
+namespace sandboxd {
+
+size_t DecideChanges(const OperationParts& parts, Sandbox& sandbox, const std::vector<std::string>& selectors, bool all, Verdict verdict) {
+  sandbox.CheckActive(verdict == Verdict::kApproved ? "approve changes in" : "reject changes in");
+  auto count_hunks = [&](const std::vector<RootChanges>& asked) {
+    std::vector<UniqueFd> fds;
+    std::vector<HelperRoot> roots;
+    for (const auto& root : asked) {
+      fds.push_back(sandbox.OpenLiveRoot(root.root));
+      fds.push_back(sandbox.OpenUpper(root.root));
+      roots.push_back({fds[fds.size() - 2].get(), fds.back().get(), sandbox.PathPrefix(root.root), root.changes, {}, {}});
+    }
+    auto counted = CountHunksAsOwner(parts.helper_path, LookupUser(sandbox.owner()), roots);
+    HunkCounts counts;
+    for (size_t i = 0; i < asked.size() && i < counted.size(); ++i)
+      for (const auto& [path, count] : counted[i]) counts[{asked[i].root, path}] = count;
+    return counts;
+  };
+  size_t decided = parts.review.Decide(sandbox, selectors, all, verdict, count_hunks);
+  LogAbout({sandbox.id(), sandbox.owner()}, spdlog::level::info, "sandbox {}: {} {} changes or hunks", sandbox.id(), ToString(verdict),
+           decided);
+  return decided;
+}
+
+}  // namespace sandboxd

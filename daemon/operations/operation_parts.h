@@ -1,0 +1,24 @@
+#pragma once
+/// What the operations on a sandbox's changes use of the running daemon, by reference (it
+/// outlives every call). The faces hold one and call one operation per method.
+
+#include <cstdint>
+#include <string>
+
+namespace sandboxd {
+
+class CommitJournal;
+class CommitRunner;
+class Review;
+class SightStore;
+
+struct OperationParts {
+  Review& review;
+  CommitRunner& commits;
+  CommitJournal& journal;
+  SightStore& sights;
+  std::string helper_path;  ///< sandboxd-helper: diffs, hunk counts and content checks run as the owner
+  int64_t stalled_reader_ms = 0;  ///< [Limits] StalledReaderTimeout=: a reader that stops reading is let go
+};
+
+}  // namespace sandboxd
