@@ -27,7 +27,7 @@
 #include "review/decision_pins.h"
 #include "sandbox/quota_layer.h"
 #include "sandbox/usage.h"
-#include "service/host_check.h"
+#include "service/host_trials.h"
 #include "service/state_lock.h"
 
 namespace sandboxd {
@@ -54,85 +54,6 @@ Service::~Service() {
   job_limits_.Release();
 }
 
-void Service::CheckHostForUserMode() {
-  // A trial job as a user-mode job runs: an overlay mounted in a user namespace of its own,
-  // then bwrap inside it. What fails says what this machine lacks (unprivileged user
-  // namespaces, overlayfs in them).
-  std::string probe = layout_.state_dir() + "/probe";
-  std::string error;
-  try {
-    for (const auto& dir : {probe, probe + "/lower", probe + "/upper", probe + "/work"}) MakeDirectory(dir, 0700);
-    SpawnOptions trial;
-    trial.path = BesideHelper(options_.helper_path, "sandboxd-user-overlay");
-    trial.argv = {trial.path, "--overlay", probe + "/lower", probe + "/upper", probe + "/work", "--", options_.bwrap_path,
-                  "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-net",
-                  "--die-with-parent", "--new-session", "--", "/bin/true"};
-    trial.die_with_parent = true;
-    RunResult result = RunAndCapture(trial, "");
-    if (result.status != 0) error = result.err.empty() ? "exit status " + std::to_string(ExitStatusFromWaitStatus(result.status)) : result.err;
-  } catch (const std::exception& e) {
-    error = e.what();
-  }
-  RemoveTree(probe);
-  while (!error.empty() && error.back() == '\n') error.pop_back();
-  if (error.empty())
-    spdlog::info("user mode: overlayfs in a user namespace and jobs work here");
-  else
-    spdlog::error("user mode cannot run jobs here: {} (it needs unprivileged user namespaces and overlayfs in them, Linux 5.11 or later)", error);
-}
-
-void Service::CheckHost() {
-  if (options_.user_mode) return CheckHostForUserMode();
-  HostFacts facts = ReadHostFacts();
-  // A trial overlay, made as a sandbox's would be: upper and work in the state directory.
-  std::string probe = layout_.state_dir() + "/probe", merged = layout_.run_dir() + "/probe";
-  try {
-    for (const auto& dir : {probe, probe + "/lower", probe + "/upper", probe + "/work", merged}) MakeDirectory(dir, 0700);
-    UniqueFd lower = OpenDirectoryNoSymlinks(probe + "/lower", O_PATH);
-    MountOverlay({lower.get(), probe + "/upper", probe + "/work", merged});
-    UnmountOverlay(merged);
-  } catch (const std::exception& e) {
-    facts.overlay_error = e.what();
-  }
-  RemoveTree(probe);
-  rmdir(merged.c_str());
-  // A trial job, as nobody, with a job's namespaces.
-  try {
-    SpawnOptions trial;
-    trial.path = options_.bwrap_path;
-    trial.argv = {options_.bwrap_path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid",
-                  "--unshare-ipc", "--unshare-uts", "--unshare-net", "--die-with-parent", "--new-session", "--", "/bin/true"};
-    trial.user = LookupUser(65534);
-    trial.die_with_parent = true;
-    RunResult result = RunAndCapture(trial, "");
-    if (result.status != 0) {
-      facts.bwrap_error = result.err.empty() ? "exit status " + std::to_string(ExitStatusFromWaitStatus(result.status)) : result.err;
-      while (!facts.bwrap_error.empty() && facts.bwrap_error.back() == '\n') facts.bwrap_error.pop_back();
-    }
-  } catch (const std::exception& e) {
-    facts.bwrap_error = e.what();
-  }
-  auto problems = DiagnoseHost(facts);
-  for (const auto& problem : problems) spdlog::error("{}", problem);
-  if (problems.empty())
-    spdlog::info("overlayfs and jobs work here{}", facts.container.empty() ? "" : " (inside " + facts.container + ")");
-}
-
-void Service::ChooseQuotaMethod() {
-  // Said once at start-up, as DESIGN asks: which way a quota is held to here.
-  std::string why_not = "user mode: an unprivileged daemon cannot mount file systems";
-  if (!options_.user_mode) {
-    MakeDirectory(layout_.QuotaDir(), 0700);
-    why_not = ProbeQuotaLayers(layout_.QuotaDir());
-  }
-  registry_->SetHardQuotas(why_not.empty());
-  if (why_not.empty())
-    spdlog::info("quotas are hard limits: a sandbox with a quota keeps its layers in an ext4 file system of that size "
-                 "(an image on a loop device), and a write past it fails with ENOSPC in the job");
-  else
-    spdlog::info("quotas stop the job that outgrows them (the changes are measured as it runs): no hard limits here, {}", why_not);
-}
-
 void Service::SetUpDirectories() {
   // State holds users' changes: root only. The run dir must be traversable so that each owner
   // can reach their own 0700 sandbox directory below it.
@@ -154,20 +75,11 @@ void Service::SetUpDirectories() {
   if (!file || fchmod(file.get(), 0) != 0) ThrowErrno("cannot create " + stand_in);
 }
 
-int Service::Run() {
-  umask(077);
-  // A configuration that does not parse stops the start: a typo in a setting that hides
-  // secrets must not go unnoticed.
-  config_ = LoadConfig(options_.config_path);
-  // The option is one more assignment after the files, checked as theirs are.
-  if (!options_.storage_cap.empty()) ApplyConfigText("[Storage]\nCap=" + options_.storage_cap + "\n", "--storage-cap", config_);
-  output_budget_ = std::make_shared<OutputBudget>(config_.limits.max_captured_output_per_user);
-  calls_ = std::make_unique<CallGate>(config_.limits.max_calls_in_flight_per_user);
-  SetUpDirectories();
+void Service::OpenState() {
   store_ = std::make_unique<Store>(layout_.Database());
   registry_ = std::make_unique<SandboxRegistry>(layout_, *store_);
   registry_->SetLimits(config_.limits.max_sandboxes_per_user, config_.limits.max_roots_per_sandbox);
-  ChooseQuotaMethod();
+  registry_->SetHardQuotas(QuotasCanBeHard(layout_, options_.user_mode));
   journal_ = std::make_unique<CommitJournal>(*store_);
   sights_ = std::make_unique<SightStore>(*store_);
   registry_->SetLinkedUp([this](const Sandbox& sandbox, size_t root, const std::vector<std::string>& paths) {
@@ -185,6 +97,9 @@ int Service::Run() {
   review_ = std::make_unique<Review>(*approvals_, [helper = options_.helper_path](const Sandbox& sandbox, const std::vector<RootChanges>& scan) {
     return FindRenames(helper, sandbox, scan);
   });
+}
+
+void Service::RecoverSandboxes() {
   auto finish_commits = [this](Sandbox& sandbox) {
     LogSubject subject{sandbox.id(), sandbox.owner()};
     if (std::string line = suspension_->Recover(sandbox); !line.empty()) LogAbout(subject, spdlog::level::warn, "{}", line);
@@ -219,6 +134,9 @@ int Service::Run() {
   } catch (const std::exception& e) {
     spdlog::warn("cannot remove the remains of sandboxes: {}", e.what());
   }
+}
+
+void Service::PrepareJobs() {
   if (options_.user_mode)
     authority_ = std::make_unique<OwnUserAuthority>();
   else
@@ -236,6 +154,18 @@ int Service::Run() {
   job_limits_ = LimitControllers::Discover(job_cgroups_, JobCgroupsName(layout_.run_dir()), limits_line);
   spdlog::info("{}", limits_line);
 
+  jobs_ = std::make_unique<JobLauncher>(JobLauncherParts{
+      .settings = {.bwrap_path = options_.bwrap_path, .helper_path = options_.helper_path, .user_mode = options_.user_mode,
+                   .run_dir = layout_.run_dir(), .state_dir = layout_.state_dir(), .output_dir = layout_.OutputDir(),
+                   .hidden_paths = config_.jobs.hidden_paths, .hide_other_homes = config_.jobs.hide_other_homes,
+                   .default_limits = {config_.limits.default_memory_max, config_.limits.default_tasks_max},
+                   .max_running_jobs_per_user = config_.limits.max_running_jobs_per_user,
+                   .hidden_file_stand_in = HiddenFileStandIn(), .cgroups = job_cgroups_},
+      .slots = job_slots_, .output_budget = output_budget_, .limits = job_limits_, .sights = *sights_,
+      .agreed_usec = [this](const Sandbox& sandbox) { return commits_->AgreedUsec(sandbox); }});
+}
+
+void Service::Publish() {
   // Connect without a name, publish every object, and only then ask for the name: a client
   // that sees the name must find everything in place.
   connection_ = ConnectToBus();
@@ -250,15 +180,6 @@ int Service::Run() {
   });
   removal_ = std::make_unique<SandboxRemoval>(*registry_, [this](const std::string& id) { objects_->UnpublishSandbox(id); });
   garbage_ = std::make_unique<GarbageCollector>(*registry_, *store_, *removal_, config_.storage.cap_bytes);
-  jobs_ = std::make_unique<JobLauncher>(JobLauncherParts{
-      .settings = {.bwrap_path = options_.bwrap_path, .helper_path = options_.helper_path, .user_mode = options_.user_mode,
-                   .run_dir = layout_.run_dir(), .state_dir = layout_.state_dir(), .output_dir = layout_.OutputDir(),
-                   .hidden_paths = config_.jobs.hidden_paths, .hide_other_homes = config_.jobs.hide_other_homes,
-                   .default_limits = {config_.limits.default_memory_max, config_.limits.default_tasks_max},
-                   .max_running_jobs_per_user = config_.limits.max_running_jobs_per_user,
-                   .hidden_file_stand_in = HiddenFileStandIn(), .cgroups = job_cgroups_},
-      .slots = job_slots_, .output_budget = output_budget_, .limits = job_limits_, .sights = *sights_,
-      .agreed_usec = [this](const Sandbox& sandbox) { return commits_->AgreedUsec(sandbox); }});
   objects_ = std::make_unique<ObjectTable>(*connection_);
   objects_->SetFaceParts(
       SandboxFaceParts{.calls = *calls_, .authority = *authority_, .peers = *peers_, .callers = callers_, .objects = *objects_,
@@ -280,6 +201,9 @@ int Service::Run() {
                registry_->size());
   last_status_ = StatusLine(registry_->size(), 0);
   sd_notifyf(0, "READY=1\nSTATUS=%s", last_status_.c_str());
+}
+
+void Service::StartBackgroundWork() {
   gc_ticker_.Start(kGcInterval, [this] {
     try {
       garbage_->Collect();
@@ -299,7 +223,7 @@ int Service::Run() {
   // than before them, which D-Bus activation makes wait for the daemon's start.
   calls_->RunDaemonWork([this] {
     try {
-      CheckHost();
+      TryOverlayAndJobs(layout_, options_);
     } catch (const std::exception& e) {
       spdlog::error("cannot check this machine for overlayfs and jobs: {}", e.what());
     }
@@ -313,6 +237,23 @@ int Service::Run() {
       spdlog::warn("cannot empty the trash: {}", e.what());
     }
   });
+}
+
+int Service::Run() {
+  umask(077);
+  // A configuration that does not parse stops the start: a typo in a setting that hides
+  // secrets must not go unnoticed.
+  config_ = LoadConfig(options_.config_path);
+  // The option is one more assignment after the files, checked as theirs are.
+  if (!options_.storage_cap.empty()) ApplyConfigText("[Storage]\nCap=" + options_.storage_cap + "\n", "--storage-cap", config_);
+  output_budget_ = std::make_shared<OutputBudget>(config_.limits.max_captured_output_per_user);
+  calls_ = std::make_unique<CallGate>(config_.limits.max_calls_in_flight_per_user);
+  SetUpDirectories();
+  OpenState();
+  RecoverSandboxes();
+  PrepareJobs();
+  Publish();
+  StartBackgroundWork();
   for (;;) {
     loop_.Run(*connection_);
     if (stop_requested_ || !idle_exit_requested_) break;

@@ -61,13 +61,14 @@ class Service {
   /// A root-owned mode-0000 empty file, bound over hidden files in jobs (hidden_paths.h).
   std::string HiddenFileStandIn() const { return layout_.run_dir() + "/hidden"; }
   void SetUpDirectories();
-  /// Probes whether quotas can be hard limits here (quota_layer.h), tells the registry, and
-  /// says which way they are held to.
-  void ChooseQuotaMethod();
-  /// Says at start-up what of overlayfs and bwrap does not work here (host_check.h).
-  void CheckHost();
-  /// The same for user mode: a trial job through sandboxd-user-overlay.
-  void CheckHostForUserMode();
+  // Run's start-up, in this order (machined's): the state and what reads it, the sandboxes
+  // settled from their journals, what jobs need, every object on the bus and then the name,
+  // and the work beside the calls (garbage collection, the heartbeat, the host's trials).
+  void OpenState();
+  void RecoverSandboxes();
+  void PrepareJobs();
+  void Publish();
+  void StartBackgroundWork();
   std::unique_ptr<sdbus::IConnection> ConnectToBus() const;
   /// Every second (or half the watchdog period): STATUS= when it changed, WATCHDOG=1 when the
   /// bus loop answered, and the end of the loop once idle for --idle-exit seconds.
