@@ -9,7 +9,7 @@
 namespace sandboxd {
 
 Conflicts FindConflicts(const Sandbox& sandbox, const std::vector<RootChanges>& changes, const Sights& sights,
-                        int64_t since_usec, const std::string& helper_path, const UserCredentials& owner) {
+                        int64_t since_usec, OwnerHelpers& helpers, const UserCredentials& owner) {
   Conflicts conflicts;
   for (const auto& root : changes) {
     if (root.changes.empty()) continue;
@@ -22,20 +22,20 @@ Conflicts FindConflicts(const Sandbox& sandbox, const std::vector<RootChanges>& 
     for (const auto& candidate : candidates)
       if (candidate.same_content_possible) comparable.push_back(candidate.path);
     std::set<std::string> same;
-    if (!comparable.empty()) same = SameContentAsOwner(helper_path, owner, live.get(), upper.get(), comparable);
+    if (!comparable.empty()) same = SameContentAsOwner(helpers, owner, live.get(), upper.get(), comparable);
     for (const auto& candidate : candidates)
       if (!same.count(candidate.path)) conflicts[{root.root, candidate.path}] = candidate.why;
   }
   return conflicts;
 }
 
-StreamedConflicts::StreamedConflicts(const Sandbox& sandbox, SightStore& sights, int64_t since_usec, std::string helper_path,
+StreamedConflicts::StreamedConflicts(const Sandbox& sandbox, SightStore& sights, int64_t since_usec, OwnerHelpers& helpers,
                                      UserCredentials owner)
     : sandbox_(sandbox),
       store_(sights),
       sights_(sights.Lookup(sandbox.id())),
       since_usec_(since_usec),
-      helper_path_(std::move(helper_path)),
+      helpers_(helpers),
       owner_(std::move(owner)) {
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
     lives_.push_back(sandbox.OpenLiveRoot(i));
@@ -77,7 +77,7 @@ Conflicts StreamedConflicts::Of(const std::vector<RootChanges>& page) {
     for (const auto& candidate : candidates)
       if (candidate.same_content_possible) comparable.push_back(candidate.path);
     std::set<std::string> same;
-    if (!comparable.empty()) same = SameContentAsOwner(helper_path_, owner_, live, upper, comparable);
+    if (!comparable.empty()) same = SameContentAsOwner(helpers_, owner_, live, upper, comparable);
     for (const auto& candidate : candidates)
       if (!same.count(candidate.path)) conflicts[{root.root, candidate.path}] = candidate.why;
   }

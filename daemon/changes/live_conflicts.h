@@ -18,6 +18,7 @@
 #include "changes/conflict_check.h"
 #include "sandbox/live_sight.h"
 #include "sandbox/sandbox.h"
+#include "owner/owner_helpers.h"
 
 namespace sandboxd {
 
@@ -25,14 +26,14 @@ using Conflicts = std::map<std::pair<size_t, std::string>, std::string>;  ///< {
 
 /// `since_usec`: when the sandbox last agreed with the live tree (for changes without a sight).
 Conflicts FindConflicts(const Sandbox& sandbox, const std::vector<RootChanges>& changes, const Sights& sights,
-                        int64_t since_usec, const std::string& helper_path, const UserCredentials& owner);
+                        int64_t since_usec, OwnerHelpers& helpers, const UserCredentials& owner);
 
 /// FindConflicts for a change set read a page at a time in {root, path} order (a streaming
 /// listing, Review::ForEach), with the sights read along (ordered_lookup.h): what it holds grows
 /// with a page, never with the change set.
 class StreamedConflicts {
  public:
-  StreamedConflicts(const Sandbox& sandbox, SightStore& sights, int64_t since_usec, std::string helper_path, UserCredentials owner);
+  StreamedConflicts(const Sandbox& sandbox, SightStore& sights, int64_t since_usec, OwnerHelpers& helpers, UserCredentials owner);
   /// The conflicts among `page`, the changes of the stream after those of the last call, once
   /// the settling of a job that just ended has stored their sights
   /// (Sandbox::WaitSettledThrough); they are read afresh for each page.
@@ -43,7 +44,7 @@ class StreamedConflicts {
   SightStore& store_;
   OrderedLookup<std::string> sights_;
   int64_t since_usec_;
-  std::string helper_path_;
+  OwnerHelpers& helpers_;
   UserCredentials owner_;
   std::vector<UniqueFd> lives_, uppers_;
   std::map<size_t, std::set<Inode>> moved_;  ///< per root, once asked

@@ -4,7 +4,7 @@
 
 namespace sandboxd {
 
-SandboxRenames FindRenames(const std::string& helper_path, const Sandbox& sandbox, const std::vector<RootChanges>& scan) {
+SandboxRenames FindRenames(OwnerHelpers& helpers, const Sandbox& sandbox, const std::vector<RootChanges>& scan) {
   std::vector<UniqueFd> fds;
   std::vector<RenameRoot> asked;
   std::vector<size_t> asked_roots;
@@ -20,7 +20,7 @@ SandboxRenames FindRenames(const std::string& helper_path, const Sandbox& sandbo
   }
   SandboxRenames renames;
   if (asked.empty()) return renames;
-  auto confirmed = ConfirmRenamesAsOwner(helper_path, LookupUser(sandbox.owner()), asked);
+  auto confirmed = ConfirmRenamesAsOwner(helpers, LookupUser(sandbox.owner()), asked);
   for (size_t i = 0; i < asked.size(); ++i)
     if (!confirmed[i].empty()) renames[asked_roots[i]] = std::move(confirmed[i]);
   return renames;

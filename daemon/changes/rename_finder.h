@@ -8,9 +8,10 @@
 
 #include "model/renames.h"
 #include "sandbox/sandbox.h"
+#include "owner/owner_helpers.h"
 
 namespace sandboxd {
 
-SandboxRenames FindRenames(const std::string& helper_path, const Sandbox& sandbox, const std::vector<RootChanges>& scan);
+SandboxRenames FindRenames(OwnerHelpers& helpers, const Sandbox& sandbox, const std::vector<RootChanges>& scan);
 
 }  // namespace sandboxd

@@ -66,8 +66,8 @@ void StripPlacedEntries(const std::vector<CommitStep>& steps, const std::vector<
 
 }  // namespace
 
-CommitRunner::CommitRunner(const Layout& layout, CommitJournal& journal, SightStore& sights, std::string helper_path)
-    : layout_(layout), journal_(journal), sights_(sights), helper_path_(std::move(helper_path)) {}
+CommitRunner::CommitRunner(const Layout& layout, CommitJournal& journal, SightStore& sights, OwnerHelpers& helpers)
+    : layout_(layout), journal_(journal), sights_(sights), helpers_(helpers) {}
 
 CommitRunner::RootFds CommitRunner::OpenRoots(const Sandbox& sandbox) {
   RootFds fds;
@@ -196,7 +196,7 @@ void CommitRunner::PlanWholeUpper(const Sandbox& sandbox, int64_t commit, const 
   // and its steps go to the journal. A conflict anywhere refuses the whole commit, naming the
   // first few; nothing has moved by then.
   std::optional<StreamedConflicts> conflicts;
-  if (!request.force) conflicts.emplace(sandbox, sights_, AgreedUsec(sandbox), helper_path_, owner);
+  if (!request.force) conflicts.emplace(sandbox, sights_, AgreedUsec(sandbox), helpers_, owner);
   Conflicts named;
   size_t conflicting = 0;
   CommitPlanner planner(fds.live_fds, fds.upper_fds, fds.prefixes, request.renames);
@@ -327,7 +327,7 @@ TakenRenames CommitRunner::StageTaken(const Sandbox& sandbox, int64_t commit, co
   // conflict anywhere refuses the whole commit, naming the first few; the caller puts back
   // what was staged.
   std::optional<StreamedConflicts> conflicts;
-  if (!request.force) conflicts.emplace(sandbox, sights_, AgreedUsec(sandbox), helper_path_, owner);
+  if (!request.force) conflicts.emplace(sandbox, sights_, AgreedUsec(sandbox), helpers_, owner);
   Conflicts named;
   size_t conflicting = 0;
   HardLinkCheck links(sandbox, fds);
@@ -352,7 +352,7 @@ TakenRenames CommitRunner::StageTaken(const Sandbox& sandbox, int64_t commit, co
         if (taken.hunks.empty()) continue;
         UniqueFd merged = CreateStagedFile(fds.upper_fds[taken.root], fds.live_fds[taken.root], stage_fds[taken.root], taken.change.path,
                                            owner.uid, owner.gid);
-        MergeHunksAsOwner(helper_path_, owner, fds.live_fds[taken.root], fds.upper_fds[taken.root], taken.change.path, taken.hunks,
+        MergeHunksAsOwner(helpers_, owner, fds.live_fds[taken.root], fds.upper_fds[taken.root], taken.change.path, taken.hunks,
                           merged.get());
       }
       for (const auto& taken : page) list.Append(taken.root, taken.change);
@@ -647,9 +647,9 @@ void CommitRunner::Run(const Sandbox& sandbox, int64_t commit, StepDirection dir
   bool synced = false;
   journal_.ForEachStepPage(commit, direction == StepDirection::kBack, kStepPage, [&](const std::vector<CommitStep>& steps) {
     synced = steps.size() < kStepPage;
-    RunStepsHelper(helper_path_, owner, direction, roots, steps, synced);
+    RunStepsHelper(helpers_, owner, direction, roots, steps, synced);
   });
-  if (!synced) RunStepsHelper(helper_path_, owner, direction, roots, {}, true);
+  if (!synced) RunStepsHelper(helpers_, owner, direction, roots, {}, true);
 }
 
 std::optional<std::string> CommitRunner::SettleAfterMoves(const Sandbox& sandbox, int64_t commit, bool upper_kept,
@@ -737,7 +737,7 @@ std::vector<std::string> CommitRunner::ReturnToSandbox(const Sandbox& sandbox, i
 }
 
 LandingArea CommitRunner::Landing(const Sandbox& sandbox, int64_t commit, size_t root, int live_fd) const {
-  return LandingArea(helper_path_, LookupUser(sandbox.owner()), live_fd, LandingName(sandbox.id(), commit), sandbox.roots()[root]);
+  return LandingArea(helpers_, LookupUser(sandbox.owner()), live_fd, LandingName(sandbox.id(), commit), sandbox.roots()[root]);
 }
 
 void CommitRunner::ForEachLanding(const Sandbox& sandbox, int64_t commit,

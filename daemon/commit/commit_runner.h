@@ -29,6 +29,7 @@
 #include "sandbox/layout.h"
 #include "sandbox/live_sight.h"
 #include "sandbox/sandbox.h"
+#include "owner/owner_helpers.h"
 
 namespace sandboxd {
 
@@ -43,7 +44,7 @@ class CommitRunner {
     bool any_landing = false;
   };
 
-  CommitRunner(const Layout& layout, CommitJournal& journal, SightStore& sights, std::string helper_path);
+  CommitRunner(const Layout& layout, CommitJournal& journal, SightStore& sights, OwnerHelpers& helpers);
 
   struct Outcome {
     size_t committed = 0;
@@ -155,7 +156,7 @@ class CommitRunner {
   const Layout& layout_;
   CommitJournal& journal_;
   SightStore& sights_;
-  std::string helper_path_;
+  OwnerHelpers& helpers_;
 };
 
 }  // namespace sandboxd

@@ -35,16 +35,16 @@ std::string LandingName(const std::string& sandbox_id, int64_t commit) {
   return ".sandboxd-commit-" + sandbox_id + "-" + std::to_string(commit);
 }
 
-LandingArea::LandingArea(std::string helper_path, UserCredentials owner, int live_root_fd, std::string name,
+LandingArea::LandingArea(OwnerHelpers& helpers, UserCredentials owner, int live_root_fd, std::string name,
                          std::string shown_root)
-    : helper_path_(std::move(helper_path)),
+    : helpers_(helpers),
       owner_(std::move(owner)),
       live_root_fd_(live_root_fd),
       name_(std::move(name)),
       shown_(shown_root + "/" + name_) {}
 
 void LandingArea::RunActions(const nlohmann::json& actions, const std::vector<int>& fds) const {
-  RunHelperRequest(helper_path_, HelperOp::kLanding, owner_, {{"actions", actions}}, fds);
+  helpers_.Run(HelperOp::kLanding, owner_, {{"actions", actions}}, fds);
 }
 
 void LandingArea::Fill(int stage_fd) const {

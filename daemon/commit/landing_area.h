@@ -22,6 +22,7 @@
 #include "base/credentials.h"
 #include "base/fd.h"
 #include "model/commit_step.h"
+#include "owner/owner_helpers.h"
 
 namespace sandboxd {
 
@@ -31,7 +32,7 @@ std::string LandingName(const std::string& sandbox_id, int64_t commit);
 class LandingArea {
  public:
   /// The area `name` in the live root `live_root_fd` (an O_PATH fd the caller keeps open).
-  LandingArea(std::string helper_path, UserCredentials owner, int live_root_fd, std::string name, std::string shown_root);
+  LandingArea(OwnerHelpers& helpers, UserCredentials owner, int live_root_fd, std::string name, std::string shown_root);
 
   /// Makes the area, copies the contents of `stage_fd` (the commit's stage in the state
   /// directory) into its upper/ and syncs the root's file system. Refuses (kConflict) when
@@ -59,7 +60,7 @@ class LandingArea {
   void RunActions(const nlohmann::json& actions, const std::vector<int>& fds) const;
   UniqueFd OpenPart(const std::string& part) const;
 
-  std::string helper_path_;
+  OwnerHelpers& helpers_;
   UserCredentials owner_;
   int live_root_fd_;
   std::string name_;

@@ -41,7 +41,7 @@ Error TooLargeForOneReply(const std::string& sandbox_id, size_t changes, const s
 Conflicts CurrentConflicts(const OperationParts& parts, Sandbox& sandbox, const std::vector<ReviewedChange>& reviewed) {
   // Sights of a job that just ended may still be on their way (job_settling.h).
   sandbox.WaitSettled("read the conflicts of");
-  return FindConflicts(sandbox, ByRoot(reviewed), parts.sights.Load(sandbox.id()), parts.commits.AgreedUsec(sandbox), parts.helper_path,
+  return FindConflicts(sandbox, ByRoot(reviewed), parts.sights.Load(sandbox.id()), parts.commits.AgreedUsec(sandbox), parts.helpers,
                        LookupUser(sandbox.owner()));
 }
 
@@ -69,7 +69,7 @@ uint32_t WriteChangeList(const OperationParts& parts, Sandbox& sandbox, int out)
   // conflicts, and its lines go out as they are made. Right after a job, each page follows the
   // job's settling as it stores the page's sights: the listing and the settling scan side by
   // side rather than one after the other.
-  StreamedConflicts conflicts(sandbox, parts.sights, parts.commits.AgreedUsec(sandbox), parts.helper_path, LookupUser(sandbox.owner()));
+  StreamedConflicts conflicts(sandbox, parts.sights, parts.commits.AgreedUsec(sandbox), parts.helpers, LookupUser(sandbox.owner()));
   const std::string what = "the change list of sandbox " + sandbox.id();
   std::string lines;
   auto flush = [&] {
@@ -113,7 +113,7 @@ void WriteDiff(const OperationParts& parts, Sandbox& sandbox, const std::vector<
     auto& [live, upper] = roots[page.root];
     if (!live) live = sandbox.OpenLiveRoot(page.root), upper = sandbox.OpenUpper(page.root);
     try {
-      RunHelper(parts.helper_path, HelperOp::kDiff, owner,
+      RunHelper(parts.helpers, HelperOp::kDiff, owner,
                 {{live.get(), upper.get(), sandbox.PathPrefix(page.root), page.changes, page.renames, page.only_hunks}}, out,
                 parts.stalled_reader_ms);
     } catch (const Error& e) {

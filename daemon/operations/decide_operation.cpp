@@ -17,7 +17,7 @@ size_t DecideChanges(const OperationParts& parts, Sandbox& sandbox, const std::v
       fds.push_back(sandbox.OpenUpper(root.root));
       roots.push_back({fds[fds.size() - 2].get(), fds.back().get(), sandbox.PathPrefix(root.root), root.changes, {}, {}});
     }
-    auto counted = CountHunksAsOwner(parts.helper_path, LookupUser(sandbox.owner()), roots);
+    auto counted = CountHunksAsOwner(parts.helpers, LookupUser(sandbox.owner()), roots);
     HunkCounts counts;
     for (size_t i = 0; i < asked.size() && i < counted.size(); ++i)
       for (const auto& [path, count] : counted[i]) counts[{asked[i].root, path}] = count;

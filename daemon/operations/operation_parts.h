@@ -8,6 +8,7 @@
 namespace sandboxd {
 
 class CommitJournal;
+class OwnerHelpers;
 class CommitRunner;
 class Review;
 class SightStore;
@@ -17,7 +18,7 @@ struct OperationParts {
   CommitRunner& commits;
   CommitJournal& journal;
   SightStore& sights;
-  std::string helper_path;  ///< sandboxd-helper: diffs, hunk counts and content checks run as the owner
+  OwnerHelpers& helpers;  ///< diffs, hunk counts and content checks run as the owner
   int64_t stalled_reader_ms = 0;  ///< [Limits] StalledReaderTimeout=: a reader that stops reading is let go
 };
 

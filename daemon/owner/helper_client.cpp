@@ -23,10 +23,9 @@ std::string BesideHelper(const std::string& helper_path, const std::string& prog
   return (slash == std::string::npos ? std::string() : helper_path.substr(0, slash + 1)) + program;
 }
 
-nlohmann::json RunHelperRequest(const std::string& helper_path, HelperOp op, const UserCredentials& user,
-                                const nlohmann::json& request, const std::vector<int>& fds) {
+nlohmann::json HelperPrograms::Run(HelperOp op, const UserCredentials& user, const nlohmann::json& request, const std::vector<int>& fds) {
   SpawnOptions options;
-  options.path = HelperFor(helper_path, op);
+  options.path = HelperFor(helper_path_, op);
   options.argv = {options.path, std::string(ToString(op))};
   options.env = {"PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8"};
   options.user = user;
@@ -47,7 +46,7 @@ nlohmann::json RunHelperRequest(const std::string& helper_path, HelperOp op, con
   return answer;
 }
 
-nlohmann::json RunHelper(const std::string& helper_path, HelperOp op, const UserCredentials& user,
+nlohmann::json RunHelper(OwnerHelpers& helpers, HelperOp op, const UserCredentials& user,
                          const std::vector<HelperRoot>& roots, int output_fd, int64_t output_stall_ms) {
   nlohmann::json request = {{"op", ToString(op)}, {"roots", nlohmann::json::array()}};
   std::vector<int> fds;
@@ -68,10 +67,10 @@ nlohmann::json RunHelper(const std::string& helper_path, HelperOp op, const User
     fds.push_back(output_fd);
     if (output_stall_ms > 0) request["output_stall_ms"] = output_stall_ms;
   }
-  return RunHelperRequest(helper_path, op, user, request, fds);
+  return helpers.Run(op, user, request, fds);
 }
 
-void RunStepsHelper(const std::string& helper_path, const UserCredentials& user, StepDirection direction,
+void RunStepsHelper(OwnerHelpers& helpers, const UserCredentials& user, StepDirection direction,
                     const std::vector<StepHelperRoot>& roots, const std::vector<CommitStep>& steps, bool sync) {
   nlohmann::json request = {
       {"direction", ToString(direction)}, {"roots", nlohmann::json::array()}, {"sync", sync}};
@@ -83,32 +82,32 @@ void RunStepsHelper(const std::string& helper_path, const UserCredentials& user,
   }
   std::string packed = PackSteps(steps);
   request["steps"] = nlohmann::json::binary(std::vector<uint8_t>(packed.begin(), packed.end()));
-  RunHelperRequest(helper_path, HelperOp::kSteps, user, request, fds);
+  helpers.Run(HelperOp::kSteps, user, request, fds);
 }
 
-std::vector<std::map<std::string, int>> CountHunksAsOwner(const std::string& helper_path, const UserCredentials& user,
+std::vector<std::map<std::string, int>> CountHunksAsOwner(OwnerHelpers& helpers, const UserCredentials& user,
                                                           const std::vector<HelperRoot>& roots) {
-  nlohmann::json answer = RunHelper(helper_path, HelperOp::kHunks, user, roots);
+  nlohmann::json answer = RunHelper(helpers, HelperOp::kHunks, user, roots);
   std::vector<std::map<std::string, int>> counts;
   for (const auto& root : answer.at("roots")) counts.push_back(root.at("counts").get<std::map<std::string, int>>());
   if (counts.size() != roots.size()) throw Error(Code::kFailed, "sandboxd-helper hunks answered for the wrong number of roots");
   return counts;
 }
 
-void MergeHunksAsOwner(const std::string& helper_path, const UserCredentials& user, int live_fd, int upper_fd,
+void MergeHunksAsOwner(OwnerHelpers& helpers, const UserCredentials& user, int live_fd, int upper_fd,
                        const std::string& path, const std::set<int>& hunks, int output_fd) {
   nlohmann::json request = {{"live_fd", 3}, {"upper_fd", 4}, {"output_fd", 5}, {"path", path}, {"hunks", hunks}};
-  RunHelperRequest(helper_path, HelperOp::kMerge, user, request, {live_fd, upper_fd, output_fd});
+  helpers.Run(HelperOp::kMerge, user, request, {live_fd, upper_fd, output_fd});
 }
 
-std::set<std::string> SameContentAsOwner(const std::string& helper_path, const UserCredentials& user, int live_fd,
+std::set<std::string> SameContentAsOwner(OwnerHelpers& helpers, const UserCredentials& user, int live_fd,
                                          int upper_fd, const std::vector<std::string>& paths) {
   nlohmann::json request = {{"live_fd", 3}, {"upper_fd", 4}, {"paths", paths}};
-  nlohmann::json answer = RunHelperRequest(helper_path, HelperOp::kCompare, user, request, {live_fd, upper_fd});
+  nlohmann::json answer = helpers.Run(HelperOp::kCompare, user, request, {live_fd, upper_fd});
   return answer.at("same").get<std::set<std::string>>();
 }
 
-std::vector<std::vector<Rename>> ConfirmRenamesAsOwner(const std::string& helper_path, const UserCredentials& user,
+std::vector<std::vector<Rename>> ConfirmRenamesAsOwner(OwnerHelpers& helpers, const UserCredentials& user,
                                                        const std::vector<RenameRoot>& roots) {
   nlohmann::json request = {{"roots", nlohmann::json::array()}};
   std::vector<int> fds;
@@ -118,7 +117,7 @@ std::vector<std::vector<Rename>> ConfirmRenamesAsOwner(const std::string& helper
     fds.push_back(root.upper_fd);
     request["roots"].push_back({{"live_fd", first}, {"upper_fd", first + 1}, {"candidates", root.candidates}});
   }
-  auto answer = RunHelperRequest(helper_path, HelperOp::kRenames, user, request, fds);
+  auto answer = helpers.Run(HelperOp::kRenames, user, request, fds);
   std::vector<std::vector<Rename>> renames;
   for (const auto& root : answer.at("roots")) {
     renames.emplace_back();

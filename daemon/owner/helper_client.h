@@ -1,10 +1,12 @@
 #pragma once
-/// The daemon's side of sandboxd-helper: runs the helper with the owner's credentials (so every
-/// file it reads or writes is checked by the kernel against the owner, never root), hands it
-/// directory fds of the live roots and upper layers plus a JSON request, and returns its JSON
-/// answer. An error the helper reports comes back as the same Error code.
+/// The daemon's side of the owner-side helpers: HelperPrograms runs them with the owner's
+/// credentials (so every file they read or write is checked by the kernel against the owner,
+/// never root), and the functions below make each operation's request (directory fds of the
+/// live roots and upper layers plus JSON) and read its answer, through any OwnerHelpers
+/// (owner_helpers.h).
 
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -15,6 +17,7 @@
 #include "model/commit_step.h"
 #include "model/helper_request.h"
 #include "model/renames.h"
+#include "owner/owner_helpers.h"
 
 namespace sandboxd {
 
@@ -27,20 +30,25 @@ struct HelperRoot {
   std::map<std::string, std::set<int>> only_hunks;  ///< "diff" only: the hunks shown of these changes
 };
 
-/// `op` is "diff", "hunks" or "commit". `output_fd` (diff only) receives the diff text; the
+/// sandboxd-helper and sandboxd-text-helper (beside it) as processes of the owner's: exec'd with
+/// the owner's uid, gid and groups, no_new_privs, an empty environment, dying with the calling
+/// thread.
+class HelperPrograms final : public OwnerHelpers {
+ public:
+  explicit HelperPrograms(std::string helper_path) : helper_path_(std::move(helper_path)) {}
+  nlohmann::json Run(HelperOp op, const UserCredentials& user, const nlohmann::json& request, const std::vector<int>& fds) override;
+
+ private:
+  std::string helper_path_;
+};
+
+/// `op` is "diff" or "hunks". `output_fd` (diff only) receives the diff text; the
 /// helper gives up when its reader reads nothing for `output_stall_ms` (0: waits for ever).
-nlohmann::json RunHelper(const std::string& helper_path, HelperOp op, const UserCredentials& user,
+nlohmann::json RunHelper(OwnerHelpers& helpers, HelperOp op, const UserCredentials& user,
                          const std::vector<HelperRoot>& roots, int output_fd = -1, int64_t output_stall_ms = 0);
 
 /// The path of another of sandboxd's programs installed beside sandboxd-helper (`helper_path`).
 std::string BesideHelper(const std::string& helper_path, const std::string& program);
-
-/// Runs the helper's `op` with `request` on its stdin and `fds` given to it as fds 3, 4, ...
-/// (the request names them by those numbers). The helper dies with the calling thread.
-/// `helper_path` names sandboxd-helper; the text operations (diff, hunks, merge) run
-/// sandboxd-text-helper from the same directory.
-nlohmann::json RunHelperRequest(const std::string& helper_path, HelperOp op, const UserCredentials& user,
-                                const nlohmann::json& request, const std::vector<int>& fds);
 
 struct StepHelperRoot {
   int live_fd = -1;
@@ -50,25 +58,25 @@ struct StepHelperRoot {
 
 /// Runs a journaled commit's steps as the owner, "forward" or "back" (commit_steps_apply.h): the
 /// whole commit, or one page of it (`sync` after the last).
-void RunStepsHelper(const std::string& helper_path, const UserCredentials& user, StepDirection direction,
+void RunStepsHelper(OwnerHelpers& helpers, const UserCredentials& user, StepDirection direction,
                     const std::vector<StepHelperRoot>& roots, const std::vector<CommitStep>& steps, bool sync = true);
 
 /// For each root (in order), each of its changes' path → the number of hunks `diff` shows for it
 /// when it can be committed hunk by hunk (a text file modified in place), or -1 when it can
 /// only be approved whole.
-std::vector<std::map<std::string, int>> CountHunksAsOwner(const std::string& helper_path, const UserCredentials& user,
+std::vector<std::map<std::string, int>> CountHunksAsOwner(OwnerHelpers& helpers, const UserCredentials& user,
                                                           const std::vector<HelperRoot>& roots);
 
 /// Writes to `output_fd` (an empty regular file) the live file `path` with only the hunks
 /// numbered in `hunks` (from 1, as `diff` numbers them) taken from the upper layer, and syncs it.
 /// Throws Error(kInvalidArgument) when `path` is not a text file on both sides, Error(kNotFound)
 /// for a hunk number the change does not have.
-void MergeHunksAsOwner(const std::string& helper_path, const UserCredentials& user, int live_fd, int upper_fd,
+void MergeHunksAsOwner(OwnerHelpers& helpers, const UserCredentials& user, int live_fd, int upper_fd,
                        const std::string& path, const std::set<int>& hunks, int output_fd);
 
 /// The subset of `paths` whose live and upper entries have the same content (regular files byte
 /// for byte, symlinks by target; see same_content.h).
-std::set<std::string> SameContentAsOwner(const std::string& helper_path, const UserCredentials& user, int live_fd,
+std::set<std::string> SameContentAsOwner(OwnerHelpers& helpers, const UserCredentials& user, int live_fd,
                                          int upper_fd, const std::vector<std::string>& paths);
 
 
@@ -80,7 +88,7 @@ struct RenameRoot {
 
 /// For each root (in order), the candidates that are renames: identical content, read as the
 /// owner (renames.h).
-std::vector<std::vector<Rename>> ConfirmRenamesAsOwner(const std::string& helper_path, const UserCredentials& user,
+std::vector<std::vector<Rename>> ConfirmRenamesAsOwner(OwnerHelpers& helpers, const UserCredentials& user,
                                                        const std::vector<RenameRoot>& roots);
 
 }  // namespace sandboxd

@@ -76,6 +76,7 @@ void Service::SetUpDirectories() {
 }
 
 void Service::OpenState() {
+  helpers_ = std::make_unique<HelperPrograms>(options_.helper_path);
   store_ = std::make_unique<Store>(layout_.Database());
   registry_ = std::make_unique<SandboxRegistry>(layout_, *store_);
   registry_->SetLimits(config_.limits.max_sandboxes_per_user, config_.limits.max_roots_per_sandbox);
@@ -90,12 +91,12 @@ void Service::OpenState() {
                sandbox.id(), e.what());
     }
   });
-  commits_ = std::make_unique<CommitRunner>(layout_, *journal_, *sights_, options_.helper_path);
+  commits_ = std::make_unique<CommitRunner>(layout_, *journal_, *sights_, *helpers_);
   approvals_ = std::make_unique<ApprovalStore>(*store_);
   suspension_ = std::make_unique<Suspension>(*store_, *approvals_, config_.storage.archive_compression_level,
                                              ArchiveHelper(BesideHelper(options_.helper_path, "sandboxd-archive-helper")));
-  review_ = std::make_unique<Review>(*approvals_, [helper = options_.helper_path](const Sandbox& sandbox, const std::vector<RootChanges>& scan) {
-    return FindRenames(helper, sandbox, scan);
+  review_ = std::make_unique<Review>(*approvals_, [this](const Sandbox& sandbox, const std::vector<RootChanges>& scan) {
+    return FindRenames(*helpers_, sandbox, scan);
   });
 }
 
@@ -185,7 +186,7 @@ void Service::Publish() {
       SandboxFaceParts{.calls = *calls_, .authority = *authority_, .peers = *peers_, .callers = callers_, .objects = *objects_,
                        .registry = *registry_,
                        .operations = {.review = *review_, .commits = *commits_, .journal = *journal_, .sights = *sights_,
-                                      .helper_path = options_.helper_path,
+                                      .helpers = *helpers_,
                                       .stalled_reader_ms = static_cast<int64_t>(config_.limits.stalled_reader_timeout_sec) * 1000},
                        .suspension = *suspension_, .removal = *removal_, .jobs = *jobs_},
       JobFaceParts{.calls = *calls_, .authority = *authority_, .peers = *peers_});

@@ -37,6 +37,7 @@
 #include "lifecycle/garbage_collector.h"
 #include "lifecycle/sandbox_removal.h"
 #include "lifecycle/suspension.h"
+#include "owner/helper_client.h"
 #include "review/review.h"
 #include "sandbox/layout.h"
 #include "sandbox/live_sight.h"
@@ -81,6 +82,8 @@ class Service {
   DaemonOptions options_;
   UniqueFd state_lock_;  ///< first member: released last, when everything else is gone
   Layout layout_;
+  /// Owner-side work: sandboxd-helper and its siblings as each sandbox's owner.
+  std::unique_ptr<HelperPrograms> helpers_;
   std::unique_ptr<Store> store_;
   std::unique_ptr<SandboxRegistry> registry_;
   std::unique_ptr<Authority> authority_;

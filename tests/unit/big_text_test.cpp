@@ -4,6 +4,8 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+
+#include <optional>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -180,28 +182,33 @@ class BigTextHelperTest : public BigTextTest {
     chmod(dir_.path().c_str(), 0755);
   }
   std::string helper_;
+  std::optional<HelperPrograms> programs_;
+  HelperPrograms& Programs() {
+    if (!programs_) programs_.emplace(helper_);
+    return *programs_;
+  }
   UserCredentials user_;
 };
 
 TEST_F(BigTextHelperTest, HunksCountsTheFiveHunksTheDiffShows) {
   HelperRoot root{lower_.get(), upper_.get(), "", {Modified("big.log")}, {}, {}};
-  auto counts = CountHunksAsOwner(helper_, user_, {root});
+  auto counts = CountHunksAsOwner(Programs(), user_, {root});
   ASSERT_EQ(counts.size(), 1u);
   EXPECT_EQ(counts[0], (std::map<std::string, int>{{"big.log", 5}}));
 }
 
 TEST_F(BigTextHelperTest, MergeTakesExactlyTheApprovedHunks) {
   UniqueFd out(open((dir_ / "merged").c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-  MergeHunksAsOwner(helper_, user_, lower_.get(), upper_.get(), "big.log", {2, 4}, out.get());
+  MergeHunksAsOwner(Programs(), user_, lower_.get(), upper_.get(), "big.log", {2, 4}, out.get());
   EXPECT_TRUE(ReadFile(dir_ / "merged") == Edited({2, 4})) << "the merge of hunks 2 and 4 is not the text with edits 2 and 4";
 
   UniqueFd all(open((dir_ / "all").c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-  MergeHunksAsOwner(helper_, user_, lower_.get(), upper_.get(), "big.log", {1, 2, 3, 4, 5}, all.get());
+  MergeHunksAsOwner(Programs(), user_, lower_.get(), upper_.get(), "big.log", {1, 2, 3, 4, 5}, all.get());
   EXPECT_TRUE(ReadFile(dir_ / "all") == *new_text_);
 
   UniqueFd none(open((dir_ / "none").c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
   try {
-    MergeHunksAsOwner(helper_, user_, lower_.get(), upper_.get(), "big.log", {2, 6}, none.get());
+    MergeHunksAsOwner(Programs(), user_, lower_.get(), upper_.get(), "big.log", {2, 6}, none.get());
     ADD_FAILURE() << "hunk 6 was accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), Code::kNotFound);

@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+
+#include <optional>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -378,6 +380,11 @@ class HunkMergeHelperTest : public HunkMergeFilesTest {
     return UniqueFd(open((dir_ / name).c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
   }
   std::string helper_;
+  std::optional<HelperPrograms> programs_;
+  HelperPrograms& Programs() {
+    if (!programs_) programs_.emplace(helper_);
+    return *programs_;
+  }
   UserCredentials user_;
 };
 
@@ -395,7 +402,7 @@ TEST_F(HunkMergeHelperTest, HunksCountsTextModificationsOnly) {
                   {"added.txt", ChangeKind::kAdded, EntryType::kNone, EntryType::kFile, 0, 0644},
                   {"mode.sh", ChangeKind::kModeChanged, EntryType::kFile, EntryType::kFile, 0644, 0755}};
   HelperRoot second{lower_.get(), upper_.get(), "1/", {root.changes[0]}, {}, {}};
-  auto counts = CountHunksAsOwner(helper_, user_, {root, second});
+  auto counts = CountHunksAsOwner(Programs(), user_, {root, second});
   ASSERT_EQ(counts.size(), 2u);
   EXPECT_EQ(counts[0], (std::map<std::string, int>{{"three.txt", 3}, {"bin", -1}, {"added.txt", -1}, {"mode.sh", -1}}));
   EXPECT_EQ(counts[1], (std::map<std::string, int>{{"three.txt", 3}}));
@@ -407,12 +414,12 @@ TEST_F(HunkMergeHelperTest, MergeWritesTheApprovedHunks) {
   WriteFile(L("d/three.txt"), kThreeOld);
   WriteFile(U("d/three.txt"), kThreeNew);
   UniqueFd out = MakeOutput("merged");
-  MergeHunksAsOwner(helper_, user_, lower_.get(), upper_.get(), "d/three.txt", {2}, out.get());
+  MergeHunksAsOwner(Programs(), user_, lower_.get(), upper_.get(), "d/three.txt", {2}, out.get());
   EXPECT_EQ(ReadFile(dir_ / "merged"), ApplyHunks(kThreeOld, kThreeNew, {2}));
 
   UniqueFd out2 = MakeOutput("merged2");
   try {
-    MergeHunksAsOwner(helper_, user_, lower_.get(), upper_.get(), "d/three.txt", {4}, out2.get());
+    MergeHunksAsOwner(Programs(), user_, lower_.get(), upper_.get(), "d/three.txt", {4}, out2.get());
     ADD_FAILURE() << "hunk 4 was accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), Code::kNotFound);
@@ -432,7 +439,7 @@ TEST_F(HunkMergeHelperTest, MergeRefusesWhatIsNotATextModification) {
   for (const char* path : {"bin", "via/f", "missing"}) {
     UniqueFd out = MakeOutput(std::string("out-") + (path[0] == 'v' ? "via" : path));
     try {
-      MergeHunksAsOwner(helper_, user_, lower_.get(), upper_.get(), path, {1}, out.get());
+      MergeHunksAsOwner(Programs(), user_, lower_.get(), upper_.get(), path, {1}, out.get());
       ADD_FAILURE() << path << " was merged";
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), Code::kInvalidArgument) << e.what();
@@ -448,9 +455,9 @@ TEST_F(HunkMergeHelperTest, CompareAnswersTheIdenticalPaths) {
   WriteFile(U("differs"), "abd\n");
   symlink("t", L("ln").c_str());
   symlink("t", U("ln").c_str());
-  EXPECT_EQ(SameContentAsOwner(helper_, user_, lower_.get(), upper_.get(), {"same", "differs", "ln", "missing"}),
+  EXPECT_EQ(SameContentAsOwner(Programs(), user_, lower_.get(), upper_.get(), {"same", "differs", "ln", "missing"}),
             (std::set<std::string>{"same", "ln"}));
-  EXPECT_EQ(SameContentAsOwner(helper_, user_, lower_.get(), upper_.get(), {}), std::set<std::string>{});
+  EXPECT_EQ(SameContentAsOwner(Programs(), user_, lower_.get(), upper_.get(), {}), std::set<std::string>{});
 }
 
 }  // namespace

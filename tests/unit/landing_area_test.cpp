@@ -3,6 +3,7 @@
 // copies and the copies put back live onto the originals.
 
 #include "commit/landing_area.h"
+#include "owner/helper_client.h"
 #include "helpers/landing_actions.h"
 
 #include <fcntl.h>
@@ -75,7 +76,8 @@ TEST(LandingEvacuateTest, ASecondEvacuationOverAPartlyRemovedAreaKeepsTheBackups
   ASSERT_EQ(mkdir(backup.c_str(), 0700), 0);
   ASSERT_EQ(mkdir(removed.c_str(), 0700), 0);
   UniqueFd live_fd = OpenDir(live, O_PATH);
-  LandingArea landing("/nonexistent/helper", UserCredentials{}, live_fd.get(), ".sandboxd-commit-s-1", live);
+  HelperPrograms helpers("/nonexistent/helper");
+  LandingArea landing(helpers, UserCredentials{}, live_fd.get(), ".sandboxd-commit-s-1", live);
   try {
     landing.Evacuate(backup, removed);
   } catch (const Error& e) {

@@ -14,6 +14,7 @@
 #include <future>
 #include <thread>
 
+#include "owner/helper_client.h"
 #include "sandbox/layout.h"
 #include "sandbox/live_sight.h"
 #include "store/store.h"
@@ -68,7 +69,8 @@ TEST_F(StreamedConflictsTest, EachPageIsReadOnceTheSettlingHasStoredItsSights) {
 
   // The listing: since the sandbox last agreed with the live tree (0: the epoch) every live
   // entry has changed, so only a sight tells that the job saw it.
-  StreamedConflicts conflicts(*sandbox_, sights_, 0, "/nonexistent/helper", {});
+  HelperPrograms helpers("/nonexistent/helper");
+  StreamedConflicts conflicts(*sandbox_, sights_, 0, helpers, {});
   for (const std::string path : {"a.txt", "b.txt"}) {
     SCOPED_TRACE(path);
     Change edited{path, ChangeKind::kModified, EntryType::kFile, EntryType::kFile, 0644, 0644};

@@ -1,0 +1,148 @@
+// What sandboxd-text-helper does (text_helper_main.cpp), as the sandbox's owner: diffs, hunk
+// counts and the merge of approved hunks, with libgit2's patch API.
+
+#include "helpers/helper_operations.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "base/errors.h"
+#include "model/helper_request.h"
+#include "text/diff_writer.h"
+#include "text/hunk_merge.h"
+#include "text/text_file.h"
+#include "text/text_hunks.h"
+
+namespace sandboxd {
+namespace {
+
+nlohmann::json Diff(const nlohmann::json& request) {
+  int out = request.at("output_fd").get<int>();
+  // Only a pipe or a socket has a reader that can stop reading; a file (sandboxctl review's
+  // memory file) takes every write, in pieces as large as it likes.
+  struct stat out_st;
+  bool can_stall = fstat(out, &out_st) != 0 || S_ISFIFO(out_st.st_mode) || S_ISSOCK(out_st.st_mode) || S_ISCHR(out_st.st_mode);
+  for (const auto& root : ParseRoots(request)) {
+    DiffOptions options;
+    options.path_prefix = root.prefix;
+    options.only_hunks = root.only_hunks;
+    if (can_stall) options.output_stall_ms = request.value("output_stall_ms", int64_t{0});
+    if (!WriteDiff(root.changes, root.live_fd, root.upper_fd, options, out, root.renames)) break;  // reader went away
+  }
+  return {{"ok", true}};
+}
+
+/// Files larger than this have no hunks, exactly as `diff` shows them as binary; and hunks are
+/// found as `diff` finds them: both from DiffOptions' defaults, which the diff above uses.
+const uint64_t kMaxTextBytes = DiffOptions{}.max_text_bytes;
+const TextDiffLimits kTextLimits = DiffOptions{}.text_limits;
+const int kContextLines = DiffOptions{}.context_lines;
+
+/// {"roots": [{"counts": {PATH: hunks, ...}}, ...]}: for each change, how many hunks `diff` shows
+/// for it when it can be committed hunk by hunk, else -1 (it can only be approved whole).
+nlohmann::json Hunks(const nlohmann::json& request) {
+  nlohmann::json answer_roots = nlohmann::json::array();
+  for (const auto& root : ParseRoots(request)) {
+    nlohmann::json counts = nlohmann::json::object();
+    for (const auto& change : root.changes) {
+      int count = -1;
+      if (MayHaveHunks(change)) {
+        if (auto text = OpenTextModification(root.live_fd, root.upper_fd, change.path, kMaxTextBytes))
+          count = static_cast<int>(CountHunks(*text->old_text, *text->new_text, kContextLines, kTextLimits));
+      }
+      counts[change.path] = count;
+    }
+    answer_roots.push_back({{"counts", counts}});
+  }
+  return {{"roots", answer_roots}};
+}
+
+/// The merged file, written as it is made into the empty regular file the daemon gave.
+class MergedOutput {
+ public:
+  MergedOutput(int fd, const std::string& path) : fd_(fd), path_(path) {
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != 0)
+      throw Error(Code::kInvalidArgument, "the output for the hunks of " + path + " is not an empty regular file");
+    buffer_.reserve(kBuffer);
+  }
+  void Write(std::string_view piece) {
+    if (buffer_.size() + piece.size() > kBuffer) Flush();
+    if (piece.size() >= kBuffer) Put(piece);
+    else buffer_.append(piece);
+  }
+  void Finish() {
+    Flush();
+    if (fsync(fd_) != 0) ThrowErrno("cannot sync the approved hunks of " + path_);
+  }
+  /// Leaves the output empty again, so that nothing half made can be taken for the result.
+  void Discard() {
+    buffer_.clear();
+    if (ftruncate(fd_, 0) != 0) { /* the daemon drops an output whose helper failed anyway */ }
+  }
+
+ private:
+  static constexpr size_t kBuffer = size_t{1} << 20;
+  void Flush() {
+    Put(buffer_);
+    buffer_.clear();
+  }
+  void Put(std::string_view text) {
+    size_t done = 0;
+    while (done < text.size()) {
+      ssize_t put = write(fd_, text.data() + done, text.size() - done);
+      if (put < 0 && errno == EINTR) continue;
+      if (put < 0) ThrowErrno("cannot write the approved hunks of " + path_);
+      done += static_cast<size_t>(put);
+    }
+  }
+  const int fd_;
+  const std::string& path_;
+  std::string buffer_;
+};
+
+/// Writes the live file with only the approved hunks of the sandbox's version applied to
+/// output_fd (an empty file the daemon made), synced, for the daemon to rename into place. The
+/// files are read a piece at a time as the merge goes; should either change meanwhile, the
+/// merge is refused rather than mix two versions.
+nlohmann::json Merge(const nlohmann::json& request) {
+  int live_fd = request.at("live_fd").get<int>();
+  int upper_fd = request.at("upper_fd").get<int>();
+  int output_fd = request.at("output_fd").get<int>();
+  auto path = request.at("path").get<std::string>();
+  auto approved = request.at("hunks").get<std::set<int>>();
+  std::string why_not;
+  auto text = OpenTextModification(live_fd, upper_fd, path, kMaxTextBytes, &why_not);
+  if (!text) throw Error(Code::kInvalidArgument, "cannot commit single hunks of " + path + ": " + why_not);
+  MergedOutput output(output_fd, path);
+  try {
+    MergeHunks(*text->old_text, *text->new_text, approved, [&](std::string_view piece) { output.Write(piece); },
+                         kContextLines, kTextLimits);
+    text->old_text->CheckUnchanged();
+    text->new_text->CheckUnchanged();
+    output.Finish();
+  } catch (const Error& e) {
+    output.Discard();
+    throw Error(e.code(), path + ": " + e.what());
+  } catch (...) {
+    output.Discard();
+    throw;
+  }
+  return {{"ok", true}};
+}
+
+}  // namespace
+
+const std::map<HelperOp, HelperOperation>& TextHelperOperations() {
+  static const std::map<HelperOp, HelperOperation> operations = {
+      {HelperOp::kDiff, Diff}, {HelperOp::kHunks, Hunks}, {HelperOp::kMerge, Merge}};
+  return operations;
+}
+
+}  // namespace sandboxd
