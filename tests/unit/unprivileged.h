@@ -1,0 +1,45 @@
+#pragma once
+/// RunAsNobody: the rest of a test runs as nobody when the test binary is root (as in CI), so
+/// that what an owner may not do (write where the owner cannot) holds in a test there too, and
+/// the code under test shows it needs no privilege. Real and effective ids go to nobody; the
+/// saved ones stay root's, to come back at the end. `dir` (made by root) is given to nobody
+/// first. A test binary that is not root runs as itself.
+
+#include <grp.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "base/errors.h"
+
+namespace sandboxd::testing {
+
+class RunAsNobody {
+ public:
+  static constexpr uid_t kNobody = 65534;
+
+  explicit RunAsNobody(const std::string& dir) : was_root_(geteuid() == 0) {
+    if (!was_root_) return;
+    groups_.resize(static_cast<size_t>(getgroups(0, nullptr)));
+    if (getgroups(static_cast<int>(groups_.size()), groups_.data()) < 0) ThrowErrno("getgroups");
+    if (chown(dir.c_str(), kNobody, kNobody) != 0) ThrowErrno("cannot give " + dir + " to nobody");
+    if (setgroups(0, nullptr) != 0 || setresgid(kNobody, kNobody, 0) != 0 || setresuid(kNobody, kNobody, 0) != 0)
+      ThrowErrno("cannot become nobody");
+  }
+  ~RunAsNobody() {
+    if (!was_root_) return;
+    // Root again, as the test binary was: the saved ids allow it.
+    if (setresuid(0, 0, 0) != 0 || setresgid(0, 0, 0) != 0 || setgroups(groups_.size(), groups_.data()) != 0) std::abort();
+  }
+  RunAsNobody(const RunAsNobody&) = delete;
+  RunAsNobody& operator=(const RunAsNobody&) = delete;
+
+ private:
+  const bool was_root_;
+  std::vector<gid_t> groups_;
+};
+
+}  // namespace sandboxd::testing
