@@ -16,17 +16,22 @@
 ///   RUN/<id>/<n>.
 /// In user mode (sandboxd --user) there are no host-visible merged views (each job mounts its
 /// overlays in namespaces of its own) and every layer lives in STATE.
-/// Pure path arithmetic; it creates nothing.
+/// Path arithmetic, and where the overlays over those paths are mounted (overlay_mounts.h:
+/// the kernel's, unless a test says otherwise); it creates nothing.
 
 #include <cstdint>
 #include <string>
+
+#include "sandbox/overlay_mounts.h"
 
 namespace sandboxd {
 
 class Layout {
  public:
-  Layout(std::string state_dir, std::string run_dir, bool user_mode = false)
-      : state_dir_(std::move(state_dir)), run_dir_(std::move(run_dir)), user_mode_(user_mode) {}
+  Layout(std::string state_dir, std::string run_dir, bool user_mode = false, OverlayMounts& mounts = KernelOverlayMounts())
+      : state_dir_(std::move(state_dir)), run_dir_(std::move(run_dir)), user_mode_(user_mode), mounts_(&mounts) {}
+
+  OverlayMounts& mounts() const { return *mounts_; }
 
   bool user_mode() const { return user_mode_; }
   const std::string& state_dir() const { return state_dir_; }
@@ -64,6 +69,7 @@ class Layout {
   std::string state_dir_;
   std::string run_dir_;
   bool user_mode_ = false;
+  OverlayMounts* mounts_;
 };
 
 }  // namespace sandboxd

@@ -107,11 +107,11 @@ void Sandbox::SetUp(const std::vector<int>& opened) {
   FitQuotaLayer();
   // The merged views are host-visible; only the owner may enter them. In user mode there are
   // none: each job mounts the overlays in its own namespaces (user_overlay_main.cpp).
-  if (!layout_.user_mode()) MakeDirectory(layout_.RunSandboxDir(id), 0700, record_.owner, 0);
+  if (!layout_.user_mode()) MakeDirectory(layout_.RunSandboxDir(id), 0700, record_.owner, kOwnId);
   UserCredentials owner = OverlayIdentity();
   for (size_t i = 0; i < record_.roots.size(); ++i) {
     std::string merged = layout_.MergedDir(id, i);
-    if (!layout_.user_mode() && IsOverlayMounted(merged)) continue;
+    if (!layout_.user_mode() && layout_.mounts().IsMounted(merged)) continue;
     // At create, the directory the owner opened and was checked on, never its name looked up
     // again: by now the name may lead elsewhere (a symlink on the way swapped for another).
     UniqueFd reopened;
@@ -137,9 +137,9 @@ void Sandbox::SetUp(const std::vector<int>& opened) {
       removexattr(WorkDir(i).c_str(), kIndexCoversUpper);
     if (std::string index = WorkDir(i) + "/index"; access(index.c_str(), F_OK) == 0)
       ForgetDeadIndexEntries(OpenDirectoryNoSymlinks(index, O_RDONLY).get(), true);
-    MakeDirectory(merged, 0700, record_.owner, 0);
+    MakeDirectory(merged, 0700, record_.owner, kOwnId);
     try {
-      MountOverlay({lower, upper, WorkDir(i), merged, /*user_xattr=*/false, &owner});
+      layout_.mounts().Mount({lower, upper, WorkDir(i), merged, /*user_xattr=*/false, &owner});
     } catch (const Error& e) {
       // Told about the root and the sandbox the caller knows, not our mount point.
       if (e.code() == Code::kInvalidState)
@@ -156,7 +156,7 @@ void Sandbox::FitQuotaLayer() {
   // unmounted for it.
   if (!record_.hard_quota) return;
   for (size_t i = 0; i < record_.roots.size(); ++i)
-    if (IsOverlayMounted(layout_.MergedDir(record_.id, i))) return;
+    if (layout_.mounts().IsMounted(layout_.MergedDir(record_.id, i))) return;
   // The core library has no logger (its helpers link it too): the daemon's stderr is its log.
   if (std::string line = quota_layer().Fit(ChangesBytes(*this)); !line.empty())
     std::fprintf(stderr, "sandbox %s: %s\n", record_.id.c_str(), line.c_str());
@@ -224,7 +224,7 @@ void Sandbox::Unmount(Layers layers) {
     auto linked = LinkUpHardLinks(live.get(), upper.get(), merged.get(), candidates, &multi_linked);
     if (!linked.empty() && linked_up_) linked_up_(*this, i, linked);
   }
-  for (size_t i = 0; i < record_.roots.size(); ++i) UnmountOverlay(layout_.MergedDir(record_.id, i));
+  for (size_t i = 0; i < record_.roots.size(); ++i) layout_.mounts().Unmount(layout_.MergedDir(record_.id, i));
   if (record_.hard_quota) quota_layer().FreeReserve();
 }
 
@@ -251,10 +251,10 @@ void Sandbox::UnmountForGood() {
   for (size_t i = 0; i < record_.roots.size(); ++i) {
     std::string merged = layout_.MergedDir(record_.id, i);
     try {
-      UnmountOverlay(merged);
+      layout_.mounts().Unmount(merged);
     } catch (const Error& e) {
       if (e.code() != Code::kBusy) throw;
-      DetachOverlay(merged);
+      layout_.mounts().Detach(merged);
     }
   }
 }
@@ -290,7 +290,7 @@ void Sandbox::TrashLayers() {
 UniqueFd Sandbox::OpenMergedView(size_t root) const {
   if (layout_.user_mode()) return {};  // no merged view outside each job's own namespaces
   std::string merged = layout_.MergedDir(record_.id, root);
-  if (!IsOverlayMounted(merged)) return {};
+  if (!layout_.mounts().IsMounted(merged)) return {};
   UniqueFd merged_fd = OpenDirectoryNoSymlinks(merged, O_RDONLY);
   struct statfs fs;
   if (fstatfs(merged_fd.get(), &fs) != 0 || fs.f_type != OVERLAYFS_SUPER_MAGIC) return {};  // unmounted meanwhile

@@ -267,7 +267,7 @@ std::vector<std::string> SandboxRegistry::SweepOrphans() {
   // before the daemon died, or a create that died before its record was written.
   for (const auto& id : ListDirectory(layout_.run_dir())) {
     if (!LooksLikeId(id) || known(id)) continue;
-    for (const auto& root : ListDirectory(layout_.RunSandboxDir(id))) DetachOverlay(layout_.RunSandboxDir(id) + "/" + root);
+    for (const auto& root : ListDirectory(layout_.RunSandboxDir(id))) layout_.mounts().Detach(layout_.RunSandboxDir(id) + "/" + root);
     RemoveTree(layout_.RunSandboxDir(id));
     swept.push_back(id);
   }
