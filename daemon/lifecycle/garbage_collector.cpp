@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <chrono>
 #include <exception>
 #include <memory>
 #include <utility>
@@ -16,8 +15,9 @@
 
 namespace sandboxd {
 
-GarbageCollector::GarbageCollector(SandboxRegistry& registry, Store& store, const SandboxRemoval& removal, uint64_t cap_bytes)
-    : registry_(registry), store_(store), removal_(removal), cap_bytes_(cap_bytes) {}
+GarbageCollector::GarbageCollector(SandboxRegistry& registry, Store& store, const SandboxRemoval& removal, uint64_t cap_bytes,
+                                   const Clock& clock)
+    : registry_(registry), store_(store), removal_(removal), cap_bytes_(cap_bytes), clock_(clock) {}
 
 std::vector<GcRemoval> GarbageCollector::Collect() {
   std::lock_guard lock(mutex_);
@@ -41,9 +41,8 @@ std::vector<GcRemoval> GarbageCollector::Collect() {
   }
   store_.SetLastUsed(used);
   recorded_last_used_ = std::move(recorded);
-  int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   std::vector<GcRemoval> removed;
-  for (auto& removal : ChooseGarbage(candidates, cap, now)) {
+  for (auto& removal : ChooseGarbage(candidates, cap, clock_.NowUsec())) {
     auto sandbox = by_id[removal.id];
     try {
       // Exactly as a destroy: a job or operation that started meanwhile keeps it.

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "base/clock.h"
 #include "lifecycle/garbage_collection.h"
 
 namespace sandboxd {
@@ -20,8 +21,9 @@ class Store;
 
 class GarbageCollector {
  public:
-  /// `cap_bytes`: [Storage] Cap= (0: none).
-  GarbageCollector(SandboxRegistry& registry, Store& store, const SandboxRemoval& removal, uint64_t cap_bytes);
+  /// `cap_bytes`: [Storage] Cap= (0: none). `clock` says when it is (expiry).
+  GarbageCollector(SandboxRegistry& registry, Store& store, const SandboxRemoval& removal, uint64_t cap_bytes,
+                   const Clock& clock = TheSystemClock());
 
   /// Removes what ChooseGarbage chooses now; returns what it removed and why.
   std::vector<GcRemoval> Collect();
@@ -31,6 +33,7 @@ class GarbageCollector {
   Store& store_;
   const SandboxRemoval& removal_;
   uint64_t cap_bytes_;
+  const Clock& clock_;
   std::mutex mutex_;                                   ///< one collection at a time
   std::map<std::string, int64_t> recorded_last_used_;  ///< under mutex_: what the store has
 };
