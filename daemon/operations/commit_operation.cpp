@@ -48,18 +48,18 @@ Committed CommitChanges(const OperationParts& parts, Sandbox& sandbox, const Com
     // while the overlays are torn down beside it.
     CommitOutlook outlook = parts.review.Outlook(sandbox, asked.selectors, asked.all);
     unmounted.get();
-    if (outlook.changes > 0) {
-      consent(outlook.changes);
-      if (outlook.everything && !outlook.uncommittable && CommitRunner::TakesWholeUpper(sandbox)) {
-        request.whole_upper = true;
-        request.renames = std::move(outlook.renames);
-      } else if (outlook.taken > 0) {
-        request.taken = [&parts, &sandbox, &asked, &commit](const auto& take) {
-          return parts.review.StreamTaken(sandbox, asked.selectors, asked.all, commit, take);
-        };
-      }
-      request.force = asked.force;
+    if (outlook.changes > 0 && outlook.everything && !outlook.uncommittable && CommitRunner::TakesWholeUpper(sandbox)) {
+      request.whole_upper = true;
+      request.renames = std::move(outlook.renames);
+    } else if (outlook.taken > 0) {
+      request.taken = [&parts, &sandbox, &asked, &commit](const auto& take) {
+        return parts.review.StreamTaken(sandbox, asked.selectors, asked.all, commit, take);
+      };
     }
+    request.force = asked.force;
+    // Asked only of a commit that takes something: no one is asked for a password to commit
+    // nothing.
+    if (request.whole_upper || request.taken) consent(outlook.changes);
   } catch (...) {
     if (unmounted.valid()) unmounted.wait();
     RemountUnlessBroken(sandbox, "commit");
