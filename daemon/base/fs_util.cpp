@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdio>
 
+#include "base/directory_listing.h"
 #include "base/errors.h"
 
 namespace sandboxd {
@@ -32,36 +33,19 @@ UniqueFd OpenDirectoryToEmpty(int dirfd, const std::string& name) {
 }
 
 void RemoveChildren(int dirfd, const std::string& where) {
-  int fd = dup(dirfd);
-  if (fd < 0) ThrowErrno("cannot read " + where);
-  DIR* dir = fdopendir(fd);
-  if (!dir) {
-    close(fd);
-    ThrowErrno("cannot read " + where);
-  }
-  rewinddir(dir);
-  while (dirent* entry = readdir(dir)) {
+  DirectoryListing listing = DirectoryListing::Of(dirfd);
+  if (!listing) ThrowErrno("cannot read " + where);
+  while (const dirent* entry = listing.Next()) {
     std::string name = entry->d_name;
-    if (name == "." || name == "..") continue;
     if (unlinkat(dirfd, name.c_str(), 0) == 0 || errno == ENOENT) continue;
-    if (errno != EISDIR) {
-      closedir(dir);
-      ThrowErrno("cannot remove " + where + "/" + name);
-    }
+    if (errno != EISDIR) ThrowErrno("cannot remove " + where + "/" + name);
     UniqueFd child = OpenDirectoryToEmpty(dirfd, name);
-    if (!child) {
-      closedir(dir);
-      ThrowErrno("cannot open " + where + "/" + name);
-    }
+    if (!child) ThrowErrno("cannot open " + where + "/" + name);
     // overlayfs work dirs are created mode 0; root needs no permission bits, but be explicit.
     fchmod(child.get(), 0700);
     RemoveChildren(child.get(), where + "/" + name);
-    if (unlinkat(dirfd, name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) {
-      closedir(dir);
-      ThrowErrno("cannot remove " + where + "/" + name);
-    }
+    if (unlinkat(dirfd, name.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) ThrowErrno("cannot remove " + where + "/" + name);
   }
-  closedir(dir);
 }
 
 }  // namespace
@@ -134,18 +118,12 @@ bool LooksLikeId(const std::string& name) {
 }
 
 std::vector<std::string> ListDirectory(const std::string& path) {
-  std::vector<std::string> names;
-  DIR* dir = opendir(path.c_str());
-  if (!dir) {
-    if (errno == ENOENT) return names;
+  DirectoryListing listing = DirectoryListing::AtPath(path);
+  if (!listing) {
+    if (errno == ENOENT) return {};
     ThrowErrno("cannot list " + path);
   }
-  while (dirent* entry = readdir(dir)) {
-    std::string name = entry->d_name;
-    if (name != "." && name != "..") names.push_back(std::move(name));
-  }
-  closedir(dir);
-  return names;
+  return listing.Names();
 }
 
 void SyncFileSystemOf(int dir_fd, const std::string& shown) {

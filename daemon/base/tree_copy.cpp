@@ -1,3 +1,4 @@
+#include "base/directory_listing.h"
 #include "base/tree_copy.h"
 
 #include <dirent.h>
@@ -24,17 +25,9 @@ std::string Join(const std::string& parent, const std::string& name) { return pa
 
 /// The names in the directory open at `dir` (no "." or "..").
 std::vector<std::string> Names(int dir, const std::string& shown) {
-  int list_fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  DIR* listing = list_fd >= 0 ? fdopendir(list_fd) : nullptr;
-  if (!listing) {
-    if (list_fd >= 0) close(list_fd);
-    ThrowErrno("cannot read directory " + (shown.empty() ? std::string(".") : shown));
-  }
-  std::vector<std::string> names;
-  while (dirent* entry = readdir(listing))
-    if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) names.emplace_back(entry->d_name);
-  closedir(listing);
-  return names;
+  DirectoryListing listing = DirectoryListing::Of(dir);
+  if (!listing) ThrowErrno("cannot read directory " + (shown.empty() ? std::string(".") : shown));
+  return listing.Names();
 }
 
 std::string ProcPath(int fd) { return "/proc/self/fd/" + std::to_string(fd); }

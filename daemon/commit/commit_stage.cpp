@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "base/directory_listing.h"
 #include "base/beneath.h"
 #include "base/errors.h"
 #include "commit/commit_planner.h"
@@ -102,18 +103,12 @@ void EnsureUpperDirectory(int upper_root, int stage_dir, const std::string& rela
 
 void UnstageDirectory(int upper_root, int stage_dir, const std::string& relative) {
   EnsureUpperDirectory(upper_root, stage_dir, relative);
-  UniqueFd listing(openat(stage_dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!listing) ThrowErrno("cannot read staged directory " + relative);
-  DIR* dir = fdopendir(listing.get());
-  if (!dir) ThrowErrno("cannot read staged directory " + relative);
-  listing.release();
   std::vector<std::pair<std::string, bool>> entries;
-  while (dirent* entry = readdir(dir)) {
-    std::string name = entry->d_name;
-    if (name == "." || name == "..") continue;
-    entries.push_back({name, entry->d_type == DT_DIR});
+  {
+    DirectoryListing listing = DirectoryListing::Of(stage_dir);
+    if (!listing) ThrowErrno("cannot read staged directory " + relative);
+    while (const dirent* entry = listing.Next()) entries.push_back({entry->d_name, entry->d_type == DT_DIR});
   }
-  closedir(dir);
   for (const auto& [name, is_dir] : entries) {
     std::string path = relative.empty() ? name : relative + "/" + name;
     if (is_dir) {
@@ -192,15 +187,7 @@ std::optional<std::pair<std::string, std::string>> OpaqueMark(int dir) {
 }
 
 std::vector<std::string> NamesIn(int dir) {
-  std::vector<std::string> names;
-  UniqueFd listing_fd(openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  DIR* listing = listing_fd ? fdopendir(listing_fd.get()) : nullptr;
-  if (!listing) return names;
-  listing_fd.release();
-  while (dirent* entry = readdir(listing))
-    if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) names.emplace_back(entry->d_name);
-  closedir(listing);
-  return names;
+  return DirectoryListing::Of(dir).Names();
 }
 
 /// Turns the opaque upper directory `path` into a plain one with whiteouts (see the header).
@@ -280,37 +267,28 @@ void SettleUpperAfterCommit(int upper_fd, int live_fd, int stage_fd, int index_f
 std::set<ino_t> IndexInodes(int index_fd) {
   std::set<ino_t> inodes;
   if (index_fd < 0) return inodes;
-  UniqueFd listing(openat(index_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  DIR* dir = listing ? fdopendir(listing.get()) : nullptr;
-  if (!dir) return inodes;
-  listing.release();
-  while (dirent* entry = readdir(dir)) {
+  DirectoryListing listing = DirectoryListing::Of(index_fd);
+  while (const dirent* entry = listing.Next()) {
     struct stat st;
-    if (fstatat(dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode)) inodes.insert(st.st_ino);
+    if (fstatat(listing.fd(), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode)) inodes.insert(st.st_ino);
   }
-  closedir(dir);
   return inodes;
 }
 
 std::set<ino_t> FileInodesBeneath(int dir_fd, bool linked_only, const std::set<ino_t>* among) {
   std::set<ino_t> inodes;
-  UniqueFd opened(openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  DIR* dir = opened ? fdopendir(opened.get()) : nullptr;
-  if (!dir) return inodes;
-  opened.release();
-  while (dirent* entry = readdir(dir)) {
-    if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
+  DirectoryListing listing = DirectoryListing::Of(dir_fd);
+  while (const dirent* entry = listing.Next()) {
     struct stat st;
-    if (fstatat(dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (fstatat(listing.fd(), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
     if (!S_ISDIR(st.st_mode)) {
       if ((!linked_only || st.st_nlink > 1) && (!among || among->count(st.st_ino))) inodes.insert(st.st_ino);
       continue;
     }
-    UniqueFd sub(openat(dirfd(dir), entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd sub(openat(listing.fd(), entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (sub)
       for (ino_t ino : FileInodesBeneath(sub.get(), linked_only, among)) inodes.insert(ino);
   }
-  closedir(dir);
   return inodes;
 }
 
@@ -319,21 +297,16 @@ namespace {
 /// The paths (relative to `dir_fd`) of every regular file beneath it whose inode is one of
 /// `inodes`, never through a symlink.
 void CollectNamesOf(int dir_fd, const std::string& relative, const std::set<ino_t>& inodes, std::vector<std::string>& paths) {
-  UniqueFd opened(openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  DIR* dir = opened ? fdopendir(opened.get()) : nullptr;
-  if (!dir) return;
-  opened.release();
-  while (dirent* entry = readdir(dir)) {
-    if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
+  DirectoryListing listing = DirectoryListing::Of(dir_fd);
+  while (const dirent* entry = listing.Next()) {
     std::string path = relative.empty() ? entry->d_name : relative + "/" + entry->d_name;
     struct stat st;
-    if (fstatat(dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (fstatat(listing.fd(), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
     if (S_ISREG(st.st_mode) && inodes.count(st.st_ino)) paths.push_back(path);
     if (!S_ISDIR(st.st_mode)) continue;
-    UniqueFd sub(openat(dirfd(dir), entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd sub(openat(listing.fd(), entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (sub) CollectNamesOf(sub.get(), path, inodes, paths);
   }
-  closedir(dir);
 }
 
 std::vector<std::string> NamesOf(int dir_fd, const std::set<ino_t>& inodes) {
@@ -376,19 +349,14 @@ std::vector<std::string> StashNamesOf(int upper_fd, int stage_fd, const std::set
 
 void ForgetIndexEntries(int index_fd, const std::set<ino_t>& inodes) {
   if (index_fd < 0 || inodes.empty()) return;
-  UniqueFd listing(openat(index_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!listing) return;
-  DIR* dir = fdopendir(listing.get());
-  if (!dir) return;
-  listing.release();
+  DirectoryListing listing = DirectoryListing::Of(index_fd);
   std::vector<std::string> stale;
-  while (dirent* entry = readdir(dir)) {
+  while (const dirent* entry = listing.Next()) {
     struct stat st;
-    if (fstatat(dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode) && inodes.count(st.st_ino))
+    if (fstatat(listing.fd(), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode) && inodes.count(st.st_ino))
       stale.push_back(entry->d_name);
   }
-  for (const auto& name : stale) unlinkat(dirfd(dir), name.c_str(), 0);
-  closedir(dir);
+  for (const auto& name : stale) unlinkat(index_fd, name.c_str(), 0);
 }
 
 }  // namespace sandboxd

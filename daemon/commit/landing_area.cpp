@@ -11,6 +11,7 @@
 #include <cstring>
 #include <set>
 
+#include "base/directory_listing.h"
 #include "base/beneath.h"
 #include "base/errors.h"
 #include "base/fs_util.h"
@@ -153,17 +154,7 @@ void CollectAliases(int parent, const std::string& name, const std::string& live
   if (fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode)) return;
   UniqueFd dir(openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!dir) return;
-  std::vector<std::string> children;
-  {
-    UniqueFd list(dup(dir.get()));
-    DIR* listing = list ? fdopendir(list.get()) : nullptr;
-    if (!listing) return;
-    list.release();
-    while (dirent* entry = readdir(listing))
-      if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) children.emplace_back(entry->d_name);
-    closedir(listing);
-  }
-  for (const auto& child : children)
+  for (const auto& child : DirectoryListing::Of(dir.get()).Names())
     CollectAliases(dir.get(), child, live_path == "." ? child : live_path + "/" + child, live_fd, root, aliases);
 }
 

@@ -9,6 +9,7 @@
 #include <set>
 #include <utility>
 
+#include "base/directory_listing.h"
 #include "base/beneath.h"
 #include "base/errors.h"
 
@@ -22,15 +23,7 @@ std::vector<std::string> LiveEntries(int root, const std::string& path) {
   std::vector<std::string> entries;
   UniqueFd dir = OpenBeneath(root, path, O_RDONLY | O_DIRECTORY);
   if (!dir) return entries;
-  DIR* listing = fdopendir(dir.get());
-  if (!listing) return entries;
-  dir.release();
-  while (dirent* entry = readdir(listing)) {
-    std::string name = entry->d_name;
-    if (name == "." || name == "..") continue;
-    entries.push_back(path == "." ? name : path + "/" + name);
-  }
-  closedir(listing);
+  for (const auto& name : DirectoryListing::Of(dir.get()).Names()) entries.push_back(path == "." ? name : path + "/" + name);
   return entries;
 }
 

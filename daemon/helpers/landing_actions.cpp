@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "base/directory_listing.h"
 #include "base/beneath.h"
 #include "base/errors.h"
 #include "base/fd.h"
@@ -26,15 +27,10 @@ namespace {
 bool IsLandingArea(int dir, const std::string& name) {
   UniqueFd area(openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!area) return false;
-  UniqueFd list(dup(area.get()));
-  DIR* listing = list ? fdopendir(list.get()) : nullptr;
+  DirectoryListing listing = DirectoryListing::Of(area.get());
   if (!listing) return false;
-  list.release();
-  std::set<std::string> names;
-  while (dirent* entry = readdir(listing))
-    if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) names.insert(entry->d_name);
-  closedir(listing);
-  return names == std::set<std::string>{"upper", "removed"};
+  std::vector<std::string> names = listing.Names();
+  return std::set<std::string>(names.begin(), names.end()) == std::set<std::string>{"upper", "removed"};
 }
 
 }  // namespace

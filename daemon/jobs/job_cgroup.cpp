@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/directory_listing.h"
 #include "base/errors.h"
 #include "config.h"
 
@@ -85,11 +86,10 @@ std::optional<std::string> PrepareJobCgroups(const std::string& run_dir, std::st
     return std::nullopt;
   }
   // Jobs of a daemon that died: whatever of them is left goes now, and their cgroups with it.
-  if (DIR* dir = opendir(parent.c_str())) {
+  if (DirectoryListing listing = DirectoryListing::AtPath(parent)) {
     std::vector<std::string> leftovers;
-    while (dirent* entry = readdir(dir))
+    while (const dirent* entry = listing.Next())
       if (std::string(entry->d_name).rfind("job-", 0) == 0) leftovers.push_back(entry->d_name);
-    closedir(dir);
     for (const auto& name : leftovers) {
       JobCgroup leftover(parent + "/" + name, JobCgroup::kAdopt);
       leftover.KillAll();

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/directory_listing.h"
 #include "base/errors.h"
 
 namespace sandboxd {
@@ -83,11 +84,10 @@ void RemoveGroup(const std::string& path) {
 std::string PrepareV1Parent(const std::string& parent) {
   if (mkdir(parent.c_str(), 0755) != 0 && errno != EEXIST) return "cannot create " + parent + ": " + strerror(errno);
   if (access((parent + "/cgroup.procs").c_str(), W_OK) != 0) return parent + " is not writable";
-  if (DIR* dir = opendir(parent.c_str())) {
+  if (DirectoryListing listing = DirectoryListing::AtPath(parent)) {
     std::vector<std::string> leftovers;
-    while (dirent* entry = readdir(dir))
+    while (const dirent* entry = listing.Next())
       if (std::string(entry->d_name).rfind("job-", 0) == 0) leftovers.push_back(entry->d_name);
-    closedir(dir);
     for (const auto& name : leftovers) rmdir((parent + "/" + name).c_str());
   }
   return "";

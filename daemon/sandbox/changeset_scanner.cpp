@@ -16,6 +16,7 @@
 #include <string>
 #include <utility>
 
+#include "base/directory_listing.h"
 #include "base/errors.h"
 #include "base/fd.h"
 #include "base/file_clock.h"
@@ -32,19 +33,10 @@ std::string Join(const std::string& dir, const std::string& name) { return dir.e
 
 /// Names and d_types in a directory, without "." and "..".
 std::vector<std::pair<std::string, unsigned char>> ListTypedDirectory(int dirfd, const std::string& where) {
-  int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) ThrowErrno("cannot read directory " + where);
-  DIR* dir = fdopendir(fd);
-  if (!dir) {
-    close(fd);
-    ThrowErrno("cannot read directory " + where);
-  }
+  DirectoryListing listing = DirectoryListing::Of(dirfd);
+  if (!listing) ThrowErrno("cannot read directory " + where);
   std::vector<std::pair<std::string, unsigned char>> entries;
-  while (dirent* entry = readdir(dir)) {
-    if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
-    entries.emplace_back(entry->d_name, entry->d_type);
-  }
-  closedir(dir);
+  while (const dirent* entry = listing.Next()) entries.emplace_back(entry->d_name, entry->d_type);
   return entries;
 }
 

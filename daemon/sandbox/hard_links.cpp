@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/directory_listing.h"
 #include "base/beneath.h"
 #include "base/errors.h"
 #include "base/fd.h"
@@ -28,18 +29,15 @@ using Visit = std::function<bool(const std::string& path, const struct stat& st)
 /// `visit` returns false (and returns false then). What vanishes or cannot be read meanwhile is
 /// passed over: the live tree may change under the walk.
 bool WalkFiles(int dir, const std::string& path, dev_t dev, const Visit& visit) {
-  UniqueFd opened(openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  std::unique_ptr<DIR, int (*)(DIR*)> listing(opened ? fdopendir(opened.get()) : nullptr, closedir);
+  DirectoryListing listing = DirectoryListing::Of(dir);
   if (!listing) return true;
-  opened.release();
-  while (dirent* entry = readdir(listing.get())) {
-    if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
+  while (const dirent* entry = listing.Next()) {
     std::string child = path.empty() ? entry->d_name : path + "/" + entry->d_name;
     struct stat st;
-    if (fstatat(dirfd(listing.get()), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_dev != dev) continue;
+    if (fstatat(listing.fd(), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_dev != dev) continue;
     if (S_ISREG(st.st_mode) && !visit(child, st)) return false;
     if (!S_ISDIR(st.st_mode)) continue;
-    UniqueFd sub(openat(dirfd(listing.get()), entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd sub(openat(listing.fd(), entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (sub && !WalkFiles(sub.get(), child, dev, visit)) return false;
   }
   return true;

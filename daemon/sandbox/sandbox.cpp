@@ -14,6 +14,7 @@
 #include <cstring>
 #include <memory>
 
+#include "base/directory_listing.h"
 #include "base/errors.h"
 #include "base/file_clock.h"
 #include "base/fs_util.h"
@@ -80,12 +81,8 @@ namespace {
 bool HasEntries(const std::string& dir) {
   UniqueFd opened(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!opened) return errno != ENOENT;  // unsure: look
-  std::unique_ptr<DIR, int (*)(DIR*)> listing(fdopendir(opened.get()), closedir);
-  if (!listing) return true;
-  opened.release();  // the listing owns it now
-  while (dirent* entry = readdir(listing.get()))
-    if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) return true;
-  return false;
+  DirectoryListing listing = DirectoryListing::Of(opened.get());
+  return !listing || listing.Next() != nullptr;
 }
 
 /// On a root's work directory: its index was begun with an empty upper (SetUp).

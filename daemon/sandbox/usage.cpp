@@ -10,6 +10,7 @@
 #include <set>
 #include <utility>
 
+#include "base/directory_listing.h"
 #include "base/errors.h"
 #include "base/fd.h"
 
@@ -21,14 +22,8 @@ class Measurer {
   TreeUsage usage;
 
   void Directory(int dir) {
-    UniqueFd listing_fd(openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    DIR* listing = listing_fd ? fdopendir(listing_fd.get()) : nullptr;
-    if (!listing) return;  // gone meanwhile (a job or commit may be changing it): counted as empty
-    listing_fd.release();
-    std::vector<std::string> names;
-    while (dirent* entry = readdir(listing))
-      if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) names.emplace_back(entry->d_name);
-    closedir(listing);
+    // Gone meanwhile (a job or commit may be changing it): counted as empty.
+    std::vector<std::string> names = DirectoryListing::Of(dir).Names();
     for (const auto& name : names) {
       struct stat st;
       if (fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;

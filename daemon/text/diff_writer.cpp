@@ -1,3 +1,4 @@
+#include "base/directory_listing.h"
 #include "base/stalled_writer.h"
 #include "text/diff_writer.h"
 
@@ -178,16 +179,7 @@ void DiffFile(const std::string& shown, const Side& old_side, const Side& new_si
 void DeletedTree(int lower_dirfd, const std::string& path, const DiffOptions& options, DiffReceiver& out) {
   UniqueFd dir = OpenBeneath(lower_dirfd, path, O_RDONLY | O_DIRECTORY);
   if (!dir) return;
-  int list_fd = dup(dir.get());
-  DIR* listing = list_fd >= 0 ? fdopendir(list_fd) : nullptr;
-  if (!listing) {
-    if (list_fd >= 0) close(list_fd);
-    return;
-  }
-  std::vector<std::string> names;
-  while (dirent* entry = readdir(listing))
-    if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) names.emplace_back(entry->d_name);
-  closedir(listing);
+  std::vector<std::string> names = DirectoryListing::Of(dir.get()).Names();
   std::sort(names.begin(), names.end());
   for (const auto& name : names) {
     std::string child = path + "/" + name;
