@@ -305,19 +305,6 @@ CommitRunner::Outcome CommitRunner::CommitWholeUpper(Sandbox& sandbox, const Com
   return outcome;
 }
 
-namespace {
-
-/// The changes of `page` grouped by root, in order.
-std::vector<RootChanges> ChangesOf(const std::vector<TakenChange>& page) {
-  std::vector<RootChanges> changes;
-  for (const auto& taken : page) {
-    if (changes.empty() || changes.back().root != taken.root) changes.push_back({taken.root, {}});
-    changes.back().changes.push_back(taken.change);
-  }
-  return changes;
-}
-
-}  // namespace
 
 TakenRenames CommitRunner::StageTaken(const Sandbox& sandbox, int64_t commit, const CommitRequest& request,
                                       const UserCredentials& owner, const RootFds& fds, const std::vector<int>& stage_fds,
@@ -334,7 +321,7 @@ TakenRenames CommitRunner::StageTaken(const Sandbox& sandbox, int64_t commit, co
   TakenListWriter list(TakenListPath(sandbox, commit));
   std::vector<TakenChange> page;
   auto stage_page = [&] {
-    std::vector<RootChanges> changes = ChangesOf(page);
+    std::vector<RootChanges> changes = ChangesByRoot(page);
     if (conflicts) {
       for (auto& conflict : conflicts->Of(changes)) {
         ++conflicting;

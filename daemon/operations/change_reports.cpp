@@ -20,15 +20,6 @@ namespace {
 /// page to the conflict check.
 constexpr size_t kPage = 4096;
 
-std::vector<RootChanges> ByRoot(const std::vector<ReviewedChange>& reviewed) {
-  std::vector<RootChanges> changes;
-  for (const auto& item : reviewed) {
-    if (changes.empty() || changes.back().root != item.root) changes.push_back({item.root, {}});
-    changes.back().changes.push_back(item.change);
-  }
-  return changes;
-}
-
 /// The refusal of a change list too large for one message, naming the way that has no limit.
 Error TooLargeForOneReply(const std::string& sandbox_id, size_t changes, const std::string& limit) {
   return Error(Code::kTooLarge, "sandbox " + sandbox_id + " has " + std::to_string(changes) +
@@ -41,7 +32,7 @@ Error TooLargeForOneReply(const std::string& sandbox_id, size_t changes, const s
 Conflicts CurrentConflicts(const OperationParts& parts, Sandbox& sandbox, const std::vector<ReviewedChange>& reviewed) {
   // Sights of a job that just ended may still be on their way (job_settling.h).
   sandbox.WaitSettled("read the conflicts of");
-  return FindConflicts(sandbox, ByRoot(reviewed), parts.sights.Load(sandbox.id()), parts.commits.AgreedUsec(sandbox), parts.helpers,
+  return FindConflicts(sandbox, ChangesByRoot(reviewed), parts.sights.Load(sandbox.id()), parts.commits.AgreedUsec(sandbox), parts.helpers,
                        LookupUser(sandbox.owner()));
 }
 
@@ -80,7 +71,7 @@ uint32_t WriteChangeList(const OperationParts& parts, Sandbox& sandbox, int out)
   uint32_t listed = 0;
   auto list_page = [&] {
     if (page.empty()) return;
-    Conflicts found = conflicts.Of(ByRoot(page));
+    Conflicts found = conflicts.Of(ChangesByRoot(page));
     for (const auto& item : page) {
       auto conflict = found.find({item.root, item.change.path});
       AppendListedLine(lines, item, sandbox.PathPrefix(item.root), conflict == found.end() ? nullptr : &conflict->second);

@@ -30,6 +30,18 @@ struct RootChanges {
   std::vector<Change> changes;
 };
 
+/// The changes of `items` (anything with a `root` and a `change`, in scan order), grouped by
+/// root in that order.
+template <typename Items>
+std::vector<RootChanges> ChangesByRoot(const Items& items) {
+  std::vector<RootChanges> changes;
+  for (const auto& item : items) {
+    if (changes.empty() || changes.back().root != item.root) changes.push_back({item.root, {}});
+    changes.back().changes.push_back(item.change);
+  }
+  return changes;
+}
+
 class Sandbox {
  public:
   Sandbox(SandboxRecord record, const Layout& layout);

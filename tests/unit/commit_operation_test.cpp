@@ -12,16 +12,12 @@
 #include <unistd.h>
 
 #include "base/errors.h"
-#include "base/fs_util.h"
 #include "commit/commit_runner.h"
 #include "forked_helpers.h"
 #include "operations/decide_operation.h"
-#include "recorded_mounts.h"
 #include "review/review.h"
 #include "sandbox/live_sight.h"
-#include "sandbox/sandbox_registry.h"
-#include "temp_dir.h"
-#include "unprivileged.h"
+#include "sandbox_world.h"
 
 namespace sandboxd {
 namespace {
@@ -29,34 +25,24 @@ namespace {
 using testing::Exists;
 using testing::ForkedHelpers;
 using testing::ReadFile;
-using testing::RecordedMounts;
-using testing::RunAsNobody;
-using testing::ScopedTempDir;
 using testing::WriteFile;
 
 constexpr const char* kLiveText = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n16\n17\n18\n19\n20\n";
 /// Two hunks: line 2 and line 19 changed, far enough apart to stay apart.
 constexpr const char* kSandboxText = "1\ntwo\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n16\n17\n18\nnineteen\n20\n";
 
-class CommitOperationTest : public ::testing::Test {
+class CommitOperationTest : public testing::SandboxWorldTest {
  protected:
   void SetUp() override {
-    MakeDirectory(layout_.SandboxesDir(), 0700);
-    MakeDirectory(temp_ / "run", 0755);
     MakeDirectory(live_, 0755);
     WriteFile(live_ + "/a.txt", "live a\n");
     WriteFile(live_ + "/lines.txt", kLiveText);
     CreateRequest request;
     request.roots = {live_};
-    sandbox_ = registry_.Create(request, LookupUser(geteuid()), [](const std::vector<std::string>&) {});
+    sandbox_ = Create(request);
     WriteFile(sandbox_->UpperDir(0) + "/a.txt", "sandbox a\n");
     WriteFile(sandbox_->UpperDir(0) + "/c.txt", "sandbox c\n");
     WriteFile(sandbox_->UpperDir(0) + "/lines.txt", kSandboxText);
-  }
-
-  static std::string StateDir(const ScopedTempDir& temp) {
-    MakeDirectory(temp / "state", 0700);
-    return temp / "state";
   }
 
   size_t Decide(const std::vector<std::string>& selectors, Verdict verdict) {
@@ -69,13 +55,7 @@ class CommitOperationTest : public ::testing::Test {
     return decisions;
   }
 
-  ScopedTempDir temp_;
-  RunAsNobody as_nobody_{temp_.path()};
   const std::string live_ = temp_ / "live";
-  RecordedMounts mounts_;
-  Layout layout_{StateDir(temp_), temp_ / "run", false, mounts_};
-  Store store_{layout_.Database()};
-  SandboxRegistry registry_{layout_, store_};
   CommitJournal journal_{store_};
   SightStore sights_{store_};
   ApprovalStore approvals_{store_};

@@ -17,12 +17,9 @@
 #include <thread>
 
 #include "base/errors.h"
-#include "base/fs_util.h"
 #include "forked_helpers.h"
 #include "sandbox/live_sight.h"
-#include "store/store.h"
-#include "temp_dir.h"
-#include "unprivileged.h"
+#include "sandbox_world.h"
 
 namespace sandboxd {
 namespace {
@@ -30,19 +27,15 @@ namespace {
 using testing::Exists;
 using testing::ForkedHelpers;
 using testing::ReadFile;
-using testing::RunAsNobody;
-using testing::ScopedTempDir;
 using testing::WriteFile;
 
 int64_t NowUsec() {
   return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-class CommitRunnerTest : public ::testing::Test {
+class CommitRunnerTest : public testing::SandboxWorldTest {
  protected:
   void SetUp() override {
-    MakeDirectory(layout_.SandboxesDir(), 0700);
-    MakeDirectory(temp_ / "run", 0755);
     MakeDirectory(live_, 0755);
     WriteFile(live_ + "/a.txt", "live a\n");
     WriteFile(live_ + "/b.txt", "live b\n");
@@ -86,17 +79,7 @@ class CommitRunnerTest : public ::testing::Test {
     return request;
   }
 
-  /// The state directory, made before the store that lives in it.
-  static std::string StateDir(const ScopedTempDir& temp) {
-    MakeDirectory(temp / "state", 0700);
-    return temp / "state";
-  }
-
-  ScopedTempDir temp_;
-  RunAsNobody as_nobody_{temp_.path()};  ///< from here on, when the binary is root
   const std::string live_ = temp_ / "live";
-  Layout layout_{StateDir(temp_), temp_ / "run"};
-  Store store_{layout_.Database()};
   CommitJournal journal_{store_};
   SightStore sights_{store_};
   ForkedHelpers helpers_;

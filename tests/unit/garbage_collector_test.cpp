@@ -12,21 +12,13 @@
 #include <algorithm>
 
 #include "base/clock.h"
-#include "base/fs_util.h"
 #include "lifecycle/sandbox_removal.h"
-#include "recorded_mounts.h"
-#include "sandbox/sandbox_registry.h"
-#include "store/store.h"
-#include "temp_dir.h"
-#include "unprivileged.h"
+#include "sandbox_world.h"
 
 namespace sandboxd {
 namespace {
 
 using testing::Exists;
-using testing::RecordedMounts;
-using testing::RunAsNobody;
-using testing::ScopedTempDir;
 
 constexpr int64_t kSecond = 1000000;
 
@@ -36,28 +28,10 @@ class SetClock final : public Clock {
   int64_t now_ = TheSystemClock().NowUsec();
 };
 
-class GarbageCollectorTest : public ::testing::Test {
+class GarbageCollectorTest : public testing::SandboxWorldTest {
  protected:
-  void SetUp() override {
-    MakeDirectory(layout_.SandboxesDir(), 0700);
-    MakeDirectory(temp_ / "run", 0755);
-  }
-
-  static std::string StateDir(const ScopedTempDir& temp) {
-    MakeDirectory(temp / "state", 0700);
-    return temp / "state";
-  }
-
   /// A sandbox over a root of its own, idle for good after `ttl_sec`.
-  std::shared_ptr<Sandbox> Make(const std::string& name, uint64_t ttl_sec) {
-    const std::string root = temp_ / name;
-    MakeDirectory(root, 0755);
-    CreateRequest request;
-    request.roots = {root};
-    request.name = name;
-    request.ttl_sec = ttl_sec;
-    return registry_.Create(request, LookupUser(geteuid()), [](const std::vector<std::string>&) {});
-  }
+  std::shared_ptr<Sandbox> Make(const std::string& name, uint64_t ttl_sec) { return CreateOver(name, ttl_sec); }
 
   std::vector<std::string> Collected() {
     std::vector<std::string> ids;
@@ -65,12 +39,6 @@ class GarbageCollectorTest : public ::testing::Test {
     return ids;
   }
 
-  ScopedTempDir temp_;
-  RunAsNobody as_nobody_{temp_.path()};
-  RecordedMounts mounts_;
-  Layout layout_{StateDir(temp_), temp_ / "run", false, mounts_};
-  Store store_{layout_.Database()};
-  SandboxRegistry registry_{layout_, store_};
   std::vector<std::string> unpublished_;
   SandboxRemoval removal_{registry_, [this](const std::string& id) { unpublished_.push_back(id); }};
   SetClock clock_;

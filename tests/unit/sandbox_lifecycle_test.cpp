@@ -11,34 +11,20 @@
 
 #include "base/errors.h"
 #include "base/fs_util.h"
-#include "recorded_mounts.h"
-#include "store/store.h"
-#include "temp_dir.h"
-#include "unprivileged.h"
+#include "sandbox_world.h"
 
 namespace sandboxd {
 namespace {
 
 using testing::Exists;
 using testing::ReadFile;
-using testing::RecordedMounts;
-using testing::RunAsNobody;
-using testing::ScopedTempDir;
 using testing::WriteFile;
 
-class SandboxLifecycleTest : public ::testing::Test {
+class SandboxLifecycleTest : public testing::SandboxWorldTest {
  protected:
   void SetUp() override {
-    MakeDirectory(layout_.SandboxesDir(), 0700);
-    MakeDirectory(temp_ / "run", 0755);
     MakeDirectory(live_, 0755);
     WriteFile(live_ + "/file", "live\n");
-  }
-
-  /// The state directory, made before the store that lives in it.
-  static std::string StateDir(const ScopedTempDir& temp) {
-    MakeDirectory(temp / "state", 0700);
-    return temp / "state";
   }
 
   CreateRequest Request() const {
@@ -53,12 +39,7 @@ class SandboxLifecycleTest : public ::testing::Test {
     return request;
   }
 
-  ScopedTempDir temp_;
-  RunAsNobody as_nobody_{temp_.path()};
   const std::string live_ = temp_ / "live";
-  RecordedMounts mounts_;
-  Layout layout_{StateDir(temp_), temp_ / "run", false, mounts_};
-  Store store_{layout_.Database()};
   UserCredentials owner_ = LookupUser(geteuid());
 };
 

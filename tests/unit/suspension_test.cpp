@@ -11,21 +11,14 @@
 
 #include <filesystem>
 
-#include "base/fs_util.h"
-#include "recorded_mounts.h"
 #include "review/review.h"
-#include "sandbox/sandbox_registry.h"
-#include "temp_dir.h"
-#include "unprivileged.h"
+#include "sandbox_world.h"
 
 namespace sandboxd {
 namespace {
 
 using testing::Exists;
 using testing::ReadFile;
-using testing::RecordedMounts;
-using testing::RunAsNobody;
-using testing::ScopedTempDir;
 using testing::WriteFile;
 
 /// sandboxd-archive-helper of this build, beside the unit tests' directory.
@@ -33,18 +26,16 @@ std::string ArchiveHelperPath() {
   return std::filesystem::read_symlink("/proc/self/exe").parent_path() / "../../daemon/sandboxd-archive-helper";
 }
 
-class SuspensionTest : public ::testing::Test {
+class SuspensionTest : public testing::SandboxWorldTest {
  protected:
   void SetUp() override {
     if (access(ArchiveHelperPath().c_str(), X_OK) != 0) GTEST_SKIP() << "no sandboxd-archive-helper at " << ArchiveHelperPath();
-    MakeDirectory(layout_.SandboxesDir(), 0700);
-    MakeDirectory(temp_ / "run", 0755);
     MakeDirectory(live_, 0755);
     WriteFile(live_ + "/a.txt", "live a\n");
     CreateRequest request;
     request.roots = {live_};
     request.name = "calc";
-    sandbox_ = registry_.Create(request, LookupUser(geteuid()), [](const std::vector<std::string>&) {});
+    sandbox_ = Create(request);
     // A job's work: a changed file and a new one; the owner approves one and rejects the other.
     WriteFile(sandbox_->UpperDir(0) + "/a.txt", "sandbox a\n");
     WriteFile(sandbox_->UpperDir(0) + "/c.txt", "sandbox c\n");
@@ -59,11 +50,6 @@ class SuspensionTest : public ::testing::Test {
     decided_ = Decisions(*sandbox_);
   }
 
-  static std::string StateDir(const ScopedTempDir& temp) {
-    MakeDirectory(temp / "state", 0700);
-    return temp / "state";
-  }
-
   /// Each change's path and the decision that holds for it.
   std::map<std::string, Verdict> Decisions(const Sandbox& sandbox) {
     std::map<std::string, Verdict> decisions;
@@ -71,13 +57,7 @@ class SuspensionTest : public ::testing::Test {
     return decisions;
   }
 
-  ScopedTempDir temp_;
-  RunAsNobody as_nobody_{temp_.path()};
   const std::string live_ = temp_ / "live";
-  RecordedMounts mounts_;
-  Layout layout_{StateDir(temp_), temp_ / "run", false, mounts_};
-  Store store_{layout_.Database()};
-  SandboxRegistry registry_{layout_, store_};
   ApprovalStore approvals_{store_};
   Review review_{approvals_};
   Suspension suspension_{store_, approvals_, 3, ArchiveHelper(ArchiveHelperPath())};
