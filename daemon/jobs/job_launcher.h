@@ -4,7 +4,7 @@
 /// overlay program, one of the owner's job slots, captured output, the quota watch, its cgroup
 /// and limits; and after its end, the settling that takes in what it changed (job_settling.h).
 /// Authorization is not its business: the face asks polkit before it calls here (for network
-/// and limits above the defaults: JobsNeedingConsent says which).
+/// and limits above the defaults: ConsentNeeded says which).
 /// What only the bus knows (the job's object, the owner's signals) comes in as JobWatchers.
 
 #include <sys/types.h>
