@@ -259,9 +259,11 @@ std::vector<std::string> SandboxRegistry::Stores() {
 
 std::vector<std::string> SandboxRegistry::SweepOrphans() {
   std::vector<std::string> swept;
+  // A record this daemon could not read is someone's sandbox still: its remains are not
+  // orphans.
   auto known = [this](const std::string& id) {
     std::lock_guard lock(mutex_);
-    return sandboxes_.count(id) > 0;
+    return sandboxes_.count(id) > 0 || unreadable_.count(id) > 0;
   };
   // Mounts and directories of sandboxes without a record: a destroy whose reply went out
   // before the daemon died, or a create that died before its record was written.
@@ -291,7 +293,17 @@ std::vector<std::string> SandboxRegistry::SweepOrphans() {
 
 std::vector<std::pair<std::string, std::string>> SandboxRegistry::Recover(const std::function<void(Sandbox&)>& before_setup) {
   std::vector<std::pair<std::string, std::string>> failures;
-  for (auto& record : store_.LoadAll()) {
+  // A record this daemon cannot read keeps its sandbox down, left as it is, and no other.
+  std::vector<std::pair<std::string, std::string>> refused;
+  auto records = store_.LoadAll(refused);
+  for (auto& [id, why] : refused) {
+    {
+      std::lock_guard lock(mutex_);
+      unreadable_.insert(id);
+    }
+    failures.emplace_back(id, why + "; it is left as it is");
+  }
+  for (auto& record : records) {
     auto sandbox = MakeSandbox(record);
     {
       std::lock_guard lock(mutex_);

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -70,7 +71,8 @@ class SandboxRegistry {
   std::vector<std::string> SweepOrphans();
   /// Loads every record and sets each sandbox up again (remounting what is gone), after
   /// `before_setup` (finishing cut-off commits) has run on it. Returns the sandboxes that could
-  /// not be set up, with the reason, for logging.
+  /// not be set up, with the reason, for logging: among them any whose record this daemon
+  /// cannot read, which is left as it is (not loaded, never swept).
   std::vector<std::pair<std::string, std::string>> Recover(const std::function<void(Sandbox&)>& before_setup = {});
   /// Deletes whatever is in the trash of the state directory and of every storage area (slow;
   /// call off the caller's time).
@@ -96,6 +98,8 @@ class SandboxRegistry {
   ForbiddenAreas forbidden_;
   mutable std::mutex mutex_;
   std::mutex trash_mutex_;  ///< held by EmptyTrash
+  /// Under mutex_: records Recover could not read (store.h); their remains are never swept.
+  std::set<std::string> unreadable_;
   std::map<std::string, std::shared_ptr<Sandbox>> sandboxes_;
   std::map<std::string, std::shared_ptr<Sandbox>> creating_;  ///< reserved, not yet made
 };

@@ -138,6 +138,13 @@ void Store::SetState(const std::string& id, SandboxState state) {
 }
 
 std::vector<SandboxRecord> Store::LoadAll() {
+  std::vector<std::pair<std::string, std::string>> refused;
+  auto records = LoadAll(refused);
+  if (!refused.empty()) throw Error(Code::kFailed, refused.front().second);
+  return records;
+}
+
+std::vector<SandboxRecord> Store::LoadAll(std::vector<std::pair<std::string, std::string>>& refused) {
   std::lock_guard lock(mutex_);
   std::vector<SandboxRecord> records;
   Statement sandboxes(db_,
@@ -152,8 +159,11 @@ std::vector<SandboxRecord> Store::LoadAll() {
     std::string state = sandboxes.ColumnText(3);
     auto known = SandboxStateFromString(state);
     // A state this daemon does not know (a newer sandboxd's store, or edited by hand) is not
-    // guessed at: the start stops, naming the sandbox.
-    if (!known) throw Error(Code::kFailed, "sandbox " + r.id + " has the unknown state '" + state + "' in the store");
+    // guessed at: the record is refused, naming the sandbox.
+    if (!known) {
+      refused.emplace_back(r.id, "sandbox " + r.id + " has the unknown state '" + state + "' in the store");
+      continue;
+    }
     r.state = *known;
     r.created_usec = sandboxes.ColumnInt(4);
     r.network = sandboxes.ColumnInt(5) != 0;

@@ -60,7 +60,12 @@ class Store {
   /// Records when each sandbox was last used ({id, usec}), where later than what is recorded,
   /// in one transaction (one sync for all).
   void SetLastUsed(const std::vector<std::pair<std::string, int64_t>>& used);
+  /// Every record. Throws Error(kFailed) naming the first one this daemon cannot read (a state
+  /// it does not know: a newer sandboxd's store, or edited by hand).
   std::vector<SandboxRecord> LoadAll();
+  /// Every record it can read; each it cannot is left out and named in `refused` with why
+  /// ({id, sentence}), never guessed at.
+  std::vector<SandboxRecord> LoadAll(std::vector<std::pair<std::string, std::string>>& refused);
   /// Every storage area ever used, so that leftovers there are found after a crash.
   void RememberArea(const std::string& area);
   std::vector<std::string> Areas();

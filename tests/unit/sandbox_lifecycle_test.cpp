@@ -12,6 +12,7 @@
 #include "base/errors.h"
 #include "base/fs_util.h"
 #include "sandbox_world.h"
+#include "store/sqlite.h"
 
 namespace sandboxd {
 namespace {
@@ -112,6 +113,35 @@ TEST_F(SandboxLifecycleTest, ADestroyedSandboxLeavesNothingAndTheSweepTakesOnlyW
   EXPECT_TRUE(Exists(kept->UpperDir(0)));
   EXPECT_NE(restarted.FindById(kept->id()), nullptr);
   EXPECT_EQ(ReadFile(live_ + "/file"), "live\n");
+}
+
+// A record this daemon cannot read (a newer sandboxd's state) must not keep every other sandbox
+// down, and must not be taken for the remains of a destroyed one: its layers stay.
+TEST_F(SandboxLifecycleTest, ARecordThisDaemonCannotReadKeepsOnlyItsSandboxDownAndLosesNothing) {
+  std::shared_ptr<Sandbox> odd, fine;
+  {
+    SandboxRegistry registry(layout_, store_);
+    odd = registry.Create(Request(), owner_, [](const std::vector<std::string>&) {});
+    CreateRequest other = Request();
+    other.name = "other";
+    other.roots = {temp_ / "other"};
+    MakeDirectory(temp_ / "other", 0755);
+    fine = registry.Create(other, owner_, [](const std::vector<std::string>&) {});
+    WriteFile(odd->UpperDir(0) + "/new", "made in the sandbox\n");
+  }
+  store_.WithDatabase([&](Database& db) {
+    Statement(db, "UPDATE sandboxes SET state = 'hibernating' WHERE id = ?").Bind(1, odd->id()).Run();
+  });
+  SandboxRegistry restarted(layout_, store_);
+  auto failures = restarted.Recover();
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0].first, odd->id());
+  EXPECT_NE(failures[0].second.find("unknown state 'hibernating'"), std::string::npos) << failures[0].second;
+  EXPECT_NE(restarted.FindById(fine->id()), nullptr) << "one unreadable record kept the others down";
+  EXPECT_EQ(restarted.FindById(odd->id()), nullptr);
+  EXPECT_TRUE(restarted.SweepOrphans().empty()) << "the unreadable sandbox's layers were swept as an orphan's";
+  restarted.EmptyTrash();
+  EXPECT_EQ(ReadFile(odd->UpperDir(0) + "/new"), "made in the sandbox\n");
 }
 
 }  // namespace
