@@ -1,9 +1,9 @@
 #pragma once
 /// What each D-Bus face uses of the running daemon, by reference. The daemon
 /// (service/service.h) owns every part and outlives the faces; a face is given the parts it
-/// uses, never the daemon, so what a face can reach is written here. The structs are copied
-/// into work that outlives a face (a job's end), which keeps only references to the daemon's
-/// parts.
+/// uses, never the daemon, so what a face can reach is written here. Work that outlives a face
+/// (a job's end: JobWatchers; the trash's emptying) takes references to the daemon's parts,
+/// never the face.
 
 #include <memory>
 #include <optional>

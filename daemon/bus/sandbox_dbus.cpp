@@ -130,10 +130,9 @@ void SandboxDBus::InWorker(sdbus::Result<Outs...>&& result, const char* verb, bo
 }
 
 void SandboxDBus::EmptyTrashLater() {
-  auto parts = parts_;
-  parts_.calls.RunDaemonWork([parts] {
+  parts_.calls.RunDaemonWork([&registry = parts_.registry] {
     try {
-      parts.registry.EmptyTrash();
+      registry.EmptyTrash();
     } catch (const std::exception& e) {
       spdlog::warn("cannot empty the trash: {}", e.what());
     }
