@@ -71,6 +71,11 @@ TEST(AccessTest, CommitDeniedByPolkitChangesNothing) {
   EXPECT_NE(commit.err.find(id), std::string::npos) << commit.err;
   Result raw = w.Gdbus(kBob, "/org/sandboxd/Sandbox1/sandbox/" + id, "org.sandboxd.Sandbox1.Sandbox.Commit", {"@as []", "uint64 3"});
   EXPECT_NE(raw.err.find(kAccessDenied), std::string::npos) << raw.err;
+  // Nothing approved, nothing taken: polkit is not asked, so a commit of nothing is no refusal
+  // (and never a password prompt).
+  Result nothing = w.Sandboxctl(kBob, {"commit", id});
+  EXPECT_EQ(nothing.status, 0) << nothing.err;
+  EXPECT_EQ(nothing.err.find("not authorized"), std::string::npos) << nothing.err;
   EXPECT_EQ(Snapshot(project), before);
   EXPECT_EQ(w.Sandboxctl(kBob, {"changes", id}).out, "M a.txt\nD b.txt\n");
   EXPECT_EQ(w.Sandboxctl(kBob, {"destroy", id}).status, 0);
