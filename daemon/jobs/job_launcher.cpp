@@ -107,8 +107,12 @@ JobLaunch JobLauncher::Assemble(const Sandbox& sandbox, JobRequest& request, con
   launch.args_data = BwrapArgsData(bwrap.options);
   if (settings.user_mode) {
     std::vector<std::string> prefix = {BesideHelper(settings.helper_path, "sandboxd-user-overlay")};
-    for (size_t i = 0; i < sandbox.roots().size(); ++i)
+    for (size_t i = 0; i < sandbox.roots().size(); ++i) {
+      // The job mounts its overlay over the root's path, with no kernel check of the upper's
+      // origin (index=off): the directory there must be the one the sandbox was made over.
+      sandbox.OpenLiveRoot(i);
       prefix.insert(prefix.end(), {"--overlay", sandbox.roots()[i], sandbox.UpperDir(i), sandbox.WorkDir(i)});
+    }
     prefix.push_back("--");
     launch.argv.insert(launch.argv.begin(), prefix.begin(), prefix.end());
   }

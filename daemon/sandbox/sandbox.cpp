@@ -17,6 +17,7 @@
 #include "base/directory_listing.h"
 #include "base/errors.h"
 #include "base/file_clock.h"
+#include "base/file_handle.h"
 #include "base/fs_util.h"
 #include "base/overlay.h"
 #include "sandbox/changeset_scanner.h"
@@ -29,6 +30,7 @@ namespace sandboxd {
 
 Sandbox::Sandbox(SandboxRecord record, const Layout& layout) : record_(std::move(record)), layout_(layout) {
   record_.stores.resize(record_.roots.size());  // records written before storage areas: all in STATE
+  record_.root_handles.resize(record_.roots.size());  // and before handles were kept: unknown
 }
 
 std::vector<std::string> Sandbox::StorageDirs() const {
@@ -139,10 +141,7 @@ void Sandbox::SetUp(const std::vector<int>& opened) {
       layout_.mounts().Mount({lower, upper, WorkDir(i), merged, /*user_xattr=*/false, &owner});
     } catch (const Error& e) {
       // Told about the root and the sandbox the caller knows, not our mount point.
-      if (e.code() == Code::kInvalidState)
-        throw Error(Code::kInvalidState, "root " + record_.roots[i] + " of sandbox " + id +
-                                             " is no longer the directory the sandbox was made over (it was replaced in the "
-                                             "live tree); put that directory back at its path to use the sandbox");
+      if (e.code() == Code::kInvalidState) throw ReplacedRoot(i);
       throw Error(e.code(), "cannot mount root " + record_.roots[i] + " of sandbox " + id + ": " + e.what());
     }
   }
@@ -374,8 +373,49 @@ size_t Sandbox::CountChanges() const {
   return count;
 }
 
+Error Sandbox::ReplacedRoot(size_t root) const {
+  return Error(Code::kInvalidState, "root " + record_.roots.at(root) + " of sandbox " + record_.id +
+                                        " is no longer the directory the sandbox was made over (it was replaced in the live "
+                                        "tree); put that directory back at its path to use the sandbox");
+}
+
+namespace {
+UniqueFd Duplicate(const UniqueFd& fd) {
+  UniqueFd copy(fcntl(fd.get(), F_DUPFD_CLOEXEC, 3));
+  if (!copy) ThrowErrno("cannot duplicate a descriptor");
+  return copy;
+}
+}  // namespace
+
 UniqueFd Sandbox::OpenLiveRoot(size_t root) const {
-  return OpenDirectoryNoSymlinks(record_.roots.at(root), O_PATH);
+  std::string recorded;
+  {
+    std::lock_guard lock(mutex_);
+    if (root < operation_roots_.size() && operation_roots_[root]) return Duplicate(operation_roots_[root]);
+    recorded = record_.root_handles.at(root);
+  }
+  UniqueFd live = OpenDirectoryNoSymlinks(record_.roots.at(root), O_PATH);
+  // A directory whose file system gave a handle at create and gives none now is on another file
+  // system: not the one either.
+  if (!recorded.empty() && FileHandleText(live.get()) != recorded) throw ReplacedRoot(root);
+  std::lock_guard lock(mutex_);
+  if (!exclusive_) return live;
+  operation_roots_.resize(record_.roots.size());
+  if (!operation_roots_[root]) operation_roots_[root] = std::move(live);
+  return Duplicate(operation_roots_[root]);
+}
+
+bool Sandbox::FillMissingRootHandles() {
+  bool filled = false;
+  for (size_t i = 0; i < record_.roots.size(); ++i) {
+    if (!record_.root_handles[i].empty()) continue;
+    std::string handle = FileHandleText(OpenLiveRoot(i).get());
+    if (handle.empty()) continue;  // its file system gives none
+    std::lock_guard lock(mutex_);
+    record_.root_handles[i] = std::move(handle);
+    filled = true;
+  }
+  return filled;
 }
 
 UniqueFd Sandbox::OpenUpper(size_t root) const {
@@ -508,6 +548,7 @@ void Sandbox::BeginExclusive(const std::string& verb) {
 void Sandbox::EndExclusive() {
   std::lock_guard lock(mutex_);
   exclusive_ = false;
+  operation_roots_.clear();
   last_used_usec_ = NowUsec();
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/credentials.h"
+#include "base/errors.h"
 #include "base/fd.h"
 #include "model/change.h"
 #include "sandbox/changeset_scanner.h"
@@ -139,8 +140,17 @@ class Sandbox {
   using LinkedUp = std::function<void(const Sandbox&, size_t root, const std::vector<std::string>& paths)>;
   void SetLinkedUp(LinkedUp linked_up) { linked_up_ = std::move(linked_up); }
 
-  /// Opens the live root refusing symlinks on the way (its canonical path has none).
+  /// Opens the live root refusing symlinks on the way (its canonical path has none). Refuses
+  /// with Error(kInvalidState) a directory that is not the one the sandbox was made over (its
+  /// file handle is not the record's): whoever can rename in the root's parent could otherwise
+  /// put a directory of theirs at its path and have the owner's commit write into it. During an
+  /// exclusive operation, each root is opened once, at its first use, and every later opening
+  /// is that same directory: no part of a commit or undo acts on a directory swapped in half-way.
   UniqueFd OpenLiveRoot(size_t root) const;
+  /// For a sandbox made before records kept its roots' handles: takes them from the roots as
+  /// they are now (called once its overlays are mounted, which checked each root against the
+  /// upper's record of it where overlayfs keeps one). Returns whether any was missing.
+  bool FillMissingRootHandles();
   UniqueFd OpenUpper(size_t root) const;
   std::string MergedDir(size_t root) const { return layout_.MergedDir(record_.id, root); }
 
@@ -283,6 +293,8 @@ class Sandbox {
                         const std::set<std::string>& multi_linked) const;
   /// Whose the overlays' own reads and writes are (overlay.h): the owner's user entry.
   UserCredentials OverlayIdentity() const;
+  /// The refusal of a root that is no longer the directory the sandbox was made over.
+  Error ReplacedRoot(size_t root) const;
 
 
   SandboxRecord record_;
@@ -300,6 +312,8 @@ class Sandbox {
   std::multiset<int64_t> job_starts_;  ///< of the running jobs
   int64_t last_used_usec_ = 0;
   bool exclusive_ = false;
+  /// The live roots the exclusive operation under way has opened (OpenLiveRoot), by root.
+  mutable std::vector<UniqueFd> operation_roots_;
   bool destroyed_ = false;
   std::string broken_;  ///< why, when it is
   LinkedUp linked_up_;

@@ -8,6 +8,7 @@
 
 #include "base/errors.h"
 #include "base/file_clock.h"
+#include "base/file_handle.h"
 #include "base/fs_util.h"
 #include "base/overlay.h"
 #include "sandbox/storage_area.h"
@@ -118,6 +119,8 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
     record.created_usec = FileClockNextTickNs() / 1000;
     record.roots = roots;
     record.stores = stores;
+    // What each root is, from the descriptor its owner opened and was checked on.
+    for (int fd : opened_fds) record.root_handles.push_back(FileHandleText(fd));
     record.network = request.network;
     record.shared = request.shared;
     record.quota_bytes = request.quota_bytes;
@@ -315,6 +318,7 @@ std::vector<std::pair<std::string, std::string>> SandboxRegistry::Recover(const 
       if (sandbox->state() != SandboxState::kSuspended) sandbox->MountLayers();
       if (before_setup) before_setup(*sandbox);
       if (sandbox->active()) sandbox->SetUp();  // a suspended one stays unmounted, its layers archived
+      if (sandbox->active() && sandbox->FillMissingRootHandles()) store_.SetRootHandles(record.id, sandbox->record().root_handles);
     } catch (const std::exception& e) {
       failures.emplace_back(record.id, e.what());
     }

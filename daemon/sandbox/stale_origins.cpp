@@ -11,6 +11,7 @@
 
 #include "base/beneath.h"
 #include "base/fd.h"
+#include "base/file_handle.h"
 
 namespace sandboxd {
 namespace {
@@ -29,18 +30,6 @@ std::string ReadOrigin(int dir_fd) {
     }
   }
   return got > 0 ? value.substr(0, static_cast<size_t>(got)) : "";
-}
-
-/// The file handle of directory `fd`; false when its file system gives none.
-bool HandleOf(int fd, int& type, std::string& handle) {
-  alignas(struct file_handle) unsigned char storage[sizeof(struct file_handle) + MAX_HANDLE_SZ];
-  auto* header = reinterpret_cast<struct file_handle*>(storage);
-  header->handle_bytes = MAX_HANDLE_SZ;
-  int mount_id = 0;
-  if (name_to_handle_at(fd, "", header, &mount_id, AT_EMPTY_PATH) != 0) return false;
-  type = header->handle_type;
-  handle.assign(reinterpret_cast<const char*>(header->f_handle), header->handle_bytes);
-  return true;
 }
 
 bool IsDirectory(int root_fd, const std::string& path) {
@@ -77,9 +66,9 @@ size_t ForgetStaleOrigins(int live_root_fd, int upper_root_fd, int index_fd, con
     UniqueFd live(OpenBeneath(live_root_fd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (!upper || !live) continue;
     std::string origin = ReadOrigin(upper.get());
-    int type = 0;
-    std::string handle;
-    if (origin.empty() || !HandleOf(live.get(), type, handle) || OriginNamesHandle(origin, type, handle)) continue;
+    if (origin.empty()) continue;
+    auto handle = FileHandleOf(live.get());
+    if (!handle || OriginNamesHandle(origin, handle->type, handle->bytes)) continue;
     if (fremovexattr(upper.get(), kOrigin) != 0) continue;
     ++removed;
     // nfs_export indexes every copied-up directory by its origin and checks each index entry

@@ -28,6 +28,7 @@ CREATE TABLE IF NOT EXISTS roots (
   idx INTEGER NOT NULL,
   path TEXT NOT NULL,
   store TEXT NOT NULL DEFAULT '',
+  handle TEXT NOT NULL DEFAULT '',
   PRIMARY KEY (sandbox_id, idx)
 );
 CREATE TABLE IF NOT EXISTS storage_areas (
@@ -50,6 +51,7 @@ Store::Store(const std::string& path) : db_(path) {
   db_.Exec(kSchema);
   // Databases written by earlier versions lack the columns added since.
   AddColumnIfMissing("roots", "store", "TEXT NOT NULL DEFAULT ''");
+  AddColumnIfMissing("roots", "handle", "TEXT NOT NULL DEFAULT ''");
   AddColumnIfMissing("sandboxes", "network", "INTEGER NOT NULL DEFAULT 0");
   AddColumnIfMissing("sandboxes", "shared", "INTEGER NOT NULL DEFAULT 0");
   AddColumnIfMissing("sandboxes", "quota_bytes", "INTEGER NOT NULL DEFAULT 0");
@@ -86,13 +88,22 @@ void Store::Insert(const SandboxRecord& record) {
       .Bind(11, nlohmann::json(record.hide).dump())
       .Bind(12, static_cast<int64_t>(record.hard_quota ? 1 : 0))
       .Run();
-  Statement insert_root(db_, "INSERT INTO roots(sandbox_id, idx, path, store) VALUES (?, ?, ?, ?)");
+  Statement insert_root(db_, "INSERT INTO roots(sandbox_id, idx, path, store, handle) VALUES (?, ?, ?, ?, ?)");
   for (size_t i = 0; i < record.roots.size(); ++i)
     insert_root.Bind(1, record.id)
         .Bind(2, static_cast<int64_t>(i))
         .Bind(3, record.roots[i])
         .Bind(4, i < record.stores.size() ? record.stores[i] : std::string())
+        .Bind(5, i < record.root_handles.size() ? record.root_handles[i] : std::string())
         .Run();
+  tx.Commit();
+}
+
+void Store::SetRootHandles(const std::string& id, const std::vector<std::string>& handles) {
+  std::lock_guard lock(mutex_);
+  Transaction tx(db_);
+  Statement update(db_, "UPDATE roots SET handle = ? WHERE sandbox_id = ? AND idx = ?");
+  for (size_t i = 0; i < handles.size(); ++i) update.Bind(1, handles[i]).Bind(2, id).Bind(3, static_cast<int64_t>(i)).Run();
   tx.Commit();
 }
 
@@ -178,12 +189,13 @@ std::vector<SandboxRecord> Store::LoadAll(std::vector<std::pair<std::string, std
     r.hard_quota = sandboxes.ColumnInt(11) != 0;
     records.push_back(std::move(r));
   }
-  Statement roots(db_, "SELECT path, store FROM roots WHERE sandbox_id = ? ORDER BY idx");
+  Statement roots(db_, "SELECT path, store, handle FROM roots WHERE sandbox_id = ? ORDER BY idx");
   for (auto& r : records) {
     roots.Bind(1, r.id);
     while (roots.Step()) {
       r.roots.push_back(roots.ColumnText(0));
       r.stores.push_back(roots.ColumnText(1));
+      r.root_handles.push_back(roots.ColumnText(2));
     }
     roots.Reset();
   }

@@ -25,6 +25,10 @@ struct SandboxRecord {
   /// Per root, the storage area holding its layers and commit areas (storage_area.h); "" for
   /// the state directory.
   std::vector<std::string> stores = {};
+  /// Per root, the file handle of the directory the sandbox was made over (file_handle.h, as
+  /// text): a root opened by its path again must still be that directory (Sandbox::OpenLiveRoot).
+  /// "" where unknown: its file system gives no handles, or an earlier version made the record.
+  std::vector<std::string> root_handles = {};
   /// Its jobs have the network (polkit's network action was asked when it was created).
   bool network = false;
   /// Its roots may overlap those of other shared sandboxes (create --shared).
@@ -52,6 +56,8 @@ class Store {
 
   void Insert(const SandboxRecord& record);
   void Remove(const std::string& id);
+  /// Records the roots' handles of a sandbox made before records kept them (SandboxRecord).
+  void SetRootHandles(const std::string& id, const std::vector<std::string>& handles);
   /// Gives the file space of removed records back to the file system: what a sandbox of a
   /// million changes leaves (its sights, decisions and commit steps) would otherwise stay in the
   /// database file for good. Slow for much; call off the caller's time.

@@ -2,11 +2,13 @@
 // (recorded_mounts.h), the test as nobody when the binary is root (unprivileged.h). What must
 // hold: a create is all there or not at all; what a sandbox was made with survives a restart
 // (the registry loaded again from the store, as the daemon at start-up), whole; a destroyed
-// sandbox leaves nothing behind, and the start-up sweep takes only what has no record.
+// sandbox leaves nothing behind, and the start-up sweep takes only what has no record; a root
+// is the directory the sandbox was made over, or refused.
 
 #include "sandbox/sandbox_registry.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/errors.h"
@@ -145,4 +147,67 @@ TEST_F(SandboxLifecycleTest, ARecordThisDaemonCannotReadKeepsOnlyItsSandboxDownA
 }
 
 }  // namespace
+// A directory put at a root's path after create is not the root: every opening of it by path
+// refuses, before and after a restart, and the sandbox is whole again once its directory is back.
+TEST_F(SandboxLifecycleTest, ADirectoryPutInPlaceOfARootIsRefusedAcrossARestart) {
+  auto made = Create(Request());
+  ASSERT_FALSE(made->record().root_handles.at(0).empty()) << "no handle was kept at create";
+  EXPECT_NO_THROW(made->OpenLiveRoot(0));
+  ASSERT_EQ(rename(live_.c_str(), (live_ + ".moved").c_str()), 0);
+  MakeDirectory(live_, 0755);
+  auto refused = [&](const Sandbox& sandbox) {
+    try {
+      sandbox.OpenLiveRoot(0);
+      ADD_FAILURE() << "a directory put in place of the root was opened as the root";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Code::kInvalidState);
+      EXPECT_NE(std::string(e.what()).find("root " + live_ + " of sandbox " + made->id() + " is no longer the directory"),
+                std::string::npos)
+          << e.what();
+    }
+  };
+  refused(*made);
+  made->Unmount();
+  SandboxRegistry again(layout_, store_);
+  again.Recover();
+  auto found = again.Find("calc", geteuid());
+  ASSERT_NE(found, nullptr);
+  refused(*found);
+  ASSERT_EQ(rmdir(live_.c_str()), 0);
+  ASSERT_EQ(rename((live_ + ".moved").c_str(), live_.c_str()), 0);
+  UniqueFd live = found->OpenLiveRoot(0);
+  EXPECT_TRUE(Exists(live_ + "/file"));
+}
+
+// An exclusive operation (a commit, an undo) acts on one directory per root from its first
+// opening to its end, even if the path is made to lead elsewhere half-way; the next operation
+// opens the path again and is refused.
+TEST_F(SandboxLifecycleTest, AnOperationKeepsTheRootItOpenedFirst) {
+  auto made = Create(Request());
+  struct stat first, again;
+  {
+    ExclusiveOperation operation(*made, "commit");
+    ASSERT_EQ(fstat(made->OpenLiveRoot(0).get(), &first), 0);
+    ASSERT_EQ(rename(live_.c_str(), (live_ + ".moved").c_str()), 0);
+    MakeDirectory(live_, 0755);
+    ASSERT_EQ(fstat(made->OpenLiveRoot(0).get(), &again), 0);
+    EXPECT_EQ(again.st_ino, first.st_ino) << "the operation opened the directory put in place of its root";
+  }
+  ExclusiveOperation next(*made, "undo");
+  EXPECT_THROW(made->OpenLiveRoot(0), Error);
+}
+
+// A sandbox whose record was written before records kept handles gains them from its roots at
+// start-up (once its overlays are set up), and keeps them.
+TEST_F(SandboxLifecycleTest, ARecordWithoutHandlesGainsThemAtStartUp) {
+  std::string id = Create(Request())->id();
+  Database(layout_.Database()).Exec("UPDATE roots SET handle = ''");
+  SandboxRegistry again(layout_, store_);
+  EXPECT_TRUE(again.Recover().empty());
+  auto found = again.Find("calc", geteuid());
+  ASSERT_NE(found, nullptr);
+  EXPECT_FALSE(found->record().root_handles.at(0).empty());
+  EXPECT_EQ(store_.LoadAll().at(0).root_handles, found->record().root_handles) << "the handle taken was not stored";
+}
+
 }  // namespace sandboxd

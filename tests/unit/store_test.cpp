@@ -72,6 +72,7 @@ TEST_F(StoreTest, EveryFieldOfARecordSurvivesReopening) {
   full.created_usec = 1700000000000001;
   full.roots = {"/home/u/a", "/home/u/b"};
   full.stores = {"/home/.sandboxd", ""};
+  full.root_handles = {"1:0200000000000000", ""};
   full.network = true;
   full.shared = true;
   full.quota_bytes = 10u << 20;
@@ -90,6 +91,21 @@ TEST_F(StoreTest, EveryFieldOfARecordSurvivesReopening) {
   EXPECT_EQ(all[0].hide, full.hide);
   EXPECT_EQ(all[0].last_used_usec, full.last_used_usec);
   EXPECT_EQ(all[0].stores, full.stores);
+  EXPECT_EQ(all[0].root_handles, full.root_handles);
+}
+
+// A sandbox made before records kept its roots' handles gains them once the daemon has taken
+// them (SandboxRegistry::Recover), and keeps them across a reopening.
+TEST_F(StoreTest, RootHandlesSetLaterSurviveReopening) {
+  SandboxRecord old{"00000000000000dd", "old", 1000, SandboxState::kActive, 5, {"/home/u/a", "/home/u/b"}};
+  {
+    Store store(dir_ + "/db");
+    store.Insert(old);
+    EXPECT_EQ(store.LoadAll()[0].root_handles, (std::vector<std::string>{"", ""}));
+    store.SetRootHandles(old.id, {"1:aa", "1:bb"});
+  }
+  Store store(dir_ + "/db");
+  EXPECT_EQ(store.LoadAll()[0].root_handles, (std::vector<std::string>{"1:aa", "1:bb"}));
 }
 
 TEST_F(StoreTest, ADatabaseFromBeforeTheNetworkColumnGainsItAndKeepsItsRows) {
@@ -110,6 +126,7 @@ TEST_F(StoreTest, ADatabaseFromBeforeTheNetworkColumnGainsItAndKeepsItsRows) {
   auto all = store.LoadAll();
   ASSERT_EQ(all.size(), 2u);
   EXPECT_EQ(all[0].roots, std::vector<std::string>{"/home/u/old"});
+  EXPECT_EQ(all[0].root_handles, std::vector<std::string>{""}) << "an old record's roots are of unknown handle";
   EXPECT_FALSE(all[0].network);
   EXPECT_TRUE(all[1].network);
 }
