@@ -6,6 +6,7 @@
 #include <functional>
 #include <iostream>
 
+#include "command_start.h"
 #include "config.h"
 #include "quote_path.h"
 #include "verbs.h"
@@ -65,7 +66,7 @@ int main(int argc, char** argv) {
   verbs.push_back({s, [&](Context& x) { return sandboxctl::VerbShow(x, sandbox); }});
 
   sandboxctl::RunArgs run;
-  auto* r = app.add_subcommand("run", "Run a command in a sandbox: run SANDBOX -- CMD [ARG...]");
+  auto* r = app.add_subcommand("run", "Run a command in a sandbox: run [OPTION...] SANDBOX CMD [ARG...]");
   r->add_option("--cwd", run.cwd, "Working directory (inside a root)")->type_name("DIR");
   r->add_option("--env", run.env, "Set NAME=VALUE in the job's environment (repeatable)")->type_name("NAME=VALUE")->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   r->add_option("--timeout", run.timeout, "Kill the job after this long (seconds, or 90s, 5m, 2h, 1d)")->type_name("DUR");
@@ -74,13 +75,13 @@ int main(int argc, char** argv) {
   r->add_option("--memory-max", run.memory_max, "Kill the job when it uses more memory (and swap) than SIZE (e.g. 512M, 2G)")->type_name("SIZE");
   r->add_option("--tasks-max", run.tasks_max, "Let the job have at most N processes and threads at once")->type_name("N");
   r->add_option("sandbox", run.sandbox, "Sandbox id or name")->required();
-  r->add_option("command", run.command, "Command and arguments (after --)");
+  r->add_option("command", run.command, "Command and arguments: everything from its first word on");
   verbs.push_back({r, [&](Context& x) { return sandboxctl::VerbRun(x, run); }});
 
   sandboxctl::ShellArgs shell;
-  auto* sh = app.add_subcommand("shell", "An interactive shell in a sandbox, on a terminal of its own: shell SANDBOX [-- CMD...]");
+  auto* sh = app.add_subcommand("shell", "An interactive shell in a sandbox, on a terminal of its own: shell SANDBOX [CMD ARG...]");
   sh->add_option("sandbox", shell.sandbox, "Sandbox id or name")->required();
-  sh->add_option("command", shell.command, "Command instead of your login shell (after --)");
+  sh->add_option("command", shell.command, "Command instead of your login shell: everything from its first word on");
   verbs.push_back({sh, [&](Context& x) { return sandboxctl::VerbShell(x, shell); }});
 
   auto* ch = app.add_subcommand("changes", "List the changes a sandbox holds");
@@ -146,15 +147,20 @@ int main(int argc, char** argv) {
   verbs.push_back({us, [&](Context& x) { return sandboxctl::VerbUsage(x, usage_all); }});
 
   sandboxctl::TryArgs attempt;
-  auto* t = app.add_subcommand("try", "Create, run, review, commit or discard, destroy: try [--root DIR]... [-y | -n] -- CMD [ARG...]");
+  auto* t = app.add_subcommand("try", "Create, run, review, commit or discard, destroy: try [--root DIR]... [-y | -n] CMD [ARG...]");
   t->add_option("--root", attempt.roots, "Directory to sandbox (repeatable; default: the current one)")->type_name("DIR")->allow_extra_args(false);
   auto* yes = t->add_flag("-y,--yes", attempt.commit, "Commit every change without asking");
   t->add_flag("-n,--no", attempt.keep, "Keep the sandbox for later and print its id")->excludes(yes);
-  t->add_option("command", attempt.command, "Command and arguments (after --)")->required();
+  t->add_option("command", attempt.command, "Command and arguments: everything from its first word on")->required();
   verbs.push_back({t, [&](Context& x) { return sandboxctl::VerbTry(x, attempt); }});
 
+  // Everything from a command's first word is the command's (command_start.h).
+  std::vector<std::string> args = sandboxctl::MarkCommandStart(app, {{"run", 1}, {"shell", 1}, {"try", 0}},
+                                                               std::vector<std::string>(argv, argv + argc));
+  // CLI11 takes its arguments back to front.
+  std::vector<std::string> reversed(args.rbegin(), args.rend() - 1);
   try {
-    app.parse(argc, argv);
+    app.parse(reversed);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cctype>
 #include <cstdlib>
 #include <iostream>
@@ -107,9 +108,11 @@ JobEnd RunWithOurStreams(Context& ctx, const std::string& sandbox_path, const st
   }
   JobProxy job(ctx.Bus(), job_path);
 
-  std::thread canceller([stop, job_path, &ctx] {
+  std::atomic<int> stopped_by{0};  // the signal that cancelled the job
+  std::thread canceller([stop, job_path, &ctx, &stopped_by] {
     int signal_number = 0;
     if (sigwait(&stop, &signal_number) != 0 || signal_number == SIGUSR2) return;
+    stopped_by = signal_number;
     try {
       auto bus = ctx.OpenBus();
       JobProxy(*bus, job_path).Cancel();
@@ -127,6 +130,11 @@ JobEnd RunWithOurStreams(Context& ctx, const std::string& sandbox_path, const st
   canceller.join();
   // A caller that goes on after the job (try) must be interruptible again.
   pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  // As a shell tells it: a job stopped by Ctrl-C ends with 130 (128 + SIGINT), and so on.
+  if (int signal_number = stopped_by.load(); signal_number != 0) {
+    end.exit_status = 128 + signal_number;
+    return end;
+  }
   if (end.reason == "failed") std::cerr << "sandboxctl: the sandbox for the job could not be set up (status " << end.exit_status << ")\n";
   if (end.reason == "timeout") std::cerr << "sandboxctl: the job ran out of time and was killed\n";
   if (end.reason == "memory") std::cerr << "sandboxctl: the job went over its memory limit (--memory-max) and the kernel killed it\n";

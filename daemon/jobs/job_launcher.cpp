@@ -75,7 +75,7 @@ JobLaunch JobLauncher::Assemble(const Sandbox& sandbox, JobRequest& request, con
   config.json_status_fd = Job::kStatusFd;
   config.args_fd = Job::kArgsFd;
   config.block_fd = Job::kBlockFd;
-  config.env = JobEnvironment(user, request.env);
+  config.env = JobEnvironment(user, sandbox.name(), request.options.tty, request.env);
   config.command = request.argv;
   HiddenPathsRequest hiding;
   hiding.sandbox_id = sandbox.id();
@@ -100,8 +100,14 @@ JobLaunch JobLauncher::Assemble(const Sandbox& sandbox, JobRequest& request, con
   if (request.options.tty) {
     if (!launch.stdin_fd || !isatty(launch.stdin_fd.get()))
       throw Error(Code::kInvalidArgument, "option 'tty' for a job in sandbox " + sandbox.id() + " needs a terminal as its stdin");
-    config.command.insert(config.command.begin(), BesideHelper(settings.helper_path, "sandboxd-job-tty"));
   }
+  // Every command starts through sandboxd-job-exec: a command that cannot be run then ends the
+  // job as a shell would (127, 126, with one line naming it) rather than as a sandbox that
+  // could not be set up.
+  std::vector<std::string> start = {BesideHelper(settings.helper_path, "sandboxd-job-exec")};
+  if (request.options.tty) start.push_back("--tty");
+  start.push_back("--");
+  config.command.insert(config.command.begin(), start.begin(), start.end());
   BwrapInvocation bwrap = BuildBwrapArgs(config);
   launch.argv = std::move(bwrap.argv);
   launch.args_data = BwrapArgsData(bwrap.options);

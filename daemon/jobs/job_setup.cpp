@@ -28,7 +28,8 @@ std::string ResolveJobCwd(const std::string& cwd, const std::vector<std::string>
   throw Error(Code::kInvalidPath, "working directory " + normalised + " is not inside a root of sandbox " + sandbox_id);
 }
 
-std::vector<std::string> JobEnvironment(const UserCredentials& user, const std::map<std::string, std::string>& extra) {
+std::vector<std::string> JobEnvironment(const UserCredentials& user, const std::string& sandbox_name, bool on_terminal,
+                                        const std::map<std::string, std::string>& extra) {
   std::map<std::string, std::string> env = {
       {"PATH", "/usr/local/bin:/usr/bin:/bin"},
       {"HOME", user.home},
@@ -37,6 +38,11 @@ std::vector<std::string> JobEnvironment(const UserCredentials& user, const std::
       {"SHELL", user.shell},
       {"LANG", "C.UTF-8"},
   };
+  if (on_terminal) {
+    // (A sandbox's name is letters, digits, '.', '_' and '-': nothing a prompt expands.)
+    env["PS1"] = "(" + sandbox_name + ") $ ";
+    env["debian_chroot"] = sandbox_name;
+  }
   for (const auto& [name, value] : extra) {
     // A name with '=' or NUL would be read back as another variable than the one checked here.
     if (name.empty() || name.find('=') != std::string::npos || name.find('\0') != std::string::npos)
@@ -45,6 +51,7 @@ std::vector<std::string> JobEnvironment(const UserCredentials& user, const std::
       throw Error(Code::kInvalidArgument, "environment variable " + name + " holds a NUL byte");
     env[name] = value;
   }
+  env["SANDBOXD_SANDBOX"] = sandbox_name;
   std::vector<std::string> result;
   for (const auto& [name, value] : env) result.push_back(name + "=" + value);
   return result;

@@ -20,10 +20,15 @@ namespace sandboxd {
 std::string ResolveJobCwd(const std::string& cwd, const std::vector<std::string>& roots, const std::string& sandbox_id,
                           bool outside_means_first_root = false);
 
-/// PATH, HOME, USER, LOGNAME, SHELL, LANG=C.UTF-8, then `extra` (which may override them).
-/// Throws Error(kInvalidArgument) for an empty name, one containing '=' or NUL, or a value
-/// containing NUL. These are the command's variables: bwrap_args.h hands them to bwrap as
-/// --setenv, never as bwrap's own environment.
-std::vector<std::string> JobEnvironment(const UserCredentials& user, const std::map<std::string, std::string>& extra);
+/// PATH, HOME, USER, LOGNAME, SHELL, LANG=C.UTF-8; on a terminal (`on_terminal`), a prompt that
+/// names the sandbox, so that no one takes its shell for the host's: PS1 for shells that take it
+/// from the environment, and debian_chroot, which Debian's bash prompt shows in parentheses.
+/// Then `extra` (which may override them all), and last SANDBOXD_SANDBOX=`sandbox_name`, which
+/// it may not: a program can tell whose sandbox it runs in. Throws Error(kInvalidArgument) for
+/// an empty name, one containing '=' or NUL, or a value containing NUL. These are the
+/// command's variables: bwrap_args.h hands them to bwrap as --setenv, never as bwrap's own
+/// environment.
+std::vector<std::string> JobEnvironment(const UserCredentials& user, const std::string& sandbox_name, bool on_terminal,
+                                        const std::map<std::string, std::string>& extra);
 
 }  // namespace sandboxd

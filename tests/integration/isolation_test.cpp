@@ -436,7 +436,8 @@ TEST_F(IsolationTest, EnvironmentIsTheDocumentedSetPlusEnvOptions) {
     names.insert(line.substr(0, eq));
     if (eq != std::string::npos) variables[line.substr(0, eq)] = line.substr(eq + 1);
   }
-  EXPECT_EQ(names, (std::set<std::string>{"FOO", "HOME", "LANG", "LOGNAME", "PATH", "PWD", "SHELL", "TERM", "USER"})) << env.out;
+  EXPECT_EQ(names, (std::set<std::string>{"FOO", "HOME", "LANG", "LOGNAME", "PATH", "PWD", "SANDBOXD_SANDBOX", "SHELL", "TERM", "USER"}))
+      << env.out;
   EXPECT_FALSE(names.count("SBX_LEAK_PROBE")) << env.out;
   EXPECT_EQ(variables["FOO"], "bar");
   EXPECT_EQ(variables["TERM"], "isolation-term");
@@ -445,6 +446,9 @@ TEST_F(IsolationTest, EnvironmentIsTheDocumentedSetPlusEnvOptions) {
   EXPECT_EQ(variables["LOGNAME"], kAlice);
   EXPECT_EQ(variables["SHELL"], Alice().pw_shell);
   EXPECT_EQ(variables["LANG"], "C.UTF-8");
+  Result name = World().Sandboxctl(kAlice, {"show", id_, "--json"});
+  EXPECT_NE(name.out.find("\"name\": \"" + variables["SANDBOXD_SANDBOX"] + "\""), std::string::npos)
+      << "SANDBOXD_SANDBOX is not the sandbox's name: " << variables["SANDBOXD_SANDBOX"] << "\n" << name.out;
 }
 
 TEST(HostCheckAtStartTest, TheDaemonSaidAtStartThatOverlaysAndJobsWorkHere) {

@@ -81,8 +81,37 @@ TEST_F(JobControlTest, CtrlCInSandboxctlCancelsTheJobAndEveryProcessOfIt) {
   ASSERT_TRUE(WaitUntil([] { return AliceRuns("sleep 302"); })) << ReadWhole(err);
   kill(ctl, SIGINT);
   int status = WaitForExit(ctl, 20s);
-  EXPECT_EQ(status, 128 + SIGKILL) << ReadWhole(err);
+  EXPECT_EQ(status, 130) << "not as a shell tells an interrupted command\n" << ReadWhole(err);
   EXPECT_TRUE(WaitUntil([] { return !AliceRuns("sleep 302"); })) << "a process of the job outlived its cancel";
+}
+
+// Everything from the command's first word is the command's, as with docker run or sudo: its
+// options are never sandboxctl's (`--version` used to print sandboxctl's version).
+TEST_F(JobControlTest, TheCommandBeginsAtItsFirstWordWithoutDashDash) {
+  Result version = Ctl({"run", id_, "echo", "--version", "-la"});
+  EXPECT_EQ(version.status, 0) << version.err;
+  EXPECT_EQ(version.out, "--version -la\n") << version.err;
+  Result listed = Ctl({"run", "--env", "A=b", id_, "ls", "-la"});
+  EXPECT_EQ(listed.status, 0) << listed.err;
+  EXPECT_NE(listed.out.find("a.txt"), std::string::npos) << listed.out;
+  Result options = Ctl({"run", "--timeout", "60", id_, "sh", "-c", "echo $0-$1", "--help", "--cwd"});
+  EXPECT_EQ(options.out, "--help---cwd\n") << options.err;
+  Result marked = Ctl({"run", id_, "--", "echo", "--", "x"});
+  EXPECT_EQ(marked.out, "-- x\n") << "a \"--\" before the command is still the separator, one after it the command's";
+}
+
+// A command that cannot be run ends as a shell says it: 127 for one that does not exist, 126 for
+// one that cannot be executed, with one plain line naming it (not a sandbox that failed).
+TEST_F(JobControlTest, ACommandThatDoesNotExistExits127AndOneThatCannotRunExits126) {
+  Result missing = Ctl({"run", id_, "no-such-command-42", "x"});
+  EXPECT_EQ(missing.status, 127) << missing.err;
+  EXPECT_EQ(missing.err, "sandboxd: no-such-command-42: command not found\n");
+  Result not_executable = Ctl({"run", id_, "./a.txt"});
+  EXPECT_EQ(not_executable.status, 126) << not_executable.err;
+  EXPECT_EQ(not_executable.err, "sandboxd: cannot run ./a.txt: Permission denied\n");
+  Result no_path = Ctl({"run", id_, "./missing"});
+  EXPECT_EQ(no_path.status, 127) << no_path.err;
+  EXPECT_EQ(no_path.err, "sandboxd: cannot run ./missing: No such file or directory\n");
 }
 
 TEST_F(JobControlTest, AClientThatLeavesTheBusTakesItsJobWithIt) {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "conversation.h"
 #include "harness.h"
 #include "sandbox_fixture.h"
@@ -30,6 +32,19 @@ TEST_F(ShellTest, AShellOnItsOwnTerminalWithJobControlAndWindowSize) {
   EXPECT_TRUE(WaitUntil([] { return World().RunAs("root", {"pgrep", "-u", kAlice, "-f", "sleep 551"}).status != 0; }))
       << "the shell's background job outlived it";
   EXPECT_EQ(Changes(), "A made.txt\n");
+}
+
+// No one takes the sandbox's shell for the host's: the prompt names the sandbox, and so does
+// SANDBOXD_SANDBOX. A command after the sandbox needs no "--", its options are its own.
+TEST_F(ShellTest, ThePromptNamesTheSandbox) {
+  Result shown = Ctl({"show", id_, "--json"});
+  std::string name = nlohmann::json::parse(shown.out, nullptr, false).value("name", "");
+  ASSERT_FALSE(name.empty()) << shown.out;
+  Conversation shell(kAlice, project_, {"--no-ask-password", "shell", id_, "sh", "-i"}, "", 24, 80);
+  ASSERT_TRUE(shell.Answer("(" + name + ") $ ", "echo in:$SANDBOXD_SANDBOX:$((1+1))\n")) << shell.screen();
+  EXPECT_TRUE(shell.WaitFor("in:" + name + ":2")) << shell.screen();
+  ASSERT_TRUE(shell.Answer("$ ", "exit 3\n"));
+  EXPECT_EQ(shell.Finish(), 3) << shell.screen();
 }
 
 TEST_F(ShellTest, WithoutATerminalItSaysSo) {

@@ -43,18 +43,32 @@ TEST(JobEnvironmentTest, MinimalSetPlusCallerOverrides) {
   user.name = "alice";
   user.home = "/home/alice";
   user.shell = "/bin/bash";
-  auto env = JobEnvironment(user, {{"TERM", "xterm"}, {"LANG", "de_DE.UTF-8"}});
-  std::vector<std::string> expected = {"HOME=/home/alice", "LANG=de_DE.UTF-8", "LOGNAME=alice",
-                                       "PATH=/usr/local/bin:/usr/bin:/bin", "SHELL=/bin/bash", "TERM=xterm", "USER=alice"};
+  auto env = JobEnvironment(user, "calc", false, {{"TERM", "xterm"}, {"LANG", "de_DE.UTF-8"}});
+  std::vector<std::string> expected = {"HOME=/home/alice", "LANG=de_DE.UTF-8", "LOGNAME=alice", "PATH=/usr/local/bin:/usr/bin:/bin",
+                                       "SANDBOXD_SANDBOX=calc", "SHELL=/bin/bash", "TERM=xterm", "USER=alice"};
   EXPECT_EQ(env, expected);
+}
+
+// On a terminal the prompt names the sandbox unless the caller chose one; the sandbox's name
+// is the daemon's to say, whatever the caller passed.
+TEST(JobEnvironmentTest, OnATerminalThePromptNamesTheSandboxAndTheNameIsNotTheCallers) {
+  UserCredentials user;
+  auto env = JobEnvironment(user, "calc", true, {{"SANDBOXD_SANDBOX", "other"}});
+  auto has = [&](const std::string& entry) { return std::find(env.begin(), env.end(), entry) != env.end(); };
+  EXPECT_TRUE(has("PS1=(calc) $ "));
+  EXPECT_TRUE(has("debian_chroot=calc"));
+  EXPECT_TRUE(has("SANDBOXD_SANDBOX=calc"));
+  EXPECT_FALSE(has("SANDBOXD_SANDBOX=other"));
+  auto chosen = JobEnvironment(user, "calc", true, {{"PS1", "mine> "}});
+  EXPECT_NE(std::find(chosen.begin(), chosen.end(), "PS1=mine> "), chosen.end());
 }
 
 TEST(JobEnvironmentTest, RefusesBadNames) {
   UserCredentials user;
-  EXPECT_THROW(JobEnvironment(user, {{"", "x"}}), Error);
-  EXPECT_THROW(JobEnvironment(user, {{"A=B", "x"}}), Error);
-  EXPECT_THROW(JobEnvironment(user, {{std::string("A\0B", 3), "x"}}), Error);
-  EXPECT_THROW(JobEnvironment(user, {{"A", std::string("x\0y", 3)}}), Error);
+  EXPECT_THROW(JobEnvironment(user, "calc", false, {{"", "x"}}), Error);
+  EXPECT_THROW(JobEnvironment(user, "calc", false, {{"A=B", "x"}}), Error);
+  EXPECT_THROW(JobEnvironment(user, "calc", false, {{std::string("A\0B", 3), "x"}}), Error);
+  EXPECT_THROW(JobEnvironment(user, "calc", false, {{"A", std::string("x\0y", 3)}}), Error);
 }
 
 }  // namespace
