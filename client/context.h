@@ -5,7 +5,9 @@
 #include <sdbus-c++/sdbus-c++.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace sandboxctl {
@@ -17,7 +19,11 @@ struct UsageError {
 
 struct Context {
   bool json = false;
+  bool json_short = false;  ///< --json=short: one line, no indentation (--json, --json=pretty: indented)
+  /// `value` as --json asked for it.
+  std::string Json(const nlohmann::json& value) const { return json_short ? value.dump() : value.dump(2); }
   bool no_ask_password = false;
+  bool no_pager = false;  ///< --no-pager: diff writes to stdout even on a terminal
   bool user_mode = false;
 
   /// Connects on first use (the system bus; DBUS_SYSTEM_BUS_ADDRESS is honoured).

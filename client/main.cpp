@@ -28,8 +28,17 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough();
   app.add_flag("--user", ctx.user_mode, "Talk to the session-bus sandboxd of this user");
-  app.add_flag("--json", ctx.json, "Print list, show, changes, usage and gc as JSON");
+  // --json alone reads as "true" (CLI11's value of a flag given without one).
+  std::string json_style;
+  app.add_flag("--json", json_style, "Print list, show, changes, jobs, usage and gc as JSON: indented, or with =short on one line")
+      ->check(CLI::Validator(
+          [](std::string& style) {
+            return style == "true" || style == "pretty" || style == "short" ? std::string() : "takes pretty or short, not '" + style + "'";
+          },
+          "pretty|short"))
+      ->option_text("[=pretty|short]");
   app.add_flag("--no-ask-password", ctx.no_ask_password, "Do not let polkit ask for a password");
+  app.add_flag("--no-pager", ctx.no_pager, "Do not pipe diff's output through a pager");
   app.set_version_flag("--version", SANDBOXD_VERSION);
 
   std::vector<Verb> verbs;
@@ -122,9 +131,11 @@ int main(int argc, char** argv) {
   un->add_option("sandbox", sandbox, "Sandbox id or name")->required();
   verbs.push_back({un, [&](Context& x) { return sandboxctl::VerbUndo(x, sandbox); }});
 
+  bool cancel_jobs = false;
   auto* dc = app.add_subcommand("discard", "Throw every change of a sandbox away");
   dc->add_option("sandbox", sandbox, "Sandbox id or name")->required();
-  verbs.push_back({dc, [&](Context& x) { return sandboxctl::VerbDiscard(x, sandbox); }});
+  dc->add_flag("--cancel-jobs", cancel_jobs, "Cancel the sandbox's running jobs first");
+  verbs.push_back({dc, [&](Context& x) { return sandboxctl::VerbDiscard(x, sandbox, cancel_jobs); }});
 
   auto* su = app.add_subcommand("suspend", "Archive a sandbox's changes and free its layers until resume");
   su->add_option("sandbox", sandbox, "Sandbox id or name")->required();
@@ -136,7 +147,23 @@ int main(int argc, char** argv) {
 
   auto* ds = app.add_subcommand("destroy", "Remove a sandbox and its changes");
   ds->add_option("sandbox", sandbox, "Sandbox id or name")->required();
-  verbs.push_back({ds, [&](Context& x) { return sandboxctl::VerbDestroy(x, sandbox); }});
+  ds->add_flag("--cancel-jobs", cancel_jobs, "Cancel the sandbox's running jobs first");
+  verbs.push_back({ds, [&](Context& x) { return sandboxctl::VerbDestroy(x, sandbox, cancel_jobs); }});
+
+  auto* jb = app.add_subcommand("jobs", "List the jobs of a sandbox (or of all yours): running ones and the latest finished");
+  jb->add_option("sandbox", sandbox, "Sandbox id or name (default: every sandbox of yours)");
+  verbs.push_back({jb, [&](Context& x) { return sandboxctl::VerbJobs(x, sandbox); }});
+
+  std::string job_id;
+  bool follow = false;
+  auto* lg = app.add_subcommand("logs", "Print a job's captured output (-f: follow it until the job ends)");
+  lg->add_option("job", job_id, "Job id (sandboxctl jobs lists them)")->required();
+  lg->add_flag("-f,--follow", follow, "Keep printing what the job writes until it ends");
+  verbs.push_back({lg, [&](Context& x) { return sandboxctl::VerbLogs(x, job_id, follow); }});
+
+  auto* cn = app.add_subcommand("cancel", "Cancel a running job: its whole process tree is killed");
+  cn->add_option("job", job_id, "Job id (sandboxctl jobs lists them)")->required();
+  verbs.push_back({cn, [&](Context& x) { return sandboxctl::VerbCancel(x, job_id); }});
 
   auto* gc = app.add_subcommand("gc", "Remove expired sandboxes and, over the storage cap, the largest suspended ones (polkit asks)");
   verbs.push_back({gc, [&](Context& x) { return sandboxctl::VerbGc(x); }});
@@ -172,6 +199,8 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  ctx.json = !json_style.empty();
+  ctx.json_short = json_style == "short";
   for (auto& verb : verbs) {
     if (!verb.command->parsed()) continue;
     try {

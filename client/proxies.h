@@ -20,6 +20,11 @@ class ManagerProxy final : public sdbus::ProxyInterfaces<org::sandboxd::Sandbox1
   ~ManagerProxy() = default;
   /// The untyped proxy, for calls that need a timeout or raw messages.
   sdbus::IProxy& raw() { return getProxy(); }
+
+ private:
+  void onSandboxAdded(const sdbus::ObjectPath&, const std::string&, const std::string&) override {}
+  void onSandboxRemoved(const sdbus::ObjectPath&, const std::string&) override {}
+  void onSandboxStateChanged(const sdbus::ObjectPath&, const std::string&, const std::string&) override {}
 };
 
 class SandboxProxy final : public sdbus::ProxyInterfaces<org::sandboxd::Sandbox1::Sandbox_proxy> {

@@ -34,7 +34,7 @@ int VerbUsage(Context& ctx, bool everyone) {
                    {"kept_bytes", row.get<7>()}, {"total_bytes", sum}});
   }
   if (ctx.json) {
-    std::cout << nlohmann::json{{"sandboxes", out}, {"total_bytes", total}}.dump(2) << "\n";
+    std::cout << ctx.Json(nlohmann::json{{"sandboxes", out}, {"total_bytes", total}}) << "\n";
     return 0;
   }
   for (const auto& entry : out)
@@ -61,7 +61,7 @@ int VerbGc(Context& ctx) {
   if (ctx.json) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& entry : removed) out.push_back({{"id", entry.get<0>()}, {"why", entry.get<1>()}});
-    std::cout << out.dump(2) << "\n";
+    std::cout << ctx.Json(out) << "\n";
     return 0;
   }
   for (const auto& entry : removed) std::cout << "Removed " << entry.get<0>() << ": " << entry.get<1>() << "\n";

@@ -61,11 +61,21 @@ int VerbCommit(Context& ctx, const std::string& sandbox, bool all, bool force = 
 int VerbDecide(Context& ctx, const std::string& sandbox, const std::vector<std::string>& selectors, bool all, bool approve,
                const PathPatterns& patterns = {});
 int VerbUndo(Context& ctx, const std::string& sandbox);
-int VerbDiscard(Context& ctx, const std::string& sandbox);
+/// discard and destroy refuse a sandbox whose jobs still run, naming them, unless
+/// `cancel_jobs` (--cancel-jobs) has them cancelled first.
+int VerbDiscard(Context& ctx, const std::string& sandbox, bool cancel_jobs = false);
 /// suspend prints the size of the archives; resume prints nothing.
 int VerbSuspend(Context& ctx, const std::string& sandbox);
 int VerbResume(Context& ctx, const std::string& sandbox);
-int VerbDestroy(Context& ctx, const std::string& sandbox);
+int VerbDestroy(Context& ctx, const std::string& sandbox, bool cancel_jobs = false);
+/// jobs [SANDBOX], logs JOB [-f], cancel JOB (verbs_jobs.cpp).
+int VerbJobs(Context& ctx, const std::string& sandbox);
+int VerbLogs(Context& ctx, const std::string& job_id, bool follow);
+int VerbCancel(Context& ctx, const std::string& job_id);
+/// Refuses (one line naming each running job of the sandbox at `sandbox_path`) unless
+/// `cancel_jobs`, which cancels them and waits for their ends; `verb` names the act.
+void EndRunningJobs(Context& ctx, const std::string& sandbox_path, const std::string& id_or_name, const std::string& verb,
+                    bool cancel_jobs);
 /// usage [--all]: storage per sandbox and in total (verb_usage.cpp).
 int VerbUsage(Context& ctx, bool everyone);
 /// gc: what garbage collection removed now, and why (verb_usage.cpp).

@@ -96,8 +96,13 @@ int VerbChanges(Context& ctx, const std::string& id_or_name, const PathPatterns&
     if (!patterns.Passes(change.path)) return;
     if (ctx.json) {
       // Every key the daemon wrote, known here or not.
-      out += shown == 0 ? "[\n" : ",\n";
-      out += IndentedElement(nlohmann::json::parse(line));
+      if (ctx.json_short) {
+        out += shown == 0 ? "[" : ",";
+        out += nlohmann::json::parse(line).dump();
+      } else {
+        out += shown == 0 ? "[\n" : ",\n";
+        out += IndentedElement(nlohmann::json::parse(line));
+      }
     } else {
       // "X path" as the contract has it; the other half of a rename follows in parentheses,
       // a decision, once there is one, in brackets. Names as git prints them (quote_path.h).
@@ -119,7 +124,7 @@ int VerbChanges(Context& ctx, const std::string& id_or_name, const PathPatterns&
     flush();  // what came before the failure is shown, as it would have been unbuffered
     throw;
   }
-  out += ctx.json ? (shown == 0 ? "[]\n" : "\n]\n") : "";
+  if (ctx.json) out += shown == 0 ? "[]\n" : ctx.json_short ? "]\n" : "\n]\n";
   flush();
   std::cout.flush();
   return 0;
@@ -163,7 +168,7 @@ int VerbDiff(Context& ctx, const std::string& id_or_name, const std::vector<std:
     named = SelectorsPassing(ctx, path, selectors, patterns);
     if (named.empty()) return 0;  // asking with no selector would show every change
   }
-  DiffOutput output;
+  DiffOutput output(ctx.no_pager ? DiffOutput::Paging::kNone : DiffOutput::Paging::kPager);
   try {
     CallIntoPipe(ctx, path, {"Diff", [&](sdbus::MethodCall& call, const sdbus::UnixFd& out) { call << named << out; }, {}},
                  [&](std::string_view data) { output.Write(data.data(), data.size()); });

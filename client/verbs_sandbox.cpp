@@ -75,7 +75,7 @@ int VerbList(Context& ctx) {
     for (const auto& entry : list)
       out.push_back({{"id", entry.get<0>()}, {"name", entry.get<1>()}, {"owner", entry.get<2>()},
                      {"state", entry.get<3>()}, {"roots", entry.get<4>()}});
-    std::cout << out.dump(2) << "\n";
+    std::cout << ctx.Json(out) << "\n";
     return 0;
   }
   if (list.empty()) {
@@ -110,7 +110,7 @@ int VerbShow(Context& ctx, const std::string& id_or_name) {
     nlohmann::json out = {{"id", id}, {"name", name}, {"state", state}, {"owner", owner}, {"roots", roots},
                           {"created_usec", created}, {"running_jobs", running}, {"network", network},
                           {"shared", shared}, {"quota_bytes", quota}, {"ttl_sec", ttl}, {"hide", hide}};
-    std::cout << out.dump(2) << "\n";
+    std::cout << ctx.Json(out) << "\n";
     return 0;
   }
   std::cout << "Id: " << id << "\nName: " << name << "\nState: " << state << "\nOwner: " << owner << "\n";
@@ -124,8 +124,10 @@ int VerbShow(Context& ctx, const std::string& id_or_name) {
   return 0;
 }
 
-int VerbDiscard(Context& ctx, const std::string& id_or_name) {
-  SandboxProxy sandbox(ctx.Bus(), ctx.ResolveSandbox(id_or_name));
+int VerbDiscard(Context& ctx, const std::string& id_or_name, bool cancel_jobs) {
+  std::string path = ctx.ResolveSandbox(id_or_name);
+  EndRunningJobs(ctx, path, id_or_name, "discard", cancel_jobs);
+  SandboxProxy sandbox(ctx.Bus(), path);
   sandbox.raw().callMethod("Discard").onInterface(sandboxd::api::kSandboxInterface).withTimeout(std::chrono::minutes(10));
   return 0;
 }
@@ -144,8 +146,10 @@ int VerbResume(Context& ctx, const std::string& id_or_name) {
   return 0;
 }
 
-int VerbDestroy(Context& ctx, const std::string& id_or_name) {
-  SandboxProxy sandbox(ctx.Bus(), ctx.ResolveSandbox(id_or_name));
+int VerbDestroy(Context& ctx, const std::string& id_or_name, bool cancel_jobs) {
+  std::string path = ctx.ResolveSandbox(id_or_name);
+  EndRunningJobs(ctx, path, id_or_name, "destroy", cancel_jobs);
+  SandboxProxy sandbox(ctx.Bus(), path);
   sandbox.raw().callMethod("Destroy").onInterface(sandboxd::api::kSandboxInterface).withTimeout(std::chrono::minutes(10));
   return 0;
 }

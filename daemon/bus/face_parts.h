@@ -21,6 +21,7 @@ class GarbageCollector;
 class JobLauncher;
 class Layout;
 class ObjectTable;
+class SandboxAnnouncer;
 class SandboxRegistry;
 class SandboxRemoval;
 class Suspension;
@@ -45,6 +46,7 @@ struct SandboxFaceParts {
   Suspension& suspension;
   const SandboxRemoval& removal;
   JobLauncher& jobs;  ///< assembles and starts jobs, and takes in what they changed
+  const SandboxAnnouncer& announcer;  ///< the Manager's signals of state changes
 };
 
 /// org.sandboxd.Sandbox1.Manager (manager_dbus.h).
@@ -54,6 +56,7 @@ struct ManagerFaceParts {
   SandboxRegistry& registry;
   ObjectTable& objects;  ///< publishes a new sandbox
   GarbageCollector& garbage;
+  SandboxAnnouncer& announcer;  ///< sends through the Manager's object while it lives
   const Config& config;
   const Layout& layout;
 };

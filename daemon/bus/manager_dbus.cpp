@@ -8,6 +8,7 @@
 #include "bus/dbus_util.h"
 #include "bus/object_table.h"
 #include "bus/polkit.h"
+#include "bus/sandbox_announcer.h"
 #include "bus/sandbox_dbus.h"
 #include "config.h"
 #include "config/daemon_config.h"
@@ -35,9 +36,13 @@ std::string JoinRoots(const std::vector<std::string>& roots) {
 ManagerDBus::ManagerDBus(const ManagerFaceParts& parts, sdbus::IConnection& connection)
     : AdaptorInterfaces(connection, api::kManagerPath), parts_(parts) {
   registerAdaptor();
+  parts_.announcer.Attach(getObject());
 }
 
-ManagerDBus::~ManagerDBus() { unregisterAdaptor(); }
+ManagerDBus::~ManagerDBus() {
+  parts_.announcer.Detach();
+  unregisterAdaptor();
+}
 
 template <typename... Outs, typename Body>
 void ManagerDBus::InWorker(sdbus::Result<Outs...>&& result, Body&& body) {
@@ -98,6 +103,7 @@ void ManagerDBus::CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::
     LogAbout({sandbox->id(), sandbox->owner()}, spdlog::level::info, "sandbox {} ({}) created by uid {} over {}", sandbox->id(),
              sandbox->name(), caller.uid, JoinRoots(sandbox->roots()));
     parts_.objects.PublishSandbox(sandbox);
+    parts_.announcer.Added(*sandbox);
     return sdbus::ObjectPath(api::SandboxPath(sandbox->id()));
   });
 }

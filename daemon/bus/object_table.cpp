@@ -76,6 +76,16 @@ std::shared_ptr<JobDBus> ObjectTable::PublishJob(std::shared_ptr<Job> job, std::
   return object;
 }
 
+std::vector<std::shared_ptr<Job>> ObjectTable::JobsOf(const std::string& sandbox_id) {
+  std::vector<std::shared_ptr<Job>> jobs;
+  std::lock_guard lock(mutex_);
+  auto ids = jobs_by_sandbox_.find(sandbox_id);
+  if (ids == jobs_by_sandbox_.end()) return jobs;
+  for (const auto& id : ids->second)
+    if (auto it = jobs_.find(id); it != jobs_.end()) jobs.push_back(it->second->job());
+  return jobs;
+}
+
 void ObjectTable::PruneJobs(const std::string& sandbox_id, const std::string& keep) {
   std::vector<std::shared_ptr<JobDBus>> dropped;
   {

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "bus/face_parts.h"
 
@@ -40,6 +41,8 @@ class ObjectTable {
   void UnpublishSandbox(const std::string& id);
   /// Publishes a job object of `sandbox`.
   std::shared_ptr<JobDBus> PublishJob(std::shared_ptr<Job> job, std::shared_ptr<Sandbox> sandbox);
+  /// The sandbox's jobs that have objects (running, and the finished ones kept), oldest first.
+  std::vector<std::shared_ptr<Job>> JobsOf(const std::string& sandbox_id);
   /// Forgets the oldest finished jobs of a sandbox beyond kFinishedJobsKept, never `keep`.
   void PruneJobs(const std::string& sandbox_id, const std::string& keep);
   /// Drops every object (the daemon's end).

@@ -14,6 +14,7 @@
 #include "bus/owner_signal.h"
 #include "bus/polkit.h"
 #include "bus/sandbox_access.h"
+#include "bus/sandbox_announcer.h"
 #include "lifecycle/sandbox_removal.h"
 #include "lifecycle/suspension.h"
 #include "object_paths.h"
@@ -271,6 +272,7 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
       committed = CommitChanges(parts_.operations, *sandbox_, asked, consent);
     } catch (...) {
       if (consented) AnnounceChangeSet();  // a commit that failed or was refused on the way settled decisions
+      if (sandbox_->broken()) parts_.announcer.StateChanged(*sandbox_, "broken");
       throw;
     }
     LogAbout(Subject(), spdlog::level::info, "sandbox {}: committed {} changes for uid {}", sandbox_->id(), committed.committed, caller.uid);
@@ -291,7 +293,13 @@ void SandboxDBus::Undo(sdbus::Result<int64_t>&& result, uint64_t flags) {
     CheckFlags(flags, api::kFlagAllowInteractive);
     parts_.authority.Check(caller, api::kActionCommit, {{"sandbox", sandbox_->id()}, {"roots", JoinRoots(sandbox_->roots())}, {"verb", "undo"}},
                            interactive, "undo the last commit of sandbox " + sandbox_->id() + " in " + JoinRoots(sandbox_->roots()));
-    int64_t commit = UndoLastCommit(parts_.operations, *sandbox_);
+    int64_t commit = 0;
+    try {
+      commit = UndoLastCommit(parts_.operations, *sandbox_);
+    } catch (...) {
+      if (sandbox_->broken()) parts_.announcer.StateChanged(*sandbox_, "broken");
+      throw;
+    }
     LogAbout(Subject(), spdlog::level::info, "sandbox {}: commit {} undone for uid {}", sandbox_->id(), commit, caller.uid);
     AnnounceChangeSet();
     return commit;
@@ -311,6 +319,7 @@ void SandboxDBus::Suspend(sdbus::Result<uint64_t>&& result) {
   InWorker(std::move(result), "suspend", false, [this](const Caller& caller) mutable -> uint64_t {
     ExclusiveOperation exclusive(*sandbox_, "suspend");
     uint64_t bytes = parts_.suspension.Suspend(*sandbox_);
+    parts_.announcer.StateChanged(*sandbox_, "suspended");
     LogAbout(Subject(), spdlog::level::info, "sandbox {}: suspended for uid {} ({} bytes archived)", sandbox_->id(), caller.uid, bytes);
     EmptyTrashLater();
     return bytes;
@@ -321,6 +330,7 @@ void SandboxDBus::Resume(sdbus::Result<>&& result) {
   InWorker(std::move(result), "resume", false, [this](const Caller& caller) mutable {
     ExclusiveOperation exclusive(*sandbox_, "resume");
     parts_.suspension.Resume(*sandbox_);
+    parts_.announcer.StateChanged(*sandbox_, "active");
     LogAbout(Subject(), spdlog::level::info, "sandbox {}: resumed for uid {}", sandbox_->id(), caller.uid);
     AnnounceChangeSet();
   });
@@ -368,6 +378,20 @@ void SandboxDBus::GetInfo(sdbus::Result<std::map<std::string, sdbus::Variant>>&&
         {"hide", sdbus::Variant(sandbox_->hide())},
         {"last_used_usec", sdbus::Variant(static_cast<uint64_t>(sandbox_->last_used_usec()))},
     };
+  });
+}
+
+void SandboxDBus::ListJobs(sdbus::Result<std::vector<ListedJob>>&& result) {
+  InWorker(std::move(result), "list-jobs", false, [this](const Caller&) {
+    std::vector<ListedJob> listed;
+    for (const auto& job : parts_.objects.JobsOf(sandbox_->id())) {
+      bool finished = job->state() == JobState::kFinished;
+      JobEnd end = finished ? job->end() : JobEnd{};
+      listed.emplace_back(job->id(), sdbus::ObjectPath(api::JobPath(job->id())), job->argv(), static_cast<uint64_t>(job->created_usec()),
+                          finished ? "finished" : "running", finished ? end.exit_status : 0,
+                          finished ? std::string(ToString(end.reason)) : std::string());
+    }
+    return listed;
   });
 }
 

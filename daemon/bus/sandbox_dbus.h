@@ -59,6 +59,8 @@ class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
   void Resume(sdbus::Result<>&& result) override;
 
   void GetInfo(sdbus::Result<std::map<std::string, sdbus::Variant>>&& result) override;
+  using ListedJob = sdbus::Struct<std::string, sdbus::ObjectPath, std::vector<std::string>, uint64_t, std::string, int32_t, std::string>;
+  void ListJobs(sdbus::Result<std::vector<ListedJob>>&& result) override;
 
   /// Returns if `caller` may do `verb` here (owner, root, or polkit's manage action, which
   /// may ask a person: call it in a worker), logging a manager's act; throws AccessDenied

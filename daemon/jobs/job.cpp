@@ -37,7 +37,10 @@ std::string_view ToString(JobState state) { return state == JobState::kRunning ?
 std::string_view ToString(JobEndReason reason) { return NameOf(kEndReasonNames, reason, "unknown"); }
 
 Job::Job(std::string id, std::string sandbox_id, std::vector<std::string> argv)
-    : id_(std::move(id)), sandbox_id_(std::move(sandbox_id)), argv_(std::move(argv)) {}
+    : id_(std::move(id)),
+      sandbox_id_(std::move(sandbox_id)),
+      argv_(std::move(argv)),
+      created_usec_(std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count()) {}
 
 Job::~Job() {
   Cancel();

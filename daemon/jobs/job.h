@@ -109,6 +109,8 @@ class Job {
   const std::string& id() const { return id_; }
   const std::string& sandbox_id() const { return sandbox_id_; }
   const std::vector<std::string>& argv() const { return argv_; }
+  /// When it was made (microseconds since the epoch): its start, give or take bwrap's.
+  int64_t created_usec() const { return created_usec_; }
   JobState state() const;
   JobEnd end() const;
   bool output_truncated() const;
@@ -125,6 +127,7 @@ class Job {
   const std::string id_;
   const std::string sandbox_id_;
   const std::vector<std::string> argv_;
+  const int64_t created_usec_;
   mutable std::mutex mutex_;
   ChildProcess child_;
   JobState state_ = JobState::kRunning;

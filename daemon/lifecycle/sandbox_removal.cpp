@@ -13,11 +13,11 @@
 
 namespace sandboxd {
 
-SandboxRemoval::SandboxRemoval(SandboxRegistry& registry, std::function<void(const std::string&)> unpublish)
+SandboxRemoval::SandboxRemoval(SandboxRegistry& registry, std::function<void(const Sandbox&)> unpublish)
     : registry_(registry), unpublish_(std::move(unpublish)) {}
 
 void SandboxRemoval::Remove(const std::shared_ptr<Sandbox>& sandbox) const {
-  unpublish_(sandbox->id());
+  unpublish_(*sandbox);
   try {
     sandbox->UnmountForGood();
     sandbox->RemoveQuotaLayer();

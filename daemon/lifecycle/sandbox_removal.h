@@ -16,8 +16,8 @@ class SandboxRegistry;
 class SandboxRemoval {
  public:
   /// `unpublish` drops the sandbox's objects and cancels its running jobs (the bus wing's
-  /// object table): called with the sandbox's id before anything is unmounted.
-  SandboxRemoval(SandboxRegistry& registry, std::function<void(const std::string&)> unpublish);
+  /// object table), and says it is gone: called before anything is unmounted.
+  SandboxRemoval(SandboxRegistry& registry, std::function<void(const Sandbox&)> unpublish);
 
   /// Removes what is left of `sandbox`. What cannot be removed is logged, never thrown: the
   /// record is gone already, and start-up sweeps remains (SandboxRegistry::SweepOrphans).
@@ -25,7 +25,7 @@ class SandboxRemoval {
 
  private:
   SandboxRegistry& registry_;
-  std::function<void(const std::string&)> unpublish_;
+  std::function<void(const Sandbox&)> unpublish_;
 };
 
 }  // namespace sandboxd

@@ -179,7 +179,11 @@ void Service::Publish() {
   peers_->SetExcluded([](const std::string&, const PeerIdentity& identity) {
     return JobSenders::Instance().Classify(identity.pid) != JobSenders::Verdict::kOutside;
   });
-  removal_ = std::make_unique<SandboxRemoval>(*registry_, [this](const std::string& id) { objects_->UnpublishSandbox(id); });
+  announcer_ = std::make_unique<SandboxAnnouncer>(*peers_);
+  removal_ = std::make_unique<SandboxRemoval>(*registry_, [this](const Sandbox& sandbox) {
+    objects_->UnpublishSandbox(sandbox.id());
+    announcer_->Removed(sandbox);
+  });
   garbage_ = std::make_unique<GarbageCollector>(*registry_, *store_, *removal_, config_.storage.cap_bytes);
   objects_ = std::make_unique<ObjectTable>(*connection_);
   objects_->SetFaceParts(
@@ -188,11 +192,11 @@ void Service::Publish() {
                        .operations = {.review = *review_, .commits = *commits_, .journal = *journal_, .sights = *sights_,
                                       .helpers = *helpers_,
                                       .stalled_reader_ms = static_cast<int64_t>(config_.limits.stalled_reader_timeout_sec) * 1000},
-                       .suspension = *suspension_, .removal = *removal_, .jobs = *jobs_},
+                       .suspension = *suspension_, .removal = *removal_, .jobs = *jobs_, .announcer = *announcer_},
       JobFaceParts{.calls = *calls_, .authority = *authority_, .peers = *peers_});
   manager_ = std::make_unique<ManagerDBus>(
       ManagerFaceParts{.calls = *calls_, .authority = *authority_, .registry = *registry_, .objects = *objects_,
-                       .garbage = *garbage_, .config = config_, .layout = layout_},
+                       .garbage = *garbage_, .announcer = *announcer_, .config = config_, .layout = layout_},
       *connection_);
   callers_.Start(*connection_);
   for (const auto& sandbox : registry_->List(0)) objects_->PublishSandbox(sandbox);

@@ -28,6 +28,7 @@
 #include "bus/loop_probe.h"
 #include "bus/object_table.h"
 #include "bus/polkit.h"
+#include "bus/sandbox_announcer.h"
 #include "commit/commit_journal.h"
 #include "commit/commit_runner.h"
 #include "config/daemon_config.h"
@@ -96,6 +97,7 @@ class Service {
   std::unique_ptr<sdbus::IConnection> connection_;
   BusLoop loop_;  ///< runs connection_
   std::unique_ptr<BusPeers> peers_;  ///< over a connection of its own (bus_directory_dbus.h)
+  std::unique_ptr<SandboxAnnouncer> announcer_;  ///< the Manager's lifecycle signals; outlives the faces
   std::unique_ptr<ManagerDBus> manager_;
   CallerWatch callers_;
   std::optional<std::string> job_cgroups_;

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -112,6 +113,59 @@ TEST_F(JobControlTest, ACommandThatDoesNotExistExits127AndOneThatCannotRunExits1
   Result no_path = Ctl({"run", id_, "./missing"});
   EXPECT_EQ(no_path.status, 127) << no_path.err;
   EXPECT_EQ(no_path.err, "sandboxd: cannot run ./missing: No such file or directory\n");
+}
+
+/// Starts `script` as a job with captured output (no streams passed, as a desktop app may) and
+/// returns its id.
+std::string StartCapturedJob(const std::string& sandbox_id, const std::string& script) {
+  Result run = World().Gdbus(kAlice, "/org/sandboxd/Sandbox1/sandbox/" + sandbox_id, "org.sandboxd.Sandbox1.Sandbox.Run",
+                             {"['sh', '-c', '" + script + "']", "''", "{}", "{}", "{}", "0"});
+  EXPECT_EQ(run.status, 0) << run.err;
+  size_t slash = run.out.rfind('/');
+  return slash == std::string::npos ? "" : run.out.substr(slash + 1, run.out.find('\'', slash) - slash - 1);
+}
+
+// jobs, logs and cancel, as systemctl and docker have them; a sandbox whose job runs is not
+// destroyed under it unless asked to (--cancel-jobs), and the refusal names the job.
+TEST_F(JobControlTest, JobsLogsAndCancelAsTheirNamesSay) {
+  std::string job = StartCapturedJob(id_, "echo first; sleep 304");
+  ASSERT_EQ(job.size(), 16u) << job;
+  ASSERT_TRUE(WaitUntil([&] { return Ctl({"logs", job}).out == "first\n"; })) << Ctl({"logs", job}).err;
+  Result listed = Ctl({"jobs", id_});
+  EXPECT_EQ(listed.status, 0) << listed.err;
+  EXPECT_NE(listed.out.find(job + "  "), std::string::npos) << listed.out;
+  EXPECT_NE(listed.out.find("running"), std::string::npos) << listed.out;
+  EXPECT_NE(listed.out.find("sh -c echo first; sleep 304"), std::string::npos) << listed.out;
+  EXPECT_NE(Ctl({"jobs"}).out.find(job), std::string::npos) << "jobs without a sandbox lists every sandbox's";
+
+  Result refused = Ctl({"destroy", id_});
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_NE(refused.err.find("has 1 running job(s): " + job + " (sh -c echo first; sleep 304)"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("--cancel-jobs"), std::string::npos) << refused.err;
+  EXPECT_TRUE(AliceRuns("sleep 304")) << "a refused destroy ended the job";
+
+  Result cancelled = Ctl({"cancel", job});
+  EXPECT_EQ(cancelled.status, 0) << cancelled.err;
+  EXPECT_TRUE(WaitUntil([] { return !AliceRuns("sleep 304"); }));
+  Result json = Ctl({"--json=short", "jobs", id_});
+  EXPECT_NE(json.out.find("\"id\":\"" + job + "\""), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"reason\":\"cancelled\""), std::string::npos) << json.out;
+  EXPECT_EQ(std::count(json.out.begin(), json.out.end(), '\n'), 1) << "--json=short is one line:\n" << json.out;
+  EXPECT_EQ(Ctl({"logs", "-f", job}).out, "first\n") << "following a finished job prints what it wrote and ends";
+  EXPECT_EQ(Ctl({"cancel", "not-a-job"}).status, 2);
+}
+
+TEST_F(JobControlTest, LogsFollowsAJobToItsEndAndDestroyCanCancelJobs) {
+  std::string job = StartCapturedJob(id_, "echo one; sleep 1; echo two");
+  Result followed = Ctl({"logs", "--follow", job});
+  EXPECT_EQ(followed.status, 0) << followed.err;
+  EXPECT_EQ(followed.out, "one\ntwo\n");
+  StartCapturedJob(id_, "sleep 305");
+  ASSERT_TRUE(WaitUntil([] { return AliceRuns("sleep 305"); }));
+  Result destroyed = Ctl({"destroy", "--cancel-jobs", id_});
+  EXPECT_EQ(destroyed.status, 0) << destroyed.err;
+  EXPECT_TRUE(WaitUntil([] { return !AliceRuns("sleep 305"); }));
+  if (destroyed.status == 0) id_.clear();
 }
 
 TEST_F(JobControlTest, AClientThatLeavesTheBusTakesItsJobWithIt) {

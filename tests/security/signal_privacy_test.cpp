@@ -84,6 +84,8 @@ TEST(SignalPrivacyTest, AnotherUserListeningOnTheBusHearsNothingOfASandbox) {
   std::string id = CreateSandbox(kAlice);
   ASSERT_FALSE(id.empty());
   std::string sandbox = "/org/sandboxd/Sandbox1/sandbox/" + id;
+  const std::string manager = "/org/sandboxd/Sandbox1: org.sandboxd.Sandbox1.Manager.";
+  EXPECT_TRUE(alice.WaitFor(manager + "SandboxAdded (objectpath '" + sandbox + "', '" + id + "', 'proj')")) << alice.Text();
   // No streams passed: the output is captured, so OutputAvailable is sent while the job runs.
   Result run = w.Gdbus(kAlice, sandbox, "org.sandboxd.Sandbox1.Sandbox.Run",
                        {"['sh', '-c', 'echo first; sleep 0.5; echo made > made.txt']", "''", "{}", "{}", "{}", "0"});
@@ -103,6 +105,10 @@ TEST(SignalPrivacyTest, AnotherUserListeningOnTheBusHearsNothingOfASandbox) {
   Result commit = w.Sandboxctl(kAlice, {"commit", id});  // the test rules let alice commit
   ASSERT_EQ(commit.status, 0) << commit.err;
   EXPECT_TRUE(alice.WaitFor(sandbox + ": org.sandboxd.Sandbox1.Sandbox.ChangeSetChanged (uint32 0,)")) << alice.Text();
+  ASSERT_EQ(w.Sandboxctl(kAlice, {"suspend", id}).status, 0);
+  ASSERT_EQ(w.Sandboxctl(kAlice, {"resume", id}).status, 0);
+  EXPECT_TRUE(alice.WaitFor(manager + "SandboxStateChanged (objectpath '" + sandbox + "', '" + id + "', 'suspended')")) << alice.Text();
+  EXPECT_TRUE(alice.WaitFor(manager + "SandboxStateChanged (objectpath '" + sandbox + "', '" + id + "', 'active')")) << alice.Text();
 
   // Bob's own sandbox and job, after all of alice's signals were sent: his listener works and
   // hears his own. The bus delivers one sender's messages in order, so had any of alice's
@@ -119,8 +125,13 @@ TEST(SignalPrivacyTest, AnotherUserListeningOnTheBusHearsNothingOfASandbox) {
   // Nor alice of bob's (her listener was on the bus the whole time too).
   EXPECT_FALSE(Contains(alice.Text(), bobs)) << "alice heard of bob's sandbox:\n" << alice.Text();
 
+  // The end of each is heard by its owner alone, as its start was.
   EXPECT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
+  EXPECT_TRUE(alice.WaitFor(manager + "SandboxRemoved (objectpath '" + sandbox + "', '" + id + "')")) << alice.Text();
   EXPECT_EQ(w.Sandboxctl(kBob, {"destroy", bobs}).status, 0);
+  EXPECT_TRUE(bob.WaitFor(manager + "SandboxRemoved (objectpath '/org/sandboxd/Sandbox1/sandbox/" + bobs + "', '" + bobs + "')"))
+      << bob.Text();
+  EXPECT_FALSE(Contains(bob.Text(), id)) << "bob heard of the end of alice's sandbox:\n" << bob.Text();
 }
 
 }  // namespace

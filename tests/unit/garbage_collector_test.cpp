@@ -40,7 +40,7 @@ class GarbageCollectorTest : public testing::SandboxWorldTest {
   }
 
   std::vector<std::string> unpublished_;
-  SandboxRemoval removal_{registry_, [this](const std::string& id) { unpublished_.push_back(id); }};
+  SandboxRemoval removal_{registry_, [this](const Sandbox& gone) { unpublished_.push_back(gone.id()); }};
   SetClock clock_;
   GarbageCollector collector_{registry_, store_, removal_, 0, clock_};
 };
