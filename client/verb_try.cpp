@@ -9,6 +9,9 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <climits>
+#include <cstdlib>
+#include <stdexcept>
 #include <functional>
 #include <iostream>
 #include <optional>
@@ -99,12 +102,30 @@ Fate Ask() {
   }
 }
 
-Fate Decide(const TryArgs& args, const JobEnd& job) {
+/// A yes-or-no question on the terminal; no unless answered yes.
+bool Confirm(const std::string& question) {
+  tcflush(STDIN_FILENO, TCIFLUSH);
+  std::cerr << question << " [y/N] " << std::flush;
+  auto answer = ReadAnswer();
+  if (!answer) std::cerr << "\n";
+  return answer && !answer->empty() && tolower(static_cast<unsigned char>(answer->front())) == 'y';
+}
+
+Fate Decide(const TryArgs& args, const JobEnd& job, bool changed) {
   if (args.keep) return Fate::kKeep;
   if (args.commit) {
-    if (job.reason != "cancelled") return Fate::kCommit;
-    // Ctrl-C stopped the command half-way: what it left is not what -y agreed to.
-    std::cerr << "The command was cancelled; its changes are not committed without asking.\n";
+    if (job.reason == "cancelled") {
+      // Ctrl-C stopped the command half-way: what it left is not what -y agreed to.
+      std::cerr << "The command was cancelled; its changes are not committed without asking.\n";
+    } else if (job.exit_status != 0) {
+      // -y agreed to the changes of a command that works: a failed one's are kept to look at
+      // (and a failed one that changed nothing leaves nothing to keep).
+      if (!changed) return Fate::kDiscard;
+      std::cerr << "The command failed (status " << job.exit_status << "); its changes are kept, not committed.\n";
+      return Fate::kKeep;
+    } else {
+      return Fate::kCommit;
+    }
   }
   return isatty(STDIN_FILENO) ? Ask() : Fate::kKeep;
 }
@@ -115,14 +136,70 @@ Fate Decide(const TryArgs& args, const JobEnd& job) {
 Fate ReviewThenCommit(Context& ctx, const std::string& id) {
   ReviewOutcome review = ReviewOnTerminal(ctx, id, true);
   if (review.signal == 0 && review.approved > 0) VerbCommit(ctx, id, false);
-  bool left = review.signal != 0 || review.pending > 0 || review.rejected > 0;
-  return left ? Fate::kKeep : Fate::kDiscard;
+  if (review.signal != 0 || review.pending > 0) return Fate::kKeep;
+  // Only what was rejected is left: the sandbox may go with it, if so wished.
+  if (review.rejected > 0 && !Confirm("Drop the " + std::to_string(review.rejected) + " rejected change(s) with the sandbox?"))
+    return Fate::kKeep;
+  return Fate::kDiscard;
 }
 
 void PrintKept(const std::string& id) {
   std::cout << id << std::endl;
   std::cerr << "Kept sandbox " << id << ": review it with `sandboxctl changes " << id << "` and `sandboxctl diff " << id
             << "`, then `sandboxctl commit " << id << " --all` or `sandboxctl destroy " << id << "`.\n";
+}
+
+/// The caller's sandbox whose roots overlap `dirs` (the current directory when none): a kept
+/// one, most likely from an earlier try. "" when none does.
+std::string CoveringSandbox(Context& ctx, const std::vector<std::string>& dirs) {
+  auto overlaps = [](const std::string& a, const std::string& b) {
+    auto inside = [](const std::string& in, const std::string& out) {
+      return in == out || (in.size() > out.size() && in.compare(0, out.size(), out) == 0 && (out == "/" || in[out.size()] == '/'));
+    };
+    return inside(a, b) || inside(b, a);
+  };
+  std::vector<std::string> wanted;
+  for (const auto& dir : dirs.empty() ? std::vector<std::string>{"."} : dirs)
+    if (char* real = realpath(dir.c_str(), nullptr)) {
+      wanted.emplace_back(real);
+      free(real);
+    }
+  for (const auto& entry : ManagerProxy(ctx.Bus()).ListSandboxes()) {
+    if (entry.get<2>() != getuid()) continue;
+    for (const auto& root : entry.get<4>())
+      for (const auto& dir : wanted)
+        if (overlaps(root, dir)) return entry.get<0>();
+  }
+  return "";
+}
+
+/// A new sandbox over `dirs`, or where a kept sandbox of the caller's covers them already, on a
+/// terminal the choice to reuse it or drop it first; without one, the refusal says both ways.
+std::string CreateOrReuse(Context& ctx, const std::vector<std::string>& dirs) {
+  try {
+    return Create(ctx, dirs);
+  } catch (const sdbus::Error& e) {
+    if (e.getName() != "org.sandboxd.Sandbox1.Error.Overlap") throw;
+    std::string kept = CoveringSandbox(ctx, dirs);
+    if (kept.empty()) throw;
+    std::string where = dirs.empty() ? "this directory" : "that directory";
+    if (!isatty(STDIN_FILENO))
+      throw std::runtime_error("your kept sandbox " + kept + " covers " + where + " already: reuse it (sandboxctl run " + kept +
+                               " CMD) or drop it (sandboxctl destroy " + kept + ")");
+    tcflush(STDIN_FILENO, TCIFLUSH);
+    for (;;) {
+      std::cerr << "Your kept sandbox " << kept << " covers " << where << " already. [r]euse it, [d]rop it and start afresh, [q]uit? "
+                << std::flush;
+      auto answer = ReadAnswer();
+      char letter = answer && !answer->empty() ? static_cast<char>(tolower(static_cast<unsigned char>(answer->front()))) : 'q';
+      if (letter == 'r') return kept;
+      if (letter == 'd') {
+        VerbDestroy(ctx, kept);
+        return Create(ctx, dirs);
+      }
+      if (letter == 'q') throw std::runtime_error("sandbox " + kept + " kept as it was; nothing was run");
+    }
+  }
 }
 
 /// After an error the sandbox goes, yet a failure to destroy it must not hide the first error.
@@ -140,7 +217,7 @@ int VerbTry(Context& ctx, const TryArgs& args) {
   if (args.commit && args.keep) throw UsageError{"-y and -n exclude each other"};
   if (args.command.empty()) throw UsageError{"try needs a command: try [--root DIR]... [-y | -n] -- CMD [ARG...]"};
   ctx.json = false;  // what try prints is for a person, and a kept sandbox's id is alone on stdout anyway
-  std::string id = Create(ctx, args.roots);
+  std::string id = CreateOrReuse(ctx, args.roots);
   std::string path = sandboxd::api::SandboxPath(id);
   InterruptInsteadOfDying();
   Fate fate = Fate::kDiscard;
@@ -149,7 +226,7 @@ int VerbTry(Context& ctx, const TryArgs& args) {
     auto roots = SandboxProxy(ctx.Bus(), path).GetInfo()["roots"].get<std::vector<std::string>>();
     job = RunWithOurStreams(ctx, path, args.command, CwdInsideRoots(roots), JobEnvironment({}));
     bool changed = PrintSummary(ctx, id);
-    fate = Decide(args, job);
+    fate = Decide(args, job, changed);
     // Nothing to commit needs no commit, and no polkit check either: the sandbox simply goes.
     if (!changed && fate == Fate::kCommit) fate = Fate::kDiscard;
     try {

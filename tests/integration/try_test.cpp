@@ -215,5 +215,46 @@ TEST_F(TryTest, CtrlCCancelsTheCommandAndYesThenAsksFirst) {
   EXPECT_EQ(SandboxIds(kAlice), ids_);
 }
 
+// -y agrees to the changes of a command that works: a failing command's are kept to look at,
+// and its id printed. (The command needs no "--": everything from its first word is its own.)
+TEST_F(TryTest, YesKeepsWhatAFailingCommandMade) {
+  Result r = Try({"-y", "sh", "-c", "echo f > failed.txt; exit 4"});
+  EXPECT_EQ(r.status, 4) << r.err;
+  std::string id = Trim(r.out);
+  ASSERT_FALSE(id.empty()) << r.err;
+  EXPECT_TRUE(Contains(r.err, "The command failed (status 4); its changes are kept, not committed.")) << r.err;
+  EXPECT_TRUE(Contains(r.err, "Kept sandbox " + id)) << r.err;
+  EXPECT_EQ(World().Sandboxctl(kAlice, {"changes", id}).out, "A failed.txt\n");
+  EXPECT_EQ(Snapshot(project_), before_) << "a failing command's changes were committed";
+  EXPECT_EQ(World().Sandboxctl(kAlice, {"destroy", id}).status, 0);
+}
+
+// A second try where a kept sandbox covers the directory says so: without a terminal it names
+// both ways on; on one it offers them, and reusing the kept sandbox carries its changes on.
+TEST_F(TryTest, ASecondTryWhereAKeptSandboxIsOffersToReuseOrDropIt) {
+  Result first = Try({"-n", "sh", "-c", "echo one > one.txt"});
+  std::string kept = Trim(first.out);
+  ASSERT_EQ(first.status, 0) << first.err;
+  Result refused = Try({"-y", "true"});
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_TRUE(Contains(refused.err, "your kept sandbox " + kept + " covers this directory already: reuse it (sandboxctl run " + kept +
+                                        " CMD) or drop it (sandboxctl destroy " + kept + ")"))
+      << refused.err;
+  Result reused = TryOnTerminal(kAlice, project_, {"-y", "sh", "-c", "echo two > two.txt"}, {{"[r]euse it", 1, "r\n"}});
+  EXPECT_EQ(reused.status, 0) << reused.out;
+  auto after = Snapshot(project_);
+  EXPECT_TRUE(after.count("/one.txt") && after.count("/two.txt")) << reused.out;
+  EXPECT_EQ(SandboxIds(kAlice), ids_) << "the reused sandbox was committed whole and went";
+}
+
+// After a review that rejected what was left, try offers to drop it with the sandbox.
+TEST_F(TryTest, RejectedChangesAreOfferedToBeDropped) {
+  Result r = TryOnTerminal(kAlice, project_, {"sh", "-c", "echo no > unwanted.txt"},
+                           {{kQuestion, 1, "r\n"}, {"Approve this change", 1, "n"}, {"rejected change(s) with the sandbox?", 1, "y\n"}});
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(Snapshot(project_), before_);
+  EXPECT_EQ(SandboxIds(kAlice), ids_) << "the sandbox holding only rejected changes was kept:\n" << r.out;
+}
+
 }  // namespace
 }  // namespace sandboxd::it
