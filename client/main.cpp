@@ -101,8 +101,15 @@ int main(int argc, char** argv) {
   auto* d = app.add_subcommand("diff", "Show the changes as git-style diffs");
   d->add_option("sandbox", sandbox, "Sandbox id or name")->required();
   d->add_option("selectors", selectors, "PATH or PATH:N to narrow the diff");
+  bool stat = false, name_only = false;
+  d->add_flag("--stat", stat, "Per file, how many lines it adds and removes, as git diff --stat");
+  d->add_flag("--name-only", name_only, "Only the names of the changed files");
   add_patterns(d);
-  verbs.push_back({d, [&](Context& x) { return sandboxctl::VerbDiff(x, sandbox, selectors, patterns()); }});
+  verbs.push_back({d, [&](Context& x) {
+                     if (stat && name_only) throw sandboxctl::UsageError{"--stat and --name-only exclude each other"};
+                     auto form = stat ? sandboxctl::DiffForm::kStat : name_only ? sandboxctl::DiffForm::kNameOnly : sandboxctl::DiffForm::kPatch;
+                     return sandboxctl::VerbDiff(x, sandbox, selectors, patterns(), form);
+                   }});
 
   auto* cm = app.add_subcommand("commit", "Write approved changes into the live directories");
   cm->add_option("sandbox", sandbox, "Sandbox id or name")->required();

@@ -52,8 +52,11 @@ int VerbShell(Context& ctx, const ShellArgs& args);
 /// `patterns` (--include / --exclude) narrow every verb that takes them to the changes whose
 /// paths pass (change_filter.h).
 int VerbChanges(Context& ctx, const std::string& sandbox, const PathPatterns& patterns = {});
+/// What diff prints: the patch, or per file its lines added and removed (--stat), or its name
+/// alone (--name-only).
+enum class DiffForm { kPatch, kStat, kNameOnly };
 int VerbDiff(Context& ctx, const std::string& sandbox, const std::vector<std::string>& selectors,
-             const PathPatterns& patterns = {});
+             const PathPatterns& patterns = {}, DiffForm form = DiffForm::kPatch);
 /// Commits the approved changes (those `selectors` name, when given).
 int VerbCommit(Context& ctx, const std::string& sandbox, bool all, bool force = false,
                const std::vector<std::string>& selectors = {}, const PathPatterns& patterns = {});

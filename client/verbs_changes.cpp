@@ -1,6 +1,7 @@
 // Verbs about the change set: changes, diff, commit.
 
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include "change_filter.h"
 #include "change_list.h"
 #include "diff_output.h"
+#include "diff_summary.h"
 #include "pipe_call.h"
 #include "polkit_agent.h"
 #include "proxies.h"
@@ -160,14 +162,28 @@ int VerbDecide(Context& ctx, const std::string& id_or_name, const std::vector<st
   return 0;
 }
 
+/// diff --stat / --name-only: the same diff, summed up per file (diff_summary.h).
+int SummarizeDiff(Context& ctx, const std::string& path, const std::vector<std::string>& named, DiffForm form) {
+  DiffSummary summary;
+  CallIntoPipe(ctx, path, {"Diff", [&](sdbus::MethodCall& call, const sdbus::UnixFd& out) { call << named << out; }, {}},
+               [&](std::string_view data) { summary.Add(data); });
+  winsize size{};
+  size_t width = isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0 ? size.ws_col : 80;
+  std::string text = form == DiffForm::kStat ? summary.Stat(width) : summary.NameOnly();
+  // Names as git shows them: no byte of one may steer the terminal.
+  std::cout << sandboxd::api::EscapeControlBytes(text) << std::flush;
+  return 0;
+}
+
 int VerbDiff(Context& ctx, const std::string& id_or_name, const std::vector<std::string>& selectors,
-             const PathPatterns& patterns) {
+             const PathPatterns& patterns, DiffForm form) {
   std::string path = ctx.ResolveSandbox(id_or_name);
   std::vector<std::string> named = selectors;
   if (!patterns.empty()) {
     named = SelectorsPassing(ctx, path, selectors, patterns);
     if (named.empty()) return 0;  // asking with no selector would show every change
   }
+  if (form != DiffForm::kPatch) return SummarizeDiff(ctx, path, named, form);
   DiffOutput output(ctx.no_pager ? DiffOutput::Paging::kNone : DiffOutput::Paging::kPager);
   try {
     CallIntoPipe(ctx, path, {"Diff", [&](sdbus::MethodCall& call, const sdbus::UnixFd& out) { call << named << out; }, {}},

@@ -46,6 +46,25 @@ class ReviewCommitTest : public AliceSandboxTest {
   }
 };
 
+// diff --stat and --name-only sum the same diff up as git does: per file its lines added and
+// removed, or its name alone; selectors and patterns narrow them as they narrow the diff.
+TEST_F(ReviewCommitTest, DiffStatAndNameOnlySumTheDiffUp) {
+  EditThreeHunks();
+  Job("echo made > new.txt && rm c.txt");
+  Result stat = Ctl({"diff", "--stat", id_});
+  EXPECT_EQ(stat.status, 0) << stat.err;
+  EXPECT_EQ(stat.out,
+            " c.txt     |   1 -\n"
+            " new.txt   |   1 +\n"
+            " three.txt |   6 +++---\n"
+            " 3 files changed, 4 insertions(+), 4 deletions(-)\n");
+  Result names = Ctl({"diff", "--name-only", id_});
+  EXPECT_EQ(names.out, "c.txt\nnew.txt\nthree.txt\n") << names.err;
+  EXPECT_EQ(Ctl({"diff", "--name-only", "--include", "*.txt", "--exclude", "c.txt", id_}).out, "new.txt\nthree.txt\n");
+  EXPECT_EQ(Ctl({"diff", "--stat", id_, "three.txt:2"}).out, " three.txt |   2 +-\n 1 file changed, 1 insertion(+), 1 deletion(-)\n");
+  EXPECT_EQ(Ctl({"diff", "--stat", "--name-only", id_}).status, 2) << "the two forms exclude each other";
+}
+
 // A commit refused before anything moved (here: a selector that names nothing) leaves the
 // sandbox as it was, mounted, while its unmount ran beside the commit's first reading.
 TEST_F(ReviewCommitTest, ACommitRefusedForASelectorLeavesTheSandboxMountedAndWhole) {
