@@ -1,6 +1,7 @@
 #include "change_list.h"
 
 #include "pipe_call.h"
+#include "text_lines.h"
 
 namespace sandboxctl {
 
@@ -8,7 +9,7 @@ size_t ForEachChange(Context& ctx, const std::string& sandbox_path,
                      const std::function<void(const ListedChange& change, std::string_view line)>& each) {
   uint32_t written = 0;
   size_t read = 0;
-  std::string partial;  // a line not yet ended
+  LineAssembler lines;
   auto take_line = [&](std::string_view line) {
     auto change = ParseListedChange(line);
     if (!change)
@@ -21,19 +22,8 @@ size_t ForEachChange(Context& ctx, const std::string& sandbox_path,
       ctx, sandbox_path,
       {"ListChanges", [](sdbus::MethodCall& call, const sdbus::UnixFd& out) { call << out; },
        [&](sdbus::MethodReply& reply) { reply >> written; }},
-      [&](std::string_view data) {
-        for (size_t newline; (newline = data.find('\n')) != std::string_view::npos; data.remove_prefix(newline + 1)) {
-          if (partial.empty()) {
-            take_line(data.substr(0, newline));
-          } else {
-            partial.append(data.substr(0, newline));
-            take_line(partial);
-            partial.clear();
-          }
-        }
-        partial.append(data);
-      });
-  if (!partial.empty() || read != written)
+      [&](std::string_view data) { lines.Add(data, take_line); });
+  if (!lines.partial().empty() || read != written)
     throw sdbus::Error("org.freedesktop.DBus.Error.Failed", "the change list of sandbox " +
                                                                 sandbox_path.substr(sandbox_path.rfind('/') + 1) + " ended after " +
                                                                 std::to_string(read) + " of " + std::to_string(written) + " changes");

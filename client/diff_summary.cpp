@@ -34,22 +34,13 @@ std::string Plural(size_t count, const char* one, const char* many) {
 }  // namespace
 
 void DiffSummary::Add(std::string_view data) {
-  for (size_t newline; (newline = data.find('\n')) != std::string_view::npos; data.remove_prefix(newline + 1)) {
-    if (partial_.empty()) {
-      Line(data.substr(0, newline));
-    } else {
-      partial_.append(data.substr(0, newline));
-      Line(partial_);
-      partial_.clear();
-    }
-  }
-  partial_.append(data);
+  lines_.Add(data, [this](std::string_view line) { Line(line); });
 }
 
 const std::vector<DiffSummary::File>& DiffSummary::Files() {
-  if (!partial_.empty()) {
-    Line(partial_);
-    partial_.clear();
+  if (!lines_.partial().empty()) {
+    Line(lines_.partial());
+    lines_.clear();
   }
   return files_;
 }

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "text_lines.h"
+
 namespace sandboxctl {
 
 class DiffSummary {
@@ -35,7 +37,7 @@ class DiffSummary {
   void Line(std::string_view line);
   std::vector<File> files_;
   std::vector<std::string> new_names_;
-  std::string partial_;
+  LineAssembler lines_;
   bool in_hunk_ = false;
   std::string rename_from_;
 };

@@ -13,6 +13,7 @@
 #include "object_paths.h"
 #include "proxies.h"
 #include "quote_path.h"
+#include "text_lines.h"
 #include "verbs.h"
 
 namespace sandboxctl {
@@ -77,11 +78,10 @@ int VerbJobs(Context& ctx, const std::string& id_or_name) {
   }
   size_t name_width = 7;
   for (const auto& row : rows) name_width = std::max(name_width, row.first.size());
-  auto pad = [](const std::string& text, size_t width) { return text + std::string(width > text.size() ? width - text.size() : 0, ' '); };
-  std::cout << pad("JOB", 16) << "  " << pad("SANDBOX", name_width) << "  " << pad("STATE", 14) << "  " << pad("STARTED", 19)
+  std::cout << PadRight("JOB", 16) << "  " << PadRight("SANDBOX", name_width) << "  " << PadRight("STATE", 14) << "  " << PadRight("STARTED", 19)
             << "  COMMAND\n";
   for (const auto& [name, job] : rows)
-    std::cout << pad(job.get<0>(), 16) << "  " << pad(name, name_width) << "  " << pad(JobState(job), 14) << "  "
+    std::cout << PadRight(job.get<0>(), 16) << "  " << PadRight(name, name_width) << "  " << PadRight(JobState(job), 14) << "  "
               << LocalTime(job.get<3>()) << "  " << CommandLine(job.get<2>()) << "\n";
   return 0;
 }

@@ -9,6 +9,7 @@
 
 #include "polkit_agent.h"
 #include "proxies.h"
+#include "text_lines.h"
 #include "verbs.h"
 
 namespace sandboxctl {
@@ -84,10 +85,9 @@ int VerbList(Context& ctx) {
   }
   size_t name_width = 4;
   for (const auto& entry : list) name_width = std::max(name_width, entry.get<1>().size());
-  auto pad = [](const std::string& text, size_t width) { return text + std::string(width > text.size() ? width - text.size() : 0, ' '); };
-  std::cout << pad("ID", 16) << "  " << pad("NAME", name_width) << "  " << pad("STATE", 9) << "  ROOTS\n";
+  std::cout << PadRight("ID", 16) << "  " << PadRight("NAME", name_width) << "  " << PadRight("STATE", 9) << "  ROOTS\n";
   for (const auto& entry : list)
-    std::cout << pad(entry.get<0>(), 16) << "  " << pad(entry.get<1>(), name_width) << "  " << pad(entry.get<3>(), 9)
+    std::cout << PadRight(entry.get<0>(), 16) << "  " << PadRight(entry.get<1>(), name_width) << "  " << PadRight(entry.get<3>(), 9)
               << "  " << JoinRoots(entry.get<4>()) << "\n";
   return 0;
 }
