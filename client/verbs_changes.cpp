@@ -4,6 +4,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include <algorithm>
 #include <cerrno>
 #include <iostream>
@@ -51,6 +53,21 @@ std::string ConflictNote(const ListedChange& change) {
   return change.conflict || !change.conflict_reason.empty() ? " [conflict: " + change.conflict_reason + "]" : "";
 }
 
+/// On a terminal, as git status colours its short form: what the next commit takes (approved,
+/// git's staged) green, what waits for a decision (git's unstaged) red, a rejected change dim;
+/// a conflict bold red. Nothing when not a terminal or with NO_COLOR.
+struct ChangeColors {
+  bool on = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == nullptr;
+  std::string Of(const ListedChange& change) const {
+    if (!on) return "";
+    if (change.review == "approved") return "\033[32m";
+    if (change.review == "rejected") return "\033[2m";
+    return change.review == "partial" ? "\033[33m" : "\033[31m";
+  }
+  std::string Conflict() const { return on ? "\033[1;31m" : ""; }
+  std::string Reset() const { return on ? "\033[m" : ""; }
+};
+
 /// " (renamed from P)" on the added half of a rename, " (renamed to P)" on the deleted one.
 std::string RenameNote(const ListedChange& change) {
   if (!change.renamed_from.empty()) return " (renamed from " + sandboxd::api::ShowWireName(change.renamed_from) + ")";
@@ -88,6 +105,7 @@ int VerbChanges(Context& ctx, const std::string& id_or_name, const PathPatterns&
   // Printed as they come: a change set may be millions of entries long. --json prints one
   // array of the daemon's objects ("path", "kind", "root" and the details), exact names kept.
   size_t shown = 0;
+  const ChangeColors colors;
   // Written a buffer at a time: a line per change, a million of them.
   std::string out;
   auto flush = [&] {
@@ -109,12 +127,14 @@ int VerbChanges(Context& ctx, const std::string& id_or_name, const PathPatterns&
       // "X path" as the contract has it; the other half of a rename follows in parentheses,
       // a decision, once there is one, in brackets. Names as git prints them (quote_path.h).
       auto letter = kLetters.find(change.kind);
+      out += colors.Of(change);
       out += letter == kLetters.end() ? '?' : letter->second;
       out += ' ';
       out += sandboxd::api::ShowWireName(change.path);
       out += RenameNote(change);
       out += ReviewNote(change);
-      out += ConflictNote(change);
+      out += colors.Reset();
+      if (std::string conflict = ConflictNote(change); !conflict.empty()) out += colors.Conflict() + conflict + colors.Reset();
       out += '\n';
     }
     ++shown;

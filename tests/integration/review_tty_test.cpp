@@ -75,6 +75,21 @@ class ReviewTtyTest : public ::testing::Test {
   std::string id_;
 };
 
+// `changes` on a terminal colours as git status does: what the next commit takes green, what
+// waits for a decision red, a rejected change dim; not at all when not a terminal.
+TEST_F(ReviewTtyTest, ChangesOnATerminalAreColouredByTheirDecision) {
+  InSandbox("echo a > approved.txt; echo p > pending.txt; echo r > rejected.txt");
+  Sandboxctl({"approve", id_, "approved.txt"});
+  Sandboxctl({"reject", id_, "rejected.txt"});
+  Conversation listed(kAlice, project_, {"changes", id_});
+  EXPECT_EQ(listed.Finish(), 0) << listed.screen();
+  EXPECT_TRUE(Contains(listed.screen(), "\033[32mA approved.txt [approved]\033[m")) << listed.screen();
+  EXPECT_TRUE(Contains(listed.screen(), "\033[31mA pending.txt\033[m")) << listed.screen();
+  EXPECT_TRUE(Contains(listed.screen(), "\033[2mA rejected.txt [rejected]\033[m")) << listed.screen();
+  std::string piped = Sandboxctl({"changes", id_});
+  EXPECT_EQ(piped.find('\033'), std::string::npos) << "colour without a terminal:\n" << piped;
+}
+
 TEST_F(ReviewTtyTest, NoYesNoApprovesTheMiddleHunkAndCommitWritesOnlyIt) {
   EditThreeHunks();
   Conversation review(kAlice, project_, {"review", id_});
