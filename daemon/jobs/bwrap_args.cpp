@@ -23,6 +23,8 @@ BwrapInvocation BuildBwrapArgs(const BwrapConfig& config) {
   for (const auto& dir : kJobPrivateDirs) add({"--tmpfs", dir});
   for (const auto& root : config.roots) add({"--bind", root.merged, root.real_path});
   args.insert(args.end(), config.hiding.begin(), config.hiding.end());
+  // (bwrap looks a bind's source up on the host, so the starter's own path is found there.)
+  if (!config.starter.empty()) add({"--ro-bind", config.starter, config.starter});
   add({"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"});
   if (!config.network) add({"--unshare-net"});  // only a private loopback
   // The job dies with the daemon's worker rather than lingering unsupervised, and runs in its

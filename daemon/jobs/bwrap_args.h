@@ -36,6 +36,11 @@ struct BwrapConfig {
   /// Arguments that hide paths (hidden_paths.h), placed after the roots' binds so that a
   /// hidden path inside a root is hidden on top of the root's view.
   std::vector<std::string> hiding;
+  /// The host path of the job's first program (sandboxd-job-exec), bound read-only at the same
+  /// path inside the job after everything else: it is there to run wherever the daemon was
+  /// installed (a build tree under /tmp, which jobs see as a private tmpfs; a hidden path). ""
+  /// for none.
+  std::string starter;
   std::vector<std::string> command;   ///< argv of the job, non-empty
 };
 

@@ -104,7 +104,8 @@ JobLaunch JobLauncher::Assemble(const Sandbox& sandbox, JobRequest& request, con
   // Every command starts through sandboxd-job-exec: a command that cannot be run then ends the
   // job as a shell would (127, 126, with one line naming it) rather than as a sandbox that
   // could not be set up.
-  std::vector<std::string> start = {BesideHelper(settings.helper_path, "sandboxd-job-exec")};
+  config.starter = BesideHelper(settings.helper_path, "sandboxd-job-exec");
+  std::vector<std::string> start = {config.starter};
   if (request.options.tty) start.push_back("--tty");
   start.push_back("--");
   config.command.insert(config.command.begin(), start.begin(), start.end());

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "base/errors.h"
 
 namespace sandboxd {
@@ -26,6 +28,21 @@ TEST(BwrapArgsTest, OfflineJobHasEveryIsolationFlagInOrder) {
   BwrapInvocation invocation = BuildBwrapArgs(config);
   EXPECT_EQ(invocation.options, expected);
   EXPECT_EQ(invocation.argv, (std::vector<std::string>{"/usr/bin/bwrap", "--args", "4", "--", "make", "-j2"}));
+}
+
+// The job's first program is there to run wherever the daemon lives: bound at its own path
+// after the private /tmp and the hidden paths, which would otherwise cover it.
+TEST(BwrapArgsTest, TheStarterIsBoundAfterWhatCouldCoverIt) {
+  BwrapConfig config;
+  config.hiding = {"--tmpfs", "/opt/hidden"};
+  config.starter = "/tmp/build/daemon/sandboxd-job-exec";
+  config.command = {config.starter, "--", "true"};
+  auto options = BuildBwrapArgs(config).options;
+  auto at = [&](const std::vector<std::string>& run) { return std::search(options.begin(), options.end(), run.begin(), run.end()); };
+  auto starter = at({"--ro-bind", config.starter, config.starter});
+  ASSERT_NE(starter, options.end());
+  EXPECT_LT(at({"--tmpfs", "/tmp"}), starter);
+  EXPECT_LT(at({"--tmpfs", "/opt/hidden"}), starter);
 }
 
 TEST(BwrapArgsTest, NoPathOrVariableOnTheCommandLine) {
