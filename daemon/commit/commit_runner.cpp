@@ -829,8 +829,14 @@ void CommitRunner::KeepBackups(const Sandbox& sandbox, int64_t commit) {
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
     std::string upper = sandbox.UpperDir(i);
     std::string kept = sandbox.CommitUpperDir(commit, i);
-    if (Exists(upper) && !Exists(kept) && rename(upper.c_str(), kept.c_str()) != 0)
-      ThrowErrno("cannot keep the backups of commit " + std::to_string(commit));
+    struct stat attributes;
+    if (lstat(upper.c_str(), &attributes) == 0 && !Exists(kept)) {
+      if (rename(upper.c_str(), kept.c_str()) != 0) ThrowErrno("cannot keep the backups of commit " + std::to_string(commit));
+      // Its successor at once, with its attributes (the live root's, SetUp gave it), before the
+      // journal says the commit is done: a daemon killed before the sandbox is set up again
+      // comes back to an empty upper, not to a missing one it must call lost.
+      MakeDirectory(upper, attributes.st_mode & 07777, attributes.st_uid, attributes.st_gid);
+    }
     RemoveTree(sandbox.WorkDir(i));
   }
 }

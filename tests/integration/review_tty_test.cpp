@@ -222,6 +222,8 @@ TEST_F(ReviewTtyTest, TryOffersTheReviewAndCommitsWhatWasApproved) {
   ASSERT_TRUE(attempt.Answer(HunkQuestion(1, 1), "y")) << attempt.screen();  // a.txt
   ASSERT_TRUE(attempt.Answer(kChangeQuestion, "n")) << attempt.screen();     // c.txt deleted
   ASSERT_TRUE(attempt.Answer(kChangeQuestion, "y")) << attempt.screen();     // n.txt added
+  // Only the rejected deletion is left: kept, not dropped with the sandbox.
+  ASSERT_TRUE(attempt.Answer("Drop the 1 rejected change(s) with the sandbox? [y/N] ", "n\n")) << attempt.screen();
   EXPECT_EQ(attempt.Finish(), 0) << attempt.screen();
   EXPECT_TRUE(Contains(attempt.screen(), "+more")) << attempt.screen();
   EXPECT_TRUE(Contains(attempt.screen(), "2 approved, 1 rejected, 0 left pending.")) << attempt.screen();
