@@ -140,7 +140,11 @@ TEST(AccessTest, ThePasswordPromptAppearsOnTheTerminalWithoutALoginSession) {
   ASSERT_EQ(w.Sandboxctl(dave, {"run", id, "sh", "-c", "echo asked > asked.txt"}).status, 0);
 
   Conversation commit(dave, project, {"commit", id, "--all"});
-  ASSERT_TRUE(commit.Answer("Password: ", "Dave-Pw-4321\n")) << "no password prompt on the terminal:\n" << commit.screen();
+  ASSERT_TRUE(commit.WaitFor("Password: ")) << "no password prompt on the terminal:\n" << commit.screen();
+  // Typed once the agent reads it: it turns echo off with TCSAFLUSH after the prompt, which
+  // throws away what was typed before (as a person would find, typing ahead).
+  ASSERT_TRUE(WaitUntil([&] { return (commit.Modes().c_lflag & ECHO) == 0; })) << "the agent never turned echo off";
+  commit.Type("Dave-Pw-4321\n");
   EXPECT_EQ(commit.Finish(), 0) << commit.screen();
   EXPECT_EQ(ReadWhole(project + "/asked.txt"), "asked\n") << commit.screen();
   EXPECT_EQ(w.Sandboxctl(dave, {"destroy", id}).status, 0);
