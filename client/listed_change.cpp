@@ -55,7 +55,9 @@ class FieldReader : public nlohmann::json_sax<nlohmann::json> {
 
  private:
   bool Number(uint64_t value) {
-    if (value > UINT32_MAX) return true;  // no field of ours is that large
+    if (depth_ == 1 && key_ == "old_size") out_.old_size = value;
+    else if (depth_ == 1 && key_ == "new_size") out_.new_size = value;
+    if (value > UINT32_MAX) return true;  // no other field of ours is that large
     auto number = static_cast<uint32_t>(value);
     if (depth_ == 2 && array_) {
       array_->push_back(number);

@@ -19,6 +19,7 @@ struct ListedChange {
   std::string old_type;  ///< "" when there is no old side
   std::string new_type;  ///< "" when there is no new side
   std::optional<uint32_t> old_mode, new_mode;
+  std::optional<uint64_t> old_size, new_size;  ///< set for a side that is a file or symlink
   std::string review = "pending";
   std::optional<uint32_t> hunks;  ///< set for a change decided hunk by hunk
   std::vector<uint32_t> approved_hunks, rejected_hunks;

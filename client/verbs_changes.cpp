@@ -22,6 +22,7 @@
 #include "quote_path.h"
 #include "review_changes.h"
 #include "selector.h"
+#include "units.h"
 #include "utf8.h"
 #include "verbs.h"
 
@@ -75,6 +76,18 @@ std::string RenameNote(const ListedChange& change) {
   return "";
 }
 
+/// On a terminal, "  12 B" after a file or symlink (its size in the sandbox, or the live one's
+/// for a deletion), "  900 B -> 1.2 KiB" when a modification changed it; "" otherwise. Pipes
+/// keep the contract's plain lines (--json carries the sizes for scripts).
+std::string SizeNote(const ListedChange& change, bool on_terminal) {
+  if (!on_terminal) return "";
+  if (change.old_size && change.new_size && *change.old_size != *change.new_size)
+    return "  " + sandboxd::units::HumanBytes(*change.old_size) + " -> " + sandboxd::units::HumanBytes(*change.new_size);
+  if (change.new_size) return "  " + sandboxd::units::HumanBytes(*change.new_size);
+  if (change.old_size) return "  " + sandboxd::units::HumanBytes(*change.old_size);
+  return "";
+}
+
 /// The selectors that name what `selectors` and `patterns` leave of the sandbox's changes
 /// (change_filter.h), among those whose review `acts_on` accepts.
 std::vector<std::string> SelectorsPassing(Context& ctx, const std::string& sandbox_path, const std::vector<std::string>& selectors,
@@ -106,6 +119,7 @@ int VerbChanges(Context& ctx, const std::string& id_or_name, const PathPatterns&
   // array of the daemon's objects ("path", "kind", "root" and the details), exact names kept.
   size_t shown = 0;
   const ChangeColors colors;
+  const bool on_terminal = isatty(STDOUT_FILENO);
   // Written a buffer at a time: a line per change, a million of them.
   std::string out;
   auto flush = [&] {
@@ -132,6 +146,7 @@ int VerbChanges(Context& ctx, const std::string& id_or_name, const PathPatterns&
       out += ' ';
       out += sandboxd::api::ShowWireName(change.path);
       out += RenameNote(change);
+      out += SizeNote(change, on_terminal);
       out += ReviewNote(change);
       out += colors.Reset();
       if (std::string conflict = ConflictNote(change); !conflict.empty()) out += colors.Conflict() + conflict + colors.Reset();

@@ -72,10 +72,13 @@ std::vector<std::string> BoundedLines(const std::vector<std::string>& lines) {
   return bounded;
 }
 
-sdbus::Variant VariantOf(const nlohmann::json& value) {
+/// A detail of a listed change as the variant GetChanges sends: the sizes as "t", the other
+/// numbers as "u" (change_listing.h).
+sdbus::Variant VariantOf(const std::string& key, const nlohmann::json& value) {
   if (value.is_string()) return sdbus::Variant(value.get<std::string>());
   if (value.is_boolean()) return sdbus::Variant(value.get<bool>());
   if (value.is_array()) return sdbus::Variant(value.get<std::vector<uint32_t>>());
+  if (key == "old_size" || key == "new_size") return sdbus::Variant(value.get<uint64_t>());
   return sdbus::Variant(value.get<uint32_t>());
 }
 
@@ -213,7 +216,7 @@ void SandboxDBus::GetChanges(sdbus::Result<std::vector<sdbus::Struct<uint32_t, s
     for (auto& listed : ListedChanges(parts_.operations, *sandbox_, kMaxChangesInOneReply, kMaxReplyBytes)) {
       std::map<std::string, sdbus::Variant> details;
       for (const auto& [key, value] : listed.items())
-        if (key != "root" && key != "path" && key != "kind") details.emplace(key, VariantOf(value));
+        if (key != "root" && key != "path" && key != "kind") details.emplace(key, VariantOf(key, value));
       list.emplace_back(listed["root"].get<uint32_t>(), listed["path"].get<std::string>(), listed["kind"].get<std::string>(), std::move(details));
     }
     return list;

@@ -44,7 +44,8 @@ void AppendJsonString(std::string& out, std::string_view text) {
 size_t ValueBound(const nlohmann::json& value) {
   if (value.is_string()) return StringBound(value.get_ref<const std::string&>().size());
   if (value.is_array()) return 4 + 4 * value.size() + 4;  // au: length, elements, padding
-  return 4;                                               // u, b
+  if (value.is_number()) return 16;                       // u, or t: up to 7 of padding and 8
+  return 4;                                               // b
 }
 
 }  // namespace
@@ -54,6 +55,8 @@ void ForEachListedField(const ReviewedChange& item, const std::string& prefix, c
   using Type = ListedValue::Type;
   auto text = [&](std::string_view key, std::string_view value) { field(key, {Type::kString, value, 0, nullptr}); };
   auto number = [&](std::string_view key, uint32_t value) { field(key, {Type::kNumber, {}, value, nullptr}); };
+  auto size = [&](std::string_view key, uint64_t value) { field(key, {Type::kSize, {}, value, nullptr}); };
+  auto has_size = [](EntryType type) { return type == EntryType::kFile || type == EntryType::kSymlink; };
   auto numbers = [&](std::string_view key, const std::vector<uint32_t>& value) { field(key, {Type::kNumbers, {}, 0, &value}); };
   const Change& change = item.change;
   const Approval& approval = item.approval;
@@ -76,10 +79,12 @@ void ForEachListedField(const ReviewedChange& item, const std::string& prefix, c
   text("kind", ToString(change.kind));
   if (is_new) {
     number("new_mode", static_cast<uint32_t>(change.new_mode));
+    if (has_size(change.new_type)) size("new_size", item.new_size);
     text("new_type", ToString(change.new_type));
   }
   if (is_old) {
     number("old_mode", static_cast<uint32_t>(change.old_mode));
+    if (has_size(change.old_type)) size("old_size", item.old_size);
     text("old_type", ToString(change.old_type));
   }
   text("path", api::WireName(DisplayPath(change, prefix)));
@@ -97,7 +102,8 @@ nlohmann::json ListedChange(const ReviewedChange& item, const std::string& prefi
     auto& slot = listed[std::string(key)];
     switch (value.type) {
       case ListedValue::Type::kString: slot = std::string(value.text); break;
-      case ListedValue::Type::kNumber: slot = value.number; break;
+      case ListedValue::Type::kNumber: slot = static_cast<uint32_t>(value.number); break;
+      case ListedValue::Type::kSize: slot = value.number; break;
       case ListedValue::Type::kTrue: slot = true; break;
       case ListedValue::Type::kNumbers: slot = *value.numbers; break;
     }
@@ -114,7 +120,8 @@ void AppendListedLine(std::string& out, const ReviewedChange& item, const std::s
     out += ':';
     switch (value.type) {
       case ListedValue::Type::kString: AppendJsonString(out, value.text); break;
-      case ListedValue::Type::kNumber: out += std::to_string(value.number); break;
+      case ListedValue::Type::kNumber:
+      case ListedValue::Type::kSize: out += std::to_string(value.number); break;
       case ListedValue::Type::kTrue: out += "true"; break;
       case ListedValue::Type::kNumbers: {
         out += '[';

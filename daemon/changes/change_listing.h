@@ -16,17 +16,17 @@
 
 namespace sandboxd {
 
-/// A listed value: a string, a number, true, or a list of hunk numbers.
+/// A listed value: a string, a number, a size, true, or a list of hunk numbers.
 struct ListedValue {
-  enum class Type { kString, kNumber, kTrue, kNumbers } type;
+  enum class Type { kString, kNumber, kSize, kTrue, kNumbers } type;
   std::string_view text;
-  uint32_t number = 0;
+  uint64_t number = 0;  ///< a kNumber fits 32 bits (D-Bus "u"), a kSize takes 64 ("t")
   const std::vector<uint32_t>* numbers = nullptr;
 };
 
 /// Hands `field(key, value)` each key of the change in the order of the keys' bytes:
-/// "root", "path", "kind", then the details: "type", "old_type"/"old_mode",
-/// "new_type"/"new_mode", "review", for a change decided hunk by hunk "hunks",
+/// "root", "path", "kind", then the details: "type", "old_mode"/"old_size"/"old_type",
+/// "new_mode"/"new_size"/"new_type" (the sizes of a file's or symlink's sides only), "review", for a change decided hunk by hunk "hunks",
 /// "approved_hunks", "rejected_hunks", for a rename half "renamed_from" or "renamed_to", and
 /// with a `conflict` reason "conflict" (true) and "conflict_reason". `prefix` is the root's
 /// path prefix ("1/" with several roots, else ""). (Sorted as a JSON object of nlohmann keeps its

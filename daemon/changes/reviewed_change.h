@@ -1,6 +1,7 @@
 #pragma once
 /// One change of a sandbox's change set with the decision that holds for it now.
 
+#include <cstdint>
 #include <string>
 
 #include "changes/approval.h"
@@ -16,6 +17,10 @@ struct ReviewedChange {
   /// together and always hold the same decision.
   std::string renamed_from;  ///< set on the added half
   std::string renamed_to;    ///< set on the deleted half
+  /// The sizes of a file's or symlink's two sides (st_size), 0 for a side that does not exist
+  /// or is of another type: what `changes` shows beside each file.
+  uint64_t old_size = 0;
+  uint64_t new_size = 0;
 };
 
 }  // namespace sandboxd

@@ -17,6 +17,10 @@
 namespace sandboxd {
 namespace {
 
+/// Whether a side of this type has a size worth showing (a directory's st_size is the file
+/// system's business).
+bool HasSize(EntryType type) { return type == EntryType::kFile || type == EntryType::kSymlink; }
+
 /// Gives every decided approval without one the fingerprint of its change as it is now.
 void FillFingerprints(const Sandbox& sandbox, std::vector<Approval>& approvals) {
   std::map<size_t, std::pair<UniqueFd, UniqueFd>> roots;
@@ -137,9 +141,11 @@ void Review::ForEach(const Sandbox& sandbox, const std::function<void(ReviewedCh
   }
   auto stored = store_.Lookup(sandbox.id());
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
-    sandbox.StreamChanges(i, [&](Change&& change) {
+    sandbox.StreamChangesTimed(i, [&](Change&& change, const UpperEntry& seen) {
       RecordKey key{i, change.path};
       ReviewedChange item{i, std::move(change), Holding(stored.Find(key), key, lives[i].get(), uppers[i].get(), moving), {}, {}};
+      if (HasSize(item.change.old_type)) item.old_size = seen.old_size;
+      if (HasSize(item.change.new_type)) item.new_size = seen.new_size;
       std::string partner;
       if (auto half = halves.find(key); half != halves.end()) {
         partner = half->second.first;

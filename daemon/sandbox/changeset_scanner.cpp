@@ -103,6 +103,8 @@ std::string ReadLink(int dirfd, const std::string& name, const std::string& wher
 
 int64_t Ns(const timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; }
 
+uint64_t Size(const struct stat& st) { return st.st_size > 0 ? static_cast<uint64_t>(st.st_size) : 0; }
+
 class Scanner {
  public:
   Scanner(const TimedChangeVisitor& visit, ContentVerdicts* verdicts, std::set<std::string>* multi_linked)
@@ -147,10 +149,13 @@ class Scanner {
     walk_pending_before(nullptr);
   }
 
-  void Emit(Change&& change, const struct stat& upper) {
-    visit_(std::move(change), UpperEntry{Ns(upper.st_ctim), upper.st_ino, upper.st_nlink});
+  void Emit(Change&& change, const struct stat& upper, const struct stat* lower) {
+    visit_(std::move(change), UpperEntry{Ns(upper.st_ctim), upper.st_ino, upper.st_nlink, lower ? Size(*lower) : 0, Size(upper)});
   }
-  void Emit(Change&& change, int64_t upper_ctime_ns) { visit_(std::move(change), UpperEntry{upper_ctime_ns, 0, 0}); }
+  /// A deletion: the live entry only.
+  void Emit(Change&& change, int64_t upper_ctime_ns, const struct stat& lower) {
+    visit_(std::move(change), UpperEntry{upper_ctime_ns, 0, 0, Size(lower), 0});
+  }
 
  private:
   /// A directory of the upper whose entries are still to be compared.
@@ -200,7 +205,7 @@ class Scanner {
     change.kind = ChangeKind::kDeleted;
     change.old_type = EntryTypeFromMode(lower.st_mode);
     change.old_mode = lower.st_mode & kPermissionBits;
-    Emit(std::move(change), upper_ctime_ns);
+    Emit(std::move(change), upper_ctime_ns, lower);
   }
 
   /// Hands out the change of entry `name` (if it is one); a directory's entries are compared
@@ -235,13 +240,13 @@ class Scanner {
       Subdirectory sub{name, has_lower && S_ISDIR(lst.st_mode), parent_hides_lower};
       if (!has_lower) {
         change.kind = ChangeKind::kAdded;
-        Emit(std::move(change), ust);
+        Emit(std::move(change), ust, has_lower ? &lst : nullptr);
       } else if (!S_ISDIR(lst.st_mode)) {
         change.kind = ChangeKind::kTypeChanged;
-        Emit(std::move(change), ust);
+        Emit(std::move(change), ust, has_lower ? &lst : nullptr);
       } else if (change.old_mode != change.new_mode) {
         change.kind = ChangeKind::kModeChanged;
-        Emit(std::move(change), ust);
+        Emit(std::move(change), ust, has_lower ? &lst : nullptr);
       }
       return sub;
     }
@@ -262,7 +267,7 @@ class Scanner {
       else if (change.old_mode != change.new_mode) change.kind = ChangeKind::kModeChanged;
       else return std::nullopt;
     }
-    Emit(std::move(change), ust);
+    Emit(std::move(change), ust, has_lower ? &lst : nullptr);
     return std::nullopt;
   }
 };
@@ -287,7 +292,7 @@ void ScanChangesTimed(int lower_dirfd, int upper_dirfd, const TimedChangeVisitor
   if ((ust.st_mode & kPermissionBits) != (lst.st_mode & kPermissionBits)) {
     scanner.Emit({".", ChangeKind::kModeChanged, EntryType::kDirectory, EntryType::kDirectory,
                   static_cast<mode_t>(lst.st_mode & kPermissionBits), static_cast<mode_t>(ust.st_mode & kPermissionBits)},
-                 ust);
+                 ust, &lst);
   }
   scanner.ScanDirectory(upper.get(), lower.get(), "", IsOpaque(upper.get()));
 }

@@ -37,11 +37,14 @@ void ScanChanges(int lower_dirfd, int upper_dirfd, const ChangeVisitor& visit, C
 
 /// What a streaming scan saw of a change's upper entry besides the change: when it last changed
 /// (its ctime, ns since the epoch), its inode number and link count (all 0 for a deletion of a
-/// live entry an opaque directory hides, which has no upper entry).
+/// live entry an opaque directory hides, which has no upper entry); and the sizes (st_size) of
+/// the change's two sides as it stat'ed them, 0 for a side that does not exist.
 struct UpperEntry {
   int64_t ctime_ns = 0;
   ino_t ino = 0;
   nlink_t nlink = 0;
+  uint64_t old_size = 0;  ///< the live entry's
+  uint64_t new_size = 0;  ///< the upper entry's
 };
 
 /// Receives each change of a streaming scan with its upper entry as the scan saw it.

@@ -50,7 +50,7 @@ TEST(DesktopAppTest, TheExampleFollowsAJobAndItsChangeSetAndCommits) {
   EXPECT_TRUE(Contains(r.out, "signal: OutputAvailable, ")) << r.out;
   EXPECT_TRUE(Contains(r.out, "signal: Finished (0, 'exited')\n")) << r.out;
   EXPECT_TRUE(Contains(r.out, "job finished: exit status 0 (exited)\n")) << r.out;
-  EXPECT_TRUE(Contains(r.out, "listed:\n  {\"kind\":\"added\",\"new_mode\":420,\"new_type\":\"file\",\"path\":\"follow-sandbox.txt\","
+  EXPECT_TRUE(Contains(r.out, "listed:\n  {\"kind\":\"added\",\"new_mode\":420,\"new_size\":14,\"new_type\":\"file\",\"path\":\"follow-sandbox.txt\","
                               "\"review\":\"pending\",\"root\":0,\"type\":\"file\"}\n")) << r.out;
   // The change set: the signal after the job, after the approval, and empty after the commit,
   // in that order.

@@ -83,11 +83,31 @@ TEST_F(ReviewTtyTest, ChangesOnATerminalAreColouredByTheirDecision) {
   Sandboxctl({"reject", id_, "rejected.txt"});
   Conversation listed(kAlice, project_, {"changes", id_});
   EXPECT_EQ(listed.Finish(), 0) << listed.screen();
-  EXPECT_TRUE(Contains(listed.screen(), "\033[32mA approved.txt [approved]\033[m")) << listed.screen();
-  EXPECT_TRUE(Contains(listed.screen(), "\033[31mA pending.txt\033[m")) << listed.screen();
-  EXPECT_TRUE(Contains(listed.screen(), "\033[2mA rejected.txt [rejected]\033[m")) << listed.screen();
+  EXPECT_TRUE(Contains(listed.screen(), "\033[32mA approved.txt  2 B [approved]\033[m")) << listed.screen();
+  EXPECT_TRUE(Contains(listed.screen(), "\033[31mA pending.txt  2 B\033[m")) << listed.screen();
+  EXPECT_TRUE(Contains(listed.screen(), "\033[2mA rejected.txt  2 B [rejected]\033[m")) << listed.screen();
   std::string piped = Sandboxctl({"changes", id_});
   EXPECT_EQ(piped.find('\033'), std::string::npos) << "colour without a terminal:\n" << piped;
+}
+
+// On a terminal each file shows its size (a modification its old and new ones, a deletion the
+// live file's); --json carries them for scripts, as numbers of bytes; a pipe gets plain lines.
+TEST_F(ReviewTtyTest, ChangesShowTheSizesOfFiles) {
+  InSandbox("printf 'line 31\\n' >> three.txt; head -c 5000 /dev/zero > big.bin; rm c.txt; mkdir newdir");
+  Conversation listed(kAlice, project_, {"changes", id_});
+  EXPECT_EQ(listed.Finish(), 0) << listed.screen();
+  EXPECT_TRUE(Contains(listed.screen(), "M three.txt  231 B -> 239 B")) << listed.screen();
+  EXPECT_TRUE(Contains(listed.screen(), "A big.bin  4.9 KiB")) << listed.screen();
+  EXPECT_TRUE(Contains(listed.screen(), "D c.txt  6 B")) << listed.screen();
+  EXPECT_TRUE(Contains(listed.screen(), "A newdir\033[m")) << "a directory has no size shown:\n" << listed.screen();
+  auto changes = Changes();
+  EXPECT_EQ(changes["three.txt"]["old_size"], 231);
+  EXPECT_EQ(changes["three.txt"]["new_size"], 239);
+  EXPECT_EQ(changes["big.bin"]["new_size"], 5000);
+  EXPECT_FALSE(changes["big.bin"].contains("old_size"));
+  EXPECT_EQ(changes["c.txt"]["old_size"], 6);
+  EXPECT_FALSE(changes["newdir"].contains("new_size"));
+  EXPECT_EQ(Sandboxctl({"changes", id_}), "A big.bin\nD c.txt\nA newdir\nM three.txt\n");
 }
 
 TEST_F(ReviewTtyTest, NoYesNoApprovesTheMiddleHunkAndCommitWritesOnlyIt) {

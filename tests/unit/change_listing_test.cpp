@@ -32,6 +32,9 @@ ReviewedChange RandomChange(std::mt19937& rng) {
   item.change.new_type = static_cast<EntryType>(rng() % 8);
   item.change.old_mode = rng() % 07777;
   item.change.new_mode = rng() % 07777;
+  // Sizes past 32 bits too: a file may hold more than 4 GiB.
+  item.old_size = rng() % 2 ? rng() : (uint64_t{rng()} << 20);
+  item.new_size = rng() % 2 ? rng() : (uint64_t{rng()} << 20);
   if (rng() % 3 == 0) {
     int count = 1 + rng() % 5;
     for (int hunk = 1; hunk <= count; ++hunk) item.approval.DecideHunk(hunk, count, static_cast<Verdict>(rng() % 3));
@@ -88,6 +91,12 @@ TEST(ChangeListingTest, TheClientReadsEveryFieldOfALine) {
     EXPECT_EQ(read->new_mode.has_value(), object.contains("new_mode"));
     if (read->new_mode) {
       EXPECT_EQ(*read->new_mode, object["new_mode"].get<uint32_t>());
+    }
+    for (auto [key, size] : {std::pair{"old_size", read->old_size}, std::pair{"new_size", read->new_size}}) {
+      EXPECT_EQ(size.has_value(), object.contains(key)) << key;
+      if (size) {
+        EXPECT_EQ(*size, object[key].get<uint64_t>()) << key;
+      }
     }
     EXPECT_EQ(read->hunks.has_value(), object.contains("hunks"));
     EXPECT_EQ(read->approved_hunks, object.value("approved_hunks", std::vector<uint32_t>{}));

@@ -69,6 +69,23 @@ TEST_F(ScannerTest, AddedFilesAndDirectories) {
             "A pipe none->fifo 0->640\n");
 }
 
+// The timed scan hands out the sizes of both sides as it saw them: the live one's for a
+// deletion (a whiteout has none), the upper one's for an addition.
+TEST_F(ScannerTest, TheTimedScanSeesTheSizesOfBothSides) {
+  WriteFile(L("grown.txt"), "abc");
+  WriteFile(U("grown.txt"), "abcdefgh");
+  WriteFile(L("gone.txt"), "12345");
+  Whiteout("gone.txt");
+  WriteFile(U("new.txt"), "xy");
+  UniqueFd lower(open((dir_ / "lower").c_str(), O_PATH | O_DIRECTORY));
+  UniqueFd upper(open((dir_ / "upper").c_str(), O_PATH | O_DIRECTORY));
+  std::string seen;
+  ScanChangesTimed(lower.get(), upper.get(), [&](Change&& change, const UpperEntry& entry) {
+    seen += change.path + " " + std::to_string(entry.old_size) + "->" + std::to_string(entry.new_size) + "\n";
+  });
+  EXPECT_EQ(seen, "gone.txt 5->0\ngrown.txt 3->8\nnew.txt 0->2\n");
+}
+
 TEST_F(ScannerTest, ModifiedOnlyWhenContentDiffers) {
   WriteFile(L("same.txt"), "hello\n");
   WriteFile(U("same.txt"), "hello\n");  // copied up, untouched
