@@ -209,7 +209,12 @@ TEST_F(CompletionTest, SandboxIdsAndNamesAreTheCallersOnly) {
   }
   // A verb takes one SANDBOX: what follows is not another.
   ExpectCompletion("sandboxctl diff comp-alice comp-", {});
-  ExpectCompletion("sandboxctl run comp-alice ", {"--"});
+  for (bool with : Modes()) {
+    // After run's SANDBOX comes the command: command names, not sandboxes.
+    Completion command = Complete("sandboxctl run comp-alice ", with);
+    EXPECT_TRUE(command.words.count("ls")) << Join(command.words);
+    EXPECT_FALSE(command.words.count("comp-alice")) << Join(command.words);
+  }
 }
 
 TEST_F(CompletionTest, UserIsPassedOnAndQuietWhenNoUserDaemonAnswers) {
@@ -244,6 +249,30 @@ TEST_F(CompletionTest, AfterTheDashDashTheCommandIsTheUsers) {
     EXPECT_FALSE(options.words.count("--timeout")) << Join(options.words);
     Completion sandboxes = Complete("sandboxctl shell box -- ", with);
     EXPECT_FALSE(sandboxes.words.count("--")) << Join(sandboxes.words);
+  }
+}
+
+// The command begins at its first word (`run SANDBOX CMD ARGS`, `try CMD`), `--` or not: the
+// word after SANDBOX is a command name, and what follows the command is the command's, even
+// where it looks like sandboxctl's options or has '=' in it.
+TEST_F(CompletionTest, TheCommandBeginsAtItsFirstWordWithoutDashDash) {
+  for (bool with : Modes()) {
+    Completion run = Complete("sandboxctl run box ech", with);
+    EXPECT_TRUE(run.words.count("echo")) << Join(run.words);
+    EXPECT_EQ(run.result.err, "");
+    Completion with_options = Complete("sandboxctl run --timeout 5 --env A=1 box ech", with);
+    EXPECT_TRUE(with_options.words.count("echo")) << Join(with_options.words);
+    Completion shell = Complete("sandboxctl shell box bas", with);
+    EXPECT_TRUE(shell.words.count("bash")) << Join(shell.words);
+    Completion tried = Complete("sandboxctl try -y ech", with);
+    EXPECT_TRUE(tried.words.count("echo")) << Join(tried.words);
+    Completion options = Complete("sandboxctl run box make CFLAGS=-O2 --ti", with);
+    EXPECT_FALSE(options.words.count("--timeout")) << Join(options.words);
+    Completion try_options = Complete("sandboxctl try make --ro", with);
+    EXPECT_FALSE(try_options.words.count("--root")) << Join(try_options.words);
+    // sandboxctl's own options still come before the command.
+    Completion own = Complete("sandboxctl run --ti", with);
+    EXPECT_TRUE(own.words.count("--timeout")) << Join(own.words);
   }
 }
 
