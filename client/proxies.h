@@ -38,6 +38,7 @@ class SandboxProxy final : public sdbus::ProxyInterfaces<org::sandboxd::Sandbox1
 
  private:
   void onChangeSetChanged(const uint32_t&) override {}
+  void onChangesSeen(const std::vector<sdbus::Struct<uint32_t, std::string, std::string>>&, const uint32_t&, const bool&) override {}
 };
 
 class JobProxy final : public sdbus::ProxyInterfaces<org::sandboxd::Sandbox1::Job_proxy> {

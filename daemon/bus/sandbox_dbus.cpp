@@ -154,6 +154,15 @@ void SandboxDBus::AnnounceChangeSet(std::optional<size_t> counted) {
   EmitToOwner(getObject(), parts_.peers, sandbox_->owner(), INTERFACE_NAME, "ChangeSetChanged", count);
 }
 
+void SandboxDBus::AnnounceSeen(const SeenChanges& seen) {
+  std::vector<sdbus::Struct<uint32_t, std::string, std::string>> listed;
+  listed.reserve(seen.listed.size());
+  for (const auto& change : seen.listed)
+    listed.emplace_back(static_cast<uint32_t>(change.root), api::WireName(sandbox_->PathPrefix(change.root) + change.path), change.kind);
+  EmitToOwner(getObject(), parts_.peers, sandbox_->owner(), INTERFACE_NAME, "ChangesSeen", listed,
+              static_cast<uint32_t>(std::min<size_t>(seen.more, UINT32_MAX)), seen.lost);
+}
+
 void SandboxDBus::Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std::string> argv, std::string cwd,
                       std::map<std::string, std::string> env, std::map<std::string, sdbus::UnixFd> fds,
                       std::map<std::string, sdbus::Variant> options, uint64_t flags) {
@@ -203,6 +212,9 @@ JobWatchers SandboxDBus::WatchersOfJob() {
   };
   watchers.settled = [weak_self](std::optional<size_t> changes) {
     if (auto self = weak_self.lock()) self->AnnounceChangeSet(changes);
+  };
+  watchers.seen = [weak_self](const SeenChanges& seen) {
+    if (auto self = weak_self.lock()) self->AnnounceSeen(seen);
   };
   watchers.ended = [published, &objects, sandbox_id = sandbox_->id()] {
     if (auto job = published->lock()) objects.PruneJobs(sandbox_id, job->job()->id());

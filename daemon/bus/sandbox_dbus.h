@@ -33,6 +33,8 @@ class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
   /// just scanned, else scanning for them. On a worker or a job's monitor thread only, never on
   /// the bus loop.
   void AnnounceChangeSet(std::optional<size_t> counted = std::nullopt);
+  /// ChangesSeen (the live feed, change_feed.h) to the owner's connections; on the feed's thread.
+  void AnnounceSeen(const SeenChanges& seen);
   /// This object, held for a worker; null (and `result` answered NotFound) once it is going.
   template <typename... Outs>
   std::shared_ptr<SandboxDBus> KeepAlive(sdbus::Result<Outs...>& result);

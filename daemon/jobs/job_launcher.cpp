@@ -142,6 +142,18 @@ std::function<bool()> JobLauncher::QuotaWatch(const std::shared_ptr<Sandbox>& sa
   };
 }
 
+std::shared_ptr<ChangeFeed> JobLauncher::FeedFor(const std::shared_ptr<Sandbox>& sandbox, const JobWatchers& watchers) {
+  if (!watchers.seen) return nullptr;
+  try {
+    return feeds_.Join(*sandbox, watchers.seen);
+  } catch (const std::exception& e) {
+    // The job runs all the same: the feed is a view of its work, the change set the account.
+    LogAbout({sandbox->id(), sandbox->owner(), ""}, spdlog::level::warn, "sandbox {}: its changes cannot be followed live: {}",
+             sandbox->id(), e.what());
+    return nullptr;
+  }
+}
+
 std::shared_ptr<Job> JobLauncher::Launch(const std::shared_ptr<Sandbox>& sandbox, JobRequest request, JobWatchers watchers) {
   const JobSettings& settings = parts_.settings;
   request.options.limits = WithDefaults(request.options.limits, settings.default_limits, parts_.limits.memory(), parts_.limits.tasks());
@@ -159,12 +171,15 @@ std::shared_ptr<Job> JobLauncher::Launch(const std::shared_ptr<Sandbox>& sandbox
     launch.limits = parts_.limits.Apply("job-" + job_id, request.options.limits, launch.cgroup ? launch.cgroup->path() : "");
   const int64_t started = sandbox->BeginJob();
   auto job = std::make_shared<Job>(job_id, sandbox->id(), request.argv);
+  // Held until the job ends: its last changes are said before its end is announced.
+  auto feed = std::make_shared<std::shared_ptr<ChangeFeed>>(FeedFor(sandbox, watchers));
   try {
     if (watchers.publish) watchers.publish(job);
     // The end callback runs on the job's own monitor thread, which the job outlives: a plain
     // pointer (a shared one would keep the job alive from its own thread).
     Job* monitored = job.get();
-    auto on_end = [this, sandbox, watchers, job_id, started, slot, monitored](const JobEnd& end) {
+    auto on_end = [this, sandbox, watchers, job_id, started, slot, monitored, feed](const JobEnd& end) {
+      feed->reset();
       int64_t unseen_from = sandbox->EndJob(started, /*settle=*/true);
       // Ends this job's settling if it is never queued (the work below fails before); once
       // queued, the settling's passes end it.
@@ -199,6 +214,7 @@ std::shared_ptr<Job> JobLauncher::Launch(const std::shared_ptr<Sandbox>& sandbox
     job->Start(std::move(launch), std::move(on_end), watchers.output);
   } catch (...) {
     // A job that did not start keeps its end callback (and with it the slot) unrun.
+    feed->reset();
     slot->GiveBack();
     sandbox->EndJob(started);
     throw;

@@ -17,6 +17,7 @@
 
 #include "base/user_slots.h"
 #include "jobs/captured_output.h"
+#include "jobs/change_feed.h"
 #include "jobs/job.h"
 #include "jobs/job_limits.h"
 #include "jobs/job_request.h"
@@ -63,6 +64,9 @@ struct JobWatchers {
   /// After each settling pass: the number of changes it counted (none when it failed).
   std::function<void(std::optional<size_t> changes)> settled;
   std::function<void()> ended;  ///< last (the object table prunes old jobs)
+  /// What the sandbox's running jobs change, as it happens (change_feed.h), on the feed's
+  /// thread; none: no feed is followed for this job.
+  SeenSink seen;
 };
 
 /// What a job asks that the owner's own say does not cover: polkit is asked first.
@@ -86,8 +90,12 @@ class JobLauncher {
   /// Asked when the sandbox's quota is watched (a soft quota): refuses a sandbox already over
   /// it, and returns the watch.
   std::function<bool()> QuotaWatch(const std::shared_ptr<Sandbox>& sandbox) const;
+  /// The sandbox's live change feed for one more job (none when the watchers want none, or
+  /// when it cannot be had: that is logged, and the job runs without).
+  std::shared_ptr<ChangeFeed> FeedFor(const std::shared_ptr<Sandbox>& sandbox, const JobWatchers& watchers);
 
   JobLauncherParts parts_;
+  ChangeFeeds feeds_;
 };
 
 }  // namespace sandboxd

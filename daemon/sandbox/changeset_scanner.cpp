@@ -16,6 +16,7 @@
 #include <string>
 #include <utility>
 
+#include "base/beneath.h"
 #include "base/directory_listing.h"
 #include "base/errors.h"
 #include "base/fd.h"
@@ -107,8 +108,13 @@ uint64_t Size(const struct stat& st) { return st.st_size > 0 ? static_cast<uint6
 
 class Scanner {
  public:
-  Scanner(const TimedChangeVisitor& visit, ContentVerdicts* verdicts, std::set<std::string>* multi_linked)
-      : visit_(visit), verdicts_(verdicts), multi_linked_(multi_linked) {}
+  Scanner(const TimedChangeVisitor& visit, ContentVerdicts* verdicts, std::set<std::string>* multi_linked,
+          uint64_t compare_limit = UINT64_MAX)
+      : visit_(visit), verdicts_(verdicts), multi_linked_(multi_linked), compare_limit_(compare_limit) {}
+
+  /// The change of entry `name` of directory `dir` alone (a directory's own, never its
+  /// entries'), compared with the live directory `lower` (-1: none there).
+  void ScanOne(int upper, int lower, const std::string& dir, const std::string& name) { ScanEntry(upper, lower, dir, name, false); }
 
   /// Compares upper directory `upper` with lower directory `lower` (invalid: no lower here),
   /// handing out the changes at and below `dir` in the byte order of their paths: a
@@ -168,6 +174,7 @@ class Scanner {
   const TimedChangeVisitor& visit_;
   ContentVerdicts* verdicts_;
   std::set<std::string>* multi_linked_;
+  uint64_t compare_limit_;  ///< same-size files larger than this are called different unread
 
   void WalkSubdirectory(int upper, int lower, const std::string& dir, const Subdirectory& sub) {
     std::string path = Join(dir, sub.name);
@@ -188,6 +195,7 @@ class Scanner {
     if (lst.st_size != ust.st_size) return true;
     if (verdicts_)
       if (auto known = verdicts_->Find(lst, ust)) return *known;
+    if (static_cast<uint64_t>(ust.st_size) > compare_limit_) return true;
     // Read before the bytes: a write from now on has a ctime at or after it (file_clock.h).
     int64_t compared_at = verdicts_ ? FileClockNowNs() : 0;
     bool differs = ContentDiffers(lower, upper, name, lst, ust, path);
@@ -351,6 +359,18 @@ std::vector<Change> ScanChanges(int lower_dirfd, int upper_dirfd, ContentVerdict
   std::vector<Change> changes;
   ScanChanges(lower_dirfd, upper_dirfd, [&](Change&& change) { changes.push_back(std::move(change)); }, verdicts, multi_linked);
   return changes;
+}
+
+std::optional<Change> ScanOnePath(int lower_dirfd, int upper_dirfd, const std::string& path, uint64_t compare_limit) {
+  auto [parent, name] = SplitParent(path);
+  UniqueFd upper = OpenBeneath(upper_dirfd, parent, O_PATH | O_DIRECTORY);
+  if (!upper) return std::nullopt;  // gone from the sandbox (or no directory any more): nothing of it differs
+  UniqueFd lower = OpenBeneath(lower_dirfd, parent, O_PATH | O_DIRECTORY);
+  std::optional<Change> found;
+  TimedChangeVisitor keep = [&](Change&& change, const UpperEntry&) { found = std::move(change); };
+  Scanner scanner(keep, nullptr, nullptr, compare_limit);
+  scanner.ScanOne(upper.get(), lower.get(), parent == "." ? "" : parent, name);
+  return found;
 }
 
 }  // namespace sandboxd

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -54,6 +55,14 @@ using TimedChangeVisitor = std::function<void(Change&&, const UpperEntry& upper)
 /// start) is told from what did not, and a commit plans, without a second stat.
 void ScanChangesTimed(int lower_dirfd, int upper_dirfd, const TimedChangeVisitor& visit, ContentVerdicts* verdicts = nullptr,
                       std::set<std::string>* multi_linked = nullptr);
+
+/// The change one path (relative to the roots, not ".") holds now, as ScanChanges lists it: a
+/// directory's own change only, never its entries'. Nothing when the path does not differ from
+/// the live tree or is in neither. Parents are opened beneath the roots without following a
+/// symlink (the job may swap a directory for one at any time). Same-size files larger than
+/// `compare_limit` bytes are called modified without reading them. What the live change feed
+/// (change_feed.h) asks of each path a job touched, while the job runs.
+std::optional<Change> ScanOnePath(int lower_dirfd, int upper_dirfd, const std::string& path, uint64_t compare_limit);
 
 /// The deletions of ScanChanges alone, in the same order: what a rename may pair, found by a
 /// walk of the upper's directories that stats its char devices only (whiteouts), never its

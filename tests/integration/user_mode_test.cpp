@@ -129,6 +129,42 @@ TEST_F(UserModeTest, ChangesDiffHunkApprovalCommitAndUndoWorkAsOnTheSystemBus) {
   EXPECT_EQ(Ctl({"list"}).out.find(id), std::string::npos);
 }
 
+// The live feed in user mode: the overlay is the job's own (no merged view on the host), and
+// the feed follows the upper layer all the same; a listener of alice's on her session bus hears
+// the job's file named while the job still runs.
+TEST_F(UserModeTest, TheLiveFeedFollowsAJobsOwnOverlay) {
+  Harness& w = World();
+  std::string project = w.MakeProject(kAlice);
+  Result created = Ctl({"create", project});
+  ASSERT_EQ(created.status, 0) << created.err << Log();
+  std::string id = Trim(created.out);
+  const std::string heard = dir_ + "/feed-monitor.log";
+  Result monitor = w.RunAs(kAlice, {"sh", "-c", "setsid gdbus monitor --session --dest org.sandboxd.Sandbox1 >" + heard +
+                                                    " 2>&1 </dev/null & echo $! >" + dir_ + "/monitor.pid"},
+                           {.extra_env = env_});
+  ASSERT_EQ(monitor.status, 0) << monitor.err;
+  struct StopMonitor {
+    std::string pidfile;
+    ~StopMonitor() {
+      std::string pid = Trim(ReadWhole(pidfile));
+      if (!pid.empty()) kill(std::stoi(pid), SIGTERM);
+    }
+  } stop{dir_ + "/monitor.pid"};
+  ASSERT_TRUE(WaitUntil([&] { return ReadWhole(heard).find("is owned by") != std::string::npos; }, 20s)) << ReadWhole(heard);
+  Result job = Ctl({"run", id, "sh", "-c", "echo live > live.txt; sleep 2; echo late > late.txt"});
+  ASSERT_EQ(job.status, 0) << job.err << Log();
+  // The last announcement was sent before the job's end; the listener may write it a moment later.
+  EXPECT_TRUE(WaitUntil([&] { return ReadWhole(heard).find("'late.txt', 'added'") != std::string::npos; }, 10s)) << ReadWhole(heard);
+  std::string text = ReadWhole(heard);
+  size_t live = text.find("'live.txt', 'added'");
+  size_t late = text.find("'late.txt', 'added'");
+  EXPECT_NE(live, std::string::npos) << text;
+  EXPECT_NE(late, std::string::npos) << text;
+  // Heard in two announcements: the first while the job slept.
+  EXPECT_NE(text.substr(0, late).find("ChangesSeen"), text.rfind("ChangesSeen", late)) << text;
+  ASSERT_EQ(Ctl({"destroy", id}).status, 0);
+}
+
 // The session activation file as meson installs it (dbus/session/), pointing at the built
 // daemon: the first call starts sandboxd --user, --idle-exit ends it, the next call starts it
 // again with the sandbox and its changes intact.

@@ -14,58 +14,13 @@
 #include <string>
 #include <vector>
 
+#include "bus_monitor.h"
 #include "harness.h"
 
 namespace sandboxd::it {
 namespace {
 
 bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-/// `gdbus monitor --system --dest org.sandboxd.Sandbox1` as `user`, in the background, its
-/// lines in a file of its own. A listener that never calls sandboxd, as a desktop app's is.
-class Monitor {
- public:
-  Monitor(const std::string& user, const std::string& name) : log_(World().dir() + "/signal-privacy-" + name + ".log") {
-    passwd* pw = getpwnam(user.c_str());
-    EXPECT_NE(pw, nullptr) << user;
-    if (!pw) return;
-    uid_t uid = pw->pw_uid;
-    gid_t gid = pw->pw_gid;
-    std::string bus = "DBUS_SYSTEM_BUS_ADDRESS=" + World().bus_address();
-    pid_ = fork();
-    if (pid_ == 0) {
-      int fd = open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-      if (fd < 0 || dup2(fd, 1) < 0) _exit(126);
-      if (setgroups(0, nullptr) != 0 || setgid(gid) != 0 || setuid(uid) != 0) _exit(125);
-      char* env[] = {bus.data(), nullptr};
-      execle("/usr/bin/gdbus", "gdbus", "monitor", "--system", "--dest", "org.sandboxd.Sandbox1", static_cast<char*>(nullptr), env);
-      _exit(127);
-    }
-  }
-  ~Monitor() {
-    if (pid_ > 0) {
-      kill(pid_, SIGTERM);
-      waitpid(pid_, nullptr, 0);
-    }
-  }
-  Monitor(const Monitor&) = delete;
-  Monitor& operator=(const Monitor&) = delete;
-
-  std::string Text() const { return ReadWhole(log_); }
-  /// gdbus prints this after a call it makes once its match rule is in place (the bus handles
-  /// one connection's messages in order): from then on the listener is on the bus and
-  /// subscribed.
-  bool Ready() const {
-    return WaitUntil([&] { return Contains(Text(), "The name org.sandboxd.Sandbox1 is owned by"); });
-  }
-  bool WaitFor(const std::string& part) const {
-    return WaitUntil([&] { return Contains(Text(), part); }, std::chrono::seconds(30));
-  }
-
- private:
-  std::string log_;
-  pid_t pid_ = -1;
-};
 
 std::string CreateSandbox(const std::string& user) {
   Result r = World().Sandboxctl(user, {"create", World().MakeProject(user)});
@@ -76,8 +31,8 @@ std::string CreateSandbox(const std::string& user) {
 TEST(SignalPrivacyTest, AnotherUserListeningOnTheBusHearsNothingOfASandbox) {
   SANDBOXD_REQUIRE_WORLD();
   Harness& w = World();
-  Monitor alice(kAlice, "alice");
-  Monitor bob(kBob, "bob");
+  BusMonitor alice(kAlice, "signal-privacy-alice");
+  BusMonitor bob(kBob, "signal-privacy-bob");
   ASSERT_TRUE(alice.Ready()) << alice.Text();
   ASSERT_TRUE(bob.Ready()) << bob.Text();
 
@@ -99,6 +54,9 @@ TEST(SignalPrivacyTest, AnotherUserListeningOnTheBusHearsNothingOfASandbox) {
   // after the job, after the approval, and after the commit.
   EXPECT_TRUE(alice.WaitFor(job + ": org.sandboxd.Sandbox1.Job.OutputAvailable (uint64 6,)")) << alice.Text();
   EXPECT_TRUE(alice.WaitFor(job + ": org.sandboxd.Sandbox1.Job.Finished (0, 'exited')")) << alice.Text();
+  // The live feed named the file the job made (its path is alice's business alone).
+  EXPECT_TRUE(alice.WaitFor(sandbox + ": org.sandboxd.Sandbox1.Sandbox.ChangesSeen ([(uint32 0, 'made.txt', 'added')], uint32 0, false)"))
+      << alice.Text();
   EXPECT_TRUE(alice.WaitFor(sandbox + ": org.sandboxd.Sandbox1.Sandbox.ChangeSetChanged (uint32 1,)")) << alice.Text();
   Result approve = w.Sandboxctl(kAlice, {"approve", id, "--all"});
   ASSERT_EQ(approve.status, 0) << approve.err;
@@ -122,6 +80,7 @@ TEST(SignalPrivacyTest, AnotherUserListeningOnTheBusHearsNothingOfASandbox) {
   std::string heard = bob.Text();
   EXPECT_FALSE(Contains(heard, id)) << "bob heard of alice's sandbox:\n" << heard;
   EXPECT_FALSE(Contains(heard, job_id)) << "bob heard of alice's job:\n" << heard;
+  EXPECT_FALSE(Contains(heard, "made.txt")) << "bob heard what alice's job made:\n" << heard;
   // Nor alice of bob's (her listener was on the bus the whole time too).
   EXPECT_FALSE(Contains(alice.Text(), bobs)) << "alice heard of bob's sandbox:\n" << alice.Text();
 

@@ -1,0 +1,102 @@
+#include "jobs/upper_watch.h"
+
+#include <fcntl.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <utility>
+#include <vector>
+
+#include "base/beneath.h"
+#include "base/directory_listing.h"
+#include "base/errors.h"
+
+namespace sandboxd {
+namespace {
+
+/// What makes a path worth a look: made, written (IN_MODIFY: while a long write goes on; the
+/// kernel folds repeats into the event at the queue's tail), closed after writing, its mode or
+/// links changed, removed, renamed. IN_EXCL_UNLINK: nothing from files already unlinked.
+constexpr uint32_t kEvents = IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
+                             IN_ONLYDIR | IN_EXCL_UNLINK;
+
+std::string Join(const std::string& dir, const std::string& name) { return dir.empty() ? name : dir + "/" + name; }
+
+}  // namespace
+
+UpperWatch::UpperWatch(int upper_dirfd)
+    : upper_(fcntl(upper_dirfd, F_DUPFD_CLOEXEC, 0)), inotify_(inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {
+  if (!upper_) ThrowErrno("cannot hold the sandbox's upper layer");
+  if (!inotify_) ThrowErrno("cannot follow the sandbox's upper layer (inotify)");
+  WatchTree(upper_.get(), "", nullptr);
+}
+
+void UpperWatch::Watch(int dir, const std::string& path) {
+  // By the fd's /proc name: the directory opened (beneath the layer, no symlinks), whatever is
+  // at its path by now.
+  std::string self = "/proc/self/fd/" + std::to_string(dir);
+  int wd = inotify_add_watch(inotify_.get(), self.c_str(), kEvents);
+  if (wd < 0) {
+    lost_ = true;  // ENOSPC: the kernel's limit on watches; what happens in there goes unseen
+    return;
+  }
+  dirs_[wd] = path;  // a directory moved within the layer keeps its watch: its new path
+}
+
+void UpperWatch::WatchTree(int dir, const std::string& path, const std::function<void(const std::string&)>* seen) {
+  // Depth first with a stack of its own: a job can nest directories deeper than a thread's
+  // stack would take.
+  std::vector<std::pair<UniqueFd, std::string>> pending;
+  pending.emplace_back(UniqueFd(fcntl(dir, F_DUPFD_CLOEXEC, 0)), path);
+  while (!pending.empty()) {
+    auto [fd, where] = std::move(pending.back());
+    pending.pop_back();
+    if (!fd) continue;
+    Watch(fd.get(), where);
+    DirectoryListing listing = DirectoryListing::Of(fd.get());
+    if (!listing) continue;  // gone meanwhile
+    while (const dirent* entry = listing.Next()) {
+      std::string child = Join(where, entry->d_name);
+      if (seen) (*seen)(child);
+      if (entry->d_type != DT_DIR && entry->d_type != DT_UNKNOWN) continue;
+      UniqueFd sub(openat(fd.get(), entry->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (sub) pending.emplace_back(std::move(sub), std::move(child));
+    }
+  }
+}
+
+void UpperWatch::Drain(const std::function<void(const std::string& path)>& seen) {
+  alignas(inotify_event) char buffer[64 * 1024];
+  for (;;) {
+    ssize_t got = read(inotify_.get(), buffer, sizeof buffer);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return;  // EAGAIN: nothing more queued
+    }
+    for (char* at = buffer; at < buffer + got;) {
+      const auto* event = reinterpret_cast<const inotify_event*>(at);
+      at += sizeof(inotify_event) + event->len;
+      if (event->mask & IN_Q_OVERFLOW) {
+        lost_ = true;
+        continue;
+      }
+      if (event->mask & IN_IGNORED) {
+        dirs_.erase(event->wd);
+        continue;
+      }
+      auto dir = dirs_.find(event->wd);
+      if (event->len == 0 || dir == dirs_.end()) continue;  // the directory itself: its entries say more
+      std::string path = Join(dir->second, event->name);
+      seen(path);
+      if ((event->mask & IN_ISDIR) && (event->mask & (IN_CREATE | IN_MOVED_TO))) {
+        UniqueFd sub = OpenBeneath(upper_.get(), path, O_PATH | O_DIRECTORY);
+        if (sub) WatchTree(sub.get(), path, &seen);
+      }
+    }
+  }
+}
+
+bool UpperWatch::TakeLost() { return std::exchange(lost_, false); }
+
+}  // namespace sandboxd

@@ -1,0 +1,56 @@
+#pragma once
+/// Follows one upper layer with inotify: every directory of it is watched, directories that
+/// appear are watched as they appear (and what they already hold is seen), and each event
+/// comes out as the path it names, relative to the layer. A job's writes go through overlayfs
+/// to the upper's own inodes, so the layer's watches see them in either mode (the daemon's
+/// overlay or a user-mode job's own). What the live change feed (change_feed.h) reads.
+///
+/// The layer is the job's to shape: directories are opened beneath it without following a
+/// symlink, and a watch is added through the opened fd, never by a path the job could swap.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <unordered_map>
+
+#include "base/fd.h"
+
+namespace sandboxd {
+
+class UpperWatch {
+ public:
+  /// Watches every directory beneath `upper_dirfd` (duplicated: the caller keeps its own).
+  /// Throws Error when inotify cannot be had at all; a directory that cannot be watched (the
+  /// kernel's limit on watches) only marks the watch lossy.
+  explicit UpperWatch(int upper_dirfd);
+
+  /// The inotify fd, to poll for readability.
+  int fd() const { return inotify_.get(); }
+
+  /// Reads every event queued now (never blocks) and hands out the path each names (a path
+  /// may come more than once). A directory that appeared is watched, and what is beneath it
+  /// is handed out too (it may have been filled before its watch was in place).
+  void Drain(const std::function<void(const std::string& path)>& seen);
+
+  /// Whether events were lost since the last Drain's caller asked (the kernel's queue
+  /// overflowed, or a directory could not be watched): paths changed that were not handed out.
+  /// Asking clears it.
+  bool TakeLost();
+
+  /// How many directories are watched.
+  size_t watched() const { return dirs_.size(); }
+
+ private:
+  /// Watches `dir` (an fd of it, O_PATH or not) named `path` ("" for the layer itself) and
+  /// every directory beneath it, handing each entry found to `seen` (if set).
+  void WatchTree(int dir, const std::string& path, const std::function<void(const std::string&)>* seen);
+  /// Watches the one directory `dir` named `path`.
+  void Watch(int dir, const std::string& path);
+
+  UniqueFd upper_;
+  UniqueFd inotify_;
+  std::unordered_map<int, std::string> dirs_;  ///< watch descriptor → its directory's path
+  bool lost_ = false;
+};
+
+}  // namespace sandboxd

@@ -1,0 +1,84 @@
+// The live change feed as a desktop app follows it: a listener of alice's on the bus hears
+// Sandbox.ChangesSeen name what her job is doing while the job still runs, with the kind each
+// path holds, each path once per announcement, the last ones before the job's Finished; paths
+// of a second root carry its prefix.
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "bus_monitor.h"
+#include "harness.h"
+
+namespace sandboxd::it {
+namespace {
+
+bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+std::string CreateOver(const std::vector<std::string>& roots) {
+  std::vector<std::string> args = {"create"};
+  args.insert(args.end(), roots.begin(), roots.end());
+  Result r = World().Sandboxctl(kAlice, args);
+  EXPECT_EQ(r.status, 0) << r.err;
+  return Trim(r.out);
+}
+
+/// Starts `script` in the sandbox through the bus (output captured) and returns the job's path.
+std::string StartJob(const std::string& sandbox_path, const std::string& script) {
+  Result run = World().Gdbus(kAlice, sandbox_path, "org.sandboxd.Sandbox1.Sandbox.Run",
+                             {"['sh', '-c', '" + script + "']", "''", "{}", "{}", "{}", "0"});
+  EXPECT_EQ(run.status, 0) << run.err;
+  size_t quote = run.out.find('\'');
+  if (quote == std::string::npos) return "";
+  return run.out.substr(quote + 1, run.out.find('\'', quote + 1) - quote - 1);
+}
+
+TEST(ChangeFeedTest, AListenerHearsWhatTheJobChangesWhileItRuns) {
+  SANDBOXD_REQUIRE_WORLD();
+  BusMonitor alice(kAlice, "change-feed-alice");
+  ASSERT_TRUE(alice.Ready()) << alice.Text();
+  std::string id = CreateOver({World().MakeProject(kAlice)});
+  ASSERT_FALSE(id.empty());
+  const std::string sandbox = "/org/sandboxd/Sandbox1/sandbox/" + id;
+  const std::string seen = sandbox + ": org.sandboxd.Sandbox1.Sandbox.ChangesSeen ";
+  // The job edits, adds and deletes, then sleeps: all of that must be heard before it ends.
+  std::string job = StartJob(sandbox, "mkdir -p src && echo int > src/app.c && echo changed > b.txt && rm c.txt && sleep 4 && echo late > late.txt");
+  ASSERT_FALSE(job.empty());
+  const std::string finished = job + ": org.sandboxd.Sandbox1.Job.Finished";
+  ASSERT_TRUE(alice.WaitFor("'src/app.c', 'added'")) << alice.Text();
+  ASSERT_TRUE(alice.WaitFor("'b.txt', 'modified'")) << alice.Text();
+  ASSERT_TRUE(alice.WaitFor("'c.txt', 'deleted'")) << alice.Text();
+  EXPECT_FALSE(Contains(alice.Text(), finished)) << "heard only after the job ended:\n" << alice.Text();
+  EXPECT_TRUE(Contains(alice.Text(), seen)) << alice.Text();
+  // What the job did last comes before its end is announced.
+  ASSERT_TRUE(alice.WaitFor(finished)) << alice.Text();
+  std::string heard = alice.Text();
+  size_t late = heard.find("'late.txt', 'added'");
+  ASSERT_NE(late, std::string::npos) << heard;
+  EXPECT_LT(late, heard.find(finished)) << heard;
+  // A path touched many times in a period is said once in it: no announcement names it twice.
+  for (size_t at = heard.find(seen); at != std::string::npos; at = heard.find(seen, at + 1)) {
+    std::string line = heard.substr(at, heard.find('\n', at) - at);
+    size_t first = line.find("'b.txt'");
+    EXPECT_TRUE(first == std::string::npos || line.find("'b.txt'", first + 1) == std::string::npos) << line;
+  }
+  EXPECT_EQ(World().Sandboxctl(kAlice, {"destroy", id}).status, 0);
+}
+
+// With several roots, a path carries its root's index as GetChanges's do ("1/..." beside root 1).
+TEST(ChangeFeedTest, APathOfASecondRootCarriesItsPrefix) {
+  SANDBOXD_REQUIRE_WORLD();
+  BusMonitor alice(kAlice, "change-feed-roots");
+  ASSERT_TRUE(alice.Ready()) << alice.Text();
+  std::string first = World().MakeProject(kAlice);
+  std::string second = World().MakeProject(kAlice);
+  std::string id = CreateOver({first, second});
+  ASSERT_FALSE(id.empty());
+  std::string job = StartJob("/org/sandboxd/Sandbox1/sandbox/" + id, "echo x > " + second + "/second.txt");
+  ASSERT_FALSE(job.empty());
+  EXPECT_TRUE(alice.WaitFor("[(uint32 1, '1/second.txt', 'added')]")) << alice.Text();
+  EXPECT_EQ(World().Sandboxctl(kAlice, {"destroy", id}).status, 0);
+}
+
+}  // namespace
+}  // namespace sandboxd::it

@@ -1,0 +1,191 @@
+// The live change feed: what is written into an upper layer is said within a period, each path
+// once, with the kind it holds; a directory that appears is followed at once (what was made in
+// it before its watch counts too); the last changes are said when the feed ends; writes made
+// through a real overlay mount reach the upper's watches.
+
+#include "jobs/change_feed.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "base/fd.h"
+#include "temp_dir.h"
+
+namespace sandboxd {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::ScopedTempDir;
+using testing::WriteFile;
+
+/// Collects what a feed says: each path's latest kind, and the announcements' count.
+class Heard {
+ public:
+  SeenSink Sink() {
+    return [this](const SeenChanges& seen) {
+      std::lock_guard lock(mutex_);
+      ++announcements_;
+      more_ += seen.more;
+      lost_ = lost_ || seen.lost;
+      for (const auto& change : seen.listed) kinds_[std::to_string(change.root) + ":" + change.path] = change.kind;
+      changed_.notify_all();
+    };
+  }
+  /// The kind of `path` of root 0 once the feed has said it (waits up to 10 s); "" if never.
+  std::string KindOf(const std::string& path, const std::string& wanted = "") {
+    std::unique_lock lock(mutex_);
+    std::string key = "0:" + path;
+    changed_.wait_for(lock, 10s, [&] { return kinds_.count(key) && (wanted.empty() || kinds_[key] == wanted); });
+    return kinds_.count(key) ? kinds_[key] : "";
+  }
+  std::map<std::string, std::string> Kinds() {
+    std::lock_guard lock(mutex_);
+    return kinds_;
+  }
+  size_t announcements() {
+    std::lock_guard lock(mutex_);
+    return announcements_;
+  }
+  size_t more() {
+    std::lock_guard lock(mutex_);
+    return more_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::map<std::string, std::string> kinds_;
+  size_t announcements_ = 0;
+  size_t more_ = 0;
+  bool lost_ = false;
+};
+
+class ChangeFeedTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(mkdir((dir_ / "live").c_str(), 0755), 0);
+    ASSERT_EQ(mkdir((dir_ / "upper").c_str(), 0755), 0);
+  }
+  std::string Live(const std::string& path) { return dir_ / ("live/" + path); }
+  std::string Upper(const std::string& path) { return dir_ / ("upper/" + path); }
+  std::unique_ptr<ChangeFeed> Start(std::chrono::milliseconds period = 50ms) {
+    std::vector<FeedRoot> roots;
+    roots.push_back({UniqueFd(open(Live("").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)),
+                     UniqueFd(open(Upper("").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC))});
+    return std::make_unique<ChangeFeed>(std::move(roots), heard_.Sink(), period);
+  }
+  ScopedTempDir dir_;
+  Heard heard_;
+};
+
+TEST_F(ChangeFeedTest, WhatIsWrittenIsSaidWithItsKindWhileItGoesOn) {
+  WriteFile(Live("app.c"), "int main() {}\n");
+  WriteFile(Upper("app.c"), "int main() {}\n");  // copied up before the feed, untouched
+  auto feed = Start();
+  WriteFile(Upper("new.txt"), "new\n");
+  EXPECT_EQ(heard_.KindOf("new.txt"), "added");
+  WriteFile(Upper("app.c"), "int main() { return 1; }\n");
+  EXPECT_EQ(heard_.KindOf("app.c"), "modified");
+  chmod(Upper("new.txt").c_str(), 0600);  // still added: the live tree has no new.txt
+  ASSERT_EQ(unlink(Upper("new.txt").c_str()), 0);
+  EXPECT_EQ(heard_.KindOf("new.txt", "unchanged"), "unchanged") << "made and removed again";
+  // Written back as it was: no longer differs.
+  WriteFile(Upper("app.c"), "int main() {}\n");
+  EXPECT_EQ(heard_.KindOf("app.c", "unchanged"), "unchanged");
+}
+
+// A job makes a directory and fills it at once, deeper than one level, before any watch on it
+// can be in place: everything in it is said all the same.
+TEST_F(ChangeFeedTest, ADirectoryFilledAsItIsMadeIsFollowedWhole) {
+  auto feed = Start();
+  ASSERT_EQ(mkdir(Upper("a").c_str(), 0755), 0);
+  ASSERT_EQ(mkdir(Upper("a/b").c_str(), 0755), 0);
+  ASSERT_EQ(mkdir(Upper("a/b/c").c_str(), 0755), 0);
+  WriteFile(Upper("a/b/c/deep.txt"), "deep\n");
+  EXPECT_EQ(heard_.KindOf("a/b/c/deep.txt"), "added");
+  EXPECT_EQ(heard_.KindOf("a"), "added");
+  // A file written later in the directory made first: its watch is in place.
+  WriteFile(Upper("a/later.txt"), "later\n");
+  EXPECT_EQ(heard_.KindOf("a/later.txt"), "added");
+  // A directory moved: what is written in it is said at its new path.
+  ASSERT_EQ(rename(Upper("a/b").c_str(), Upper("moved").c_str()), 0);
+  WriteFile(Upper("moved/c/after-move.txt"), "x\n");
+  EXPECT_EQ(heard_.KindOf("moved/c/after-move.txt"), "added");
+}
+
+// What the last job did just before it ended is said as the feed ends, not lost with it.
+TEST_F(ChangeFeedTest, TheLastChangesAreSaidWhenTheFeedEnds) {
+  auto feed = Start(10s);  // no period would end before the test does
+  WriteFile(Upper("last.txt"), "last\n");
+  feed.reset();
+  EXPECT_EQ(heard_.Kinds()["0:last.txt"], "added");
+  EXPECT_EQ(heard_.announcements(), 1u);
+}
+
+// Many paths in one period: each said once, at most kMaxListed of them listed, the rest counted.
+TEST_F(ChangeFeedTest, AFloodIsListedUpToTheLimitAndTheRestCounted) {
+  auto feed = Start(10s);
+  const size_t files = ChangeFeed::kMaxListed + 234;
+  for (size_t i = 0; i < files; ++i) WriteFile(Upper("f" + std::to_string(i)), "x");
+  for (size_t i = 0; i < 5; ++i) WriteFile(Upper("f0"), "again");  // touched often, said once
+  feed.reset();
+  EXPECT_EQ(heard_.Kinds().size(), ChangeFeed::kMaxListed);
+  EXPECT_EQ(heard_.more(), files - ChangeFeed::kMaxListed);
+  EXPECT_EQ(heard_.announcements(), 1u);
+}
+
+// A job may replace a directory it was writing in with a symlink to somewhere else: the feed
+// looks beneath the layer without following it, and says nothing of what is out there.
+TEST_F(ChangeFeedTest, ASymlinkSwappedForADirectoryIsNotFollowed) {
+  ScopedTempDir elsewhere;
+  WriteFile(elsewhere / "secret", "s");
+  auto feed = Start(10s);
+  ASSERT_EQ(mkdir(Upper("d").c_str(), 0755), 0);
+  WriteFile(Upper("d/secret"), "s");
+  ASSERT_EQ(unlink(Upper("d/secret").c_str()), 0);
+  ASSERT_EQ(rmdir(Upper("d").c_str()), 0);
+  ASSERT_EQ(symlink(elsewhere.path().c_str(), Upper("d").c_str()), 0);
+  feed.reset();
+  auto kinds = heard_.Kinds();
+  EXPECT_EQ(kinds["0:d"], "added");  // the symlink itself
+  EXPECT_NE(kinds["0:d/secret"], "added") << "the feed looked through the symlink";
+}
+
+// The feed's premise: a write made through an overlay mount reaches the upper layer's watches.
+TEST_F(ChangeFeedTest, WritesThroughAnOverlayMountAreSeen) {
+  if (geteuid() != 0) GTEST_SKIP() << "mounting an overlay needs root";
+  ASSERT_EQ(mkdir((dir_ / "work").c_str(), 0755), 0);
+  ASSERT_EQ(mkdir((dir_ / "merged").c_str(), 0755), 0);
+  WriteFile(Live("kept.txt"), "kept\n");
+  WriteFile(Live("gone.txt"), "gone\n");
+  std::string options = "lowerdir=" + Live("") + ",upperdir=" + Upper("") + ",workdir=" + (dir_ / "work") +
+                        ",redirect_dir=off,metacopy=off";
+  ASSERT_EQ(mount("overlay", (dir_ / "merged").c_str(), "overlay", 0, options.c_str()), 0) << strerror(errno);
+  struct Unmount {
+    std::string path;
+    ~Unmount() { umount2(path.c_str(), MNT_DETACH); }
+  } unmount{dir_ / "merged"};
+  auto feed = Start();
+  WriteFile(dir_ / "merged/made.txt", "made\n");
+  EXPECT_EQ(heard_.KindOf("made.txt"), "added");
+  WriteFile(dir_ / "merged/kept.txt", "changed\n");  // copied up, then written
+  EXPECT_EQ(heard_.KindOf("kept.txt", "modified"), "modified");
+  ASSERT_EQ(unlink((dir_ / "merged/gone.txt").c_str()), 0);  // a whiteout in the upper
+  EXPECT_EQ(heard_.KindOf("gone.txt"), "deleted");
+  ASSERT_EQ(mkdir((dir_ / "merged/sub").c_str(), 0755), 0);
+  WriteFile(dir_ / "merged/sub/inner.txt", "inner\n");
+  EXPECT_EQ(heard_.KindOf("sub/inner.txt"), "added");
+}
+
+}  // namespace
+}  // namespace sandboxd
