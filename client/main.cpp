@@ -80,6 +80,7 @@ int main(int argc, char** argv) {
   r->add_option("--env", run.env, "Set NAME=VALUE in the job's environment (repeatable)")->type_name("NAME=VALUE")->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   r->add_option("--timeout", run.timeout, "Kill the job after this long (seconds, or 90s, 5m, 2h, 1d)")->type_name("DUR");
   r->add_flag("--network", run.network, "Give the job the network (polkit asks)");
+  r->add_flag("--no-live-feed", run.no_live_feed, "Announce nothing of what the job changes while it runs (ChangesSeen)");
   r->add_option("--hide", run.hide, "Make PATH empty and unreadable in the job (repeatable)")->type_name("PATH")->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   r->add_option("--memory-max", run.memory_max, "Kill the job when it uses more memory (and swap) than SIZE (e.g. 512M, 2G)")->type_name("SIZE");
   r->add_option("--tasks-max", run.tasks_max, "Let the job have at most N processes and threads at once")->type_name("N");

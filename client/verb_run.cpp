@@ -64,6 +64,7 @@ std::map<std::string, sdbus::Variant> JobRunOptions(const RunArgs& args) {
     options["timeout_sec"] = sdbus::Variant(seconds);
   }
   if (args.network) options["network"] = sdbus::Variant(true);
+  if (args.no_live_feed) options["live_feed"] = sdbus::Variant(false);
   if (!args.memory_max.empty()) options["memory_max"] = sdbus::Variant(ParseSize(args.memory_max, "--memory-max"));
   if (!args.tasks_max.empty()) {
     const std::string& text = args.tasks_max;

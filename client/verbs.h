@@ -27,6 +27,7 @@ struct RunArgs {
   std::vector<std::string> env;
   std::string timeout;             ///< --timeout: seconds, or with a unit (90s, 5m, 2h); "" none
   bool network = false;            ///< --network
+  bool no_live_feed = false;       ///< --no-live-feed
   std::vector<std::string> hide;   ///< --hide (relative ones are taken from our cwd)
   std::string memory_max;          ///< --memory-max SIZE (10M, 2G); "" none
   std::string tasks_max;           ///< --tasks-max N; "" none

@@ -21,6 +21,8 @@ JobOptions ParseJobOptions(const std::map<std::string, sdbus::Variant>& options,
       parsed.network = Get<bool>(value, key, "b", sandbox_id);
     } else if (key == "cwd_fallback") {
       parsed.cwd_fallback = Get<bool>(value, key, "b", sandbox_id);
+    } else if (key == "live_feed") {
+      parsed.live_feed = Get<bool>(value, key, "b", sandbox_id);
     } else if (key == "tty") {
       parsed.tty = Get<bool>(value, key, "b", sandbox_id);
     } else if (key == "timeout_sec") {

@@ -172,7 +172,7 @@ std::shared_ptr<Job> JobLauncher::Launch(const std::shared_ptr<Sandbox>& sandbox
   const int64_t started = sandbox->BeginJob();
   auto job = std::make_shared<Job>(job_id, sandbox->id(), request.argv);
   // Held until the job ends: its last changes are said before its end is announced.
-  auto feed = std::make_shared<std::shared_ptr<ChangeFeed>>(FeedFor(sandbox, watchers));
+  auto feed = std::make_shared<std::shared_ptr<ChangeFeed>>(request.options.live_feed ? FeedFor(sandbox, watchers) : nullptr);
   try {
     if (watchers.publish) watchers.publish(job);
     // The end callback runs on the job's own monitor thread, which the job outlives: a plain

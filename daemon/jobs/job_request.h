@@ -20,6 +20,7 @@ struct JobOptions {
   bool tty = false;               ///< "tty" (b): stdin is a terminal, to be the job's controlling one
   JobLimits limits;               ///< "memory_max" (t, bytes), "tasks_max" (t): job_limits.h
   bool cwd_fallback = false;      ///< "cwd_fallback" (b): a cwd outside the roots means the first root
+  bool live_feed = true;          ///< "live_feed" (b): false: this job starts no live change feed
 };
 
 struct JobRequest {

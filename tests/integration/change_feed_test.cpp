@@ -65,6 +65,22 @@ TEST(ChangeFeedTest, AListenerHearsWhatTheJobChangesWhileItRuns) {
   EXPECT_EQ(World().Sandboxctl(kAlice, {"destroy", id}).status, 0);
 }
 
+// A job run with --no-live-feed is not followed; the next one, without it, is.
+TEST(ChangeFeedTest, AJobRunWithoutTheFeedAnnouncesNothing) {
+  SANDBOXD_REQUIRE_WORLD();
+  BusMonitor alice(kAlice, "change-feed-off");
+  ASSERT_TRUE(alice.Ready()) << alice.Text();
+  std::string id = CreateOver({World().MakeProject(kAlice)});
+  ASSERT_FALSE(id.empty());
+  Result quiet = World().Sandboxctl(kAlice, {"run", "--no-live-feed", id, "sh", "-c", "echo q > quiet.txt; sleep 0.6"});
+  ASSERT_EQ(quiet.status, 0) << quiet.err;
+  Result heard = World().Sandboxctl(kAlice, {"run", id, "sh", "-c", "echo h > heard.txt"});
+  ASSERT_EQ(heard.status, 0) << heard.err;
+  EXPECT_TRUE(alice.WaitFor("'heard.txt', 'added'")) << alice.Text();
+  EXPECT_EQ(alice.Text().find("quiet.txt"), std::string::npos) << alice.Text();
+  EXPECT_EQ(World().Sandboxctl(kAlice, {"destroy", id}).status, 0);
+}
+
 // With several roots, a path carries its root's index as GetChanges's do ("1/..." beside root 1).
 TEST(ChangeFeedTest, APathOfASecondRootCarriesItsPrefix) {
   SANDBOXD_REQUIRE_WORLD();

@@ -22,15 +22,18 @@ TEST(JobOptionsTest, NoOptionsMeanOfflineUnlimitedNothingHidden) {
   EXPECT_FALSE(options.network);
   EXPECT_EQ(options.timeout_sec, 0u);
   EXPECT_TRUE(options.hide.empty());
+  EXPECT_TRUE(options.live_feed);
 }
 
 TEST(JobOptionsTest, EachOptionIsRead) {
   JobOptions options = ParseJobOptions({{"network", sdbus::Variant(true)},
                                         {"timeout_sec", sdbus::Variant(uint64_t{30})},
+                                        {"live_feed", sdbus::Variant(false)},
                                         {"hide", sdbus::Variant(std::vector<std::string>{"/home/u/.ssh", "/srv/keys"})}},
                                        "s1");
   EXPECT_TRUE(options.network);
   EXPECT_EQ(options.timeout_sec, 30u);
+  EXPECT_FALSE(options.live_feed);
   EXPECT_EQ(options.hide, (std::vector<std::string>{"/home/u/.ssh", "/srv/keys"}));
 }
 
