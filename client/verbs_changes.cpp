@@ -18,6 +18,7 @@
 #include "diff_summary.h"
 #include "pipe_call.h"
 #include "polkit_agent.h"
+#include "progress_follower.h"
 #include "proxies.h"
 #include "quote_path.h"
 #include "review_changes.h"
@@ -256,12 +257,15 @@ int VerbCommit(Context& ctx, const std::string& id_or_name, bool all, bool force
   PolkitAgent agent;
   uint32_t committed = 0;
   std::vector<std::string> skipped;
-  sandbox.raw()
-      .callMethod("Commit")
-      .onInterface(sandboxd::api::kSandboxInterface)
-      .withTimeout(std::chrono::minutes(30))  // a password prompt, then possibly many files
-      .withArguments(named, flags)
-      .storeResultsTo(committed, skipped);
+  {
+    ProgressFollower progress(ctx, sandbox.raw().getObjectPath(), "commit");
+    sandbox.raw()
+        .callMethod("Commit")
+        .onInterface(sandboxd::api::kSandboxInterface)
+        .withTimeout(std::chrono::minutes(30))  // a password prompt, then possibly many files
+        .withArguments(named, flags)
+        .storeResultsTo(committed, skipped);
+  }
   for (const auto& message : skipped) std::cerr << message << "\n";
   if (!all && committed == 0)
     std::cerr << "Nothing approved to commit; use --all to commit every change.\n";
@@ -274,12 +278,15 @@ int VerbUndo(Context& ctx, const std::string& id_or_name) {
   SandboxProxy sandbox(ctx.Bus(), ctx.ResolveSandbox(id_or_name));
   PolkitAgent agent;
   int64_t commit = 0;
-  sandbox.raw()
-      .callMethod("Undo")
-      .onInterface(sandboxd::api::kSandboxInterface)
-      .withTimeout(std::chrono::minutes(30))  // a password prompt, then possibly many files
-      .withArguments(ctx.InteractiveFlag())
-      .storeResultsTo(commit);
+  {
+    ProgressFollower progress(ctx, sandbox.raw().getObjectPath(), "undo");
+    sandbox.raw()
+        .callMethod("Undo")
+        .onInterface(sandboxd::api::kSandboxInterface)
+        .withTimeout(std::chrono::minutes(30))  // a password prompt, then possibly many files
+        .withArguments(ctx.InteractiveFlag())
+        .storeResultsTo(commit);
+  }
   std::cerr << "Undid commit " << commit << "; its changes are back in the sandbox.\n";
   return 0;
 }

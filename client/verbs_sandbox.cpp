@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "polkit_agent.h"
+#include "progress_follower.h"
 #include "proxies.h"
 #include "text_lines.h"
 #include "verbs.h"
@@ -135,13 +136,17 @@ int VerbDiscard(Context& ctx, const std::string& id_or_name, bool cancel_jobs) {
 int VerbSuspend(Context& ctx, const std::string& id_or_name) {
   SandboxProxy sandbox(ctx.Bus(), ctx.ResolveSandbox(id_or_name));
   uint64_t bytes = 0;
-  sandbox.raw().callMethod("Suspend").onInterface(sandboxd::api::kSandboxInterface).withTimeout(std::chrono::hours(1)).storeResultsTo(bytes);
+  {
+    ProgressFollower progress(ctx, sandbox.raw().getObjectPath(), "suspend");
+    sandbox.raw().callMethod("Suspend").onInterface(sandboxd::api::kSandboxInterface).withTimeout(std::chrono::hours(1)).storeResultsTo(bytes);
+  }
   if (!ctx.json) std::cout << "Suspended " << id_or_name << ": its changes are archived (" << bytes << " bytes)\n";
   return 0;
 }
 
 int VerbResume(Context& ctx, const std::string& id_or_name) {
   SandboxProxy sandbox(ctx.Bus(), ctx.ResolveSandbox(id_or_name));
+  ProgressFollower progress(ctx, sandbox.raw().getObjectPath(), "resume");
   sandbox.raw().callMethod("Resume").onInterface(sandboxd::api::kSandboxInterface).withTimeout(std::chrono::hours(1));
   return 0;
 }

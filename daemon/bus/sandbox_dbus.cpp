@@ -87,9 +87,19 @@ sdbus::Variant VariantOf(const std::string& key, const nlohmann::json& value) {
 SandboxDBus::SandboxDBus(const SandboxFaceParts& parts, sdbus::IConnection& connection, std::shared_ptr<Sandbox> sandbox)
     : AdaptorInterfaces(connection, api::SandboxPath(sandbox->id())), parts_(parts), sandbox_(std::move(sandbox)) {
   registerAdaptor();
+  // The operations that report progress hold this object (KeepAlive) while they run.
+  sandbox_->SetProgressSink([this](const std::string& operation, const ProgressFigures& figures) { AnnounceProgress(operation, figures); });
 }
 
-SandboxDBus::~SandboxDBus() { unregisterAdaptor(); }
+SandboxDBus::~SandboxDBus() {
+  sandbox_->SetProgressSink({});
+  unregisterAdaptor();
+}
+
+void SandboxDBus::AnnounceProgress(const std::string& operation, const ProgressFigures& figures) {
+  EmitToOwner(getObject(), parts_.peers, sandbox_->owner(), INTERFACE_NAME, "Progress", operation, figures.phase, figures.entries_done,
+              figures.entries_total, figures.bytes_done, figures.bytes_total);
+}
 
 template <typename... Outs>
 std::shared_ptr<SandboxDBus> SandboxDBus::KeepAlive(sdbus::Result<Outs...>& result) {

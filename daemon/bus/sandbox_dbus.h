@@ -35,6 +35,9 @@ class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
   void AnnounceChangeSet(std::optional<size_t> counted = std::nullopt);
   /// ChangesSeen (the live feed, change_feed.h) to the owner's connections; on the feed's thread.
   void AnnounceSeen(const SeenChanges& seen);
+  /// Progress of a commit, undo, suspend or resume to the owner's connections; on the
+  /// progress's ticker thread or the worker ending the operation.
+  void AnnounceProgress(const std::string& operation, const ProgressFigures& figures);
   /// This object, held for a worker; null (and `result` answered NotFound) once it is going.
   template <typename... Outs>
   std::shared_ptr<SandboxDBus> KeepAlive(sdbus::Result<Outs...>& result);

@@ -142,6 +142,16 @@ void CommitJournal::ForEachStepPage(int64_t id, bool reverse, size_t page,
   }
 }
 
+uint64_t CommitJournal::StepCount(int64_t id) {
+  int64_t count = 0;
+  store_.WithDatabase([&](Database& db) {
+    Statement select(db, "SELECT COUNT(*) FROM commit_steps WHERE commit_id = ?");
+    select.Bind(1, id);
+    if (select.Step()) count = select.ColumnInt(0);
+  });
+  return static_cast<uint64_t>(count);
+}
+
 void CommitJournal::Journal(int64_t id, const std::vector<CommitStep>& steps) {
   store_.WithDatabase([&](Database& db) {
     Transaction tx(db);

@@ -46,6 +46,8 @@ class CommitJournal {
   /// Hands commit `id`'s steps to `visit` at most `page` at a time, each page in order: the
   /// pages in order, or (`reverse`) from the last to the first (how a commit is taken back).
   void ForEachStepPage(int64_t id, bool reverse, size_t page, const std::function<void(const std::vector<CommitStep>&)>& visit);
+  /// How many steps commit `id` has journaled (what its progress counts to).
+  uint64_t StepCount(int64_t id);
   /// Records a new partial commit in state "staging", before any entry moves into its stage.
   int64_t BeginStaging(const std::string& sandbox_id, bool forced);
   /// Writes the steps of a staging commit and moves it to "applying", in one transaction.

@@ -220,6 +220,7 @@ void CommitRunner::PlanWholeUpper(const Sandbox& sandbox, int64_t commit, const 
       for (const auto& [root, inodes] : InodesNamedBy(steps)) outcome.worked[root].insert(inodes.begin(), inodes.end());
     }
     for (const auto& root : page) outcome.committed += root.changes.size();
+    sandbox.ReportProgress({"planning", outcome.committed, 0, 0, 0});
     page.clear();
     uppers.clear();
     in_page = 0;
@@ -345,6 +346,7 @@ TakenRenames CommitRunner::StageTaken(const Sandbox& sandbox, int64_t commit, co
       for (const auto& taken : page) list.Append(taken.root, taken.change);
     }
     outcome.committed += page.size();
+    sandbox.ReportProgress({"staging", outcome.committed, 0, 0, 0});
     page.clear();
   };
   TakenRenames renames = request.taken([&](TakenChange&& taken) {
@@ -632,9 +634,12 @@ void CommitRunner::Run(const Sandbox& sandbox, int64_t commit, StepDirection dir
   // last was a whole page, one more request with no steps does.
   UserCredentials owner = LookupUser(sandbox.owner());
   bool synced = false;
+  ProgressFigures moved{"moving", 0, journal_.StepCount(commit), 0, 0};
+  sandbox.ReportProgress(moved);
   journal_.ForEachStepPage(commit, direction == StepDirection::kBack, kStepPage, [&](const std::vector<CommitStep>& steps) {
     synced = steps.size() < kStepPage;
     RunStepsHelper(helpers_, owner, direction, roots, steps, synced);
+    sandbox.AdvanceProgress(steps.size());
   });
   if (!synced) RunStepsHelper(helpers_, owner, direction, roots, {}, true);
 }

@@ -12,6 +12,7 @@
 #include <array>
 #include <optional>
 #include <cerrno>
+#include <filesystem>
 #include <memory>
 
 #include "base/errors.h"
@@ -77,9 +78,28 @@ void SyncFile(int fd, const std::string& what) {
 
 }  // namespace
 
-ArchiveStats WriteUpperArchive(const std::string& upper_path, const std::string& archive_path, int level) {
+/// How many entries the archive of the layer will hold (its top included) and the bytes of its
+/// regular files, by a walk of their metadata that never follows a symlink (nor leaves the
+/// file system). Only for the figures of the progress: an entry it cannot read is passed over.
+static void CountTree(const std::string& upper, uint64_t& entries, uint64_t& bytes) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  entries = 1;
+  for (fs::recursive_directory_iterator it(upper, fs::directory_options::skip_permission_denied, error), end; !error && it != end;
+       it.increment(error)) {
+    ++entries;
+    auto status = it->symlink_status(error);
+    if (!error && fs::is_regular_file(status)) bytes += it->file_size(error);
+    error.clear();
+  }
+}
+
+ArchiveStats WriteUpperArchive(const std::string& upper_path, const std::string& archive_path, int level,
+                               const ArchiveProgressSink& progress) {
   const std::string upper = CanonicalDirectory(upper_path);
   ArchiveStats stats;
+  ArchiveProgress done;
+  if (progress) CountTree(upper, done.entries_total, done.bytes_total);
   ArchivePtr disk(archive_read_disk_new());
   if (!disk) throw Error(Code::kFailed, "cannot start reading " + upper);
   // Physical: a symlink in the layer is archived as a symlink, never followed.
@@ -119,6 +139,16 @@ ArchiveStats WriteUpperArchive(const std::string& upper_path, const std::string&
   auto write_entry = [&](struct archive_entry* entry, bool with_data) {
     Check(out.get(), archive_write_header(out.get(), entry), "cannot archive " + std::string(archive_entry_pathname(entry)));
     ++stats.entries;
+    struct Told {
+      const ArchiveProgressSink& progress;
+      ArchiveProgress& done;
+      uint64_t bytes;
+      ~Told() {
+        ++done.entries_done;
+        done.bytes_done += bytes;
+        if (progress) progress(done);
+      }
+    } told{progress, done, with_data && archive_entry_filetype(entry) == AE_IFREG ? static_cast<uint64_t>(archive_entry_size(entry)) : 0};
     if (!with_data || archive_entry_filetype(entry) != AE_IFREG || archive_entry_size(entry) == 0) return;
     // Streamed block by block from the file: never a whole file in memory.
     const void* block;
@@ -175,13 +205,15 @@ ArchiveStats WriteUpperArchive(const std::string& upper_path, const std::string&
   return stats;
 }
 
-ArchiveStats ExtractUpperArchive(const std::string& archive_path, const std::string& upper_path) {
+ArchiveStats ExtractUpperArchive(const std::string& archive_path, const std::string& upper_path, const ArchiveProgressSink& progress) {
   const std::string upper = CanonicalDirectory(upper_path);
   ArchiveStats stats;
   UniqueFd file(open(archive_path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
   if (!file) ThrowErrno("cannot open archive " + archive_path);
   struct stat st;
   if (fstat(file.get(), &st) == 0) stats.bytes = static_cast<uint64_t>(st.st_size);
+  ArchiveProgress done;
+  done.bytes_total = stats.bytes;
   ArchivePtr in(archive_read_new());
   if (!in) throw Error(Code::kFailed, "cannot start reading " + archive_path);
   archive_read_support_filter_zstd(in.get());
@@ -234,6 +266,11 @@ ArchiveStats ExtractUpperArchive(const std::string& archive_path, const std::str
       if (archive_write_data_block(disk.get(), block, size, offset) < 0) Fail(disk.get(), "cannot restore " + name);
     }
     Check(disk.get(), archive_write_finish_entry(disk.get()), "cannot restore " + name);
+    if (progress) {
+      ++done.entries_done;
+      done.bytes_done = static_cast<uint64_t>(std::max<la_int64_t>(0, archive_filter_bytes(in.get(), -1)));
+      progress(done);
+    }
   }
   // Directory modes and times are set here, after their children.
   Check(disk.get(), archive_write_close(disk.get()), "cannot finish restoring " + upper);

@@ -7,6 +7,7 @@
 /// in the daemon, as root, on its own directories only; an archive is written mode 0600.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace sandboxd {
@@ -16,14 +17,26 @@ struct ArchiveStats {
   uint64_t bytes = 0;  ///< of the archive file
 };
 
+/// How far the writing or the restoring of an archive has come: entries, and bytes (of the
+/// files' content when writing, of the archive when restoring), each done of its total (0:
+/// not known: a restore learns the number of entries only at the end).
+struct ArchiveProgress {
+  uint64_t entries_done = 0, entries_total = 0;
+  uint64_t bytes_done = 0, bytes_total = 0;
+};
+/// Called after each entry.
+using ArchiveProgressSink = std::function<void(const ArchiveProgress&)>;
+
 /// Writes the contents of directory `upper` (not the directory itself) to a new file at
 /// `archive_path` (refused if something is there), zstd level `level` (1..19), and syncs it.
-/// Never follows a symlink. Throws Error naming the path.
-ArchiveStats WriteUpperArchive(const std::string& upper, const std::string& archive_path, int level);
+/// Never follows a symlink. Throws Error naming the path. With `progress`, the layer is
+/// counted first (a walk of its metadata) so that the figures have totals.
+ArchiveStats WriteUpperArchive(const std::string& upper, const std::string& archive_path, int level,
+                               const ArchiveProgressSink& progress = {});
 
 /// Restores an archive written by WriteUpperArchive into the empty directory `upper`. Entries
 /// are checked first: an absolute name, a ".." component or a path through a symlink is
 /// refused. Syncs what it wrote. Throws Error naming the entry.
-ArchiveStats ExtractUpperArchive(const std::string& archive_path, const std::string& upper);
+ArchiveStats ExtractUpperArchive(const std::string& archive_path, const std::string& upper, const ArchiveProgressSink& progress = {});
 
 }  // namespace sandboxd

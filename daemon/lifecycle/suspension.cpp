@@ -13,6 +13,13 @@ namespace {
 
 std::string ArchiveDir(const std::string& archive_path) { return archive_path.substr(0, archive_path.rfind('/')); }
 
+/// The archive helper's figures as the sandbox's progress in `phase` (of one root at a time).
+ArchiveProgressSink ProgressOf(const Sandbox& sandbox, const char* phase) {
+  return [&sandbox, phase](const ArchiveProgress& p) {
+    sandbox.ReportProgress({phase, p.entries_done, p.entries_total, p.bytes_done, p.bytes_total});
+  };
+}
+
 void SyncDirectory(const std::string& path) {
   UniqueFd dir(open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dir || fsync(dir.get()) != 0) ThrowErrno("cannot sync " + path);
@@ -40,7 +47,7 @@ uint64_t Suspension::Suspend(Sandbox& sandbox) {
     for (size_t i = 0; i < sandbox.roots().size(); ++i) {
       std::string archive = sandbox.ArchivePath(i);
       MakeDirectory(ArchiveDir(archive), 0700);
-      bytes += archiver_.Write(sandbox.UpperDir(i), archive, level_).bytes;
+      bytes += archiver_.Write(sandbox.UpperDir(i), archive, level_, ProgressOf(sandbox, "archiving")).bytes;
     }
     for (size_t i = 0; i < sandbox.roots().size(); ++i) SyncDirectory(ArchiveDir(sandbox.ArchivePath(i)));
     Record(sandbox, SandboxState::kSuspended);
@@ -71,7 +78,7 @@ void Suspension::RestoreLayers(Sandbox& sandbox) {
     RemoveTree(upper);  // what a cut-off resume left
     RemoveTree(sandbox.WorkDir(i));
     MakeDirectory(upper, 0700);  // its owner and mode come from the archive's "." entry
-    archiver_.Extract(sandbox.ArchivePath(i), upper);
+    archiver_.Extract(sandbox.ArchivePath(i), upper, ProgressOf(sandbox, "restoring"));
   }
 }
 

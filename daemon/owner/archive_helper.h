@@ -16,11 +16,13 @@ class ArchiveHelper {
 
   /// As WriteUpperArchive and ExtractUpperArchive; a failure is an Error carrying the
   /// helper's message.
-  ArchiveStats Write(const std::string& upper, const std::string& archive_path, int level) const;
-  ArchiveStats Extract(const std::string& archive_path, const std::string& upper) const;
+  /// `progress` hears the helper's figures as it works (on a thread of the call's own, which
+  /// has ended when the call returns).
+  ArchiveStats Write(const std::string& upper, const std::string& archive_path, int level, const ArchiveProgressSink& progress = {}) const;
+  ArchiveStats Extract(const std::string& archive_path, const std::string& upper, const ArchiveProgressSink& progress = {}) const;
 
  private:
-  ArchiveStats Run(const std::vector<std::string>& args, const std::string& what) const;
+  ArchiveStats Run(const std::vector<std::string>& args, const std::string& what, const ArchiveProgressSink& progress) const;
   std::string program_;
 };
 

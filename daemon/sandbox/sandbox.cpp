@@ -543,13 +543,34 @@ void Sandbox::BeginExclusive(const std::string& verb) {
     throw Error(Code::kBusy, "sandbox " + record_.id + " has " + std::to_string(running_jobs_) +
                                  " running job(s); cannot " + verb + " it until they end");
   exclusive_ = true;
+  if (progress_sink_ && (verb == "commit" || verb == "undo" || verb == "suspend" || verb == "resume"))
+    progress_ = std::make_unique<OperationProgress>(verb, progress_sink_);
 }
 
-void Sandbox::EndExclusive() {
+void Sandbox::EndExclusive(bool failed) {
+  std::unique_ptr<OperationProgress> progress;
+  {
+    std::lock_guard lock(mutex_);
+    exclusive_ = false;
+    operation_roots_.clear();
+    last_used_usec_ = NowUsec();
+    progress = std::move(progress_);
+  }
+  // Its last report goes out without the sandbox held (the sink asks the bus who listens).
+  if (progress) progress->Finish(failed);
+}
+
+void Sandbox::SetProgressSink(ProgressSink sink) {
   std::lock_guard lock(mutex_);
-  exclusive_ = false;
-  operation_roots_.clear();
-  last_used_usec_ = NowUsec();
+  progress_sink_ = std::move(sink);
+}
+
+void Sandbox::ReportProgress(const ProgressFigures& figures) const {
+  if (progress_) progress_->Set(figures);
+}
+
+void Sandbox::AdvanceProgress(uint64_t entries, uint64_t bytes) const {
+  if (progress_) progress_->Advance(entries, bytes);
 }
 
 void Sandbox::CheckUsable(const std::string& verb) const {

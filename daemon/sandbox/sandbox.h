@@ -6,8 +6,10 @@
 #include <sys/types.h>
 
 #include <condition_variable>
+#include <exception>
 #include <functional>
 #include <future>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -21,6 +23,7 @@
 #include "sandbox/changeset_scanner.h"
 #include "sandbox/content_verdicts.h"
 #include "sandbox/layout.h"
+#include "sandbox/operation_progress.h"
 #include "sandbox/quota_layer.h"
 #include "store/store.h"
 
@@ -139,6 +142,13 @@ class Sandbox {
   /// then on the sandbox holds its own copy under them, which no longer follows the live tree.
   using LinkedUp = std::function<void(const Sandbox&, size_t root, const std::vector<std::string>& paths)>;
   void SetLinkedUp(LinkedUp linked_up) { linked_up_ = std::move(linked_up); }
+  /// Where the progress of its long operations (commit, undo, suspend, resume) goes
+  /// (operation_progress.h); none: nowhere. Set by the sandbox's face while it is published.
+  void SetProgressSink(ProgressSink sink);
+  /// The figures of the exclusive operation under way, from its own thread (or one it waits
+  /// for); nothing when it reports no progress.
+  void ReportProgress(const ProgressFigures& figures) const;
+  void AdvanceProgress(uint64_t entries, uint64_t bytes = 0) const;
 
   /// Opens the live root refusing symlinks on the way (its canonical path has none). Refuses
   /// with Error(kInvalidState) a directory that is not the one the sandbox was made over (its
@@ -251,7 +261,8 @@ class Sandbox {
   void WaitSettledThrough(const std::pair<size_t, std::string>& key, const std::string& verb) const;
   /// Waits as WaitSettled, then as exclusive operations go.
   void BeginExclusive(const std::string& verb);
-  void EndExclusive();
+  /// `failed`: left by an exception (the progress's last report says so).
+  void EndExclusive(bool failed = false);
   unsigned running_jobs() const;
   /// Running jobs and ended ones whose end is still being taken in: work that keeps the
   /// daemon from going idle.
@@ -317,6 +328,9 @@ class Sandbox {
   bool destroyed_ = false;
   std::string broken_;  ///< why, when it is
   LinkedUp linked_up_;
+  ProgressSink progress_sink_;
+  /// Of the exclusive operation under way, when it is one that reports progress.
+  std::unique_ptr<OperationProgress> progress_;
   /// One scan-and-link-up at a time (Scan, Unmount): a scan that found a name missing from the
   /// upper while another scan linked it up would skip the rescan and list the change set
   /// without that name (seen: `changes` right after a job, racing the job's after-job scan).
@@ -328,12 +342,13 @@ class Sandbox {
 class ExclusiveOperation {
  public:
   ExclusiveOperation(Sandbox& sandbox, const std::string& verb) : sandbox_(sandbox) { sandbox_.BeginExclusive(verb); }
-  ~ExclusiveOperation() { sandbox_.EndExclusive(); }
+  ~ExclusiveOperation() { sandbox_.EndExclusive(std::uncaught_exceptions() > unwinding_); }
   ExclusiveOperation(const ExclusiveOperation&) = delete;
   ExclusiveOperation& operator=(const ExclusiveOperation&) = delete;
 
  private:
   Sandbox& sandbox_;
+  const int unwinding_ = std::uncaught_exceptions();  ///< exceptions in flight before it
 };
 
 }  // namespace sandboxd
