@@ -77,13 +77,23 @@ read_output() {
     done
 }
 
-# Waits for the sandbox's next ChangeSetChanged signal and prints it.
+# Waits for the sandbox's next ChangeSetChanged signal and prints it, and the live feed
+# (ChangesSeen: what a running job changes, as it happens) and Progress signals that came
+# before it. An app's main loop would show those at once; this script reads them in order.
 next_change_set() {
     while read -r line <&4; do
         case $line in
             *.ChangeSetChanged\ *)
                 echo "signal: ChangeSetChanged, $(printf '%s\n' "$line" | sed 's/.*(uint32 \([0-9]*\),)$/\1/') change(s)"
                 return 0
+                ;;
+            *.ChangesSeen\ *)
+                echo "signal: ChangesSeen"
+                printf '%s\n' "$line" | grep -o "(\(uint32 \)\{0,1\}[0-9]*, '[^']*', '[a-z-]*')" |
+                    sed "s/^(\(uint32 \)\{0,1\}[0-9]*, '\([^']*\)', '\([a-z-]*\)')\$/  \3 \2/"
+                ;;
+            *.Progress\ *)
+                echo "signal: Progress $(printf '%s\n' "$line" | sed 's/.*Progress //')"
                 ;;
         esac
     done

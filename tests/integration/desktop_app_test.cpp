@@ -55,6 +55,10 @@ TEST(DesktopAppTest, TheExampleFollowsAJobAndItsChangeSetAndCommits) {
   // The change set: the signal after the job, after the approval, and empty after the commit,
   // in that order.
   size_t after_job = r.out.find("signal: ChangeSetChanged, 1 change(s)\nchanges:\n  added follow-sandbox.txt\n");
+  // The live feed named the file while the job ran (read by the script on its way to the
+  // change-set signal).
+  EXPECT_TRUE(Contains(r.out, "job finished: exit status 0 (exited)\nsignal: ChangesSeen\n  added follow-sandbox.txt\n"
+                              "signal: ChangeSetChanged, 1 change(s)\n")) << r.out;
   size_t after_approval = r.out.find("approved: 1\nsignal: ChangeSetChanged, 1 change(s)\n");
   size_t after_commit = r.out.find("committed: 1\nsignal: ChangeSetChanged, 0 change(s)\n");
   EXPECT_NE(after_job, std::string::npos) << r.out;
@@ -112,6 +116,18 @@ TEST(DesktopAppTest, ThePageQuotesTheScriptVerbatim) {
     method = method.substr(0, method.find(' '));
     EXPECT_TRUE(Contains(page, method)) << "the page never shows " << method;
   }
+}
+
+// The package installs the page and the very script tested above where a distribution keeps
+// examples (meson's own record of what `meson install` puts where).
+TEST(DesktopAppTest, TheScriptAndThePageAreInstalledWithThePackage) {
+  auto installed = nlohmann::json::parse(ReadWhole(std::string(SANDBOXD_BUILD_DIR) + "/meson-info/intro-installed.json"));
+  const std::string source = SANDBOXD_SOURCE_DIR;
+  ASSERT_TRUE(installed.contains(source + "/docs/examples/follow-sandbox.sh")) << installed.dump(2);
+  EXPECT_EQ(installed[source + "/docs/examples/follow-sandbox.sh"].get<std::string>().substr(
+                installed[source + "/docs/examples/follow-sandbox.sh"].get<std::string>().find("/share/")),
+            "/share/doc/sandboxd/examples/follow-sandbox.sh");
+  ASSERT_TRUE(installed.contains(source + "/docs/desktop-app.md")) << installed.dump(2);
 }
 
 }  // namespace
