@@ -44,7 +44,7 @@ std::vector<std::string> NarrowSelectors(const std::vector<ChangeEntry>& changes
   std::set<std::string> holds_unwanted;
   std::vector<bool> wanted(changes.size());
   for (size_t c = 0; c < changes.size(); ++c) {
-    wanted[c] = named[c] && patterns.Passes(changes[c].path) &&
+    wanted[c] = named[c] && !changes[c].left_out && patterns.Passes(changes[c].path) &&
                 (changes[c].renamed_with.empty() || patterns.Passes(changes[c].renamed_with));
     if (wanted[c]) continue;
     for (auto& above : SelectorsAbove(changes[c].path)) holds_unwanted.insert(std::move(above));

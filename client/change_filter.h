@@ -20,6 +20,9 @@ struct ChangeEntry {
   /// The other half of a rename, "" for none. The daemon takes both halves when either is
   /// named, so a rename passes the patterns only when both of its paths do.
   std::string renamed_with = {};
+  /// Left out whatever the patterns say (a path git ignores, folded away): never named, nor
+  /// is a directory above it.
+  bool left_out = false;
 };
 
 /// Which reviews a verb acts on, the way the daemon picks them among the changes a selector

@@ -24,6 +24,7 @@ struct Context {
   std::string Json(const nlohmann::json& value) const { return json_short ? value.dump() : value.dump(2); }
   bool no_ask_password = false;
   bool no_pager = false;  ///< --no-pager: diff writes to stdout even on a terminal
+  bool show_ignored = false;  ///< --ignored: changes, diff and review show what git ignores
   bool user_mode = false;
 
   /// Connects on first use (the system bus; DBUS_SYSTEM_BUS_ADDRESS is honoured).

@@ -96,8 +96,13 @@ int main(int argc, char** argv) {
 
   auto* ch = app.add_subcommand("changes", "List the changes a sandbox holds");
   ch->add_option("sandbox", sandbox, "Sandbox id or name")->required();
+  bool ignored = false;
+  ch->add_flag("--ignored", ignored, "List the paths git ignores too, instead of one counted line");
   add_patterns(ch);
-  verbs.push_back({ch, [&](Context& x) { return sandboxctl::VerbChanges(x, sandbox, patterns()); }});
+  verbs.push_back({ch, [&](Context& x) {
+                     x.show_ignored = ignored;
+                     return sandboxctl::VerbChanges(x, sandbox, patterns());
+                   }});
 
   auto* d = app.add_subcommand("diff", "Show the changes as git-style diffs");
   d->add_option("sandbox", sandbox, "Sandbox id or name")->required();
@@ -105,8 +110,10 @@ int main(int argc, char** argv) {
   bool stat = false, name_only = false;
   d->add_flag("--stat", stat, "Per file, how many lines it adds and removes, as git diff --stat");
   d->add_flag("--name-only", name_only, "Only the names of the changed files");
+  d->add_flag("--ignored", ignored, "Show the paths git ignores too");
   add_patterns(d);
   verbs.push_back({d, [&](Context& x) {
+                     x.show_ignored = ignored;
                      if (stat && name_only) throw sandboxctl::UsageError{"--stat and --name-only exclude each other"};
                      auto form = stat ? sandboxctl::DiffForm::kStat : name_only ? sandboxctl::DiffForm::kNameOnly : sandboxctl::DiffForm::kPatch;
                      return sandboxctl::VerbDiff(x, sandbox, selectors, patterns(), form);
@@ -133,7 +140,11 @@ int main(int argc, char** argv) {
 
   auto* rv = app.add_subcommand("review", "Approve or reject each change or hunk on the terminal, in the manner of git add -p");
   rv->add_option("sandbox", sandbox, "Sandbox id or name")->required();
-  verbs.push_back({rv, [&](Context& x) { return sandboxctl::VerbReview(x, sandbox); }});
+  rv->add_flag("--ignored", ignored, "Go through the paths git ignores too");
+  verbs.push_back({rv, [&](Context& x) {
+                     x.show_ignored = ignored;
+                     return sandboxctl::VerbReview(x, sandbox);
+                   }});
 
   auto* un = app.add_subcommand("undo", "Take the last commit back: the live directories as before it, its changes back in the sandbox");
   un->add_option("sandbox", sandbox, "Sandbox id or name")->required();

@@ -17,6 +17,7 @@
 
 #include "diff_output.h"
 #include "diff_split.h"
+#include "git_ignored.h"
 #include "quote_path.h"
 #include "review_changes.h"
 #include "terminal_keys.h"
@@ -115,8 +116,22 @@ ReviewOutcome Review::Run() {
   if (changes_.empty()) Say("No changes to review.\n");
   std::vector<std::string> paths;
   for (const auto& change : changes_) paths.push_back(change.path);
+  // What git ignores is not asked about (unless --ignored): it stays as it is, and is said.
+  std::set<std::string> ignored;
+  if (!ctx_.show_ignored) {
+    GitIgnored git = GitIgnored::OfSandbox(ctx_, sandbox_.raw().getObjectPath());
+    if (git.any()) {
+      std::vector<GitIgnored::Path> asked;
+      for (const auto& change : changes_) asked.push_back({change.path, change.new_type == "directory"});
+      ignored = git.Of(asked);
+    }
+    if (!ignored.empty())
+      Say(std::to_string(ignored.size()) + (ignored.size() == 1 ? " path" : " paths") +
+          " git ignores left as they are (review --ignored goes through them).\n");
+  }
   for (auto& change : changes_) {
     if (!change.renamed_to.empty()) continue;  // a rename is asked about once, at its new path
+    if (ignored.count(change.path)) continue;
     // Diff of PATH holds the changes beneath a directory too; they are asked about on their own.
     auto sections = SectionsOfChange(SplitDiff(DiffOf(sandbox_, change.path)), change.path, paths);
     Say(Title(change) + "\n");

@@ -16,6 +16,7 @@
 #include "change_list.h"
 #include "diff_output.h"
 #include "diff_summary.h"
+#include "git_ignored.h"
 #include "pipe_call.h"
 #include "polkit_agent.h"
 #include "progress_follower.h"
@@ -89,6 +90,44 @@ std::string SizeNote(const ListedChange& change, bool on_terminal) {
   return "";
 }
 
+/// Calls `each` with every change as ForEachChange does, and whether git ignores its path
+/// (git_ignored.h): where a root is in a git work tree, a page of changes at a time is asked
+/// about before it is handed out.
+void ForEachChangeWithIgnored(Context& ctx, const std::string& sandbox_path, const GitIgnored& git,
+                              const std::function<void(const ListedChange&, std::string_view, bool ignored)>& each) {
+  if (!git.any()) {
+    ForEachChange(ctx, sandbox_path, [&](const ListedChange& change, std::string_view line) { each(change, line, false); });
+    return;
+  }
+  std::vector<std::pair<ListedChange, std::string>> page;
+  auto hand_out = [&] {
+    std::vector<GitIgnored::Path> paths;
+    for (const auto& [change, line] : page) paths.push_back({change.path, change.type == "directory"});
+    auto ignored = git.Of(paths);
+    for (const auto& [change, line] : page) each(change, line, ignored.count(change.path) > 0);
+    page.clear();
+  };
+  ForEachChange(ctx, sandbox_path, [&](const ListedChange& change, std::string_view line) {
+    page.emplace_back(change, std::string(line));
+    if (page.size() == 4096) hand_out();
+  });
+  hand_out();
+}
+
+/// How many of the changes a commit of `selectors` (all approved ones when none; with `all`
+/// the pending ones too) takes are paths git ignores: what `changes` and `diff` folded away,
+/// which the commit must not take unsaid. 0 without a git work tree.
+size_t IgnoredTaken(Context& ctx, const std::string& sandbox_path, const std::vector<std::string>& selectors, bool all) {
+  size_t taken = 0;
+  GitIgnored git = GitIgnored::OfSandbox(ctx, sandbox_path);
+  if (!git.any()) return 0;
+  sandboxd::api::SelectorIndex index(selectors);
+  ForEachChangeWithIgnored(ctx, sandbox_path, git, [&](const ListedChange& change, std::string_view, bool ignored) {
+    if (ignored && CommitTakes(change.review, all) && (selectors.empty() || index.AnyNames(change.path))) ++taken;
+  });
+  return taken;
+}
+
 /// The selectors that name what `selectors` and `patterns` leave of the sandbox's changes
 /// (change_filter.h), among those whose review `acts_on` accepts.
 std::vector<std::string> SelectorsPassing(Context& ctx, const std::string& sandbox_path, const std::vector<std::string>& selectors,
@@ -127,17 +166,23 @@ int VerbChanges(Context& ctx, const std::string& id_or_name, const PathPatterns&
     std::cout.write(out.data(), static_cast<std::streamsize>(out.size()));
     out.clear();
   };
-  auto each = [&](const ListedChange& change, std::string_view line) {
+  size_t folded = 0;
+  auto each = [&](const ListedChange& change, std::string_view line, bool ignored) {
     if (!patterns.Passes(change.path)) return;
     if (ctx.json) {
-      // Every key the daemon wrote, known here or not.
+      // Every key the daemon wrote, known here or not; never folded, marked.
+      auto object = nlohmann::json::parse(line);
+      if (ignored) object["ignored"] = true;
       if (ctx.json_short) {
         out += shown == 0 ? "[" : ",";
-        out += nlohmann::json::parse(line).dump();
+        out += object.dump();
       } else {
         out += shown == 0 ? "[\n" : ",\n";
-        out += IndentedElement(nlohmann::json::parse(line));
+        out += IndentedElement(object);
       }
+    } else if (ignored && !ctx.show_ignored) {
+      ++folded;
+      return;
     } else {
       // "X path" as the contract has it; the other half of a rename follows in parentheses,
       // a decision, once there is one, in brackets. Names as git prints them (quote_path.h).
@@ -149,6 +194,7 @@ int VerbChanges(Context& ctx, const std::string& id_or_name, const PathPatterns&
       out += RenameNote(change);
       out += SizeNote(change, on_terminal);
       out += ReviewNote(change);
+      if (ignored) out += " [ignored]";
       out += colors.Reset();
       if (std::string conflict = ConflictNote(change); !conflict.empty()) out += colors.Conflict() + conflict + colors.Reset();
       out += '\n';
@@ -157,11 +203,12 @@ int VerbChanges(Context& ctx, const std::string& id_or_name, const PathPatterns&
     if (out.size() >= 64 * 1024) flush();
   };
   try {
-    ForEachChange(ctx, path, each);
+    ForEachChangeWithIgnored(ctx, path, GitIgnored::OfSandbox(ctx, path), each);
   } catch (...) {
     flush();  // what came before the failure is shown, as it would have been unbuffered
     throw;
   }
+  if (folded) out += "! " + std::to_string(folded) + (folded == 1 ? " path" : " paths") + " ignored by git (--ignored lists them)\n";
   if (ctx.json) out += shown == 0 ? "[]\n" : ctx.json_short ? "]\n" : "\n]\n";
   flush();
   std::cout.flush();
@@ -215,7 +262,22 @@ int VerbDiff(Context& ctx, const std::string& id_or_name, const std::vector<std:
              const PathPatterns& patterns, DiffForm form) {
   std::string path = ctx.ResolveSandbox(id_or_name);
   std::vector<std::string> named = selectors;
-  if (!patterns.empty()) {
+  // Paths git ignores are left out (unless --ignored): the rest goes by name.
+  size_t folded = 0;
+  std::vector<ChangeEntry> entries;
+  if (!ctx.show_ignored) {
+    GitIgnored git = GitIgnored::OfSandbox(ctx, path);
+    if (git.any())
+      ForEachChangeWithIgnored(ctx, path, git, [&](const ListedChange& change, std::string_view, bool ignored) {
+      entries.push_back({change.path, change.review, change.renamed_from.empty() ? change.renamed_to : change.renamed_from, ignored});
+      if (ignored && patterns.Passes(change.path)) ++folded;
+    });
+  }
+  if (folded > 0) {
+    named = NarrowSelectors(entries, selectors, patterns);
+    std::cerr << "sandboxctl: " << folded << (folded == 1 ? " path" : " paths") << " git ignores not shown (--ignored shows them)\n";
+    if (named.empty()) return 0;
+  } else if (!patterns.empty()) {
     named = SelectorsPassing(ctx, path, selectors, patterns);
     if (named.empty()) return 0;  // asking with no selector would show every change
   }
@@ -254,6 +316,7 @@ int VerbCommit(Context& ctx, const std::string& id_or_name, bool all, bool force
     }
   }
   uint64_t flags = ctx.InteractiveFlag() | (all ? sandboxd::api::kFlagCommitAll : 0) | (force ? sandboxd::api::kFlagForce : 0);
+  const size_t ignored_taken = IgnoredTaken(ctx, sandbox.raw().getObjectPath(), named, all);
   PolkitAgent agent;
   uint32_t committed = 0;
   std::vector<std::string> skipped;
@@ -270,7 +333,9 @@ int VerbCommit(Context& ctx, const std::string& id_or_name, bool all, bool force
   if (!all && committed == 0)
     std::cerr << "Nothing approved to commit; use --all to commit every change.\n";
   else
-    std::cerr << "Committed " << committed << (committed == 1 ? " change.\n" : " changes.\n");
+    std::cerr << "Committed " << committed << (committed == 1 ? " change" : " changes")
+              << (ignored_taken && committed ? " (" + std::to_string(ignored_taken) + " of them git ignores: they are not in changes or diff without --ignored)" : "")
+              << ".\n";
   return 0;
 }
 

@@ -1,0 +1,115 @@
+#include "git_ignored.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <map>
+
+#include "proxies.h"
+#include "utf8.h"
+
+extern char** environ;
+
+namespace sandboxctl {
+
+std::string RunGit(const std::string& dir, const std::vector<std::string>& args, const std::string& input, bool& ok) {
+  ok = false;
+  // The input waits in a memory file: git reads it whole while we read its answer, and no
+  // pipe fills up both ways.
+  int in = memfd_create("git-input", MFD_CLOEXEC);
+  if (in < 0) return "";
+  if (!input.empty() && write(in, input.data(), input.size()) != static_cast<ssize_t>(input.size())) {
+    close(in);
+    return "";
+  }
+  lseek(in, 0, SEEK_SET);
+  int out[2];
+  if (pipe2(out, O_CLOEXEC) != 0) {
+    close(in);
+    return "";
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in, 0);
+  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  std::vector<std::string> words = {"git", "-C", dir};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& word : words) argv.push_back(word.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  int spawned = posix_spawnp(&pid, "git", &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(in);
+  close(out[1]);
+  std::string answer;
+  if (spawned == 0) {
+    char buffer[65536];
+    for (;;) {
+      ssize_t got = read(out[0], buffer, sizeof buffer);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) break;
+      answer.append(buffer, static_cast<size_t>(got));
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    ok = WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 1);
+  }
+  close(out[0]);
+  return answer;
+}
+
+GitIgnored GitIgnored::OfSandbox(Context& ctx, const std::string& sandbox_path) {
+  return GitIgnored(SandboxProxy(ctx.Bus(), sandbox_path).GetInfo()["roots"].get<std::vector<std::string>>());
+}
+
+GitIgnored::GitIgnored(const std::vector<std::string>& roots) : roots_(roots) {
+  for (const auto& root : roots_) {
+    bool ok = false;
+    bool inside = RunGit(root, {"rev-parse", "--is-inside-work-tree"}, "", ok) == "true\n" && ok;
+    in_work_tree_.push_back(inside);
+    any_ = any_ || inside;
+  }
+}
+
+std::set<std::string> GitIgnored::Of(const std::vector<Path>& paths) const {
+  std::set<std::string> ignored;
+  if (!any_) return ignored;
+  // Per root: the names' bytes, NUL-separated, as `git check-ignore --stdin -z` reads them.
+  std::map<size_t, std::string> input;
+  std::map<size_t, std::map<std::string, std::string>> shown_as;  // root → bytes → the path as shown
+  for (const auto& [path, directory] : paths) {
+    size_t root = 0;
+    std::string_view relative = path;
+    if (roots_.size() > 1) {
+      size_t slash = path.find('/');
+      if (slash == std::string::npos) continue;
+      root = std::stoul(path.substr(0, slash));
+      relative.remove_prefix(slash + 1);
+    }
+    if (root >= roots_.size() || !in_work_tree_[root]) continue;
+    auto bytes = sandboxd::api::NameFromWire(relative);
+    if (!bytes || bytes->empty() || *bytes == ".") continue;
+    std::string name = directory ? *bytes + "/" : *bytes;
+    input[root] += name + '\0';
+    shown_as[root][name] = path;
+  }
+  for (const auto& [root, names] : input) {
+    bool ok = false;
+    std::string answer = RunGit(roots_[root], {"check-ignore", "--stdin", "-z"}, names, ok);
+    if (!ok) continue;  // git could not say: nothing is folded
+    for (size_t start = 0, end; (end = answer.find('\0', start)) != std::string::npos; start = end + 1) {
+      auto found = shown_as[root].find(answer.substr(start, end - start));
+      if (found != shown_as[root].end()) ignored.insert(found->second);
+    }
+  }
+  return ignored;
+}
+
+}  // namespace sandboxctl

@@ -1,0 +1,89 @@
+// Review noise: where a root lies in a git work tree, what git ignores (build output, logs) is
+// folded into one counted line by `changes` and left out of `diff` unless --ignored; --json
+// marks it; and a commit that takes such paths says how many, so nothing reaches the live tree
+// unseen. A tracked file stays visible whatever the patterns say, as in git status.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "conversation.h"
+#include "harness.h"
+
+namespace sandboxd::it {
+namespace {
+
+bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+class GitIgnoredTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SANDBOXD_REQUIRE_WORLD();
+    project_ = World().MakeProject(kAlice);
+    Result git = World().RunAs(kAlice, {"sh", "-c",
+                                        "git init -q && printf 'build/\\n*.log\\n' > .gitignore && echo old > tracked.log && "
+                                        "git add .gitignore && git add -f tracked.log"},
+                               {.cwd = project_});
+    ASSERT_EQ(git.status, 0) << git.err;
+    id_ = Trim(Ctl({"create", project_}).out);
+    ASSERT_FALSE(id_.empty());
+    Result job = Ctl({"run", id_, "sh", "-c", "mkdir build && echo o > build/out.o && echo l > app.log && echo s > src.c && echo new > tracked.log"});
+    ASSERT_EQ(job.status, 0) << job.err;
+  }
+  void TearDown() override {
+    if (!id_.empty()) Ctl({"destroy", id_});
+  }
+  Result Ctl(const std::vector<std::string>& args) { return World().Sandboxctl(kAlice, args, {.cwd = project_}); }
+  std::string project_, id_;
+};
+
+TEST_F(GitIgnoredTest, ChangesFoldWhatGitIgnoresIntoOneCountedLine) {
+  Result folded = Ctl({"changes", id_});
+  ASSERT_EQ(folded.status, 0) << folded.err;
+  EXPECT_EQ(folded.out, "A src.c\nM tracked.log\n! 3 paths ignored by git (--ignored lists them)\n");
+  Result all = Ctl({"changes", "--ignored", id_});
+  EXPECT_EQ(all.out, "A app.log [ignored]\nA build [ignored]\nA build/out.o [ignored]\nA src.c\nM tracked.log\n");
+  // Scripts get every change, the ignored ones marked.
+  auto listed = nlohmann::json::parse(Ctl({"--json", "changes", id_}).out);
+  ASSERT_EQ(listed.size(), 5u) << listed.dump();
+  for (const auto& change : listed)
+    EXPECT_EQ(change.value("ignored", false), change["path"] != "src.c" && change["path"] != "tracked.log") << change.dump();
+}
+
+TEST_F(GitIgnoredTest, DiffLeavesThemOutAndSaysSo) {
+  Result diff = Ctl({"diff", id_});
+  ASSERT_EQ(diff.status, 0) << diff.err;
+  EXPECT_TRUE(Contains(diff.out, "+++ b/src.c")) << diff.out;
+  EXPECT_TRUE(Contains(diff.out, "+++ b/tracked.log")) << diff.out;
+  EXPECT_FALSE(Contains(diff.out, "out.o")) << diff.out;
+  EXPECT_FALSE(Contains(diff.out, "app.log")) << diff.out;
+  EXPECT_TRUE(Contains(diff.err, "3 paths git ignores not shown (--ignored shows them)")) << diff.err;
+  Result all = Ctl({"diff", "--ignored", id_});
+  EXPECT_TRUE(Contains(all.out, "+++ b/app.log")) << all.out;
+  EXPECT_TRUE(Contains(all.out, "+++ b/build/out.o")) << all.out;
+}
+
+// review asks about what git does not ignore, and says what it leaves as it is.
+TEST_F(GitIgnoredTest, ReviewGoesThroughWhatGitDoesNotIgnore) {
+  Conversation review(kAlice, project_, {"review", id_});
+  ASSERT_TRUE(review.WaitFor("3 paths git ignores left as they are (review --ignored goes through them).")) << review.screen();
+  ASSERT_TRUE(review.Answer("Approve this change [y,n,q,s,?]? ", "y")) << review.screen();
+  ASSERT_TRUE(review.WaitFor("tracked.log")) << review.screen();
+  review.Type("q");
+  EXPECT_EQ(review.Finish(), 0) << review.screen();
+  EXPECT_FALSE(Contains(review.screen(), "app.log")) << review.screen();
+  EXPECT_FALSE(Contains(review.screen(), "out.o")) << review.screen();
+  EXPECT_TRUE(Contains(Ctl({"changes", id_}).out, "A src.c [approved]\n"));
+}
+
+// Folded is not hidden from the commit: it takes them with the rest, and says how many.
+TEST_F(GitIgnoredTest, ACommitThatTakesIgnoredPathsSaysHowMany) {
+  Result commit = Ctl({"commit", "--all", id_});
+  ASSERT_EQ(commit.status, 0) << commit.err;
+  EXPECT_TRUE(Contains(commit.err, "Committed 5 changes (3 of them git ignores")) << commit.err;
+  EXPECT_EQ(ReadWhole(project_ + "/build/out.o"), "o\n");
+}
+
+}  // namespace
+}  // namespace sandboxd::it
