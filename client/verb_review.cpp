@@ -27,7 +27,7 @@
 namespace sandboxctl {
 namespace {
 
-enum class Answer { kApprove, kReject, kApproveRest, kRejectRest, kSkip, kQuit };
+enum class Answer { kApprove, kReject, kApproveRest, kRejectRest, kNextUndecided, kNext, kPreviousUndecided, kPrevious, kSplit, kQuit };
 
 constexpr const char* kHunkHelp =
     "y - approve this hunk\n"
@@ -35,14 +35,34 @@ constexpr const char* kHunkHelp =
     "q - quit; the decisions made so far stay\n"
     "a - approve this hunk and all later hunks of the file\n"
     "d - reject this hunk and all later hunks of the file\n"
-    "s - leave this hunk as it is (pending, unless decided before)\n"
+    "j - leave this hunk undecided, see the next undecided hunk\n"
+    "J - leave this hunk undecided, see the next hunk\n"
+    "k - leave this hunk undecided, see the previous undecided hunk\n"
+    "K - leave this hunk undecided, see the previous hunk\n"
+    "s - split the current hunk into smaller hunks\n"
     "? - print help\n";
 constexpr const char* kChangeHelp =
     "y - approve this change\n"
     "n - reject this change\n"
     "q - quit; the decisions made so far stay\n"
-    "s - leave this change as it is (pending, unless decided before)\n"
+    "j - leave this change undecided, see the next one\n"
     "? - print help\n";
+
+/// How many runs of changed lines a hunk holds (runs apart by unchanged lines): what `s`
+/// would split it into.
+size_t ChangeRuns(const std::string& hunk) {
+  size_t runs = 0;
+  bool in_run = false;
+  size_t start = hunk.find('\n');  // past the "@@" line
+  while (start != std::string::npos && start + 1 < hunk.size()) {
+    char first = hunk[start + 1];
+    bool changed = first == '+' || first == '-';
+    if (changed && !in_run) ++runs;
+    if (first != '\\') in_run = changed;  // "\ No newline at end of file" belongs to its line
+    start = hunk.find('\n', start + 1);
+  }
+  return runs;
+}
 
 /// For `try`, whose stdout belongs to the command and to a kept sandbox's id: the review speaks
 /// where stderr goes, by pointing stdout there while it lasts (DiffOutput writes to stdout).
@@ -150,18 +170,58 @@ bool Review::AskAboutHunks(ReviewedChange& change, const FileSection& file) {
   size_t count = file.hunks.size();
   change.SpreadOverHunks(count);
   Show(file.header);
-  for (size_t hunk = 1; hunk <= count; ++hunk) {
-    Show(file.hunks[hunk - 1]);
-    SayIfDecided(change.verdicts[hunk - 1]);
-    std::string prompt = "(" + std::to_string(hunk) + "/" + std::to_string(count) + ") Approve this hunk [y,n,q,a,d,s,?]? ";
+  // As git add -p: j/J move on, k/K back; "undecided" is what this review has not decided.
+  std::vector<bool> decided(count + 1, false);
+  auto undecided_after = [&](size_t from) {
+    for (size_t h = from + 1; h <= count; ++h)
+      if (!decided[h]) return h;
+    return count + 1;
+  };
+  auto undecided_before = [&](size_t from) {
+    for (size_t h = from - 1; h >= 1; --h)
+      if (!decided[h]) return h;
+    return size_t{0};
+  };
+  size_t hunk = 1;
+  bool shown = false;
+  while (hunk >= 1 && hunk <= count) {
+    if (!shown) {
+      Show(file.hunks[hunk - 1]);
+      SayIfDecided(change.verdicts[hunk - 1]);
+      shown = true;
+    }
+    std::string prompt = "(" + std::to_string(hunk) + "/" + std::to_string(count) + ") Approve this hunk [y,n,q,a,d,j,J,k,K,s,?]? ";
+    size_t next = hunk;
+    auto decide = [&](Verdict verdict) {
+      DecideHunks(change, hunk, hunk, verdict);
+      decided[hunk] = true;
+      next = undecided_after(hunk);
+    };
     switch (Ask(prompt, kHunkHelp)) {
-      case Answer::kApprove: DecideHunks(change, hunk, hunk, Verdict::kApproved); break;
-      case Answer::kReject: DecideHunks(change, hunk, hunk, Verdict::kRejected); break;
+      case Answer::kApprove: decide(Verdict::kApproved); break;
+      case Answer::kReject: decide(Verdict::kRejected); break;
       case Answer::kApproveRest: DecideHunks(change, hunk, count, Verdict::kApproved); return true;
       case Answer::kRejectRest: DecideHunks(change, hunk, count, Verdict::kRejected); return true;
-      case Answer::kSkip: break;
+      case Answer::kNextUndecided: next = undecided_after(hunk); break;
+      case Answer::kNext: next = hunk + 1; break;
+      case Answer::kPreviousUndecided:
+        if (size_t before = undecided_before(hunk)) next = before;
+        else Say("No previous undecided hunk\n");
+        break;
+      case Answer::kPrevious:
+        if (hunk > 1) next = hunk - 1;
+        else Say("No previous hunk\n");
+        break;
+      case Answer::kSplit:
+        // git's words where a hunk is one run of changes; sandboxd numbers and decides hunks
+        // as its diff shows them, so one with several runs cannot be split yet either.
+        Say(ChangeRuns(file.hunks[hunk - 1]) <= 1 ? "Sorry, cannot split this hunk\n"
+                                                  : "Sorry, sandboxd cannot split a hunk yet: decide it whole, or j to leave it undecided\n");
+        break;
       case Answer::kQuit: return false;
     }
+    if (next != hunk) shown = false;
+    hunk = next;
   }
   return true;
 }
@@ -177,15 +237,20 @@ bool Review::AskAboutWhole(ReviewedChange& change, const std::vector<FileSection
     Say("(deciding " + Quote(change.path) + " decides the " + std::to_string(beneath) +
         (beneath == 1 ? " change" : " changes") + " beneath it too; each is asked about after it)\n");
   if (change.verdicts.size() == 1) SayIfDecided(change.verdicts.front());
-  switch (Ask("Approve this change [y,n,q,s,?]? ", kChangeHelp)) {
-    case Answer::kApprove:
-    case Answer::kApproveRest: DecideWhole(change.path, Verdict::kApproved); break;
-    case Answer::kReject:
-    case Answer::kRejectRest: DecideWhole(change.path, Verdict::kRejected); break;
-    case Answer::kSkip: break;
-    case Answer::kQuit: return false;
+  for (;;) {
+    switch (Ask("Approve this change [y,n,q,j,?]? ", kChangeHelp)) {
+      case Answer::kApprove:
+      case Answer::kApproveRest: DecideWhole(change.path, Verdict::kApproved); return true;
+      case Answer::kReject:
+      case Answer::kRejectRest: DecideWhole(change.path, Verdict::kRejected); return true;
+      case Answer::kNextUndecided:
+      case Answer::kNext: return true;
+      case Answer::kQuit: return false;
+      case Answer::kPreviousUndecided:
+      case Answer::kPrevious: Say("No previous hunk\n"); break;
+      case Answer::kSplit: Say("Sorry, cannot split this change\n"); break;
+    }
   }
-  return true;
 }
 
 Answer Review::Ask(const std::string& prompt, const char* help) {
@@ -204,7 +269,11 @@ Answer Review::Ask(const std::string& prompt, const char* help) {
       case 'n': return Answer::kReject;
       case 'a': return Answer::kApproveRest;
       case 'd': return Answer::kRejectRest;
-      case 's': return Answer::kSkip;
+      case 'j': return Answer::kNextUndecided;
+      case 'J': return Answer::kNext;
+      case 'k': return Answer::kPreviousUndecided;
+      case 'K': return Answer::kPrevious;
+      case 's': return Answer::kSplit;
       case 'q': return Answer::kQuit;
       case '\n': case '\r': case ' ': case '\x1b': continue;
       default: Say(help);

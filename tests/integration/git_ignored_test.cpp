@@ -68,7 +68,7 @@ TEST_F(GitIgnoredTest, DiffLeavesThemOutAndSaysSo) {
 TEST_F(GitIgnoredTest, ReviewGoesThroughWhatGitDoesNotIgnore) {
   Conversation review(kAlice, project_, {"review", id_});
   ASSERT_TRUE(review.WaitFor("3 paths git ignores left as they are (review --ignored goes through them).")) << review.screen();
-  ASSERT_TRUE(review.Answer("Approve this change [y,n,q,s,?]? ", "y")) << review.screen();
+  ASSERT_TRUE(review.Answer("Approve this change [y,n,q,j,?]? ", "y")) << review.screen();
   ASSERT_TRUE(review.WaitFor("tracked.log")) << review.screen();
   review.Type("q");
   EXPECT_EQ(review.Finish(), 0) << review.screen();

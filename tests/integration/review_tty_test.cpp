@@ -26,8 +26,8 @@ using namespace std::chrono_literals;
 
 bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-constexpr const char* kHunkQuestion = "Approve this hunk [y,n,q,a,d,s,?]? ";
-constexpr const char* kChangeQuestion = "Approve this change [y,n,q,s,?]? ";
+constexpr const char* kHunkQuestion = "Approve this hunk [y,n,q,a,d,j,J,k,K,s,?]? ";
+constexpr const char* kChangeQuestion = "Approve this change [y,n,q,j,?]? ";
 
 std::string HunkQuestion(int hunk, int of) {
   return "(" + std::to_string(hunk) + "/" + std::to_string(of) + ") " + kHunkQuestion;
@@ -150,7 +150,7 @@ TEST_F(ReviewTtyTest, DOnALaterHunkRejectsTheRestAndAnEarlierDecisionIsAskedAgai
   Conversation review(kAlice, project_, {"review", id_});
   ASSERT_TRUE(review.WaitFor("three.txt (modified file, partial)")) << review.screen();
   ASSERT_TRUE(review.WaitFor("(already approved)")) << review.screen();
-  ASSERT_TRUE(review.Answer(HunkQuestion(1, 3), "s")) << review.screen();
+  ASSERT_TRUE(review.Answer(HunkQuestion(1, 3), "j")) << review.screen();
   ASSERT_TRUE(review.Answer(HunkQuestion(2, 3), "d")) << review.screen();
   EXPECT_EQ(review.Finish(), 0) << review.screen();
   EXPECT_FALSE(Contains(review.screen(), HunkQuestion(3, 3))) << review.screen();
@@ -160,11 +160,33 @@ TEST_F(ReviewTtyTest, DOnALaterHunkRejectsTheRestAndAnEarlierDecisionIsAskedAgai
   EXPECT_EQ(three["rejected_hunks"], nlohmann::json::array({2, 3})) << three.dump();
 }
 
+// The moving keys of git add -p: J and K step through the hunks undecided, k goes back to the
+// last undecided one (there is none once the earlier ones are decided), and s says a hunk of
+// one run of changes cannot be split, as git does, and asks again.
+TEST_F(ReviewTtyTest, TheMovingKeysOfGitAddPStepThroughTheHunks) {
+  EditThreeHunks();
+  Conversation review(kAlice, project_, {"review", id_});
+  ASSERT_TRUE(review.Answer(HunkQuestion(1, 3), "J")) << review.screen();
+  ASSERT_TRUE(review.Answer(HunkQuestion(2, 3), "K")) << review.screen();
+  ASSERT_TRUE(review.Answer(HunkQuestion(1, 3), "y")) << review.screen();
+  ASSERT_TRUE(review.Answer(HunkQuestion(2, 3), "s")) << review.screen();
+  ASSERT_TRUE(review.WaitFor("Sorry, cannot split this hunk")) << review.screen();
+  ASSERT_TRUE(review.Answer(HunkQuestion(2, 3), "n")) << review.screen();
+  ASSERT_TRUE(review.Answer(HunkQuestion(3, 3), "k")) << review.screen();
+  ASSERT_TRUE(review.WaitFor("No previous undecided hunk")) << review.screen();
+  ASSERT_TRUE(review.Answer(HunkQuestion(3, 3), "y")) << review.screen();
+  EXPECT_EQ(review.Finish(), 0) << review.screen();
+  EXPECT_TRUE(Contains(review.screen(), "2 approved, 1 rejected, 0 left pending.")) << review.screen();
+  auto three = Changes()["three.txt"];
+  EXPECT_EQ(three["approved_hunks"], nlohmann::json::array({1, 3})) << three.dump();
+  EXPECT_EQ(three["rejected_hunks"], nlohmann::json::array({2})) << three.dump();
+}
+
 TEST_F(ReviewTtyTest, QStopsAndLeavesTheRestPending) {
   InSandbox("echo more >> a.txt && echo more >> b.txt && echo new > n.txt");
   Conversation review(kAlice, project_, {"review", id_});
   ASSERT_TRUE(review.Answer(HunkQuestion(1, 1), "?")) << review.screen();
-  ASSERT_TRUE(review.WaitFor("s - leave this hunk as it is")) << "? printed no help: " << review.screen();
+  ASSERT_TRUE(review.WaitFor("j - leave this hunk undecided, see the next undecided hunk")) << "? printed no help: " << review.screen();
   ASSERT_TRUE(review.Answer(HunkQuestion(1, 1), "y")) << review.screen();  // a.txt
   ASSERT_TRUE(review.WaitFor("b.txt (modified file)")) << review.screen();
   ASSERT_TRUE(review.Answer(HunkQuestion(1, 1), "q")) << review.screen();
