@@ -14,6 +14,7 @@
 
 #include "base/beneath.h"
 #include "base/errors.h"
+#include "base/file_clock.h"
 #include "model/change.h"
 #include "sandbox/changeset_scanner.h"
 #include "sandbox/sandbox.h"
@@ -23,8 +24,24 @@ namespace sandboxd {
 ChangeFeed::ChangeFeed(std::vector<FeedRoot> roots, SeenSink sink, std::chrono::milliseconds period)
     : roots_(std::move(roots)), sink_(std::move(sink)), period_(period), stop_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
   if (!stop_) ThrowErrno("cannot make the change feed's stop signal");
-  for (const auto& root : roots_) watches_.push_back(std::make_unique<UpperWatch>(root.upper.get()));
-  thread_ = std::thread([this] { Follow(); });
+  // The layers are walked (a watch per directory) on the feed's thread: a large upper must not
+  // hold up the job's start. What the job changes meanwhile in a directory not yet watched
+  // shows in that directory's mtime (UpperWatch).
+  // Read from the clock file times are stamped with: a directory changed from now on has an
+  // mtime at or after it.
+  const int64_t started_ns = FileClockNowNs();
+  thread_ = std::thread([this, started_ns] {
+    try {
+      for (size_t i = 0; i < roots_.size(); ++i)
+        watches_.push_back(std::make_unique<UpperWatch>(roots_[i].upper.get(), started_ns, [&](const std::string& path) {
+          touched_.emplace(i, path);
+        }));
+    } catch (const std::exception& e) {
+      spdlog::warn("the change feed cannot follow the sandbox: {}", e.what());
+      return;
+    }
+    Follow();
+  });
 }
 
 ChangeFeed::~ChangeFeed() {

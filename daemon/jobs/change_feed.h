@@ -63,8 +63,8 @@ class ChangeFeed {
   /// rewriting a large file would otherwise have it read every period).
   static constexpr uint64_t kCompareLimit = 256 * 1024;
 
-  /// Starts following `roots`; `sink` is called on the feed's own thread. Throws Error when
-  /// the layers cannot be followed at all.
+  /// Starts following `roots` (on the feed's own thread, which `sink` is called on); a feed
+  /// that cannot follow them (no inotify) logs why and says nothing.
   ChangeFeed(std::vector<FeedRoot> roots, SeenSink sink, std::chrono::milliseconds period);
   /// Says what is left (everything queued by now: a job that has ended made its last change
   /// before this), then ends the thread.

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -25,11 +26,11 @@ std::string Join(const std::string& dir, const std::string& name) { return dir.e
 
 }  // namespace
 
-UpperWatch::UpperWatch(int upper_dirfd)
+UpperWatch::UpperWatch(int upper_dirfd, int64_t since_ns, const std::function<void(const std::string& path)>& fresh)
     : upper_(fcntl(upper_dirfd, F_DUPFD_CLOEXEC, 0)), inotify_(inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {
   if (!upper_) ThrowErrno("cannot hold the sandbox's upper layer");
   if (!inotify_) ThrowErrno("cannot follow the sandbox's upper layer (inotify)");
-  WatchTree(upper_.get(), "", nullptr);
+  WatchTree(upper_.get(), "", fresh ? &fresh : nullptr, since_ns);
 }
 
 void UpperWatch::Watch(int dir, const std::string& path) {
@@ -44,7 +45,8 @@ void UpperWatch::Watch(int dir, const std::string& path) {
   dirs_[wd] = path;  // a directory moved within the layer keeps its watch: its new path
 }
 
-void UpperWatch::WatchTree(int dir, const std::string& path, const std::function<void(const std::string&)>* seen) {
+void UpperWatch::WatchTree(int dir, const std::string& path, const std::function<void(const std::string&)>* seen,
+                           int64_t fresh_since_ns) {
   // Depth first with a stack of its own: a job can nest directories deeper than a thread's
   // stack would take.
   std::vector<std::pair<UniqueFd, std::string>> pending;
@@ -56,9 +58,16 @@ void UpperWatch::WatchTree(int dir, const std::string& path, const std::function
     Watch(fd.get(), where);
     DirectoryListing listing = DirectoryListing::Of(fd.get());
     if (!listing) continue;  // gone meanwhile
+    // Watched before it is listed: what changes in it from now on is an event, what changed
+    // before shows in its mtime.
+    bool tell = seen != nullptr;
+    if (tell && fresh_since_ns > 0) {
+      struct stat st;
+      tell = fstat(fd.get(), &st) == 0 && int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec >= fresh_since_ns;
+    }
     while (const dirent* entry = listing.Next()) {
       std::string child = Join(where, entry->d_name);
-      if (seen) (*seen)(child);
+      if (tell) (*seen)(child);
       if (entry->d_type != DT_DIR && entry->d_type != DT_UNKNOWN) continue;
       UniqueFd sub(openat(fd.get(), entry->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
       if (sub) pending.emplace_back(std::move(sub), std::move(child));

@@ -21,8 +21,10 @@ class UpperWatch {
  public:
   /// Watches every directory beneath `upper_dirfd` (duplicated: the caller keeps its own).
   /// Throws Error when inotify cannot be had at all; a directory that cannot be watched (the
-  /// kernel's limit on watches) only marks the watch lossy.
-  explicit UpperWatch(int upper_dirfd);
+  /// kernel's limit on watches) only marks the watch lossy. The walk may run beside a job that
+  /// already writes: the entries of each directory modified at or after `since_ns` (its mtime;
+  /// file_clock.h) go to `fresh`, as what may have changed before its watch was in place.
+  UpperWatch(int upper_dirfd, int64_t since_ns, const std::function<void(const std::string& path)>& fresh);
 
   /// The inotify fd, to poll for readability.
   int fd() const { return inotify_.get(); }
@@ -43,7 +45,8 @@ class UpperWatch {
  private:
   /// Watches `dir` (an fd of it, O_PATH or not) named `path` ("" for the layer itself) and
   /// every directory beneath it, handing each entry found to `seen` (if set).
-  void WatchTree(int dir, const std::string& path, const std::function<void(const std::string&)>* seen);
+  /// With `fresh_since_ns`, only the entries of directories modified since then go to `seen`.
+  void WatchTree(int dir, const std::string& path, const std::function<void(const std::string&)>* seen, int64_t fresh_since_ns = 0);
   /// Watches the one directory `dir` named `path`.
   void Watch(int dir, const std::string& path);
 
