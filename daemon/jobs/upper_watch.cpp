@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <fstream>
 #include <utility>
 #include <vector>
 
@@ -24,16 +26,45 @@ constexpr uint32_t kEvents = IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB 
 
 std::string Join(const std::string& dir, const std::string& name) { return dir.empty() ? name : dir + "/" + name; }
 
+/// A quarter of the kernel's per-user inotify limit `name` (fs.inotify.*), or `fallback`.
+size_t QuarterOfLimit(const char* name, size_t fallback) {
+  std::ifstream in(std::string("/proc/sys/fs/inotify/") + name);
+  size_t limit = 0;
+  return in >> limit && limit >= 4 ? limit / 4 : fallback;
+}
+
+/// What every UpperWatch of the daemon holds together, and how much of it may.
+std::atomic<size_t> instances_held{0};
+std::atomic<size_t> watches_held{0};
+const size_t kMostInstances = QuarterOfLimit("max_user_instances", 32);
+const size_t kMostWatches = QuarterOfLimit("max_user_watches", 16384);
+
 }  // namespace
 
 UpperWatch::UpperWatch(int upper_dirfd, int64_t since_ns, const std::function<void(const std::string& path)>& fresh)
     : upper_(fcntl(upper_dirfd, F_DUPFD_CLOEXEC, 0)), inotify_(inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {
   if (!upper_) ThrowErrno("cannot hold the sandbox's upper layer");
   if (!inotify_) ThrowErrno("cannot follow the sandbox's upper layer (inotify)");
+  if (instances_held.fetch_add(1) >= kMostInstances) {
+    instances_held.fetch_sub(1);
+    inotify_.reset();
+    throw Error(Code::kBusy, "too many sandboxes are followed live at once (" + std::to_string(kMostInstances) +
+                                 ", a quarter of fs.inotify.max_user_instances)");
+  }
   WatchTree(upper_.get(), "", fresh ? &fresh : nullptr, since_ns);
 }
 
+UpperWatch::~UpperWatch() {
+  if (!inotify_) return;
+  watches_held.fetch_sub(dirs_.size());
+  instances_held.fetch_sub(1);
+}
+
 void UpperWatch::Watch(int dir, const std::string& path) {
+  if (watches_held.load() >= kMostWatches) {
+    lost_ = true;  // the daemon's share of the kernel's watches is spent: this one goes unseen
+    return;
+  }
   // By the fd's /proc name: the directory opened (beneath the layer, no symlinks), whatever is
   // at its path by now.
   std::string self = "/proc/self/fd/" + std::to_string(dir);
@@ -42,7 +73,7 @@ void UpperWatch::Watch(int dir, const std::string& path) {
     lost_ = true;  // ENOSPC: the kernel's limit on watches; what happens in there goes unseen
     return;
   }
-  dirs_[wd] = path;  // a directory moved within the layer keeps its watch: its new path
+  if (dirs_.insert_or_assign(wd, path).second) watches_held.fetch_add(1);  // a moved directory keeps its watch: its new path
 }
 
 void UpperWatch::WatchTree(int dir, const std::string& path, const std::function<void(const std::string&)>* seen,
@@ -91,7 +122,7 @@ void UpperWatch::Drain(const std::function<void(const std::string& path)>& seen)
         continue;
       }
       if (event->mask & IN_IGNORED) {
-        dirs_.erase(event->wd);
+        if (dirs_.erase(event->wd)) watches_held.fetch_sub(1);
         continue;
       }
       auto dir = dirs_.find(event->wd);

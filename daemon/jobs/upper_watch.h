@@ -7,6 +7,10 @@
 ///
 /// The layer is the job's to shape: directories are opened beneath it without following a
 /// symlink, and a watch is added through the opened fd, never by a path the job could swap.
+/// Nor may a job spend the kernel's inotify limits, which are per user: root's in system mode,
+/// shared with every other service that runs as root. All watches together hold at most a
+/// quarter of fs.inotify.max_user_watches, and at most a quarter of max_user_instances; past
+/// that a layer is followed in part (lossy) or not at all.
 
 #include <cstdint>
 #include <functional>
@@ -38,6 +42,10 @@ class UpperWatch {
   /// overflowed, or a directory could not be watched): paths changed that were not handed out.
   /// Asking clears it.
   bool TakeLost();
+
+  ~UpperWatch();
+  UpperWatch(const UpperWatch&) = delete;
+  UpperWatch& operator=(const UpperWatch&) = delete;
 
   /// How many directories are watched.
   size_t watched() const { return dirs_.size(); }

@@ -13,12 +13,14 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
 #include <string>
 #include <thread>
 
+#include "base/errors.h"
 #include "base/fd.h"
 #include "base/file_clock.h"
 #include "jobs/upper_watch.h"
@@ -166,6 +168,26 @@ TEST_F(ChangeFeedTest, TheWalkTellsWhatChangedSinceTheFeedBeganOnly) {
   EXPECT_TRUE(told.count("new/made.txt"));
   EXPECT_FALSE(told.count("old/kept.txt"));
   EXPECT_EQ(watch.watched(), 3u);
+}
+
+// The kernel's inotify instances are per user, root's shared with every service running as
+// root: sandboxd takes at most a quarter of them, and a sandbox past that is not followed
+// (its jobs run all the same) until one is given back.
+TEST_F(ChangeFeedTest, AtMostAQuarterOfTheKernelsInotifyInstancesAreTaken) {
+  size_t limit = 0;
+  std::ifstream("/proc/sys/fs/inotify/max_user_instances") >> limit;
+  if (limit < 4 || limit > 4096) GTEST_SKIP() << "max_user_instances is " << limit;
+  UniqueFd upper(open(Upper("").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  std::vector<std::unique_ptr<UpperWatch>> held;
+  try {
+    while (held.size() <= limit / 4) held.push_back(std::make_unique<UpperWatch>(upper.get(), 0, nullptr));
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Code::kBusy);
+    EXPECT_NE(std::string(e.what()).find("max_user_instances"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(held.size(), limit / 4);
+  held.pop_back();
+  EXPECT_NO_THROW(UpperWatch(upper.get(), 0, nullptr)) << "an instance given back is free again";
 }
 
 // A job may replace a directory it was writing in with a symlink to somewhere else: the feed
