@@ -25,14 +25,14 @@ namespace {
 
 constexpr const char* kSandbox = "fuzzbox";
 /// Run's keys, then Create's, which a confused client might send to Run.
-constexpr const char* kKeys[] = {"network", "cwd_fallback", "tty", "timeout_sec", "memory_max", "tasks_max", "hide",
+constexpr const char* kKeys[] = {"network", "cwd_fallback", "tty", "live_feed", "timeout_sec", "memory_max", "tasks_max", "hide",
                                  "name", "shared", "ttl_sec", "quota_bytes"};
-constexpr size_t kRunKeys = 7;
+constexpr size_t kRunKeys = 8;
 
 /// Whether ParseJobOptions must take `key` = `value` (job_options.h), decided without it.
 bool Acceptable(const std::string& key, const sdbus::Variant& value) {
   std::string type = value.peekValueType();
-  if (key == "network" || key == "cwd_fallback" || key == "tty") return type == "b";
+  if (key == "network" || key == "cwd_fallback" || key == "tty" || key == "live_feed") return type == "b";
   if (key == "timeout_sec") return type == "t" && value.get<uint64_t>() <= kMaxJobTimeoutSec;
   if (key == "memory_max") return type == "t" && value.get<uint64_t>() >= kMinJobMemoryMax;
   if (key == "tasks_max") return type == "t" && value.get<uint64_t>() >= kMinJobTasksMax;
@@ -48,7 +48,7 @@ bool Arrived(const JobOptions& parsed, const std::map<std::string, sdbus::Varian
     return it == options.end() ? fallback : it->second.get<T>();
   };
   return parsed.network == value("network", false) && parsed.cwd_fallback == value("cwd_fallback", false) &&
-         parsed.tty == value("tty", false) && parsed.timeout_sec == value("timeout_sec", uint64_t{0}) &&
+         parsed.tty == value("tty", false) && parsed.live_feed == value("live_feed", true) && parsed.timeout_sec == value("timeout_sec", uint64_t{0}) &&
          parsed.limits.memory_max == value("memory_max", uint64_t{0}) &&
          parsed.limits.tasks_max == value("tasks_max", uint64_t{0}) && parsed.hide == value("hide", std::vector<std::string>{});
 }
