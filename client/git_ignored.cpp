@@ -88,8 +88,9 @@ std::set<std::string> GitIgnored::Of(const std::vector<Path>& paths) const {
     size_t root = 0;
     std::string_view relative = path;
     if (roots_.size() > 1) {
+      // "N/path": a prefix that is no root's index (a newer daemon's form) folds nothing.
       size_t slash = path.find('/');
-      if (slash == std::string::npos) continue;
+      if (slash == 0 || slash == std::string::npos || slash > 9 || path.find_first_not_of("0123456789") < slash) continue;
       root = std::stoul(path.substr(0, slash));
       relative.remove_prefix(slash + 1);
     }

@@ -85,5 +85,20 @@ TEST_F(GitIgnoredTest, ACommitThatTakesIgnoredPathsSaysHowMany) {
   EXPECT_EQ(ReadWhole(project_ + "/build/out.o"), "o\n");
 }
 
+// With several roots, each is asked of its own work tree, its paths read past their "N/"
+// prefix: a second root's ignored file is folded, the first root (no work tree) folds nothing.
+TEST(GitIgnoredRootsTest, EachRootIsAskedOfItsOwnWorkTree) {
+  SANDBOXD_REQUIRE_WORLD();
+  std::string plain = World().MakeProject(kAlice);
+  std::string repo = World().MakeProject(kAlice);
+  ASSERT_EQ(World().RunAs(kAlice, {"sh", "-c", "git init -q && echo '*.log' > .gitignore"}, {.cwd = repo}).status, 0);
+  std::string id = Trim(World().Sandboxctl(kAlice, {"create", plain, repo}).out);
+  ASSERT_FALSE(id.empty());
+  Result job = World().Sandboxctl(kAlice, {"run", id, "sh", "-c", "echo a > " + plain + "/a.log && echo b > " + repo + "/b.log"});
+  ASSERT_EQ(job.status, 0) << job.err;
+  EXPECT_EQ(World().Sandboxctl(kAlice, {"changes", id}).out, "A 0/a.log\n! 1 path ignored by git (--ignored lists them)\n");
+  World().Sandboxctl(kAlice, {"destroy", id});
+}
+
 }  // namespace
 }  // namespace sandboxd::it
