@@ -86,6 +86,25 @@ TEST_F(ScannerTest, TheTimedScanSeesTheSizesOfBothSides) {
   EXPECT_EQ(seen, "gone.txt 5->0\ngrown.txt 3->8\nnew.txt 0->2\n");
 }
 
+// The live feed looks at one path a job named: a directory on the way that the job swapped for
+// a symlink is not followed, in the sandbox or the live tree, so nothing out there is looked at.
+TEST_F(ScannerTest, OnePathIsLookedAtBeneathTheRootsWithoutSymlinks) {
+  ScopedTempDir elsewhere;
+  WriteFile(elsewhere / "secret", "s");
+  ASSERT_EQ(symlink(elsewhere.path().c_str(), U("d").c_str()), 0);
+  UniqueFd lower(open((dir_ / "lower").c_str(), O_PATH | O_DIRECTORY));
+  UniqueFd upper(open((dir_ / "upper").c_str(), O_PATH | O_DIRECTORY));
+  EXPECT_FALSE(ScanOnePath(lower.get(), upper.get(), "d/secret", 1024)) << "looked through the sandbox's symlink";
+  ASSERT_EQ(symlink(elsewhere.path().c_str(), L("e").c_str()), 0);
+  ASSERT_EQ(mkdir(U("e").c_str(), 0755), 0);
+  WriteFile(U("e/secret"), "s");
+  auto change = ScanOnePath(lower.get(), upper.get(), "e/secret", 1024);
+  ASSERT_TRUE(change);
+  EXPECT_EQ(change->kind, ChangeKind::kAdded) << "compared with a file through the live tree's symlink";
+  WriteFile(U("plain.txt"), "p");
+  ASSERT_TRUE(ScanOnePath(lower.get(), upper.get(), "plain.txt", 1024));
+}
+
 TEST_F(ScannerTest, ModifiedOnlyWhenContentDiffers) {
   WriteFile(L("same.txt"), "hello\n");
   WriteFile(U("same.txt"), "hello\n");  // copied up, untouched
