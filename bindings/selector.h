@@ -1,8 +1,11 @@
 #pragma once
-/// Selectors name a whole change (`PATH`) or one hunk of it (`PATH:N`). Parsing is pure; which
-/// reading applies is decided against the change set, because a file may itself be named "a:2".
+/// Selectors name a whole change (`PATH`), one hunk of it (`PATH:N`) or one part of a hunk
+/// (`PATH:N.M`: the M-th run of changed lines of hunk N, as git add -p's `s` splits it). Parsing
+/// is pure; which reading applies is decided against the change set, because a file may itself
+/// be named "a:2".
 
 #include <functional>
+#include <compare>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,9 +15,22 @@
 
 namespace sandboxd::api {
 
+/// Hunk `hunk` of a change (from 1, as `diff` numbers them), or part `part` of it (from 1; 0
+/// for the whole hunk).
+struct HunkRef {
+  int hunk = 0;
+  int part = 0;
+  auto operator<=>(const HunkRef&) const = default;
+};
+
+/// "2", or "2.1" for a part.
+std::string ToString(const HunkRef& ref);
+
 struct Selector {
   std::string path;          ///< as shown by `changes` (with the "N/" root prefix when needed)
   std::optional<int> hunk;   ///< 1-based hunk number, when the selector names one
+  int part = 0;              ///< 1-based part of that hunk (PATH:N.M), 0 for the whole hunk
+  HunkRef ref() const { return {hunk.value_or(0), part}; }
 };
 
 /// Whether the whole-change reading of `selector` names the change shown as `path`: the path
@@ -26,7 +42,8 @@ bool SelectorNames(std::string_view selector, std::string_view path);
 /// alone or before ":N", stands for the name it quotes; anything else stands for itself.
 std::string SelectorFromWire(std::string_view wire);
 
-/// The hunk reading of `text` ("a/b.c:2" → {"a/b.c", 2}), if it has one; nullopt otherwise.
+/// The hunk reading of `text` ("a/b.c:2" → {"a/b.c", 2}, "a/b.c:2.1" → {"a/b.c", 2, part 1}),
+/// if it has one; nullopt otherwise.
 std::optional<Selector> ParseHunkSelector(std::string_view text);
 
 /// Which of a list of selectors name a path, found in time that grows with the path's depth,
@@ -42,8 +59,8 @@ class SelectorIndex {
   void ForEachNaming(std::string_view path, const std::function<void(size_t)>& hit) const;
   /// Whether any selector's whole-change reading names `path`.
   bool AnyNames(std::string_view path) const;
-  /// The selectors whose hunk reading is of `path` exactly: {selector index, hunk}.
-  const std::vector<std::pair<size_t, int>>& HunksOf(std::string_view path) const;
+  /// The selectors whose hunk reading is of `path` exactly: {selector index, hunk or part}.
+  const std::vector<std::pair<size_t, HunkRef>>& HunksOf(std::string_view path) const;
 
  private:
   struct Hash {
@@ -55,7 +72,7 @@ class SelectorIndex {
   Map<std::vector<size_t>> exact_;   ///< a selector as typed: names the change at that path
   Map<std::vector<size_t>> above_;   ///< without trailing slashes: names the changes beneath
   std::vector<size_t> everything_;   ///< "." (and "./", ".//"): names every change
-  Map<std::vector<std::pair<size_t, int>>> hunks_;
+  Map<std::vector<std::pair<size_t, HunkRef>>> hunks_;
 };
 
 }  // namespace sandboxd::api

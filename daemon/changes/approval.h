@@ -11,6 +11,9 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "model/hunk_pick.h"
 
 namespace sandboxd {
 
@@ -31,6 +34,10 @@ struct Approval {
   Verdict whole = Verdict::kPending;  ///< the decision when `hunks` is empty
   std::map<int, Verdict> hunks;     ///< per hunk (1-based), for a change decided hunk by hunk
   int hunk_count = 0;               ///< hunks the change had when decided hunk by hunk
+  /// Per part, of each hunk decided part by part (git add -p's `s`; hunk_pick.h), as many as the
+  /// hunk had parts; such a hunk's entry in `hunks` is kPending and means nothing. Parts that
+  /// all agree are no split: the hunk holds their verdict instead.
+  std::map<int, std::vector<Verdict>> parts;
   /// The other half of the rename this change was half of when decided ("" for none): a
   /// decision about "renamed a -> b" is not one about "deleted a" or "added b" (README).
   std::string partner;
@@ -40,22 +47,50 @@ struct Approval {
   /// Decides hunk `hunk` of `count`; a whole decision taken before is spread over every hunk
   /// first. Collapses to a whole decision when all hunks agree.
   void DecideHunk(int hunk, int count, Verdict verdict);
+  /// Decides part `part` of the `part_count` parts of hunk `hunk` of `count`: the hunk's
+  /// decision is spread over its parts first (as DecideHunk spreads a whole one over hunks).
+  void DecidePart(int hunk, int part, int count, int part_count, Verdict verdict);
 
   ReviewState State() const;
-  /// The hunks to commit for a change decided hunk by hunk (empty when none or not per hunk).
-  std::set<int> ApprovedHunks() const;
+  /// The hunks decided whole with `verdict`, for a change decided hunk by hunk (split hunks are
+  /// in none of them).
   std::set<int> HunksWith(Verdict verdict) const;
+  std::set<int> ApprovedHunks() const { return HunksWith(Verdict::kApproved); }
+  /// The hunks decided part by part.
+  std::set<int> SplitHunks() const;
+  /// What a commit takes of a change decided hunk by hunk: the approved hunks and parts.
+  HunkPick Approved() const;
   bool CommitsWhole() const { return hunks.empty() && whole == Verdict::kApproved; }
-  bool CommitsPart() const { return !ApprovedHunks().empty(); }
+  bool CommitsPart() const { return !Approved().empty(); }
   /// Whether a commit takes the change whole: approved whole, or every hunk approved.
-  bool CommitsAll() const { return CommitsWhole() || (CommitsPart() && hunks.size() == ApprovedHunks().size()); }
+  bool CommitsAll() const {
+    return CommitsWhole() || (parts.empty() && CommitsPart() && hunks.size() == ApprovedHunks().size());
+  }
   /// As commit --all decides before it commits: a pending change approved, and the pending
-  /// hunks of a partly decided one (rejected ones stay rejected).
+  /// hunks and parts of a partly decided one (rejected ones stay rejected).
   void ApprovePending();
+  /// Whole again where everything agrees: a split hunk whose parts agree, a change whose hunks do.
+  void Collapse();
+
+ private:
+  /// Gives every one of `count` hunks the decision the change had, unless it is already decided
+  /// hunk by hunk with that many.
+  void SpreadOverHunks(int count);
 };
 
-/// The decisions of the hunks left after a partial commit that took `committed`: the remaining
-/// hunks keep their order, so hunk k of what is left is the k-th hunk not committed.
-std::map<int, Verdict> RemainingHunks(const Approval& before, const std::set<int>& committed);
+/// Whether a partial commit of `taken` leaves a hunk whose parts were taken only in part: what
+/// is left of it may show as more than one hunk, so its decisions carry over only with the
+/// shape of the diff left (ApprovalLeft).
+bool SplitsWhatIsLeft(const Approval& before, const HunkPick& taken);
+
+/// The decision a partly committed change keeps for what is left of it once `taken` went live:
+/// the hunks and parts not taken keep their verdicts (rejected stays rejected), renumbered
+/// (hunk k of what is left is the k-th hunk not taken whole). `shape_left` (needed when
+/// SplitsWhatIsLeft) is how many parts each hunk of the diff left has: the parts left of a
+/// hunk split and taken in part are its runs of changed lines, in order, cut into hunks as
+/// that diff cuts them. A shape that does not fit what was left (a diff that aligns repeated
+/// lines anew) keeps the change rejected whole if anything left was rejected, else pending:
+/// never approved.
+Approval ApprovalLeft(const Approval& before, const HunkPick& taken, const std::vector<int>* shape_left);
 
 }  // namespace sandboxd

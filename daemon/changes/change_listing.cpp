@@ -61,10 +61,11 @@ void ForEachListedField(const ReviewedChange& item, const std::string& prefix, c
   const Change& change = item.change;
   const Approval& approval = item.approval;
   const bool by_hunk = !approval.hunks.empty();
-  std::vector<uint32_t> approved, rejected;
+  std::vector<uint32_t> approved, rejected, split;
   if (by_hunk) {
     approved = HunkList(approval.HunksWith(Verdict::kApproved));
     rejected = HunkList(approval.HunksWith(Verdict::kRejected));
+    split = HunkList(approval.SplitHunks());
   }
   const bool is_new = change.new_type != EntryType::kNone;
   const bool is_old = change.old_type != EntryType::kNone;
@@ -93,6 +94,7 @@ void ForEachListedField(const ReviewedChange& item, const std::string& prefix, c
   if (!item.renamed_to.empty()) text("renamed_to", api::WireName(prefix + item.renamed_to));
   text("review", ToString(approval.State()));
   number("root", static_cast<uint32_t>(item.root));
+  if (!split.empty()) numbers("split_hunks", split);
   text("type", ToString(is_new ? change.new_type : change.old_type));
 }
 

@@ -44,7 +44,7 @@ std::map<size_t, std::map<std::string, std::set<int>>> HunksNamed(const std::vec
       std::string shown = DisplayPath(change, prefixes.at(root.root));
       const auto& hunks = index.HunksOf(shown);
       if (hunks.empty() || index.AnyNames(shown)) continue;  // a whole selector shows the whole change
-      for (const auto& [i, hunk] : hunks) named[root.root][change.path].insert(hunk);
+      for (const auto& [i, hunk] : hunks) named[root.root][change.path].insert(hunk.hunk);
     }
   return named;
 }

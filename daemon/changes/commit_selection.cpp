@@ -56,8 +56,8 @@ void SelectionStream::Add(ReviewedChange item) {
       dir.taken = true;
       Emit(dir.item, {});
     }
-    std::set<int> hunks;
-    if (!item.approval.CommitsAll()) hunks = item.approval.ApprovedHunks();
+    HunkPick hunks;
+    if (!item.approval.CommitsAll()) hunks = item.approval.Approved();
     Emit(item, std::move(hunks));
   }
   if (!partner.empty()) {
@@ -79,7 +79,7 @@ void SelectionStream::Add(ReviewedChange item) {
   }
 }
 
-void SelectionStream::Emit(const ReviewedChange& item, std::set<int> hunks) {
+void SelectionStream::Emit(const ReviewedChange& item, HunkPick hunks) {
   ++taken_;
   take_({item.root, item.change, std::move(hunks), item.approval});
 }

@@ -16,6 +16,7 @@
 #include "changes/approval.h"
 #include "changes/reviewed_change.h"
 #include "model/change.h"
+#include "model/hunk_pick.h"
 #include "sandbox/sandbox.h"
 #include "selector.h"
 
@@ -25,7 +26,7 @@ namespace sandboxd {
 struct TakenChange {
   size_t root = 0;
   Change change;
-  std::set<int> hunks;  ///< the approved hunks when only they go live; empty: the change whole
+  HunkPick hunks;       ///< the approved hunks and parts when only they go live; empty: the change whole
   Approval approval;    ///< the decision it is taken on (the hunks left keep theirs)
 };
 
@@ -55,7 +56,7 @@ class SelectionStream {
     ReviewedChange item;
     bool taken = false;
   };
-  void Emit(const ReviewedChange& item, std::set<int> hunks);
+  void Emit(const ReviewedChange& item, HunkPick hunks);
 
   const Sandbox& sandbox_;
   const std::vector<std::string>& selectors_;

@@ -34,7 +34,7 @@ struct CommitRequest {
 /// hunk, which hunks.
 struct CommitSelection {
   std::vector<RootChanges> changes;
-  std::map<std::pair<size_t, std::string>, std::set<int>> hunks;  ///< {root, path} → approved hunks
+  std::map<std::pair<size_t, std::string>, HunkPick> hunks;  ///< {root, path} → approved hunks and parts
   /// {root, added path} → the deleted path it was renamed from; both halves are in `changes`.
   std::map<std::pair<size_t, std::string>, std::string> renames;
   bool everything = false;  ///< `changes` is the whole change set, each change whole

@@ -3,6 +3,7 @@
 
 #include "helpers/helper_operations.h"
 
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,7 +16,10 @@
 #include "base/errors.h"
 #include "model/helper_request.h"
 #include "text/diff_writer.h"
+#include "base/fd.h"
+#include "model/hunk_pick.h"
 #include "text/hunk_merge.h"
+#include "text/hunk_parts.h"
 #include "text/text_file.h"
 #include "text/text_hunks.h"
 
@@ -45,22 +49,42 @@ const TextDiffLimits kTextLimits = DiffOptions{}.text_limits;
 const int kContextLines = DiffOptions{}.context_lines;
 
 /// {"roots": [{"counts": {PATH: hunks, ...}}, ...]}: for each change, how many hunks `diff` shows
-/// for it when it can be committed hunk by hunk, else -1 (it can only be approved whole).
+/// for it when it can be committed hunk by hunk, else -1 (it can only be approved whole). With
+/// "with_parts": true, each root also has "parts": {PATH: [parts of hunk 1, ...], ...} for the
+/// changes with hunks (hunk_parts.h).
 nlohmann::json Hunks(const nlohmann::json& request) {
+  const bool with_parts = request.value("with_parts", false);
   nlohmann::json answer_roots = nlohmann::json::array();
   for (const auto& root : ParseRoots(request)) {
-    nlohmann::json counts = nlohmann::json::object();
+    nlohmann::json counts = nlohmann::json::object(), parts = nlohmann::json::object();
     for (const auto& change : root.changes) {
       int count = -1;
       if (MayHaveHunks(change)) {
-        if (auto text = OpenTextModification(root.live_fd, root.upper_fd, change.path, kMaxTextBytes))
-          count = static_cast<int>(CountHunks(*text->old_text, *text->new_text, kContextLines, kTextLimits));
+        if (auto text = OpenTextModification(root.live_fd, root.upper_fd, change.path, kMaxTextBytes)) {
+          if (with_parts) {
+            std::vector<int> shape = CountHunkParts(*text->old_text, *text->new_text, kContextLines, kTextLimits);
+            count = static_cast<int>(shape.size());
+            parts[change.path] = shape;
+          } else {
+            count = static_cast<int>(CountHunks(*text->old_text, *text->new_text, kContextLines, kTextLimits));
+          }
+        }
       }
       counts[change.path] = count;
     }
-    answer_roots.push_back({{"counts", counts}});
+    nlohmann::json answer = {{"counts", counts}};
+    if (with_parts) answer["parts"] = parts;
+    answer_roots.push_back(std::move(answer));
   }
   return {{"roots", answer_roots}};
+}
+
+/// The hunks and parts a request picks: "hunks": [N, ...], "parts": [[N, [M, ...]], ...].
+HunkPick PickOf(const nlohmann::json& request) {
+  HunkPick pick;
+  pick.hunks = request.at("hunks").get<std::set<int>>();
+  if (request.contains("parts")) pick.parts = request.at("parts").get<std::map<int, std::set<int>>>();
+  return pick;
 }
 
 /// The merged file, written as it is made into the empty regular file the daemon gave.
@@ -81,6 +105,10 @@ class MergedOutput {
     Flush();
     if (fsync(fd_) != 0) ThrowErrno("cannot sync the approved hunks of " + path_);
   }
+  void Flush() {
+    Put(buffer_);
+    buffer_.clear();
+  }
   /// Leaves the output empty again, so that nothing half made can be taken for the result.
   void Discard() {
     buffer_.clear();
@@ -89,10 +117,6 @@ class MergedOutput {
 
  private:
   static constexpr size_t kBuffer = size_t{1} << 20;
-  void Flush() {
-    Put(buffer_);
-    buffer_.clear();
-  }
   void Put(std::string_view text) {
     size_t done = 0;
     while (done < text.size()) {
@@ -116,7 +140,7 @@ nlohmann::json Merge(const nlohmann::json& request) {
   int upper_fd = request.at("upper_fd").get<int>();
   int output_fd = request.at("output_fd").get<int>();
   auto path = request.at("path").get<std::string>();
-  auto approved = request.at("hunks").get<std::set<int>>();
+  const HunkPick approved = PickOf(request);
   std::string why_not;
   auto text = OpenTextModification(live_fd, upper_fd, path, kMaxTextBytes, &why_not);
   if (!text) throw Error(Code::kInvalidArgument, "cannot commit single hunks of " + path + ": " + why_not);
@@ -137,11 +161,35 @@ nlohmann::json Merge(const nlohmann::json& request) {
   return {{"ok", true}};
 }
 
+/// {"parts": [parts of hunk 1, ...]}: how the diff of `path` would be cut once the hunks and
+/// parts the request picks went live, as Merge writes them: the merged text is made in a
+/// memory file and diffed against the sandbox's version. What a partial commit leaves keeps
+/// its decisions by this shape (approval.h, ApprovalLeft).
+nlohmann::json Left(const nlohmann::json& request) {
+  int live_fd = request.at("live_fd").get<int>();
+  int upper_fd = request.at("upper_fd").get<int>();
+  auto path = request.at("path").get<std::string>();
+  const HunkPick pick = PickOf(request);
+  std::string why_not;
+  auto text = OpenTextModification(live_fd, upper_fd, path, kMaxTextBytes, &why_not);
+  if (!text) throw Error(Code::kInvalidArgument, "cannot commit single hunks of " + path + ": " + why_not);
+  UniqueFd merged(memfd_create("sandboxd-left", MFD_CLOEXEC));
+  if (!merged) ThrowErrno("cannot make a memory file for what is left of " + path);
+  MergedOutput output(merged.get(), path);
+  MergeHunks(*text->old_text, *text->new_text, pick, [&](std::string_view piece) { output.Write(piece); }, kContextLines,
+             kTextLimits);
+  output.Flush();
+  struct stat st;
+  if (fstat(merged.get(), &st) != 0) ThrowErrno("cannot stat the memory file of what is left of " + path);
+  FileText left(std::move(merged), st, path);
+  return {{"parts", CountHunkParts(left, *text->new_text, kContextLines, kTextLimits)}};
+}
+
 }  // namespace
 
 const std::map<HelperOp, HelperOperation>& TextHelperOperations() {
   static const std::map<HelperOp, HelperOperation> operations = {
-      {HelperOp::kDiff, Diff}, {HelperOp::kHunks, Hunks}, {HelperOp::kMerge, Merge}};
+      {HelperOp::kDiff, Diff}, {HelperOp::kHunks, Hunks}, {HelperOp::kMerge, Merge}, {HelperOp::kLeft, Left}};
   return operations;
 }
 

@@ -68,7 +68,7 @@ namespace {
 constexpr std::pair<HelperOp, std::string_view> kOpNames[] = {
     {HelperOp::kCompare, "compare"}, {HelperOp::kRenames, "renames"}, {HelperOp::kLanding, "landing"},
     {HelperOp::kSteps, "steps"},     {HelperOp::kDiff, "diff"},       {HelperOp::kHunks, "hunks"},
-    {HelperOp::kMerge, "merge"},
+    {HelperOp::kMerge, "merge"},     {HelperOp::kLeft, "left"},
 };
 
 }  // namespace
@@ -82,6 +82,7 @@ bool IsTextHelperOp(HelperOp op) {
     case HelperOp::kDiff:
     case HelperOp::kHunks:
     case HelperOp::kMerge:
+    case HelperOp::kLeft:
       return true;
     case HelperOp::kCompare:
     case HelperOp::kRenames:

@@ -44,6 +44,7 @@ enum class HelperOp {
   kDiff,     ///< sandboxd-text-helper: a git-style diff
   kHunks,    ///< sandboxd-text-helper: hunk counts
   kMerge,    ///< sandboxd-text-helper: a file merged from approved hunks
+  kLeft,     ///< sandboxd-text-helper: the shape of the diff a partial commit would leave
 };
 std::string_view ToString(HelperOp op);
 std::optional<HelperOp> HelperOpFromString(std::string_view name);

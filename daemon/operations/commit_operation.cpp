@@ -6,6 +6,7 @@
 #include "commit/commit_runner.h"
 #include "logging/log.h"
 #include "operations/after_moves.h"
+#include "owner/helper_client.h"
 #include "review/review.h"
 #include "sandbox/sandbox.h"
 #include "utf8.h"
@@ -53,7 +54,13 @@ Committed CommitChanges(const OperationParts& parts, Sandbox& sandbox, const Com
       request.renames = std::move(outlook.renames);
     } else if (outlook.taken > 0) {
       request.taken = [&parts, &sandbox, &asked, &commit](const auto& take) {
-        return parts.review.StreamTaken(sandbox, asked.selectors, asked.all, commit, take);
+        // What is left of a hunk taken in part keeps its decisions by how the diff left cuts
+        // it, which only the owner's helper can read.
+        auto shape_left = [&parts, &sandbox](size_t root, const Change& change, const HunkPick& pick) {
+          UniqueFd live = sandbox.OpenLiveRoot(root), upper = sandbox.OpenUpper(root);
+          return ShapeLeftAsOwner(parts.helpers, LookupUser(sandbox.owner()), live.get(), upper.get(), change.path, pick);
+        };
+        return parts.review.StreamTaken(sandbox, asked.selectors, asked.all, commit, take, shape_left);
       };
     }
     request.force = asked.force;

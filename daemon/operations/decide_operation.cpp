@@ -9,7 +9,7 @@ namespace sandboxd {
 
 size_t DecideChanges(const OperationParts& parts, Sandbox& sandbox, const std::vector<std::string>& selectors, bool all, Verdict verdict) {
   sandbox.CheckActive(verdict == Verdict::kApproved ? "approve changes in" : "reject changes in");
-  auto count_hunks = [&](const std::vector<RootChanges>& asked) {
+  auto count_hunks = [&](const std::vector<RootChanges>& asked, bool with_parts) {
     std::vector<UniqueFd> fds;
     std::vector<HelperRoot> roots;
     for (const auto& root : asked) {
@@ -17,10 +17,10 @@ size_t DecideChanges(const OperationParts& parts, Sandbox& sandbox, const std::v
       fds.push_back(sandbox.OpenUpper(root.root));
       roots.push_back({fds[fds.size() - 2].get(), fds.back().get(), sandbox.PathPrefix(root.root), root.changes, {}, {}});
     }
-    auto counted = CountHunksAsOwner(parts.helpers, LookupUser(sandbox.owner()), roots);
+    auto counted = CountHunksAsOwner(parts.helpers, LookupUser(sandbox.owner()), roots, with_parts);
     HunkCounts counts;
     for (size_t i = 0; i < asked.size() && i < counted.size(); ++i)
-      for (const auto& [path, count] : counted[i]) counts[{asked[i].root, path}] = count;
+      for (auto& [path, shape] : counted[i]) counts[{asked[i].root, path}] = std::move(shape);
     return counts;
   };
   size_t decided = parts.review.Decide(sandbox, selectors, all, verdict, count_hunks);

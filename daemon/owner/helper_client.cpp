@@ -46,10 +46,11 @@ nlohmann::json HelperPrograms::Run(HelperOp op, const UserCredentials& user, con
   return answer;
 }
 
-nlohmann::json RunHelper(OwnerHelpers& helpers, HelperOp op, const UserCredentials& user,
-                         const std::vector<HelperRoot>& roots, int output_fd, int64_t output_stall_ms) {
+namespace {
+
+/// A request of `op` about `roots`, whose fds go into `fds` (numbered from 3 in the helper).
+nlohmann::json RootsRequest(HelperOp op, const std::vector<HelperRoot>& roots, std::vector<int>& fds) {
   nlohmann::json request = {{"op", ToString(op)}, {"roots", nlohmann::json::array()}};
-  std::vector<int> fds;
   for (const auto& root : roots) {
     nlohmann::json changes = nlohmann::json::array();
     for (const auto& change : root.changes) changes.push_back(ChangeToJson(change));
@@ -62,6 +63,21 @@ nlohmann::json RunHelper(OwnerHelpers& helpers, HelperOp op, const UserCredentia
         {{"live_fd", first}, {"upper_fd", first + 1}, {"prefix", root.prefix}, {"changes", changes}, {"renames", renames},
          {"only_hunks", root.only_hunks}});
   }
+  return request;
+}
+
+/// The fields of a request that pick hunks and parts (text_operations.cpp, PickOf).
+void PutPick(nlohmann::json& request, const HunkPick& pick) {
+  request["hunks"] = pick.hunks;
+  if (!pick.parts.empty()) request["parts"] = pick.parts;
+}
+
+}  // namespace
+
+nlohmann::json RunHelper(OwnerHelpers& helpers, HelperOp op, const UserCredentials& user,
+                         const std::vector<HelperRoot>& roots, int output_fd, int64_t output_stall_ms) {
+  std::vector<int> fds;
+  nlohmann::json request = RootsRequest(op, roots, fds);
   if (output_fd >= 0) {
     request["output_fd"] = static_cast<int>(3 + fds.size());
     fds.push_back(output_fd);
@@ -85,19 +101,35 @@ void RunStepsHelper(OwnerHelpers& helpers, const UserCredentials& user, StepDire
   helpers.Run(HelperOp::kSteps, user, request, fds);
 }
 
-std::vector<std::map<std::string, int>> CountHunksAsOwner(OwnerHelpers& helpers, const UserCredentials& user,
-                                                          const std::vector<HelperRoot>& roots) {
-  nlohmann::json answer = RunHelper(helpers, HelperOp::kHunks, user, roots);
-  std::vector<std::map<std::string, int>> counts;
-  for (const auto& root : answer.at("roots")) counts.push_back(root.at("counts").get<std::map<std::string, int>>());
-  if (counts.size() != roots.size()) throw Error(Code::kFailed, "sandboxd-helper hunks answered for the wrong number of roots");
-  return counts;
+std::vector<std::map<std::string, HunkShape>> CountHunksAsOwner(OwnerHelpers& helpers, const UserCredentials& user,
+                                                                      const std::vector<HelperRoot>& roots, bool with_parts) {
+  std::vector<int> fds;
+  nlohmann::json request = RootsRequest(HelperOp::kHunks, roots, fds);
+  request["with_parts"] = with_parts;
+  nlohmann::json answer = helpers.Run(HelperOp::kHunks, user, request, fds);
+  std::vector<std::map<std::string, HunkShape>> shapes;
+  for (const auto& root : answer.at("roots")) {
+    auto& shape = shapes.emplace_back();
+    for (const auto& [path, count] : root.at("counts").get<std::map<std::string, int>>()) shape[path].hunks = count;
+    if (with_parts && root.contains("parts"))
+      for (const auto& [path, parts] : root.at("parts").get<std::map<std::string, std::vector<int>>>()) shape[path].parts = parts;
+  }
+  if (shapes.size() != roots.size()) throw Error(Code::kFailed, "sandboxd-helper hunks answered for the wrong number of roots");
+  return shapes;
 }
 
 void MergeHunksAsOwner(OwnerHelpers& helpers, const UserCredentials& user, int live_fd, int upper_fd,
-                       const std::string& path, const std::set<int>& hunks, int output_fd) {
-  nlohmann::json request = {{"live_fd", 3}, {"upper_fd", 4}, {"output_fd", 5}, {"path", path}, {"hunks", hunks}};
+                       const std::string& path, const HunkPick& pick, int output_fd) {
+  nlohmann::json request = {{"live_fd", 3}, {"upper_fd", 4}, {"output_fd", 5}, {"path", path}};
+  PutPick(request, pick);
   helpers.Run(HelperOp::kMerge, user, request, {live_fd, upper_fd, output_fd});
+}
+
+std::vector<int> ShapeLeftAsOwner(OwnerHelpers& helpers, const UserCredentials& user, int live_fd, int upper_fd,
+                                  const std::string& path, const HunkPick& pick) {
+  nlohmann::json request = {{"live_fd", 3}, {"upper_fd", 4}, {"path", path}};
+  PutPick(request, pick);
+  return helpers.Run(HelperOp::kLeft, user, request, {live_fd, upper_fd}).at("parts").get<std::vector<int>>();
 }
 
 std::set<std::string> SameContentAsOwner(OwnerHelpers& helpers, const UserCredentials& user, int live_fd,

@@ -17,6 +17,7 @@
 #include "model/commit_step.h"
 #include "model/helper_request.h"
 #include "model/renames.h"
+#include "model/hunk_pick.h"
 #include "owner/owner_helpers.h"
 
 namespace sandboxd {
@@ -61,18 +62,23 @@ struct StepHelperRoot {
 void RunStepsHelper(OwnerHelpers& helpers, const UserCredentials& user, StepDirection direction,
                     const std::vector<StepHelperRoot>& roots, const std::vector<CommitStep>& steps, bool sync = true);
 
-/// For each root (in order), each of its changes' path → the number of hunks `diff` shows for it
-/// when it can be committed hunk by hunk (a text file modified in place), or -1 when it can
-/// only be approved whole.
-std::vector<std::map<std::string, int>> CountHunksAsOwner(OwnerHelpers& helpers, const UserCredentials& user,
-                                                          const std::vector<HelperRoot>& roots);
+/// For each root (in order), each of its changes' path → the hunks `diff` shows for it when it
+/// can be committed hunk by hunk (a text file modified in place), else -1; `with_parts`: and the
+/// parts of each hunk (hunk_parts.h).
+std::vector<std::map<std::string, HunkShape>> CountHunksAsOwner(OwnerHelpers& helpers, const UserCredentials& user,
+                                                                      const std::vector<HelperRoot>& roots, bool with_parts = false);
 
-/// Writes to `output_fd` (an empty regular file) the live file `path` with only the hunks
-/// numbered in `hunks` (from 1, as `diff` numbers them) taken from the upper layer, and syncs it.
+/// Writes to `output_fd` (an empty regular file) the live file `path` with only the hunks and
+/// parts `pick` names (from 1, as `diff` numbers them) taken from the upper layer, and syncs it.
 /// Throws Error(kInvalidArgument) when `path` is not a text file on both sides, Error(kNotFound)
-/// for a hunk number the change does not have.
+/// for a hunk or part the change does not have.
 void MergeHunksAsOwner(OwnerHelpers& helpers, const UserCredentials& user, int live_fd, int upper_fd,
-                       const std::string& path, const std::set<int>& hunks, int output_fd);
+                       const std::string& path, const HunkPick& pick, int output_fd);
+
+/// How many parts each hunk has of the diff that would be left of `path` once `pick` of it went
+/// live (what MergeHunksAsOwner writes, against the upper layer's file).
+std::vector<int> ShapeLeftAsOwner(OwnerHelpers& helpers, const UserCredentials& user, int live_fd, int upper_fd,
+                                  const std::string& path, const HunkPick& pick);
 
 /// The subset of `paths` whose live and upper entries have the same content (regular files byte
 /// for byte, symlinks by target; see same_content.h).

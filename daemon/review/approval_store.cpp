@@ -31,22 +31,38 @@ CREATE TABLE IF NOT EXISTS approvals_after_commit (
 );
 )sql";
 
-std::string HunksToText(const std::map<int, Verdict>& hunks) {
+/// The per-hunk decisions as one JSON object: {"1": "approved", "2": "pending", "2.1": "approved",
+/// "2.2": "rejected"}: a key "N.M" is part M of split hunk N (rows written before hunks could
+/// be split hold none).
+std::string HunksToText(const Approval& approval) {
   nlohmann::json object = nlohmann::json::object();
-  for (const auto& [number, verdict] : hunks) object[std::to_string(number)] = std::string(ToString(verdict));
+  for (const auto& [number, verdict] : approval.hunks) object[std::to_string(number)] = std::string(ToString(verdict));
+  for (const auto& [number, verdicts] : approval.parts)
+    for (size_t i = 0; i < verdicts.size(); ++i)
+      object[std::to_string(number) + "." + std::to_string(i + 1)] = std::string(ToString(verdicts[i]));
   return object.dump();
 }
 
-std::map<int, Verdict> HunksFromText(const std::string& text) {
-  std::map<int, Verdict> hunks;
+void HunksFromText(const std::string& text, Approval& approval) {
   auto object = nlohmann::json::parse(text);
+  std::map<int, std::map<int, Verdict>> parts;
   for (auto it = object.begin(); it != object.end(); ++it) {
     std::string name = it.value().is_string() ? it.value().get<std::string>() : it.value().dump();
     auto decided = VerdictFromString(name);
     if (!decided) throw Error(Code::kFailed, "approval database holds an unknown verdict '" + name + "'");
-    hunks[std::stoi(it.key())] = *decided;
+    const std::string& key = it.key();
+    if (size_t dot = key.find('.'); dot != std::string::npos) parts[std::stoi(key.substr(0, dot))][std::stoi(key.substr(dot + 1))] = *decided;
+    else approval.hunks[std::stoi(key)] = *decided;
   }
-  return hunks;
+  for (const auto& [number, verdicts] : parts) {
+    auto& list = approval.parts[number];
+    for (const auto& [part, verdict] : verdicts) {
+      if (part != static_cast<int>(list.size()) + 1)
+        throw Error(Code::kFailed, "approval database holds part " + std::to_string(part) + " of hunk " + std::to_string(number) +
+                                       " without the parts before it");
+      list.push_back(verdict);
+    }
+  }
 }
 
 /// The columns both tables keep a decision in, in the order DecisionFromRow reads them.
@@ -57,7 +73,7 @@ Approval DecisionFromRow(Statement& row) {
   approval.root = static_cast<size_t>(row.ColumnInt(0));
   approval.path = row.ColumnText(1);
   approval.whole = VerdictFromString(row.ColumnText(2)).value_or(Verdict::kPending);
-  approval.hunks = HunksFromText(row.ColumnText(3));
+  HunksFromText(row.ColumnText(3), approval);
   approval.hunk_count = static_cast<int>(row.ColumnInt(4));
   approval.partner = row.ColumnText(5);
   return approval;
@@ -131,7 +147,7 @@ void ApprovalStore::Save(const std::string& sandbox_id, const std::vector<Approv
           .Bind(3, approval.path)
           .Bind(4, approval.fingerprint)
           .Bind(5, ToString(approval.whole))
-          .Bind(6, HunksToText(approval.hunks))
+          .Bind(6, HunksToText(approval))
           .Bind(7, static_cast<int64_t>(approval.hunk_count))
           .Bind(8, approval.partner)
           .Run();
@@ -172,7 +188,7 @@ void ApprovalStore::SaveAfterCommit(const std::string& sandbox_id, int64_t commi
           .Bind(3, static_cast<int64_t>(approval.root))
           .Bind(4, approval.path)
           .Bind(5, ToString(approval.whole))
-          .Bind(6, HunksToText(approval.hunks))
+          .Bind(6, HunksToText(approval))
           .Bind(7, static_cast<int64_t>(approval.hunk_count))
           .Bind(8, approval.partner)
           .Run();

@@ -60,7 +60,7 @@ void ForEachDiffPage(Review& review, const Sandbox& sandbox, const std::vector<s
         }
         if (!named) return;
         if (!whole && partner.empty())
-          for (const auto& [s, hunk] : hunks) only.insert(hunk);
+          for (const auto& [s, hunk] : hunks) only.insert(hunk.hunk);  // a part shows its hunk
       }
       if (partner.empty()) {
         std::string path = item.change.path;

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include <optional>
 #include <set>
 
 #include "base/beneath.h"
@@ -205,7 +206,7 @@ size_t Review::Decide(const Sandbox& sandbox, const std::vector<std::string>& se
   std::map<RecordKey, ReviewedChange> named, halves;
   std::set<RecordKey> whole;                             // changes a whole-change reading names
   std::set<size_t> named_whole;                          // selectors with a whole-change reading that names something
-  std::map<size_t, std::pair<RecordKey, int>> hunk_of;   // selector → {change, hunk}
+  std::map<size_t, std::pair<RecordKey, api::HunkRef>> hunk_of;   // selector → {change, hunk or part}
   api::SelectorIndex index(selectors);
   ForEach(sandbox, [&](ReviewedChange&& item) {
     std::string shown = DisplayPath(item.change, sandbox.PathPrefix(item.root));
@@ -247,14 +248,16 @@ size_t Review::Decide(const Sandbox& sandbox, const std::vector<std::string>& se
   HunkCounts counts;
   if (!hunk_of.empty()) {
     std::map<size_t, RootChanges> asked;
+    bool with_parts = false;
     for (const auto& [s, target] : hunk_of) {
+      with_parts |= target.second.part > 0;
       const auto& item = named.at(target.first);
       asked[item.root].root = item.root;
       asked[item.root].changes.push_back(item.change);
     }
     std::vector<RootChanges> roots;
     for (auto& [root, changes] : asked) roots.push_back(std::move(changes));
-    counts = count_hunks(roots);
+    counts = count_hunks(roots, with_parts);
   }
 
   size_t decided = 0;
@@ -266,14 +269,25 @@ size_t Review::Decide(const Sandbox& sandbox, const std::vector<std::string>& se
     auto& item = named.at(target.first);
     std::string shown = DisplayPath(item.change, sandbox.PathPrefix(item.root));
     auto it = counts.find(target.first);
-    int count = it == counts.end() ? -1 : it->second;
+    const HunkShape shape = it == counts.end() ? HunkShape{} : it->second;
+    const int count = shape.hunks;
+    const api::HunkRef ref = target.second;
     if (count < 0)
       throw Error(Code::kInvalidArgument, shown + " is not a text modification and is approved or rejected whole; name it without ':" +
-                                              std::to_string(target.second) + "'");
-    if (target.second < 1 || target.second > count)
+                                              api::ToString(ref) + "'");
+    if (ref.hunk < 1 || ref.hunk > count)
       throw Error(Code::kNotFound, shown + " has " + std::to_string(count) + (count == 1 ? " hunk" : " hunks") +
-                                       "; there is no hunk " + std::to_string(target.second) + " in sandbox " + sandbox.id());
-    item.approval.DecideHunk(target.second, count, verdict);
+                                       "; there is no hunk " + std::to_string(ref.hunk) + " in sandbox " + sandbox.id());
+    if (ref.part == 0) {
+      item.approval.DecideHunk(ref.hunk, count, verdict);
+    } else {
+      int parts = static_cast<size_t>(ref.hunk) <= shape.parts.size() ? shape.parts[static_cast<size_t>(ref.hunk - 1)] : 0;
+      if (ref.part > parts)
+        throw Error(Code::kNotFound, "hunk " + std::to_string(ref.hunk) + " of " + shown + " has " + std::to_string(parts) +
+                                         (parts == 1 ? " part" : " parts") + "; there is no part " + std::to_string(ref.part) +
+                                         " in sandbox " + sandbox.id());
+      item.approval.DecidePart(ref.hunk, ref.part, count, parts, verdict);
+    }
     ++decided;
   }
   // All or nothing: every selector was checked above, so the decisions go in one transaction.
@@ -340,30 +354,15 @@ CommitSelection Review::Selection(const Sandbox& sandbox, const std::vector<Revi
   return request;
 }
 
-namespace {
-
-/// The decision a partly committed file keeps for what is left of it once `committed` went live:
-/// the hunks left, renumbered, each with its verdict (one verdict for all: whole).
-Approval HunksLeft(const Approval& before, const std::set<int>& committed) {
-  Approval kept = before;
-  kept.hunks = RemainingHunks(before, committed);
-  kept.hunk_count = static_cast<int>(kept.hunks.size());
-  if (!kept.hunks.empty()) {
-    Verdict first = kept.hunks.begin()->second;
-    bool same = true;
-    for (const auto& [number, verdict] : kept.hunks) same &= verdict == first;
-    if (same) kept.DecideWhole(first);
-  }
-  return kept;
-}
-
-}  // namespace
-
 TakenRenames Review::StreamTaken(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool approve_pending,
-                                 int64_t commit, const std::function<void(TakenChange&&)>& take) {
+                                 int64_t commit, const std::function<void(TakenChange&&)>& take, const ShapeLeft& shape_left) {
   std::vector<Approval> left;  // of the files partly committed (few)
   SelectionStream selection(sandbox, selectors, approve_pending, [&](TakenChange&& taken) {
-    if (!taken.hunks.empty()) left.push_back(HunksLeft(taken.approval, taken.hunks));
+    if (!taken.hunks.empty()) {
+      std::optional<std::vector<int>> shape;
+      if (shape_left && SplitsWhatIsLeft(taken.approval, taken.hunks)) shape = shape_left(taken.root, taken.change, taken.hunks);
+      left.push_back(ApprovalLeft(taken.approval, taken.hunks, shape ? &*shape : nullptr));
+    }
     take(std::move(taken));
   });
   ForEach(sandbox, [&](ReviewedChange&& item) { selection.Add(std::move(item)); }, true);

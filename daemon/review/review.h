@@ -60,10 +60,13 @@ class OutlookTally {
   CommitOutlook outlook_;
 };
 
-/// Hunk counts of text modifications, -1 for a change that is decided whole only; keyed by
-/// {root, path}.
-using HunkCounts = std::map<std::pair<size_t, std::string>, int>;
-using HunkCounter = std::function<HunkCounts(const std::vector<RootChanges>&)>;
+/// Shapes of text modifications, keyed by {root, path}.
+using HunkCounts = std::map<std::pair<size_t, std::string>, HunkShape>;
+/// Counts the hunks of changes as the owner; `with_parts`: their parts too.
+using HunkCounter = std::function<HunkCounts(const std::vector<RootChanges>& changes, bool with_parts)>;
+/// How many parts each hunk of the diff has that would be left of change `change` of root
+/// `root` once `pick` of it went live (what a partial commit leaves), as the owner.
+using ShapeLeft = std::function<std::vector<int>(size_t root, const Change& change, const HunkPick& pick)>;
 /// Finding renames needs the owner's rights too (rename_finder.h).
 using RenameLookup = std::function<SandboxRenames(const Sandbox&, const std::vector<RootChanges>&)>;
 
@@ -102,10 +105,11 @@ class Review {
   /// pinned the decisions: streams what it takes
   /// of what `selectors` name (all without; `approve_pending` as commit --all) to `take`, and
   /// returns the renames taken. The decisions a partly committed file keeps if it goes live
-  /// (those of the hunks left, renumbered) then wait for its outcome in the store. Throws
-  /// Error as SelectionStream does.
+  /// (those of the hunks left, renumbered: ApprovalLeft, with `shape_left` asked when a hunk
+  /// was taken in part) then wait for its outcome in the store. Throws Error as
+  /// SelectionStream does.
   TakenRenames StreamTaken(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool approve_pending, int64_t commit,
-                           const std::function<void(TakenChange&&)>& take);
+                           const std::function<void(TakenChange&&)>& take, const ShapeLeft& shape_left = {});
   /// After commit `commit` went live: forgets decisions of what went live whole (all of them
   /// after a commit of the whole upper; else what its journaled steps name), and gives the
   /// partly committed files the decisions that waited for it.

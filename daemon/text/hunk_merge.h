@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "model/hunk_pick.h"
 #include "text/text_hunks.h"
 #include "text/text_source.h"
 
@@ -33,9 +34,15 @@ size_t CountHunks(std::string_view old_text, std::string_view new_text, int cont
 /// this throws.
 void MergeHunks(const TextSource& old_text, const TextSource& new_text, const std::set<int>& approved,
                 const std::function<void(std::string_view)>& out, int context_lines = 3, const TextDiffLimits& limits = {});
+/// MergeHunks of the hunks `pick.hunks` whole and, of each hunk in `pick.parts`, only the parts
+/// named (hunk_parts.h): its other parts stay as in `old_text`. A part number past the hunk's
+/// last part throws Error(kNotFound) (`out` may have got some of the text by then).
+void MergeHunks(const TextSource& old_text, const TextSource& new_text, const HunkPick& pick,
+                const std::function<void(std::string_view)>& out, int context_lines = 3, const TextDiffLimits& limits = {});
 
 /// MergeHunks into a string.
 std::string ApplyHunks(std::string_view old_text, std::string_view new_text, const std::set<int>& approved,
                        int context_lines = 3);
+std::string ApplyHunks(std::string_view old_text, std::string_view new_text, const HunkPick& pick, int context_lines = 3);
 
 }  // namespace sandboxd

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <random>
+#include <utility>
 
 #include "base/errors.h"
 #include "review/approval_store.h"
@@ -46,8 +47,77 @@ TEST(ApprovalTest, HunksLeftAfterAPartialCommitAreRenumberedInOrder) {
   approval.DecideHunk(1, 4, Verdict::kApproved);
   approval.DecideHunk(2, 4, Verdict::kRejected);
   approval.DecideHunk(3, 4, Verdict::kApproved);
-  auto left = RemainingHunks(approval, approval.ApprovedHunks());
-  EXPECT_EQ(left, (std::map<int, Verdict>{{1, Verdict::kRejected}, {2, Verdict::kPending}}));
+  ASSERT_FALSE(SplitsWhatIsLeft(approval, approval.Approved()));
+  Approval left = ApprovalLeft(approval, approval.Approved(), nullptr);
+  EXPECT_EQ(left.hunks, (std::map<int, Verdict>{{1, Verdict::kRejected}, {2, Verdict::kPending}}));
+  EXPECT_EQ(left.hunk_count, 2);
+}
+
+TEST(ApprovalTest, PartsSpreadTheirHunksDecisionAndCollapseWhenTheyAgree) {
+  Approval approval;
+  approval.DecideWhole(Verdict::kRejected);
+  approval.DecidePart(2, 1, 3, 2, Verdict::kApproved);  // hunk 2 of 3, part 1 of 2
+  EXPECT_EQ(approval.State(), ReviewState::kPartial);
+  EXPECT_EQ(approval.SplitHunks(), (std::set<int>{2}));
+  // A split hunk is neither approved nor rejected as a hunk.
+  EXPECT_EQ(approval.HunksWith(Verdict::kRejected), (std::set<int>{1, 3}));
+  EXPECT_TRUE(approval.ApprovedHunks().empty());
+  EXPECT_EQ(approval.Approved(), (HunkPick{{}, {{2, {1}}}}));
+  EXPECT_TRUE(approval.CommitsPart());
+  EXPECT_FALSE(approval.CommitsAll());
+  // The other part rejected: the parts agree, hunk 2 is rejected whole, and so is the change.
+  approval.DecidePart(2, 1, 3, 2, Verdict::kRejected);
+  EXPECT_EQ(approval.State(), ReviewState::kRejected);
+  EXPECT_TRUE(approval.parts.empty());
+  // Deciding the hunk whole drops its parts.
+  approval.DecidePart(1, 2, 3, 2, Verdict::kApproved);
+  approval.DecideHunk(1, 3, Verdict::kApproved);
+  EXPECT_TRUE(approval.parts.empty());
+  EXPECT_EQ(approval.ApprovedHunks(), (std::set<int>{1}));
+}
+
+TEST(ApprovalTest, CommitAllApprovesPendingPartsAndKeepsRejectedOnes) {
+  Approval approval;
+  approval.DecidePart(1, 2, 2, 3, Verdict::kRejected);  // hunk 1 of 2: parts pending, rejected, pending
+  approval.ApprovePending();
+  EXPECT_EQ(approval.Approved(), (HunkPick{{2}, {{1, {1, 3}}}}));
+  EXPECT_FALSE(approval.CommitsAll());
+}
+
+TEST(ApprovalTest, WhatIsLeftOfAHunkTakenInPartFollowsTheShapeOfTheDiffLeft) {
+  // Hunk 1 whole rejected; hunk 2 split into 4 parts: approved, rejected, approved, pending;
+  // hunk 3 rejected.
+  Approval approval;
+  approval.DecideHunk(1, 3, Verdict::kRejected);
+  approval.DecideHunk(3, 3, Verdict::kRejected);
+  approval.DecidePart(2, 1, 3, 4, Verdict::kApproved);
+  approval.DecidePart(2, 2, 3, 4, Verdict::kRejected);
+  approval.DecidePart(2, 3, 3, 4, Verdict::kApproved);
+  HunkPick taken = approval.Approved();
+  ASSERT_EQ(taken, (HunkPick{{}, {{2, {1, 3}}}}));
+  ASSERT_TRUE(SplitsWhatIsLeft(approval, taken));
+
+  // The runs left of hunk 2 (rejected, pending) stay one hunk: it is split in two parts.
+  std::vector<int> one_hunk{1, 2, 1};
+  Approval left = ApprovalLeft(approval, taken, &one_hunk);
+  EXPECT_EQ(left.hunk_count, 3);
+  EXPECT_EQ(left.HunksWith(Verdict::kRejected), (std::set<int>{1, 3}));
+  EXPECT_EQ(left.parts, (std::map<int, std::vector<Verdict>>{{2, {Verdict::kRejected, Verdict::kPending}}}));
+
+  // Now far enough apart to be two hunks: each decided whole.
+  std::vector<int> two_hunks{1, 1, 1, 1};
+  left = ApprovalLeft(approval, taken, &two_hunks);
+  EXPECT_EQ(left.hunk_count, 4);
+  EXPECT_TRUE(left.parts.empty());
+  EXPECT_EQ(left.HunksWith(Verdict::kRejected), (std::set<int>{1, 2, 4}));
+  EXPECT_EQ(left.HunksWith(Verdict::kPending), (std::set<int>{3}));
+
+  // A shape that does not fit (or none): never approved; rejected since something was.
+  const std::vector<int> misfit{1, 3, 1};
+  for (const std::vector<int>* shape : {static_cast<const std::vector<int>*>(nullptr), &misfit}) {
+    left = ApprovalLeft(approval, taken, shape);
+    EXPECT_EQ(left.State(), ReviewState::kRejected);
+  }
 }
 
 class ApprovalStoreTest : public ::testing::Test {
@@ -75,6 +145,7 @@ TEST_F(ApprovalStoreTest, DecisionsRoundTripAndPendingOnesLeaveNoRow) {
   Approval part = Decision("b.txt", "fp-b");
   part.DecideHunk(2, 3, Verdict::kApproved);
   part.DecideHunk(3, 3, Verdict::kRejected);
+  part.DecidePart(1, 2, 3, 3, Verdict::kRejected);
   approvals.Save("00000000000000aa", {whole, part});
   auto loaded = approvals.Load("00000000000000aa");
   ASSERT_EQ(loaded.size(), 2u);
@@ -82,6 +153,7 @@ TEST_F(ApprovalStoreTest, DecisionsRoundTripAndPendingOnesLeaveNoRow) {
   EXPECT_EQ(b.fingerprint, "fp-b");
   EXPECT_EQ(b.hunk_count, 3);
   EXPECT_EQ(b.hunks, part.hunks);
+  EXPECT_EQ(b.parts, part.parts);  // split hunks survive a restart
 
   whole.DecideWhole(Verdict::kPending);
   approvals.Save("00000000000000aa", {whole});
@@ -101,11 +173,13 @@ TEST_F(ApprovalStoreTest, PartnersAndDecisionsWaitingForACommitRoundTrip) {
 
   Approval left = Decision("b.txt", "");
   left.DecideHunk(1, 2, Verdict::kRejected);
+  left.DecidePart(2, 2, 2, 2, Verdict::kRejected);
   approvals.SaveAfterCommit("00000000000000aa", 7, {left});
   EXPECT_EQ(approvals.CommitsAwaited("00000000000000aa"), std::vector<int64_t>{7});
   auto taken = approvals.TakeAfterCommit("00000000000000aa", 7);
   ASSERT_EQ(taken.size(), 1u);
   EXPECT_EQ(taken[0].hunks, left.hunks);
+  EXPECT_EQ(taken[0].parts, left.parts);
   EXPECT_EQ(taken[0].hunk_count, 2);
   EXPECT_TRUE(approvals.CommitsAwaited("00000000000000aa").empty());  // taken once
 }

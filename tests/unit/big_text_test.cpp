@@ -194,21 +194,22 @@ TEST_F(BigTextHelperTest, HunksCountsTheFiveHunksTheDiffShows) {
   HelperRoot root{lower_.get(), upper_.get(), "", {Modified("big.log")}, {}, {}};
   auto counts = CountHunksAsOwner(Programs(), user_, {root});
   ASSERT_EQ(counts.size(), 1u);
-  EXPECT_EQ(counts[0], (std::map<std::string, int>{{"big.log", 5}}));
+  EXPECT_EQ(counts[0].at("big.log").hunks, 5);
+  EXPECT_EQ(counts[0].size(), 1u);
 }
 
 TEST_F(BigTextHelperTest, MergeTakesExactlyTheApprovedHunks) {
   UniqueFd out(open((dir_ / "merged").c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-  MergeHunksAsOwner(Programs(), user_, lower_.get(), upper_.get(), "big.log", {2, 4}, out.get());
+  MergeHunksAsOwner(Programs(), user_, lower_.get(), upper_.get(), "big.log", HunkPick{{2, 4}}, out.get());
   EXPECT_TRUE(ReadFile(dir_ / "merged") == Edited({2, 4})) << "the merge of hunks 2 and 4 is not the text with edits 2 and 4";
 
   UniqueFd all(open((dir_ / "all").c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-  MergeHunksAsOwner(Programs(), user_, lower_.get(), upper_.get(), "big.log", {1, 2, 3, 4, 5}, all.get());
+  MergeHunksAsOwner(Programs(), user_, lower_.get(), upper_.get(), "big.log", HunkPick{{1, 2, 3, 4, 5}}, all.get());
   EXPECT_TRUE(ReadFile(dir_ / "all") == *new_text_);
 
   UniqueFd none(open((dir_ / "none").c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
   try {
-    MergeHunksAsOwner(Programs(), user_, lower_.get(), upper_.get(), "big.log", {2, 6}, none.get());
+    MergeHunksAsOwner(Programs(), user_, lower_.get(), upper_.get(), "big.log", HunkPick{{2, 6}}, none.get());
     ADD_FAILURE() << "hunk 6 was accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), Code::kNotFound);

@@ -60,6 +60,23 @@ TEST(ParseHunkSelectorTest, Forms) {
   EXPECT_FALSE(api::ParseHunkSelector("a:0"));
   EXPECT_FALSE(api::ParseHunkSelector("a:x"));
   EXPECT_FALSE(api::ParseHunkSelector(":3"));
+  EXPECT_EQ(s->part, 0);
+}
+
+TEST(ParseHunkSelectorTest, PartsOfAHunk) {
+  auto s = api::ParseHunkSelector("src/a.c:12.3");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->path, "src/a.c");
+  EXPECT_EQ(s->hunk, 12);
+  EXPECT_EQ(s->part, 3);
+  EXPECT_EQ(api::ToString(s->ref()), "12.3");
+  for (const char* wrong : {"a:1.", "a:.1", "a:1.0", "a:1.x", "a:1.2.3", "a:1.-2", "a:1. 2"})
+    EXPECT_FALSE(api::ParseHunkSelector(wrong)) << wrong;
+  // A name with a dot before the colon is a name: the part is after the last colon only.
+  auto dotted = api::ParseHunkSelector("v1.2:4.1");
+  ASSERT_TRUE(dotted);
+  EXPECT_EQ(dotted->path, "v1.2");
+  EXPECT_EQ(dotted->ref(), (api::HunkRef{4, 1}));
 }
 
 TEST(DisplayPathTest, RootItself) {

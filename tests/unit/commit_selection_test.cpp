@@ -21,7 +21,7 @@ using Key = std::pair<size_t, std::string>;
 
 struct Reference {
   std::set<Key> taken;
-  std::map<Key, std::set<int>> hunks;
+  std::map<Key, HunkPick> hunks;
   TakenRenames renames;
 };
 
@@ -50,7 +50,7 @@ Reference ReferenceSelection(const Sandbox& sandbox, std::vector<ReviewedChange>
     const auto& item = reviewed[c];
     if (!named[c] || !(item.approval.CommitsWhole() || item.approval.CommitsPart())) continue;
     result.taken.insert({item.root, item.change.path});
-    if (!item.approval.CommitsAll()) result.hunks[{item.root, item.change.path}] = item.approval.ApprovedHunks();
+    if (!item.approval.CommitsAll()) result.hunks[{item.root, item.change.path}] = item.approval.Approved();
   }
   for (const auto& key : std::set<Key>(result.taken)) {
     std::string path = key.second;
@@ -149,7 +149,7 @@ TEST(SelectionStreamTest, TakesWhatTheRulesOverTheWholeChangeSetTake) {
     }
     ASSERT_TRUE(renames) << "the stream refused what the rules take";
     std::set<Key> taken;
-    std::map<Key, std::set<int>> hunks;
+    std::map<Key, HunkPick> hunks;
     for (const auto& item : emitted) {
       Key key{item.root, item.change.path};
       EXPECT_TRUE(taken.insert(key).second) << key.second << " taken twice";

@@ -207,7 +207,7 @@ TEST_F(HunkMergeTest, ZeroContextLinesStillLineUp) {
 TEST_F(HunkMergeTest, HunkNumbersOutOfRangeAreRefused) {
   for (int number : {0, 4, -1}) {
     try {
-      ApplyHunks(kThreeOld, kThreeNew, {1, number});
+      ApplyHunks(kThreeOld, kThreeNew, std::set<int>{1, number});
       ADD_FAILURE() << "hunk " << number << " was accepted";
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), Code::kNotFound);
@@ -215,8 +215,8 @@ TEST_F(HunkMergeTest, HunkNumbersOutOfRangeAreRefused) {
       EXPECT_NE(std::string(e.what()).find("3 hunks"), std::string::npos) << e.what();
     }
   }
-  EXPECT_THROW(ApplyHunks("same\n", "same\n", {1}), Error);
-  EXPECT_EQ(ApplyHunks("same\n", "same\n", {}), "same\n");
+  EXPECT_THROW(ApplyHunks("same\n", "same\n", std::set<int>{1}), Error);
+  EXPECT_EQ(ApplyHunks("same\n", "same\n", std::set<int>{}), "same\n");
 }
 
 TEST_F(HunkMergeTest, CountHunksAgreesWithDiff) {
@@ -404,8 +404,16 @@ TEST_F(HunkMergeHelperTest, HunksCountsTextModificationsOnly) {
   HelperRoot second{lower_.get(), upper_.get(), "1/", {root.changes[0]}, {}, {}};
   auto counts = CountHunksAsOwner(Programs(), user_, {root, second});
   ASSERT_EQ(counts.size(), 2u);
-  EXPECT_EQ(counts[0], (std::map<std::string, int>{{"three.txt", 3}, {"bin", -1}, {"added.txt", -1}, {"mode.sh", -1}}));
-  EXPECT_EQ(counts[1], (std::map<std::string, int>{{"three.txt", 3}}));
+  auto hunks_of = [](const std::map<std::string, HunkShape>& shapes) {
+    std::map<std::string, int> hunks;
+    for (const auto& [path, shape] : shapes) hunks[path] = shape.hunks;
+    return hunks;
+  };
+  EXPECT_EQ(hunks_of(counts[0]), (std::map<std::string, int>{{"three.txt", 3}, {"bin", -1}, {"added.txt", -1}, {"mode.sh", -1}}));
+  EXPECT_EQ(hunks_of(counts[1]), (std::map<std::string, int>{{"three.txt", 3}}));
+  EXPECT_TRUE(counts[0].at("three.txt").parts.empty());  // not asked for
+  auto with_parts = CountHunksAsOwner(Programs(), user_, {root}, true);
+  EXPECT_EQ(with_parts[0].at("three.txt").parts, (std::vector<int>{1, 2, 1}));  // hunk 2: an insertion, line 15, a deletion
 }
 
 TEST_F(HunkMergeHelperTest, MergeWritesTheApprovedHunks) {
@@ -414,12 +422,12 @@ TEST_F(HunkMergeHelperTest, MergeWritesTheApprovedHunks) {
   WriteFile(L("d/three.txt"), kThreeOld);
   WriteFile(U("d/three.txt"), kThreeNew);
   UniqueFd out = MakeOutput("merged");
-  MergeHunksAsOwner(Programs(), user_, lower_.get(), upper_.get(), "d/three.txt", {2}, out.get());
+  MergeHunksAsOwner(Programs(), user_, lower_.get(), upper_.get(), "d/three.txt", HunkPick{{2}}, out.get());
   EXPECT_EQ(ReadFile(dir_ / "merged"), ApplyHunks(kThreeOld, kThreeNew, {2}));
 
   UniqueFd out2 = MakeOutput("merged2");
   try {
-    MergeHunksAsOwner(Programs(), user_, lower_.get(), upper_.get(), "d/three.txt", {4}, out2.get());
+    MergeHunksAsOwner(Programs(), user_, lower_.get(), upper_.get(), "d/three.txt", HunkPick{{4}}, out2.get());
     ADD_FAILURE() << "hunk 4 was accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), Code::kNotFound);
@@ -439,7 +447,7 @@ TEST_F(HunkMergeHelperTest, MergeRefusesWhatIsNotATextModification) {
   for (const char* path : {"bin", "via/f", "missing"}) {
     UniqueFd out = MakeOutput(std::string("out-") + (path[0] == 'v' ? "via" : path));
     try {
-      MergeHunksAsOwner(Programs(), user_, lower_.get(), upper_.get(), path, {1}, out.get());
+      MergeHunksAsOwner(Programs(), user_, lower_.get(), upper_.get(), path, HunkPick{{1}}, out.get());
       ADD_FAILURE() << path << " was merged";
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), Code::kInvalidArgument) << e.what();

@@ -26,7 +26,7 @@ std::string RandomSelector(std::mt19937& random) {
   switch (random() % 6) {
     case 0: return selector + "/";
     case 1: return selector + "//";
-    case 2: return selector + ":" + std::to_string(random() % 3);
+    case 2: return selector + ":" + std::to_string(random() % 3) + (random() % 2 ? "" : "." + std::to_string(random() % 3));
     case 3: return random() % 2 ? "." : "./";
     default: return selector;
   }
@@ -41,17 +41,17 @@ TEST(SelectorIndexTest, NamesWhatEachSelectorNamesAlone) {
     for (int p = 0; p < 10; ++p) {
       std::string path = RandomPath(random);
       std::set<size_t> expected_whole;
-      std::set<std::pair<size_t, int>> expected_hunks;
+      std::set<std::pair<size_t, HunkRef>> expected_hunks;
       for (size_t i = 0; i < selectors.size(); ++i) {
         if (SelectorNames(selectors[i], path)) expected_whole.insert(i);
-        if (auto hunk = ParseHunkSelector(selectors[i]); hunk && hunk->path == path) expected_hunks.insert({i, *hunk->hunk});
+        if (auto hunk = ParseHunkSelector(selectors[i]); hunk && hunk->path == path) expected_hunks.insert({i, hunk->ref()});
       }
       std::set<size_t> whole;
       index.ForEachNaming(path, [&](size_t i) { whole.insert(i); });
       EXPECT_EQ(whole, expected_whole) << "path " << path;
       EXPECT_EQ(index.AnyNames(path), !expected_whole.empty());
       const auto& hunks = index.HunksOf(path);
-      std::set<std::pair<size_t, int>> found(hunks.begin(), hunks.end());
+      std::set<std::pair<size_t, HunkRef>> found(hunks.begin(), hunks.end());
       EXPECT_EQ(found, expected_hunks) << "path " << path;
     }
   }

@@ -39,10 +39,10 @@ class SuspensionTest : public testing::SandboxWorldTest {
     // A job's work: a changed file and a new one; the owner approves one and rejects the other.
     WriteFile(sandbox_->UpperDir(0) + "/a.txt", "sandbox a\n");
     WriteFile(sandbox_->UpperDir(0) + "/c.txt", "sandbox c\n");
-    auto whole = [](const std::vector<RootChanges>& asked) {
+    auto whole = [](const std::vector<RootChanges>& asked, bool) {
       HunkCounts counts;
       for (const auto& root : asked)
-        for (const auto& change : root.changes) counts[{root.root, change.path}] = -1;
+        for (const auto& change : root.changes) counts[{root.root, change.path}] = HunkShape{};
       return counts;
     };
     review_.Decide(*sandbox_, {"a.txt"}, false, Verdict::kApproved, whole);

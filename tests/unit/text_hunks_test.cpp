@@ -13,6 +13,7 @@
 #include "base/errors.h"
 #include "temp_dir.h"
 #include "text/hunk_merge.h"
+#include "text/hunk_parts.h"
 #include "text/text_file.h"
 #include "text/text_source.h"
 
@@ -130,8 +131,40 @@ void ExpectCorrectDiff(const std::string& old_text, const std::string& new_text,
   MergeHunks(MemoryText(old_text), MemoryText(new_text), all, [&](std::string_view piece) { merged.append(piece); }, context, limits);
   EXPECT_TRUE(merged == new_text) << "merging every hunk does not give the new text";
   merged.clear();
-  MergeHunks(MemoryText(old_text), MemoryText(new_text), {}, [&](std::string_view piece) { merged.append(piece); }, context, limits);
+  MergeHunks(MemoryText(old_text), MemoryText(new_text), std::set<int>{}, [&](std::string_view piece) { merged.append(piece); },
+             context, limits);
   EXPECT_TRUE(merged == old_text) << "merging no hunk does not give the old text";
+
+  // Parts (git add -p's split): as many as runs of changed lines in the body, and together
+  // they are their hunk: every part of hunk h merges to what hunk h whole merges to, the
+  // first part alone to something between.
+  std::vector<int> parts = CountHunkParts(MemoryText(old_text), MemoryText(new_text), context, limits);
+  ASSERT_EQ(parts.size(), hunks.size());
+  auto merge = [&](const HunkPick& pick) {
+    std::string text;
+    MergeHunks(MemoryText(old_text), MemoryText(new_text), pick, [&](std::string_view piece) { text.append(piece); }, context,
+               limits);
+    return text;
+  };
+  for (size_t h = 0; h < hunks.size(); ++h) {
+    int runs = 0;
+    bool in_run = false;
+    for (const auto& line : SplitLines(hunks[h].body)) {
+      bool changed = line[0] == '-' || line[0] == '+';
+      runs += changed && !in_run;
+      if (line[0] != '\\') in_run = changed;
+    }
+    EXPECT_EQ(parts[h], runs) << "hunk " << h + 1 << " parts";
+    const int number = static_cast<int>(h + 1);
+    HunkPick every{{}, {{number, {}}}};
+    for (int p = 1; p <= parts[h]; ++p) every.parts[number].insert(p);
+    std::string whole = merge(HunkPick{{number}, {}});
+    EXPECT_TRUE(merge(every) == whole) << "every part of hunk " << number << " is not the hunk";
+    if (parts[h] > 1) {
+      std::string first = merge(HunkPick{{}, {{number, {1}}}});
+      EXPECT_TRUE(first != whole && first != old_text) << "part 1 of hunk " << number << " is all or nothing of it";
+    }
+  }
 }
 
 std::string Lines(int from, int to, const std::string& tag = "") {
