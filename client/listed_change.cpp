@@ -42,7 +42,11 @@ class FieldReader : public nlohmann::json_sax<nlohmann::json> {
   bool start_array(std::size_t) override {
     if (depth_ == 0) return false;  // the line is no object
     ++depth_;
-    if (depth_ == 2) array_ = key_ == "approved_hunks" ? &out_.approved_hunks : key_ == "rejected_hunks" ? &out_.rejected_hunks : nullptr;
+    if (depth_ == 2)
+      array_ = key_ == "approved_hunks"   ? &out_.approved_hunks
+               : key_ == "rejected_hunks" ? &out_.rejected_hunks
+               : key_ == "split_hunks"    ? &out_.split_hunks
+                                          : nullptr;
     return true;
   }
   bool end_array() override {

@@ -23,6 +23,7 @@ struct ListedChange {
   std::string review = "pending";
   std::optional<uint32_t> hunks;  ///< set for a change decided hunk by hunk
   std::vector<uint32_t> approved_hunks, rejected_hunks;
+  std::vector<uint32_t> split_hunks;  ///< hunks decided part by part (PATH:N.M)
   std::string renamed_from, renamed_to;
   bool conflict = false;
   std::string conflict_reason;

@@ -3,6 +3,7 @@
 /// hunk of a text modification, or else the whole change), read from ListChanges and kept up to
 /// date as decisions are sent, and the calls that read its diffs and send the decisions.
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,8 @@ struct ReviewedChange {
   std::string new_type;  ///< "" when there is no new side
   /// One per hunk for a change decided hunk by hunk, else one for the whole change.
   std::vector<Verdict> verdicts;
+  /// Of each hunk this review split (hunk number → one per part): what it decided of the parts.
+  std::map<size_t, std::vector<Verdict>> parts;
   /// The other half of a rename, decided with this one: its old path on the added half, its
   /// new path on the deleted half; "" for a change that is no rename.
   std::string renamed_from;

@@ -1,9 +1,9 @@
 // `sandboxctl review SANDBOX`: the change set decided on the terminal, in the manner of
 // `git add -p`. Each change, in `changes` order, is shown as its diff: a text modification hunk
-// by hunk (hunk N of its diff is what the selector PATH:N names), anything else whole. Each
-// answer goes to the daemon at once, so quitting, a signal or a lost connection never loses
-// what was already decided. Changes decided before are asked again: an answer replaces the
-// decision, `s` keeps it.
+// by hunk (hunk N of its diff is what the selector PATH:N names; `s` splits it into parts, part
+// M being PATH:N.M), anything else whole. Each answer goes to the daemon at once, so quitting, a
+// signal or a lost connection never loses what was already decided. Changes decided before are
+// asked again: an answer replaces the decision, `j` keeps it.
 
 #include <termios.h>
 #include <unistd.h>
@@ -18,6 +18,7 @@
 #include "diff_output.h"
 #include "diff_split.h"
 #include "git_ignored.h"
+#include "hunk_split.h"
 #include "quote_path.h"
 #include "review_changes.h"
 #include "terminal_keys.h"
@@ -48,21 +49,16 @@ constexpr const char* kChangeHelp =
     "j - leave this change undecided, see the next one\n"
     "? - print help\n";
 
-/// How many runs of changed lines a hunk holds (runs apart by unchanged lines): what `s`
-/// would split it into.
-size_t ChangeRuns(const std::string& hunk) {
-  size_t runs = 0;
-  bool in_run = false;
-  size_t start = hunk.find('\n');  // past the "@@" line
-  while (start != std::string::npos && start + 1 < hunk.size()) {
-    char first = hunk[start + 1];
-    bool changed = first == '+' || first == '-';
-    if (changed && !in_run) ++runs;
-    if (first != '\\') in_run = changed;  // "\ No newline at end of file" belongs to its line
-    start = hunk.find('\n', start + 1);
-  }
-  return runs;
-}
+/// What a review asks about in a text modification: a hunk (part 0), or a part of one it split.
+struct Unit {
+  size_t hunk = 0;
+  size_t part = 0;
+  std::string text;  ///< from its "@@" line on
+  bool decided = false;  ///< by this review
+
+  /// "2", or "2.1" for a part: what the selector PATH:N or PATH:N.M names.
+  std::string Number() const { return std::to_string(hunk) + (part > 0 ? "." + std::to_string(part) : ""); }
+};
 
 /// For `try`, whose stdout belongs to the command and to a kept sandbox's id: the review speaks
 /// where stderr goes, by pointing stdout there while it lasts (DiffOutput writes to stdout).
@@ -118,7 +114,9 @@ class Review {
   bool AskAboutHunks(ReviewedChange& change, const FileSection& file);
   bool AskAboutWhole(ReviewedChange& change, const std::vector<FileSection>& sections);
   Answer Ask(const std::string& prompt, const char* help);
-  void DecideHunks(ReviewedChange& change, size_t first, size_t last, Verdict verdict);
+  /// Decides units [first, end) of `units`, all in one call.
+  void DecideUnits(ReviewedChange& change, std::vector<Unit>& units, size_t first, size_t end, Verdict verdict);
+  static Verdict VerdictOf(const ReviewedChange& change, const Unit& unit);
   void DecideWhole(const std::string& path, Verdict verdict);
   void Show(const std::string& diff);
   void Say(const std::string& text);
@@ -160,68 +158,87 @@ ReviewOutcome Review::Run() {
   }
   ReviewOutcome outcome;
   outcome.signal = keys_.Signal();
+  auto tally = [&](Verdict verdict) {
+    ++(verdict == Verdict::kApproved ? outcome.approved : verdict == Verdict::kRejected ? outcome.rejected : outcome.pending);
+  };
   for (const auto& change : changes_)
-    for (Verdict verdict : change.verdicts)
-      ++(verdict == Verdict::kApproved ? outcome.approved : verdict == Verdict::kRejected ? outcome.rejected : outcome.pending);
+    for (size_t h = 0; h < change.verdicts.size(); ++h) {
+      // A hunk split is counted by its parts.
+      auto split = change.parts.find(h + 1);
+      if (split == change.parts.end()) tally(change.verdicts[h]);
+      else for (Verdict verdict : split->second) tally(verdict);
+    }
   return outcome;
 }
 
 bool Review::AskAboutHunks(ReviewedChange& change, const FileSection& file) {
-  size_t count = file.hunks.size();
+  const size_t count = file.hunks.size();
   change.SpreadOverHunks(count);
   Show(file.header);
+  std::vector<Unit> units;
+  for (size_t h = 1; h <= count; ++h) units.push_back({h, 0, file.hunks[h - 1], false});
   // As git add -p: j/J move on, k/K back; "undecided" is what this review has not decided.
-  std::vector<bool> decided(count + 1, false);
   auto undecided_after = [&](size_t from) {
-    for (size_t h = from + 1; h <= count; ++h)
-      if (!decided[h]) return h;
-    return count + 1;
+    for (size_t u = from + 1; u < units.size(); ++u)
+      if (!units[u].decided) return u;
+    return units.size();
   };
-  auto undecided_before = [&](size_t from) {
-    for (size_t h = from - 1; h >= 1; --h)
-      if (!decided[h]) return h;
-    return size_t{0};
+  auto undecided_before = [&](size_t from) -> std::optional<size_t> {
+    for (size_t u = from; u-- > 0;)
+      if (!units[u].decided) return u;
+    return std::nullopt;
   };
-  size_t hunk = 1;
+  size_t at = 0;
   bool shown = false;
-  while (hunk >= 1 && hunk <= count) {
+  while (at < units.size()) {
     if (!shown) {
-      Show(file.hunks[hunk - 1]);
-      SayIfDecided(change.verdicts[hunk - 1]);
+      Show(units[at].text);
+      SayIfDecided(VerdictOf(change, units[at]));
       shown = true;
     }
-    std::string prompt = "(" + std::to_string(hunk) + "/" + std::to_string(count) + ") Approve this hunk [y,n,q,a,d,j,J,k,K,s,?]? ";
-    size_t next = hunk;
+    std::string prompt = "(" + units[at].Number() + "/" + std::to_string(count) + ") Approve this hunk [y,n,q,a,d,j,J,k,K,s,?]? ";
+    size_t next = at;
     auto decide = [&](Verdict verdict) {
-      DecideHunks(change, hunk, hunk, verdict);
-      decided[hunk] = true;
-      next = undecided_after(hunk);
+      DecideUnits(change, units, at, at + 1, verdict);
+      next = undecided_after(at);
     };
     switch (Ask(prompt, kHunkHelp)) {
       case Answer::kApprove: decide(Verdict::kApproved); break;
       case Answer::kReject: decide(Verdict::kRejected); break;
-      case Answer::kApproveRest: DecideHunks(change, hunk, count, Verdict::kApproved); return true;
-      case Answer::kRejectRest: DecideHunks(change, hunk, count, Verdict::kRejected); return true;
-      case Answer::kNextUndecided: next = undecided_after(hunk); break;
-      case Answer::kNext: next = hunk + 1; break;
+      case Answer::kApproveRest: DecideUnits(change, units, at, units.size(), Verdict::kApproved); return true;
+      case Answer::kRejectRest: DecideUnits(change, units, at, units.size(), Verdict::kRejected); return true;
+      case Answer::kNextUndecided: next = undecided_after(at); break;
+      case Answer::kNext: next = at + 1; break;
       case Answer::kPreviousUndecided:
-        if (size_t before = undecided_before(hunk)) next = before;
+        if (auto before = undecided_before(at)) next = *before;
         else Say("No previous undecided hunk\n");
         break;
       case Answer::kPrevious:
-        if (hunk > 1) next = hunk - 1;
+        if (at > 0) next = at - 1;
         else Say("No previous hunk\n");
         break;
-      case Answer::kSplit:
-        // git's words where a hunk is one run of changes; sandboxd numbers and decides hunks
-        // as its diff shows them, so one with several runs cannot be split yet either.
-        Say(ChangeRuns(file.hunks[hunk - 1]) <= 1 ? "Sorry, cannot split this hunk\n"
-                                                  : "Sorry, sandboxd cannot split a hunk yet: decide it whole, or j to leave it undecided\n");
+      case Answer::kSplit: {
+        // git's words; the parts are asked about in its place, numbered as PATH:N.M names them.
+        std::vector<std::string> parts = units[at].part == 0 ? SplitHunk(units[at].text) : std::vector<std::string>{};
+        if (parts.size() <= 1) {
+          Say("Sorry, cannot split this hunk\n");
+          break;
+        }
+        const Unit whole = units[at];
+        std::vector<Unit> split;
+        for (size_t p = 1; p <= parts.size(); ++p) split.push_back({whole.hunk, p, parts[p - 1], false});
+        units.erase(units.begin() + static_cast<long>(at));
+        units.insert(units.begin() + static_cast<long>(at), split.begin(), split.end());
+        change.parts[whole.hunk].assign(parts.size(), change.verdicts[whole.hunk - 1]);
+        Say("Split into " + std::to_string(parts.size()) + " hunks: " + whole.Number() + ".1 to " + whole.Number() + "." +
+            std::to_string(parts.size()) + "\n");
+        shown = false;
         break;
+      }
       case Answer::kQuit: return false;
     }
-    if (next != hunk) shown = false;
-    hunk = next;
+    if (next != at) shown = false;
+    at = next;
   }
   return true;
 }
@@ -281,17 +298,36 @@ Answer Review::Ask(const std::string& prompt, const char* help) {
   }
 }
 
-void Review::DecideHunks(ReviewedChange& change, size_t first, size_t last, Verdict verdict) {
+void Review::DecideUnits(ReviewedChange& change, std::vector<Unit>& units, size_t first, size_t end, Verdict verdict) {
   std::vector<std::string> selectors;
-  for (size_t hunk = first; hunk <= last; ++hunk) selectors.push_back(change.path + ":" + std::to_string(hunk));
+  for (size_t u = first; u < end; ++u) selectors.push_back(change.path + ":" + units[u].Number());
   try {
     SendDecision(sandbox_, verdict, selectors);
   } catch (const sdbus::Error& e) {
     // Should the daemon not split a file that shows a single hunk, that hunk is the whole change.
-    if (change.verdicts.size() != 1 || e.getName() != std::string(sandboxd::api::kErrorPrefix) + "InvalidArgument") throw;
+    if (change.verdicts.size() != 1 || units.size() != 1 || e.getName() != std::string(sandboxd::api::kErrorPrefix) + "InvalidArgument")
+      throw;
     SendDecision(sandbox_, verdict, {change.path});
   }
-  for (size_t hunk = first; hunk <= last; ++hunk) change.verdicts[hunk - 1] = verdict;
+  for (size_t u = first; u < end; ++u) {
+    Unit& unit = units[u];
+    unit.decided = true;
+    if (unit.part == 0) {
+      change.verdicts[unit.hunk - 1] = verdict;
+      continue;
+    }
+    auto& parts = change.parts[unit.hunk];
+    parts[unit.part - 1] = verdict;
+    // Parts that all agree are their hunk's decision, as the daemon keeps them.
+    bool same = true;
+    for (Verdict each : parts) same &= each == parts.front();
+    change.verdicts[unit.hunk - 1] = same ? parts.front() : Verdict::kPending;
+  }
+}
+
+Verdict Review::VerdictOf(const ReviewedChange& change, const Unit& unit) {
+  if (unit.part == 0) return change.verdicts[unit.hunk - 1];
+  return change.parts.at(unit.hunk)[unit.part - 1];
 }
 
 void Review::DecideWhole(const std::string& path, Verdict verdict) {

@@ -38,7 +38,8 @@ std::string HunkNumbers(const std::vector<uint32_t>& hunks) {
 }
 
 /// "" for a pending change, " [approved]", " [rejected]", or for a change decided hunk by hunk
-/// " [partial: hunks 2 approved, 1 rejected, of 3]".
+/// " [partial: hunks 2 approved, 1 rejected, of 3]" (", hunks 3 decided in parts" for hunks
+/// split by PATH:N.M).
 std::string ReviewNote(const ListedChange& change) {
   const std::string& state = change.review;
   if (state == "pending") return "";
@@ -47,6 +48,8 @@ std::string ReviewNote(const ListedChange& change) {
   if (!change.approved_hunks.empty()) note += " hunks " + HunkNumbers(change.approved_hunks) + " approved";
   if (!change.rejected_hunks.empty())
     note += std::string(note.back() == ':' ? "" : ",") + " hunks " + HunkNumbers(change.rejected_hunks) + " rejected";
+  if (!change.split_hunks.empty())
+    note += std::string(note.back() == ':' ? "" : ",") + " hunks " + HunkNumbers(change.split_hunks) + " decided in parts";
   if (change.hunks) note += ", of " + std::to_string(*change.hunks);
   return note + "]";
 }

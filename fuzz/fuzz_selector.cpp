@@ -37,8 +37,9 @@ void CheckName(const std::string& name) {
 void CheckSelector(const std::string& selector, const std::vector<std::string>& paths) {
   if (auto hunk = api::ParseHunkSelector(selector)) {
     Require(!hunk->path.empty() && hunk->hunk && *hunk->hunk >= 1, "a hunk reading has a path and a number from 1");
-    auto again = api::ParseHunkSelector(hunk->path + ":" + std::to_string(*hunk->hunk));
-    Require(again && again->path == hunk->path && again->hunk == hunk->hunk, "a hunk reading formats back to itself");
+    Require(hunk->part >= 0, "a part is from 1, or 0 for the whole hunk");
+    auto again = api::ParseHunkSelector(hunk->path + ":" + api::ToString(hunk->ref()));
+    Require(again && again->path == hunk->path && again->ref() == hunk->ref(), "a hunk reading formats back to itself");
   }
   for (const auto& path : paths) {
     Require(api::SelectorNames(path, path) && api::SelectorNames(".", path), "a path and \".\" name the path");

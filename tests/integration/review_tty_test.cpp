@@ -182,6 +182,31 @@ TEST_F(ReviewTtyTest, TheMovingKeysOfGitAddPStepThroughTheHunks) {
   EXPECT_EQ(three["rejected_hunks"], nlohmann::json::array({2})) << three.dump();
 }
 
+// s splits a hunk of two runs of changes into its parts, as git add -p does: each shown with
+// the unchanged lines around it and a "@@" line of its own, numbered as PATH:N.M names them,
+// and decided on its own; only the approved part goes live.
+TEST_F(ReviewTtyTest, SSplitsAHunkIntoItsParts) {
+  InSandbox("sed -i -e 's/^line 2$/two/' -e 's/^line 5$/five/' three.txt");
+  Conversation review(kAlice, project_, {"review", id_});
+  ASSERT_TRUE(review.Answer(HunkQuestion(1, 1), "s")) << review.screen();
+  ASSERT_TRUE(review.WaitFor("Split into 2 hunks: 1.1 to 1.2")) << review.screen();
+  const std::string first = std::string("(1.1/1) ") + kHunkQuestion, second = std::string("(1.2/1) ") + kHunkQuestion;
+  ASSERT_TRUE(review.WaitFor("@@ -1,4 +1,4 @@")) << review.screen();
+  ASSERT_TRUE(review.Answer(first, "s")) << review.screen();  // a part is one run: no further
+  ASSERT_TRUE(review.WaitFor("Sorry, cannot split this hunk")) << review.screen();
+  ASSERT_TRUE(review.Answer(first, "y")) << review.screen();
+  ASSERT_TRUE(review.WaitFor("@@ -3,6 +3,6 @@")) << review.screen();
+  ASSERT_TRUE(review.Answer(second, "n")) << review.screen();
+  EXPECT_EQ(review.Finish(), 0) << review.screen();
+  EXPECT_TRUE(Contains(review.screen(), "1 approved, 1 rejected, 0 left pending.")) << review.screen();
+  auto three = Changes()["three.txt"];
+  EXPECT_EQ(three["split_hunks"], nlohmann::json::array({1})) << three.dump();
+  Sandboxctl({"commit", id_});
+  std::string live = AsAlice("cat three.txt", project_);
+  EXPECT_TRUE(Contains(live, "\ntwo\n") && Contains(live, "\nline 5\n")) << live;
+  EXPECT_EQ(Sandboxctl({"changes", id_}), "M three.txt [rejected]\n");
+}
+
 TEST_F(ReviewTtyTest, QStopsAndLeavesTheRestPending) {
   InSandbox("echo more >> a.txt && echo more >> b.txt && echo new > n.txt");
   Conversation review(kAlice, project_, {"review", id_});

@@ -1,0 +1,128 @@
+// Parts of a hunk (PATH:N.M, git add -p's split) as an unprivileged user, with real parts:
+// one part of a hunk goes live and its neighbours do not; what a commit leaves of a split hunk
+// keeps its decisions however the diff left cuts it, rejected never turning pending; split
+// decisions survive a restart; parts that do not exist are refused by name.
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "sandbox_fixture.h"
+
+namespace sandboxd::it {
+namespace {
+
+/// 30 numbered lines, some replaced.
+std::string Lines(const std::map<int, std::string>& replaced = {}) {
+  std::string text;
+  for (int i = 1; i <= 30; ++i) {
+    auto it = replaced.find(i);
+    text += (it == replaced.end() ? "line " + std::to_string(i) : it->second) + "\n";
+  }
+  return text;
+}
+
+bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+int CountOf(const std::string& text, const std::string& needle) {
+  int count = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
+  return count;
+}
+
+class HunkPartsTest : public AliceSandboxTest {
+ protected:
+  void PrepareProject() override {
+    ASSERT_EQ(World().RunAs(kAlice, {"sh", "-c", "cat > three.txt"}, {.input = Lines(), .cwd = project_}).status, 0);
+  }
+  /// Edits at lines 2, 6 and 10: three lines apart, so one hunk of three parts; without the
+  /// middle one, lines 2 and 10 are seven lines apart: two hunks.
+  void EditThreeParts() { Job("sed -i -e 's/^line 2$/two/' -e 's/^line 6$/six/' -e 's/^line 10$/ten/' three.txt"); }
+  /// `--json changes`' entry of three.txt.
+  nlohmann::json Three() {
+    Result listed = Ctl({"--json", "changes", id_});
+    EXPECT_EQ(listed.status, 0) << listed.err;
+    for (const auto& entry : nlohmann::json::parse(listed.out))
+      if (entry["path"] == "three.txt") return entry;
+    return nullptr;
+  }
+};
+
+TEST_F(HunkPartsTest, OnePartGoesLiveAndWhatIsLeftKeepsItsDecisions) {
+  EditThreeParts();
+  Result diff = Ctl({"diff", id_, "three.txt"});
+  ASSERT_EQ(diff.status, 0) << diff.err;
+  ASSERT_TRUE(Contains(diff.out, "@@ -1,13 +1,13 @@")) << "not one hunk:\n" << diff.out;
+
+  ASSERT_EQ(Ctl({"approve", id_, "three.txt:1.2"}).status, 0);
+  Result reject = Ctl({"reject", id_, "three.txt:1.1"});
+  ASSERT_EQ(reject.status, 0) << reject.err;
+  EXPECT_EQ(Changes(), "M three.txt [partial: hunks 1 decided in parts, of 1]\n");
+  nlohmann::json three = Three();
+  EXPECT_EQ(three["review"], "partial") << three.dump();
+  EXPECT_EQ(three["split_hunks"], nlohmann::json::array({1})) << three.dump();
+  EXPECT_EQ(three["approved_hunks"], nlohmann::json::array()) << three.dump();
+
+  Result commit = Ctl({"commit", id_});
+  ASSERT_EQ(commit.status, 0) << commit.err;
+  EXPECT_EQ(ReadWhole(project_ + "/three.txt"), Lines({{6, "six"}})) << "only part 1.2 goes live";
+
+  // Left: the rejected edit at line 2 and the pending one at line 10, now two hunks apart.
+  Result left = Ctl({"diff", id_, "three.txt"});
+  EXPECT_EQ(CountOf(left.out, "\n@@ "), 2) << left.out;
+  three = Three();
+  EXPECT_EQ(three["hunks"], 2) << three.dump();
+  EXPECT_EQ(three["rejected_hunks"], nlohmann::json::array({1})) << three.dump();
+  EXPECT_EQ(three["approved_hunks"], nlohmann::json::array()) << three.dump();
+  EXPECT_FALSE(three.contains("split_hunks")) << three.dump();
+
+  // commit --all takes what is pending, never what was rejected.
+  ASSERT_EQ(Ctl({"commit", "--all", id_}).status, 0);
+  EXPECT_EQ(ReadWhole(project_ + "/three.txt"), Lines({{6, "six"}, {10, "ten"}}));
+  EXPECT_EQ(Changes(), "M three.txt [rejected]\n");
+}
+
+TEST_F(HunkPartsTest, PartsThatAgreeAreTheHunkAndSplitDecisionsSurviveARestart) {
+  EditThreeParts();
+  ASSERT_EQ(Ctl({"approve", id_, "three.txt:1.1", "three.txt:1.3"}).status, 0);
+  ASSERT_EQ(Ctl({"reject", id_, "three.txt:1.2"}).status, 0);
+  World().KillDaemon();
+  ASSERT_TRUE(World().StartDaemon()) << World().DaemonLog();
+  nlohmann::json three = Three();
+  EXPECT_EQ(three["split_hunks"], nlohmann::json::array({1})) << three.dump();
+  ASSERT_EQ(Ctl({"commit", id_}).status, 0);
+  EXPECT_EQ(ReadWhole(project_ + "/three.txt"), Lines({{2, "two"}, {10, "ten"}}));
+  EXPECT_EQ(Changes(), "M three.txt [rejected]\n") << "what is left of the hunk is its rejected part";
+
+  // A part decided like its neighbours makes the hunk (here the change) decided whole.
+  ASSERT_EQ(Ctl({"approve", id_, "three.txt:1.1"}).status, 0);
+  EXPECT_EQ(Changes(), "M three.txt [approved]\n");
+}
+
+TEST_F(HunkPartsTest, PartsThatDoNotExistAreRefusedByName) {
+  EditThreeParts();
+  Job("echo new > n.txt");
+  struct Refusal {
+    std::vector<std::string> selectors;
+    std::string says;
+  };
+  for (const auto& [selectors, says] : std::vector<Refusal>{
+           {{"three.txt:1.4"}, "hunk 1 of three.txt has 3 parts; there is no part 4 in sandbox " + id_},
+           {{"three.txt:2.1"}, "three.txt has 1 hunk; there is no hunk 2 in sandbox " + id_},
+           {{"n.txt:1.1"}, "n.txt is not a text modification and is approved or rejected whole; name it without ':1.1'"},
+           {{"three.txt:1.0"}, "no change at 'three.txt:1.0' in sandbox " + id_},
+           {{"three.txt:1.1", "three.txt:1.9"}, "there is no part 9"},
+       }) {
+    std::vector<std::string> args{"approve", id_};
+    args.insert(args.end(), selectors.begin(), selectors.end());
+    Result refused = Ctl(args);
+    EXPECT_EQ(refused.status, 1) << selectors.back();
+    EXPECT_TRUE(Contains(refused.err, says)) << refused.err;
+  }
+  EXPECT_EQ(Changes(), "A n.txt\nM three.txt\n") << "a refused call decided something";
+}
+
+}  // namespace
+}  // namespace sandboxd::it
