@@ -3,7 +3,8 @@
 // splitting loses and adds nothing (the sections' headers and hunks, joined, are the diff from
 // its first "diff --git" line on), every section starts at a "diff --git" line and every hunk
 // at an "@@" one; a header written as the daemon writes it (quoted names) reads back to its
-// path; and SectionsOfChange gives each section with a readable path to exactly one change.
+// path; SectionsOfChange gives each section with a readable path to exactly one change; and
+// review's split of a hunk into parts keeps every changed line once.
 
 #include <set>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "check.h"
 #include "diff_split.h"
+#include "hunk_split.h"
 #include "quote_path.h"
 #include "utf8.h"
 
@@ -29,6 +31,26 @@ std::string_view FromFirstSection(std::string_view diff) {
   return {};
 }
 
+/// review's `s` (hunk_split.h): a hunk is one part or several, each a hunk of its own, and
+/// every changed line of the hunk is in exactly one part.
+void CheckParts(const std::string& hunk) {
+  auto parts = sandboxctl::SplitHunk(hunk);
+  Require(!parts.empty(), "a hunk has a part");
+  if (parts.size() == 1) return;
+  auto changed_lines = [](const std::string& text) {
+    std::string changed;
+    for (size_t at = text.find('\n'); at != std::string::npos && at + 1 < text.size(); at = text.find('\n', at + 1))
+      if (text[at + 1] == '-' || text[at + 1] == '+') changed += text.substr(at + 1, text.find('\n', at + 1) - at);
+    return changed;
+  };
+  std::string all;
+  for (const auto& part : parts) {
+    Require(part.starts_with("@@ -"), "a part starts at an @@ line of its own");
+    all += changed_lines(part);
+  }
+  Require(all == changed_lines(hunk), "the parts hold every changed line of the hunk once, in order");
+}
+
 void CheckSplit(std::string_view diff) {
   auto sections = sandboxctl::SplitDiff(diff);
   std::string joined;
@@ -40,6 +62,7 @@ void CheckSplit(std::string_view diff) {
     for (const auto& hunk : section.hunks) {
       Require(hunk.starts_with("@@"), "a hunk starts at its @@ line");
       joined += hunk;
+      CheckParts(hunk);
     }
     if (!section.path.empty()) {
       paths.insert(section.path);
