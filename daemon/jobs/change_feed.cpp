@@ -37,7 +37,16 @@ ChangeFeed::ChangeFeed(std::vector<FeedRoot> roots, SeenSink sink, std::chrono::
           touched_.emplace(i, path);
         }));
     } catch (const std::exception& e) {
+      // Past the inotify cap (or without inotify) the app is told once that it hears nothing
+      // of this job's changes, rather than left to take silence for a job that changes nothing.
       spdlog::warn("the change feed cannot follow the sandbox: {}", e.what());
+      SeenChanges said;
+      said.lost = true;
+      try {
+        sink_(said);
+      } catch (const std::exception& announce) {
+        spdlog::warn("the change feed could not announce: {}", announce.what());
+      }
       return;
     }
     Follow();

@@ -9,28 +9,14 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "numbered_lines.h"
 #include "sandbox_fixture.h"
 
 namespace sandboxd::it {
 namespace {
 
-/// 30 numbered lines, some replaced.
-std::string Lines(const std::map<int, std::string>& replaced = {}) {
-  std::string text;
-  for (int i = 1; i <= 30; ++i) {
-    auto it = replaced.find(i);
-    text += (it == replaced.end() ? "line " + std::to_string(i) : it->second) + "\n";
-  }
-  return text;
-}
-
 bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-int CountOf(const std::string& text, const std::string& needle) {
-  int count = 0;
-  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
-  return count;
-}
 
 class HunkPartsTest : public AliceSandboxTest {
  protected:
@@ -71,7 +57,7 @@ TEST_F(HunkPartsTest, OnePartGoesLiveAndWhatIsLeftKeepsItsDecisions) {
 
   // Left: the rejected edit at line 2 and the pending one at line 10, now two hunks apart.
   Result left = Ctl({"diff", id_, "three.txt"});
-  EXPECT_EQ(CountOf(left.out, "\n@@ "), 2) << left.out;
+  EXPECT_EQ(CountOf(left.out, "\n@@ "), 2u) << left.out;
   three = Three();
   EXPECT_EQ(three["hunks"], 2) << three.dump();
   EXPECT_EQ(three["rejected_hunks"], nlohmann::json::array({1})) << three.dump();

@@ -1,5 +1,5 @@
 // Everything the owner set or decided survives every way the daemon keeps state (DESIGN, "Data
-// safety"): each create option and each decision (per file and per hunk) is set, the state is
+// safety"): each create option and each decision (per file, per hunk and per part of a hunk) is set, the state is
 // kept one of the ways (restart, crash, idle exit, suspend + resume), then read back over D-Bus
 // and checked to be still in force, not just still displayed.
 
@@ -123,11 +123,12 @@ TEST_P(KeptStateTest, EveryCreateOptionIsStillInForce) {
   Ctl({"destroy", brief_id});
 }
 
-/// 20 numbered lines; a job edits lines 2 and 18 so that the diff has two hunks.
-std::string Lines(const std::string& second, const std::string& eighteenth) {
+/// 20 numbered lines; a job edits lines 2 and 18 so that the diff has two hunks (lines 5 and
+/// 8: one hunk of two parts).
+std::string Lines(const std::string& second, const std::string& eighteenth, int first = 2, int last = 18) {
   std::string text;
   for (int i = 1; i <= 20; ++i)
-    text += (i == 2 ? second : i == 18 ? eighteenth : "line " + std::to_string(i)) + "\n";
+    text += (i == first ? second : i == last ? eighteenth : "line " + std::to_string(i)) + "\n";
   return text;
 }
 
@@ -137,18 +138,22 @@ TEST_P(KeptStateTest, EveryDecisionIsStillInForce) {
   std::string project = w.MakeProject(kAlice);
   for (const char* name : {"approved.txt", "rejected.txt", "pending.txt"}) WriteWhole(project + "/" + name, "old\n");
   WriteWhole(project + "/hunks.txt", Lines("line 2", "line 18"));
+  WriteWhole(project + "/parts.txt", Lines("line 5", "line 8", 5, 8));
   w.RunAs("root", {"chown", "-R", kAlice, project});
   Result created = Ctl({"create", project});
   ASSERT_EQ(created.status, 0) << created.err;
   std::string id = Trim(created.out);
   Result job = Ctl({"run", id, "--", "sh", "-c",
                     "for f in approved rejected pending; do echo new > $f.txt; done; "
-                    "sed -i -e 's/^line 2$/LINE TWO/' -e 's/^line 18$/LINE EIGHTEEN/' hunks.txt"});
+                    "sed -i -e 's/^line 2$/LINE TWO/' -e 's/^line 18$/LINE EIGHTEEN/' hunks.txt; "
+                    "sed -i -e 's/^line 5$/LINE FIVE/' -e 's/^line 8$/LINE EIGHT/' parts.txt"});
   ASSERT_EQ(job.status, 0) << job.err;
   for (const auto& args : std::vector<std::vector<std::string>>{{"approve", id, "approved.txt"},
                                                                 {"reject", id, "rejected.txt"},
                                                                 {"approve", id, "hunks.txt:1"},
-                                                                {"reject", id, "hunks.txt:2"}}) {
+                                                                {"reject", id, "hunks.txt:2"},
+                                                                {"approve", id, "parts.txt:1.2"},
+                                                                {"reject", id, "parts.txt:1.1"}}) {
     Result decided = Ctl(args);
     ASSERT_EQ(decided.status, 0) << args[0] << " " << args[2] << ": " << decided.err;
   }
@@ -165,11 +170,13 @@ TEST_P(KeptStateTest, EveryDecisionIsStillInForce) {
   EXPECT_EQ(ReadWhole(project + "/rejected.txt"), "old\n");
   EXPECT_EQ(ReadWhole(project + "/pending.txt"), "old\n");
   EXPECT_EQ(ReadWhole(project + "/hunks.txt"), Lines("LINE TWO", "line 18"));
+  EXPECT_EQ(ReadWhole(project + "/parts.txt"), Lines("line 5", "LINE EIGHT", 5, 8));
   Result all = Ctl({"commit", "--all", id});
   EXPECT_EQ(all.status, 0) << all.err;
   EXPECT_EQ(ReadWhole(project + "/pending.txt"), "new\n");
   EXPECT_EQ(ReadWhole(project + "/rejected.txt"), "old\n") << "a rejected file was committed";
   EXPECT_EQ(ReadWhole(project + "/hunks.txt"), Lines("LINE TWO", "line 18")) << "a rejected hunk was committed";
+  EXPECT_EQ(ReadWhole(project + "/parts.txt"), Lines("line 5", "LINE EIGHT", 5, 8)) << "a rejected part was committed";
   EXPECT_EQ(Ctl({"destroy", id}).status, 0);
 }
 

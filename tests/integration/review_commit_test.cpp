@@ -11,26 +11,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "numbered_lines.h"
 #include "sandbox_fixture.h"
 
 namespace sandboxd::it {
 namespace {
-
-/// 30 numbered lines: far enough apart, edits at lines 2, 15 and 28 make three hunks.
-std::string Lines(const std::map<int, std::string>& replaced = {}) {
-  std::string text;
-  for (int i = 1; i <= 30; ++i) {
-    auto it = replaced.find(i);
-    text += (it == replaced.end() ? "line " + std::to_string(i) : it->second) + "\n";
-  }
-  return text;
-}
-
-size_t CountOf(const std::string& text, const std::string& needle) {
-  size_t count = 0;
-  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++count;
-  return count;
-}
 
 class ReviewCommitTest : public AliceSandboxTest {
  protected:

@@ -65,6 +65,12 @@ class Heard {
     std::lock_guard lock(mutex_);
     return more_;
   }
+  /// Whether the feed has said it lost changes (waits up to 10 s for it).
+  bool Lost() {
+    std::unique_lock lock(mutex_);
+    changed_.wait_for(lock, 10s, [&] { return lost_; });
+    return lost_;
+  }
 
  private:
   std::mutex mutex_;
@@ -186,6 +192,11 @@ TEST_F(ChangeFeedTest, AtMostAQuarterOfTheKernelsInotifyInstancesAreTaken) {
     EXPECT_NE(std::string(e.what()).find("max_user_instances"), std::string::npos) << e.what();
   }
   EXPECT_EQ(held.size(), limit / 4);
+  // A feed that cannot follow the sandbox at all says so once: lost, with no paths.
+  auto feed = Start();
+  EXPECT_TRUE(heard_.Lost()) << "a feed past the cap said nothing";
+  EXPECT_TRUE(heard_.Kinds().empty());
+  feed.reset();
   held.pop_back();
   EXPECT_NO_THROW(UpperWatch(upper.get(), 0, nullptr)) << "an instance given back is free again";
 }
