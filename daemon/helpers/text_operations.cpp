@@ -182,7 +182,11 @@ nlohmann::json Left(const nlohmann::json& request) {
   struct stat st;
   if (fstat(merged.get(), &st) != 0) ThrowErrno("cannot stat the memory file of what is left of " + path);
   FileText left(std::move(merged), st, path);
-  return {{"parts", CountHunkParts(left, *text->new_text, kContextLines, kTextLimits)}};
+  nlohmann::json answer = {{"parts", CountHunkParts(left, *text->new_text, kContextLines, kTextLimits)}};
+  // A file that changed meanwhile would give the shape of a mix of two versions.
+  text->old_text->CheckUnchanged();
+  text->new_text->CheckUnchanged();
+  return answer;
 }
 
 }  // namespace
