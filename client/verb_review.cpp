@@ -219,7 +219,7 @@ bool Review::AskAboutHunks(ReviewedChange& change, const FileSection& file) {
         break;
       case Answer::kSplit: {
         // git's words; the parts are asked about in its place, numbered as PATH:N.M names them.
-        std::vector<std::string> parts = units[at].part == 0 ? SplitHunk(units[at].text) : std::vector<std::string>{};
+        std::vector<std::string> parts = units[at].part == 0 ? sandboxd::api::SplitHunk(units[at].text) : std::vector<std::string>{};
         if (parts.size() <= 1) {
           Say("Sorry, cannot split this hunk\n");
           break;

@@ -34,7 +34,7 @@ std::string_view FromFirstSection(std::string_view diff) {
 /// review's `s` (hunk_split.h): a hunk is one part or several, each a hunk of its own, and
 /// every changed line of the hunk is in exactly one part.
 void CheckParts(const std::string& hunk) {
-  auto parts = sandboxctl::SplitHunk(hunk);
+  auto parts = api::SplitHunk(hunk);
   Require(!parts.empty(), "a hunk has a part");
   if (parts.size() == 1) return;
   auto changed_lines = [](const std::string& text) {

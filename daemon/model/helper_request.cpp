@@ -21,7 +21,10 @@ std::vector<RootRequest> ParseRoots(const nlohmann::json& request) {
     for (const auto& change : root.at("changes")) r.changes.push_back(ChangeFromJson(change));
     for (const auto& pair : root.value("renames", nlohmann::json::array()))
       r.renames.push_back({pair.at(0).get<std::string>(), pair.at(1).get<std::string>()});
-    r.only_hunks = root.value("only_hunks", std::map<std::string, std::set<int>>{});
+    // {PATH: ["2", "2.1"], ...}: hunks and parts as selectors write them after the colon.
+    for (const auto& [path, refs] : root.value("only_hunks", std::map<std::string, std::vector<std::string>>{}))
+      for (const auto& ref : refs)
+        if (auto parsed = api::ParseHunkSelector("-:" + ref)) r.only_hunks[path].insert(parsed->ref());
     roots.push_back(std::move(r));
   }
   return roots;

@@ -14,6 +14,7 @@
 
 #include "model/change.h"
 #include "model/renames.h"
+#include "selector.h"
 
 namespace sandboxd {
 
@@ -23,7 +24,7 @@ struct RootRequest {
   std::string prefix;
   std::vector<Change> changes;
   std::vector<Rename> renames;
-  std::map<std::string, std::set<int>> only_hunks;  ///< "diff" only: see DiffOptions
+  std::map<std::string, std::set<api::HunkRef>> only_hunks;  ///< "diff" only: see DiffOptions
 };
 
 std::vector<RootRequest> ParseRoots(const nlohmann::json& request);

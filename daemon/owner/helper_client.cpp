@@ -48,6 +48,14 @@ nlohmann::json HelperPrograms::Run(HelperOp op, const UserCredentials& user, con
 
 namespace {
 
+/// {PATH: ["2", "2.1"], ...} (helper_request.cpp reads it).
+nlohmann::json OnlyHunksJson(const std::map<std::string, std::set<api::HunkRef>>& only) {
+  nlohmann::json json = nlohmann::json::object();
+  for (const auto& [path, refs] : only)
+    for (const auto& ref : refs) json[path].push_back(api::ToString(ref));
+  return json;
+}
+
 /// A request of `op` about `roots`, whose fds go into `fds` (numbered from 3 in the helper).
 nlohmann::json RootsRequest(HelperOp op, const std::vector<HelperRoot>& roots, std::vector<int>& fds) {
   nlohmann::json request = {{"op", ToString(op)}, {"roots", nlohmann::json::array()}};
@@ -61,7 +69,7 @@ nlohmann::json RootsRequest(HelperOp op, const std::vector<HelperRoot>& roots, s
     for (const auto& rename : root.renames) renames.push_back({rename.from, rename.to});
     request["roots"].push_back(
         {{"live_fd", first}, {"upper_fd", first + 1}, {"prefix", root.prefix}, {"changes", changes}, {"renames", renames},
-         {"only_hunks", root.only_hunks}});
+         {"only_hunks", OnlyHunksJson(root.only_hunks)}});
   }
   return request;
 }

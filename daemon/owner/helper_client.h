@@ -28,7 +28,7 @@ struct HelperRoot {
   std::string prefix;    ///< "N/" in multi-root sandboxes, else ""
   std::vector<Change> changes;
   std::vector<Rename> renames;  ///< "diff" only: shown as renames
-  std::map<std::string, std::set<int>> only_hunks;  ///< "diff" only: the hunks shown of these changes
+  std::map<std::string, std::set<api::HunkRef>> only_hunks;  ///< "diff" only: the hunks or parts shown of these changes
 };
 
 /// sandboxd-helper and sandboxd-text-helper (beside it) as processes of the owner's: exec'd with

@@ -46,7 +46,7 @@ void ForEachDiffPage(Review& review, const Sandbox& sandbox, const std::vector<s
       const std::string prefix = sandbox.PathPrefix(item.root);
       std::string shown = DisplayPath(item.change, prefix);
       const std::string& partner = !item.renamed_from.empty() ? item.renamed_from : item.renamed_to;
-      std::set<int> only;  // the hunks PATH:N selectors show of a change no selector names whole
+      std::set<api::HunkRef> only;  // what PATH:N(.M) selectors show of a change no selector names whole
       if (!selectors.empty()) {
         bool whole = false;
         index.ForEachNaming(shown, [&](size_t s) { used[s] = whole = true; });
@@ -60,7 +60,7 @@ void ForEachDiffPage(Review& review, const Sandbox& sandbox, const std::vector<s
         }
         if (!named) return;
         if (!whole && partner.empty())
-          for (const auto& [s, hunk] : hunks) only.insert(hunk.hunk);  // a part shows its hunk
+          for (const auto& [s, hunk] : hunks) only.insert(hunk);
       }
       if (partner.empty()) {
         std::string path = item.change.path;

@@ -23,7 +23,7 @@ struct DiffPage {
   size_t root = 0;
   std::vector<Change> changes;
   std::vector<Rename> renames;                          ///< both halves among `changes`
-  std::map<std::string, std::set<int>> only_hunks;      ///< the hunks PATH:N selectors name
+  std::map<std::string, std::set<api::HunkRef>> only_hunks;  ///< the hunks and parts PATH:N(.M) selectors name
 };
 
 /// Hands `write` the pages of the diff of what `selectors` name (all without): a change a

@@ -20,6 +20,7 @@
 #include "base/beneath.h"
 #include "base/errors.h"
 #include "base/fd.h"
+#include "hunk_split.h"
 #include "quote_path.h"
 #include "text/common_lines.h"
 #include "text/text_source.h"
@@ -106,32 +107,87 @@ class DiffCollector final : public DiffReceiver {
   std::vector<FileDiff> files;
 };
 
-/// Counts file diffs and hunks, for the check that the hunks asked for exist.
+/// Whether `refs` asks for parts of hunk `number`.
+bool AsksForPartsOf(const std::set<api::HunkRef>& refs, int number) {
+  auto it = refs.lower_bound({number, 1});
+  return it != refs.end() && it->hunk == number;
+}
+
+/// Counts file diffs and hunks, and the parts of hunks whose parts are asked for, for the
+/// check that what is asked for exists.
 class HunkCounter final : public DiffReceiver {
  public:
-  void File(const std::string&) override { ++files; }
-  void Hunk(int, std::string_view, const HunkPlace&) override { ++hunks; }
+  explicit HunkCounter(const std::set<api::HunkRef>& asked) : asked_(asked) {}
+  void File(const std::string&) override {
+    End();
+    ++files;
+  }
+  void Hunk(int number, std::string_view header, const HunkPlace&) override {
+    End();
+    ++hunks;
+    number_ = number;
+    text_ = std::string(header) + "\n";
+  }
+  bool WantsBody(int number) override { return AsksForPartsOf(asked_, number); }
+  void Body(std::string_view piece) override { text_.append(piece); }
+  /// Counts the parts of the last hunk, if they were asked for, as review's `s` cuts them.
+  void End() {
+    if (number_ > 0 && AsksForPartsOf(asked_, number_)) parts[number_] = api::SplitHunk(text_).size();
+    number_ = 0;
+    text_.clear();
+  }
   size_t files = 0, hunks = 0;
+  std::map<int, size_t> parts;
+
+ private:
+  const std::set<api::HunkRef>& asked_;
+  int number_ = 0;
+  std::string text_;
 };
 
 /// The reader of WriteDiff's output went away.
 struct ReaderGone {};
 
 /// Writes diffs to an fd as they are made, through a buffer, showing of a change asked for
-/// hunk by hunk only the hunks asked for.
+/// hunk by hunk only the hunks (or parts of hunks) asked for.
 class DiffStreamer final : public DiffReceiver {
  public:
   DiffStreamer(int fd, int64_t stall_ms) : fd_(fd), stall_ms_(stall_ms) {}
-  /// The hunks to show of the next change's file diff; null: all.
-  void Only(const std::set<int>* hunks) { only_ = hunks; }
-  void File(const std::string& header) override { Write(header); }
+  /// The hunks and parts to show of the next change's file diff; null: all.
+  void Only(const std::set<api::HunkRef>* hunks) {
+    EndHunk();
+    only_ = hunks;
+  }
+  void File(const std::string& header) override {
+    EndHunk();
+    Write(header);
+  }
   void Hunk(int number, std::string_view header, const HunkPlace&) override {
+    EndHunk();
+    if (only_ && AsksForPartsOf(*only_, number) && !only_->count({number, 0})) {
+      // Held whole until its end: its parts are cut from its body.
+      split_ = number;
+      split_text_ = std::string(header) + "\n";
+      return;
+    }
     if (!Shown(number)) return;
     Write(header);
     Write("\n");
   }
-  bool WantsBody(int number) override { return Shown(number); }
-  void Body(std::string_view piece) override { Write(piece); }
+  bool WantsBody(int number) override { return number == split_ || Shown(number); }
+  void Body(std::string_view piece) override {
+    if (split_ > 0) split_text_.append(piece);
+    else Write(piece);
+  }
+  /// Writes the parts asked for of a hunk held for them.
+  void EndHunk() {
+    if (split_ == 0) return;
+    auto parts = api::SplitHunk(split_text_);
+    for (size_t i = 0; i < parts.size(); ++i)
+      if (only_->count({split_, static_cast<int>(i + 1)})) Write(parts[i]);
+    split_ = 0;
+    split_text_.clear();
+  }
   void Write(std::string_view text) {
     buffer_.append(text);
     if (buffer_.size() >= kBuffer) Flush();
@@ -143,11 +199,13 @@ class DiffStreamer final : public DiffReceiver {
 
  private:
   static constexpr size_t kBuffer = 64 * 1024;
-  bool Shown(int number) const { return only_ == nullptr || only_->count(number) != 0; }
+  bool Shown(int number) const { return only_ == nullptr || only_->count({number, 0}) != 0; }
   const int fd_;
   const int64_t stall_ms_;
-  const std::set<int>* only_ = nullptr;
+  const std::set<api::HunkRef>* only_ = nullptr;
   std::string buffer_;
+  int split_ = 0;  ///< the hunk held for its parts, 0 for none
+  std::string split_text_;
 };
 
 /// The diff of one path whose old and new sides are given (either may be missing).
@@ -258,14 +316,20 @@ bool WriteDiff(const std::vector<Change>& changes, int lower_dirfd, int upper_di
   for (const auto& change : changes) {
     auto asked = options.only_hunks.find(change.path);
     if (asked == options.only_hunks.end() || renamed_away.count(change.path) || by_added.count(change.path)) continue;
-    HunkCounter counter;
+    HunkCounter counter(asked->second);
     EmitChange(change, lower_dirfd, upper_dirfd, options, counter);
+    counter.End();
     size_t count = counter.files == 1 ? counter.hunks : 0;
-    for (int hunk : asked->second)
-      if (hunk < 1 || static_cast<size_t>(hunk) > count)
-        throw Error(Code::kNotFound, "no hunk " + options.path_prefix + change.path + ":" + std::to_string(hunk) + " (" +
-                                         options.path_prefix + change.path + " has " +
+    const std::string shown = options.path_prefix + change.path;
+    for (const api::HunkRef& ref : asked->second) {
+      if (ref.hunk < 1 || static_cast<size_t>(ref.hunk) > count)
+        throw Error(Code::kNotFound, "no hunk " + shown + ":" + api::ToString(ref) + " (" + shown + " has " +
                                          (count == 0 ? "no hunks" : count == 1 ? "1 hunk" : std::to_string(count) + " hunks") + ")");
+      size_t parts = counter.parts.count(ref.hunk) ? counter.parts[ref.hunk] : 1;
+      if (ref.part > 0 && static_cast<size_t>(ref.part) > parts)
+        throw Error(Code::kNotFound, "no hunk " + shown + ":" + api::ToString(ref) + " (hunk " + std::to_string(ref.hunk) + " of " +
+                                         shown + " has " + std::to_string(parts) + (parts == 1 ? " part" : " parts") + ")");
+    }
   }
   DiffStreamer out(out_fd, options.output_stall_ms);
   try {
@@ -279,6 +343,7 @@ bool WriteDiff(const std::vector<Change>& changes, int lower_dirfd, int upper_di
       auto asked = options.only_hunks.find(change.path);
       out.Only(asked != options.only_hunks.end() ? &asked->second : nullptr);
       EmitChange(change, lower_dirfd, upper_dirfd, options, out);
+      out.EndHunk();
     }
     out.Flush();
   } catch (const ReaderGone&) {

@@ -16,6 +16,7 @@
 #include "model/change.h"
 #include "model/renames.h"
 #include "text/text_file.h"
+#include "selector.h"
 #include "text/text_hunks.h"
 
 namespace sandboxd {
@@ -25,9 +26,10 @@ struct DiffOptions {
   uint64_t max_text_bytes = kBigFileThreshold;  ///< larger files are shown as binary
   int context_lines = 3;
   TextDiffLimits text_limits;           ///< how hunks are found (the same for `hunks` and `merge`)
-  /// Per change path, the only hunks (1-based) to show of it (`diff PATH:N`); a change not here
-  /// is shown whole. A hunk it does not have is an error (WriteDiff).
-  std::map<std::string, std::set<int>> only_hunks;
+  /// Per change path, the only hunks (1-based) to show of it (`diff PATH:N`), or parts of hunks
+  /// (`diff PATH:N.M`: the part as review's `s` shows it, hunk_split.h); a change not here is
+  /// shown whole. A hunk or part it does not have is an error (WriteDiff).
+  std::map<std::string, std::set<api::HunkRef>> only_hunks;
   /// WriteDiff gives up (Error kFailed) when its output takes nothing for this long; 0: never.
   int64_t output_stall_ms = 0;
 };

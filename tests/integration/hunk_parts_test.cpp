@@ -41,6 +41,12 @@ TEST_F(HunkPartsTest, OnePartGoesLiveAndWhatIsLeftKeepsItsDecisions) {
   Result diff = Ctl({"diff", id_, "three.txt"});
   ASSERT_EQ(diff.status, 0) << diff.err;
   ASSERT_TRUE(Contains(diff.out, "@@ -1,13 +1,13 @@")) << "not one hunk:\n" << diff.out;
+  // Part 2 alone, as review's s shows it: line 6 with the unchanged lines around it.
+  Result part = Ctl({"diff", id_, "three.txt:1.2"});
+  ASSERT_EQ(part.status, 0) << part.err;
+  EXPECT_TRUE(Contains(part.out, "@@ -3,7 +3,7 @@\n line 3\n line 4\n line 5\n-line 6\n+six\n line 7\n line 8\n line 9\n"))
+      << part.out;
+  EXPECT_FALSE(Contains(part.out, "two") || Contains(part.out, "ten")) << part.out;
 
   ASSERT_EQ(Ctl({"approve", id_, "three.txt:1.2"}).status, 0);
   Result reject = Ctl({"reject", id_, "three.txt:1.1"});
@@ -101,6 +107,12 @@ TEST_F(HunkPartsTest, PartsThatDoNotExistAreRefusedByName) {
            {{"three.txt:1.0"}, "no change at 'three.txt:1.0' in sandbox " + id_},
            {{"three.txt:1.1", "three.txt:1.9"}, "there is no part 9"},
        }) {
+    if (selectors.size() == 1 && selectors[0].starts_with("three.txt:") && selectors[0] != "three.txt:1.0") {
+      // diff refuses a hunk or part that does not exist (a new file's one hunk it shows).
+      Result diff = Ctl({"diff", id_, selectors[0]});
+      EXPECT_EQ(diff.status, 1) << selectors[0] << ": " << diff.out;
+      EXPECT_TRUE(Contains(diff.err, selectors[0])) << diff.err;
+    }
     std::vector<std::string> args{"approve", id_};
     args.insert(args.end(), selectors.begin(), selectors.end());
     Result refused = Ctl(args);

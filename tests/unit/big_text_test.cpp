@@ -130,13 +130,13 @@ TEST_F(BigTextTest, WriteDiffStreamsTheSameTextAndSingleHunks) {
   auto files = DiffChange(Modified("big.log"), lower_.get(), upper_.get(), DiffOptions{});
   ASSERT_EQ(files.at(0).hunks.size(), 5u);
   DiffOptions only;
-  only.only_hunks["big.log"] = {2, 4};
+  only.only_hunks["big.log"] = {{2, 0}, {4, 0}};
   UniqueFd partial(open((dir_ / "partial").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
   ASSERT_TRUE(WriteDiff({Modified("big.log")}, lower_.get(), upper_.get(), only, partial.get()));
   const auto& hunks = files[0].hunks;
   EXPECT_EQ(ReadFile(dir_ / "partial"),
             files[0].header + hunks[1].header + "\n" + hunks[1].body + hunks[3].header + "\n" + hunks[3].body);
-  only.only_hunks["big.log"] = {6};
+  only.only_hunks["big.log"] = {{6, 0}};
   EXPECT_THROW(WriteDiff({Modified("big.log")}, lower_.get(), upper_.get(), only, partial.get()), Error);
 }
 

@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "base/fd.h"
+#include "hunk_split.h"
 #include "git_diff.h"
 #include "temp_dir.h"
 
@@ -242,6 +243,38 @@ TEST_F(DiffWriterTest, WriteDiffShowsARenameOnceWhereItsAddedHalfIsWithThePrefix
                 "diff --git a/1/old.txt b/1/new.txt\nsimilarity index 100%\nrename from 1/old.txt\nrename to 1/new.txt\n" +
                 Diff(changes[3], "1/"));
   EXPECT_NE(Diff(changes[3], "1/").find("-deleted\n"), std::string::npos);  // the deletion is really there
+}
+
+// `diff PATH:N.M`: the file's header and part M of hunk N as review's `s` shows it, next to
+// other hunks asked for whole; a part the hunk does not have is refused before anything is
+// written, naming it.
+TEST_F(DiffWriterTest, APartOfAHunkIsShownAsItsSplitShowsIt) {
+  WriteFile(L("p.txt"), Lines(1, 60));
+  WriteFile(U("p.txt"), Lines(1, 1) + "two\n" + Lines(3, 5) + "six\n" + Lines(7, 49) + "fifty\n" + Lines(51, 60));
+  Change change = Of("p.txt", ChangeKind::kModified, EntryType::kFile, EntryType::kFile);
+  auto files = DiffChange(change, lower_.get(), upper_.get(), DiffOptions{});
+  ASSERT_EQ(files.at(0).hunks.size(), 2u);
+  auto parts = api::SplitHunk(files[0].hunks[0].header + "\n" + files[0].hunks[0].body);
+  ASSERT_EQ(parts.size(), 2u);
+  DiffOptions options;
+  options.only_hunks["p.txt"] = {{1, 2}, {2, 0}};
+  UniqueFd out(open((dir_ / "out").c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  ASSERT_TRUE(WriteDiff({change}, lower_.get(), upper_.get(), options, out.get()));
+  EXPECT_EQ(testing::ReadFile(dir_ / "out"),
+            files[0].header + parts[1] + files[0].hunks[1].header + "\n" + files[0].hunks[1].body);
+  EXPECT_NE(parts[1].find("+six\n"), std::string::npos);
+  EXPECT_EQ(parts[1].find("two"), std::string::npos);
+
+  options.only_hunks["p.txt"] = {{1, 3}};
+  UniqueFd refused(open((dir_ / "refused").c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  try {
+    WriteDiff({change}, lower_.get(), upper_.get(), options, refused.get());
+    ADD_FAILURE() << "part 1.3 was shown";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Code::kNotFound);
+    EXPECT_EQ(std::string(e.what()), "no hunk p.txt:1.3 (hunk 1 of p.txt has 2 parts)");
+  }
+  EXPECT_EQ(testing::ReadFile(dir_ / "refused"), "");
 }
 
 }  // namespace

@@ -15,7 +15,7 @@
 namespace sandboxd {
 namespace {
 
-using sandboxctl::SplitHunk;
+using api::SplitHunk;
 
 TEST(HunkSplitTest, EachRunWithTheUnchangedLinesAroundIt) {
   const std::string hunk =

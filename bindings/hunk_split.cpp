@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-namespace sandboxctl {
+namespace sandboxd::api {
 namespace {
 
 struct Line {
@@ -80,4 +80,4 @@ std::vector<std::string> SplitHunk(const std::string& hunk) {
   return parts;
 }
 
-}  // namespace sandboxctl
+}  // namespace sandboxd::api
