@@ -34,21 +34,6 @@ std::vector<RootChanges> SelectChanges(const std::vector<RootChanges>& all, cons
   return selected;
 }
 
-std::map<size_t, std::map<std::string, std::set<int>>> HunksNamed(const std::vector<RootChanges>& all,
-                                                                 const std::vector<std::string>& selectors,
-                                                                 const std::vector<std::string>& prefixes) {
-  std::map<size_t, std::map<std::string, std::set<int>>> named;
-  api::SelectorIndex index(selectors);
-  for (const auto& root : all)
-    for (const auto& change : root.changes) {
-      std::string shown = DisplayPath(change, prefixes.at(root.root));
-      const auto& hunks = index.HunksOf(shown);
-      if (hunks.empty() || index.AnyNames(shown)) continue;  // a whole selector shows the whole change
-      for (const auto& [i, hunk] : hunks) named[root.root][change.path].insert(hunk.hunk);
-    }
-  return named;
-}
-
 void AddRenamePartners(const std::vector<RootChanges>& all, const SandboxRenames& renames,
                        std::vector<RootChanges>& selected) {
   for (auto& kept : selected) {

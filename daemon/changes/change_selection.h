@@ -23,12 +23,6 @@ std::string DisplayPath(const Change& change, const std::string& root_prefix);
 std::vector<RootChanges> SelectChanges(const std::vector<RootChanges>& all, const std::vector<std::string>& selectors,
                                        const std::vector<std::string>& prefixes, const std::string& sandbox_id);
 
-/// The hunks that `selectors` name by their hunk reading (PATH:N), per root and change path,
-/// for changes no selector names whole (a whole selector shows the whole change).
-std::map<size_t, std::map<std::string, std::set<int>>> HunksNamed(const std::vector<RootChanges>& all,
-                                                                 const std::vector<std::string>& selectors,
-                                                                 const std::vector<std::string>& prefixes);
-
 /// Adds to `selected` the other half of every rename (of `renames`) that has one half there,
 /// keeping the order of `all`: a rename is shown and decided as one.
 void AddRenamePartners(const std::vector<RootChanges>& all, const SandboxRenames& renames,

@@ -131,29 +131,45 @@ class MergedOutput {
   std::string buffer_;
 };
 
+/// What `merge` and `left` are asked about: the text modification at "path" (fds "live_fd" and
+/// "upper_fd") and the hunks and parts picked of it.
+struct PickedText {
+  std::string path;
+  HunkPick pick;
+  TextFiles text;
+};
+
+PickedText OpenPicked(const nlohmann::json& request) {
+  auto path = request.at("path").get<std::string>();
+  std::string why_not;
+  auto text = OpenTextModification(request.at("live_fd").get<int>(), request.at("upper_fd").get<int>(), path, kMaxTextBytes, &why_not);
+  if (!text) throw Error(Code::kInvalidArgument, "cannot commit single hunks of " + path + ": " + why_not);
+  return {path, PickOf(request), std::move(*text)};
+}
+
+/// The live text with the picked hunks and parts of the sandbox's, into `output` (unflushed).
+/// Errors name the path; should either file change meanwhile, the merge is refused rather than
+/// mix two versions.
+void MergePicked(PickedText& picked, MergedOutput& output) {
+  try {
+    MergeHunks(*picked.text.old_text, *picked.text.new_text, picked.pick, [&](std::string_view piece) { output.Write(piece); },
+               kContextLines, kTextLimits);
+    picked.text.old_text->CheckUnchanged();
+    picked.text.new_text->CheckUnchanged();
+  } catch (const Error& e) {
+    throw Error(e.code(), picked.path + ": " + e.what());
+  }
+}
+
 /// Writes the live file with only the approved hunks of the sandbox's version applied to
 /// output_fd (an empty file the daemon made), synced, for the daemon to rename into place. The
-/// files are read a piece at a time as the merge goes; should either change meanwhile, the
-/// merge is refused rather than mix two versions.
+/// files are read a piece at a time as the merge goes.
 nlohmann::json Merge(const nlohmann::json& request) {
-  int live_fd = request.at("live_fd").get<int>();
-  int upper_fd = request.at("upper_fd").get<int>();
-  int output_fd = request.at("output_fd").get<int>();
-  auto path = request.at("path").get<std::string>();
-  const HunkPick approved = PickOf(request);
-  std::string why_not;
-  auto text = OpenTextModification(live_fd, upper_fd, path, kMaxTextBytes, &why_not);
-  if (!text) throw Error(Code::kInvalidArgument, "cannot commit single hunks of " + path + ": " + why_not);
-  MergedOutput output(output_fd, path);
+  PickedText picked = OpenPicked(request);
+  MergedOutput output(request.at("output_fd").get<int>(), picked.path);
   try {
-    MergeHunks(*text->old_text, *text->new_text, approved, [&](std::string_view piece) { output.Write(piece); },
-                         kContextLines, kTextLimits);
-    text->old_text->CheckUnchanged();
-    text->new_text->CheckUnchanged();
+    MergePicked(picked, output);
     output.Finish();
-  } catch (const Error& e) {
-    output.Discard();
-    throw Error(e.code(), path + ": " + e.what());
   } catch (...) {
     output.Discard();
     throw;
@@ -166,26 +182,19 @@ nlohmann::json Merge(const nlohmann::json& request) {
 /// memory file and diffed against the sandbox's version. What a partial commit leaves keeps
 /// its decisions by this shape (approval.h, ApprovalLeft).
 nlohmann::json Left(const nlohmann::json& request) {
-  int live_fd = request.at("live_fd").get<int>();
-  int upper_fd = request.at("upper_fd").get<int>();
-  auto path = request.at("path").get<std::string>();
-  const HunkPick pick = PickOf(request);
-  std::string why_not;
-  auto text = OpenTextModification(live_fd, upper_fd, path, kMaxTextBytes, &why_not);
-  if (!text) throw Error(Code::kInvalidArgument, "cannot commit single hunks of " + path + ": " + why_not);
+  PickedText picked = OpenPicked(request);
   UniqueFd merged(memfd_create("sandboxd-left", MFD_CLOEXEC));
-  if (!merged) ThrowErrno("cannot make a memory file for what is left of " + path);
-  MergedOutput output(merged.get(), path);
-  MergeHunks(*text->old_text, *text->new_text, pick, [&](std::string_view piece) { output.Write(piece); }, kContextLines,
-             kTextLimits);
+  if (!merged) ThrowErrno("cannot make a memory file for what is left of " + picked.path);
+  MergedOutput output(merged.get(), picked.path);
+  MergePicked(picked, output);
   output.Flush();
   struct stat st;
-  if (fstat(merged.get(), &st) != 0) ThrowErrno("cannot stat the memory file of what is left of " + path);
-  FileText left(std::move(merged), st, path);
-  nlohmann::json answer = {{"parts", CountHunkParts(left, *text->new_text, kContextLines, kTextLimits)}};
+  if (fstat(merged.get(), &st) != 0) ThrowErrno("cannot stat the memory file of what is left of " + picked.path);
+  FileText left(std::move(merged), st, picked.path);
+  nlohmann::json answer = {{"parts", CountHunkParts(left, *picked.text.new_text, kContextLines, kTextLimits)}};
   // A file that changed meanwhile would give the shape of a mix of two versions.
-  text->old_text->CheckUnchanged();
-  text->new_text->CheckUnchanged();
+  picked.text.old_text->CheckUnchanged();
+  picked.text.new_text->CheckUnchanged();
   return answer;
 }
 

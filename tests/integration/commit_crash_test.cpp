@@ -272,7 +272,7 @@ void KillPartialCommits(const Site& site) {
   std::string reference = MakeTree(w, site, "crash-reference");
   const auto before = Snapshot(reference);
   ASSERT_EQ(w.RunAs(kAlice, {"sh", "-c", kJob}, {.cwd = reference}).status, 0);
-  // h.txt is committed hunk by hunk: its first hunk approved, its last rejected.
+  // h.txt is committed hunk by hunk: the first part of its first hunk approved, the rest rejected.
   ASSERT_EQ(w.RunAs(kAlice, {"sh", "-c", "sed -i 's/^1$/one/' h.txt"}, {.cwd = reference}).status, 0);
   const auto after = PartlyAfter(before, Snapshot(reference));
 
@@ -281,9 +281,10 @@ void KillPartialCommits(const Site& site) {
     ASSERT_EQ(Snapshot(project), before);
     id = Trim(w.Sandboxctl(kAlice, {"create", project}).out);
     ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", kJob}, {.cwd = project}).status, 0);
-    ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", "sed -i -e 's/^1$/one/' -e 's/^20$/twenty/' h.txt"}).status, 0);
-    ASSERT_EQ(w.Sandboxctl(kAlice, {"approve", id, "h.txt:1"}).status, 0);
-    ASSERT_EQ(w.Sandboxctl(kAlice, {"reject", id, "h.txt:2"}).status, 0);
+    // Lines 1 and 4 are one hunk of two parts: the first approved, the second rejected.
+    ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", "sed -i -e 's/^1$/one/' -e 's/^4$/four/' -e 's/^20$/twenty/' h.txt"}).status, 0);
+    ASSERT_EQ(w.Sandboxctl(kAlice, {"approve", id, "h.txt:1.1"}).status, 0);
+    ASSERT_EQ(w.Sandboxctl(kAlice, {"reject", id, "h.txt:1.2", "h.txt:2"}).status, 0);
     ASSERT_EQ(w.Sandboxctl(kAlice, {"reject", id, "d1", "d3/sub"}).status, 0);
     ASSERT_EQ(w.Sandboxctl(kAlice, {"approve", id, "d0/n7", "d0/f7"}).status, 0);
     pending_changes = w.Sandboxctl(kAlice, {"changes", id}).out;

@@ -19,7 +19,9 @@
 #include "model/same_content.h"
 #include "owner/helper_client.h"
 #include "temp_dir.h"
+#include "hunk_split.h"
 #include "text/diff_writer.h"
+#include "text/hunk_parts.h"
 #include "text/text_file.h"
 
 namespace sandboxd {
@@ -217,6 +219,26 @@ TEST_F(HunkMergeTest, HunkNumbersOutOfRangeAreRefused) {
   }
   EXPECT_THROW(ApplyHunks("same\n", "same\n", std::set<int>{1}), Error);
   EXPECT_EQ(ApplyHunks("same\n", "same\n", std::set<int>{}), "same\n");
+}
+
+// A job writes the file, so its lines may look like a diff's own: "@@" lines, "\ No newline"
+// lines, lines that begin with '-', '+' or ' '. Parts are cut from the body, where each line
+// carries its origin first, so such content is content: part 2 alone takes exactly its line,
+// also at the end of a file without a final newline.
+TEST_F(HunkMergeTest, PartsOfContentThatLooksLikeADiffAreCutByTheirOrigins) {
+  const std::string old_text = "@@ -1 +1 @@\n-a\n+b\n\\ No newline at end of file\n x\n-tail";
+  const std::string new_text = "@@ -1 +1 @@\n-A\n+b\n\\ No newline at end of file\n x\n+tail";
+  std::vector<int> parts = CountHunkParts(MemoryText(old_text), MemoryText(new_text));
+  ASSERT_EQ(parts, (std::vector<int>{2}));  // "-a" and the last line, three lines apart
+  EXPECT_EQ(ApplyHunks(old_text, new_text, HunkPick{{}, {{1, {1}}}}),
+            "@@ -1 +1 @@\n-A\n+b\n\\ No newline at end of file\n x\n-tail");
+  EXPECT_EQ(ApplyHunks(old_text, new_text, HunkPick{{}, {{1, {2}}}}),
+            "@@ -1 +1 @@\n-a\n+b\n\\ No newline at end of file\n x\n+tail");
+  EXPECT_EQ(ApplyHunks(old_text, new_text, HunkPick{{}, {{1, {1, 2}}}}), new_text);
+  // review's split of the same hunk agrees on the parts.
+  auto hunks = DiffHunks(old_text, new_text);
+  ASSERT_EQ(hunks.size(), 1u);
+  EXPECT_EQ(api::SplitHunk(hunks[0].header + "\n" + hunks[0].body).size(), 2u);
 }
 
 TEST_F(HunkMergeTest, CountHunksAgreesWithDiff) {
