@@ -1,6 +1,7 @@
 #include "hunk_split.h"
 
-#include <cstdio>
+#include <charconv>
+#include <string_view>
 
 namespace sandboxd::api {
 namespace {
@@ -18,17 +19,46 @@ std::string Range(char sign, long first, long count) {
   return range;
 }
 
+/// One number of a hunk header: digits only (no sign), at most kMostLines, so that counting
+/// lines on from it cannot overflow. The header is read from the daemon, but a client does not
+/// trust it to be well formed.
+bool ReadNumber(std::string_view& text, long& number) {
+  constexpr unsigned long kMostLines = 1UL << 40;  // far past any text sandboxd diffs
+  unsigned long value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end == text.data() || value > kMostLines) return false;
+  number = static_cast<long>(value);
+  text.remove_prefix(end - text.data());
+  return true;
+}
+
+/// "-a[,b]" or "+c[,d]": the first line of a side and how many lines it has (1 when left out).
+bool ReadRange(std::string_view& text, char sign, long& first, long& count) {
+  if (!text.starts_with(sign)) return false;
+  text.remove_prefix(1);
+  if (!ReadNumber(text, first)) return false;
+  count = 1;
+  if (!text.starts_with(',')) return true;
+  text.remove_prefix(1);
+  return ReadNumber(text, count);
+}
+
+/// "@@ -a[,b] +c[,d] @@", anything after (a function's name) ignored.
+bool ReadHeader(std::string_view header, long& old_start, long& old_count, long& new_start, long& new_count) {
+  if (!header.starts_with("@@ ")) return false;
+  header.remove_prefix(3);
+  if (!ReadRange(header, '-', old_start, old_count) || !header.starts_with(' ')) return false;
+  header.remove_prefix(1);
+  return ReadRange(header, '+', new_start, new_count) && header.starts_with(" @@");
+}
+
 }  // namespace
 
 std::vector<std::string> SplitHunk(const std::string& hunk) {
   size_t body = hunk.find('\n');
   if (body == std::string::npos) return {hunk};
   long old_start = 0, old_count = 1, new_start = 0, new_count = 1;
-  const std::string header = hunk.substr(0, body);
-  if (sscanf(header.c_str(), "@@ -%ld,%ld +%ld,%ld @@", &old_start, &old_count, &new_start, &new_count) != 4 &&
-      sscanf(header.c_str(), "@@ -%ld +%ld,%ld @@", &old_start, &new_start, &new_count) != 3 &&
-      sscanf(header.c_str(), "@@ -%ld,%ld +%ld @@", &old_start, &old_count, &new_start) != 3 &&
-      sscanf(header.c_str(), "@@ -%ld +%ld @@", &old_start, &new_start) != 2)
+  if (!ReadHeader(std::string_view(hunk).substr(0, body), old_start, old_count, new_start, new_count))
     return {hunk};
   // An empty range starts at the line before: make every start the first line of its side.
   if (old_count == 0) ++old_start;

@@ -38,6 +38,21 @@ TEST(HunkSplitTest, OneRunOrAnUnreadableHunkIsOnePart) {
   EXPECT_EQ(SplitHunk("no header\n-a\n x\n+b\n"), std::vector<std::string>{"no header\n-a\n x\n+b\n"});
 }
 
+// The header's numbers are read, not trusted (fuzz/regressions/diff_split): a line number past
+// what counting lines on from it can hold, a sign, or a header cut short leave the hunk whole.
+TEST(HunkSplitTest, AHeaderWithNumbersOutOfRangeLeavesTheHunkWhole) {
+  const std::string body = "-a\n b\n+c\n";
+  for (std::string header : {"@@ -9223372036854775807 +1,3 @@", "@@ -1,2 +18446744073709551615,2 @@",
+                             "@@ --5,2 +1,2 @@", "@@ -1,2 +-1,2 @@", "@@ -1,2 +1,2", "@@ -1,2 +1, @@"}) {
+    auto hunk = header + "\n" + body;
+    EXPECT_EQ(SplitHunk(hunk), std::vector<std::string>{hunk}) << header;
+  }
+  // The largest numbers read still split.
+  auto parts = SplitHunk("@@ -1099511627776,2 +1099511627776,2 @@\n" + body);
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[1], "@@ -1099511627777 +1099511627776,2 @@\n b\n+c\n");
+}
+
 TEST(HunkSplitTest, NoNewlineAtTheEndGoesWithItsLine) {
   auto parts = SplitHunk("@@ -1,3 +1,3 @@\n-a\n+A\n b\n-c\n\\ No newline at end of file\n+C\n\\ No newline at end of file\n");
   ASSERT_EQ(parts.size(), 2u);
