@@ -22,18 +22,38 @@ struct Verb {
 
 }  // namespace
 
+namespace {
+
+/// CLI11's help, without the value a flag takes when given alone ("--json{pretty}" is shown as
+/// "--json"): the option's own text says what it takes.
+class HelpFormatter : public CLI::Formatter {
+ public:
+  std::string make_option_name(const CLI::Option* option, bool is_positional) const override {
+    std::string name = CLI::Formatter::make_option_name(option, is_positional);
+    for (size_t open; (open = name.find('{')) != std::string::npos;) {
+      size_t close = name.find('}', open);
+      if (close == std::string::npos) break;
+      name.erase(open, close - open + 1);
+    }
+    return name;
+  }
+};
+
+}  // namespace
+
 int main(int argc, char** argv) {
   Context ctx;
   CLI::App app{"sandboxctl — control sandboxd's copy-on-write sandboxes", "sandboxctl"};
+  app.formatter(std::make_shared<HelpFormatter>());
   app.require_subcommand(1);
   app.fallthrough();
   app.add_flag("--user", ctx.user_mode, "Talk to the session-bus sandboxd of this user");
-  // --json alone reads as "true" (CLI11's value of a flag given without one).
+  // --json alone means --json=pretty; any other value is refused.
   std::string json_style;
-  app.add_flag("--json", json_style, "Print list, show, changes, jobs, usage and gc as JSON: indented, or with =short on one line")
+  app.add_flag("--json{pretty}", json_style, "Print list, show, changes, jobs, usage and gc as JSON: indented, or with =short on one line")
       ->check(CLI::Validator(
           [](std::string& style) {
-            return style == "true" || style == "pretty" || style == "short" ? std::string() : "takes pretty or short, not '" + style + "'";
+            return style == "pretty" || style == "short" ? std::string() : "takes pretty or short, not '" + style + "'";
           },
           "pretty|short"))
       ->option_text("[=pretty|short]");

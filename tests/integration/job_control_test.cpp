@@ -151,6 +151,13 @@ TEST_F(JobControlTest, JobsLogsAndCancelAsTheirNamesSay) {
   EXPECT_NE(json.out.find("\"id\":\"" + job + "\""), std::string::npos) << json.out;
   EXPECT_NE(json.out.find("\"reason\":\"cancelled\""), std::string::npos) << json.out;
   EXPECT_EQ(std::count(json.out.begin(), json.out.end(), '\n'), 1) << "--json=short is one line:\n" << json.out;
+  Result pretty = Ctl({"--json", "jobs", id_});
+  EXPECT_EQ(pretty.status, 0) << pretty.err;
+  EXPECT_GT(std::count(pretty.out.begin(), pretty.out.end(), '\n'), 1) << "--json alone is indented:\n" << pretty.out;
+  EXPECT_EQ(Ctl({"--json=pretty", "jobs", id_}).out, pretty.out);
+  Result unknown_style = Ctl({"--json=true", "jobs", id_});
+  EXPECT_EQ(unknown_style.status, 2) << "--json=true is not a style: refused, not read as --json";
+  EXPECT_NE(unknown_style.err.find("takes pretty or short, not 'true'"), std::string::npos) << unknown_style.err;
   EXPECT_EQ(Ctl({"logs", "-f", job}).out, "first\n") << "following a finished job prints what it wrote and ends";
   EXPECT_EQ(Ctl({"cancel", "not-a-job"}).status, 2);
 }
