@@ -86,6 +86,17 @@ std::vector<std::shared_ptr<Job>> ObjectTable::JobsOf(const std::string& sandbox
   return jobs;
 }
 
+void ObjectTable::UnpublishJob(const std::string& sandbox_id, const std::string& job_id) {
+  std::shared_ptr<JobDBus> dropped;  // its object goes from the bus outside the lock
+  std::lock_guard lock(mutex_);
+  if (auto it = jobs_.find(job_id); it != jobs_.end()) {
+    dropped = std::move(it->second);
+    jobs_.erase(it);
+  }
+  if (auto ids = jobs_by_sandbox_.find(sandbox_id); ids != jobs_by_sandbox_.end())
+    std::erase(ids->second, job_id);
+}
+
 void ObjectTable::PruneJobs(const std::string& sandbox_id, const std::string& keep) {
   std::vector<std::shared_ptr<JobDBus>> dropped;
   {

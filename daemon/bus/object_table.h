@@ -43,6 +43,8 @@ class ObjectTable {
   std::shared_ptr<JobDBus> PublishJob(std::shared_ptr<Job> job, std::shared_ptr<Sandbox> sandbox);
   /// The sandbox's jobs that have objects (running, and the finished ones kept), oldest first.
   std::vector<std::shared_ptr<Job>> JobsOf(const std::string& sandbox_id);
+  /// Drops the object of a job that was published but did not start after all.
+  void UnpublishJob(const std::string& sandbox_id, const std::string& job_id);
   /// Forgets the oldest finished jobs of a sandbox beyond kFinishedJobsKept, never `keep`.
   void PruneJobs(const std::string& sandbox_id, const std::string& keep);
   /// Drops every object (the daemon's end).

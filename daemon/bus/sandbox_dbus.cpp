@@ -214,6 +214,10 @@ JobWatchers SandboxDBus::WatchersOfJob() {
   watchers.publish = [published, &objects, sandbox = sandbox_](const std::shared_ptr<Job>& job) {
     *published = objects.PublishJob(job, sandbox);
   };
+  watchers.unpublish = [published, &objects, sandbox_id = sandbox_->id()](const std::shared_ptr<Job>& job) {
+    objects.UnpublishJob(sandbox_id, job->id());
+    published->reset();
+  };
   watchers.finished = [published](const JobEnd& end) {
     if (auto job = published->lock()) job->AnnounceFinished(end);
   };

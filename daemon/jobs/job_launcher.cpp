@@ -173,8 +173,10 @@ std::shared_ptr<Job> JobLauncher::Launch(const std::shared_ptr<Sandbox>& sandbox
   auto job = std::make_shared<Job>(job_id, sandbox->id(), request.argv);
   // Held until the job ends: its last changes are said before its end is announced.
   auto feed = std::make_shared<std::shared_ptr<ChangeFeed>>(request.options.live_feed ? FeedFor(sandbox, watchers) : nullptr);
+  bool published = false;
   try {
     if (watchers.publish) watchers.publish(job);
+    published = true;
     // The end callback runs on the job's own monitor thread, which the job outlives: a plain
     // pointer (a shared one would keep the job alive from its own thread).
     Job* monitored = job.get();
@@ -214,6 +216,7 @@ std::shared_ptr<Job> JobLauncher::Launch(const std::shared_ptr<Sandbox>& sandbox
     job->Start(std::move(launch), std::move(on_end), watchers.output);
   } catch (...) {
     // A job that did not start keeps its end callback (and with it the slot) unrun.
+    if (published && watchers.unpublish) watchers.unpublish(job);
     feed->reset();
     slot->GiveBack();
     sandbox->EndJob(started);

@@ -59,6 +59,9 @@ struct JobWatchers {
   /// Before the job starts, so that its object exists before its first signal; a throw here
   /// means the job never starts (its slot and its count in the sandbox are given back).
   std::function<void(const std::shared_ptr<Job>&)> publish;
+  /// When a published job does not start after all: it never ran, so it is not listed (as
+  /// finished or otherwise) and no one can wait on it.
+  std::function<void(const std::shared_ptr<Job>&)> unpublish;
   std::function<void(const JobEnd&)> finished;      ///< first, so Job.Wait answers at once
   std::function<void(uint64_t captured_bytes)> output;
   /// After each settling pass: the number of changes it counted (none when it failed).
