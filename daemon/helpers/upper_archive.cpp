@@ -12,11 +12,11 @@
 #include <array>
 #include <optional>
 #include <cerrno>
-#include <filesystem>
 #include <memory>
 
 #include "base/errors.h"
 #include "base/fd.h"
+#include "base/tree_count.h"
 
 namespace sandboxd {
 namespace {
@@ -78,28 +78,16 @@ void SyncFile(int fd, const std::string& what) {
 
 }  // namespace
 
-/// How many entries the archive of the layer will hold (its top included) and the bytes of its
-/// regular files, by a walk of their metadata that never follows a symlink (nor leaves the
-/// file system). Only for the figures of the progress: an entry it cannot read is passed over.
-static void CountTree(const std::string& upper, uint64_t& entries, uint64_t& bytes) {
-  namespace fs = std::filesystem;
-  std::error_code error;
-  entries = 1;
-  for (fs::recursive_directory_iterator it(upper, fs::directory_options::skip_permission_denied, error), end; !error && it != end;
-       it.increment(error)) {
-    ++entries;
-    auto status = it->symlink_status(error);
-    if (!error && fs::is_regular_file(status)) bytes += it->file_size(error);
-    error.clear();
-  }
-}
-
 ArchiveStats WriteUpperArchive(const std::string& upper_path, const std::string& archive_path, int level,
                                const ArchiveProgressSink& progress) {
   const std::string upper = CanonicalDirectory(upper_path);
   ArchiveStats stats;
   ArchiveProgress done;
-  if (progress) CountTree(upper, done.entries_total, done.bytes_total);
+  if (progress) {
+    TreeCount count = CountTree(upper);  // the totals
+    done.entries_total = count.entries;
+    done.bytes_total = count.bytes;
+  }
   ArchivePtr disk(archive_read_disk_new());
   if (!disk) throw Error(Code::kFailed, "cannot start reading " + upper);
   // Physical: a symlink in the layer is archived as a symlink, never followed.

@@ -6,6 +6,8 @@
 
 #include "base/errors.h"
 #include "base/fs_util.h"
+#include "base/tree_count.h"
+#include "lifecycle/roots_progress.h"
 #include "review/decision_pins.h"
 
 namespace sandboxd {
@@ -13,11 +15,32 @@ namespace {
 
 std::string ArchiveDir(const std::string& archive_path) { return archive_path.substr(0, archive_path.rfind('/')); }
 
-/// The archive helper's figures as the sandbox's progress in `phase` (of one root at a time).
-ArchiveProgressSink ProgressOf(const Sandbox& sandbox, const char* phase) {
-  return [&sandbox, phase](const ArchiveProgress& p) {
-    sandbox.ReportProgress({phase, p.entries_done, p.entries_total, p.bytes_done, p.bytes_total});
-  };
+/// The archive helper's figures of the root under way as the sandbox's progress.
+ArchiveProgressSink ProgressOf(const Sandbox& sandbox, RootsProgress& roots) {
+  return [&sandbox, &roots](const ArchiveProgress& p) { sandbox.ReportProgress(roots.Of(p)); };
+}
+
+/// A suspend's totals over every root, when there are several (one root's helper counts its
+/// own): a walk of each layer's metadata before the archiving.
+ArchiveProgress SuspendTotals(const Sandbox& sandbox) {
+  ArchiveProgress totals;
+  if (sandbox.roots().size() < 2) return totals;
+  for (size_t i = 0; i < sandbox.roots().size(); ++i) {
+    TreeCount count = CountTree(sandbox.UpperDir(i));
+    totals.entries_total += count.entries;
+    totals.bytes_total += count.bytes;
+  }
+  return totals;
+}
+
+/// A resume's: the archives' sizes (their entries are known only once read).
+ArchiveProgress ResumeTotals(const Sandbox& sandbox) {
+  ArchiveProgress totals;
+  for (size_t i = 0; i < sandbox.roots().size(); ++i) {
+    struct stat st;
+    if (stat(sandbox.ArchivePath(i).c_str(), &st) == 0) totals.bytes_total += static_cast<uint64_t>(st.st_size);
+  }
+  return totals;
 }
 
 void SyncDirectory(const std::string& path) {
@@ -44,10 +67,13 @@ uint64_t Suspension::Suspend(Sandbox& sandbox) {
     Record(sandbox, SandboxState::kSuspending);
     RemoveArchives(sandbox);  // what a suspend taken back may have left
     PinDecisionsForMove(approvals_, sandbox);
+    RootsProgress progress("archiving", SuspendTotals(sandbox));
     for (size_t i = 0; i < sandbox.roots().size(); ++i) {
       std::string archive = sandbox.ArchivePath(i);
       MakeDirectory(ArchiveDir(archive), 0700);
-      bytes += archiver_.Write(sandbox.UpperDir(i), archive, level_, ProgressOf(sandbox, "archiving")).bytes;
+      ArchiveStats written = archiver_.Write(sandbox.UpperDir(i), archive, level_, ProgressOf(sandbox, progress));
+      progress.NextRoot(written);
+      bytes += written.bytes;
     }
     for (size_t i = 0; i < sandbox.roots().size(); ++i) SyncDirectory(ArchiveDir(sandbox.ArchivePath(i)));
     Record(sandbox, SandboxState::kSuspended);
@@ -73,12 +99,13 @@ uint64_t Suspension::Suspend(Sandbox& sandbox) {
 
 void Suspension::RestoreLayers(Sandbox& sandbox) {
   sandbox.MountLayers();
+  RootsProgress progress("restoring", ResumeTotals(sandbox));
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
     std::string upper = sandbox.UpperDir(i);
     RemoveTree(upper);  // what a cut-off resume left
     RemoveTree(sandbox.WorkDir(i));
     MakeDirectory(upper, 0700);  // its owner and mode come from the archive's "." entry
-    archiver_.Extract(sandbox.ArchivePath(i), upper, ProgressOf(sandbox, "restoring"));
+    progress.NextRoot(archiver_.Extract(sandbox.ArchivePath(i), upper, ProgressOf(sandbox, progress)));
   }
 }
 
