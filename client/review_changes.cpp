@@ -45,20 +45,22 @@ std::string ReviewedChange::State() const {
   return "partial";
 }
 
+ReviewedChange Reviewed(const ListedChange& change) {
+  ReviewedChange reviewed;
+  reviewed.path = change.path;
+  reviewed.kind = change.kind;
+  reviewed.old_type = change.old_type;
+  reviewed.new_type = change.new_type;
+  reviewed.verdicts = VerdictsOf(change);
+  reviewed.renamed_from = change.renamed_from;
+  reviewed.renamed_to = change.renamed_to;
+  reviewed.conflict = change.conflict_reason;
+  return reviewed;
+}
+
 std::vector<ReviewedChange> ReadChanges(Context& ctx, const std::string& sandbox_path) {
   std::vector<ReviewedChange> read;
-  ForEachChange(ctx, sandbox_path, [&](const ListedChange& change, std::string_view) {
-    ReviewedChange reviewed;
-    reviewed.path = change.path;
-    reviewed.kind = change.kind;
-    reviewed.old_type = change.old_type;
-    reviewed.new_type = change.new_type;
-    reviewed.verdicts = VerdictsOf(change);
-    reviewed.renamed_from = change.renamed_from;
-    reviewed.renamed_to = change.renamed_to;
-    reviewed.conflict = change.conflict_reason;
-    read.push_back(std::move(reviewed));
-  });
+  ForEachChange(ctx, sandbox_path, [&](const ListedChange& change, std::string_view) { read.push_back(Reviewed(change)); });
   return read;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "context.h"
+#include "listed_change.h"
 #include "proxies.h"
 
 namespace sandboxctl {
@@ -38,6 +39,8 @@ struct ReviewedChange {
   std::string State() const;
 };
 
+/// A change as the daemon lists it, for review.
+ReviewedChange Reviewed(const ListedChange& change);
 /// The change set of the sandbox at `sandbox_path` (ListChanges), in its order.
 std::vector<ReviewedChange> ReadChanges(Context& ctx, const std::string& sandbox_path);
 

@@ -117,28 +117,45 @@ void ForEachChangeWithIgnored(Context& ctx, const std::string& sandbox_path, con
   hand_out();
 }
 
-/// How many of the changes a commit of `selectors` (all approved ones when none; with `all`
-/// the pending ones too) takes are paths git ignores: what `changes` and `diff` folded away,
-/// which the commit must not take unsaid. 0 without a git work tree.
-size_t IgnoredTaken(Context& ctx, const std::string& sandbox_path, const std::vector<std::string>& selectors, bool all) {
-  size_t taken = 0;
+/// What a commit asks for, read from one listing of the change set: the selectors `patterns`
+/// leave of `selectors` among the changes it takes (`selectors` as they are without patterns),
+/// and how many of the changes it takes are paths git ignores: what `changes` and `diff`
+/// folded away, which the commit must not take unsaid (0 without a git work tree).
+struct CommitPlan {
+  std::vector<std::string> named;  ///< empty: every change the commit takes
+  size_t ignored_taken = 0;
+};
+
+CommitPlan PlanCommit(Context& ctx, const std::string& sandbox_path, const std::vector<std::string>& selectors,
+                      const PathPatterns& patterns, bool all) {
+  CommitPlan plan{selectors};
   GitIgnored git = GitIgnored::OfSandbox(ctx, sandbox_path);
-  if (!git.any()) return 0;
-  sandboxd::api::SelectorIndex index(selectors);
+  if (patterns.empty() && !git.any()) return plan;
+  std::vector<ChangeEntry> entries;
+  std::vector<std::string> ignored_taken;  // if the selectors name them
   ForEachChangeWithIgnored(ctx, sandbox_path, git, [&](const ListedChange& change, std::string_view, bool ignored) {
-    if (ignored && CommitTakes(change.review, all) && (selectors.empty() || index.AnyNames(change.path))) ++taken;
+    if (!patterns.empty())
+      entries.push_back({change.path, Reviewed(change).State(), change.renamed_from.empty() ? change.renamed_to : change.renamed_from});
+    if (ignored && CommitTakes(change.review, all)) ignored_taken.push_back(change.path);
   });
-  return taken;
+  if (!patterns.empty()) {
+    plan.named = NarrowSelectors(entries, selectors, patterns, [all](const std::string& review) { return CommitTakes(review, all); });
+    if (plan.named.empty()) return plan;  // nothing passes: nothing is taken
+  }
+  sandboxd::api::SelectorIndex index(plan.named);
+  for (const auto& path : ignored_taken)
+    if (plan.named.empty() || index.AnyNames(path)) ++plan.ignored_taken;
+  return plan;
 }
 
 /// The selectors that name what `selectors` and `patterns` leave of the sandbox's changes
-/// (change_filter.h), among those whose review `acts_on` accepts.
+/// (change_filter.h).
 std::vector<std::string> SelectorsPassing(Context& ctx, const std::string& sandbox_path, const std::vector<std::string>& selectors,
-                                          const PathPatterns& patterns, const ReviewFilter& acts_on = {}) {
+                                          const PathPatterns& patterns) {
   std::vector<ChangeEntry> entries;
   for (const auto& change : ReadChanges(ctx, sandbox_path))
     entries.push_back({change.path, change.State(), change.renamed_from.empty() ? change.renamed_to : change.renamed_from});
-  return NarrowSelectors(entries, selectors, patterns, acts_on);
+  return NarrowSelectors(entries, selectors, patterns);
 }
 
 /// `json` as dump(2) shows it, each line indented by two more spaces (an element of an array).
@@ -309,17 +326,13 @@ int VerbDiff(Context& ctx, const std::string& id_or_name, const std::vector<std:
 int VerbCommit(Context& ctx, const std::string& id_or_name, bool all, bool force, const std::vector<std::string>& selectors,
                const PathPatterns& patterns) {
   SandboxProxy sandbox(ctx.Bus(), ctx.ResolveSandbox(id_or_name));
-  std::vector<std::string> named = selectors;
-  if (!patterns.empty()) {
-    // With --all the daemon approves only the pending changes these selectors name.
-    named = SelectorsPassing(ctx, sandbox.raw().getObjectPath(), selectors, patterns, [all](const std::string& review) { return CommitTakes(review, all); });
-    if (named.empty()) {
-      std::cerr << "Nothing to commit: no " << (all ? "pending or approved" : "approved") << " change passes " << patterns.Describe() << ".\n";
-      return 0;
-    }
+  // With --all and patterns, the daemon approves only the pending changes the plan names.
+  const auto [named, ignored_taken] = PlanCommit(ctx, sandbox.raw().getObjectPath(), selectors, patterns, all);
+  if (!patterns.empty() && named.empty()) {
+    std::cerr << "Nothing to commit: no " << (all ? "pending or approved" : "approved") << " change passes " << patterns.Describe() << ".\n";
+    return 0;
   }
   uint64_t flags = ctx.InteractiveFlag() | (all ? sandboxd::api::kFlagCommitAll : 0) | (force ? sandboxd::api::kFlagForce : 0);
-  const size_t ignored_taken = IgnoredTaken(ctx, sandbox.raw().getObjectPath(), named, all);
   PolkitAgent agent;
   uint32_t committed = 0;
   std::vector<std::string> skipped;

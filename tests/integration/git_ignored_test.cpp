@@ -85,6 +85,19 @@ TEST_F(GitIgnoredTest, ACommitThatTakesIgnoredPathsSaysHowMany) {
   EXPECT_EQ(ReadWhole(project_ + "/build/out.o"), "o\n");
 }
 
+// With patterns the count is of what the patterns leave: one listing of the change set gives
+// both.
+TEST_F(GitIgnoredTest, ACommitWithPatternsCountsTheIgnoredPathsItTakes) {
+  Result logs = Ctl({"commit", "--all", "--include", "*.log", id_});
+  ASSERT_EQ(logs.status, 0) << logs.err;
+  EXPECT_TRUE(Contains(logs.err, "Committed 2 changes (1 of them git ignores")) << logs.err;
+  EXPECT_EQ(ReadWhole(project_ + "/app.log"), "l\n");
+  Result source = Ctl({"commit", "--all", "--include", "*.c", id_});
+  ASSERT_EQ(source.status, 0) << source.err;
+  EXPECT_TRUE(Contains(source.err, "Committed 1 change.")) << source.err;
+  EXPECT_EQ(Ctl({"changes", "--ignored", id_}).out, "A build [ignored]\nA build/out.o [ignored]\n");
+}
+
 // With several roots, each is asked of its own work tree, its paths read past their "N/"
 // prefix: a second root's ignored file is folded, the first root (no work tree) folds nothing.
 TEST(GitIgnoredRootsTest, EachRootIsAskedOfItsOwnWorkTree) {
