@@ -108,6 +108,8 @@ void WriteDiff(const OperationParts& parts, Sandbox& sandbox, const std::vector<
                 {{live.get(), upper.get(), sandbox.PathPrefix(page.root), page.changes, page.renames, page.only_hunks}}, out,
                 parts.stalled_reader_ms);
     } catch (const Error& e) {
+      // A hunk or part that is not there is refused before anything is written.
+      if (e.code() == Code::kNotFound) throw Error(e.code(), std::string(e.what()) + " in sandbox " + sandbox.id());
       throw Error(e.code(), "the diff of sandbox " + sandbox.id() + " stopped: " + e.what());
     }
     return !ReaderWentAway(out);

@@ -112,6 +112,7 @@ TEST_F(HunkPartsTest, PartsThatDoNotExistAreRefusedByName) {
       Result diff = Ctl({"diff", id_, selectors[0]});
       EXPECT_EQ(diff.status, 1) << selectors[0] << ": " << diff.out;
       EXPECT_TRUE(Contains(diff.err, selectors[0])) << diff.err;
+      EXPECT_TRUE(Contains(diff.err, " in sandbox " + id_)) << diff.err;
     }
     std::vector<std::string> args{"approve", id_};
     args.insert(args.end(), selectors.begin(), selectors.end());

@@ -264,7 +264,8 @@ TEST_F(ReviewCommitTest, DiffOfAHunkShowsThatHunkAlone) {
   EXPECT_EQ(CountOf(Ctl({"diff", id_, "three.txt:1", "three.txt"}).out, "@@ -"), 3u);
   Result missing = Ctl({"diff", id_, "three.txt:7"});
   EXPECT_EQ(missing.status, 1);
-  EXPECT_NE(missing.err.find("no hunk three.txt:7 (three.txt has 3 hunks)"), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("no hunk three.txt:7 (three.txt has 3 hunks) in sandbox " + id_), std::string::npos) << missing.err;
+  EXPECT_EQ(missing.err.find("stopped"), std::string::npos) << "nothing was under way: " << missing.err;
   EXPECT_EQ(missing.out, "");
 }
 
