@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -65,22 +66,54 @@ std::string RunGit(const std::string& dir, const std::vector<std::string>& args,
   return answer;
 }
 
-GitIgnored GitIgnored::OfSandbox(Context& ctx, const std::string& sandbox_path) {
-  return GitIgnored(SandboxProxy(ctx.Bus(), sandbox_path).GetInfo()["roots"].get<std::vector<std::string>>());
+namespace {
+
+/// Whether git could find a work tree at `dir`: a ".git" (directory, or file of a linked work
+/// tree) in it or a directory above, or a repository named by the environment. Where there is
+/// none, git would say no; asking it costs a process start.
+bool MayBeInWorkTree(const std::string& dir) {
+  if (getenv("GIT_DIR") != nullptr || getenv("GIT_WORK_TREE") != nullptr) return true;
+  std::string at = dir;
+  for (;;) {
+    struct stat st;
+    if (lstat((at == "/" ? std::string("/.git") : at + "/.git").c_str(), &st) == 0) return true;
+    if (at == "/" || at.empty()) return false;
+    size_t slash = at.rfind('/');
+    at = slash == 0 || slash == std::string::npos ? "/" : at.substr(0, slash);
+  }
 }
 
-GitIgnored::GitIgnored(const std::vector<std::string>& roots) : roots_(roots) {
+}  // namespace
+
+GitIgnored GitIgnored::OfSandbox(Context& ctx, const std::string& sandbox_path) {
+  return GitIgnored(std::function<std::vector<std::string>()>([&ctx, sandbox_path] {
+    return SandboxProxy(ctx.Bus(), sandbox_path).GetInfo()["roots"].get<std::vector<std::string>>();
+  }));
+}
+
+GitIgnored::GitIgnored(const std::vector<std::string>& roots)
+    : GitIgnored(std::function<std::vector<std::string>()>([roots] { return roots; })) {}
+
+void GitIgnored::Resolve() const {
+  if (resolved_) return;
+  resolved_ = true;
+  roots_ = read_roots_();
   for (const auto& root : roots_) {
     bool ok = false;
-    bool inside = RunGit(root, {"rev-parse", "--is-inside-work-tree"}, "", ok) == "true\n" && ok;
+    bool inside = MayBeInWorkTree(root) && RunGit(root, {"rev-parse", "--is-inside-work-tree"}, "", ok) == "true\n" && ok;
     in_work_tree_.push_back(inside);
     any_ = any_ || inside;
   }
 }
 
+bool GitIgnored::any() const {
+  Resolve();
+  return any_;
+}
+
 std::set<std::string> GitIgnored::Of(const std::vector<Path>& paths) const {
   std::set<std::string> ignored;
-  if (!any_) return ignored;
+  if (paths.empty() || !any()) return ignored;
   // Per root: the names' bytes, NUL-separated, as `git check-ignore --stdin -z` reads them.
   std::map<size_t, std::string> input;
   std::map<size_t, std::map<std::string, std::string>> shown_as;  // root → bytes → the path as shown

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 #include "change_filter.h"
@@ -98,10 +99,8 @@ std::string SizeNote(const ListedChange& change, bool on_terminal) {
 /// about before it is handed out.
 void ForEachChangeWithIgnored(Context& ctx, const std::string& sandbox_path, const GitIgnored& git,
                               const std::function<void(const ListedChange&, std::string_view, bool ignored)>& each) {
-  if (!git.any()) {
-    ForEachChange(ctx, sandbox_path, [&](const ListedChange& change, std::string_view line) { each(change, line, false); });
-    return;
-  }
+  // Whether to ask git is decided at the first change: an empty change set asks nothing.
+  std::optional<bool> folding;
   std::vector<std::pair<ListedChange, std::string>> page;
   auto hand_out = [&] {
     std::vector<GitIgnored::Path> paths;
@@ -111,10 +110,12 @@ void ForEachChangeWithIgnored(Context& ctx, const std::string& sandbox_path, con
     page.clear();
   };
   ForEachChange(ctx, sandbox_path, [&](const ListedChange& change, std::string_view line) {
+    if (!folding) folding = git.any();
+    if (!*folding) return each(change, line, false);
     page.emplace_back(change, std::string(line));
     if (page.size() == 4096) hand_out();
   });
-  hand_out();
+  if (!page.empty()) hand_out();
 }
 
 /// What a commit asks for, read from one listing of the change set: the selectors `patterns`

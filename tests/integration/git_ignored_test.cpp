@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -111,6 +114,41 @@ TEST(GitIgnoredRootsTest, EachRootIsAskedOfItsOwnWorkTree) {
   ASSERT_EQ(job.status, 0) << job.err;
   EXPECT_EQ(World().Sandboxctl(kAlice, {"changes", id}).out, "A 0/a.log\n! 1 path ignored by git (--ignored lists them)\n");
   World().Sandboxctl(kAlice, {"destroy", id});
+}
+
+// git is asked only where it may answer: no process for a root with no ".git" above it, nor for
+// an empty change set; a root in a work tree with changes is asked (rev-parse, check-ignore).
+// Seen through a `git` first on PATH that notes each call.
+TEST(GitIgnoredAskingTest, GitStartsOnlyWhereAWorkTreeMayBeAndThereAreChanges) {
+  SANDBOXD_REQUIRE_WORLD();
+  std::string tools = World().MakeProject(kAlice), plain = World().MakeProject(kAlice), repo = World().MakeProject(kAlice);
+  const std::string calls = tools + "/calls";
+  ASSERT_EQ(World().RunAs(kAlice, {"mkdir", tools + "/bin"}).status, 0);
+  {
+    std::ofstream script(tools + "/bin/git");
+    script << "#!/bin/sh\necho \"$*\" >> " << calls << "\nexec /usr/bin/git \"$@\"\n";
+  }
+  ASSERT_EQ(chmod((tools + "/bin/git").c_str(), 0755), 0);
+  ASSERT_EQ(World().RunAs(kAlice, {"sh", "-c", "git init -q && echo '*.log' > .gitignore"}, {.cwd = repo}).status, 0);
+  const RunOptions noted{.extra_env = {"PATH=" + tools + "/bin:/usr/bin:/bin"}};
+  auto asked = [&] { return ReadWhole(calls); };
+
+  std::string plain_id = Trim(World().Sandboxctl(kAlice, {"create", plain}).out);
+  ASSERT_FALSE(plain_id.empty());
+  ASSERT_EQ(World().Sandboxctl(kAlice, {"run", plain_id, "sh", "-c", "echo x > x.log"}).status, 0);
+  EXPECT_EQ(World().Sandboxctl(kAlice, {"changes", plain_id}, noted).out, "A x.log\n");
+  EXPECT_EQ(asked(), "") << "no .git above the root, yet git was started";
+
+  std::string repo_id = Trim(World().Sandboxctl(kAlice, {"create", repo}).out);
+  ASSERT_FALSE(repo_id.empty());
+  EXPECT_EQ(World().Sandboxctl(kAlice, {"changes", repo_id}, noted).out, "");
+  EXPECT_EQ(asked(), "") << "an empty change set, yet git was started";
+  ASSERT_EQ(World().Sandboxctl(kAlice, {"run", repo_id, "sh", "-c", "echo x > x.log && echo c > c.c"}).status, 0);
+  EXPECT_EQ(World().Sandboxctl(kAlice, {"changes", repo_id}, noted).out, "A c.c\n! 1 path ignored by git (--ignored lists them)\n");
+  EXPECT_TRUE(Contains(asked(), "rev-parse --is-inside-work-tree")) << asked();
+  EXPECT_TRUE(Contains(asked(), "check-ignore --stdin -z")) << asked();
+  World().Sandboxctl(kAlice, {"destroy", plain_id});
+  World().Sandboxctl(kAlice, {"destroy", repo_id});
 }
 
 }  // namespace

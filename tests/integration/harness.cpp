@@ -412,7 +412,12 @@ Result Harness::RunAs(const std::string& user, const std::vector<std::string>& a
   std::string cwd = options.cwd.empty() ? home : options.cwd;
   std::vector<std::string> env = {"HOME=" + home, "USER=" + user, "LOGNAME=" + user, "PATH=/usr/bin:/bin:/usr/sbin:/sbin",
                                   "DBUS_SYSTEM_BUS_ADDRESS=" + bus_address_, "LANG=C.UTF-8"};
-  env.insert(env.end(), options.extra_env.begin(), options.extra_env.end());
+  // An extra variable of a name set above (PATH) takes its place.
+  for (const auto& extra : options.extra_env) {
+    std::string name = extra.substr(0, extra.find('=') + 1);
+    std::erase_if(env, [&](const std::string& e) { return e.starts_with(name); });
+    env.push_back(extra);
+  }
   std::vector<char*> envp, args;
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
