@@ -344,6 +344,46 @@ def bench_big_file(args, user, work):
     return times
 
 
+def bench_decide(args, user, work):
+    """approve of a 1 GiB file while a job of the sandbox runs (the decision is bound to the
+    file's SHA-256, digested by the owner's helper: approval.h) against the same approve with no
+    job running (its fingerprint alone), and SHA-256 of a copy of the file in this process
+    (OpenSSL through hashlib: the floor of digesting it). Interleaved per round."""
+    import hashlib
+    import signal
+    ctl = args.sandboxctl
+    base = os.path.join(work, "decide")
+    shutil.rmtree(base, ignore_errors=True)
+    os.makedirs(base)
+    _, out = timed([ctl, "--no-ask-password", "create", base], user, capture=True)
+    sandbox = out.strip()
+    timed([ctl, "--no-ask-password", "run", sandbox, "--", "sh", "-c", "head -c 1073741824 /dev/urandom > big"], user)
+    copy = os.path.join(work, "decide-copy")
+    with open(copy, "wb") as f:
+        subprocess.run([ctl, "--no-ask-password", "run", sandbox, "--", "cat", "big"], stdout=f, check=True)
+    times = {"bound": [], "idle": [], "sha": []}
+    for _ in range(max(args.commit_rounds, 5)):
+        job = subprocess.Popen([ctl, "--no-ask-password", "run", sandbox, "--", "sleep", "600"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1)
+        t, _ = timed([ctl, "--no-ask-password", "approve", sandbox, "big"], user)
+        times["bound"].append(t)
+        job.send_signal(signal.SIGINT)  # sandboxctl run cancels its job on Ctrl-C
+        job.wait()
+        t, _ = timed([ctl, "--no-ask-password", "approve", sandbox, "big"], user)
+        times["idle"].append(t)
+        start = time.perf_counter()
+        digest = hashlib.sha256()
+        with open(copy, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+        times["sha"].append((time.perf_counter() - start) * 1000)
+    timed([ctl, "--no-ask-password", "destroy", sandbox], user)
+    os.remove(copy)
+    shutil.rmtree(base, ignore_errors=True)
+    return times
+
+
 def bench_edited_file(args, user, work):
     """Commit of a live file the job edited in place, 1 GiB against one byte: the same size with one
     byte rewritten, so whether it changed takes its content, not its size; and `run -- true` in
@@ -521,7 +561,7 @@ def memory_mib(pid, field="VmHWM"):
     return float("nan")
 
 
-SECTIONS = ("crd", "run", "changes", "feed", "commit", "landing", "big", "try", "suspend", "many", "coldstart")
+SECTIONS = ("crd", "run", "changes", "feed", "commit", "landing", "big", "decide", "try", "suspend", "many", "coldstart")
 
 
 def main():
@@ -606,6 +646,13 @@ def main():
             row(f"sandboxctl commit --all, {files:,} files (landing area)", t["commit"], t["cp"])
             row(f"rsync -a, {files:,} files onto the other file system", t["rsync"], t["cp"])
         print("   no target: the issue's figures are for layers on the root's own file system")
+    if "decide" in only:
+        decide = bench_decide(args, user, work)
+        print("\napprove of one 1 GiB file (issue 39: a decision made while a job runs is bound to its bytes)")
+        row("SHA-256 of the same bytes, in process (floor)", decide["sha"])
+        row("sandboxctl approve, no job running (fingerprint)", decide["idle"])
+        row("sandboxctl approve while a job runs (bound: SHA-256)", decide["bound"], decide["sha"])
+        print("   no target: the cost of binding is the digest, paid only while a job runs")
     if "big" in only:
         big = bench_big_file(args, user, work)
         print(f"\ncommit of one file ({args.commit_rounds} rounds)")

@@ -1,5 +1,6 @@
 #include "selector.h"
 
+#include "quote_path.h"
 #include "utf8.h"
 
 #include <charconv>
@@ -50,14 +51,52 @@ std::optional<Selector> ParseHunkSelector(std::string_view text) {
   return selector;
 }
 
-SelectorIndex::SelectorIndex(const std::vector<std::string>& selectors) {
+std::string ToString(const Selector& selector) {
+  return selector.hunk ? selector.path + ":" + ToString(selector.ref()) : selector.path;
+}
+
+std::optional<TypedSelector> ParseTypedSelector(std::string_view typed) {
+  if (typed.starts_with('"')) {
+    // The quoted token is the name, exactly; after it only a hunk or part number may follow.
+    size_t end = 1;
+    for (; end < typed.size() && typed[end] != '"'; ++end)
+      if (typed[end] == '\\') ++end;
+    if (end >= typed.size()) return std::nullopt;
+    auto name = UnquotePath(typed.substr(0, end + 1));
+    if (!name) return std::nullopt;
+    std::string_view rest = typed.substr(end + 1);
+    if (rest.empty()) return TypedSelector{Selector{*name}, std::nullopt};
+    auto hunk = ParseHunkSelector("-" + std::string(rest));
+    if (!rest.starts_with(':') || !hunk) return std::nullopt;
+    hunk->path = *name;
+    return TypedSelector{std::nullopt, std::move(hunk)};
+  }
+  if (typed.starts_with("./")) {
+    // "./" says "this is a path" as it does to a shell: never a hunk.
+    std::string_view path = typed.substr(2);
+    return TypedSelector{Selector{path.empty() ? std::string(".") : std::string(path)}, std::nullopt};
+  }
+  return TypedSelector{Selector{std::string(typed)}, ParseHunkSelector(typed)};
+}
+
+std::vector<Selector> WholeSelectors(const std::vector<std::string>& paths) {
+  std::vector<Selector> selectors;
+  selectors.reserve(paths.size());
+  for (const auto& path : paths) selectors.push_back(Selector{path});
+  return selectors;
+}
+
+SelectorIndex::SelectorIndex(const std::vector<Selector>& selectors) {
   for (size_t i = 0; i < selectors.size(); ++i) {
-    std::string_view selector = selectors[i];
+    if (selectors[i].hunk) {
+      hunks_[selectors[i].path].emplace_back(i, selectors[i].ref());
+      continue;
+    }
+    std::string_view selector = selectors[i].path;
     exact_[std::string(selector)].push_back(i);
     while (selector.size() > 1 && selector.back() == '/') selector.remove_suffix(1);
     if (selector == ".") everything_.push_back(i);
     else above_[std::string(selector)].push_back(i);
-    if (auto hunk = ParseHunkSelector(selectors[i])) hunks_[hunk->path].emplace_back(i, hunk->ref());
   }
 }
 
@@ -81,14 +120,6 @@ const std::vector<std::pair<size_t, HunkRef>>& SelectorIndex::HunksOf(std::strin
   static const std::vector<std::pair<size_t, HunkRef>> kNone;
   auto it = hunks_.find(path);
   return it == hunks_.end() ? kNone : it->second;
-}
-
-std::string SelectorFromWire(std::string_view wire) {
-  if (wire.empty() || wire.front() != '"') return std::string(wire);
-  if (auto name = NameFromWire(wire)) return *name;
-  if (auto hunk = ParseHunkSelector(wire))
-    if (auto name = NameFromWire(hunk->path)) return *name + ":" + ToString(hunk->ref());
-  return std::string(wire);
 }
 
 }  // namespace sandboxd::api

@@ -9,6 +9,8 @@
 namespace sandboxctl {
 namespace {
 
+using sandboxd::api::Selector;
+
 /// The selectors that name `path` besides itself: each directory above it, then ".".
 /// Walking up keeps the narrowing linear in the number of changes, which can be large
 /// (a node_modules).
@@ -22,8 +24,8 @@ std::vector<std::string> SelectorsAbove(const std::string& path) {
 
 }  // namespace
 
-std::vector<std::string> NarrowSelectors(const std::vector<ChangeEntry>& changes, const std::vector<std::string>& selectors,
-                                         const PathPatterns& patterns, const ReviewFilter& acts_on) {
+std::vector<Selector> NarrowSelectors(const std::vector<ChangeEntry>& changes, const std::vector<Selector>& selectors,
+                                      const PathPatterns& patterns, const ReviewFilter& acts_on) {
   std::vector<bool> named(changes.size(), selectors.empty());
   sandboxd::api::SelectorIndex index(selectors);
   std::vector<bool> whole(selectors.size(), false), of_a_change(selectors.size(), false);
@@ -31,12 +33,12 @@ std::vector<std::string> NarrowSelectors(const std::vector<ChangeEntry>& changes
     index.ForEachNaming(changes[c].path, [&](size_t s) { named[c] = whole[s] = true; });
     for (const auto& [s, hunk] : index.HunksOf(changes[c].path)) of_a_change[s] = true;
   }
-  std::vector<std::string> as_typed;
+  std::vector<Selector> as_typed;
   for (size_t s = 0; s < selectors.size(); ++s) {
-    if (whole[s]) continue;  // the whole-change reading comes first, as in the daemon
+    if (whole[s]) continue;
     // A hunk selector of a change passes when its file does; anything else goes as typed,
     // for the daemon to refuse by name.
-    if (!of_a_change[s] || patterns.Passes(sandboxd::api::ParseHunkSelector(selectors[s])->path)) as_typed.push_back(selectors[s]);
+    if (!of_a_change[s] || patterns.Passes(selectors[s].path)) as_typed.push_back(selectors[s]);
   }
 
   // A directory that holds a change the user does not want cannot be named: its selector
@@ -56,12 +58,12 @@ std::vector<std::string> NarrowSelectors(const std::vector<ChangeEntry>& changes
 
   // A change beneath a chosen directory is named by it already; naming it again would make
   // the daemon count it twice.
-  std::vector<std::string> narrowed;
+  std::vector<Selector> narrowed;
   for (const auto& change : changes) {
     if (!chosen.count(change.path)) continue;
     auto above = SelectorsAbove(change.path);
     if (std::none_of(above.begin(), above.end(), [&](const std::string& dir) { return chosen.count(dir) > 0; }))
-      narrowed.push_back(change.path);
+      narrowed.push_back(Selector{change.path});
   }
   narrowed.insert(narrowed.end(), as_typed.begin(), as_typed.end());
   return narrowed;

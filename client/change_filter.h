@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "path_patterns.h"
+#include "selector.h"
 
 namespace sandboxctl {
 
@@ -31,11 +32,12 @@ using ReviewFilter = std::function<bool(const std::string& review)>;
 
 /// Selectors naming exactly the changes that `selectors` name (every change when there are
 /// none), that pass `patterns` and that `acts_on` accepts, one per change or per directory
-/// whose every change beneath is among them. A hunk selector (PATH:N) stays when PATH passes;
+/// whose every change beneath is among them. A hunk or part selector stays when its path passes;
 /// a selector that names no change stays as typed, for the daemon to refuse by name.
 /// Empty when nothing is left.
-std::vector<std::string> NarrowSelectors(const std::vector<ChangeEntry>& changes, const std::vector<std::string>& selectors,
-                                         const PathPatterns& patterns, const ReviewFilter& acts_on = {});
+std::vector<sandboxd::api::Selector> NarrowSelectors(const std::vector<ChangeEntry>& changes,
+                                                     const std::vector<sandboxd::api::Selector>& selectors, const PathPatterns& patterns,
+                                                     const ReviewFilter& acts_on = {});
 
 /// The reviews a commit takes among the changes it names: approved and partly approved ones,
 /// and with --all (`all`) pending ones, which it approves first.

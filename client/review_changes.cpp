@@ -8,6 +8,7 @@
 #include <map>
 
 #include "change_list.h"
+#include "wire_selector.h"
 
 namespace sandboxctl {
 namespace {
@@ -64,7 +65,7 @@ std::vector<ReviewedChange> ReadChanges(Context& ctx, const std::string& sandbox
   return read;
 }
 
-std::string DiffOf(SandboxProxy& sandbox, const std::string& selector) {
+std::string DiffOf(SandboxProxy& sandbox, const std::string& path) {
   // A memory file rather than a pipe: Diff returns once all is written, so one thread can
   // call, then read, and a file's diff is small enough to hold.
   sdbus::UnixFd file(memfd_create("sandboxctl-review-diff", MFD_CLOEXEC), sdbus::adopt_fd);
@@ -74,7 +75,7 @@ std::string DiffOf(SandboxProxy& sandbox, const std::string& selector) {
       .callMethod("Diff")
       .onInterface(sandboxd::api::kSandboxInterface)
       .withTimeout(std::chrono::minutes(10))
-      .withArguments(std::vector<std::string>{selector}, file);
+      .withArguments(sandboxd::api::ToWire(std::vector<sandboxd::api::Selector>{sandboxd::api::Selector{path}}), file, std::map<std::string, sdbus::Variant>{});
   std::string text;
   char buffer[65536];
   for (;;) {
@@ -86,13 +87,13 @@ std::string DiffOf(SandboxProxy& sandbox, const std::string& selector) {
   return text;
 }
 
-void SendDecision(SandboxProxy& sandbox, Verdict verdict, const std::vector<std::string>& selectors) {
+void SendDecision(SandboxProxy& sandbox, Verdict verdict, const std::vector<sandboxd::api::Selector>& selectors) {
   uint32_t decided = 0;
   sandbox.raw()
       .callMethod(verdict == Verdict::kApproved ? "Approve" : "Reject")
       .onInterface(sandboxd::api::kSandboxInterface)
       .withTimeout(std::chrono::minutes(10))
-      .withArguments(selectors, uint64_t{0})
+      .withArguments(sandboxd::api::ToWire(selectors), uint64_t{0})
       .storeResultsTo(decided);
 }
 

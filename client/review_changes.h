@@ -10,6 +10,7 @@
 #include "context.h"
 #include "listed_change.h"
 #include "proxies.h"
+#include "selector.h"
 
 namespace sandboxctl {
 
@@ -44,11 +45,11 @@ ReviewedChange Reviewed(const ListedChange& change);
 /// The change set of the sandbox at `sandbox_path` (ListChanges), in its order.
 std::vector<ReviewedChange> ReadChanges(Context& ctx, const std::string& sandbox_path);
 
-/// The git-style diff that Diff writes for `selector`.
-std::string DiffOf(SandboxProxy& sandbox, const std::string& selector);
+/// The git-style diff that Diff writes for the change at `path` (a wire name).
+std::string DiffOf(SandboxProxy& sandbox, const std::string& path);
 
 /// Approve or Reject `selectors`.
-void SendDecision(SandboxProxy& sandbox, Verdict verdict, const std::vector<std::string>& selectors);
+void SendDecision(SandboxProxy& sandbox, Verdict verdict, const std::vector<sandboxd::api::Selector>& selectors);
 
 /// Whether `path` is `dir` or lies beneath it, as a PATH selector names them ("." names all).
 bool AtOrBeneath(const std::string& path, const std::string& dir);

@@ -299,15 +299,17 @@ Answer Review::Ask(const std::string& prompt, const char* help) {
 }
 
 void Review::DecideUnits(ReviewedChange& change, std::vector<Unit>& units, size_t first, size_t end, Verdict verdict) {
-  std::vector<std::string> selectors;
-  for (size_t u = first; u < end; ++u) selectors.push_back(change.path + ":" + units[u].Number());
+  // Structured, never "PATH:N": a job may have named a file beside this one "PATH:N".
+  std::vector<sandboxd::api::Selector> selectors;
+  for (size_t u = first; u < end; ++u)
+    selectors.push_back({change.path, static_cast<int>(units[u].hunk), static_cast<int>(units[u].part)});
   try {
     SendDecision(sandbox_, verdict, selectors);
   } catch (const sdbus::Error& e) {
     // Should the daemon not split a file that shows a single hunk, that hunk is the whole change.
     if (change.verdicts.size() != 1 || units.size() != 1 || e.getName() != std::string(sandboxd::api::kErrorPrefix) + "InvalidArgument")
       throw;
-    SendDecision(sandbox_, verdict, {change.path});
+    SendDecision(sandbox_, verdict, {sandboxd::api::Selector{change.path}});
   }
   for (size_t u = first; u < end; ++u) {
     Unit& unit = units[u];
@@ -331,7 +333,7 @@ Verdict Review::VerdictOf(const ReviewedChange& change, const Unit& unit) {
 }
 
 void Review::DecideWhole(const std::string& path, Verdict verdict) {
-  SendDecision(sandbox_, verdict, {path});
+  SendDecision(sandbox_, verdict, {sandboxd::api::Selector{path}});
   // PATH names every change beneath a directory too: the daemon decided those as well.
   for (auto& other : changes_)
     if (AtOrBeneath(other.path, path) || (!other.renamed_to.empty() && AtOrBeneath(other.renamed_to, path)))

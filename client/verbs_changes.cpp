@@ -25,12 +25,34 @@
 #include "quote_path.h"
 #include "review_changes.h"
 #include "selector.h"
+#include "typed_selectors.h"
+#include "wire_selector.h"
 #include "units.h"
 #include "utf8.h"
 #include "verbs.h"
 
 namespace sandboxctl {
 namespace {
+
+using sandboxd::api::Selector;
+/// Diff's options (a{sv}).
+using DiffOptions = std::map<std::string, sdbus::Variant>;
+
+/// The paths of the sandbox's changes, listed when a typed selector needs them (typed_selectors.h).
+ChangePaths PathsOf(Context& ctx, const std::string& sandbox_path) {
+  return [&ctx, sandbox_path] {
+    std::vector<std::string> paths;
+    ForEachChange(ctx, sandbox_path, [&](const ListedChange& change, std::string_view) { paths.push_back(change.path); });
+    return paths;
+  };
+}
+
+/// Commit's selectors as it takes them: the paths (wire names) alone.
+std::vector<std::string> PathsOf(const std::vector<Selector>& selectors) {
+  std::vector<std::string> paths;
+  for (const auto& selector : selectors) paths.push_back(selector.path);
+  return paths;
+}
 
 std::string HunkNumbers(const std::vector<uint32_t>& hunks) {
   std::string text;
@@ -123,11 +145,11 @@ void ForEachChangeWithIgnored(Context& ctx, const std::string& sandbox_path, con
 /// and how many of the changes it takes are paths git ignores: what `changes` and `diff`
 /// folded away, which the commit must not take unsaid (0 without a git work tree).
 struct CommitPlan {
-  std::vector<std::string> named;  ///< empty: every change the commit takes
+  std::vector<Selector> named;  ///< empty: every change the commit takes
   size_t ignored_taken = 0;
 };
 
-CommitPlan PlanCommit(Context& ctx, const std::string& sandbox_path, const std::vector<std::string>& selectors,
+CommitPlan PlanCommit(Context& ctx, const std::string& sandbox_path, const std::vector<Selector>& selectors,
                       const PathPatterns& patterns, bool all) {
   CommitPlan plan{selectors};
   GitIgnored git = GitIgnored::OfSandbox(ctx, sandbox_path);
@@ -151,8 +173,8 @@ CommitPlan PlanCommit(Context& ctx, const std::string& sandbox_path, const std::
 
 /// The selectors that name what `selectors` and `patterns` leave of the sandbox's changes
 /// (change_filter.h).
-std::vector<std::string> SelectorsPassing(Context& ctx, const std::string& sandbox_path, const std::vector<std::string>& selectors,
-                                          const PathPatterns& patterns) {
+std::vector<Selector> SelectorsPassing(Context& ctx, const std::string& sandbox_path, const std::vector<Selector>& selectors,
+                                       const PathPatterns& patterns) {
   std::vector<ChangeEntry> entries;
   for (const auto& change : ReadChanges(ctx, sandbox_path))
     entries.push_back({change.path, change.State(), change.renamed_from.empty() ? change.renamed_to : change.renamed_from});
@@ -236,14 +258,15 @@ int VerbChanges(Context& ctx, const std::string& id_or_name, const PathPatterns&
   return 0;
 }
 
-int VerbDecide(Context& ctx, const std::string& id_or_name, const std::vector<std::string>& selectors, bool all, bool approve,
+int VerbDecide(Context& ctx, const std::string& id_or_name, const std::vector<std::string>& typed, bool all, bool approve,
                const PathPatterns& patterns) {
-  if (all == !selectors.empty()) {
+  if (all == !typed.empty()) {
     std::cerr << (approve ? "approve" : "reject") << ": name changes (PATH or PATH:N) or give --all, not both\n";
     return 2;
   }
   SandboxProxy sandbox(ctx.Bus(), ctx.ResolveSandbox(id_or_name));
-  std::vector<std::string> named = selectors;
+  const std::vector<Selector> selectors = ResolveTypedSelectors(typed, PathsOf(ctx, sandbox.raw().getObjectPath()), id_or_name);
+  std::vector<Selector> named = selectors;
   uint64_t flags = all ? sandboxd::api::kFlagEveryChange : 0;
   if (!patterns.empty()) {
     // The passing changes go by name: "every change" would take the others too.
@@ -260,16 +283,16 @@ int VerbDecide(Context& ctx, const std::string& id_or_name, const std::vector<st
       .callMethod(approve ? "Approve" : "Reject")
       .onInterface(sandboxd::api::kSandboxInterface)
       .withTimeout(std::chrono::minutes(10))
-      .withArguments(named, flags)
+      .withArguments(sandboxd::api::ToWire(named), flags)
       .storeResultsTo(decided);
   std::cerr << (approve ? "Approved " : "Rejected ") << decided << (decided == 1 ? " change or hunk.\n" : " changes or hunks.\n");
   return 0;
 }
 
 /// diff --stat / --name-only: the same diff, summed up per file (diff_summary.h).
-int SummarizeDiff(Context& ctx, const std::string& path, const std::vector<std::string>& named, DiffForm form) {
+int SummarizeDiff(Context& ctx, const std::string& path, const std::vector<Selector>& named, DiffForm form) {
   DiffSummary summary;
-  CallIntoPipe(ctx, path, {"Diff", [&](sdbus::MethodCall& call, const sdbus::UnixFd& out) { call << named << out; }, {}},
+  CallIntoPipe(ctx, path, {"Diff", [&](sdbus::MethodCall& call, const sdbus::UnixFd& out) { call << sandboxd::api::ToWire(named) << out << DiffOptions{}; }, {}},
                [&](std::string_view data) { summary.Add(data); });
   winsize size{};
   size_t width = isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0 ? size.ws_col : 80;
@@ -279,10 +302,11 @@ int SummarizeDiff(Context& ctx, const std::string& path, const std::vector<std::
   return 0;
 }
 
-int VerbDiff(Context& ctx, const std::string& id_or_name, const std::vector<std::string>& selectors,
+int VerbDiff(Context& ctx, const std::string& id_or_name, const std::vector<std::string>& typed,
              const PathPatterns& patterns, DiffForm form) {
   std::string path = ctx.ResolveSandbox(id_or_name);
-  std::vector<std::string> named = selectors;
+  const std::vector<Selector> selectors = ResolveTypedSelectors(typed, PathsOf(ctx, path), id_or_name);
+  std::vector<Selector> named = selectors;
   // Paths git ignores are left out (unless --ignored): the rest goes by name.
   size_t folded = 0;
   std::vector<ChangeEntry> entries;
@@ -305,7 +329,8 @@ int VerbDiff(Context& ctx, const std::string& id_or_name, const std::vector<std:
   if (form != DiffForm::kPatch) return SummarizeDiff(ctx, path, named, form);
   DiffOutput output(ctx.no_pager ? DiffOutput::Paging::kNone : DiffOutput::Paging::kPager);
   try {
-    CallIntoPipe(ctx, path, {"Diff", [&](sdbus::MethodCall& call, const sdbus::UnixFd& out) { call << named << out; }, {}},
+    CallIntoPipe(ctx, path,
+                 {"Diff", [&](sdbus::MethodCall& call, const sdbus::UnixFd& out) { call << sandboxd::api::ToWire(named) << out << DiffOptions{}; }, {}},
                  [&](std::string_view data) { output.Write(data.data(), data.size()); });
   } catch (...) {
     output.Finish();  // what came is shown (and the pager ends) before the error
@@ -324,8 +349,9 @@ int VerbDiff(Context& ctx, const std::string& id_or_name, const std::vector<std:
   return 0;
 }
 
-int VerbCommit(Context& ctx, const std::string& id_or_name, bool all, bool force, const std::vector<std::string>& selectors,
+int VerbCommit(Context& ctx, const std::string& id_or_name, bool all, bool force, const std::vector<std::string>& typed,
                const PathPatterns& patterns) {
+  const std::vector<Selector> selectors = TypedPaths(typed);
   SandboxProxy sandbox(ctx.Bus(), ctx.ResolveSandbox(id_or_name));
   // With --all and patterns, the daemon approves only the pending changes the plan names.
   const auto [named, ignored_taken] = PlanCommit(ctx, sandbox.raw().getObjectPath(), selectors, patterns, all);
@@ -343,7 +369,7 @@ int VerbCommit(Context& ctx, const std::string& id_or_name, bool all, bool force
         .callMethod("Commit")
         .onInterface(sandboxd::api::kSandboxInterface)
         .withTimeout(std::chrono::minutes(30))  // a password prompt, then possibly many files
-        .withArguments(named, flags)
+        .withArguments(PathsOf(named), flags)
         .storeResultsTo(committed, skipped);
   }
   for (const auto& message : skipped) std::cerr << message << "\n";

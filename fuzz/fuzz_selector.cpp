@@ -27,9 +27,17 @@ void CheckName(const std::string& name) {
   Require(api::IsValidUtf8(wire), "a wire name is valid UTF-8");
   Require(api::NameFromWire(wire) == name, "a wire name stands for its name");
   Require(api::UnquotePath(api::QuotePath(name)) == name, "a quoted name unquotes to itself");
-  Require(api::SelectorFromWire(wire) == name, "a selector on the wire stands for its name");
-  Require(api::SelectorFromWire(wire + ":7") == name + ":7", "a hunk selector on the wire stands for its name and number");
+  // Typed in git's quotes, a name is that file, and "NAME":7 hunk 7 of it, whatever the name holds.
+  std::string quoted = api::QuotePath(name);
+  if (!quoted.starts_with('"')) quoted = "\"" + quoted + "\"";
+  auto file = api::ParseTypedSelector(quoted);
+  Require(file && file->whole && file->whole->path == name && !file->hunk, "a quoted name names that file alone");
+  auto hunk7 = api::ParseTypedSelector(quoted + ":7");
+  Require(hunk7 && !hunk7->whole && hunk7->hunk && hunk7->hunk->path == name && hunk7->hunk->hunk == 7,
+          "a quoted name and :7 names hunk 7 of it alone");
   if (name.empty()) return;
+  auto dotted = api::ParseTypedSelector("./" + name);
+  Require(dotted && dotted->whole && dotted->whole->path == name && !dotted->hunk, "./NAME names that file alone");
   auto hunk = api::ParseHunkSelector(name + ":7");
   Require(hunk && hunk->path == name && hunk->hunk == 7, "PATH:N reads as hunk N of PATH");
 }
@@ -48,13 +56,25 @@ void CheckSelector(const std::string& selector, const std::vector<std::string>& 
   }
 }
 
-void CheckSelectChanges(const std::string& selector, const std::vector<std::string>& paths) {
+/// A selector as the tests write it: PATH:N a hunk, anything else a change or directory.
+api::Selector AsSelector(const std::string& text) {
+  auto hunk = api::ParseHunkSelector(text);
+  return hunk ? *hunk : api::Selector{text};
+}
+
+/// Whether `selector` names the change at `path` (a hunk or part of it, or it whole).
+bool Names(const api::Selector& selector, const std::string& path) {
+  return selector.hunk ? selector.path == path : api::SelectorNames(selector.path, path);
+}
+
+void CheckSelectChanges(const std::string& text, const std::vector<std::string>& paths) {
+  const api::Selector selector = AsSelector(text);
   RootChanges root{0, {}};
   for (const auto& path : paths) root.changes.push_back(Change{.path = path});
   std::vector<RootChanges> all{root};
   std::vector<std::string> shown;
   for (const auto& change : root.changes) shown.push_back(DisplayPath(change, ""));
-  auto everything = SelectChanges(all, shown, {""}, "fuzz");
+  auto everything = SelectChanges(all, api::WholeSelectors(shown), {""}, "fuzz");
   Require(everything.size() == 1 && everything[0].changes == root.changes, "selecting every shown path selects all");
 
   std::vector<RootChanges> selected;
@@ -62,9 +82,9 @@ void CheckSelectChanges(const std::string& selector, const std::vector<std::stri
     selected = SelectChanges(all, {selector}, {""}, "fuzz");
   } catch (const Error& e) {
     // what() ends at a NUL byte, which a quoted wire name can stand for.
-    Require(e.code() == Code::kNotFound && std::string(e.what()).find(selector.substr(0, selector.find('\0'))) != std::string::npos,
+    Require(e.code() == Code::kNotFound && std::string(e.what()).find(text.substr(0, text.find('\0'))) != std::string::npos,
             "a selector naming nothing is refused by name");
-    for (const auto& path : shown) Require(!api::SelectorNames(selector, path), "a selector naming a change is not refused");
+    for (const auto& path : shown) Require(!Names(selector, path), "a selector naming a change is not refused");
     return;
   }
   Require(selected.size() == 1, "the selection keeps the roots");
@@ -72,13 +92,11 @@ void CheckSelectChanges(const std::string& selector, const std::vector<std::stri
   for (const auto& change : selected[0].changes) {
     while (next < root.changes.size() && !(root.changes[next] == change)) ++next;
     Require(next < root.changes.size(), "selected changes keep their order");
-    auto hunk = api::ParseHunkSelector(selector);
-    std::string path = DisplayPath(change, "");
-    Require(api::SelectorNames(selector, path) || (hunk && hunk->path == path), "every selected change is named");
+    Require(Names(selector, DisplayPath(change, "")), "every selected change is named");
     ++next;
   }
   for (const auto& path : shown)
-    if (api::SelectorNames(selector, path))
+    if (Names(selector, path))
       Require(std::any_of(selected[0].changes.begin(), selected[0].changes.end(),
                           [&](const Change& c) { return DisplayPath(c, "") == path; }),
               "every named change is selected");

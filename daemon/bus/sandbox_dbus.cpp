@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 
+#include <limits>
+
 #include <spdlog/spdlog.h>
 
 #include "api.h"
@@ -42,10 +44,46 @@ void CheckWritable(const UniqueFd& out, const std::string& what) {
     throw Error(Code::kInvalidArgument, "the " + what + " output fd is not open for writing");
 }
 
-/// Selectors name paths by their wire names (utf8.h); from here on they hold the names' bytes.
-std::vector<std::string> SelectorsFromWire(std::vector<std::string> selectors) {
-  for (auto& selector : selectors) selector = api::SelectorFromWire(selector);
+/// The name a wire name (utf8.h) stands for, as bytes; one that no quoting could have written
+/// is taken as itself (it then names nothing, and is refused so by name).
+std::string NameOfWire(const std::string& wire) { return api::NameFromWire(wire).value_or(wire); }
+
+/// Commit's selectors: paths by their wire names; from here on they hold the names' bytes.
+std::vector<api::Selector> PathsFromWire(const std::vector<std::string>& paths) {
+  std::vector<api::Selector> selectors;
+  for (const auto& path : paths) selectors.push_back(api::Selector{NameOfWire(path)});
   return selectors;
+}
+
+/// Structured selectors (path, hunk, part) as they came over the bus: the path is never read
+/// for a hunk number, whatever it holds (a job may name a file "run.sh:1").
+std::vector<api::Selector> SelectorsFromWire(const std::vector<WireSelector>& wire) {
+  std::vector<api::Selector> selectors;
+  selectors.reserve(wire.size());
+  for (const auto& each : wire) {
+    const auto& [path, hunk, part] = static_cast<const std::tuple<std::string, uint32_t, uint32_t>&>(each);
+    api::Selector selector{NameOfWire(path)};
+    if (hunk > static_cast<uint32_t>(std::numeric_limits<int>::max()) || part > static_cast<uint32_t>(std::numeric_limits<int>::max()))
+      throw Error(Code::kInvalidArgument, "hunk " + std::to_string(hunk) + " part " + std::to_string(part) + " of '" + selector.path +
+                                              "' is past any hunk a diff can have");
+    if (part > 0 && hunk == 0)
+      throw Error(Code::kInvalidArgument, "selector of '" + selector.path + "' names part " + std::to_string(part) + " of no hunk");
+    if (hunk > 0) selector.hunk = static_cast<int>(hunk);
+    selector.part = static_cast<int>(part);
+    selectors.push_back(std::move(selector));
+  }
+  return selectors;
+}
+
+/// Diff's options: "binary" (b) alone, so far.
+DiffAsked DiffOptionsFrom(const std::map<std::string, sdbus::Variant>& options) {
+  DiffAsked diff;
+  for (const auto& [name, value] : options) {
+    if (name != "binary") throw Error(Code::kInvalidArgument, "Diff knows no option '" + name + "'");
+    if (value.peekValueType() != "b") throw Error(Code::kInvalidArgument, "Diff's option 'binary' is a boolean (b)");
+    diff.binary = value.get<bool>();
+  }
+  return diff;
 }
 
 /// GetChanges answers in one message: at most this many changes, and (bounded from above
@@ -256,28 +294,29 @@ void SandboxDBus::ListChanges(sdbus::Result<uint32_t>&& result, sdbus::UnixFd ou
   });
 }
 
-void SandboxDBus::Diff(sdbus::Result<>&& result, std::vector<std::string> selectors, sdbus::UnixFd output) {
-  InWorker(std::move(result), "diff", false, [this, selectors = SelectorsFromWire(std::move(selectors)),
+void SandboxDBus::Diff(sdbus::Result<>&& result, std::vector<WireSelector> selectors, sdbus::UnixFd output,
+                       std::map<std::string, sdbus::Variant> options) {
+  InWorker(std::move(result), "diff", false, [this, selectors = std::move(selectors), options = std::move(options),
                                               out = UniqueFd(output.release())](const Caller&) mutable {
     CheckWritable(out, "diff");
-    WriteDiff(parts_.operations, *sandbox_, selectors, out.get());
+    WriteDiff(parts_.operations, *sandbox_, SelectorsFromWire(selectors), DiffOptionsFrom(options), out.get());
   });
 }
 
-void SandboxDBus::Approve(sdbus::Result<uint32_t>&& result, std::vector<std::string> selectors, uint64_t flags) {
+void SandboxDBus::Approve(sdbus::Result<uint32_t>&& result, std::vector<WireSelector> selectors, uint64_t flags) {
   Decide(std::move(result), std::move(selectors), flags, Verdict::kApproved);
 }
 
-void SandboxDBus::Reject(sdbus::Result<uint32_t>&& result, std::vector<std::string> selectors, uint64_t flags) {
+void SandboxDBus::Reject(sdbus::Result<uint32_t>&& result, std::vector<WireSelector> selectors, uint64_t flags) {
   Decide(std::move(result), std::move(selectors), flags, Verdict::kRejected);
 }
 
-void SandboxDBus::Decide(sdbus::Result<uint32_t>&& result, std::vector<std::string> selectors, uint64_t flags, Verdict verdict) {
+void SandboxDBus::Decide(sdbus::Result<uint32_t>&& result, std::vector<WireSelector> selectors, uint64_t flags, Verdict verdict) {
   // Approve and Reject ask no one of their owner, and take no "interactive" bit.
   InWorker(std::move(result), verdict == Verdict::kApproved ? "approve" : "reject", false,
-           [this, selectors = SelectorsFromWire(std::move(selectors)), flags, verdict](const Caller&) mutable -> uint32_t {
+           [this, selectors = std::move(selectors), flags, verdict](const Caller&) mutable -> uint32_t {
     CheckFlags(flags, api::kFlagEveryChange);
-    size_t decided = DecideChanges(parts_.operations, *sandbox_, selectors, flags & api::kFlagEveryChange, verdict);
+    size_t decided = DecideChanges(parts_.operations, *sandbox_, SelectorsFromWire(selectors), flags & api::kFlagEveryChange, verdict);
     AnnounceChangeSet();
     return static_cast<uint32_t>(decided);
   });
@@ -286,7 +325,7 @@ void SandboxDBus::Decide(sdbus::Result<uint32_t>&& result, std::vector<std::stri
 void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& result, std::vector<std::string> selectors,
                          uint64_t flags) {
   const bool interactive = flags & api::kFlagAllowInteractive;
-  InWorker(std::move(result), "commit", interactive, [this, selectors = SelectorsFromWire(std::move(selectors)), flags,
+  InWorker(std::move(result), "commit", interactive, [this, selectors = PathsFromWire(selectors), flags,
                                                       interactive](const Caller& caller) mutable {
     CheckFlags(flags, api::kFlagAllowInteractive | api::kFlagCommitAll | api::kFlagForce);
     CommitAsked asked{std::move(selectors), (flags & api::kFlagCommitAll) != 0, (flags & api::kFlagForce) != 0};
@@ -347,6 +386,9 @@ void SandboxDBus::Discard(sdbus::Result<>&& result) {
 void SandboxDBus::Suspend(sdbus::Result<uint64_t>&& result) {
   InWorker(std::move(result), "suspend", false, [this](const Caller& caller) mutable -> uint64_t {
     ExclusiveOperation exclusive(*sandbox_, "suspend");
+    // An archive keeps decisions by what it keeps of an entry, not its bytes: one bound to
+    // bytes is checked now, while they are there (no job runs).
+    CheckBoundDecisions(parts_.operations, *sandbox_);
     uint64_t bytes = parts_.suspension.Suspend(*sandbox_);
     parts_.announcer.StateChanged(*sandbox_, "suspended");
     LogAbout(Subject(), spdlog::level::info, "sandbox {}: suspended for uid {} ({} bytes archived)", sandbox_->id(), caller.uid, bytes);

@@ -17,10 +17,12 @@
 #include "logging/log.h"
 #include "sandbox/sandbox.h"
 #include "sandbox_adaptor.h"
+#include "wire_selector.h"
 
 namespace sandboxd {
 
 struct Caller;
+using api::WireSelector;
 
 class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox1::Sandbox_adaptor>,
                           public std::enable_shared_from_this<SandboxDBus> {
@@ -44,7 +46,7 @@ class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
   /// Deletes what TrashLayers set aside, in a worker of its own (the caller has its answer).
   void EmptyTrashLater();
  private:
-  void Decide(sdbus::Result<uint32_t>&& result, std::vector<std::string> selectors, uint64_t flags, Verdict verdict);
+  void Decide(sdbus::Result<uint32_t>&& result, std::vector<WireSelector> selectors, uint64_t flags, Verdict verdict);
   /// This sandbox as the journal's fields name it (log.h).
   LogSubject Subject() const { return {sandbox_->id(), sandbox_->owner(), ""}; }
   void Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std::string> argv, std::string cwd,
@@ -52,9 +54,10 @@ class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
            std::map<std::string, sdbus::Variant> options, uint64_t flags) override;
   void GetChanges(sdbus::Result<std::vector<sdbus::Struct<uint32_t, std::string, std::string, std::map<std::string, sdbus::Variant>>>>&& result) override;
   void ListChanges(sdbus::Result<uint32_t>&& result, sdbus::UnixFd output) override;
-  void Diff(sdbus::Result<>&& result, std::vector<std::string> selectors, sdbus::UnixFd output) override;
-  void Approve(sdbus::Result<uint32_t>&& result, std::vector<std::string> selectors, uint64_t flags) override;
-  void Reject(sdbus::Result<uint32_t>&& result, std::vector<std::string> selectors, uint64_t flags) override;
+  void Diff(sdbus::Result<>&& result, std::vector<WireSelector> selectors, sdbus::UnixFd output,
+            std::map<std::string, sdbus::Variant> options) override;
+  void Approve(sdbus::Result<uint32_t>&& result, std::vector<WireSelector> selectors, uint64_t flags) override;
+  void Reject(sdbus::Result<uint32_t>&& result, std::vector<WireSelector> selectors, uint64_t flags) override;
   void Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& result, std::vector<std::string> selectors,
               uint64_t flags) override;
   void Undo(sdbus::Result<int64_t>&& result, uint64_t flags) override;

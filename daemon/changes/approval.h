@@ -3,7 +3,8 @@
 /// whole, or hunk by hunk for a text modification. A decision holds only for the content it
 /// was made on: it carries a fingerprint of the change (both sides' inode, size and times), and
 /// once the change differs (a later job wrote the file, the live file moved on) the decision no
-/// longer applies and the change is pending again. Pure logic; persisted by ApprovalStore.
+/// longer applies and the change is pending again. One made while a job ran is bound to the
+/// content's digest as well (`content`). Pure logic; persisted by ApprovalStore.
 
 #include <cstddef>
 #include <map>
@@ -41,6 +42,12 @@ struct Approval {
   /// The other half of the rename this change was half of when decided ("" for none): a
   /// decision about "renamed a -> b" is not one about "deleted a" or "added b" (README).
   std::string partner;
+  /// The digest of the sandbox's content of the change (its upper file) when the decision was
+  /// made while a job of the sandbox ran, else "". Why: a job that holds a file mapped writable
+  /// changes its bytes without a page fault, so without moving the times the fingerprint
+  /// names; a decision made then covers exactly the bytes digested, and lapses to pending when
+  /// they differ once the job is over (Review::CheckBound), at the latest before a commit.
+  std::string content;
 
   /// Decides the whole change (drops any per-hunk decisions).
   void DecideWhole(Verdict verdict);

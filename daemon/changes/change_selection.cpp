@@ -11,7 +11,7 @@ std::string DisplayPath(const Change& change, const std::string& root_prefix) {
   return root_prefix + change.path;
 }
 
-std::vector<RootChanges> SelectChanges(const std::vector<RootChanges>& all, const std::vector<std::string>& selectors,
+std::vector<RootChanges> SelectChanges(const std::vector<RootChanges>& all, const std::vector<api::Selector>& selectors,
                                        const std::vector<std::string>& prefixes, const std::string& sandbox_id) {
   if (selectors.empty()) return all;
   api::SelectorIndex index(selectors);
@@ -30,7 +30,7 @@ std::vector<RootChanges> SelectChanges(const std::vector<RootChanges>& all, cons
     selected.push_back(std::move(kept));
   }
   for (size_t i = 0; i < selectors.size(); ++i)
-    if (!used[i]) throw Error(Code::kNotFound, "no change at '" + selectors[i] + "' in sandbox " + sandbox_id);
+    if (!used[i]) throw Error(Code::kNotFound, "no change at '" + api::ToString(selectors[i]) + "' in sandbox " + sandbox_id);
   return selected;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "selector.h"
 #include "model/renames.h"
 #include "sandbox/sandbox.h"
 
@@ -20,7 +21,7 @@ std::string DisplayPath(const Change& change, const std::string& root_prefix);
 /// The changes matching any selector (all when `selectors` is empty), in the original order.
 /// `prefixes[i]` is root i's display prefix. Throws Error(kNotFound) naming a selector that
 /// matches no change of sandbox `sandbox_id`.
-std::vector<RootChanges> SelectChanges(const std::vector<RootChanges>& all, const std::vector<std::string>& selectors,
+std::vector<RootChanges> SelectChanges(const std::vector<RootChanges>& all, const std::vector<api::Selector>& selectors,
                                        const std::vector<std::string>& prefixes, const std::string& sandbox_id);
 
 /// Adds to `selected` the other half of every rename (of `renames`) that has one half there,

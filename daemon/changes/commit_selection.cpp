@@ -19,7 +19,7 @@ bool Past(const std::string& path, const std::string& dir) {
 
 }  // namespace
 
-SelectionStream::SelectionStream(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool approve_pending,
+SelectionStream::SelectionStream(const Sandbox& sandbox, const std::vector<api::Selector>& selectors, bool approve_pending,
                                  Take take)
     : sandbox_(sandbox),
       selectors_(selectors),
@@ -86,7 +86,7 @@ void SelectionStream::Emit(const ReviewedChange& item, HunkPick hunks) {
 
 TakenRenames SelectionStream::Finish() {
   for (size_t s = 0; s < selectors_.size(); ++s)
-    if (!used_[s]) throw Error(Code::kNotFound, "no change at '" + selectors_[s] + "' in sandbox " + sandbox_.id());
+    if (!used_[s]) throw Error(Code::kNotFound, "no change at '" + api::ToString(selectors_[s]) + "' in sandbox " + sandbox_.id());
   return std::move(renames_);
 }
 

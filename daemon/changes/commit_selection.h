@@ -40,7 +40,7 @@ class SelectionStream {
   /// what they name that is pending (commit --all). Each change taken goes to `take`, in scan
   /// order, except that a new directory taken along for a change beneath it comes right before
   /// that change (its place in scan order is known only then).
-  SelectionStream(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool approve_pending, Take take);
+  SelectionStream(const Sandbox& sandbox, const std::vector<api::Selector>& selectors, bool approve_pending, Take take);
   /// The next change of the stream. Throws Error(kInvalidArgument) when it is taken but a new
   /// directory it needs is rejected.
   void Add(ReviewedChange item);
@@ -59,7 +59,7 @@ class SelectionStream {
   void Emit(const ReviewedChange& item, HunkPick hunks);
 
   const Sandbox& sandbox_;
-  const std::vector<std::string>& selectors_;
+  const std::vector<api::Selector>& selectors_;
   api::SelectorIndex index_;
   std::vector<bool> used_;
   bool approve_pending_;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "base/errors.h"
+#include "helpers/content_digest.h"
 #include "helpers/landing_actions.h"
 #include "helpers/commit_steps_apply.h"
 #include "model/helper_request.h"
@@ -62,6 +63,15 @@ nlohmann::json Steps(const nlohmann::json& request) {
   return {{"ok", true}};
 }
 
+/// {"digests": [DIGEST, ...]}: of each path beneath the upper, what a decision is bound to
+/// (content_digest.h), in the order asked.
+nlohmann::json Digest(const nlohmann::json& request) {
+  int upper_fd = request.at("upper_fd").get<int>();
+  nlohmann::json digests = nlohmann::json::array();
+  for (const auto& path : request.at("paths")) digests.push_back(ContentDigest(upper_fd, path.get<std::string>()));
+  return {{"digests", digests}};
+}
+
 /// Makes, fills and removes a landing area (landing_area.h) in a live root, as the owner.
 nlohmann::json Landing(const nlohmann::json& request) {
   RunLandingActions(request.at("actions"));
@@ -72,7 +82,8 @@ nlohmann::json Landing(const nlohmann::json& request) {
 
 const std::map<HelperOp, HelperOperation>& FileHelperOperations() {
   static const std::map<HelperOp, HelperOperation> operations = {
-      {HelperOp::kCompare, Compare}, {HelperOp::kRenames, Renames}, {HelperOp::kLanding, Landing}, {HelperOp::kSteps, Steps}};
+      {HelperOp::kCompare, Compare}, {HelperOp::kRenames, Renames}, {HelperOp::kLanding, Landing}, {HelperOp::kSteps, Steps},
+      {HelperOp::kDigest, Digest}};
   return operations;
 }
 

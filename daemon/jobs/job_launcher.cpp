@@ -209,6 +209,9 @@ std::shared_ptr<Job> JobLauncher::Launch(const std::shared_ptr<Sandbox>& sandbox
             [&](const std::string& why) {
               LogAbout(subject, spdlog::level::warn, "sandbox {}: cannot record what its jobs saw of the live tree: {}", sandbox->id(),
                        why);
+            },
+            [&] {
+              if (parts_.check_decisions) parts_.check_decisions(*sandbox);
             });
       });
       if (watchers.ended) watchers.ended();

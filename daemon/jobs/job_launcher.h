@@ -52,6 +52,9 @@ struct JobLauncherParts {
   SightStore& sights;
   /// When the sandbox last agreed with the live tree (commit_runner.h AgreedUsec).
   std::function<int64_t(const Sandbox&)> agreed_usec;
+  /// After a job's end: the decisions made while it ran, checked against the bytes it left
+  /// (decide_operation.h CheckBoundDecisions).
+  std::function<void(const Sandbox&)> check_decisions = {};
 };
 
 /// What the bus does at a job's moments. Each runs on the job's monitor thread but `publish`.

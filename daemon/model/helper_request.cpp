@@ -25,6 +25,7 @@ std::vector<RootRequest> ParseRoots(const nlohmann::json& request) {
     for (const auto& [path, refs] : root.value("only_hunks", std::map<std::string, std::vector<std::string>>{}))
       for (const auto& ref : refs)
         if (auto parsed = api::ParseHunkSelector("-:" + ref)) r.only_hunks[path].insert(parsed->ref());
+    r.binary = root.value("binary", false);
     roots.push_back(std::move(r));
   }
   return roots;
@@ -71,7 +72,7 @@ namespace {
 constexpr std::pair<HelperOp, std::string_view> kOpNames[] = {
     {HelperOp::kCompare, "compare"}, {HelperOp::kRenames, "renames"}, {HelperOp::kLanding, "landing"},
     {HelperOp::kSteps, "steps"},     {HelperOp::kDiff, "diff"},       {HelperOp::kHunks, "hunks"},
-    {HelperOp::kMerge, "merge"},     {HelperOp::kLeft, "left"},
+    {HelperOp::kMerge, "merge"},     {HelperOp::kLeft, "left"},       {HelperOp::kDigest, "digest"},
 };
 
 }  // namespace
@@ -91,6 +92,7 @@ bool IsTextHelperOp(HelperOp op) {
     case HelperOp::kRenames:
     case HelperOp::kLanding:
     case HelperOp::kSteps:
+    case HelperOp::kDigest:
       return false;
   }
   return false;

@@ -25,6 +25,7 @@ struct RootRequest {
   std::vector<Change> changes;
   std::vector<Rename> renames;
   std::map<std::string, std::set<api::HunkRef>> only_hunks;  ///< "diff" only: see DiffOptions
+  bool binary = false;  ///< "diff" only: binary changes as git's binary patches
 };
 
 std::vector<RootRequest> ParseRoots(const nlohmann::json& request);
@@ -42,6 +43,7 @@ enum class HelperOp {
   kRenames,  ///< sandboxd-helper: confirm rename candidates by content
   kLanding,  ///< sandboxd-helper: make, fill, sync, remove landing areas
   kSteps,    ///< sandboxd-helper: carry out a journaled commit's steps
+  kDigest,   ///< sandboxd-helper: digests of upper files a decision is bound to
   kDiff,     ///< sandboxd-text-helper: a git-style diff
   kHunks,    ///< sandboxd-text-helper: hunk counts
   kMerge,    ///< sandboxd-text-helper: a file merged from approved hunks

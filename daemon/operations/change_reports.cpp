@@ -92,7 +92,7 @@ uint32_t WriteChangeList(const OperationParts& parts, Sandbox& sandbox, int out)
   return listed;
 }
 
-void WriteDiff(const OperationParts& parts, Sandbox& sandbox, const std::vector<std::string>& selectors, int out) {
+void WriteDiff(const OperationParts& parts, Sandbox& sandbox, const std::vector<api::Selector>& selectors, const DiffAsked& asked, int out) {
   sandbox.CheckActive("diff");
   // A page of the change set at a time goes to the helper, which makes the diff as the owner:
   // it reads the live tree and the upper with the owner's rights, so a diff can never show what
@@ -105,7 +105,7 @@ void WriteDiff(const OperationParts& parts, Sandbox& sandbox, const std::vector<
     if (!live) live = sandbox.OpenLiveRoot(page.root), upper = sandbox.OpenUpper(page.root);
     try {
       RunHelper(parts.helpers, HelperOp::kDiff, owner,
-                {{live.get(), upper.get(), sandbox.PathPrefix(page.root), page.changes, page.renames, page.only_hunks}}, out,
+                {{live.get(), upper.get(), sandbox.PathPrefix(page.root), page.changes, page.renames, page.only_hunks, asked.binary}}, out,
                 parts.stalled_reader_ms);
     } catch (const Error& e) {
       // A hunk or part that is not there is refused before anything is written.

@@ -14,6 +14,7 @@
 #include "changes/live_conflicts.h"
 #include "changes/reviewed_change.h"
 #include "operations/operation_parts.h"
+#include "selector.h"
 
 namespace sandboxd {
 
@@ -33,8 +34,13 @@ std::vector<nlohmann::json> ListedChanges(const OperationParts& parts, Sandbox& 
 /// for longer than the stall timeout.
 uint32_t WriteChangeList(const OperationParts& parts, Sandbox& sandbox, int out);
 
+/// How a diff is asked for (Diff's options).
+struct DiffAsked {
+  bool binary = false;  ///< binary changes as git's binary patches
+};
+
 /// The git-style diff of what `selectors` name (all without) into `out`, a page at a time
 /// through the helper (diff_pages.h); stops quietly when the reader goes away.
-void WriteDiff(const OperationParts& parts, Sandbox& sandbox, const std::vector<std::string>& selectors, int out);
+void WriteDiff(const OperationParts& parts, Sandbox& sandbox, const std::vector<api::Selector>& selectors, const DiffAsked& asked, int out);
 
 }  // namespace sandboxd

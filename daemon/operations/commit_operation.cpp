@@ -6,6 +6,7 @@
 #include "commit/commit_runner.h"
 #include "logging/log.h"
 #include "operations/after_moves.h"
+#include "operations/decide_operation.h"
 #include "owner/helper_client.h"
 #include "review/review.h"
 #include "sandbox/sandbox.h"
@@ -39,6 +40,9 @@ Committed CommitChanges(const OperationParts& parts, Sandbox& sandbox, const Com
   // nothing but this commit changes it. The decisions are read once, of exactly what is there,
   // and the question names what the commit will take.
   ExclusiveOperation exclusive(sandbox, "commit");
+  // No job runs from here on: a decision bound to bytes (made while one ran) holds only if
+  // they are still the bytes it was made on, whatever the time stamps say (approval.h).
+  CheckBoundDecisions(parts, sandbox);
   std::future<void> unmounted = sandbox.UnmountBeside();
   CommitRequest request;
   int64_t commit = 0;
@@ -85,7 +89,11 @@ Committed CommitChanges(const OperationParts& parts, Sandbox& sandbox, const Com
   try {
     // The files move in the helper with the owner's credentials: a commit can never write where
     // its owner could not.
-    outcome = parts.commits.Commit(sandbox, request, [&](int64_t journaled) { commit = journaled; });
+    outcome = parts.commits.Commit(sandbox, request, [&](int64_t journaled) {
+      commit = journaled;
+      // Undo brings back every decision that held before (DESIGN, "Data safety").
+      parts.review.store().KeepBeforeCommit(sandbox.id(), journaled);
+    });
     for (const auto& skipped : outcome.skipped) LogAbout(subject, spdlog::level::warn, "sandbox {}: {}", sandbox.id(), skipped);
   } catch (...) {
     // The caller hears why; the log keeps it beside the journal's commit id, for an admin (and
@@ -107,6 +115,7 @@ Committed CommitChanges(const OperationParts& parts, Sandbox& sandbox, const Com
 
 int64_t UndoLastCommit(const OperationParts& parts, Sandbox& sandbox) {
   ExclusiveOperation exclusive(sandbox, "undo");
+  CheckBoundDecisions(parts, sandbox);  // as a commit does
   sandbox.Unmount();
   CommitRunner::UndoOutcome outcome;
   // Like a commit's, an undo's work moves the ctime of other names of the files it puts back:
@@ -120,6 +129,20 @@ int64_t UndoLastCommit(const OperationParts& parts, Sandbox& sandbox) {
     throw;
   }
   sandbox.SetUp();
+  try {
+    parts.journal.ForEachStepPage(outcome.commit, false, 4096, [&](const std::vector<CommitStep>& steps) {
+      std::vector<RecordKey> taken;
+      for (const auto& step : steps) {
+        taken.emplace_back(step.root, step.path);
+        if (!step.from.empty()) taken.emplace_back(step.root, step.from);
+      }
+      parts.review.store().TakeBackKept(sandbox.id(), outcome.commit, taken);
+    });
+    parts.review.store().RestoreKept(sandbox.id(), outcome.commit);
+  } catch (const std::exception& e) {
+    LogAbout({sandbox.id(), sandbox.owner()}, spdlog::level::warn, "sandbox {}: cannot bring back the decisions of commit {}: {}",
+             sandbox.id(), outcome.commit, e.what());
+  }
   SettleDecisionsQuietly(parts, sandbox, outcome.worked);
   for (const auto& note : outcome.notes) LogAbout({sandbox.id(), sandbox.owner()}, spdlog::level::warn, "{}", note);
   return outcome.commit;

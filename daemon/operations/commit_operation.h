@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "selector.h"
 #include "operations/operation_parts.h"
 
 namespace sandboxd {
@@ -16,7 +17,7 @@ namespace sandboxd {
 class Sandbox;
 
 struct CommitAsked {
-  std::vector<std::string> selectors;  ///< as Review::Outlook; none: every approved change
+  std::vector<api::Selector> selectors;  ///< as Review::Outlook; none: every approved change
   bool all = false;                    ///< every change not rejected counts as approved
   bool force = false;                  ///< past conflicts with the live tree
 };

@@ -6,8 +6,25 @@
 #include "sandbox/sandbox.h"
 
 namespace sandboxd {
+namespace {
 
-size_t DecideChanges(const OperationParts& parts, Sandbox& sandbox, const std::vector<std::string>& selectors, bool all, Verdict verdict) {
+ContentDigester DigesterOf(const OperationParts& parts, const Sandbox& sandbox) {
+  return [&parts, &sandbox](size_t root, const std::vector<std::string>& paths) {
+    UniqueFd upper = sandbox.OpenUpper(root);
+    return DigestsAsOwner(parts.helpers, LookupUser(sandbox.owner()), upper.get(), paths);
+  };
+}
+
+}  // namespace
+
+void CheckBoundDecisions(const OperationParts& parts, const Sandbox& sandbox) {
+  size_t lapsed = parts.review.CheckBound(sandbox, DigesterOf(parts, sandbox), sandbox.running_jobs() == 0);
+  if (lapsed > 0)
+    LogAbout({sandbox.id(), sandbox.owner()}, spdlog::level::warn,
+             "sandbox {}: {} decisions made while a job ran lapsed: the job changed the bytes they were made on", sandbox.id(), lapsed);
+}
+
+size_t DecideChanges(const OperationParts& parts, Sandbox& sandbox, const std::vector<api::Selector>& selectors, bool all, Verdict verdict) {
   sandbox.CheckActive(verdict == Verdict::kApproved ? "approve changes in" : "reject changes in");
   auto count_hunks = [&](const std::vector<RootChanges>& asked, bool with_parts) {
     std::vector<UniqueFd> fds;
@@ -23,7 +40,11 @@ size_t DecideChanges(const OperationParts& parts, Sandbox& sandbox, const std::v
       for (auto& [path, shape] : counted[i]) counts[{asked[i].root, path}] = std::move(shape);
     return counts;
   };
-  size_t decided = parts.review.Decide(sandbox, selectors, all, verdict, count_hunks);
+  // A job that runs may hold a file mapped writable and change it without moving a time stamp
+  // (approval.h): what is decided now is bound to the bytes as they are.
+  ContentDigester bind;
+  if (sandbox.running_jobs() > 0) bind = DigesterOf(parts, sandbox);
+  size_t decided = parts.review.Decide(sandbox, selectors, all, verdict, count_hunks, bind);
   LogAbout({sandbox.id(), sandbox.owner()}, spdlog::level::info, "sandbox {}: {} {} changes or hunks", sandbox.id(), ToString(verdict),
            decided);
   return decided;

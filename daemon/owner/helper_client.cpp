@@ -69,7 +69,7 @@ nlohmann::json RootsRequest(HelperOp op, const std::vector<HelperRoot>& roots, s
     for (const auto& rename : root.renames) renames.push_back({rename.from, rename.to});
     request["roots"].push_back(
         {{"live_fd", first}, {"upper_fd", first + 1}, {"prefix", root.prefix}, {"changes", changes}, {"renames", renames},
-         {"only_hunks", OnlyHunksJson(root.only_hunks)}});
+         {"only_hunks", OnlyHunksJson(root.only_hunks)}, {"binary", root.binary}});
   }
   return request;
 }
@@ -145,6 +145,14 @@ std::set<std::string> SameContentAsOwner(OwnerHelpers& helpers, const UserCreden
   nlohmann::json request = {{"live_fd", 3}, {"upper_fd", 4}, {"paths", paths}};
   nlohmann::json answer = helpers.Run(HelperOp::kCompare, user, request, {live_fd, upper_fd});
   return answer.at("same").get<std::set<std::string>>();
+}
+
+std::vector<std::string> DigestsAsOwner(OwnerHelpers& helpers, const UserCredentials& user, int upper_fd,
+                                        const std::vector<std::string>& paths) {
+  nlohmann::json request = {{"upper_fd", 3}, {"paths", paths}};
+  auto digests = helpers.Run(HelperOp::kDigest, user, request, {upper_fd}).at("digests").get<std::vector<std::string>>();
+  if (digests.size() != paths.size()) throw Error(Code::kFailed, "sandboxd-helper digested the wrong number of files");
+  return digests;
 }
 
 std::vector<std::vector<Rename>> ConfirmRenamesAsOwner(OwnerHelpers& helpers, const UserCredentials& user,

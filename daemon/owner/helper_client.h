@@ -29,6 +29,7 @@ struct HelperRoot {
   std::vector<Change> changes;
   std::vector<Rename> renames;  ///< "diff" only: shown as renames
   std::map<std::string, std::set<api::HunkRef>> only_hunks;  ///< "diff" only: the hunks or parts shown of these changes
+  bool binary = false;          ///< "diff" only: binary changes as git's binary patches
 };
 
 /// sandboxd-helper and sandboxd-text-helper (beside it) as processes of the owner's: exec'd with
@@ -79,6 +80,11 @@ void MergeHunksAsOwner(OwnerHelpers& helpers, const UserCredentials& user, int l
 /// live (what MergeHunksAsOwner writes, against the upper layer's file).
 std::vector<int> ShapeLeftAsOwner(OwnerHelpers& helpers, const UserCredentials& user, int live_fd, int upper_fd,
                                   const std::string& path, const HunkPick& pick);
+
+/// Of each of `paths` beneath the upper `upper_fd`, the digest a decision made while a job ran
+/// is bound to (helpers/content_digest.h), in order, as the owner.
+std::vector<std::string> DigestsAsOwner(OwnerHelpers& helpers, const UserCredentials& user, int upper_fd,
+                                        const std::vector<std::string>& paths);
 
 /// The subset of `paths` whose live and upper entries have the same content (regular files byte
 /// for byte, symlinks by target; see same_content.h).

@@ -29,6 +29,18 @@ CREATE TABLE IF NOT EXISTS approvals_after_commit (
   partner TEXT NOT NULL,
   PRIMARY KEY (sandbox_id, commit_id, root, path)
 );
+CREATE TABLE IF NOT EXISTS approvals_before_commit (
+  sandbox_id TEXT NOT NULL REFERENCES sandboxes(id) ON DELETE CASCADE,
+  commit_id INTEGER NOT NULL,
+  root INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  verdict TEXT NOT NULL,
+  hunks TEXT NOT NULL,
+  hunk_count INTEGER NOT NULL,
+  partner TEXT NOT NULL,
+  PRIMARY KEY (sandbox_id, commit_id, root, path)
+);
 )sql";
 
 /// The per-hunk decisions as one JSON object: {"1": "approved", "2": "pending", "2.1": "approved",
@@ -90,17 +102,23 @@ ApprovalStore::ApprovalStore(Store& store) : store_(store) {
     Statement info(db, "SELECT name FROM pragma_table_info('approvals')");
     while (info.Step()) present |= info.ColumnText(0) == "partner";
     if (!present) db.Exec("ALTER TABLE approvals ADD COLUMN partner TEXT NOT NULL DEFAULT ''");
+    // Nor did they know content bindings (decisions made while a job ran, approval.h): none.
+    bool bound = false;
+    Statement again(db, "SELECT name FROM pragma_table_info('approvals')");
+    while (again.Step()) bound |= again.ColumnText(0) == "content";
+    if (!bound) db.Exec("ALTER TABLE approvals ADD COLUMN content TEXT NOT NULL DEFAULT ''");
   });
 }
 
 std::vector<Approval> ApprovalStore::Load(const std::string& sandbox_id) {
   return store_.WithDatabase([&](Database& db) {
     std::vector<Approval> approvals;
-    Statement select(db, "SELECT " + std::string(kDecisionColumns) + ", fingerprint FROM approvals WHERE sandbox_id = ?");
+    Statement select(db, "SELECT " + std::string(kDecisionColumns) + ", fingerprint, content FROM approvals WHERE sandbox_id = ?");
     select.Bind(1, sandbox_id);
     while (select.Step()) {
       Approval approval = DecisionFromRow(select);
       approval.fingerprint = select.ColumnText(6);
+      approval.content = select.ColumnText(7);
       approvals.push_back(std::move(approval));
     }
     return approvals;
@@ -111,13 +129,14 @@ OrderedLookup<Approval>::Page ApprovalStore::Page(const std::string& sandbox_id,
                                                   size_t limit) {
   return store_.WithDatabase([&](Database& db) {
     OrderedLookup<Approval>::Page page;
-    Statement select(db, "SELECT " + std::string(kDecisionColumns) + ", fingerprint FROM approvals WHERE sandbox_id = ? AND (root, path) >= (?, ?) "
-                         "ORDER BY root, path LIMIT ?");
+    Statement select(db, "SELECT " + std::string(kDecisionColumns) + ", fingerprint, content FROM approvals WHERE sandbox_id = ? AND "
+                         "(root, path) >= (?, ?) ORDER BY root, path LIMIT ?");
     select.Bind(1, sandbox_id).Bind(2, static_cast<int64_t>(from.first)).Bind(3, from.second);
     select.Bind(4, static_cast<int64_t>(limit));
     while (select.Step()) {
       Approval approval = DecisionFromRow(select);
       approval.fingerprint = select.ColumnText(6);
+      approval.content = select.ColumnText(7);
       RecordKey key{approval.root, approval.path};
       page.emplace_back(std::move(key), std::move(approval));
     }
@@ -134,8 +153,8 @@ void ApprovalStore::Save(const std::string& sandbox_id, const std::vector<Approv
   store_.WithDatabase([&](Database& db) {
     Transaction tx(db);
     Statement upsert(db,
-                     "INSERT OR REPLACE INTO approvals(sandbox_id, root, path, fingerprint, verdict, hunks, hunk_count, partner) "
-                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+                     "INSERT OR REPLACE INTO approvals(sandbox_id, root, path, fingerprint, verdict, hunks, hunk_count, partner, content) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
     Statement erase(db, "DELETE FROM approvals WHERE sandbox_id = ? AND root = ? AND path = ?");
     for (const auto& approval : approvals) {
       if (approval.State() == ReviewState::kPending && approval.hunks.empty()) {
@@ -150,9 +169,26 @@ void ApprovalStore::Save(const std::string& sandbox_id, const std::vector<Approv
           .Bind(6, HunksToText(approval))
           .Bind(7, static_cast<int64_t>(approval.hunk_count))
           .Bind(8, approval.partner)
+          .Bind(9, approval.content)
           .Run();
     }
     tx.Commit();
+  });
+}
+
+std::vector<Approval> ApprovalStore::Bound(const std::string& sandbox_id) {
+  return store_.WithDatabase([&](Database& db) {
+    std::vector<Approval> approvals;
+    Statement select(db, "SELECT " + std::string(kDecisionColumns) + ", fingerprint, content FROM approvals WHERE sandbox_id = ? AND "
+                         "content != ''");
+    select.Bind(1, sandbox_id);
+    while (select.Step()) {
+      Approval approval = DecisionFromRow(select);
+      approval.fingerprint = select.ColumnText(6);
+      approval.content = select.ColumnText(7);
+      approvals.push_back(std::move(approval));
+    }
+    return approvals;
   });
 }
 
@@ -173,6 +209,7 @@ void ApprovalStore::Clear(const std::string& sandbox_id) {
   store_.WithDatabase([&](Database& db) {
     Statement(db, "DELETE FROM approvals WHERE sandbox_id = ?").Bind(1, sandbox_id).Run();
     Statement(db, "DELETE FROM approvals_after_commit WHERE sandbox_id = ?").Bind(1, sandbox_id).Run();
+    Statement(db, "DELETE FROM approvals_before_commit WHERE sandbox_id = ?").Bind(1, sandbox_id).Run();
   });
 }
 
@@ -217,6 +254,48 @@ std::vector<Approval> ApprovalStore::TakeAfterCommit(const std::string& sandbox_
     Statement(db, "DELETE FROM approvals_after_commit WHERE sandbox_id = ? AND commit_id = ?").Bind(1, sandbox_id).Bind(2, commit).Run();
     tx.Commit();
     return approvals;
+  });
+}
+
+void ApprovalStore::KeepBeforeCommit(const std::string& sandbox_id, int64_t commit) {
+  store_.WithDatabase([&](Database& db) {
+    Statement(db,
+              "INSERT OR REPLACE INTO approvals_before_commit(sandbox_id, commit_id, root, path, fingerprint, verdict, hunks, "
+              "hunk_count, partner) SELECT sandbox_id, ?, root, path, fingerprint, verdict, hunks, hunk_count, partner FROM approvals "
+              "WHERE sandbox_id = ?")
+        .Bind(1, commit)
+        .Bind(2, sandbox_id)
+        .Run();
+  });
+}
+
+void ApprovalStore::TakeBackKept(const std::string& sandbox_id, int64_t commit, const std::vector<RecordKey>& taken) {
+  store_.WithDatabase([&](Database& db) {
+    Transaction tx(db);
+    // What the commit took: the decision before it replaces whatever was decided of what it
+    // left (the hunks left of a file taken in part are another diff than the one undone).
+    Statement replace(db,
+                      "INSERT OR REPLACE INTO approvals(sandbox_id, root, path, fingerprint, verdict, hunks, hunk_count, partner, content) "
+                      "SELECT sandbox_id, root, path, fingerprint, verdict, hunks, hunk_count, partner, '' FROM approvals_before_commit "
+                      "WHERE sandbox_id = ? AND commit_id = ? AND root = ? AND path = ?");
+    for (const auto& [root, path] : taken) replace.Bind(1, sandbox_id).Bind(2, commit).Bind(3, static_cast<int64_t>(root)).Bind(4, path).Run();
+    tx.Commit();
+  });
+}
+
+void ApprovalStore::RestoreKept(const std::string& sandbox_id, int64_t commit) {
+  store_.WithDatabase([&](Database& db) {
+    Transaction tx(db);
+    // The rest: a decision made since stays; one that is gone comes back.
+    Statement(db,
+              "INSERT OR IGNORE INTO approvals(sandbox_id, root, path, fingerprint, verdict, hunks, hunk_count, partner, content) "
+              "SELECT sandbox_id, root, path, fingerprint, verdict, hunks, hunk_count, partner, '' FROM approvals_before_commit "
+              "WHERE sandbox_id = ? AND commit_id = ?")
+        .Bind(1, sandbox_id)
+        .Bind(2, commit)
+        .Run();
+    Statement(db, "DELETE FROM approvals_before_commit WHERE sandbox_id = ? AND commit_id >= ?").Bind(1, sandbox_id).Bind(2, commit).Run();
+    tx.Commit();
   });
 }
 

@@ -26,6 +26,8 @@ class ApprovalStore {
   /// Writes `approvals` (replacing earlier rows of the same paths); a pending whole decision
   /// deletes its row. One transaction.
   void Save(const std::string& sandbox_id, const std::vector<Approval>& approvals);
+  /// The decisions bound to content (made while a job ran: approval.h), few.
+  std::vector<Approval> Bound(const std::string& sandbox_id);
   /// Forgets the decisions of `paths` (after a commit took them).
   void Forget(const std::string& sandbox_id, const std::vector<std::pair<size_t, std::string>>& paths);
   /// Forgets every decision of the sandbox (after a commit of its whole change set); those
@@ -37,6 +39,16 @@ class ApprovalStore {
   /// written before it moves anything and taken when it is settled: a commit a kill cut off
   /// is settled by recovery, and its outcome is then known only from the journal.
   void SaveAfterCommit(const std::string& sandbox_id, int64_t commit, const std::vector<Approval>& approvals);
+  /// Keeps the decisions as they are before commit `commit` moves anything (pinned for the move:
+  /// decision_pins.h), for an undo of it.
+  void KeepBeforeCommit(const std::string& sandbox_id, int64_t commit);
+  /// After commit `commit` was undone, the decisions kept before it come back, pinned as they
+  /// were then (Review::PinAfterMoves then pins them to the entries as they are): of `taken`
+  /// (paths the commit took, a page at a time) the kept decision replaces what was decided
+  /// since (TakeBackKept); then of the others it comes back only where none is (RestoreKept,
+  /// which forgets what was kept).
+  void TakeBackKept(const std::string& sandbox_id, int64_t commit, const std::vector<RecordKey>& taken);
+  void RestoreKept(const std::string& sandbox_id, int64_t commit);
   /// The commits of the sandbox with decisions waiting for their outcome.
   std::vector<int64_t> CommitsAwaited(const std::string& sandbox_id);
   /// Reads and forgets the decisions waiting for commit `commit` (without fingerprints).

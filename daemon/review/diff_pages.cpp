@@ -22,7 +22,7 @@ std::string PartnerShown(const std::string& partner, const std::string& prefix) 
 
 }  // namespace
 
-void ForEachDiffPage(Review& review, const Sandbox& sandbox, const std::vector<std::string>& selectors, size_t page_size,
+void ForEachDiffPage(Review& review, const Sandbox& sandbox, const std::vector<api::Selector>& selectors, size_t page_size,
                      const std::function<bool(const DiffPage&)>& write) {
   api::SelectorIndex index(selectors);
   std::vector<bool> used(selectors.size(), false);
@@ -88,7 +88,7 @@ void ForEachDiffPage(Review& review, const Sandbox& sandbox, const std::vector<s
     return;  // (no one is left to tell)
   }
   for (size_t s = 0; s < selectors.size(); ++s)
-    if (!used[s]) throw Error(Code::kNotFound, "no change at '" + selectors[s] + "' in sandbox " + sandbox.id());
+    if (!used[s]) throw Error(Code::kNotFound, "no change at '" + api::ToString(selectors[s]) + "' in sandbox " + sandbox.id());
 }
 
 }  // namespace sandboxd

@@ -27,12 +27,12 @@ struct DiffPage {
 };
 
 /// Hands `write` the pages of the diff of what `selectors` name (all without): a change a
-/// selector names whole, one a PATH:N selector names (with only those hunks, unless another
+/// selector names whole, one a hunk or part selector names (with only those hunks, unless another
 /// selector names it whole), and the other half of a rename either half of which is named.
 /// `write` returns false to stop (the reader went away). At most `page_size` changes a page
 /// (a rename's halves may add one). A selector that named nothing is refused at the end
 /// (Error kNotFound, as SelectChanges): with no other selector, before anything is written.
-void ForEachDiffPage(Review& review, const Sandbox& sandbox, const std::vector<std::string>& selectors, size_t page_size,
+void ForEachDiffPage(Review& review, const Sandbox& sandbox, const std::vector<api::Selector>& selectors, size_t page_size,
                      const std::function<bool(const DiffPage&)>& write);
 
 }  // namespace sandboxd

@@ -33,7 +33,50 @@ void FillFingerprints(const Sandbox& sandbox, std::vector<Approval>& approvals) 
   }
 }
 
+/// Binds each decision of `approvals` to its content's digest as it is now when `digest` is
+/// given (a job of the sandbox runs), else leaves it made on its fingerprint alone.
+void BindContent(std::vector<Approval>& approvals, const ContentDigester& digest) {
+  if (!digest) {
+    for (auto& approval : approvals) approval.content.clear();
+    return;
+  }
+  std::map<size_t, std::vector<size_t>> by_root;
+  for (size_t i = 0; i < approvals.size(); ++i) by_root[approvals[i].root].push_back(i);
+  for (const auto& [root, indices] : by_root) {
+    std::vector<std::string> paths;
+    for (size_t i : indices) paths.push_back(approvals[i].path);
+    std::vector<std::string> digests = digest(root, paths);
+    for (size_t k = 0; k < indices.size() && k < digests.size(); ++k) approvals[indices[k]].content = digests[k];
+  }
+}
+
 }  // namespace
+
+size_t Review::CheckBound(const Sandbox& sandbox, const ContentDigester& digest, bool unbind) {
+  std::vector<Approval> bound = store_.Bound(sandbox.id());
+  if (bound.empty()) return 0;
+  std::map<size_t, std::vector<size_t>> by_root;
+  for (size_t i = 0; i < bound.size(); ++i) by_root[bound[i].root].push_back(i);
+  std::vector<RecordKey> lapsed;
+  std::vector<Approval> unbound;
+  for (const auto& [root, indices] : by_root) {
+    std::vector<std::string> paths;
+    for (size_t i : indices) paths.push_back(bound[i].path);
+    std::vector<std::string> now = digest(root, paths);
+    for (size_t k = 0; k < indices.size(); ++k) {
+      Approval& approval = bound[indices[k]];
+      if (k >= now.size() || now[k] != approval.content) {
+        lapsed.emplace_back(approval.root, approval.path);
+      } else if (unbind) {
+        approval.content.clear();
+        unbound.push_back(std::move(approval));
+      }
+    }
+  }
+  store_.Forget(sandbox.id(), lapsed);
+  store_.Save(sandbox.id(), unbound);
+  return lapsed.size();
+}
 
 std::vector<ReviewedChange> Review::Current(const Sandbox& sandbox) {
   std::vector<ReviewedChange> reviewed;
@@ -165,8 +208,8 @@ void Review::ForEach(const Sandbox& sandbox, const std::function<void(ReviewedCh
   }
 }
 
-size_t Review::Decide(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool all, Verdict verdict,
-                      const HunkCounter& count_hunks) {
+size_t Review::Decide(const Sandbox& sandbox, const std::vector<api::Selector>& selectors, bool all, Verdict verdict,
+                      const HunkCounter& count_hunks, const ContentDigester& bind) {
   // The change set is read as a stream, and only the decisions made now are written: what this
   // holds and writes grows with what the selectors name, never with the rest of a change set of
   // a million (a decision the stream shows as not holding any more reads so whether its row
@@ -181,6 +224,7 @@ size_t Review::Decide(const Sandbox& sandbox, const std::vector<std::string>& se
     size_t decided = 0;
     auto save = [&] {
       FillFingerprints(sandbox, batch);
+      BindContent(batch, bind);
       store_.Save(sandbox.id(), batch);
       decided += batch.size();
       batch.clear();
@@ -201,11 +245,13 @@ size_t Review::Decide(const Sandbox& sandbox, const std::vector<std::string>& se
   }
   if (selectors.empty()) throw Error(Code::kInvalidArgument, "name at least one change of sandbox " + sandbox.id() + " (PATH or PATH:N), or all of them");
 
-  // Whole-change readings first: a file may itself be called "a:2". The changes named are kept
-  // (by key, in stream order), and every rename half (few), whose partner a selector may name.
+  // A selector names a whole change (or directory) or a hunk or part, never either: they come
+  // structured (selector.h), so a file called "a:2" is never taken for hunk 2 of "a". The
+  // changes named are kept (by key, in stream order), and every rename half (few), whose
+  // partner a selector may name.
   std::map<RecordKey, ReviewedChange> named, halves;
   std::set<RecordKey> whole;                             // changes a whole-change reading names
-  std::set<size_t> named_whole;                          // selectors with a whole-change reading that names something
+  std::set<size_t> named_whole;                          // whole-change selectors that name something
   std::map<size_t, std::pair<RecordKey, api::HunkRef>> hunk_of;   // selector → {change, hunk or part}
   api::SelectorIndex index(selectors);
   ForEach(sandbox, [&](ReviewedChange&& item) {
@@ -230,7 +276,7 @@ size_t Review::Decide(const Sandbox& sandbox, const std::vector<std::string>& se
       hunk_of.erase(s);
       continue;
     }
-    if (!hunk_of.count(s)) throw Error(Code::kNotFound, "no change at '" + selectors[s] + "' in sandbox " + sandbox.id());
+    if (!hunk_of.count(s)) throw Error(Code::kNotFound, "no change at '" + api::ToString(selectors[s]) + "' in sandbox " + sandbox.id());
   }
   // The other half of a rename named whole is decided with it.
   for (const RecordKey& key : std::set<RecordKey>(whole)) {
@@ -295,11 +341,12 @@ size_t Review::Decide(const Sandbox& sandbox, const std::vector<std::string>& se
   for (auto& [key, item] : named) changed.push_back(std::move(item.approval));
   named.clear();
   FillFingerprints(sandbox, changed);
+  BindContent(changed, bind);
   store_.Save(sandbox.id(), changed);
   return decided;
 }
 
-OutlookTally::OutlookTally(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool approve_pending)
+OutlookTally::OutlookTally(const Sandbox& sandbox, const std::vector<api::Selector>& selectors, bool approve_pending)
     : sandbox_(sandbox), selectors_(selectors), index_(selectors), used_(selectors.size(), false), approve_pending_(approve_pending) {}
 
 void OutlookTally::Add(ReviewedChange item) {
@@ -321,14 +368,14 @@ void OutlookTally::Add(ReviewedChange item) {
 
 CommitOutlook OutlookTally::Finish() {
   for (size_t s = 0; s < selectors_.size(); ++s)
-    if (!used_[s]) throw Error(Code::kNotFound, "no change at '" + selectors_[s] + "' in sandbox " + sandbox_.id());
+    if (!used_[s]) throw Error(Code::kNotFound, "no change at '" + api::ToString(selectors_[s]) + "' in sandbox " + sandbox_.id());
   bool everything = all_taken_whole_ && outlook_.changes > 0;
   for (const auto& key : partners_needed_) everything &= named_halves_.count(key) > 0;
   outlook_.everything = everything;
   return std::move(outlook_);
 }
 
-CommitOutlook Review::Outlook(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool approve_pending) {
+CommitOutlook Review::Outlook(const Sandbox& sandbox, const std::vector<api::Selector>& selectors, bool approve_pending) {
   OutlookTally tally(sandbox, selectors, approve_pending);
   ForEach(sandbox, [&](ReviewedChange&& item) { tally.Add(std::move(item)); });
   return tally.Finish();
@@ -339,7 +386,7 @@ CommitOutlook Review::Outlook(const Sandbox& sandbox, const std::vector<std::str
 namespace sandboxd {
 
 CommitSelection Review::Selection(const Sandbox& sandbox, const std::vector<ReviewedChange>& reviewed,
-                                  const std::vector<std::string>& selectors, bool approve_pending) {
+                                  const std::vector<api::Selector>& selectors, bool approve_pending) {
   CommitSelection request;
   std::map<size_t, size_t> root_index;
   SelectionStream stream(sandbox, selectors, approve_pending, [&](TakenChange&& taken) {
@@ -354,7 +401,7 @@ CommitSelection Review::Selection(const Sandbox& sandbox, const std::vector<Revi
   return request;
 }
 
-TakenRenames Review::StreamTaken(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool approve_pending,
+TakenRenames Review::StreamTaken(const Sandbox& sandbox, const std::vector<api::Selector>& selectors, bool approve_pending,
                                  int64_t commit, const std::function<void(TakenChange&&)>& take, const ShapeLeft& shape_left) {
   std::vector<Approval> left;  // of the files partly committed (few)
   SelectionStream selection(sandbox, selectors, approve_pending, [&](TakenChange&& taken) {

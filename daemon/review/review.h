@@ -42,14 +42,14 @@ struct CommitOutlook {
 /// with the renames only. See Review::Outlook.
 class OutlookTally {
  public:
-  OutlookTally(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool approve_pending);
+  OutlookTally(const Sandbox& sandbox, const std::vector<api::Selector>& selectors, bool approve_pending);
   void Add(ReviewedChange item);
   /// Throws Error(kNotFound) naming a selector that named nothing.
   CommitOutlook Finish();
 
  private:
   const Sandbox& sandbox_;
-  const std::vector<std::string>& selectors_;
+  const std::vector<api::Selector>& selectors_;
   api::SelectorIndex index_;
   std::vector<bool> used_;
   bool approve_pending_;
@@ -67,6 +67,9 @@ using HunkCounter = std::function<HunkCounts(const std::vector<RootChanges>& cha
 /// How many parts each hunk of the diff has that would be left of change `change` of root
 /// `root` once `pick` of it went live (what a partial commit leaves), as the owner.
 using ShapeLeft = std::function<std::vector<int>(size_t root, const Change& change, const HunkPick& pick)>;
+/// Digests of the upper files at `paths` of root `root` (helpers/content_digest.h), in order, as
+/// the owner: what a decision made while a job runs is bound to (Approval::content).
+using ContentDigester = std::function<std::vector<std::string>(size_t root, const std::vector<std::string>& paths)>;
 /// Finding renames needs the owner's rights too (rename_finder.h).
 using RenameLookup = std::function<SandboxRenames(const Sandbox&, const std::vector<RootChanges>&)>;
 
@@ -84,14 +87,21 @@ class Review {
   void ForEach(const Sandbox& sandbox, const std::function<void(ReviewedChange&&)>& visit, bool moving = false);
   /// Decides `verdict` for what `selectors` name (every change when `all`). Returns how many
   /// changes or hunks were decided. Throws Error(kNotFound) naming a selector that names nothing.
-  size_t Decide(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool all, Verdict verdict,
-                const HunkCounter& count_hunks);
+  /// `bind` (given while a job of the sandbox runs): each decision is bound to its content's
+  /// digest as it is now (Approval::content); without it, made on the fingerprint alone.
+  size_t Decide(const Sandbox& sandbox, const std::vector<api::Selector>& selectors, bool all, Verdict verdict,
+                const HunkCounter& count_hunks, const ContentDigester& bind = {});
+  /// Checks the decisions bound to content against the content now: one whose bytes differ
+  /// lapses (the change is pending again), whatever its time stamps say; with `unbind` (no job
+  /// of the sandbox runs, so no mapping of one can write any more) one that holds is made on
+  /// its fingerprint alone from then on. Returns how many lapsed.
+  size_t CheckBound(const Sandbox& sandbox, const ContentDigester& digest, bool unbind);
   ApprovalStore& store() { return store_; }
 
   /// What a commit of the approved changes `selectors` name (all without) would take;
   /// `approve_pending` as commit --all (ApprovePending). A selector naming nothing is refused,
   /// as Selection refuses it.
-  CommitOutlook Outlook(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool approve_pending);
+  CommitOutlook Outlook(const Sandbox& sandbox, const std::vector<api::Selector>& selectors, bool approve_pending);
 
   /// What a commit of the approved changes takes: approved changes whole, partly approved text
   /// files by hunk, and the new directories an approved change needs to exist in (a directory
@@ -100,7 +110,7 @@ class Review {
   /// changes they name; a selector that names no change is refused.
   /// `approve_pending`: as commit --all, what they name that is pending is approved first.
   static CommitSelection Selection(const Sandbox& sandbox, const std::vector<ReviewedChange>& reviewed,
-                                   const std::vector<std::string>& selectors = {}, bool approve_pending = false);
+                                   const std::vector<api::Selector>& selectors = {}, bool approve_pending = false);
   /// For commit `commit` of part of the change set (CommitRequest::taken), once PinBeforeMoves
   /// pinned the decisions: streams what it takes
   /// of what `selectors` name (all without; `approve_pending` as commit --all) to `take`, and
@@ -108,7 +118,7 @@ class Review {
   /// (those of the hunks left, renumbered: ApprovalLeft, with `shape_left` asked when a hunk
   /// was taken in part) then wait for its outcome in the store. Throws Error as
   /// SelectionStream does.
-  TakenRenames StreamTaken(const Sandbox& sandbox, const std::vector<std::string>& selectors, bool approve_pending, int64_t commit,
+  TakenRenames StreamTaken(const Sandbox& sandbox, const std::vector<api::Selector>& selectors, bool approve_pending, int64_t commit,
                            const std::function<void(TakenChange&&)>& take, const ShapeLeft& shape_left = {});
   /// After commit `commit` went live: forgets decisions of what went live whole (all of them
   /// after a commit of the whole upper; else what its journaled steps name), and gives the

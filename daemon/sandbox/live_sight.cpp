@@ -40,6 +40,19 @@ std::optional<int64_t> MadeNs(int upper_fd, const std::string& path) {
   return int64_t{made.tv_sec} * 1000000000 + made.tv_nsec;
 }
 
+/// When the upper's entry at `path` (not a directory) was made there by its birth time alone:
+/// for a copied-up file, when the sandbox read the live one. Nothing where the file system
+/// keeps no birth time (a ctime would be the last write, not the read).
+std::optional<int64_t> BornNs(int upper_fd, const std::string& path) {
+  auto [parent_path, name] = SplitParent(path);
+  UniqueFd parent = OpenBeneath(upper_fd, parent_path, O_PATH | O_DIRECTORY);
+  struct statx st;
+  if (!parent || statx(parent.get(), name.c_str(), AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_BTIME, &st) != 0 ||
+      S_ISDIR(st.stx_mode) || !(st.stx_mask & STATX_BTIME))
+    return std::nullopt;
+  return int64_t{st.stx_btime.tv_sec} * 1000000000 + st.stx_btime.tv_nsec;
+}
+
 }  // namespace
 
 std::string LiveSight(int live_fd, const std::string& path, int64_t unseen_from_ns) {
@@ -164,7 +177,12 @@ void SightRecorder::Take(size_t root, const Change& change, int64_t upper_ctime_
     auto held = StatBeneath(*upper_dirs_, change.path);
     earlier = held && !S_ISDIR(held->st_mode) && Ns(held->st_ctim) < unseen_from_ns_;
   }
-  first_[{root, change.path}] = SightOf(StatBeneath(*live_dirs_, change.path), earlier ? std::min(agreed_ns_, unseen_from_ns_) : unseen_from_ns_);
+  // Copied up by this job: the live entry as it was at the copy-up is what the sandbox read
+  // (DESIGN, "Conflicts"), so a live change made while the job ran but before that is seen.
+  int64_t unseen_from = unseen_from_ns_;
+  if (!earlier && change.new_type != EntryType::kDirectory)
+    if (auto born = BornNs(upper_.get(), change.path)) unseen_from = std::max(unseen_from, *born);
+  first_[{root, change.path}] = SightOf(StatBeneath(*live_dirs_, change.path), earlier ? std::min(agreed_ns_, unseen_from_ns_) : unseen_from);
 }
 
 void SightRecorder::Write() {

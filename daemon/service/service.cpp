@@ -23,6 +23,7 @@
 #include "config.h"
 #include "jobs/job_senders.h"
 #include "logging/log.h"
+#include "operations/decide_operation.h"
 #include "owner/helper_client.h"
 #include "review/decision_pins.h"
 #include "sandbox/quota_layer.h"
@@ -163,7 +164,11 @@ void Service::PrepareJobs() {
                    .max_running_jobs_per_user = config_.limits.max_running_jobs_per_user,
                    .hidden_file_stand_in = HiddenFileStandIn(), .cgroups = job_cgroups_},
       .slots = job_slots_, .output_budget = output_budget_, .limits = job_limits_, .sights = *sights_,
-      .agreed_usec = [this](const Sandbox& sandbox) { return commits_->AgreedUsec(sandbox); }});
+      .agreed_usec = [this](const Sandbox& sandbox) { return commits_->AgreedUsec(sandbox); },
+      .check_decisions = [this](const Sandbox& sandbox) {
+        CheckBoundDecisions({.review = *review_, .commits = *commits_, .journal = *journal_, .sights = *sights_, .helpers = *helpers_},
+                            sandbox);
+      }});
 }
 
 void Service::Publish() {

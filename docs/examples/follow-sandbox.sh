@@ -158,7 +158,7 @@ sed 's/^/  /' "$tmp/changes"
 
 # 7. The diff streams through a file descriptor: gdbus passes its fd 3, a file here.
 gdbus call --system --dest org.sandboxd.Sandbox1 --object-path "$sandbox" \
-    --method org.sandboxd.Sandbox1.Sandbox.Diff '[]' 3 3>"$tmp/diff" >/dev/null
+    --method org.sandboxd.Sandbox1.Sandbox.Diff '[]' 3 '{}' 3>"$tmp/diff" >/dev/null
 echo "diff:"
 sed 's/^/  /' "$tmp/diff"
 

@@ -46,8 +46,8 @@ TEST(AccessTest, AnotherUserCanNeitherSeeNorTouchASandbox) {
            {"GetChanges", {}},
            {"GetInfo", {}},
            {"Commit", {"@as []", "uint64 2"}},
-           {"Approve", {"@as []", "uint64 2"}},
-           {"Reject", {"@as []", "uint64 2"}},
+           {"Approve", {"@a(suu) []", "uint64 2"}},
+           {"Reject", {"@a(suu) []", "uint64 2"}},
            {"Discard", {}},
            {"Destroy", {}},
            {"Run", {"['touch', 'x']", "''", "@a{ss} {}", "@a{sh} {}", "@a{sv} {}", "uint64 0"}}}) {

@@ -125,6 +125,26 @@ TEST_F(ConflictTest, ALiveEditWhileTheJobRunsIsAConflict) {
   EXPECT_EQ(Ctl({"commit", "--all", id_}).status, 1);
 }
 
+// A live edit made while the job runs but before the job first touched the file (its copy-up:
+// the sandbox read it then) is one the job saw: no conflict (issue 39; it was reported as
+// "changed in the live tree after the sandbox read it", which it was not).
+TEST_F(ConflictTest, ALiveEditWhileTheJobRunsButBeforeItReadTheFileIsNoConflict) {
+  pid_t job = fork();
+  if (job == 0) {
+    Result run = Ctl({"run", id_, "--", "sh", "-c", "sleep 2; echo sandbox >> a.txt"});
+    _exit(run.status == 0 ? 0 : 1);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  ASSERT_EQ(Live("echo live >> a.txt").status, 0);
+  int status = 0;
+  waitpid(job, &status, 0);
+  ASSERT_EQ(status, 0);
+  EXPECT_EQ(Changes(), "M a.txt\n");
+  Result committed = Ctl({"commit", "--all", id_});
+  EXPECT_EQ(committed.status, 0) << committed.err;
+  EXPECT_EQ(ReadWhole(project_ + "/a.txt"), "alpha\nlive\nsandbox\n");
+}
+
 // The end of a job is taken in (scan, sights) after its caller has heard it ended. A commit
 // started at once, with a change set big enough that the scan takes a while, must wait for the
 // sights: without them a live edit the job saw (made before it) is taken for one it did not,

@@ -92,7 +92,7 @@ class ExhaustionTest : public AliceSandboxTest {
     made_big_ = true;
     std::string call = "DBUS_SYSTEM_BUS_ADDRESS='" + World().bus_address() + "' " +
                        (give_up > 0 ? "timeout " + std::to_string(give_up) + " " : std::string()) + MATRIX_FD_CALL_BIN +
-                       " /org/sandboxd/Sandbox1/sandbox/" + id_ + " org.sandboxd.Sandbox1.Sandbox.Diff '@as []' '@FD@' | sleep 300";
+                       " /org/sandboxd/Sandbox1/sandbox/" + id_ + " org.sandboxd.Sandbox1.Sandbox.Diff '@a(suu) []' '@FD@' '@a{sv} {}' | sleep 300";
     for (int i = 0; i < count; ++i) stallers_.push_back(SpawnAs(kAlice, {"/bin/sh", "-c", call}));
   }
   /// Kills the readers (the pipes close: the calls end) and reaps the callers.

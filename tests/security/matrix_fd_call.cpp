@@ -2,8 +2,8 @@
 // authorization matrix (authorization_matrix_test.cpp). Usage:
 //   matrix-fd-call OBJECT_PATH INTERFACE.METHOD ARG...
 // on the system bus that DBUS_SYSTEM_BUS_ADDRESS names, to org.sandboxd.Sandbox1. Each ARG is
-// one of the matrix table's spellings: "@as []" (an empty string array) or "@FD@" (this
-// process's stdout, as type h). Prints the reply's signature on success (exit 0); on an error
+// one of the matrix table's spellings: "@as []" (an empty string array), "@a(suu) []" (no
+// selectors), "@a{sv} {}" (no options) or "@FD@" (this process's stdout, as type h). Prints the reply's signature on success (exit 0); on an error
 // prints it as gdbus does ("Error: GDBus.Error:NAME: MESSAGE") and exits 1; bad usage exits 2.
 
 #include <systemd/sd-bus.h>
@@ -37,10 +37,16 @@ int main(int argc, char** argv) {
     std::string arg = argv[i];
     if (arg == "@as []") {
       r = sd_bus_message_append_strv(call, nullptr);
+    } else if (arg == "@a(suu) []") {
+      r = sd_bus_message_open_container(call, 'a', "(suu)");
+      if (r >= 0) r = sd_bus_message_close_container(call);
+    } else if (arg == "@a{sv} {}") {
+      r = sd_bus_message_open_container(call, 'a', "{sv}");
+      if (r >= 0) r = sd_bus_message_close_container(call);
     } else if (arg == "@FD@") {
       r = sd_bus_message_append(call, "h", 1);
     } else {
-      std::fprintf(stderr, "matrix-fd-call: cannot pass argument '%s' (only '@as []' and '@FD@')\n", argv[i]);
+      std::fprintf(stderr, "matrix-fd-call: cannot pass argument '%s' (only '@as []', '@a(suu) []', '@a{sv} {}' and '@FD@')\n", argv[i]);
       return 2;
     }
   }

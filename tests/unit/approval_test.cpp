@@ -2,6 +2,7 @@
 // their persistence, and what a commit of them takes (implied directories, rejected parents).
 
 #include "changes/approval.h"
+#include "selectors_of.h"
 
 #include <gtest/gtest.h>
 
@@ -232,13 +233,13 @@ TEST(ReviewSelectionTest, SelectorsNarrowAndMustNameSomething) {
       Reviewed("b", ChangeKind::kModified, EntryType::kFile, Verdict::kApproved),
   };
   EXPECT_TRUE(Review::Selection(sandbox, reviewed).everything);
-  CommitSelection only_b = Review::Selection(sandbox, reviewed, {"b"});
+  CommitSelection only_b = Review::Selection(sandbox, reviewed, SelectorsOf({"b"}));
   ASSERT_EQ(only_b.changes.size(), 1u);
   ASSERT_EQ(only_b.changes[0].changes.size(), 1u);
   EXPECT_EQ(only_b.changes[0].changes[0].path, "b");
   EXPECT_FALSE(only_b.everything);
   try {
-    Review::Selection(sandbox, reviewed, {"c"});
+    Review::Selection(sandbox, reviewed, SelectorsOf({"c"}));
     FAIL() << "a selector naming nothing was accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), Code::kNotFound);
@@ -297,9 +298,9 @@ TEST(ReviewSelectionTest, TheStreamedOutlookTakesTheWholeChangeSetOnlyWhenTheSel
         break;
       }
     }
-    std::vector<std::string> selectors;
+    std::vector<api::Selector> selectors;
     for (const auto& name : {"a", "b", "d", "d/x", "e", "s", "zz"})
-      if (pick(6) == 0) selectors.push_back(name);
+      if (pick(6) == 0) selectors.push_back(api::Selector{name});
     bool approve_pending = pick(2) == 0;
 
     std::optional<CommitSelection> selection;

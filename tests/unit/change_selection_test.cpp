@@ -1,4 +1,5 @@
 #include "changes/change_selection.h"
+#include "selectors_of.h"
 
 #include <gtest/gtest.h>
 
@@ -24,17 +25,17 @@ TEST(SelectChangesTest, EmptySelectorsSelectEverything) {
 
 TEST(SelectChangesTest, PathDirectoryAndHunkSelectors) {
   std::vector<RootChanges> all = {{0, {Make("a"), Make("b/c"), Make("b/d"), Make("bb")}}};
-  auto by_dir = SelectChanges(all, {"b/"}, {""}, "id");
+  auto by_dir = SelectChanges(all, SelectorsOf({"b/"}), {""}, "id");
   ASSERT_EQ(by_dir[0].changes.size(), 2u);
   EXPECT_EQ(by_dir[0].changes[0].path, "b/c");
-  auto by_hunk = SelectChanges(all, {"a:2"}, {""}, "id");
+  auto by_hunk = SelectChanges(all, SelectorsOf({"a:2"}), {""}, "id");
   ASSERT_EQ(by_hunk[0].changes.size(), 1u);
   EXPECT_EQ(by_hunk[0].changes[0].path, "a");
 }
 
 TEST(SelectChangesTest, MultiRootPrefixes) {
   std::vector<RootChanges> all = {{0, {Make("x")}}, {1, {Make("x")}}};
-  auto selected = SelectChanges(all, {"1/x"}, {"0/", "1/"}, "id");
+  auto selected = SelectChanges(all, SelectorsOf({"1/x"}), {"0/", "1/"}, "id");
   EXPECT_TRUE(selected[0].changes.empty());
   EXPECT_EQ(selected[1].changes.size(), 1u);
 }
@@ -42,7 +43,7 @@ TEST(SelectChangesTest, MultiRootPrefixes) {
 TEST(SelectChangesTest, UnknownSelectorIsNamedInTheError) {
   std::vector<RootChanges> all = {{0, {Make("a")}}};
   try {
-    SelectChanges(all, {"nope.txt"}, {""}, "3fa2");
+    SelectChanges(all, SelectorsOf({"nope.txt"}), {""}, "3fa2");
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), Code::kNotFound);
@@ -100,13 +101,13 @@ TEST(AddRenamePartnersTest, EitherHalfSelectedTakesTheOtherInScanOrder) {
   auto all = WithARename();
   SandboxRenames renames = {{0, {{"old.txt", "new.txt"}}}};
   for (const char* half : {"old.txt", "new.txt"}) {
-    auto selected = SelectChanges(all, {half}, {""}, "id");
+    auto selected = SelectChanges(all, SelectorsOf({half}), {""}, "id");
     AddRenamePartners(all, renames, selected);
     ASSERT_EQ(selected.size(), 1u);
     EXPECT_EQ(Paths(selected[0]), (std::vector<std::string>{"new.txt", "old.txt"})) << half;
   }
   // With other changes selected around it, the scan order still holds.
-  auto selected = SelectChanges(all, {"z", "old.txt", "a"}, {""}, "id");
+  auto selected = SelectChanges(all, SelectorsOf({"z", "old.txt", "a"}), {""}, "id");
   AddRenamePartners(all, renames, selected);
   EXPECT_EQ(Paths(selected[0]), (std::vector<std::string>{"a", "new.txt", "old.txt", "z"}));
   EXPECT_EQ(selected[0].changes[1], all[0].changes[1]);  // the change itself, not only its path
@@ -117,12 +118,12 @@ TEST(AddRenamePartnersTest, ARenameOfOneRootDoesNotReachIntoAnother) {
   std::vector<RootChanges> all = {{0, {Make("new.txt", ChangeKind::kAdded), Make("old.txt", ChangeKind::kDeleted)}},
                                   {1, {Make("old.txt", ChangeKind::kDeleted), Make("x")}}};
   SandboxRenames renames = {{0, {{"old.txt", "new.txt"}}}};
-  auto selected = SelectChanges(all, {"1/old.txt"}, {"0/", "1/"}, "id");
+  auto selected = SelectChanges(all, SelectorsOf({"1/old.txt"}), {"0/", "1/"}, "id");
   AddRenamePartners(all, renames, selected);
   EXPECT_TRUE(selected[0].changes.empty());
   EXPECT_EQ(Paths(selected[1]), (std::vector<std::string>{"old.txt"}));
   // Root 0's halves come from root 0's changes, never from another root's same paths.
-  selected = SelectChanges(all, {"0/old.txt"}, {"0/", "1/"}, "id");
+  selected = SelectChanges(all, SelectorsOf({"0/old.txt"}), {"0/", "1/"}, "id");
   AddRenamePartners(all, renames, selected);
   EXPECT_EQ(Paths(selected[0]), (std::vector<std::string>{"new.txt", "old.txt"}));
   EXPECT_TRUE(selected[1].changes.empty());

@@ -7,6 +7,7 @@
 // tree back.
 
 #include "operations/commit_operation.h"
+#include "selectors_of.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -46,7 +47,7 @@ class CommitOperationTest : public testing::SandboxWorldTest {
   }
 
   size_t Decide(const std::vector<std::string>& selectors, Verdict verdict) {
-    return DecideChanges(parts_, *sandbox_, selectors, false, verdict);
+    return DecideChanges(parts_, *sandbox_, SelectorsOf(selectors), false, verdict);
   }
 
   std::map<std::string, Verdict> Decisions() {

@@ -26,7 +26,7 @@ struct Reference {
 };
 
 /// The rules over the whole change set held (after commit --all's approvals, when asked).
-Reference ReferenceSelection(const Sandbox& sandbox, std::vector<ReviewedChange> reviewed, const std::vector<std::string>& selectors,
+Reference ReferenceSelection(const Sandbox& sandbox, std::vector<ReviewedChange> reviewed, const std::vector<api::Selector>& selectors,
                              bool approve_pending) {
   std::vector<bool> named(reviewed.size(), selectors.empty());
   api::SelectorIndex index(selectors);
@@ -34,7 +34,7 @@ Reference ReferenceSelection(const Sandbox& sandbox, std::vector<ReviewedChange>
   for (size_t c = 0; c < reviewed.size(); ++c)
     index.ForEachNaming(DisplayPath(reviewed[c].change, sandbox.PathPrefix(reviewed[c].root)), [&](size_t s) { named[c] = used[s] = true; });
   for (size_t s = 0; s < selectors.size(); ++s)
-    if (!used[s]) throw Error(Code::kNotFound, "no change at " + selectors[s]);
+    if (!used[s]) throw Error(Code::kNotFound, "no change at " + api::ToString(selectors[s]));
   std::map<Key, size_t> at;
   for (size_t c = 0; c < reviewed.size(); ++c) at[{reviewed[c].root, reviewed[c].change.path}] = c;
   std::vector<bool> directly = named;
@@ -115,9 +115,9 @@ TEST(SelectionStreamTest, TakesWhatTheRulesOverTheWholeChangeSetTake) {
         break;
       }
     }
-    std::vector<std::string> selectors;
+    std::vector<api::Selector> selectors;
     for (const auto& name : {"a", "d", "d-1", "d/e/f", "d/x", "e", "zz"})
-      if (pick(7) == 0) selectors.push_back(name);
+      if (pick(7) == 0) selectors.push_back(api::Selector{name});
     bool approve_pending = pick(2) == 0;
     SCOPED_TRACE("round " + std::to_string(round));
 

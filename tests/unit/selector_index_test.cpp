@@ -1,5 +1,7 @@
-// SelectorIndex answers exactly as SelectorNames and ParseHunkSelector do one selector at a
-// time, over random paths and selectors drawn from a small alphabet (so that they collide).
+// SelectorIndex answers exactly as SelectorNames (a whole-change selector) and a path's equality
+// (a hunk or part selector) do one selector at a time, over random paths and selectors drawn from
+// a small alphabet (so that they collide, names with ":N" among them). And typed selectors read
+// as people mean them: git's quoting and "./" name exactly a file.
 
 #include "selector.h"
 
@@ -21,21 +23,21 @@ std::string RandomPath(std::mt19937& random) {
   return path;
 }
 
-std::string RandomSelector(std::mt19937& random) {
-  std::string selector = RandomPath(random);
+Selector RandomSelector(std::mt19937& random) {
+  std::string path = RandomPath(random);
   switch (random() % 6) {
-    case 0: return selector + "/";
-    case 1: return selector + "//";
-    case 2: return selector + ":" + std::to_string(random() % 3) + (random() % 2 ? "" : "." + std::to_string(random() % 3));
-    case 3: return random() % 2 ? "." : "./";
-    default: return selector;
+    case 0: return {path + "/"};
+    case 1: return {path + "//"};
+    case 2: return {path, 1 + static_cast<int>(random() % 3), static_cast<int>(random() % 3)};
+    case 3: return {random() % 2 ? "." : "./"};
+    default: return {path};
   }
 }
 
 TEST(SelectorIndexTest, NamesWhatEachSelectorNamesAlone) {
   std::mt19937 random(19);
   for (int round = 0; round < 2000; ++round) {
-    std::vector<std::string> selectors;
+    std::vector<Selector> selectors;
     for (int i = 0, n = 1 + static_cast<int>(random() % 5); i < n; ++i) selectors.push_back(RandomSelector(random));
     SelectorIndex index(selectors);
     for (int p = 0; p < 10; ++p) {
@@ -43,8 +45,8 @@ TEST(SelectorIndexTest, NamesWhatEachSelectorNamesAlone) {
       std::set<size_t> expected_whole;
       std::set<std::pair<size_t, HunkRef>> expected_hunks;
       for (size_t i = 0; i < selectors.size(); ++i) {
-        if (SelectorNames(selectors[i], path)) expected_whole.insert(i);
-        if (auto hunk = ParseHunkSelector(selectors[i]); hunk && hunk->path == path) expected_hunks.insert({i, hunk->ref()});
+        if (!selectors[i].hunk && SelectorNames(selectors[i].path, path)) expected_whole.insert(i);
+        if (selectors[i].hunk && selectors[i].path == path) expected_hunks.insert({i, selectors[i].ref()});
       }
       std::set<size_t> whole;
       index.ForEachNaming(path, [&](size_t i) { whole.insert(i); });
@@ -55,6 +57,32 @@ TEST(SelectorIndexTest, NamesWhatEachSelectorNamesAlone) {
       EXPECT_EQ(found, expected_hunks) << "path " << path;
     }
   }
+}
+
+/// {whole path or "-", hunk path or "-", hunk, part} of a typed selector's readings.
+std::string Readings(std::string_view typed) {
+  auto parsed = ParseTypedSelector(typed);
+  if (!parsed) return "refused";
+  return (parsed->whole ? parsed->whole->path : "-") + " " +
+         (parsed->hunk ? parsed->hunk->path + " " + ToString(parsed->hunk->ref()) : "-");
+}
+
+TEST(TypedSelectorTest, ANumberAfterAColonReadsBothWaysAndQuotesOrDotSlashSayWhichIsMeant) {
+  EXPECT_EQ(Readings("run.sh"), "run.sh -");
+  EXPECT_EQ(Readings("run.sh:1"), "run.sh:1 run.sh 1");
+  EXPECT_EQ(Readings("run.sh:1.2"), "run.sh:1.2 run.sh 1.2");
+  EXPECT_EQ(Readings("\"run.sh:1\""), "run.sh:1 -");
+  EXPECT_EQ(Readings("./run.sh:1"), "run.sh:1 -");
+  EXPECT_EQ(Readings("./"), ". -");
+  EXPECT_EQ(Readings("\"run.sh\":1"), "- run.sh 1");
+  EXPECT_EQ(Readings("\"run.sh\":1.2"), "- run.sh 1.2");
+  EXPECT_EQ(Readings("\"raw\\377name\""), "raw\xffname -");
+  EXPECT_EQ(Readings("\"a\\\"b:1\":2"), "- a\"b:1 2");
+  // Quoting that does not parse, or anything but a number after the closing quote.
+  EXPECT_EQ(Readings("\"unclosed"), "refused");
+  EXPECT_EQ(Readings("\"a\"b"), "refused");
+  EXPECT_EQ(Readings("\"a\":x"), "refused");
+  EXPECT_EQ(Readings("\"a\":0"), "refused");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 // with nothing lost.
 
 #include "lifecycle/suspension.h"
+#include "selectors_of.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -45,8 +46,8 @@ class SuspensionTest : public testing::SandboxWorldTest {
         for (const auto& change : root.changes) counts[{root.root, change.path}] = HunkShape{};
       return counts;
     };
-    review_.Decide(*sandbox_, {"a.txt"}, false, Verdict::kApproved, whole);
-    review_.Decide(*sandbox_, {"c.txt"}, false, Verdict::kRejected, whole);
+    review_.Decide(*sandbox_, SelectorsOf({"a.txt"}), false, Verdict::kApproved, whole);
+    review_.Decide(*sandbox_, SelectorsOf({"c.txt"}), false, Verdict::kRejected, whole);
     decided_ = Decisions(*sandbox_);
   }
 

@@ -52,10 +52,9 @@ TEST(Utf8Test, EveryNameHasOneWireNameThatMapsBackToIt) {
 }
 
 TEST(Utf8Test, SelectorsNameBytesThroughTheirWireNames) {
-  EXPECT_EQ(SelectorFromWire("src/a.c"), "src/a.c");
-  EXPECT_EQ(SelectorFromWire("\"raw\\377name\""), "raw\xffname");
-  EXPECT_EQ(SelectorFromWire("\"raw\\377name\":2"), "raw\xffname:2");
-  EXPECT_EQ(SelectorFromWire("\"unclosed"), "\"unclosed");  // not a quoted name: itself
+  EXPECT_EQ(NameFromWire("src/a.c"), "src/a.c");
+  EXPECT_EQ(NameFromWire("\"raw\\377name\""), "raw\xffname");
+  EXPECT_EQ(NameFromWire("\"unclosed"), std::nullopt);  // no quoting could have written it
   EXPECT_EQ(ShowWireName("\"raw\\377name\""), "\"raw\\377name\"");
   EXPECT_EQ(ShowWireName("new\nline"), "\"new\\nline\"");
 }
