@@ -77,6 +77,8 @@ class SelectorIndex {
   void ForEachNaming(std::string_view path, const std::function<void(size_t)>& hit) const;
   /// Whether any whole-change selector names `path`.
   bool AnyNames(std::string_view path) const;
+  /// Whether a whole-change selector names `path` itself (not a directory above it, nor ".").
+  bool NamesExactly(std::string_view path) const { return exact_.find(path) != exact_.end(); }
   /// The selectors of a hunk or part of `path` exactly: {selector index, hunk or part}.
   const std::vector<std::pair<size_t, HunkRef>>& HunksOf(std::string_view path) const;
 

@@ -14,6 +14,7 @@ class FieldReader : public nlohmann::json_sax<nlohmann::json> {
   bool null() override { return true; }
   bool boolean(bool value) override {
     if (depth_ == 1 && key_ == "conflict") out_.conflict = value;
+    if (depth_ == 1 && key_ == "unreadable") out_.unreadable = value;
     return true;
   }
   bool number_integer(number_integer_t value) override { return value < 0 || Number(static_cast<uint64_t>(value)); }

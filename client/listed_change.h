@@ -27,6 +27,9 @@ struct ListedChange {
   std::string renamed_from, renamed_to;
   bool conflict = false;
   std::string conflict_reason;
+  /// The sandbox's file is one its owner cannot read: its content cannot be shown, and only
+  /// naming it approves or commits it (--all and directories pass it over).
+  bool unreadable = false;
 };
 
 /// The fields of `line`, a JSON object; nullopt when it is no JSON object.

@@ -56,6 +56,7 @@ ReviewedChange Reviewed(const ListedChange& change) {
   reviewed.renamed_from = change.renamed_from;
   reviewed.renamed_to = change.renamed_to;
   reviewed.conflict = change.conflict_reason;
+  reviewed.unreadable = change.unreadable;
   return reviewed;
 }
 

@@ -31,6 +31,8 @@ struct ReviewedChange {
   std::string renamed_to;
   /// Why it conflicts with the live tree (committing it needs --force); "" when it does not.
   std::string conflict;
+  /// A file its owner cannot read: its content cannot be shown (listed_change.h).
+  bool unreadable = false;
 
   /// Only these can be decided hunk by hunk (the daemon refuses PATH:N for the rest).
   bool TextModification() const { return kind == "modified" && old_type == "file" && new_type == "file"; }

@@ -87,8 +87,11 @@ std::unique_ptr<DiffOutput> UnpagedDiffOutput() { return std::make_unique<DiffOu
 std::string Quote(const std::string& path) { return sandboxd::api::ShowWireName(path); }
 
 /// ", CONFLICT: changed in the live tree (commit needs --force)" for a change that conflicts.
+/// ", UNREADABLE: ..." for a file its owner cannot read, whose content review cannot show.
 std::string ConflictNote(const ReviewedChange& change) {
-  return change.conflict.empty() ? "" : ", CONFLICT: " + change.conflict + " (commit needs --force)";
+  std::string note = change.conflict.empty() ? "" : ", CONFLICT: " + change.conflict + " (commit needs --force)";
+  if (change.unreadable) note += ", UNREADABLE: you cannot read this file, so its content is not shown";
+  return note;
 }
 
 /// "three.txt (modified file)", "d (added directory, approved)", "x (type-changed from file to symlink)".

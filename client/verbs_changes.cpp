@@ -238,6 +238,7 @@ int VerbChanges(Context& ctx, const std::string& id_or_name, const PathPatterns&
       out += SizeNote(change, on_terminal);
       out += ReviewNote(change);
       if (ignored) out += " [ignored]";
+      if (change.unreadable) out += " [unreadable: not shown, approved only by name]";
       out += colors.Reset();
       if (std::string conflict = ConflictNote(change); !conflict.empty()) out += colors.Conflict() + conflict + colors.Reset();
       out += '\n';
@@ -340,11 +341,14 @@ int VerbDiff(Context& ctx, const std::string& id_or_name, const std::vector<std:
   // Conflicts are told before a commit is tried: on stderr, after the diff, for what it showed.
   sandboxd::api::SelectorIndex index(named);
   for (const auto& change : ReadChanges(ctx, path)) {
-    if (change.conflict.empty()) continue;
     bool shown = named.empty() || index.AnyNames(change.path) || !index.HunksOf(change.path).empty();
-    if (shown)
+    if (!shown) continue;
+    if (!change.conflict.empty())
       std::cerr << "sandboxctl: " << sandboxd::api::ShowWireName(change.path) << " conflicts with the live tree (" << change.conflict
                 << "): committing it needs --force\n";
+    if (change.unreadable)
+      std::cerr << "sandboxctl: " << sandboxd::api::ShowWireName(change.path)
+                << " is a file you cannot read: its content is not shown, and only approving it by its own name takes it\n";
   }
   return 0;
 }

@@ -96,6 +96,7 @@ void ForEachListedField(const ReviewedChange& item, const std::string& prefix, c
   number("root", static_cast<uint32_t>(item.root));
   if (!split.empty()) numbers("split_hunks", split);
   text("type", ToString(is_new ? change.new_type : change.old_type));
+  if (UnreadableByOwner(change)) field("unreadable", {Type::kTrue, {}, 0, nullptr});
 }
 
 nlohmann::json ListedChange(const ReviewedChange& item, const std::string& prefix, const std::string* conflict) {

@@ -32,11 +32,12 @@ void SelectionStream::Add(ReviewedChange item) {
   ++seen_;
   const std::string prefix = sandbox_.PathPrefix(item.root);
   bool named = selectors_.empty();
-  index_.ForEachNaming(DisplayPath(item.change, prefix), [&](size_t s) { named = used_[s] = true; });
+  const std::string shown = DisplayPath(item.change, prefix);
+  index_.ForEachNaming(shown, [&](size_t s) { named = used_[s] = true; });
   // A selector naming one half of a rename names the other too: a rename is decided whole.
   const std::string& partner = !item.renamed_from.empty() ? item.renamed_from : item.renamed_to;
   if (!named && !partner.empty()) named = index_.AnyNames(prefix + partner);
-  if (named && approve_pending_) item.approval.ApprovePending();
+  if (named && approve_pending_ && MayApproveUnseen(item.change, index_, shown)) item.approval.ApprovePending();
   const bool taken = named && (item.approval.CommitsWhole() || item.approval.CommitsPart());
 
   // Directories whose part of the stream is over are done with; of those still open, the ones

@@ -33,6 +33,12 @@ struct TakenChange {
 /// {root, added path} → the deleted path, of renames both of whose halves are taken.
 using TakenRenames = std::map<std::pair<size_t, std::string>, std::string>;
 
+/// Whether commit --all (or approve --all) may approve `change` as pending, shown as `shown`:
+/// content its owner could not be shown only when a selector names it by its own path.
+inline bool MayApproveUnseen(const Change& change, const api::SelectorIndex& index, const std::string& shown) {
+  return !UnreadableByOwner(change) || index.NamesExactly(shown);
+}
+
 class SelectionStream {
  public:
   using Take = std::function<void(TakenChange&&)>;

@@ -28,6 +28,14 @@ struct Change {
   bool operator==(const Change&) const = default;
 };
 
+/// Whether the sandbox's side of `change` is a regular file its owner cannot read (no owner read
+/// bit; a job's files are its owner's): its content cannot be shown to them, so it is marked so
+/// and approved or committed only when named by its own path, never by --all or a directory
+/// above it (DESIGN, "Data safety").
+inline bool UnreadableByOwner(const Change& change) {
+  return change.new_type == EntryType::kFile && (change.new_mode & 0400) == 0;
+}
+
 /// "added", "modified", "deleted", "type-changed", "mode-changed" (the contract's words).
 std::string_view ToString(ChangeKind kind);
 std::optional<ChangeKind> ChangeKindFromString(std::string_view text);

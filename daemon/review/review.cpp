@@ -231,6 +231,8 @@ size_t Review::Decide(const Sandbox& sandbox, const std::vector<api::Selector>& 
     };
     try {
       ForEach(sandbox, [&](ReviewedChange&& item) {
+        // Content its owner could not be shown is approved only by its own name.
+        if (verdict == Verdict::kApproved && UnreadableByOwner(item.change)) return;
         item.approval.DecideWhole(verdict);
         batch.push_back(std::move(item.approval));
         if (batch.size() >= kBatch) save();
@@ -258,9 +260,12 @@ size_t Review::Decide(const Sandbox& sandbox, const std::vector<api::Selector>& 
     std::string shown = DisplayPath(item.change, sandbox.PathPrefix(item.root));
     RecordKey key{item.root, item.change.path};
     bool keep = false;
+    // Content its owner could not be shown is approved only by its own name, never through a
+    // directory above it.
+    const bool decidable = verdict != Verdict::kApproved || !UnreadableByOwner(item.change) || index.NamesExactly(shown);
     index.ForEachNaming(shown, [&](size_t s) {
       named_whole.insert(s);
-      keep = true;
+      keep |= decidable;
     });
     if (keep) whole.insert(key);
     for (const auto& [s, hunk] : index.HunksOf(shown)) {
@@ -354,13 +359,14 @@ void OutlookTally::Add(ReviewedChange item) {
   outlook_.uncommittable |= !IsCommittable(item.change);
   if (!item.renamed_from.empty()) outlook_.renames[{item.root, item.change.path}] = item.renamed_from;
   bool named = selectors_.empty();
-  index_.ForEachNaming(DisplayPath(item.change, sandbox_.PathPrefix(item.root)), [&](size_t s) { named = used_[s] = true; });
+  const std::string shown = DisplayPath(item.change, sandbox_.PathPrefix(item.root));
+  index_.ForEachNaming(shown, [&](size_t s) { named = used_[s] = true; });
   const std::string& partner = !item.renamed_from.empty() ? item.renamed_from : item.renamed_to;
   if (named && !partner.empty()) named_halves_.insert({item.root, item.change.path});
   if (!named && partner.empty()) all_taken_whole_ = false;
   if (!named && !partner.empty()) partners_needed_.insert({item.root, partner});
   // (A half named through its partner is approved with it, as ApprovePending does.)
-  if (approve_pending_) item.approval.ApprovePending();
+  if (approve_pending_ && MayApproveUnseen(item.change, index_, shown)) item.approval.ApprovePending();
   all_taken_whole_ &= item.approval.CommitsAll();
   bool taken_named = named || (!partner.empty() && index_.AnyNames(sandbox_.PathPrefix(item.root) + partner));
   if (taken_named && (item.approval.CommitsWhole() || item.approval.CommitsPart())) ++outlook_.taken;

@@ -199,6 +199,7 @@ ReviewedChange Reviewed(const std::string& path, ChangeKind kind, EntryType type
   item.change.path = path;
   item.change.kind = kind;
   item.change.new_type = type;
+  item.change.new_mode = 0644;
   item.approval.path = path;
   item.approval.DecideWhole(verdict);
   return item;
@@ -276,6 +277,8 @@ TEST(ReviewSelectionTest, TheStreamedOutlookTakesTheWholeChangeSetOnlyWhenTheSel
         item.change.old_type = item.change.kind == ChangeKind::kAdded ? EntryType::kNone : EntryType::kFile;
         item.change.new_type = item.change.kind == ChangeKind::kDeleted ? EntryType::kNone : EntryType::kFile;
       }
+      // Now and then a file its owner cannot read: --all approves it only when named.
+      if (item.change.new_type == EntryType::kFile) item.change.new_mode = pick(6) == 0 ? 0200 : 0644;
       Verdict verdict = std::vector<Verdict>{Verdict::kPending, Verdict::kApproved, Verdict::kApproved, Verdict::kRejected}[pick(4)];
       if (item.change.kind == ChangeKind::kModified && pick(3) == 0) {
         item.approval.DecideHunk(1, 3, verdict);

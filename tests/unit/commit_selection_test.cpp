@@ -42,9 +42,15 @@ Reference ReferenceSelection(const Sandbox& sandbox, std::vector<ReviewedChange>
     const std::string& other = !reviewed[c].renamed_from.empty() ? reviewed[c].renamed_from : reviewed[c].renamed_to;
     if (directly[c] && !other.empty()) named[at.at({reviewed[c].root, other})] = true;
   }
+  // Content its owner could not be shown is approved by --all only when named by its own path.
+  auto named_exactly = [&](const ReviewedChange& item) {
+    for (const auto& selector : selectors)
+      if (!selector.hunk && selector.path == DisplayPath(item.change, sandbox.PathPrefix(item.root))) return true;
+    return false;
+  };
   if (approve_pending)
     for (size_t c = 0; c < reviewed.size(); ++c)
-      if (named[c]) reviewed[c].approval.ApprovePending();
+      if (named[c] && (!UnreadableByOwner(reviewed[c].change) || named_exactly(reviewed[c]))) reviewed[c].approval.ApprovePending();
   Reference result;
   for (size_t c = 0; c < reviewed.size(); ++c) {
     const auto& item = reviewed[c];
@@ -93,6 +99,8 @@ TEST(SelectionStreamTest, TakesWhatTheRulesOverTheWholeChangeSetTake) {
         item.change.kind = std::vector<ChangeKind>{ChangeKind::kAdded, ChangeKind::kModified, ChangeKind::kDeleted}[pick(3)];
         item.change.old_type = item.change.kind == ChangeKind::kAdded ? EntryType::kNone : EntryType::kFile;
         item.change.new_type = item.change.kind == ChangeKind::kDeleted ? EntryType::kNone : EntryType::kFile;
+        // Now and then a file its owner cannot read (mode 0200): --all leaves it unless named.
+        if (item.change.new_type == EntryType::kFile) item.change.new_mode = pick(6) == 0 ? 0200 : 0644;
       }
       Verdict verdict = std::vector<Verdict>{Verdict::kPending, Verdict::kApproved, Verdict::kApproved, Verdict::kRejected}[pick(4)];
       if (item.change.kind == ChangeKind::kModified && pick(3) == 0) {
