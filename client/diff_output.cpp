@@ -5,6 +5,8 @@
 
 #include <cstdlib>
 
+#include "visible_bytes.h"
+
 namespace sandboxctl {
 namespace {
 
@@ -14,12 +16,13 @@ constexpr const char* kCyan = "\033[36m";
 constexpr const char* kRed = "\033[31m";
 constexpr const char* kGreen = "\033[32m";
 
-bool StartsWith(const std::string& text, const char* prefix) { return text.rfind(prefix, 0) == 0; }
+bool StartsWith(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 
 }  // namespace
 
 DiffOutput::DiffOutput(Paging paging) {
   if (!isatty(STDOUT_FILENO)) return;
+  terminal_ = true;
   color_ = getenv("NO_COLOR") == nullptr;
   if (paging == Paging::kNone) return;
   const char* pager = getenv("SANDBOXCTL_PAGER");
@@ -42,28 +45,37 @@ void DiffOutput::Write(const char* data, size_t size) {
   partial_.erase(0, start);
 }
 
+const char* DiffOutput::ColorOf(std::string_view line) {
+  if (StartsWith(line, "diff --git ")) {
+    in_header_ = true;
+    return kBold;
+  }
+  if (StartsWith(line, "@@")) {
+    in_header_ = false;
+    return kCyan;
+  }
+  if (in_header_) return kBold;
+  if (StartsWith(line, "+")) return kGreen;
+  if (StartsWith(line, "-")) return kRed;
+  return nullptr;
+}
+
 void DiffOutput::WriteLine(const std::string& line) {
-  if (!color_) {
-    fwrite(line.data(), 1, line.size(), out_);
+  if (!terminal_) {
+    fwrite(line.data(), 1, line.size(), out_);  // a pipe gets the exact bytes
     return;
   }
-  std::string body = line.substr(0, line.size() - (line.back() == '\n' ? 1 : 0));
-  const char* color = nullptr;
-  if (StartsWith(body, "diff --git ")) {
-    in_header_ = true;
-    color = kBold;
-  } else if (StartsWith(body, "@@")) {
-    in_header_ = false;
-    color = kCyan;
-  } else if (in_header_) {
-    color = kBold;
-  } else if (StartsWith(body, "+")) {
-    color = kGreen;
-  } else if (StartsWith(body, "-")) {
-    color = kRed;
-  }
-  if (color) fprintf(out_, "%s%s%s\n", color, body.c_str(), kReset);
-  else fprintf(out_, "%s\n", body.c_str());
+  std::string_view body(line);
+  if (body.back() == '\n') body.remove_suffix(1);
+  const char* color = color_ ? ColorOf(body) : nullptr;
+  // The job chose these bytes: a NUL, CR or escape sequence must not end, rewrite or move what
+  // the person approves (visible_bytes.h), and the pager (less -R) would pass escapes through.
+  // Written with its length: a NUL in it ends nothing.
+  std::string shown = color ? color : "";
+  shown += VisibleBytes(body);
+  if (color) shown += kReset;
+  shown += '\n';
+  fwrite(shown.data(), 1, shown.size(), out_);
 }
 
 void DiffOutput::Finish() {

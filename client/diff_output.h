@@ -1,9 +1,11 @@
 #pragma once
-/// Showing a diff to a person: through the pager and in git's colours when stdout is a
-/// terminal, plain otherwise.
+/// Showing a diff to a person: when stdout is a terminal, through the pager, in git's colours
+/// and with every control byte of content shown visibly (visible_bytes.h); otherwise the exact
+/// bytes, for git apply and scripts.
 
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 namespace sandboxctl {
 
@@ -24,6 +26,9 @@ class DiffOutput {
 
  private:
   void WriteLine(const std::string& line);
+  /// git's colour for `line` (without its newline), nullptr for none; follows the headers.
+  const char* ColorOf(std::string_view line);
+  bool terminal_ = false;
   bool color_ = false;
   FILE* out_ = stdout;
   FILE* pager_ = nullptr;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <map>
 
 #include "proxies.h"
@@ -16,6 +17,24 @@
 extern char** environ;
 
 namespace sandboxctl {
+namespace {
+
+/// The user's environment, less the variables that give every pathspec a magic
+/// (GIT_LITERAL_PATHSPECS and its kin): check-ignore refuses each of them for every path
+/// ("pathspec magic not supported by this command"), which would end the folding unseen.
+std::vector<char*> GitEnvironment() {
+  std::vector<char*> kept;
+  for (char** variable = environ; *variable; ++variable) {
+    bool magic = false;
+    for (const char* name : {"GIT_LITERAL_PATHSPECS=", "GIT_GLOB_PATHSPECS=", "GIT_NOGLOB_PATHSPECS=", "GIT_ICASE_PATHSPECS="})
+      magic = magic || strncmp(*variable, name, strlen(name)) == 0;
+    if (!magic) kept.push_back(*variable);
+  }
+  kept.push_back(nullptr);
+  return kept;
+}
+
+}  // namespace
 
 std::string RunGit(const std::string& dir, const std::vector<std::string>& args, const std::string& input, bool& ok) {
   ok = false;
@@ -43,8 +62,9 @@ std::string RunGit(const std::string& dir, const std::vector<std::string>& args,
   std::vector<char*> argv;
   for (auto& word : words) argv.push_back(word.data());
   argv.push_back(nullptr);
+  std::vector<char*> env = GitEnvironment();
   pid_t pid = -1;
-  int spawned = posix_spawnp(&pid, "git", &actions, nullptr, argv.data(), environ);
+  int spawned = posix_spawnp(&pid, "git", &actions, nullptr, argv.data(), env.data());
   posix_spawn_file_actions_destroy(&actions);
   close(in);
   close(out[1]);
@@ -130,9 +150,14 @@ std::set<std::string> GitIgnored::Of(const std::vector<Path>& paths) const {
     if (root >= roots_.size() || !in_work_tree_[root]) continue;
     auto bytes = sandboxd::api::NameFromWire(relative);
     if (!bytes || bytes->empty() || *bytes == ".") continue;
-    std::string name = directory ? *bytes + "/" : *bytes;
-    input[root] += name + '\0';
-    shown_as[root][name] = path;
+    // Names are data: git reads a pathspec that begins with ':' as magic (":/dist/x" is
+    // dist/x from the top, ":!x" an exclusion), so a job's name could be answered for another
+    // path and its change folded unseen. check-ignore refuses --literal-pathspecs (git 2.39:
+    // "magic not supported"); "./NAME" is read as NAME itself, never as magic, and a path, not
+    // a glob, is what check-ignore matches. git answers with the name as asked.
+    std::string asked = "./" + (directory ? *bytes + "/" : *bytes);
+    input[root] += asked + '\0';
+    shown_as[root][asked] = path;
   }
   for (const auto& [root, names] : input) {
     bool ok = false;

@@ -79,8 +79,8 @@ class StdoutOntoStderr {
   sdbus::UnixFd saved_;
 };
 
-/// DiffOutput (git's colours, on a terminal only) without the pager it starts for a whole diff:
-/// a review shows a hunk at a time between questions.
+/// DiffOutput (on a terminal only: git's colours, content's control bytes shown visibly) without
+/// the pager it starts for a whole diff: a review shows a hunk at a time between questions.
 std::unique_ptr<DiffOutput> UnpagedDiffOutput() { return std::make_unique<DiffOutput>(DiffOutput::Paging::kNone); }
 
 /// A name a job chose, as git prints it (quote_path.h).

@@ -9,6 +9,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "conversation.h"
@@ -114,6 +115,64 @@ TEST(GitIgnoredRootsTest, EachRootIsAskedOfItsOwnWorkTree) {
   ASSERT_EQ(job.status, 0) << job.err;
   EXPECT_EQ(World().Sandboxctl(kAlice, {"changes", id}).out, "A 0/a.log\n! 1 path ignored by git (--ignored lists them)\n");
   World().Sandboxctl(kAlice, {"destroy", id});
+}
+
+/// A sandbox over a work tree whose .gitignore has "/dist/", and whose job writes the files in
+/// `script` and dist/real.js, which git does ignore.
+class GitIgnoredNamesTest : public ::testing::Test {
+ protected:
+  void Start(const std::string& script) {
+    SANDBOXD_REQUIRE_WORLD();
+    project_ = World().MakeProject(kAlice);
+    ASSERT_EQ(World().RunAs(kAlice, {"sh", "-c", "git init -q && echo /dist/ > .gitignore"}, {.cwd = project_}).status, 0);
+    id_ = Trim(Ctl({"create", project_}).out);
+    ASSERT_FALSE(id_.empty());
+    Result job = Ctl({"run", id_, "sh", "-c", "mkdir dist && echo r > dist/real.js && " + script});
+    ASSERT_EQ(job.status, 0) << job.err;
+  }
+  void TearDown() override {
+    if (!id_.empty()) Ctl({"destroy", id_});
+  }
+  Result Ctl(const std::vector<std::string>& args) { return World().Sandboxctl(kAlice, args, {.cwd = project_}); }
+  /// What `changes --json` marks ignored.
+  std::set<std::string> MarkedIgnored() {
+    std::set<std::string> marked;
+    for (const auto& change : nlohmann::json::parse(Ctl({"--json", "changes", id_}).out))
+      if (change.value("ignored", false)) marked.insert(change["path"].get<std::string>());
+    return marked;
+  }
+  std::string project_, id_;
+};
+
+// Names are data: git reads a path that begins with ':' as pathspec magic (":/" from the top,
+// ":(top)"), so ":/dist/evil.js" was asked as "dist/evil.js", counted as ignored and left out of
+// changes, diff and review, while commit --all took it. Glob characters are no pattern either.
+TEST_F(GitIgnoredNamesTest, NamesThatReadAsPathspecMagicAreNotFolded) {
+  Start("mkdir -p :/dist ':(top)dist' 'd?st' && echo evil > :/dist/evil.js && echo x > ':(top)dist/x' && "
+        "echo d > 'd*' && echo s > '*' && echo y > 'd?st/y'");
+  EXPECT_EQ(MarkedIgnored(), (std::set<std::string>{"dist", "dist/real.js"}));
+  Result changes = Ctl({"changes", id_});
+  ASSERT_EQ(changes.status, 0) << changes.err;
+  for (const char* name : {":", ":/dist", ":/dist/evil.js", ":(top)dist", ":(top)dist/x", "*", "d*", "d?st", "d?st/y"})
+    EXPECT_TRUE(Contains(changes.out, std::string("A ") + name + "\n")) << name << " folded:\n" << changes.out;
+  EXPECT_TRUE(Contains(changes.out, "! 2 paths ignored by git")) << changes.out;
+  Result diff = Ctl({"diff", id_});
+  ASSERT_EQ(diff.status, 0) << diff.err;
+  EXPECT_TRUE(Contains(diff.out, "+++ b/:/dist/evil.js\n@@ -0,0 +1 @@\n+evil\n")) << diff.out;
+  EXPECT_TRUE(Contains(diff.out, "+++ b/:(top)dist/x\n")) << diff.out;
+  EXPECT_FALSE(Contains(diff.out, "real.js")) << diff.out;
+  EXPECT_TRUE(Contains(diff.err, "2 paths git ignores not shown")) << diff.err;
+}
+
+// ":!x" (exclude) is magic check-ignore refuses outright: it answered nothing for the whole root,
+// so one such name turned folding off. Asked as a name, it is just not ignored, and the rest fold.
+TEST_F(GitIgnoredNamesTest, ANameGitRefusesAsAPathspecFoldsAsAnyOther) {
+  Start("echo a > ':!x' && echo b > ':^x'");
+  EXPECT_EQ(MarkedIgnored(), (std::set<std::string>{"dist", "dist/real.js"}));
+  const std::string folded = "A :!x\nA :^x\n! 2 paths ignored by git (--ignored lists them)\n";
+  EXPECT_EQ(Ctl({"changes", id_}).out, folded);
+  // Nor does a user's GIT_LITERAL_PATHSPECS=1, which check-ignore refuses for every path.
+  EXPECT_EQ(World().Sandboxctl(kAlice, {"changes", id_}, {.cwd = project_, .extra_env = {"GIT_LITERAL_PATHSPECS=1"}}).out, folded);
 }
 
 // git is asked only where it may answer: no process for a root with no ".git" above it, nor for
