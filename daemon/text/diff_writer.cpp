@@ -22,6 +22,8 @@
 #include "base/fd.h"
 #include "hunk_split.h"
 #include "quote_path.h"
+#include "text/binary_patch.h"
+#include "text/blob_id.h"
 #include "text/common_lines.h"
 #include "text/text_source.h"
 
@@ -32,8 +34,10 @@ namespace {
 struct Side {
   bool exists = false;
   mode_t mode = 0;                    ///< full st_mode
-  bool binary = false;
-  std::unique_ptr<TextSource> text;   ///< a text file's content (read as needed), a symlink's target
+  bool binary = false;                ///< as git counts it (text_file.h), or unreadable
+  /// A regular file's content (read as needed; a binary one's too, for its blob id and patch),
+  /// a symlink's target; null when it could not be opened.
+  std::unique_ptr<TextSource> content;
   std::string note;                   ///< why it could not be read, if so
 };
 
@@ -55,28 +59,45 @@ Side ReadSide(int dirfd, const std::string& path, const DiffOptions& options) {
   if (S_ISLNK(st.st_mode)) {
     std::vector<char> target(static_cast<size_t>(st.st_size) + 1 > 4096 ? static_cast<size_t>(st.st_size) + 1 : 4096);
     ssize_t size = readlinkat(parent.get(), name.c_str(), target.data(), target.size());
-    side.text = std::make_unique<StringText>(size >= 0 ? std::string(target.data(), static_cast<size_t>(size)) : std::string());
+    side.content = std::make_unique<StringText>(size >= 0 ? std::string(target.data(), static_cast<size_t>(size)) : std::string());
     return side;
   }
   if (!S_ISREG(st.st_mode)) return side;
-  if (static_cast<uint64_t>(st.st_size) > options.max_text_bytes) {
-    side.binary = true;
-    return side;
-  }
+  // Opened whatever its size: a binary file is read too, for its blob id (and with --binary
+  // its patch), never whole into memory.
   std::unique_ptr<FileText> file = OpenRegularFile(parent.get(), name, path);
   if (!file) {
     side.binary = true;
     side.note = strerror(errno);
     return side;
   }
-  // The rule `hunks` and `merge` apply too (text_file.h): grown past the limit since the stat,
-  // or a NUL early on, it is binary.
-  if (!NotTextBecause(*file, options.max_text_bytes).empty()) {
-    side.binary = true;
-    return side;
-  }
-  side.text = std::move(file);
+  // The rule `hunks` and `merge` apply too (text_file.h): too large (as it is open, whatever the
+  // stat said), or a NUL early on, it is binary.
+  side.binary = !NotTextBecause(*file, options.max_text_bytes).empty();
+  side.content = std::move(file);
   return side;
+}
+
+/// A side's blob id as an index line gives it: git's id of its bytes, zeros when it is not
+/// there, nullopt when it could not be read.
+std::optional<std::string> IdOf(const Side& side) {
+  if (!side.exists) return std::string(kAbsentBlobId);
+  if (!side.content) return std::nullopt;
+  return BlobId(*side.content);
+}
+
+/// git's "index OLD..NEW[ MODE]" line, the ids cut to `digits` as git abbreviates them (7, or
+/// 40 for --binary's binary files). An id that could not be read is written as as many '?':
+/// git still takes the header for a patch, and refuses to apply it ("without full index line")
+/// rather than take the unknown side for an absent one, as zeros would say.
+std::string IndexLine(const std::optional<std::string>& old_id, const std::optional<std::string>& new_id, const Side& old_side,
+                      const Side& new_side, size_t digits) {
+  auto shown = [&](const std::optional<std::string>& id) { return id ? id->substr(0, digits) : std::string(digits, '?'); };
+  std::string line = "index " + shown(old_id) + ".." + shown(new_id);
+  // As git writes it: the mode here when it stays, in lines of their own when it changes.
+  if (old_side.exists && new_side.exists && (old_side.mode & (S_IFMT | 07777)) == (new_side.mode & (S_IFMT | 07777)))
+    line += " " + OctalMode(new_side.mode);
+  return line + "\n";
 }
 
 std::optional<mode_t> ModeAt(int dirfd, const std::string& path) {
@@ -89,16 +110,26 @@ std::optional<mode_t> ModeAt(int dirfd, const std::string& path) {
 
 bool HasContent(const Side& side) { return side.exists && (S_ISREG(side.mode) || S_ISLNK(side.mode)); }
 
+/// How many hex digits of a blob id git shows where it abbreviates them (outside a repository,
+/// and in any repository small enough for 7 to name an object alone).
+constexpr size_t kShortIdDigits = 7;
+
 /// Receives the diff of one change as it is made: each file diff's header, then its hunks.
 class DiffReceiver : public HunkSink {
  public:
   virtual void File(const std::string& header) = 0;
+  /// Whether it takes what a binary file's diff holds past its header lines (the index line,
+  /// the binary patch of Data); if not, neither is made (each reads the files whole).
+  virtual bool WantsData() const { return true; }
+  /// A piece of the binary patch that follows the last file diff's header.
+  virtual void Data(std::string_view piece) = 0;
 };
 
 /// Keeps every file diff whole in memory (DiffChange).
 class DiffCollector final : public DiffReceiver {
  public:
   void File(const std::string& header) override { files.push_back(FileDiff{header, {}}); }
+  void Data(std::string_view piece) override { files.back().header.append(piece); }
   void Hunk(int, std::string_view header, const HunkPlace&) override {
     files.back().hunks.push_back(sandboxd::Hunk{std::string(header), std::string()});
   }
@@ -122,6 +153,8 @@ class HunkCounter final : public DiffReceiver {
     End();
     ++files;
   }
+  bool WantsData() const override { return false; }
+  void Data(std::string_view) override {}
   void Hunk(int number, std::string_view header, const HunkPlace&) override {
     End();
     ++hunks;
@@ -162,6 +195,7 @@ class DiffStreamer final : public DiffReceiver {
     EndHunk();
     Write(header);
   }
+  void Data(std::string_view piece) override { Write(piece); }
   void Hunk(int number, std::string_view header, const HunkPlace&) override {
     EndHunk();
     if (only_ && AsksForPartsOf(*only_, number) && !only_->count({number, 0})) {
@@ -208,6 +242,26 @@ class DiffStreamer final : public DiffReceiver {
   std::string split_text_;
 };
 
+/// The diff of a path whose sides differ and one at least is binary: git's index line (without
+/// one git does not take a header with no mode lines for a patch, and reads on into the next
+/// file's), then with --binary and both sides read the binary patch, else "Binary files ...
+/// differ". Nothing but the header when both hold the same bytes (a mode change), as git shows it.
+void DiffBinary(std::string header, const Side& old_side, const Side& new_side, const std::string& old_label,
+                const std::string& new_label, const DiffOptions& options, DiffReceiver& out) {
+  if (!out.WantsData()) return out.File(header);
+  const std::optional<std::string> old_id = IdOf(old_side), new_id = IdOf(new_side);
+  if (old_id && new_id && *old_id == *new_id) return out.File(header);
+  // `git apply` needs full ids to apply a binary patch; `git diff --binary` writes them.
+  header += IndexLine(old_id, new_id, old_side, new_side, options.binary ? kAbsentBlobId.size() : kShortIdDigits);
+  if (!options.binary || !old_id || !new_id)
+    return out.File(header + "Binary files " + old_label + " and " + new_label + " differ\n");
+  out.File(header);
+  const MemoryText nothing{std::string_view()};
+  WriteBinaryPatch(old_side.content ? *old_side.content : static_cast<const TextSource&>(nothing),
+                   new_side.content ? *new_side.content : static_cast<const TextSource&>(nothing),
+                   [&](std::string_view piece) { out.Data(piece); });
+}
+
 /// The diff of one path whose old and new sides are given (either may be missing).
 void DiffFile(const std::string& shown, const Side& old_side, const Side& new_side, const DiffOptions& options,
               DiffReceiver& out) {
@@ -224,10 +278,18 @@ void DiffFile(const std::string& shown, const Side& old_side, const Side& new_si
   if (!old_text && !new_text) return out.File(header);  // directories, fifos, devices: header only
   std::string old_label = old_side.exists ? api::QuotePath("a/" + shown) : "/dev/null";
   std::string new_label = new_side.exists ? api::QuotePath("b/" + shown) : "/dev/null";
-  if (old_side.binary || new_side.binary) return out.File(header + "Binary files " + old_label + " and " + new_label + " differ\n");
+  if (old_side.binary || new_side.binary) return DiffBinary(header, old_side, new_side, old_label, new_label, options, out);
   const MemoryText nothing{std::string_view()};
-  const TextSource& old_content = old_text ? *old_side.text : static_cast<const TextSource&>(nothing);
-  const TextSource& new_content = new_text ? *new_side.text : static_cast<const TextSource&>(nothing);
+  const TextSource& old_content = old_text ? *old_side.content : static_cast<const TextSource&>(nothing);
+  const TextSource& new_content = new_text ? *new_side.content : static_cast<const TextSource&>(nothing);
+  if (options.binary) {
+    // As `git diff --binary` writes text diffs too: an index line, abbreviated, whenever the ids
+    // differ (an added or deleted empty file has one and no hunk).
+    const std::string old_id = old_text ? BlobId(old_content) : std::string(kAbsentBlobId);
+    const std::string new_id = new_text ? BlobId(new_content) : std::string(kAbsentBlobId);
+    if (old_id == new_id) return out.File(header);
+    header += IndexLine(old_id, new_id, old_side, new_side, kShortIdDigits);
+  }
   if (SameText(old_content, new_content)) return out.File(header);
   out.File(header + "--- " + old_label + "\n+++ " + new_label + "\n");
   ForEachHunk(old_content, new_content, options.context_lines, out, options.text_limits);

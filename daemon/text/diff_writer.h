@@ -4,8 +4,10 @@
 /// count and apply them. Runs in sandboxd-text-helper as the owner; every file is opened
 /// beneath its root without following symlinks. A file bigger than max_text_bytes (git's
 /// core.bigFileThreshold) or with a NUL in its first 8000 bytes is shown as binary, as git
-/// shows it; no text file is held in memory whole past TextDiffLimits::whole_bytes, and
-/// WriteDiff streams its output, so its memory does not grow with the files' sizes.
+/// shows it: an `index OLD..NEW` line of git's blob ids and "Binary files ... differ", or with
+/// DiffOptions::binary git's binary patch, so that `git apply` reads the diff as it reads git's
+/// own. No text file is held in memory whole past TextDiffLimits::whole_bytes, no binary file
+/// at all, and WriteDiff streams its output, so its memory does not grow with the files' sizes.
 
 #include <cstdint>
 #include <map>
@@ -32,6 +34,12 @@ struct DiffOptions {
   std::map<std::string, std::set<api::HunkRef>> only_hunks;
   /// WriteDiff gives up (Error kFailed) when its output takes nothing for this long; 0: never.
   int64_t output_stall_ms = 0;
+  /// As `git diff --binary`: binary files as git's binary patches (binary_patch.h) with full
+  /// blob ids on their index lines, which `git apply` needs to apply them, and an abbreviated
+  /// index line on text diffs too. Without it a binary file is "Binary files ... differ" after
+  /// an abbreviated index line (the data to apply it is not there). A side that could not be
+  /// read gets no patch either way.
+  bool binary = false;
 };
 
 struct Hunk {
@@ -40,7 +48,7 @@ struct Hunk {
 };
 
 struct FileDiff {
-  std::string header;        ///< "diff --git ..." and the mode, ---/+++ or "Binary files" lines
+  std::string header;        ///< "diff --git ..." and the mode, index, ---/+++ or "Binary files" lines, or a binary patch
   std::vector<Hunk> hunks;   ///< numbered from 1 in this order
   std::string Text() const;
 };

@@ -106,8 +106,11 @@ TEST_F(DiffWriterTest, ThreeSeparateEditsGiveThreeNumberedHunks) {
 TEST_F(DiffWriterTest, BinaryFiles) {
   WriteFile(L("b.bin"), std::string("a\0b", 3));
   WriteFile(U("b.bin"), std::string("a\0c", 3));
+  // With git's index line: without it git does not take the header for a patch (issue 39).
   EXPECT_EQ(Diff(Of("b.bin", ChangeKind::kModified, EntryType::kFile, EntryType::kFile)),
-            "diff --git a/b.bin b/b.bin\nBinary files a/b.bin and b/b.bin differ\n");
+            "diff --git a/b.bin b/b.bin\nindex 20b5be9..88f3700 100644\nBinary files a/b.bin and b/b.bin differ\n");
+  EXPECT_EQ(Diff(Of("b.bin", ChangeKind::kModified, EntryType::kFile, EntryType::kFile)),
+            testing::GitDiffAsShown(L("b.bin"), U("b.bin"), "b.bin"));
 }
 
 TEST_F(DiffWriterTest, ModeChangeWithAndWithoutContent) {
@@ -164,7 +167,8 @@ TEST_F(DiffWriterTest, LargeFilesAreBinaryAndNotReadWhole) {
   options.max_text_bytes = 1000;
   auto files = DiffChange(Of("big", ChangeKind::kAdded, EntryType::kNone, EntryType::kFile), lower_.get(), upper_.get(), options);
   ASSERT_EQ(files.size(), 1u);
-  EXPECT_EQ(files[0].Text(), "diff --git a/big b/big\nnew file mode 100644\nBinary files /dev/null and b/big differ\n");
+  // Binary by its size alone, yet named by its blob id (git hash-object), read a piece at a time.
+  EXPECT_EQ(files[0].Text(), "diff --git a/big b/big\nnew file mode 100644\nindex 0000000..24c7b14\nBinary files /dev/null and b/big differ\n");
 }
 
 TEST_F(DiffWriterTest, ClosedReaderStopsQuietly) {
