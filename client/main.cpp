@@ -130,13 +130,15 @@ int main(int argc, char** argv) {
   bool stat = false, name_only = false;
   d->add_flag("--stat", stat, "Per file, how many lines it adds and removes, as git diff --stat");
   d->add_flag("--name-only", name_only, "Only the names of the changed files");
+  bool binary_patches = false;
+  d->add_flag("--binary", binary_patches, "Binary changes as git's binary patches, which git apply --binary takes");
   d->add_flag("--ignored", ignored, "Show the paths git ignores too");
   add_patterns(d);
   verbs.push_back({d, [&](Context& x) {
                      x.show_ignored = ignored;
                      if (stat && name_only) throw sandboxctl::UsageError{"--stat and --name-only exclude each other"};
                      auto form = stat ? sandboxctl::DiffForm::kStat : name_only ? sandboxctl::DiffForm::kNameOnly : sandboxctl::DiffForm::kPatch;
-                     return sandboxctl::VerbDiff(x, sandbox, selectors, patterns(), form);
+                     return sandboxctl::VerbDiff(x, sandbox, selectors, patterns(), form, binary_patches);
                    }});
 
   auto* cm = app.add_subcommand("commit", "Write approved changes into the live directories");

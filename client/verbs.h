@@ -56,8 +56,9 @@ int VerbChanges(Context& ctx, const std::string& sandbox, const PathPatterns& pa
 /// What diff prints: the patch, or per file its lines added and removed (--stat), or its name
 /// alone (--name-only).
 enum class DiffForm { kPatch, kStat, kNameOnly };
+/// `binary` (--binary): binary changes as git's binary patches.
 int VerbDiff(Context& ctx, const std::string& sandbox, const std::vector<std::string>& selectors,
-             const PathPatterns& patterns = {}, DiffForm form = DiffForm::kPatch);
+             const PathPatterns& patterns = {}, DiffForm form = DiffForm::kPatch, bool binary = false);
 /// Commits the approved changes (those `selectors` name, when given).
 int VerbCommit(Context& ctx, const std::string& sandbox, bool all, bool force = false,
                const std::vector<std::string>& selectors = {}, const PathPatterns& patterns = {});

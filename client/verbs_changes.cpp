@@ -304,7 +304,7 @@ int SummarizeDiff(Context& ctx, const std::string& path, const std::vector<Selec
 }
 
 int VerbDiff(Context& ctx, const std::string& id_or_name, const std::vector<std::string>& typed,
-             const PathPatterns& patterns, DiffForm form) {
+             const PathPatterns& patterns, DiffForm form, bool binary) {
   std::string path = ctx.ResolveSandbox(id_or_name);
   const std::vector<Selector> selectors = ResolveTypedSelectors(typed, PathsOf(ctx, path), id_or_name);
   std::vector<Selector> named = selectors;
@@ -328,10 +328,12 @@ int VerbDiff(Context& ctx, const std::string& id_or_name, const std::vector<std:
     if (named.empty()) return 0;  // asking with no selector would show every change
   }
   if (form != DiffForm::kPatch) return SummarizeDiff(ctx, path, named, form);
+  DiffOptions options;
+  if (binary) options.emplace("binary", sdbus::Variant(true));
   DiffOutput output(ctx.no_pager ? DiffOutput::Paging::kNone : DiffOutput::Paging::kPager);
   try {
     CallIntoPipe(ctx, path,
-                 {"Diff", [&](sdbus::MethodCall& call, const sdbus::UnixFd& out) { call << sandboxd::api::ToWire(named) << out << DiffOptions{}; }, {}},
+                 {"Diff", [&](sdbus::MethodCall& call, const sdbus::UnixFd& out) { call << sandboxd::api::ToWire(named) << out << options; }, {}},
                  [&](std::string_view data) { output.Write(data.data(), data.size()); });
   } catch (...) {
     output.Finish();  // what came is shown (and the pager ends) before the error

@@ -37,11 +37,9 @@ nlohmann::json Diff(const nlohmann::json& request) {
     options.path_prefix = root.prefix;
     options.only_hunks = root.only_hunks;
     if (can_stall) options.output_stall_ms = request.value("output_stall_ms", int64_t{0});
-    // `diff --binary`: git's binary patches, with full index lines (DiffOptions::binary).
-    // TODO(issue 39, defect 7): nothing sends "binary" yet. Diff on D-Bus carries no options, so
-    // daemon/bus's SandboxDBus::Diff cannot ask for it: once it can, it passes the wish through
-    // operations' WriteDiff to RunHelper (owner/helper_client), which sets "binary": true here.
-    options.binary = request.value("binary", false);
+    // `diff --binary` (Diff's option "binary", through WriteDiff and RunHelper): git's binary
+    // patches, with full index lines (DiffOptions::binary).
+    options.binary = root.binary;
     if (!WriteDiff(root.changes, root.live_fd, root.upper_fd, options, out, root.renames)) break;  // reader went away
   }
   return {{"ok", true}};

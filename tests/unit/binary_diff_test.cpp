@@ -254,8 +254,8 @@ TEST_F(BinaryDiffTest, AnUnreadableSideHasNoIdAndNoPatch) {
   }
 }
 
-// The text helper's `diff` takes the wish from its request ("binary": true), as sandboxd will
-// send it once Diff carries it on D-Bus.
+// The text helper's `diff` takes the wish from its request (each root's "binary": true, as
+// RunHelper writes Diff's option "binary").
 TEST_F(BinaryDiffTest, TheTextHelpersDiffTakesBinaryFromItsRequest) {
   WriteFile(U("new.bin"), std::string("\0new", 4));
   nlohmann::json change = ChangeToJson(Of("new.bin", ChangeKind::kAdded, EntryType::kNone, EntryType::kFile));
@@ -263,8 +263,7 @@ TEST_F(BinaryDiffTest, TheTextHelpersDiffTakesBinaryFromItsRequest) {
     UniqueFd out(open((dir_ / "out.diff").c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
     nlohmann::json request = {{"op", "diff"}, {"output_fd", out.get()}, {"roots", nlohmann::json::array()}};
     request["roots"].push_back({{"live_fd", lower_.get()}, {"upper_fd", upper_.get()}, {"prefix", ""},
-                                {"changes", nlohmann::json::array({change})}, {"renames", nlohmann::json::array()}});
-    if (binary) request["binary"] = true;
+                                {"changes", nlohmann::json::array({change})}, {"renames", nlohmann::json::array()}, {"binary", binary}});
     TextHelperOperations().at(HelperOp::kDiff)(request);
     std::string diff = ReadFile(dir_ / "out.diff");
     EXPECT_EQ(diff.find("GIT binary patch\n") != std::string::npos, binary) << diff;
