@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <tuple>
 
 #include "base/errors.h"
@@ -14,9 +15,38 @@
 namespace sandboxd {
 namespace {
 
+/// The longest relative path one openat2 call resolves (PATH_MAX counts the closing NUL).
+constexpr size_t kMaxResolved = PATH_MAX - 1;
+
+/// openat2 beneath `dirfd`: never through a symlink (the last component included), never
+/// out of `dirfd` (an absolute path or a '..' above it is EXDEV), never a magic link.
+int OpenAt2(int dirfd, const char* path, int flags, mode_t mode) {
+  open_how how{};
+  how.flags = static_cast<uint64_t>(flags | O_CLOEXEC | O_NOFOLLOW);
+  how.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  return static_cast<int>(syscall(SYS_openat2, dirfd, path, &how, sizeof how));
+}
+
+/// Whether a component of `path` is "..".
+bool HasDotDot(const std::string& path) {
+  for (size_t start = 0; start <= path.size();) {
+    size_t slash = path.find('/', start);
+    if (slash == std::string::npos) slash = path.size();
+    if (path.compare(start, slash - start, "..") == 0) return true;
+    start = slash + 1;
+  }
+  return false;
+}
+
 /// The fallback walk: each intermediate component opened O_PATH|O_DIRECTORY|O_NOFOLLOW, so a
-/// symlink anywhere fails instead of being followed; ".." never gets here (CheckRelativePath).
+/// symlink anywhere fails instead of being followed; a ".." is refused (EXDEV), as it could
+/// climb out of `dirfd`.
 UniqueFd WalkBeneath(int dirfd, const std::string& path, int flags, mode_t mode) {
+  if (HasDotDot(path)) {
+    errno = EXDEV;
+    return UniqueFd();
+  }
   UniqueFd current(fcntl(dirfd, F_DUPFD_CLOEXEC, 3));
   if (!current) return current;
   size_t start = 0;
@@ -64,15 +94,47 @@ std::pair<std::string, std::string> SplitParent(const std::string& path) {
 }
 
 UniqueFd OpenBeneath(int dirfd, const std::string& path, int flags, mode_t mode) {
-  open_how how{};
-  how.flags = static_cast<uint64_t>(flags | O_CLOEXEC | O_NOFOLLOW);
-  how.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0;
-  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-  int fd = static_cast<int>(syscall(SYS_openat2, dirfd, path.c_str(), &how, sizeof how));
-  if (fd >= 0) return UniqueFd(fd);
-  if (errno != ENOSYS) return UniqueFd();
-  if (path == ".") return UniqueFd(openat(dirfd, ".", flags | O_CLOEXEC, mode));
-  return WalkBeneath(dirfd, path, flags, mode);
+  if (path.size() <= kMaxResolved) {
+    int fd = OpenAt2(dirfd, path.c_str(), flags, mode);
+    if (fd >= 0) return UniqueFd(fd);
+    if (errno != ENOSYS) return UniqueFd();
+    if (path == ".") return UniqueFd(openat(dirfd, ".", flags | O_CLOEXEC, mode));
+    return WalkBeneath(dirfd, path, flags, mode);
+  }
+  // Longer than one call takes (ENAMETOOLONG): resolved a piece at a time, each piece as long
+  // as one call takes and cut after a '/', each beneath the directory the one before opened.
+  // An absolute path or a '..' is refused outright (a '..' resolved within its piece could
+  // mean less than it says; it never climbs above the piece's directory).
+  if (path[0] == '/' || HasDotDot(path)) {
+    errno = EXDEV;
+    return UniqueFd();
+  }
+  UniqueFd current;
+  size_t start = 0;
+  while (path.size() - start > kMaxResolved) {
+    size_t cut = path.rfind('/', start + kMaxResolved);
+    if (cut == std::string::npos || cut <= start) {
+      errno = ENAMETOOLONG;  // one component longer than any file system takes
+      return UniqueFd();
+    }
+    std::string piece = path.substr(start, cut - start);
+    // O_PATH|O_NOFOLLOW gives the piece's last component itself, a symlink too: it is told
+    // apart here (ELOOP, as for a symlink anywhere else), never followed.
+    UniqueFd next(OpenAt2(current ? current.get() : dirfd, piece.c_str(), O_PATH, 0));
+    if (!next && errno == ENOSYS) return WalkBeneath(dirfd, path, flags, mode);
+    if (!next) return UniqueFd();
+    struct stat st;
+    if (fstat(next.get(), &st) != 0) return UniqueFd();
+    if (!S_ISDIR(st.st_mode)) {
+      errno = S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR;
+      return UniqueFd();
+    }
+    current = std::move(next);
+    start = path.find_first_not_of('/', cut);
+    if (start == std::string::npos) start = path.size();
+  }
+  std::string last = start < path.size() ? path.substr(start) : ".";
+  return UniqueFd(OpenAt2(current.get(), last.c_str(), flags, mode));
 }
 
 int ParentDirs::Open(const std::string& path, std::string& name) {

@@ -1,8 +1,9 @@
 #pragma once
 /// Opening paths beneath a directory fd without ever following a symlink and without ever
 /// leaving that directory: openat2(RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS|RESOLVE_NO_MAGICLINKS),
-/// or an O_NOFOLLOW walk one component at a time where openat2 is missing. Commit and diff
-/// reach users' files only through these.
+/// or an O_NOFOLLOW walk one component at a time where openat2 is missing. A path of any
+/// length: one longer than a syscall takes (PATH_MAX) is resolved a piece at a time, never
+/// whole. Commit and diff reach users' files only through these.
 
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -23,7 +24,8 @@ void CheckRelativePath(const std::string& path);
 std::pair<std::string, std::string> SplitParent(const std::string& path);
 
 /// Opens `path` beneath `dirfd`. A symlink anywhere on the way, the last component included,
-/// fails with ELOOP (errno is set, the fd is invalid); so does an escape with EXDEV.
+/// fails with ELOOP (errno is set, the fd is invalid); so does an escape with EXDEV, and so
+/// does any '..' in a path longer than PATH_MAX (or where openat2 is missing).
 UniqueFd OpenBeneath(int dirfd, const std::string& path, int flags, mode_t mode = 0);
 
 /// The parent directories of many paths beneath one root, opened (O_PATH) as OpenBeneath does,

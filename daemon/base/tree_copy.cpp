@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/beneath.h"
 #include "base/errors.h"
 #include "base/fd.h"
 
@@ -128,7 +129,10 @@ class TreeCopier {
       auto link = linked_.find({st.st_dev, st.st_ino});
       if (link != linked_.end()) {
         const auto& [copy_root, copy_path] = link->second;
-        if (linkat(copy_root, copy_path.c_str(), to_parent, name.c_str(), 0) != 0)
+        // By its directory and last name: the whole path may be longer than a syscall takes.
+        auto [copy_parent_path, copy_name] = SplitParent(copy_path);
+        UniqueFd copy_parent = OpenBeneath(copy_root, copy_parent_path, O_PATH | O_DIRECTORY);
+        if (!copy_parent || linkat(copy_parent.get(), copy_name.c_str(), to_parent, name.c_str(), 0) != 0)
           ThrowErrno("cannot link " + relative + " to " + copy_path);
         return;
       }

@@ -21,6 +21,7 @@
 #include "commit/commit_planner.h"
 #include "commit/commit_stage.h"
 #include "commit/landing_area.h"
+#include "commit/overlay_marks.h"
 #include "commit/taken_list.h"
 #include "commit/undo_check.h"
 #include "owner/helper_client.h"
@@ -37,8 +38,9 @@ bool Exists(const std::string& path) {
 /// overlayfs marks copied-up entries with trusted.overlay.* attributes (origin, nlink). They
 /// mean something only inside an upper layer; an entry going live must not carry them into the
 /// user's tree, where a later overlay could misread them. Only root may remove trusted.*; in
-/// user mode the marks are user.overlay.* (overlay.h).
-void StripOverlayAttributes(ParentDirs& uppers, const CommitStep& step) {
+/// user mode the marks are user.overlay.* (overlay.h). `marks` notes them first, for a commit
+/// that does not stand to give back (overlay_marks.h).
+void StripOverlayAttributes(ParentDirs& uppers, const CommitStep& step, OverlayMarksTaken& marks) {
   std::string name;
   int parent = uppers.Open(step.path, name);
   if (parent < 0) return;  // the helper will report it
@@ -47,22 +49,23 @@ void StripOverlayAttributes(ParentDirs& uppers, const CommitStep& step) {
   // its attributes stay (overlayfs reads them only inside an upper layer).
   UniqueFd entry(openat(parent, name.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC));
   if (!entry) return;
-  for (const char* mark : {"origin", "nlink"})
-    if (fremovexattr(entry.get(), (std::string(OverlayXattrPrefix()) + mark).c_str()) != 0 && errno != ENODATA && errno != ENOTSUP)
-      ThrowErrno("cannot clear overlay attributes of " + step.path + " in the sandbox");
+  marks.TakeFrom(entry.get(), step.root, step.path);
 }
 
 /// StripOverlayAttributes for every entry the steps put live that `marked` says may carry
 /// marks; `upper_fds[i]` holds root i's.
 void StripPlacedEntries(const std::vector<CommitStep>& steps, const std::vector<int>& upper_fds,
-                        const std::function<bool(const CommitStep&)>& marked) {
+                        const std::function<bool(const CommitStep&)>& marked, OverlayMarksTaken& marks) {
   std::map<size_t, ParentDirs> uppers;
   for (const auto& step : steps) {
     if (step.action != StepAction::kPlace || !marked(step)) continue;
     auto it = uppers.try_emplace(step.root, upper_fds.at(step.root)).first;
-    StripOverlayAttributes(it->second, step);
+    StripOverlayAttributes(it->second, step, marks);
   }
 }
+
+/// Where a commit notes the overlay marks it takes off (overlay_marks.h): with its backups.
+std::string MarksTakenPath(const Sandbox& sandbox, int64_t commit) { return sandbox.CommitBackupsDir(commit, 0) + "/marks"; }
 
 }  // namespace
 
@@ -144,7 +147,8 @@ std::string TakenListPath(const Sandbox& sandbox, int64_t commit) { return sandb
 
 }  // namespace
 
-CommitRunner::Outcome CommitRunner::Commit(Sandbox& sandbox, const CommitRequest& request, const Journaled& journaled) {
+CommitRunner::Outcome CommitRunner::Commit(Sandbox& sandbox, const CommitRequest& request, const Journaled& journaled,
+                                           InodesByRoot* taken_back) {
   UserCredentials owner = LookupUser(sandbox.owner());
   // The upper itself becomes the backups only when everything in it goes live (sockets and
   // device nodes are not committed and stay in the sandbox) and it can be renamed into place,
@@ -152,10 +156,10 @@ CommitRunner::Outcome CommitRunner::Commit(Sandbox& sandbox, const CommitRequest
   // systems also through a landing area.
   if (request.whole_upper) {
     if (!TakesWholeUpper(sandbox)) throw Error(Code::kFailed, "sandbox " + sandbox.id() + " cannot commit its upper whole");
-    return CommitWholeUpper(sandbox, request, owner, journaled);
+    return CommitWholeUpper(sandbox, request, owner, journaled, taken_back);
   }
   if (!request.taken) throw Error(Code::kInvalidArgument, "a commit of sandbox " + sandbox.id() + " must take something");
-  return CommitStaged(sandbox, request, owner, journaled);
+  return CommitStaged(sandbox, request, owner, journaled, taken_back);
 }
 
 bool CommitRunner::TakesWholeUpper(const Sandbox& sandbox) {
@@ -242,10 +246,14 @@ void CommitRunner::PlanWholeUpper(const Sandbox& sandbox, int64_t commit, const 
   // for when no entry could carry any: a job that made new files).
   std::vector<bool> index_covers = IndexCovers(sandbox);
   bool all_covered = std::find(index_covers.begin(), index_covers.end(), false) == index_covers.end();
-  if (!all_covered || planner.AnyPlaceMultiLinked())
+  if (!all_covered || planner.AnyPlaceMultiLinked()) {
+    OverlayMarksTaken marks(MarksTakenPath(sandbox, commit));
     journal_.ForEachStepPage(commit, false, kStepPage, [&](const std::vector<CommitStep>& steps) {
-      StripPlacedEntries(steps, fds.upper_fds, [&](const CommitStep& step) { return MayCarryMarks(planner, step, index_covers); });
+      StripPlacedEntries(steps, fds.upper_fds, [&](const CommitStep& step) { return MayCarryMarks(planner, step, index_covers); },
+                         marks);
     });
+    marks.Close();
+  }
 }
 
 std::vector<bool> CommitRunner::IndexCovers(const Sandbox& sandbox) {
@@ -262,25 +270,29 @@ bool CommitRunner::MayCarryMarks(const CommitPlanner& planner, const CommitStep&
 }
 
 CommitRunner::Outcome CommitRunner::CommitWholeUpper(Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner,
-                                                     const Journaled& journaled) {
+                                                     const Journaled& journaled, InodesByRoot* taken_back) {
   Outcome outcome;
   RootFds fds = OpenRoots(sandbox);
   int64_t commit = journal_.BeginPlanning(sandbox.id(), request.force);
   try {
     if (journaled) journaled(commit);
+    // Before the plan, which notes there the overlay marks it takes off.
+    PrepareDirectories(sandbox, commit, false);
     PlanWholeUpper(sandbox, commit, request, owner, fds, outcome);
     if (outcome.committed + outcome.skipped.size() == 0) {
-      journal_.Abandon(commit);
+      AbandonPlanned(sandbox, commit);
       return {};
     }
     journal_.SetState(commit, CommitState::kApplying);
   } catch (...) {
     // Nothing moved: the commit leaves no trace (its steps may be a million rows).
-    journal_.Abandon(commit);
+    AbandonPlanned(sandbox, commit);
     throw;
   }
+  // (Only a commit that fails needs them: one that stands leaves nothing in sight.)
+  Sights current = CurrentSightsOf(sights_, sandbox, outcome.worked);
+  if (taken_back) *taken_back = outcome.worked;
   try {
-    PrepareDirectories(sandbox, commit, false);
     Run(sandbox, commit, StepDirection::kForward, false);
   } catch (...) {
     // Take back whatever was done. If even that fails, the journal still says "applying": the
@@ -293,8 +305,10 @@ CommitRunner::Outcome CommitRunner::CommitWholeUpper(Sandbox& sandbox, const Com
       sandbox.MarkBroken(why);
       throw Error(Code::kInvalidState, "sandbox " + sandbox.id() + ": " + why);
     }
+    GiveBackMarks(sandbox, commit);
     journal_.SetState(commit, CommitState::kRolledBack);
     RemoveCommitDirs(sandbox, commit);
+    ResightAfterTakingBack(sandbox, current);
     throw;
   }
   journal_.SetState(commit, CommitState::kApplied);
@@ -365,6 +379,7 @@ void CommitRunner::PlanStaged(int64_t commit, const Sandbox& sandbox, const Root
                               const TakenRenames& renames, Outcome& outcome) {
   CommitPlanner planner(fds.live_fds, stage_fds, fds.prefixes, renames);
   std::vector<bool> index_covers = IndexCovers(sandbox);
+  OverlayMarksTaken marks(MarksTakenPath(sandbox, commit));
   std::vector<CommitStep> steps, own_stage_steps;
   ForEachTakenPage(TakenListPath(sandbox, commit), kChangePage, [&](const std::vector<RootChanges>& page) {
     steps.clear();
@@ -374,16 +389,18 @@ void CommitRunner::PlanStaged(int64_t commit, const Sandbox& sandbox, const Root
     own_stage_steps.clear();
     for (const auto& step : steps)
       if (!fds.landing[step.root]) own_stage_steps.push_back(step);
-    StripPlacedEntries(own_stage_steps, stage_fds, [&](const CommitStep& step) { return MayCarryMarks(planner, step, index_covers); });
+    StripPlacedEntries(own_stage_steps, stage_fds, [&](const CommitStep& step) { return MayCarryMarks(planner, step, index_covers); },
+                       marks);
     journal_.AppendSteps(commit, steps);
   });
+  marks.Close();
   outcome.skipped = std::move(planner.skipped());
   outcome.committed -= outcome.skipped.size();
   std::remove(TakenListPath(sandbox, commit).c_str());  // planned: of no use any more
 }
 
 CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner,
-                                                 const Journaled& journaled) {
+                                                 const Journaled& journaled, InodesByRoot* taken_back) {
   Outcome outcome;
   RootFds fds = OpenRoots(sandbox);
   int64_t commit = journal_.BeginStaging(sandbox.id(), request.force);
@@ -419,12 +436,14 @@ CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitR
 
   outcome.worked = InodesNamedByCommit(commit);
   Sights others = CurrentSightsOf(sights_, sandbox, outcome.worked);
+  if (taken_back) *taken_back = outcome.worked;
   try {
     Run(sandbox, commit, StepDirection::kForward, true);
   } catch (...) {
     try {
       Run(sandbox, commit, StepDirection::kBack, true);
       Unstage(sandbox, commit);
+      ResightAfterTakingBack(sandbox, others);
     } catch (const std::exception& e) {
       std::string why = "commit " + std::to_string(commit) + " failed and could not be taken back (" + e.what() +
                         "); restarting sandboxd finishes it or takes it back";
@@ -544,7 +563,7 @@ std::vector<std::string> CommitRunner::Recover(Sandbox& sandbox) {
         lines.push_back("the undo of " + what + " was cut off; finished it");
         continue;
       case CommitState::kPlanning:
-        journal_.Abandon(commit.id);
+        AbandonPlanned(sandbox, commit.id);
         lines.push_back(what + " was cut off before it started; nothing of it had moved");
         continue;
       case CommitState::kStaging:
@@ -561,6 +580,7 @@ std::vector<std::string> CommitRunner::Recover(Sandbox& sandbox) {
           if (commit.staged) {
             note(Unstage(sandbox, commit.id));
           } else {
+            GiveBackMarks(sandbox, commit.id);
             journal_.SetState(commit.id, CommitState::kRolledBack);
             RemoveCommitDirs(sandbox, commit.id);
           }
@@ -685,6 +705,17 @@ std::optional<std::string> CommitRunner::SettleAfterMoves(const Sandbox& sandbox
   }
 }
 
+void CommitRunner::ResightAfterTakingBack(const Sandbox& sandbox, const Sights& current) {
+  // The live entries the steps moved and moved back are the ones the sandbox saw, but their
+  // ctimes moved with it: left so, every one of them would be a conflict the owner never made,
+  // and the sandbox could not commit again without --force.
+  try {
+    ResightOtherNames(sights_, sandbox, current);
+  } catch (const std::exception&) {
+    // Left as they were, the sights make these paths conflict: refused, never missed.
+  }
+}
+
 std::vector<std::string> CommitRunner::Unstage(const Sandbox& sandbox, int64_t commit) {
   auto notes = RemoveLandings(sandbox, commit);
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
@@ -694,10 +725,31 @@ std::vector<std::string> CommitRunner::Unstage(const Sandbox& sandbox, int64_t c
     UniqueFd stage_fd = OpenDirectoryNoSymlinks(stage, O_PATH);
     sandboxd::Unstage(upper.get(), stage_fd.get());
   }
+  GiveBackMarks(sandbox, commit);
   journal_.SetState(commit, CommitState::kRolledBack);
   journal_.ForgetSteps(commit);
   RemoveCommitDirs(sandbox, commit);
   return notes;
+}
+
+void CommitRunner::GiveBackMarks(const Sandbox& sandbox, int64_t commit) {
+  std::vector<UniqueFd> uppers;
+  std::vector<int> upper_fds;
+  for (size_t i = 0; i < sandbox.roots().size(); ++i) {
+    uppers.push_back(sandbox.OpenUpper(i));
+    upper_fds.push_back(uppers.back().get());
+  }
+  GiveBackOverlayMarks(MarksTakenPath(sandbox, commit), upper_fds);
+}
+
+void CommitRunner::AbandonPlanned(const Sandbox& sandbox, int64_t commit) {
+  try {
+    GiveBackMarks(sandbox, commit);
+  } catch (const std::exception&) {
+    // The marks stay off: the sandbox's overlay will not mount, which the remount reports.
+  }
+  RemoveCommitDirs(sandbox, commit);
+  journal_.Abandon(commit);
 }
 
 std::vector<std::string> CommitRunner::ReturnToSandbox(const Sandbox& sandbox, int64_t commit, const Sights& others) {

@@ -58,7 +58,10 @@ class CommitRunner {
   /// path whose live entry changed since the sandbox last agreed with it, unless forced.
   /// Throws Error naming the path. The sandbox must be unmounted, and `request` made from what
   /// its upper held after that (so that "everything" in the request is everything there).
-  Outcome Commit(Sandbox& sandbox, const CommitRequest& request, const Journaled& journaled = {});
+  /// `taken_back`, when given, hears the live inodes the steps work on (Outcome::worked) before
+  /// they run: a commit that fails then was taken back over them.
+  Outcome Commit(Sandbox& sandbox, const CommitRequest& request, const Journaled& journaled = {},
+                 InodesByRoot* taken_back = nullptr);
   /// When the sandbox last agreed with the live tree: its creation or its last commit's end
   /// (what a change without a sight is compared with; live_sight.h).
   int64_t AgreedUsec(const Sandbox& sandbox);
@@ -88,7 +91,7 @@ class CommitRunner {
   /// A commit of the whole change set, read from the upper a page at a time (never held whole):
   /// each page checked for conflicts (unless forced) and planned, its steps journaled.
   Outcome CommitWholeUpper(Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner,
-                           const Journaled& journaled);
+                           const Journaled& journaled, InodesByRoot* taken_back);
   /// Plans it and, once no conflict refused it, clears the overlay's marks from what goes live.
   void PlanWholeUpper(const Sandbox& sandbox, int64_t commit, const CommitRequest& request, const UserCredentials& owner,
                       const RootFds& fds, Outcome& outcome);
@@ -98,7 +101,8 @@ class CommitRunner {
   static std::vector<bool> IndexCovers(const Sandbox& sandbox);
   /// A commit of part of the change set (or of all of it across file systems), streamed from
   /// `request.taken`: a page at a time checked for conflicts and staged, then planned.
-  Outcome CommitStaged(Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner, const Journaled& journaled);
+  Outcome CommitStaged(Sandbox& sandbox, const CommitRequest& request, const UserCredentials& owner, const Journaled& journaled,
+                       InodesByRoot* taken_back);
   /// Stages what `request.taken` takes into `stage_fds` a page at a time, unless a conflict
   /// (unforced) or two names of one file not taken together refuse it; lists it for the plan.
   /// Returns the renames taken.
@@ -125,6 +129,17 @@ class CommitRunner {
   void Run(const Sandbox& sandbox, int64_t commit, StepDirection direction, bool staged);
   /// Removes commit `commit`'s areas (backups, stage) from every storage directory.
   void RemoveCommitDirs(const Sandbox& sandbox, int64_t commit);
+  /// Gives the entries of the upper the overlay marks `commit` took off them and noted
+  /// (overlay_marks.h), once it is taken back. Throws Error.
+  void GiveBackMarks(const Sandbox& sandbox, int64_t commit);
+  /// Forgets a commit still being planned, which moved nothing: the marks it took go back, its
+  /// area and its journal rows go. Throws only where the journal cannot be written.
+  void AbandonPlanned(const Sandbox& sandbox, int64_t commit);
+  /// After a commit that failed was taken back: each of `current` (CurrentSightsOf the steps'
+  /// inodes from just before they ran) still in sight, whose live entry is the same inode, is in
+  /// sight as it is now (ResightOtherNames: its ctime moved with the sandbox's own work). Never
+  /// throws: sights left as they were only make conflicts.
+  void ResightAfterTakingBack(const Sandbox& sandbox, const Sights& current);
   /// Puts a staged commit's entries back into the upper and forgets the commit. Returns lines
   /// for the log (RemoveLandings).
   std::vector<std::string> Unstage(const Sandbox& sandbox, int64_t commit);

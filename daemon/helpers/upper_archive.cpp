@@ -10,10 +10,12 @@
 
 #include <algorithm>
 #include <array>
-#include <optional>
 #include <cerrno>
 #include <memory>
+#include <utility>
+#include <vector>
 
+#include "base/beneath.h"
 #include "base/errors.h"
 #include "base/fd.h"
 #include "base/tree_count.h"
@@ -75,6 +77,82 @@ void CheckArchivedName(const std::string& name, const std::string& archive_path)
 void SyncFile(int fd, const std::string& what) {
   if (fsync(fd) != 0) ThrowErrno("cannot sync " + what);
 }
+
+/// A directory of a restored layer whose mode and times are set after everything in it.
+struct LaterDirectory {
+  std::string path;  ///< relative to the layer, "." for the layer itself
+  mode_t mode;
+  std::array<timespec, 2> times;  ///< atime, mtime
+};
+
+/// libarchive's writer to disk, given each entry by its last name only, with the working
+/// directory at the entry's parent: no name it uses is longer than one component, however deep
+/// the layer. (Given a path past PATH_MAX, libarchive chdirs down to create the entry, then goes
+/// back up and sets the owner, attributes and mode of a directory or symlink by the shortened
+/// path, from the wrong directory, through whatever that path means there.) The parent is
+/// opened beneath the layer, as OpenBeneath does: never through a symlink, never out of the
+/// layer. A writer serves one parent and is closed (its deferred work done, by those names)
+/// before the working directory moves on. The working directory is put back when it goes.
+class LayerWriter {
+ public:
+  LayerWriter(int upper_fd, const std::string& upper) : upper_fd_(upper_fd), upper_(upper) {
+    start_.reset(open(".", O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!start_) ThrowErrno("cannot note the working directory");
+  }
+  ~LayerWriter() {
+    writer_.reset();
+    if (fchdir(start_.get()) != 0) {
+      // Nothing else to do: the helper ends after this.
+    }
+  }
+  LayerWriter(const LayerWriter&) = delete;
+  LayerWriter& operator=(const LayerWriter&) = delete;
+
+  /// The writer for entries in `parent` ("." the layer), which is now the working directory.
+  struct archive* At(const std::string& parent, const std::string& what) {
+    if (writer_ && parent == parent_) return writer_.get();
+    Close(what);
+    dir_ = OpenBeneath(upper_fd_, parent, O_RDONLY | O_DIRECTORY);
+    if (!dir_) ThrowErrno(what + " (its directory " + parent + " in " + upper_ + ")");
+    if (fchdir(dir_.get()) != 0) ThrowErrno(what);
+    writer_.reset(archive_write_disk_new());
+    if (!writer_) throw Error(Code::kFailed, "cannot start writing " + upper_);
+    // Owners and modes exactly as archived (numeric ids: no user lookup), attributes with them;
+    // never through a symlink, never above the directory (names are checked besides).
+    Check(writer_.get(),
+          archive_write_disk_set_options(writer_.get(), ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_OWNER | ARCHIVE_EXTRACT_TIME |
+                                                            ARCHIVE_EXTRACT_XATTR | ARCHIVE_EXTRACT_ACL |
+                                                            ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT),
+          "cannot write " + upper_);
+    parent_ = parent;
+    return writer_.get();
+  }
+
+  /// A hard link `leaf` in the current parent to `target` (relative to the layer), made here:
+  /// libarchive would take the target as one path.
+  void Link(const std::string& target, const std::string& leaf, const std::string& what) {
+    auto [target_parent, target_leaf] = SplitParent(target);
+    UniqueFd from = OpenBeneath(upper_fd_, target_parent, O_PATH | O_DIRECTORY);
+    if (!from) ThrowErrno(what + " (its link's directory " + target_parent + ")");
+    // Without AT_SYMLINK_FOLLOW: a symlink named as the target is linked itself, never followed.
+    if (linkat(from.get(), target_leaf.c_str(), dir_.get(), leaf.c_str(), 0) != 0) ThrowErrno(what);
+  }
+
+  /// Closes the writer (libarchive then does what it deferred, in the working directory).
+  void Close(const std::string& what) {
+    if (!writer_) return;
+    Check(writer_.get(), archive_write_close(writer_.get()), what);
+    writer_.reset();
+  }
+
+ private:
+  int upper_fd_;
+  std::string upper_;
+  UniqueFd start_;
+  UniqueFd dir_;  ///< the working directory: the current parent
+  std::string parent_;
+  ArchivePtr writer_;
+};
 
 }  // namespace
 
@@ -208,18 +286,14 @@ ArchiveStats ExtractUpperArchive(const std::string& archive_path, const std::str
   archive_read_support_format_tar(in.get());
   Check(in.get(), archive_read_open_fd(in.get(), file.get(), 1 << 16), "cannot read archive " + archive_path);
 
-  ArchivePtr disk(archive_write_disk_new());
-  if (!disk) throw Error(Code::kFailed, "cannot start writing " + upper);
-  // Owners and modes exactly as archived (numeric ids: no user lookup), attributes with them;
-  // never through a symlink, never above the layer (names are checked besides).
-  Check(disk.get(),
-        archive_write_disk_set_options(disk.get(), ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_OWNER | ARCHIVE_EXTRACT_TIME |
-                                                       ARCHIVE_EXTRACT_XATTR | ARCHIVE_EXTRACT_ACL | ARCHIVE_EXTRACT_SECURE_SYMLINKS |
-                                                       ARCHIVE_EXTRACT_SECURE_NODOTDOT),
-        "cannot write " + upper);
+  UniqueFd upper_fd(open(upper.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!upper_fd) ThrowErrno("cannot open " + upper);
+  LayerWriter disk(upper_fd.get(), upper);
+  // Directories get their modes and times once everything is in them (children move a
+  // directory's times, and a read-only one would refuse them to an unprivileged helper).
+  std::vector<LaterDirectory> directories;
 
   struct archive_entry* entry = nullptr;
-  std::optional<std::array<timespec, 2>> top_times;  // set after the children, which move them
   for (;;) {
     int r = archive_read_next_header(in.get(), &entry);
     if (r == ARCHIVE_EOF) break;
@@ -227,44 +301,58 @@ ArchiveStats ExtractUpperArchive(const std::string& archive_path, const std::str
     std::string name = archive_entry_pathname(entry);
     while (name.size() > 1 && name.back() == '/') name.pop_back();  // tar marks directories so
     CheckArchivedName(name, archive_path);
-    if (name == ".") {
-      // The layer's own directory: anything else there (a symlink to the host) would become
-      // the overlay's upper.
-      if (archive_entry_filetype(entry) != AE_IFDIR)
-        throw Error(Code::kFailed, "archive " + archive_path + " holds a top entry that is not a directory");
-      top_times = std::array<timespec, 2>{timespec{archive_entry_atime(entry), archive_entry_atime_nsec(entry)},
-                                          timespec{archive_entry_mtime(entry), archive_entry_mtime_nsec(entry)}};
-    }
-    archive_entry_set_pathname(entry, name == "." ? upper.c_str() : (upper + "/" + name).c_str());
+    // The layer's own directory: anything else there (a symlink to the host) would become the
+    // overlay's upper.
+    if (name == "." && archive_entry_filetype(entry) != AE_IFDIR)
+      throw Error(Code::kFailed, "archive " + archive_path + " holds a top entry that is not a directory");
+    auto [parent, leaf] = name == "." ? std::pair<std::string, std::string>{".", "."} : SplitParent(name);
+    struct archive* writer = disk.At(parent, "cannot restore " + name);
     if (const char* link = archive_entry_hardlink(entry)) {
       std::string target = link;
       CheckArchivedName(target, archive_path);
       if (target == ".") throw Error(Code::kFailed, "archive " + archive_path + " links a file to its top directory");
-      archive_entry_set_hardlink(entry, (upper + "/" + target).c_str());
+      if (archive_entry_size(entry) > 0)
+        throw Error(Code::kFailed, "archive " + archive_path + " holds data with hard link " + name + ", which sandboxd never writes");
+      disk.Link(target, leaf, "cannot restore " + name);
+    } else {
+      if (archive_entry_filetype(entry) == AE_IFDIR) {
+        directories.push_back({name, static_cast<mode_t>(archive_entry_perm(entry)),
+                               {timespec{archive_entry_atime(entry), archive_entry_atime_nsec(entry)},
+                                timespec{archive_entry_mtime(entry), archive_entry_mtime_nsec(entry)}}});
+        archive_entry_set_perm(entry, archive_entry_perm(entry) | 0700);
+        archive_entry_unset_atime(entry);
+        archive_entry_unset_mtime(entry);
+      }
+      // By its last name, in its parent (the working directory now): never a long path.
+      archive_entry_set_pathname(entry, name == "." ? "." : leaf.c_str());
+      Check(writer, archive_write_header(writer, entry), "cannot restore " + name);
+      const void* block;
+      size_t size;
+      la_int64_t offset;
+      for (;;) {
+        int d = archive_read_data_block(in.get(), &block, &size, &offset);
+        if (d == ARCHIVE_EOF) break;
+        Check(in.get(), d, "cannot read " + name + " from " + archive_path);
+        if (archive_write_data_block(writer, block, size, offset) < 0) Fail(writer, "cannot restore " + name);
+      }
+      Check(writer, archive_write_finish_entry(writer), "cannot restore " + name);
     }
-    Check(disk.get(), archive_write_header(disk.get(), entry), "cannot restore " + name);
     ++stats.entries;
-    const void* block;
-    size_t size;
-    la_int64_t offset;
-    for (;;) {
-      int d = archive_read_data_block(in.get(), &block, &size, &offset);
-      if (d == ARCHIVE_EOF) break;
-      Check(in.get(), d, "cannot read " + name + " from " + archive_path);
-      if (archive_write_data_block(disk.get(), block, size, offset) < 0) Fail(disk.get(), "cannot restore " + name);
-    }
-    Check(disk.get(), archive_write_finish_entry(disk.get()), "cannot restore " + name);
     if (progress) {
       ++done.entries_done;
       done.bytes_done = static_cast<uint64_t>(std::max<la_int64_t>(0, archive_filter_bytes(in.get(), -1)));
       progress(done);
     }
   }
-  // Directory modes and times are set here, after their children.
-  Check(disk.get(), archive_write_close(disk.get()), "cannot finish restoring " + upper);
-  UniqueFd dir(open(upper.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (dir && top_times && futimens(dir.get(), top_times->data()) != 0) ThrowErrno("cannot set the times of " + upper);
-  if (!dir || syncfs(dir.get()) != 0) ThrowErrno("cannot sync " + upper);
+  disk.Close("cannot finish restoring " + upper);
+  // Children before their parents: a parent's mode may close it to an unprivileged helper.
+  for (auto it = directories.rbegin(); it != directories.rend(); ++it) {
+    UniqueFd dir = OpenBeneath(upper_fd.get(), it->path, O_RDONLY | O_DIRECTORY);
+    if (!dir) ThrowErrno("cannot open restored directory " + it->path);
+    if (fchmod(dir.get(), it->mode) != 0) ThrowErrno("cannot set the mode of restored directory " + it->path);
+    if (futimens(dir.get(), it->times.data()) != 0) ThrowErrno("cannot set the times of restored directory " + it->path);
+  }
+  if (syncfs(upper_fd.get()) != 0) ThrowErrno("cannot sync " + upper);
   return stats;
 }
 

@@ -86,20 +86,31 @@ Committed CommitChanges(const OperationParts& parts, Sandbox& sandbox, const Com
   // refused, fails or is cut off, back (recovery pins them again after a kill). The hunks a
   // partly committed file keeps wait in the store for the commit's outcome.
   parts.review.PinBeforeMoves(sandbox);
+  InodesByRoot taken_back;  // a commit that fails after its steps ran gave these their names back
   try {
     // The files move in the helper with the owner's credentials: a commit can never write where
     // its owner could not.
-    outcome = parts.commits.Commit(sandbox, request, [&](int64_t journaled) {
-      commit = journaled;
-      // Undo brings back every decision that held before (DESIGN, "Data safety").
-      parts.review.store().KeepBeforeCommit(sandbox.id(), journaled);
-    });
+    outcome = parts.commits.Commit(
+        sandbox, request,
+        [&](int64_t journaled) {
+          commit = journaled;
+          // Undo brings back every decision that held before (DESIGN, "Data safety").
+          parts.review.store().KeepBeforeCommit(sandbox.id(), journaled);
+        },
+        &taken_back);
     for (const auto& skipped : outcome.skipped) LogAbout(subject, spdlog::level::warn, "sandbox {}: {}", sandbox.id(), skipped);
   } catch (...) {
     // The caller hears why; the log keeps it beside the journal's commit id, for an admin (and
     // a test that saw only an exit status).
     LogAbout(subject, spdlog::level::info, "sandbox {}: commit {} did not go live: {}", sandbox.id(), commit, CurrentFailure());
-    SettleDecisionsQuietly(parts, sandbox);
+    SettleDecisionsQuietly(parts, sandbox, taken_back);
+    if (commit != 0) {
+      try {
+        parts.review.store().DropKept(sandbox.id(), commit);
+      } catch (const std::exception&) {
+        // Left behind, it is forgotten with the sandbox; nothing reads it.
+      }
+    }
     RemountUnlessBroken(sandbox, "commit");
     throw;
   }

@@ -299,4 +299,10 @@ void ApprovalStore::RestoreKept(const std::string& sandbox_id, int64_t commit) {
   });
 }
 
+void ApprovalStore::DropKept(const std::string& sandbox_id, int64_t commit) {
+  store_.WithDatabase([&](Database& db) {
+    Statement(db, "DELETE FROM approvals_before_commit WHERE sandbox_id = ? AND commit_id = ?").Bind(1, sandbox_id).Bind(2, commit).Run();
+  });
+}
+
 }  // namespace sandboxd

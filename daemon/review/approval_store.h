@@ -49,6 +49,8 @@ class ApprovalStore {
   /// which forgets what was kept).
   void TakeBackKept(const std::string& sandbox_id, int64_t commit, const std::vector<RecordKey>& taken);
   void RestoreKept(const std::string& sandbox_id, int64_t commit);
+  /// Forgets what was kept for commit `commit` (one that did not go live: nothing to undo).
+  void DropKept(const std::string& sandbox_id, int64_t commit);
   /// The commits of the sandbox with decisions waiting for their outcome.
   std::vector<int64_t> CommitsAwaited(const std::string& sandbox_id);
   /// Reads and forgets the decisions waiting for commit `commit` (without fingerprints).

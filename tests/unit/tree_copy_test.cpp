@@ -27,6 +27,8 @@
 
 #include "base/errors.h"
 #include "base/fd.h"
+#include "base/tree_count.h"
+#include "deep_tree.h"
 #include "temp_dir.h"
 
 namespace sandboxd {
@@ -218,6 +220,34 @@ TEST_F(TreeCopyTest, KeepsTwoNamesOfOneFileOneInode) {
 
 // A commit's replaced and removed entries are two trees that may hold names of one file: one
 // copy of both keeps them one file (the model test found an undo splitting such a file).
+// A tree deeper than one syscall takes (30 levels of 200 bytes), with two names of one file at
+// its bottom: copied whole, the names still one inode (the second is linked to the first copy
+// by the first's directory, never by its whole path); and counted whole.
+TEST_F(TreeCopyTest, CopiesAndCountsATreeDeeperThanPathMax) {
+  constexpr int kDeep = 30;
+  UniqueFd src = OpenDir(src_, O_PATH);
+  UniqueFd bottom = testing::MakeDeepDirs(src.get(), kDeep);
+  ASSERT_TRUE(bottom);
+  {
+    UniqueFd file(openat(bottom.get(), "one", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+    ASSERT_EQ(write(file.get(), "deep\n", 5), 5);
+  }
+  ASSERT_EQ(linkat(bottom.get(), "one", bottom.get(), "two", 0), 0);
+
+  TreeCount count = CountTree(src_);
+  EXPECT_EQ(count.entries, static_cast<uint64_t>(1 + kDeep + 2));
+  EXPECT_EQ(count.bytes, 10u);
+  ASSERT_NO_FATAL_FAILURE(Copy());
+  UniqueFd dst = OpenDir(dst_, O_PATH);
+  UniqueFd copied = testing::OpenDeepDirs(dst.get(), kDeep);
+  ASSERT_TRUE(copied) << "the levels were not all copied";
+  EXPECT_EQ(testing::ReadAt(copied.get(), "two"), "deep\n");
+  struct stat one, two;
+  ASSERT_EQ(fstatat(copied.get(), "one", &one, AT_SYMLINK_NOFOLLOW), 0);
+  ASSERT_EQ(fstatat(copied.get(), "two", &two, AT_SYMLINK_NOFOLLOW), 0);
+  EXPECT_EQ(one.st_ino, two.st_ino);
+}
+
 TEST_F(TreeCopyTest, SeveralTreesCopiedAsOneKeepNamesOfOneFileAcrossThemOneInode) {
   std::string src2 = temp_ / "src2", dst2 = temp_ / "dst2";
   ASSERT_EQ(mkdir(src2.c_str(), 0755), 0);

@@ -28,11 +28,15 @@
 
 #include "base/errors.h"
 #include "base/fd.h"
+#include "deep_tree.h"
 #include "temp_dir.h"
 
 namespace sandboxd {
 namespace {
 
+using testing::MakeDeepDirs;
+using testing::OpenDeepDirs;
+using testing::ReadAt;
 using testing::ReadFile;
 using testing::ScopedTempDir;
 using testing::Exists;
@@ -589,6 +593,68 @@ TEST_F(UpperArchiveTest, ExtractRefusesATopEntryThatIsNotADirectory) {
 
   EXPECT_TRUE(S_ISDIR(Lstat(dst_).st_mode)) << "the layer directory was replaced";
   EXPECT_TRUE(Children(outside).empty());
+}
+
+// A layer deeper than one syscall takes (30 levels of 200 bytes: 6 KB of path) comes back
+// whole: every level, and at the bottom a file (with an attribute where the file system takes
+// one), a read-only directory with its time, a symlink, a whiteout and a second name of a file
+// at the top.
+TEST_F(UpperArchiveTest, RoundTripKeepsALayerDeeperThanPathMax) {
+  constexpr int kDeep = 30;
+  UniqueFd src(open(src_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd bottom = MakeDeepDirs(src.get(), kDeep);
+  ASSERT_TRUE(bottom);
+  WriteFile(src_ + "/top", "two names\n");
+  ASSERT_EQ(linkat(AT_FDCWD, (src_ + "/top").c_str(), bottom.get(), "second", 0), 0) << strerror(errno);
+  {
+    UniqueFd file(openat(bottom.get(), "deep.txt", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640));
+    ASSERT_TRUE(file);
+    ASSERT_EQ(write(file.get(), "deep down\n", 10), 10);
+    bool root = geteuid() == 0 && TrustedXattrsWork(temp_.path());
+    if (root) ASSERT_EQ(fsetxattr(file.get(), "trusted.overlay.origin", "o", 1, 0), 0) << strerror(errno);
+  }
+  ASSERT_EQ(symlinkat("../elsewhere", bottom.get(), "link"), 0);
+  if (geteuid() == 0) ASSERT_EQ(mknodat(bottom.get(), "whiteout", S_IFCHR | 0, makedev(0, 0)), 0);
+  ASSERT_EQ(mkdirat(bottom.get(), "ro", 0755), 0);
+  const timespec times[2] = {{1500000000, 123}, {1500000001, 456}};
+  ASSERT_EQ(utimensat(bottom.get(), "ro", times, 0), 0);
+  ASSERT_EQ(fchmodat(bottom.get(), "ro", 0555, 0), 0);
+
+  ArchiveStats written, extracted;
+  ASSERT_NO_THROW(written = WriteUpperArchive(src_, archive_, 3));
+  ASSERT_NO_THROW(extracted = ExtractUpperArchive(archive_, dst_));
+  EXPECT_EQ(extracted.entries, written.entries);
+  EXPECT_EQ(written.entries, static_cast<uint64_t>(1 + kDeep + 5 + (geteuid() == 0 ? 1 : 0)));
+
+  UniqueFd dst(open(dst_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd restored = OpenDeepDirs(dst.get(), kDeep);
+  ASSERT_TRUE(restored) << "the levels did not all come back";
+  EXPECT_EQ(ReadAt(restored.get(), "deep.txt"), "deep down\n");
+  struct stat st;
+  ASSERT_EQ(fstatat(restored.get(), "deep.txt", &st, AT_SYMLINK_NOFOLLOW), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+  if (geteuid() == 0 && TrustedXattrsWork(temp_.path())) {
+    UniqueFd file(openat(restored.get(), "deep.txt", O_RDONLY | O_CLOEXEC));
+    char value[4] = {};
+    EXPECT_EQ(fgetxattr(file.get(), "trusted.overlay.origin", value, sizeof value), 1) << strerror(errno);
+    EXPECT_EQ(value[0], 'o');
+  }
+  ASSERT_EQ(fstatat(restored.get(), "ro", &st, AT_SYMLINK_NOFOLLOW), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0555u);
+  EXPECT_EQ(st.st_mtim.tv_sec, 1500000001);
+  EXPECT_EQ(st.st_mtim.tv_nsec, 456);
+  char target[64] = {};
+  EXPECT_EQ(readlinkat(restored.get(), "link", target, sizeof target), 12);
+  EXPECT_STREQ(target, "../elsewhere");
+  if (geteuid() == 0) {
+    ASSERT_EQ(fstatat(restored.get(), "whiteout", &st, AT_SYMLINK_NOFOLLOW), 0);
+    EXPECT_TRUE(S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0));
+  }
+  struct stat second, top;
+  ASSERT_EQ(fstatat(restored.get(), "second", &second, AT_SYMLINK_NOFOLLOW), 0);
+  ASSERT_EQ(lstat((dst_ + "/top").c_str(), &top), 0);
+  EXPECT_EQ(second.st_ino, top.st_ino) << "the two names are two files now";
+  EXPECT_EQ(top.st_nlink, 2u);
 }
 
 }  // namespace
