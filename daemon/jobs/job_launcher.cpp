@@ -193,6 +193,17 @@ std::shared_ptr<Job> JobLauncher::Launch(const std::shared_ptr<Sandbox>& sandbox
       const LogSubject subject{sandbox->id(), sandbox->owner(), job_id};
       LogAbout(subject, spdlog::level::info, "job {} in sandbox {} ended: {} {}", job_id, sandbox->id(), ToString(end.reason),
                end.exit_status);
+      // A decision made while the job ran that the bytes it left no longer back is pending
+      // before anyone hears the job ended (a listing reads decisions before it waits for the
+      // settling below, and the caller of Wait may list at once).
+      if (parts_.check_decisions) {
+        try {
+          parts_.check_decisions(*sandbox);
+        } catch (const std::exception& e) {
+          LogAbout(subject, spdlog::level::warn, "sandbox {}: cannot check the decisions made while job {} ran: {}", sandbox->id(),
+                   job_id, e.what());
+        }
+      }
       if (watchers.finished) watchers.finished(end);
       // The caller hears the end at once (Job.Wait is answered when this returns); what the
       // job changed is taken in after that, off its time: its cost grows with the change set.
@@ -209,9 +220,6 @@ std::shared_ptr<Job> JobLauncher::Launch(const std::shared_ptr<Sandbox>& sandbox
             [&](const std::string& why) {
               LogAbout(subject, spdlog::level::warn, "sandbox {}: cannot record what its jobs saw of the live tree: {}", sandbox->id(),
                        why);
-            },
-            [&] {
-              if (parts_.check_decisions) parts_.check_decisions(*sandbox);
             });
       });
       if (watchers.ended) watchers.ended();

@@ -52,8 +52,8 @@ struct JobLauncherParts {
   SightStore& sights;
   /// When the sandbox last agreed with the live tree (commit_runner.h AgreedUsec).
   std::function<int64_t(const Sandbox&)> agreed_usec;
-  /// After a job's end: the decisions made while it ran, checked against the bytes it left
-  /// (decide_operation.h CheckBoundDecisions).
+  /// At a job's end, before anyone hears of it: the decisions made while it ran, checked against
+  /// the bytes it left (decide_operation.h CheckBoundDecisions).
   std::function<void(const Sandbox&)> check_decisions = {};
 };
 

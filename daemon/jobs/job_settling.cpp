@@ -9,8 +9,7 @@
 namespace sandboxd {
 
 void SettleAfterJob(Sandbox& sandbox, SightStore& sights, int64_t unseen_from_ns, const std::function<int64_t()>& agreed_usec,
-                    const std::function<void(std::optional<size_t>)>& settled, const std::function<void(const std::string&)>& failed,
-                    const std::function<void()>& check_decisions) {
+                    const std::function<void(std::optional<size_t>)>& settled, const std::function<void(const std::string&)>& failed) {
   if (!sandbox.QueueSettle(unseen_from_ns)) return;  // the settling under way takes it in
   BackgroundPriority background;  // nobody's call waits for it, unless it reads conflicts
   while (auto pass = sandbox.NextSettlePass()) {
@@ -39,15 +38,6 @@ void SettleAfterJob(Sandbox& sandbox, SightStore& sights, int64_t unseen_from_ns
       changes = counted;
     } catch (const std::exception& e) {
       failed(e.what());
-    }
-    // A decision made while the job ran that its bytes no longer back is pending before anyone
-    // (a listing, a commit) is told the job's end is taken in.
-    if (check_decisions) {
-      try {
-        check_decisions();
-      } catch (const std::exception& e) {
-        failed(std::string("cannot check the decisions made while it ran: ") + e.what());
-      }
     }
     sandbox.SettlePassDone(*pass);  // settled before the owner hears of it
     settled(changes);

@@ -18,11 +18,9 @@ class SightStore;
 /// Runs the settling passes of `sandbox` until none is left, when this thread is the one to run
 /// them (Sandbox::QueueSettle with `unseen_from_ns`, what EndJob returned); else the settling
 /// under way takes this end in. After each pass: `settled` with the changes counted, or none
-/// and `failed` with why the sights could not be recorded. In each pass, before the owner hears
-/// of it, `check_decisions` checks the decisions made while the job ran against the bytes the
-/// job left (Review::CheckBound).
+/// and `failed` with why the sights could not be recorded.
 void SettleAfterJob(Sandbox& sandbox, SightStore& sights, int64_t unseen_from_ns, const std::function<int64_t()>& agreed_usec,
                     const std::function<void(std::optional<size_t>)>& settled,
-                    const std::function<void(const std::string&)>& failed, const std::function<void()>& check_decisions = {});
+                    const std::function<void(const std::string&)>& failed);
 
 }  // namespace sandboxd

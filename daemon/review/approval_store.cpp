@@ -107,6 +107,8 @@ ApprovalStore::ApprovalStore(Store& store) : store_(store) {
     Statement again(db, "SELECT name FROM pragma_table_info('approvals')");
     while (again.Step()) bound |= again.ColumnText(0) == "content";
     if (!bound) db.Exec("ALTER TABLE approvals ADD COLUMN content TEXT NOT NULL DEFAULT ''");
+    // Looked for at every job's end: the few bound ones, never a scan of a million decisions.
+    db.Exec("CREATE INDEX IF NOT EXISTS approvals_bound ON approvals(sandbox_id) WHERE content != ''");
   });
 }
 

@@ -20,16 +20,16 @@ using namespace std::chrono_literals;
 bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 /// A job that writes `first` into conf.sh through a shared writable mapping, waits until the file
-/// `go` appears in the root, then writes `then` into the same (still dirty) page and exits
-/// without msync: the second write takes no fault, so neither mtime nor ctime moves.
+/// `go` appears in the root, then writes `then` (unless empty) into the same (still dirty) page
+/// and exits without msync: the second write takes no fault, so neither mtime nor ctime moves.
 std::string MappedWriter(const std::string& first, const std::string& then) {
   return "import mmap, os, time\n"
          "fd = os.open('conf.sh', os.O_RDWR | os.O_CREAT, 0o644)\n"
          "os.ftruncate(fd, 16)\n"
          "m = mmap.mmap(fd, 16)\n"
          "m[:16] = b'" + first + "'\n"
-         "while not os.path.exists('go'): time.sleep(0.02)\n"
-         "m[:16] = b'" + then + "'\n";
+         "while not os.path.exists('go'): time.sleep(0.02)\n" +
+         (then.empty() ? std::string() : "m[:16] = b'" + then + "'\n");
 }
 
 class ApprovalBindingTest : public AliceSandboxTest {
@@ -71,8 +71,10 @@ TEST_F(ApprovalBindingTest, BytesWrittenThroughAMappingAfterTheApprovalAreNotCom
   EXPECT_NE(lstat((project_ + "/conf.sh").c_str(), &st), 0) << "landed: " << ReadWhole(project_ + "/conf.sh");
 }
 
+// (The job writes nothing more: a write of the same bytes may take a fault, and so move the
+// times, if the page was written back meanwhile, and a decision lapses on the times alone.)
 TEST_F(ApprovalBindingTest, AnApprovalMadeWhileAJobRunsHoldsWhenTheBytesStayTheSame) {
-  std::thread writer = StartWriter("echo harmless!\\n\\n", "echo harmless!\\n\\n");
+  std::thread writer = StartWriter("echo harmless!\\n\\n", "");
   ASSERT_EQ(Ctl({"approve", id_, "conf.sh"}).status, 0);
   Job("touch go");
   writer.join();

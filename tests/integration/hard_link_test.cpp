@@ -228,10 +228,10 @@ TEST_F(HardLinkTest, CommittingTheRemovalOfOneNameIsNoConflictForTheOther) {
   Result removed = Ctl({"commit", id_});
   ASSERT_EQ(removed.status, 0) << removed.err;
   EXPECT_EQ(Changes(), "M sub/h2\n");
-  // Its undo links the name back: the sandbox's own work again.
+  // Its undo links the name back: the sandbox's own work again (and h1 approved, as before).
   Result undone = Ctl({"undo", id_});
   ASSERT_EQ(undone.status, 0) << undone.err;
-  EXPECT_EQ(Changes(), "D h1\nM sub/h2\n");
+  EXPECT_EQ(Changes(), "D h1 [approved]\nM sub/h2\n");
   Result rest = Ctl({"commit", id_, "--all"});
   EXPECT_EQ(rest.status, 0) << rest.err;
   EXPECT_EQ(ReadWhole(project_ + "/sub/h2"), "new\n");

@@ -68,12 +68,12 @@ TEST_F(RenameTest, ApprovingOneHalfApprovesTheRenameAndTheCommitMovesTheLiveFile
   EXPECT_FALSE(Exists(project_ + "/extra.txt"));
   EXPECT_EQ(Changes(), "A extra.txt\n");
 
-  // Undo moves it back, and the rename is in the sandbox again.
+  // Undo moves it back, and the rename is in the sandbox again, approved as it was.
   Result undo = Ctl({"undo", id_});
   ASSERT_EQ(undo.status, 0) << undo.err;
   EXPECT_EQ(InodeOf(project_ + "/notes.txt"), before);
   EXPECT_FALSE(Exists(project_ + "/moved.txt"));
-  EXPECT_EQ(Changes(), "A extra.txt\nA moved.txt (renamed from notes.txt)\nD notes.txt (renamed to moved.txt)\n");
+  EXPECT_EQ(Changes(), "A extra.txt\nA moved.txt (renamed from notes.txt) [approved]\nD notes.txt (renamed to moved.txt) [approved]\n");
 }
 
 TEST_F(RenameTest, ARenameIntoANewDirectoryWithANewModeCommitsWhole) {

@@ -174,7 +174,8 @@ void ReviewCommitTest::ShowsEveryFileAfterPartialCommits(const std::string& id) 
   ASSERT_EQ(Ctl({"commit", id_, "--all"}).status, 0);
   ASSERT_EQ(Ctl({"undo", id_}).status, 0);
   ASSERT_EQ(Ctl({"undo", id_}).status, 0);
-  EXPECT_EQ(Changes(), "A fresh\nA fresh/a\nA fresh/b\n");
+  // Each undo brings back the decisions that held before its commit: fresh/a was approved.
+  EXPECT_EQ(Changes(), "A fresh\nA fresh/a [approved]\nA fresh/b\n");
   ASSERT_EQ(Ctl({"approve", id_, "fresh/b"}).status, 0);
   ASSERT_EQ(Ctl({"commit", id_}).status, 0);
   seen = Ctl({"run", id_, "--", "sh", "-c", "cat fresh/a fresh/b"});
@@ -315,7 +316,8 @@ TEST_F(ReviewCommitTest, UndoOfAPartialCommitKeepsWhatWasLeft) {
   ASSERT_EQ(Ctl({"undo", id_}).status, 0);
   EXPECT_EQ(ReadWhole(project_ + "/three.txt"), Lines());
   EXPECT_EQ(Ctl({"run", id_, "--", "cat", "three.txt"}).out, Lines({{2, "two"}, {15, "fifteen"}, {28, "twenty-eight"}}));
-  EXPECT_EQ(Ctl({"changes", id_}).out, "M three.txt\nA x.txt\n");
+  // With the decisions that held before the commit (DESIGN, "Data safety").
+  EXPECT_EQ(Ctl({"changes", id_}).out, "M three.txt [partial: hunks 2 approved, of 3]\nA x.txt\n");
 }
 
 TEST_F(ReviewCommitTest, UndoRefusesWhenTheLiveTreeMovedOn) {
