@@ -82,7 +82,9 @@ void CheckSelectChanges(const std::string& text, const std::vector<std::string>&
     selected = SelectChanges(all, {selector}, {""}, "fuzz");
   } catch (const Error& e) {
     // what() ends at a NUL byte, which a quoted wire name can stand for.
-    Require(e.code() == Code::kNotFound && std::string(e.what()).find(text.substr(0, text.find('\0'))) != std::string::npos,
+    // Named as the selector reads ("a:02" is hunk 2 of a: "a:2").
+    const std::string named = api::ToString(selector);
+    Require(e.code() == Code::kNotFound && std::string(e.what()).find(named.substr(0, named.find('\0'))) != std::string::npos,
             "a selector naming nothing is refused by name");
     for (const auto& path : shown) Require(!Names(selector, path), "a selector naming a change is not refused");
     return;
