@@ -1,6 +1,7 @@
 #include "hunk_split.h"
 
 #include <charconv>
+#include <set>
 #include <string_view>
 
 namespace sandboxd::api {
@@ -52,60 +53,82 @@ bool ReadHeader(std::string_view header, long& old_start, long& old_count, long&
   return ReadRange(header, '+', new_start, new_count) && header.starts_with(" @@");
 }
 
-}  // namespace
-
-std::vector<std::string> SplitHunk(const std::string& hunk) {
-  size_t body = hunk.find('\n');
-  if (body == std::string::npos) return {hunk};
-  long old_start = 0, old_count = 1, new_start = 0, new_count = 1;
-  if (!ReadHeader(std::string_view(hunk).substr(0, body), old_start, old_count, new_start, new_count))
-    return {hunk};
-  // An empty range starts at the line before: make every start the first line of its side.
-  if (old_count == 0) ++old_start;
-  if (new_count == 0) ++new_start;
-
+/// A hunk read into its lines and the runs of changed lines among them.
+struct ReadHunk {
+  bool read = false;  ///< false: no header that can be read (the hunk is one part)
+  long old_start = 0, new_start = 0;
   std::vector<Line> lines;
+  std::vector<std::pair<size_t, size_t>> runs;  ///< [begin, end) of `lines`
+};
+
+ReadHunk Read(const std::string& hunk) {
+  ReadHunk read;
+  size_t body = hunk.find('\n');
+  if (body == std::string::npos) return read;
+  long old_count = 1, new_count = 1;
+  if (!ReadHeader(std::string_view(hunk).substr(0, body), read.old_start, old_count, read.new_start, new_count)) return read;
+  read.read = true;
+  // An empty range starts at the line before: make every start the first line of its side.
+  if (old_count == 0) ++read.old_start;
+  if (new_count == 0) ++read.new_start;
   for (size_t at = body + 1; at < hunk.size();) {
     size_t end = hunk.find('\n', at);
     end = end == std::string::npos ? hunk.size() : end + 1;
-    lines.push_back({hunk[at], hunk.substr(at, end - at)});
+    read.lines.push_back({hunk[at], hunk.substr(at, end - at)});
     at = end;
   }
-  // Runs of changed lines: [begin, end) of `lines`, a "\" line going with the line before it.
-  std::vector<std::pair<size_t, size_t>> runs;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    bool changed = lines[i].origin == '-' || lines[i].origin == '+';
-    bool follows = lines[i].origin == '\\' && !runs.empty() && runs.back().second == i;
+  // Runs of changed lines, a "\" line going with the line before it.
+  for (size_t i = 0; i < read.lines.size(); ++i) {
+    bool changed = read.lines[i].origin == '-' || read.lines[i].origin == '+';
+    bool follows = read.lines[i].origin == '\\' && !read.runs.empty() && read.runs.back().second == i;
     if (!changed && !follows) continue;
-    if (!runs.empty() && runs.back().second == i) runs.back().second = i + 1;
-    else runs.emplace_back(i, i + 1);
+    if (!read.runs.empty() && read.runs.back().second == i) read.runs.back().second = i + 1;
+    else read.runs.emplace_back(i, i + 1);
   }
-  if (runs.size() <= 1) return {hunk};
+  return read;
+}
 
+/// Parts `first` to `last` (from 0) of `hunk` as one hunk: their runs with the unchanged lines
+/// from the run before the first to the run after the last.
+std::string Joined(const ReadHunk& hunk, size_t first, size_t last) {
+  size_t begin = first == 0 ? 0 : hunk.runs[first - 1].second;
+  size_t end = last + 1 == hunk.runs.size() ? hunk.lines.size() : hunk.runs[last + 1].first;
+  long old_first = hunk.old_start, new_first = hunk.new_start, olds = 0, news = 0;
+  for (size_t i = 0; i < begin; ++i) {
+    char origin = hunk.lines[i].origin;
+    old_first += origin == ' ' || origin == '-';
+    new_first += origin == ' ' || origin == '+';
+  }
+  std::string text;
+  for (size_t i = begin; i < end; ++i) {
+    char origin = hunk.lines[i].origin;
+    olds += origin == ' ' || origin == '-';
+    news += origin == ' ' || origin == '+';
+    text += hunk.lines[i].text;
+  }
+  return "@@ " + Range('-', old_first, olds) + " " + Range('+', new_first, news) + " @@\n" + text;
+}
+
+}  // namespace
+
+std::vector<std::string> SplitHunk(const std::string& hunk) {
+  ReadHunk read = Read(hunk);
+  if (!read.read || read.runs.size() <= 1) return {hunk};
   std::vector<std::string> parts;
-  long old_line = old_start, new_line = new_start;  // of lines[0]
-  size_t line_index = 0;
-  auto advance = [&](size_t to) {  // old_line/new_line of lines[to]
-    for (; line_index < to; ++line_index) {
-      char origin = lines[line_index].origin;
-      if (origin == ' ' || origin == '-') ++old_line;
-      if (origin == ' ' || origin == '+') ++new_line;
-    }
-  };
-  for (size_t r = 0; r < runs.size(); ++r) {
-    // The unchanged lines since the run before, and up to the run after.
-    size_t begin = r == 0 ? 0 : runs[r - 1].second;
-    size_t end = r + 1 == runs.size() ? lines.size() : runs[r + 1].first;
-    advance(begin);
-    long old_first = old_line, new_first = new_line, olds = 0, news = 0;
-    std::string text;
-    for (size_t i = begin; i < end; ++i) {
-      char origin = lines[i].origin;
-      olds += origin == ' ' || origin == '-';
-      news += origin == ' ' || origin == '+';
-      text += lines[i].text;
-    }
-    parts.push_back("@@ " + Range('-', old_first, olds) + " " + Range('+', new_first, news) + " @@\n" + text);
+  for (size_t r = 0; r < read.runs.size(); ++r) parts.push_back(Joined(read, r, r));
+  return parts;
+}
+
+std::vector<std::string> AskedParts(const std::string& hunk, const std::set<int>& asked) {
+  ReadHunk read = Read(hunk);
+  if (!read.read || read.runs.size() <= 1) return asked.count(1) ? std::vector<std::string>{hunk} : std::vector<std::string>{};
+  std::vector<std::string> parts;
+  for (size_t r = 0; r < read.runs.size(); ++r) {
+    if (!asked.count(static_cast<int>(r + 1))) continue;
+    size_t last = r;
+    while (last + 1 < read.runs.size() && asked.count(static_cast<int>(last + 2))) ++last;
+    parts.push_back(Joined(read, r, last));
+    r = last;
   }
   return parts;
 }

@@ -354,8 +354,13 @@ TakenRenames CommitRunner::StageTaken(const Sandbox& sandbox, int64_t commit, co
         if (taken.hunks.empty()) continue;
         UniqueFd merged = CreateStagedFile(fds.upper_fds[taken.root], fds.live_fds[taken.root], stage_fds[taken.root], taken.change.path,
                                            owner.uid, owner.gid);
+        struct stat staged;
+        if (fstat(merged.get(), &staged) != 0) ThrowErrno("cannot stat the merged " + taken.change.path);
         MergeHunksAsOwner(helpers_, owner, fds.live_fds[taken.root], fds.upper_fds[taken.root], taken.change.path, taken.hunks,
                           merged.get());
+        // The owner's writes cleared the set-user-ID and set-group-ID bits (as any write by one
+        // without CAP_FSETID does): the live mode the merged file keeps is set again after them.
+        if (fchmod(merged.get(), staged.st_mode & 07777) != 0) ThrowErrno("cannot set the mode of the merged " + taken.change.path);
       }
       for (const auto& taken : page) list.Append(taken.root, taken.change);
     }

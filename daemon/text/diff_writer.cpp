@@ -178,6 +178,35 @@ class HunkCounter final : public DiffReceiver {
   std::string text_;
 };
 
+/// Whether `asked` names every hunk of a change that has `hunks` of them, each whole or by all
+/// of its parts (`parts`: the part counts of the hunks asked for in parts). A decision of each
+/// of them is one of the whole change (approval.h), its mode change included.
+bool AsksForAll(const std::set<api::HunkRef>& asked, size_t hunks, const std::map<int, size_t>& parts) {
+  for (int hunk = 1; hunk <= static_cast<int>(hunks); ++hunk) {
+    if (asked.count({hunk, 0})) continue;
+    auto counted = parts.find(hunk);
+    if (counted == parts.end()) return false;
+    for (int part = 1; part <= static_cast<int>(counted->second); ++part)
+      if (!asked.count({hunk, part})) return false;
+  }
+  return true;
+}
+
+/// A file diff's header without its "old mode"/"new mode" lines: some of the hunks of a text
+/// modification go live without its mode change (the merged file keeps the live mode,
+/// commit_stage.h), and the diff of them says so, so that applying it gives what they land.
+std::string WithoutModeChange(const std::string& header) {
+  std::string kept;
+  for (size_t at = 0; at < header.size();) {
+    size_t end = header.find('\n', at);
+    end = end == std::string::npos ? header.size() : end + 1;
+    std::string_view line(header.data() + at, end - at);
+    if (!line.starts_with("old mode ") && !line.starts_with("new mode ")) kept.append(line);
+    at = end;
+  }
+  return kept;
+}
+
 /// The reader of WriteDiff's output went away.
 struct ReaderGone {};
 
@@ -186,14 +215,16 @@ struct ReaderGone {};
 class DiffStreamer final : public DiffReceiver {
  public:
   DiffStreamer(int fd, int64_t stall_ms) : fd_(fd), stall_ms_(stall_ms) {}
-  /// The hunks and parts to show of the next change's file diff; null: all.
-  void Only(const std::set<api::HunkRef>* hunks) {
+  /// The hunks and parts to show of the next change's file diff; null: all. `in_part`: they are
+  /// not all of its hunks, so its mode change is left out of the header.
+  void Only(const std::set<api::HunkRef>* hunks, bool in_part = false) {
     EndHunk();
     only_ = hunks;
+    in_part_ = in_part;
   }
   void File(const std::string& header) override {
     EndHunk();
-    Write(header);
+    Write(in_part_ ? WithoutModeChange(header) : header);
   }
   void Data(std::string_view piece) override { Write(piece); }
   void Hunk(int number, std::string_view header, const HunkPlace&) override {
@@ -213,12 +244,13 @@ class DiffStreamer final : public DiffReceiver {
     if (split_ > 0) split_text_.append(piece);
     else Write(piece);
   }
-  /// Writes the parts asked for of a hunk held for them.
+  /// Writes the parts asked for of a hunk held for them (neighbours joined, so that git apply
+  /// takes them: hunk_split.h).
   void EndHunk() {
     if (split_ == 0) return;
-    auto parts = api::SplitHunk(split_text_);
-    for (size_t i = 0; i < parts.size(); ++i)
-      if (only_->count({split_, static_cast<int>(i + 1)})) Write(parts[i]);
+    std::set<int> asked;
+    for (auto it = only_->lower_bound({split_, 1}); it != only_->end() && it->hunk == split_; ++it) asked.insert(it->part);
+    for (const auto& part : api::AskedParts(split_text_, asked)) Write(part);
     split_ = 0;
     split_text_.clear();
   }
@@ -237,6 +269,7 @@ class DiffStreamer final : public DiffReceiver {
   const int fd_;
   const int64_t stall_ms_;
   const std::set<api::HunkRef>* only_ = nullptr;
+  bool in_part_ = false;
   std::string buffer_;
   int split_ = 0;  ///< the hunk held for its parts, 0 for none
   std::string split_text_;
@@ -375,6 +408,7 @@ bool WriteDiff(const std::vector<Change>& changes, int lower_dirfd, int upper_di
   }
   // The changes shown hunk by hunk are counted first: a hunk that does not exist is refused
   // before any of the diff is written.
+  std::set<std::string> in_part;  // of them, those shown by some of their hunks, not all
   for (const auto& change : changes) {
     auto asked = options.only_hunks.find(change.path);
     if (asked == options.only_hunks.end() || renamed_away.count(change.path) || by_added.count(change.path)) continue;
@@ -392,6 +426,7 @@ bool WriteDiff(const std::vector<Change>& changes, int lower_dirfd, int upper_di
         throw Error(Code::kNotFound, "no hunk " + shown + ":" + api::ToString(ref) + " (hunk " + std::to_string(ref.hunk) + " of " +
                                          shown + " has " + std::to_string(parts) + (parts == 1 ? " part" : " parts") + ")");
     }
+    if (!AsksForAll(asked->second, count, counter.parts)) in_part.insert(change.path);
   }
   DiffStreamer out(out_fd, options.output_stall_ms);
   try {
@@ -403,7 +438,7 @@ bool WriteDiff(const std::vector<Change>& changes, int lower_dirfd, int upper_di
         continue;
       }
       auto asked = options.only_hunks.find(change.path);
-      out.Only(asked != options.only_hunks.end() ? &asked->second : nullptr);
+      out.Only(asked != options.only_hunks.end() ? &asked->second : nullptr, in_part.count(change.path) != 0);
       EmitChange(change, lower_dirfd, upper_dirfd, options, out);
       out.EndHunk();
     }

@@ -114,6 +114,23 @@ TEST_F(ReviewCommitTest, AFileTakenHunkByHunkKeepsItsLiveMode) {
   EXPECT_EQ(ReadWhole(project_ + "/three.txt"), Lines({{2, "two"}, {15, "fifteen"}, {28, "twenty-eight"}}));
 }
 
+// The live mode a file taken hunk by hunk keeps includes its set-user-ID bit: the owner's write
+// of the merged content cleared it (as any write without CAP_FSETID does), after its mode had
+// been set. Found by the display-equals-commit property (tests/model/display_commit_test.cpp).
+TEST_F(ReviewCommitTest, AFileTakenHunkByHunkKeepsItsSetuidBit) {
+  ASSERT_EQ(World().RunAs(kAlice, {"chmod", "4755", "three.txt"}, {.cwd = project_}).status, 0);
+  // The job's write clears the bit in the sandbox too; it sets it again, so no mode changes.
+  EditThreeHunks();
+  Job("chmod 4755 three.txt");
+  ASSERT_EQ(Ctl({"approve", id_, "three.txt:2"}).status, 0);
+  Result commit = Ctl({"commit", id_});
+  ASSERT_EQ(commit.status, 0) << commit.err;
+  EXPECT_EQ(ReadWhole(project_ + "/three.txt"), Lines({{15, "fifteen"}}));
+  struct stat st;
+  ASSERT_EQ(stat((project_ + "/three.txt").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 04755u);
+}
+
 TEST_F(ReviewCommitTest, RejectedHunksStayRejectedAfterAPartialCommit) {
   EditThreeHunks();
   ASSERT_EQ(Ctl({"approve", id_, "three.txt:1"}).status, 0);

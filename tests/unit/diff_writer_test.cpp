@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdio>
 #include <memory>
+#include <set>
 
 #include "base/fd.h"
 #include "hunk_split.h"
@@ -279,6 +280,51 @@ TEST_F(DiffWriterTest, APartOfAHunkIsShownAsItsSplitShowsIt) {
     EXPECT_EQ(std::string(e.what()), "no hunk p.txt:1.3 (hunk 1 of p.txt has 2 parts)");
   }
   EXPECT_EQ(testing::ReadFile(dir_ / "refused"), "");
+}
+
+// Parts 1 and 2 of a hunk asked for together are shown as one hunk, which git apply takes
+// (hunk_split.h, AskedParts).
+TEST_F(DiffWriterTest, NeighbouringPartsAskedTogetherAreOneHunk) {
+  WriteFile(L("p.txt"), Lines(1, 60));
+  WriteFile(U("p.txt"), Lines(1, 1) + "two\n" + Lines(3, 5) + "six\n" + Lines(7, 60));
+  Change change = Of("p.txt", ChangeKind::kModified, EntryType::kFile, EntryType::kFile);
+  auto files = DiffChange(change, lower_.get(), upper_.get(), DiffOptions{});
+  ASSERT_EQ(files.at(0).hunks.size(), 1u);
+  DiffOptions options;
+  options.only_hunks["p.txt"] = {{1, 1}, {1, 2}};
+  UniqueFd out(open((dir_ / "out").c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  ASSERT_TRUE(WriteDiff({change}, lower_.get(), upper_.get(), options, out.get()));
+  EXPECT_EQ(testing::ReadFile(dir_ / "out"), files[0].header + "@@ -1,9 +1,9 @@\n" + files[0].hunks[0].body);
+}
+
+// A text modification with a new mode, shown by some of its hunks: a commit of them keeps the
+// live mode (a mode change is no hunk), so the diff of them shows no mode change; shown by all
+// of them (whole or in all of their parts), which decided alike decide the whole change, mode
+// included, it shows the mode change. Found by the display-equals-commit property: `git apply`
+// of the diff of an approved hunk made the copy's file executable, the commit did not.
+TEST_F(DiffWriterTest, SomeHunksOfAFileWithANewModeShowNoModeChange) {
+  WriteFile(L("p.txt"), Lines(1, 60));
+  WriteFile(U("p.txt"), Lines(1, 1) + "two\n" + Lines(3, 5) + "six\n" + Lines(7, 49) + "fifty\n" + Lines(51, 60));
+  ASSERT_EQ(chmod(U("p.txt").c_str(), 0755), 0);
+  Change change = Of("p.txt", ChangeKind::kModified, EntryType::kFile, EntryType::kFile);
+  auto files = DiffChange(change, lower_.get(), upper_.get(), DiffOptions{});
+  ASSERT_EQ(files.at(0).hunks.size(), 2u);
+  const std::string mode_lines = "old mode 100644\nnew mode 100755\n";
+  ASSERT_NE(files[0].header.find(mode_lines), std::string::npos) << files[0].header;
+  auto shown = [&](std::set<api::HunkRef> asked) {
+    DiffOptions options;
+    options.only_hunks["p.txt"] = std::move(asked);
+    UniqueFd out(open((dir_ / "out").c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+    EXPECT_TRUE(WriteDiff({change}, lower_.get(), upper_.get(), options, out.get()));
+    return testing::ReadFile(dir_ / "out");
+  };
+  std::string without_mode = files[0].header;
+  without_mode.erase(without_mode.find(mode_lines), mode_lines.size());
+  auto hunk = [&](size_t i) { return files[0].hunks[i].header + "\n" + files[0].hunks[i].body; };
+  EXPECT_EQ(shown({{2, 0}}), without_mode + hunk(1));
+  EXPECT_EQ(shown({{1, 1}, {2, 0}}), without_mode + api::SplitHunk(hunk(0))[0] + hunk(1));
+  EXPECT_EQ(shown({{1, 0}, {2, 0}}), files[0].Text());
+  EXPECT_EQ(shown({{1, 1}, {1, 2}, {2, 0}}), files[0].header + "@@ -1,9 +1,9 @@\n" + files[0].hunks[0].body + hunk(1));
 }
 
 }  // namespace

@@ -33,6 +33,34 @@ TEST(HunkSplitTest, EachRunWithTheUnchangedLinesAroundIt) {
   EXPECT_EQ(parts[1], "@@ -5,3 +5,4 @@\n e\n f\n+g2\n h\n");
 }
 
+// `diff PATH:N.1 PATH:N.2`: neighbours asked for together are one hunk. Two parts share the
+// unchanged lines between them, and git apply refuses hunks that overlap (the display-equals-
+// commit property found it: `git apply` of the diff of approved parts 1.1 and 1.2 failed,
+// "patch does not apply"); parts with one between them stay apart.
+TEST(HunkSplitTest, AskedNeighboursAreJoined) {
+  const std::string hunk =
+      "@@ -1,6 +1,7 @@ f\n"
+      "+top\n"
+      " a\n"
+      "-b\n"
+      "+B\n"
+      " c\n"
+      " d\n"
+      "-e\n"
+      "+E\n"
+      " f\n";
+  auto parts = SplitHunk(hunk);
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_EQ(api::AskedParts(hunk, {1, 2}), std::vector<std::string>{"@@ -1,4 +1,5 @@\n+top\n a\n-b\n+B\n c\n d\n"});
+  EXPECT_EQ(api::AskedParts(hunk, {2, 3}), std::vector<std::string>{"@@ -1,6 +2,6 @@\n a\n-b\n+B\n c\n d\n-e\n+E\n f\n"});
+  EXPECT_EQ(api::AskedParts(hunk, {1, 3}), (std::vector<std::string>{parts[0], parts[2]}));
+  EXPECT_EQ(api::AskedParts(hunk, {2}), std::vector<std::string>{parts[1]});
+  EXPECT_EQ(api::AskedParts(hunk, {1, 2, 3}), std::vector<std::string>{"@@ -1,6 +1,7 @@\n" + hunk.substr(hunk.find('\n') + 1)});
+  EXPECT_EQ(api::AskedParts(hunk, {4}), std::vector<std::string>{});
+  // A hunk of one run is its one part.
+  EXPECT_EQ(api::AskedParts("@@ -1 +1 @@\n-a\n+b\n", {1}), std::vector<std::string>{"@@ -1 +1 @@\n-a\n+b\n"});
+}
+
 TEST(HunkSplitTest, OneRunOrAnUnreadableHunkIsOnePart) {
   EXPECT_EQ(SplitHunk("@@ -1 +1 @@\n-a\n+b\n"), std::vector<std::string>{"@@ -1 +1 @@\n-a\n+b\n"});
   EXPECT_EQ(SplitHunk("no header\n-a\n x\n+b\n"), std::vector<std::string>{"no header\n-a\n x\n+b\n"});

@@ -1,0 +1,31 @@
+#pragma once
+/// The random case of the display-equals-commit property (display_commit_test.cpp): a live tree
+/// and one job over it, drawn with RapidCheck inside the property (so that a failing case
+/// shrinks and replays from its seed). Both are shell scripts over contents staged as files: the
+/// scripts stay ASCII (a job's command travels in a D-Bus string, which must be UTF-8) and short
+/// whatever bytes the contents and names hold. No fifos, hard links or empty directories: a git
+/// patch cannot carry them (the model test covers them). Only draws and writes text: never runs
+/// anything.
+
+#include <string>
+#include <vector>
+
+namespace sandboxd::display {
+
+struct DrawnCase {
+  /// Run as the owner with "$S" the stage directory, in the empty project: makes the live tree.
+  std::string setup;
+  /// The job, run in the sandbox the same way (sh -c), in the project.
+  std::string job;
+  /// Contents the scripts copy: staged[i] is the file "$S/i".
+  std::vector<std::string> staged;
+  /// What the case holds ("setuid", "odd name", "text with a late NUL", ...), for the
+  /// distribution RapidCheck prints and for a failure's report.
+  std::vector<std::string> tags;
+};
+
+/// Draws a case; `size` (RapidCheck's, 0..100) scales how many entries the tree has and how
+/// many steps the job takes. Paths are at most 6 components deep.
+DrawnCase DrawCase(int size);
+
+}  // namespace sandboxd::display

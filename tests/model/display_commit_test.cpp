@@ -1,0 +1,339 @@
+// Display equals commit (issue 39, "the machinery that finds the next one"; DESIGN, "Data
+// safety": what you approve is what lands), as a RapidCheck property against the real daemon.
+// Each case: a random live tree (made as alice) and a sandbox over it; one random job (text with
+// NUL, CR, ESC, C1, bidi and non-UTF-8 bytes, long lines, no final newline; binaries, empty
+// files, modes with setuid, symlinks, renames, deletions, type changes, paths up to 6 deep,
+// names with ':', ':N', ':N.M', spaces, newlines, non-UTF-8 bytes); random decisions by file,
+// hunk and part, in git's quoted form. Then the *displayed* diff of what was approved
+// (`diff --binary SEL...`, exactly the approved files, hunks and parts) is applied with
+// `git apply --binary` to a copy of the live tree, the sandbox is committed (approved only), and
+// the two trees must be the same byte for byte; each file committed whole must have the mode
+// `changes` showed for it, setuid included; and no content line of the diff, rendered for a
+// terminal (client/visible_bytes.h), may hold a byte that steers the terminal.
+//
+// Budget: SANDBOXD_DISPLAY_CASES cases (default 200, about 60 s on two cores; tests/run runs
+// that), unless RC_PARAMS sets max_success. RapidCheck prints the seed it starts from
+// ("Using configuration: seed=N"); RC_PARAMS="seed=N" runs the same cases again, and a failure
+// prints the RC_PARAMS="reproduce=..." that replays its shrunk case alone. Shrinking runs real
+// cases, so it stops after SANDBOXD_DISPLAY_SHRINK_SECONDS (default 180; 0: no shrinking).
+// tests/model-soak --display [CASES] runs it long from a fresh seed.
+
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "display_case.h"
+#include "display_checks.h"
+#include "display_decisions.h"
+#include "harness.h"
+#include "hunk_split.h"
+
+namespace sandboxd::display {
+namespace {
+
+using it::kAlice;
+using it::Result;
+using it::World;
+using Clock = std::chrono::steady_clock;
+
+uint64_t EnvNumber(const char* name, uint64_t fallback) {
+  const char* value = std::getenv(name);
+  return value && *value ? std::strtoull(value, nullptr, 10) : fallback;
+}
+
+/// The directories of one case, removed with it: the project (the live tree), the staged
+/// contents the scripts copy, and the copy the displayed diff is applied to.
+struct CaseDirs {
+  CaseDirs() {
+    project = World().MakeProject(kAlice);
+    top = project.substr(0, project.rfind('/'));
+    stage = top + "/stage";
+    copy = top + "/copy";
+  }
+  ~CaseDirs() {
+    std::error_code ignored;
+    std::filesystem::remove_all(top, ignored);
+  }
+  std::string top, project, stage, copy;
+};
+
+/// Alice's sandbox over the project, destroyed with the case.
+struct CaseSandbox {
+  ~CaseSandbox() {
+    if (!id.empty()) World().Sandboxctl(kAlice, {"destroy", id});
+  }
+  std::string id;
+};
+
+/// What a failure prints besides its own problem: the whole case, as far as it got.
+struct Report {
+  std::string text;
+  void Add(const std::string& title, const std::string& body) { text += "--- " + title + ":\n" + body + (body.ends_with('\n') ? "" : "\n"); }
+  [[noreturn]] void Fail(const std::string& problem) const {
+    throw rc::detail::CaseResult(rc::detail::CaseResult::Type::Failure, problem + "\n" + text + "--- (end of the case)\n" + problem);
+  }
+};
+
+std::string Command(const std::vector<std::string>& args) {
+  std::string line = "sandboxctl";
+  for (const auto& arg : args) line += " " + arg;
+  return line;
+}
+
+/// sandboxctl as alice; anything but exit 0 fails the case.
+Result Ctl(const Report& report, const std::vector<std::string>& args) {
+  Result result = World().Sandboxctl(kAlice, args, {.timeout = std::chrono::seconds(120)});
+  if (result.status != 0)
+    report.Fail("`" + Shown(Command(args), 2000) + "` exited " + std::to_string(result.status) + ": " + Shown(result.err, 2000));
+  return result;
+}
+
+std::string StagedList(const std::vector<std::string>& staged) {
+  std::string text;
+  for (size_t i = 0; i < staged.size(); ++i) text += "$S/" + std::to_string(i) + ": \"" + Shown(staged[i], 160) + "\"\n";
+  return text;
+}
+
+std::optional<mode_t> ModeOf(const std::string& path) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0) return std::nullopt;
+  return st.st_mode;
+}
+
+std::string Octal(unsigned mode) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%o", mode);
+  return text;
+}
+
+/// How many cases held each tag, for the summary.
+std::map<std::string, int>& TagCounts() {
+  static std::map<std::string, int> counts;
+  return counts;
+}
+
+/// One case, step by step; each step fails the case (throwing RapidCheck's failure) with the
+/// whole case in the message.
+class Case {
+ public:
+  Case() : drawn_(DrawCase(*rc::gen::withSize([](int size) { return rc::gen::just(size); }))) {
+    prelude_ = "S='" + dirs_.stage + "'; cd '" + dirs_.project + "' || exit 1; set -e\n";
+    report_.Add("the live tree, made as alice (S is the stage directory)", prelude_ + drawn_.setup);
+    report_.Add("the job", drawn_.job);
+    report_.Add("staged contents", StagedList(drawn_.staged));
+    for (const auto& tag : drawn_.tags) ++TagCounts()[tag];
+  }
+
+  /// The live tree, the sandbox over it, and the job in it.
+  void Run() {
+    namespace fs = std::filesystem;
+    // The contents, where alice and her jobs read them.
+    fs::create_directories(dirs_.stage);
+    fs::permissions(dirs_.stage, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                                     fs::perms::others_exec);
+    for (size_t i = 0; i < drawn_.staged.size(); ++i) {
+      std::string path = dirs_.stage + "/" + std::to_string(i);
+      it::WriteWhole(path, drawn_.staged[i]);
+      fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
+    }
+    Result made = World().RunAs(kAlice, {"sh", "-c", prelude_ + "find . -mindepth 1 -delete\n" + drawn_.setup});
+    if (made.status != 0) report_.Fail("the live tree could not be made (a fault of the generator): " + Shown(made.err, 2000));
+    sandbox_.id = it::Trim(Ctl(report_, {"create", dirs_.project}).out);
+    Result job = World().Sandboxctl(kAlice, {"run", sandbox_.id, "--", "sh", "-c", prelude_ + drawn_.job}, {.timeout = std::chrono::seconds(120)});
+    if (job.status != 0) report_.Fail("the job exited " + std::to_string(job.status) + " (a fault of the generator): " + Shown(job.err, 2000));
+  }
+
+  /// What the owner is shown: the change set, the hunks and parts of each text modification,
+  /// and the whole diff, whose content lines must not steer a terminal.
+  void Show() {
+    changes_ = ParseListed(Ctl(report_, {"--json", "changes", sandbox_.id}).out);
+    for (const auto& change : changes_) {
+      if (change.kind != "modified" || change.type != "file") continue;
+      std::string diff = Ctl(report_, {"diff", sandbox_.id, Typed({change.name})}).out;
+      HunkShape shape;
+      for (const auto& hunk : HunksOf(diff)) shape.push_back(static_cast<int>(api::SplitHunk(hunk).size()));
+      if (!shape.empty()) shapes_[change.name] = shape;
+    }
+    std::string whole_diff = Ctl(report_, {"diff", sandbox_.id}).out;
+    report_.Add("the whole diff", Shown(whole_diff, 6000));
+    if (std::string leaks = TerminalLeaks(whole_diff); !leaks.empty()) report_.Fail("on a terminal, content lines would steer it:\n" + leaks);
+  }
+
+  /// The owner decides; each change decided whole must say so, both halves of a rename alike.
+  void Decide() {
+    decisions_ = DrawDecisions(changes_, shapes_);
+    report_.Add("decisions", DescribeCalls(decisions_));
+    for (const auto& [verdict, selections] : decisions_.calls) {
+      std::vector<std::string> args = {verdict == Verdict::kApproved ? "approve" : "reject", sandbox_.id};
+      for (const auto& selection : selections) args.push_back(Typed(selection));
+      Ctl(report_, args);
+    }
+    std::string listed_json = Ctl(report_, {"--json", "changes", sandbox_.id}).out;
+    report_.Add("changes --json after the decisions", Shown(listed_json, 6000));
+    listed_ = ParseListed(listed_json);
+    std::set<std::string> tags(decisions_.tags.begin(), decisions_.tags.end());
+    for (const auto& change : listed_) {
+      if (change.review == "partial" && TakenInPart(change)) tags.insert("taken in part");
+      auto decided = decisions_.whole.find(change.name);
+      if (decided == decisions_.whole.end() && !change.renamed_from.empty()) decided = decisions_.whole.find(change.renamed_from);
+      if (decided == decisions_.whole.end() && !change.renamed_to.empty()) decided = decisions_.whole.find(change.renamed_to);
+      if (decided == decisions_.whole.end()) continue;
+      const char* expected = decided->second == Verdict::kApproved ? "approved" : decided->second == Verdict::kRejected ? "rejected" : "pending";
+      if (change.review != expected)
+        report_.Fail("\"" + Shown(change.name) + "\" was decided " + expected + " as a whole, and changes says " + change.review);
+    }
+    for (const auto& tag : tags) ++TagCounts()[tag];
+  }
+
+  /// The displayed diff of exactly what was approved, applied by git to a copy of the live
+  /// tree, against what the commit lands.
+  void ApplyAndCommit() {
+    std::string patch;
+    if (!decisions_.approved.empty()) {
+      std::vector<std::string> args = {"diff", "--binary", sandbox_.id};
+      for (const auto& selection : decisions_.approved) args.push_back(Typed(selection));
+      patch = Ctl(report_, args).out;
+    }
+    report_.Add("the displayed diff of the approved (diff --binary SEL...)", Shown(patch, 12000));
+    const GitView before = ViewAsGit(dirs_.project);
+    Result copied = World().RunAs(kAlice, {"cp", "-a", dirs_.project, dirs_.copy});
+    if (copied.status != 0) report_.Fail("cp -a of the live tree failed: " + copied.err);
+    std::string refused;  // what git apply said when it did not apply the diff
+    if (!patch.empty()) {
+      Result applied = World().RunAs(kAlice, {"git", "apply", "--binary", "-"}, {.input = patch, .cwd = dirs_.copy});
+      if (applied.status != 0) refused = applied.err;
+    }
+    // Committed also when git refused the diff: what the commit landed tells why.
+    Ctl(report_, {"commit", sandbox_.id});
+    const GitView committed = ViewAsGit(dirs_.project), patched = ViewAsGit(dirs_.copy);
+    const std::string mismatch =
+        "(live: what the commit landed; before: the live tree before; after: the copy the diff was applied to)\n" +
+        Shown(it::DescribeMismatch(committed, before, patched), 6000) + "where they part:\n" + DescribeDifferences(committed, patched);
+    if (!refused.empty()) report_.Fail("git apply --binary of the displayed diff failed: " + Shown(refused, 3000) + "\nthe trees " + mismatch);
+    if (committed != patched) report_.Fail("the commit landed other than the displayed diff says " + mismatch);
+  }
+
+  /// Modes beyond git's x bit: a file committed whole (approved whole, or every hunk of it) has
+  /// the mode `changes` showed (setuid included); a file taken in part keeps its live mode (a
+  /// mode change is no hunk: commit_stage.h).
+  void CheckModes() {
+    for (const auto& change : listed_) {
+      if (change.kind == "deleted" || change.type != "file") continue;
+      std::optional<unsigned> expected;
+      if (change.review == "approved") expected = change.new_mode & 07777;
+      if (change.review == "partial" && TakenInPart(change)) expected = change.old_mode & 07777;
+      if (!expected) continue;
+      std::optional<mode_t> mode = ModeOf(dirs_.project + "/" + change.name);
+      if (!mode || !S_ISREG(*mode) || (*mode & 07777) != *expected)
+        report_.Fail("\"" + Shown(change.name) + "\" landed with mode " + (mode ? Octal(*mode) : std::string("(none)")) + ", not " +
+                     Octal(*expected) + " (changes showed old_mode " + Octal(change.old_mode) + ", new_mode " + Octal(change.new_mode) + ")");
+    }
+  }
+
+ private:
+  /// Whether some of `change` was approved hunk by hunk or part by part.
+  bool TakenInPart(const Listed& change) const {
+    auto by_hunk = decisions_.by_hunk.find(change.name);
+    return by_hunk != decisions_.by_hunk.end() && by_hunk->second;
+  }
+
+  DrawnCase drawn_;
+  Report report_;
+  CaseDirs dirs_;
+  CaseSandbox sandbox_;  ///< destroyed before dirs_ removes the project under it (reverse order)
+  std::string prelude_;
+  std::vector<Listed> changes_, listed_;
+  std::map<std::string, HunkShape> shapes_;
+  Decisions decisions_;
+};
+
+void DisplayEqualsCommit() {
+  Case one;
+  one.Run();
+  one.Show();
+  one.Decide();
+  one.ApplyAndCommit();
+  one.CheckModes();
+}
+
+TEST(DisplayCommitTest, WhatTheDiffOfTheApprovedShowsIsWhatCommitLands) {
+  SANDBOXD_REQUIRE_WORLD();
+  rc::detail::TestParams params = rc::detail::configuration().testParams;
+  const char* rc_params = std::getenv("RC_PARAMS");
+  if (!rc_params || std::string(rc_params).find("max_success") == std::string::npos) params.maxSuccess = static_cast<int>(EnvNumber("SANDBOXD_DISPLAY_CASES", 200));
+  const auto shrink_budget = std::chrono::seconds(EnvNumber("SANDBOXD_DISPLAY_SHRINK_SECONDS", 180));
+  if (shrink_budget.count() == 0) params.disableShrinking = true;
+  std::printf("display equals commit: %d cases from seed %llu (replay: RC_PARAMS=\"seed=%llu max_success=%d\")\n", params.maxSuccess,
+              static_cast<unsigned long long>(params.seed), static_cast<unsigned long long>(params.seed), params.maxSuccess);
+  std::fflush(stdout);
+  std::optional<Clock::time_point> first_failure;
+  std::string smallest_failure;  // the message of the last failing case: the smallest found
+  int cases = 0;
+  const auto started = Clock::now();
+  auto property = [&] {
+    // Past the shrink budget every further shrink passes for "not failing" (RapidCheck keeps
+    // the smallest failing case found so far): shrinking runs real cases.
+    if (first_failure && Clock::now() - *first_failure > shrink_budget) RC_DISCARD("the shrink budget is spent");
+    auto case_started = Clock::now();
+    auto failed = [&](const std::string& description) {
+      smallest_failure = description;
+      if (!first_failure) {
+        first_failure = Clock::now();
+        std::printf("case %d FAILED; shrinking it for at most %lld s\n", cases + 1, static_cast<long long>(shrink_budget.count()));
+        std::fflush(stdout);
+      }
+    };
+    try {
+      DisplayEqualsCommit();
+    } catch (const rc::detail::CaseResult& result) {
+      failed(result.description);
+      throw;
+    } catch (const std::exception& error) {
+      failed(error.what());
+      throw;
+    }
+    ++cases;
+    if (!first_failure)
+      std::printf("case %d: holds (%.1f s)\n", cases, std::chrono::duration<double>(Clock::now() - case_started).count());
+    std::fflush(stdout);
+  };
+  rc::detail::TestMetadata metadata{"DisplayCommitTest/WhatTheDiffOfTheApprovedShowsIsWhatCommitLands", "display equals commit"};
+  const auto result = rc::detail::checkProperty(rc::detail::toProperty(property), metadata, params);
+  const bool holds = result.is<rc::detail::SuccessResult>();
+  std::printf("display equals commit: %s after %d cases (%.0f s)\ncases holding each kind of content or act:\n", holds ? "holds" : "FAILS",
+              cases, std::chrono::duration<double>(Clock::now() - started).count());
+  for (const auto& [tag, count] : TagCounts()) std::printf("  %-34s %d\n", tag.c_str(), count);
+  std::fflush(stdout);
+  if (holds) return;
+  // RapidCheck's account of the case it ran last is the budget's discard when shrinking was cut
+  // short, and its counterexample a list of every value drawn: the smallest failing case found
+  // is told here whole instead.
+  std::string account = "the property failed";
+  if (result.is<rc::detail::FailureResult>()) {
+    const auto& failure = result.get<rc::detail::FailureResult>();
+    account = "falsifiable after " + std::to_string(failure.numSuccess + 1) + " cases and " + std::to_string(failure.reproduce.shrinkPath.size()) +
+              " shrinks";
+  } else if (result.is<rc::detail::GaveUpResult>()) {
+    account = "RapidCheck gave up: " + result.get<rc::detail::GaveUpResult>().description;
+  } else if (result.is<rc::detail::Error>()) {
+    account = "RapidCheck failed: " + result.get<rc::detail::Error>().description;
+  }
+  ADD_FAILURE() << account << ". The smallest failing case found (RC_PARAMS=\"seed=" << params.seed
+                << "\" runs the same cases again; the reproduce= line RapidCheck prints at exit runs this one alone):\n"
+                << smallest_failure;
+}
+
+}  // namespace
+}  // namespace sandboxd::display
