@@ -54,6 +54,13 @@ void SelectionStream::Add(ReviewedChange item) {
       if (dir.item.approval.State() == ReviewState::kRejected)
         throw Error(Code::kInvalidArgument, prefix + item.change.path + " is approved but the directory " + prefix +
                                                 dir.item.change.path + " it needs is rejected; approve the directory or reject the file");
+      // A directory that takes the place of a live file or symlink (a type change) would remove
+      // that live entry: only what the owner approved lands (DESIGN, "Data safety").
+      if (dir.item.change.kind == ChangeKind::kTypeChanged && !dir.item.approval.CommitsWhole())
+        throw Error(Code::kInvalidArgument, prefix + item.change.path + " is approved but the directory " + prefix +
+                                                dir.item.change.path + " it needs replaces a live " +
+                                                std::string(ToString(dir.item.change.old_type)) +
+                                                " that is not approved; approve the directory too, or reject the file");
       dir.taken = true;
       Emit(dir.item, {});
     }

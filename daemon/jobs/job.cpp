@@ -153,6 +153,7 @@ void Job::Start(JobLaunch launch, FinishedCallback on_finished, OutputCallback o
     std::lock_guard lock(mutex_);
     waiters_.clear();
     state_ = JobState::kFinished;
+    waited_ = true;
     throw;
   }
 }
@@ -300,7 +301,19 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, UniqueFd go_fd, std::
     state_ = JobState::kFinished;
     waiters.swap(waiters_);
   }
-  for (auto& waiter : waiters) waiter(end);
+  // The first waiter is the launcher's, which counts the job out of its sandbox: a Wait that
+  // came meanwhile is answered after it, never before (a caller told the job ended could find
+  // its sandbox still counting it, and a commit right after refused as Busy).
+  for (;;) {
+    for (auto& waiter : waiters) waiter(end);
+    std::lock_guard lock(mutex_);
+    waiters.clear();
+    if (waiters_.empty()) {
+      waited_ = true;
+      break;
+    }
+    waiters.swap(waiters_);
+  }
   limits.reset();
   cgroup.reset();
   std::function<void()> after;
@@ -355,7 +368,7 @@ void Job::WhenFinished(FinishedCallback callback) {
   JobEnd end;
   {
     std::lock_guard lock(mutex_);
-    if (state_ != JobState::kFinished) {
+    if (state_ != JobState::kFinished || !waited_) {
       waiters_.push_back(std::move(callback));
       return;
     }

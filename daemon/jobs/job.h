@@ -139,6 +139,9 @@ class Job {
   std::optional<NamespaceId> pid_namespace_;  ///< registered with JobSenders while the job runs
   std::shared_ptr<CapturedOutput> output_;  ///< set by Start; readers take a copy under the mutex
   std::vector<FinishedCallback> waiters_;
+  /// The waiters of the end were all called (the launcher's first): from then on a new one is
+  /// called at once.
+  bool waited_ = false;
   std::function<void()> after_waiters_;
   std::thread monitor_;
 };

@@ -117,6 +117,24 @@ TEST_F(ReviewCommitTest, AFileTakenHunkByHunkKeepsItsLiveMode) {
 // The live mode a file taken hunk by hunk keeps includes its set-user-ID bit: the owner's write
 // of the merged content cleared it (as any write without CAP_FSETID does), after its mode had
 // been set. Found by the display-equals-commit property (tests/model/display_commit_test.cpp).
+// A directory the job made where a live file was (a type change) goes live with an approved file
+// inside it only when it is approved too: it would remove the live file, which no one approved
+// (found by issue 39's display-equals-commit property, seed 10: the diff of the file showed no
+// deletion, and the commit deleted the live file).
+TEST_F(ReviewCommitTest, AFileInADirectoryThatReplacesALiveFileNeedsTheDirectoryApproved) {
+  ASSERT_EQ(World().RunAs(kAlice, {"sh", "-c", "printf 'live\\n' > lib"}, {.cwd = project_}).status, 0);
+  Job("rm lib && mkdir lib && echo new > lib/a.txt");
+  ASSERT_EQ(Ctl({"approve", id_, "lib/a.txt"}).status, 0);
+  Result refused = Ctl({"commit", id_});
+  EXPECT_EQ(refused.status, 1) << refused.out;
+  EXPECT_NE(refused.err.find("the directory lib it needs replaces a live file that is not approved"), std::string::npos) << refused.err;
+  EXPECT_EQ(ReadWhole(project_ + "/lib"), "live\n") << "the live file was removed unapproved";
+  ASSERT_EQ(Ctl({"approve", id_, "lib"}).status, 0);
+  Result committed = Ctl({"commit", id_});
+  ASSERT_EQ(committed.status, 0) << committed.err;
+  EXPECT_EQ(ReadWhole(project_ + "/lib/a.txt"), "new\n");
+}
+
 TEST_F(ReviewCommitTest, AFileTakenHunkByHunkKeepsItsSetuidBit) {
   ASSERT_EQ(World().RunAs(kAlice, {"chmod", "4755", "three.txt"}, {.cwd = project_}).status, 0);
   // The job's write clears the bit in the sandbox too; it sets it again, so no mode changes.
