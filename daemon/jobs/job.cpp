@@ -306,8 +306,10 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, UniqueFd go_fd, std::
   // its sandbox still counting it, and a commit right after refused as Busy).
   for (;;) {
     for (auto& waiter : waiters) waiter(end);
-    std::lock_guard lock(mutex_);
+    // Released outside the lock: a waiter may hold a D-Bus reply, whose release takes the bus's
+    // lock, which the bus thread holds while it cancels a job (and takes this lock).
     waiters.clear();
+    std::lock_guard lock(mutex_);
     if (waiters_.empty()) {
       waited_ = true;
       break;

@@ -181,7 +181,8 @@ TEST_F(JobControlTest, AClientThatLeavesTheBusTakesItsJobWithIt) {
   kill(ctl, SIGKILL);  // no chance to cancel: only the bus can tell the daemon
   WaitForExit(ctl, 5s);
   EXPECT_TRUE(WaitUntil([] { return !AliceRuns("sleep 303"); })) << "the job outlived the client that ran it";
-  EXPECT_NE(World().DaemonLog().find("ended: disconnected"), std::string::npos);
+  // The daemon logs the end once its monitor has seen it, a moment after the processes are gone.
+  EXPECT_TRUE(WaitUntil([] { return World().DaemonLog().find("ended: disconnected") != std::string::npos; })) << World().DaemonLog();
 }
 
 TEST_F(JobControlTest, AJobWithCapturedOutputRunsOnAfterItsCallerAndAnnouncesItsOutput) {
