@@ -91,6 +91,16 @@ Approval DecisionFromRow(Statement& row) {
   return approval;
 }
 
+/// What the approvals table keeps of a decision, in the order ApprovalFromRow reads it.
+const std::string kApprovalColumns = std::string(kDecisionColumns) + ", fingerprint, content";
+
+Approval ApprovalFromRow(Statement& row) {
+  Approval approval = DecisionFromRow(row);
+  approval.fingerprint = row.ColumnText(6);
+  approval.content = row.ColumnText(7);
+  return approval;
+}
+
 }  // namespace
 
 ApprovalStore::ApprovalStore(Store& store) : store_(store) {
@@ -98,15 +108,15 @@ ApprovalStore::ApprovalStore(Store& store) : store_(store) {
     db.Exec(kSchema);
     // Databases written before decisions knew their rename partner lack the column: their
     // decisions were made on changes taken alone.
-    bool present = false;
-    Statement info(db, "SELECT name FROM pragma_table_info('approvals')");
-    while (info.Step()) present |= info.ColumnText(0) == "partner";
-    if (!present) db.Exec("ALTER TABLE approvals ADD COLUMN partner TEXT NOT NULL DEFAULT ''");
+    auto has_column = [&](const std::string& name) {
+      Statement info(db, "SELECT name FROM pragma_table_info('approvals')");
+      bool found = false;
+      while (info.Step()) found |= info.ColumnText(0) == name;
+      return found;
+    };
+    if (!has_column("partner")) db.Exec("ALTER TABLE approvals ADD COLUMN partner TEXT NOT NULL DEFAULT ''");
     // Nor did they know content bindings (decisions made while a job ran, approval.h): none.
-    bool bound = false;
-    Statement again(db, "SELECT name FROM pragma_table_info('approvals')");
-    while (again.Step()) bound |= again.ColumnText(0) == "content";
-    if (!bound) db.Exec("ALTER TABLE approvals ADD COLUMN content TEXT NOT NULL DEFAULT ''");
+    if (!has_column("content")) db.Exec("ALTER TABLE approvals ADD COLUMN content TEXT NOT NULL DEFAULT ''");
     // Looked for at every job's end: the few bound ones, never a scan of a million decisions.
     db.Exec("CREATE INDEX IF NOT EXISTS approvals_bound ON approvals(sandbox_id) WHERE content != ''");
   });
@@ -115,14 +125,9 @@ ApprovalStore::ApprovalStore(Store& store) : store_(store) {
 std::vector<Approval> ApprovalStore::Load(const std::string& sandbox_id) {
   return store_.WithDatabase([&](Database& db) {
     std::vector<Approval> approvals;
-    Statement select(db, "SELECT " + std::string(kDecisionColumns) + ", fingerprint, content FROM approvals WHERE sandbox_id = ?");
+    Statement select(db, "SELECT " + kApprovalColumns + " FROM approvals WHERE sandbox_id = ?");
     select.Bind(1, sandbox_id);
-    while (select.Step()) {
-      Approval approval = DecisionFromRow(select);
-      approval.fingerprint = select.ColumnText(6);
-      approval.content = select.ColumnText(7);
-      approvals.push_back(std::move(approval));
-    }
+    while (select.Step()) approvals.push_back(ApprovalFromRow(select));
     return approvals;
   });
 }
@@ -131,14 +136,12 @@ OrderedLookup<Approval>::Page ApprovalStore::Page(const std::string& sandbox_id,
                                                   size_t limit) {
   return store_.WithDatabase([&](Database& db) {
     OrderedLookup<Approval>::Page page;
-    Statement select(db, "SELECT " + std::string(kDecisionColumns) + ", fingerprint, content FROM approvals WHERE sandbox_id = ? AND "
-                         "(root, path) >= (?, ?) ORDER BY root, path LIMIT ?");
+    Statement select(db, "SELECT " + kApprovalColumns + " FROM approvals WHERE sandbox_id = ? AND (root, path) >= (?, ?) "
+                         "ORDER BY root, path LIMIT ?");
     select.Bind(1, sandbox_id).Bind(2, static_cast<int64_t>(from.first)).Bind(3, from.second);
     select.Bind(4, static_cast<int64_t>(limit));
     while (select.Step()) {
-      Approval approval = DecisionFromRow(select);
-      approval.fingerprint = select.ColumnText(6);
-      approval.content = select.ColumnText(7);
+      Approval approval = ApprovalFromRow(select);
       RecordKey key{approval.root, approval.path};
       page.emplace_back(std::move(key), std::move(approval));
     }
@@ -181,15 +184,9 @@ void ApprovalStore::Save(const std::string& sandbox_id, const std::vector<Approv
 std::vector<Approval> ApprovalStore::Bound(const std::string& sandbox_id) {
   return store_.WithDatabase([&](Database& db) {
     std::vector<Approval> approvals;
-    Statement select(db, "SELECT " + std::string(kDecisionColumns) + ", fingerprint, content FROM approvals WHERE sandbox_id = ? AND "
-                         "content != ''");
+    Statement select(db, "SELECT " + kApprovalColumns + " FROM approvals WHERE sandbox_id = ? AND content != ''");
     select.Bind(1, sandbox_id);
-    while (select.Step()) {
-      Approval approval = DecisionFromRow(select);
-      approval.fingerprint = select.ColumnText(6);
-      approval.content = select.ColumnText(7);
-      approvals.push_back(std::move(approval));
-    }
+    while (select.Step()) approvals.push_back(ApprovalFromRow(select));
     return approvals;
   });
 }

@@ -114,9 +114,6 @@ TEST_F(ReviewCommitTest, AFileTakenHunkByHunkKeepsItsLiveMode) {
   EXPECT_EQ(ReadWhole(project_ + "/three.txt"), Lines({{2, "two"}, {15, "fifteen"}, {28, "twenty-eight"}}));
 }
 
-// The live mode a file taken hunk by hunk keeps includes its set-user-ID bit: the owner's write
-// of the merged content cleared it (as any write without CAP_FSETID does), after its mode had
-// been set. Found by the display-equals-commit property (tests/model/display_commit_test.cpp).
 // A directory the job made where a live file was (a type change) goes live with an approved file
 // inside it only when it is approved too: it would remove the live file, which no one approved
 // (found by issue 39's display-equals-commit property, seed 10: the diff of the file showed no
@@ -135,6 +132,9 @@ TEST_F(ReviewCommitTest, AFileInADirectoryThatReplacesALiveFileNeedsTheDirectory
   EXPECT_EQ(ReadWhole(project_ + "/lib/a.txt"), "new\n");
 }
 
+// The live mode a file taken hunk by hunk keeps includes its set-user-ID bit: the owner's write
+// of the merged content cleared it (as any write without CAP_FSETID does), after its mode had
+// been set. Found by the display-equals-commit property (tests/model/display_commit_test.cpp).
 TEST_F(ReviewCommitTest, AFileTakenHunkByHunkKeepsItsSetuidBit) {
   ASSERT_EQ(World().RunAs(kAlice, {"chmod", "4755", "three.txt"}, {.cwd = project_}).status, 0);
   // The job's write clears the bit in the sandbox too; it sets it again, so no mode changes.
