@@ -124,6 +124,10 @@ void Service::RecoverSandboxes() {
       try {
         review_->SettleAwaitedCommits(sandbox, *journal_);
         PinDecisionsToLayers(*approvals_, sandbox);
+        // No job outlives a restart: a decision bound to bytes a job may have changed through a
+        // mapping before it died is checked now, not only at the next commit (approval.h).
+        CheckBoundDecisions({.review = *review_, .commits = *commits_, .journal = *journal_, .sights = *sights_, .helpers = *helpers_},
+                            sandbox);
       } catch (const std::exception& e) {
         LogAbout(subject, spdlog::level::warn, "sandbox {}: cannot pin its decisions again: {}", sandbox.id(), e.what());
       }

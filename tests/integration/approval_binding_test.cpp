@@ -22,23 +22,24 @@ bool Contains(const std::string& text, const std::string& part) { return text.fi
 /// A job that writes `first` into conf.sh through a shared writable mapping, waits until the file
 /// `go` appears in the root, then writes `then` (unless empty) into the same (still dirty) page
 /// and exits without msync: the second write takes no fault, so neither mtime nor ctime moves.
-std::string MappedWriter(const std::string& first, const std::string& then) {
+std::string MappedWriter(const std::string& first, const std::string& then, bool linger = false) {
   return "import mmap, os, time\n"
          "fd = os.open('conf.sh', os.O_RDWR | os.O_CREAT, 0o644)\n"
          "os.ftruncate(fd, 16)\n"
          "m = mmap.mmap(fd, 16)\n"
          "m[:16] = b'" + first + "'\n"
          "while not os.path.exists('go'): time.sleep(0.02)\n" +
-         (then.empty() ? std::string() : "m[:16] = b'" + then + "'\n");
+         (then.empty() ? std::string() : "m[:16] = b'" + then + "'\n") + (linger ? "time.sleep(600)\n" : "");
 }
 
 class ApprovalBindingTest : public AliceSandboxTest {
  protected:
   /// Runs MappedWriter in the sandbox on a thread; returns once `diff` shows `first`.
-  std::thread StartWriter(const std::string& first, const std::string& then) {
-    std::thread writer([this, script = MappedWriter(first, then)] {
+  /// `linger`: the job stays after its second write (until the daemon is killed under it).
+  std::thread StartWriter(const std::string& first, const std::string& then, bool linger = false) {
+    std::thread writer([this, linger, script = MappedWriter(first, then, linger)] {
       Result run = Ctl({"run", id_, "--", "python3", "-c", script});
-      EXPECT_EQ(run.status, 0) << run.err;
+      if (!linger) EXPECT_EQ(run.status, 0) << run.err;
     });
     std::string shown;
     for (auto end = std::chrono::steady_clock::now() + 30s; std::chrono::steady_clock::now() < end; std::this_thread::sleep_for(50ms)) {
@@ -81,6 +82,19 @@ TEST_F(ApprovalBindingTest, AnApprovalMadeWhileAJobRunsHoldsWhenTheBytesStayTheS
   EXPECT_EQ(ReviewOf("conf.sh"), "approved");
   ASSERT_EQ(Ctl({"commit", id_}).status, 0);
   EXPECT_EQ(ReadWhole(project_ + "/conf.sh"), std::string("echo harmless!\n\n"));
+}
+
+// A restart kills the job that changed the bytes before anyone heard it end: the daemon that
+// comes back checks the decisions bound to bytes, so `changes` never says approved of them.
+TEST_F(ApprovalBindingTest, ABoundDecisionIsCheckedWhenTheDaemonComesBack) {
+  std::thread writer = StartWriter("echo harmless!\\n\\n", "echo PWNED!!!!\\n\\n", /*linger=*/true);
+  ASSERT_EQ(Ctl({"approve", id_, "conf.sh"}).status, 0);
+  Job("touch go");
+  std::this_thread::sleep_for(500ms);  // the writer's second write (it polls every 20 ms)
+  World().KillDaemon();
+  writer.join();
+  ASSERT_TRUE(World().StartDaemon()) << World().DaemonLog();
+  EXPECT_EQ(ReviewOf("conf.sh"), "pending");
 }
 
 // A hunk decided while the job runs is bound the same way.
