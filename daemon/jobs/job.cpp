@@ -381,7 +381,7 @@ void Job::WhenFinished(FinishedCallback callback) {
 
 JobState Job::state() const {
   std::lock_guard lock(mutex_);
-  return state_;
+  return state_ == JobState::kFinished && waited_ ? JobState::kFinished : JobState::kRunning;
 }
 
 JobEnd Job::end() const {

@@ -111,6 +111,8 @@ class Job {
   const std::vector<std::string>& argv() const { return argv_; }
   /// When it was made (microseconds since the epoch): its start, give or take bwrap's.
   int64_t created_usec() const { return created_usec_; }
+  /// kFinished once its end has been told to every waiter, the launcher's first (which counts
+  /// the job out of its sandbox): a client that sees it finished finds its sandbox free of it.
   JobState state() const;
   JobEnd end() const;
   bool output_truncated() const;

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "harness.h"
@@ -147,7 +148,9 @@ TEST_F(JobControlTest, JobsLogsAndCancelAsTheirNamesSay) {
   Result cancelled = Ctl({"cancel", job});
   EXPECT_EQ(cancelled.status, 0) << cancelled.err;
   EXPECT_TRUE(WaitUntil([] { return !AliceRuns("sleep 304"); }));
-  Result json = Ctl({"--json=short", "jobs", id_});
+  // (Listed finished once the daemon has counted it out, a moment after its processes are gone.)
+  Result json;
+  EXPECT_TRUE(WaitUntil([&] { return (json = Ctl({"--json=short", "jobs", id_})).out.find("\"finished\"") != std::string::npos; }));
   EXPECT_NE(json.out.find("\"id\":\"" + job + "\""), std::string::npos) << json.out;
   EXPECT_NE(json.out.find("\"reason\":\"cancelled\""), std::string::npos) << json.out;
   EXPECT_EQ(std::count(json.out.begin(), json.out.end(), '\n'), 1) << "--json=short is one line:\n" << json.out;
@@ -172,6 +175,28 @@ TEST_F(JobControlTest, LogsFollowsAJobToItsEndAndDestroyCanCancelJobs) {
   Result destroyed = Ctl({"destroy", "--cancel-jobs", id_});
   EXPECT_EQ(destroyed.status, 0) << destroyed.err;
   EXPECT_TRUE(WaitUntil([] { return !AliceRuns("sleep 305"); }));
+  if (destroyed.status == 0) id_.clear();
+}
+
+// A job listed as finished no longer holds its sandbox: its end is told only once the daemon has
+// counted it out (a job's end checks the decisions bound to bytes, here an approval of a 1 GiB
+// file made while it ran, which takes a while). A client that saw "finished" and went on to
+// destroy was refused as Busy, and destroy --cancel-jobs skipped the job it saw finished.
+TEST_F(JobControlTest, AJobListedFinishedNoLongerHoldsItsSandbox) {
+  std::string job = StartCapturedJob(id_, "truncate -s 1G big.bin; while [ ! -e go ]; do sleep 0.02; done; sleep 2");
+  ASSERT_EQ(job.size(), 16u) << job;
+  ASSERT_TRUE(WaitUntil([&] { return Ctl({"changes", id_}).out.find("big.bin") != std::string::npos; })) << Changes();
+  Result approved = Ctl({"approve", id_, "big.bin"});
+  ASSERT_EQ(approved.status, 0) << approved.err;
+  Job("touch go");
+  auto listed_finished = [&] {
+    for (const auto& listed : nlohmann::json::parse(Ctl({"--json=short", "jobs", id_}).out))
+      if (listed["id"] == job) return listed["state"] == "finished";
+    return false;
+  };
+  ASSERT_TRUE(WaitUntil(listed_finished, 60s));
+  Result destroyed = Ctl({"destroy", id_});
+  EXPECT_EQ(destroyed.status, 0) << destroyed.err;
   if (destroyed.status == 0) id_.clear();
 }
 
