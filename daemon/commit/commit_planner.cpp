@@ -91,6 +91,9 @@ void CommitPlanner::Plan(size_t root, const Change& change, std::vector<CommitSt
       break;
     case ChangeKind::kModeChanged:
       step.action = StepAction::kChmod;
+      // Its chmod (and an undo's, back) moves the live inode's ctime: InodesNamedBy tells the
+      // decisions about it that the work did, not the owner.
+      step.old_ino = InodeAt(live, change.path);
       break;
     case ChangeKind::kAdded:
     case ChangeKind::kModified:

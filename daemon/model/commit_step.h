@@ -75,8 +75,8 @@ struct InodeAlias {
 };
 
 /// The live inodes, per root, that work on `steps` took a name from (removed, replaced or moved)
-/// or, run back, gave one back to: their other names (hard links) see their link count, so
-/// their ctime, move with the sandbox's own work.
+/// or, run back, gave one back to, or changed the mode of: their ctime (and that of their other
+/// names, hard links, which see their link count) moves with the sandbox's own work.
 using InodesByRoot = std::map<size_t, std::set<ino_t>>;
 InodesByRoot InodesNamedBy(const std::vector<CommitStep>& steps);
 

@@ -80,5 +80,19 @@ TEST_F(UndoDecisionsTest, TheDecisionsComeBackAfterARestartToo) {
   EXPECT_EQ(Decisions(), before);
 }
 
+// A mode change, approved, comes back approved (found by the display-equals-commit property:
+// a live file's chmod 000, approved, came back pending: the commit's chmod and the undo's moved
+// the live inode's ctime, which the decision's fingerprint holds, and only work that moved names
+// was told from the owner's own edits). The same for a readable mode and beside new files.
+TEST_F(UndoDecisionsTest, AnApprovedModeChangeComesBackApproved) {
+  Job("chmod 000 c.txt && chmod 600 b.txt && echo new > e.txt && chmod 000 e.txt");
+  ASSERT_EQ(Ctl({"approve", id_, "c.txt", "b.txt", "e.txt"}).status, 0);
+  const std::string before = Decisions();
+  ASSERT_EQ(before, "b.txt: approved\nc.txt: approved\ne.txt: approved\n");
+  ASSERT_EQ(Ctl({"commit", id_}).status, 0);
+  ASSERT_EQ(Ctl({"undo", id_}).status, 0);
+  EXPECT_EQ(Decisions(), before);
+}
+
 }  // namespace
 }  // namespace sandboxd::it

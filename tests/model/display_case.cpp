@@ -23,7 +23,13 @@ const std::vector<std::string> kPlainNames = {"a", "b", "src", "lib", "docs", "n
 const std::vector<std::string> kOddNames = {
     "run.sh:1", "run.sh:1.1", "a:2", "c:", ":3", ":1.2", "has space", "two  spaces.txt", "new\nline", "tab\there",
     "bad\377byte", "\303\251t\303\251.txt", "\"quoted\"", "back\\slash", "-dash", "esc\033[1mname", "cr\rname",
-    "per%cent", "it's", "star*", "q?", "\342\200\256bidi.txt", "x:1:2"};
+    "per%cent", "it's", "star*", "q?", "\342\200\256bidi.txt", "x:1:2", "*", "?", "[ab]"};
+/// Names that git reads as pathspec magic unless told to read names literally (issue 39, defect
+/// 4): ":(top)lib/x" would be the top's lib/x, which "/lib/" ignores. Drawn more often where the
+/// live tree is a git work tree.
+const std::vector<std::string> kMagicNames = {":", ":(top)lib", ":(top)notes.txt", ":!x", ":(glob)*.y", ":(icase)NOTES.TXT", "*"};
+/// What the live .gitignore holds: "/lib/" and "notes.txt" always, and the names above aim at them.
+const std::vector<std::string> kIgnoreRules = {"*.y", "docs/", "/a", "b/*", "main.?", "/src/*.c", "**/README"};
 /// What a colon sibling adds to a name: "run.sh" beside "run.sh:1" (issue 39, defect 2).
 const std::vector<std::string> kSelectorTails = {":1", ":1.1", ":2", ":1.2", ":3"};
 /// Targets of symlinks that point at nothing in particular.
@@ -79,6 +85,7 @@ class Drawer {
 
   DrawnCase Draw() {
     script_ = &out_.setup;
+    if (OneIn(4)) GitWorkTree();
     int entries = 2 + Pick(0, 3 + size_ / 8);
     for (int i = 0; i < entries; ++i) LiveEntry();
     for (const auto& [path, node] : tree_)
@@ -86,6 +93,7 @@ class Drawer {
     script_ = &out_.job;
     int steps = 1 + Pick(0, 3 + size_ / 6);
     for (int i = 0; i < steps; ++i) JobStep();
+    if (OneIn(4)) MakeUnreadable();
     std::sort(out_.tags.begin(), out_.tags.end());
     out_.tags.erase(std::unique(out_.tags.begin(), out_.tags.end()), out_.tags.end());
     return std::move(out_);
@@ -130,8 +138,24 @@ class Drawer {
     if (mode == "4755" || mode == "u+s") Tag("setuid");
   }
 
+  /// The live tree as a git work tree with a .gitignore. Neither .git nor .gitignore is in
+  /// tree_: the job never touches them, so what git ignores in the live tree (which sandboxctl
+  /// asks) is what it ignores in the tree the commit lands.
+  void GitWorkTree() {
+    out_.git = true;
+    std::string rules = "/lib/\nnotes.txt\n";
+    for (int n = Pick(0, 3); n > 0; --n) rules += PickOf(kIgnoreRules) + "\n";
+    Line("git init -q .");
+    Line("cat " + Staged(rules) + " > .gitignore");
+    Tag("git work tree");
+  }
+
   // ---- drawing names and contents ----
   std::string Name() {
+    if (out_.git && OneIn(4)) {
+      Tag("pathspec magic in a name");
+      return PickOf(kMagicNames);
+    }
     if (!OneIn(3)) return PickOf(kPlainNames);
     Tag("odd name");
     return PickOf(kOddNames);
@@ -244,6 +268,17 @@ class Drawer {
   void Forget(const std::string& path) {
     tree_.erase(path);
     for (auto it = tree_.begin(); it != tree_.end();) it = IsBeneath(it->first, path) ? tree_.erase(it) : std::next(it);
+  }
+
+  /// The job's last step: a file or two the owner cannot read (no owner read bit), whose diff
+  /// can show nothing. Last, so that no later step of the job has to write them.
+  void MakeUnreadable() {
+    auto files = Of("f");
+    for (int n = Pick(1, 3); n > 0 && !files.empty(); --n) {
+      static const std::vector<std::string> kModes = {"000", "200", "300", "u-r"};
+      Line("chmod " + PickOf(kModes) + " -- " + ShellWord(PickOf(files)));
+      Tag("unreadable");
+    }
   }
 
   // ---- the steps ----

@@ -19,6 +19,9 @@ struct DrawnCase {
   std::string job;
   /// Contents the scripts copy: staged[i] is the file "$S/i".
   std::vector<std::string> staged;
+  /// Whether the live tree is a git work tree with a .gitignore (which the job leaves alone):
+  /// `changes` and `diff` fold what git ignores, and git must read every name literally.
+  bool git = false;
   /// What the case holds ("setuid", "odd name", "text with a late NUL", ...), for the
   /// distribution RapidCheck prints and for a failure's report.
   std::vector<std::string> tags;

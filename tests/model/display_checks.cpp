@@ -53,7 +53,7 @@ GitView ViewAsGit(const std::string& dir) {
   for (const auto& [path, value] : it::Snapshot(dir)) {
     char* end = nullptr;
     auto mode = static_cast<mode_t>(std::strtoul(value.c_str(), &end, 8));
-    if (path == "." || S_ISDIR(mode)) continue;
+    if (path == "." || S_ISDIR(mode) || path == "/.git" || path.starts_with("/.git/")) continue;
     std::string kept = S_ISREG(mode) ? ((mode & S_IXUSR) ? "100755" : "100644") : S_ISLNK(mode) ? "120000" : "other " + value.substr(0, end - value.c_str());
     view[path] = kept + value.substr(static_cast<size_t>(end - value.c_str()));
   }

@@ -12,7 +12,7 @@ namespace sandboxd::display {
 /// Relative path -> what git keeps of it: "100644"/"100755"/"120000" (the type and, of the
 /// permission bits, the owner's x bit only), the owner, the content or the symlink's target.
 /// Directories are left out: a patch cannot make an empty one and `git apply` removes one it
-/// emptied, so a directory is compared through the files it holds.
+/// emptied, so a directory is compared through the files it holds. So is a git work tree's .git.
 using GitView = std::map<std::string, std::string>;
 GitView ViewAsGit(const std::string& dir);
 

@@ -37,6 +37,7 @@
 #include "display_case.h"
 #include "display_checks.h"
 #include "display_decisions.h"
+#include "display_draw.h"
 #include "harness.h"
 #include "hunk_split.h"
 
@@ -166,6 +167,12 @@ class Case {
       for (const auto& hunk : HunksOf(diff)) shape.push_back(static_cast<int>(api::SplitHunk(hunk).size()));
       if (!shape.empty()) shapes_[change.name] = shape;
     }
+    for (const auto& change : changes_) {
+      if (!change.unreadable) continue;
+      std::string said = Ctl(report_, {"diff", "--ignored", sandbox_.id, Typed({change.name})}).err;
+      if (said.find("is a file you cannot read") == std::string::npos)
+        report_.Fail("diff of \"" + Shown(change.name) + "\", which the owner cannot read, does not say so: " + Shown(said, 2000));
+    }
     std::string whole_diff = Ctl(report_, {"diff", sandbox_.id}).out;
     report_.Add("the whole diff", Shown(whole_diff, 6000));
     if (std::string leaks = TerminalLeaks(whole_diff); !leaks.empty()) report_.Fail("on a terminal, content lines would steer it:\n" + leaks);
@@ -194,6 +201,11 @@ class Case {
       if (change.review != expected)
         report_.Fail("\"" + Shown(change.name) + "\" was decided " + expected + " as a whole, and changes says " + change.review);
     }
+    // The commit: of the approved only, or with --all of every pending change too (only where
+    // nothing was decided by hunk: --all takes the pending hunks and parts of a file decided in
+    // part too, which Taken does not name).
+    commit_all_ = decisions_.by_hunk.empty() && OneIn(3);
+    if (commit_all_) tags.insert("commit --all");
     for (const auto& tag : tags) ++TagCounts()[tag];
   }
 
@@ -201,13 +213,17 @@ class Case {
   /// tree, against what the commit lands.
   void ApplyAndCommit() {
     std::string patch;
-    if (!decisions_.approved.empty()) {
+    const std::vector<Selection> taken = Taken();
+    if (!taken.empty()) {
       std::vector<std::string> args = {"diff", "--binary", sandbox_.id};
-      for (const auto& selection : decisions_.approved) args.push_back(Typed(selection));
+      for (const auto& selection : taken) args.push_back(Typed(selection));
       patch = Ctl(report_, args).out;
     }
-    report_.Add("the displayed diff of the approved (diff --binary SEL...)", Shown(patch, 12000));
-    const GitView before = ViewAsGit(dirs_.project);
+    report_.Add(commit_all_ ? "the displayed diff of the approved and the pending (diff --binary SEL...), for commit --all"
+                            : "the displayed diff of the approved (diff --binary SEL...)",
+                Shown(patch, 12000));
+    before_ = ViewAsGit(dirs_.project);
+    const GitView& before = before_;
     Result copied = World().RunAs(kAlice, {"cp", "-a", dirs_.project, dirs_.copy});
     if (copied.status != 0) report_.Fail("cp -a of the live tree failed: " + copied.err);
     std::string refused;  // what git apply said when it did not apply the diff
@@ -216,13 +232,49 @@ class Case {
       if (applied.status != 0) refused = applied.err;
     }
     // Committed also when git refused the diff: what the commit landed tells why.
-    Ctl(report_, {"commit", sandbox_.id});
-    const GitView committed = ViewAsGit(dirs_.project), patched = ViewAsGit(dirs_.copy);
+    if (commit_all_) Ctl(report_, {"commit", "--all", sandbox_.id});
+    else Ctl(report_, {"commit", sandbox_.id});
+    GitView committed = ViewAsGit(dirs_.project), patched = ViewAsGit(dirs_.copy);
+    const std::set<std::string> unshown = Unshown();
+    if (!unshown.empty()) {
+      std::string listed;
+      for (const auto& path : unshown) listed += Shown(path, 300) + "\n";
+      report_.Add("paths the diff rightly does not show (git ignores them, or the owner cannot read them)", listed);
+    }
+    // (An unreadable file that took a directory's place takes away what the directory held.)
+    auto is_unshown = [&](const std::string& path) {
+      for (std::string at = path; !at.empty(); at = at.substr(0, at.rfind('/')))
+        if (unshown.count(at)) return true;
+      return false;
+    };
+    for (GitView* view : {&committed, &patched})
+      std::erase_if(*view, [&](const auto& entry) { return is_unshown(entry.first); });
     const std::string mismatch =
         "(live: what the commit landed; before: the live tree before; after: the copy the diff was applied to)\n" +
         Shown(it::DescribeMismatch(committed, before, patched), 6000) + "where they part:\n" + DescribeDifferences(committed, patched);
     if (!refused.empty()) report_.Fail("git apply --binary of the displayed diff failed: " + Shown(refused, 3000) + "\nthe trees " + mismatch);
     if (committed != patched) report_.Fail("the commit landed other than the displayed diff says " + mismatch);
+  }
+
+  /// Undo takes the commit back whole (issue 39, defect 8): the live tree is as before it, and
+  /// every change and decision that held before the commit holds again.
+  void UndoRoundTrip() {
+    if (!OneIn(2) || ViewAsGit(dirs_.project) == before_) return;  // nothing landed, nothing to undo
+    ++TagCounts()["undone"];
+    Ctl(report_, {"undo", sandbox_.id});
+    const GitView now = ViewAsGit(dirs_.project);
+    if (now != before_) report_.Fail("after undo the live tree is not as before the commit:\n" + DescribeDifferences(now, before_));
+    std::string listed_json = Ctl(report_, {"--json", "changes", sandbox_.id}).out;
+    report_.Add("changes --json after undo", Shown(listed_json, 6000));
+    std::map<std::string, std::string> held, back;
+    for (const auto& change : listed_) held[change.name] = change.kind + ", " + change.review;
+    for (const auto& change : ParseListed(listed_json)) back[change.name] = change.kind + ", " + change.review;
+    std::string lost;
+    for (const auto& [name, state] : held)
+      if (back[name] != state) lost += "\"" + Shown(name) + "\": " + state + " before the commit, " + (back[name].empty() ? "(none)" : back[name]) + " after undo\n";
+    for (const auto& [name, state] : back)
+      if (!held.count(name)) lost += "\"" + Shown(name) + "\": (none) before the commit, " + state + " after undo\n";
+    if (!lost.empty()) report_.Fail("undo did not bring back the change set as it was before the commit:\n" + lost);
   }
 
   /// Modes beyond git's x bit: a file committed whole (approved whole, or every hunk of it) has
@@ -243,6 +295,49 @@ class Case {
   }
 
  private:
+  /// What the commit takes, as selectors to ask `diff` for: what was approved, and with
+  /// commit --all every change still pending (a new or changed directory goes with what is
+  /// beneath it; a rename by its added half). Not the files the owner cannot read: no diff can
+  /// carry their content (Show checks that `diff` says so), and they are taken only when named.
+  std::vector<Selection> Taken() const {
+    std::set<std::string> unreadable;
+    for (const auto& change : listed_)
+      if (change.unreadable) unreadable.insert(change.name);
+    std::vector<Selection> taken;
+    for (const auto& selection : decisions_.approved)
+      if (!unreadable.count(selection.name)) taken.push_back(selection);
+    if (!commit_all_) return taken;
+    for (const auto& change : listed_)
+      if (change.review == "pending" && !change.unreadable && change.renamed_to.empty() && (change.kind == "deleted" || change.type != "directory"))
+        taken.push_back({change.name});
+    return taken;
+  }
+
+  /// The paths (as GitView has them) where the commit may rightly land what the displayed diff
+  /// does not show: what git ignores, folded out of `diff` (git tells, asked as alice with no
+  /// pathspec: a name can never pass for one), and files the owner could not read, approved
+  /// by name (their diff can show nothing).
+  std::set<std::string> Unshown() const {
+    std::set<std::string> paths;
+    for (const auto& change : listed_)
+      if (change.unreadable && change.review == "approved") {
+        paths.insert("/" + change.name);
+        if (!change.renamed_from.empty()) paths.insert("/" + change.renamed_from);
+      }
+    if (!drawn_.git) return paths;
+    for (const std::string* tree : {&dirs_.project, &dirs_.copy}) {
+      Result ignored = World().RunAs(kAlice, {"git", "ls-files", "-z", "--others", "--ignored", "--exclude-standard"}, {.cwd = *tree});
+      if (ignored.status != 0) report_.Fail("git ls-files in " + *tree + " failed: " + ignored.err);
+      for (size_t at = 0; at < ignored.out.size();) {
+        size_t end = ignored.out.find('\0', at);
+        if (end == std::string::npos) end = ignored.out.size();
+        paths.insert("/" + ignored.out.substr(at, end - at));
+        at = end + 1;
+      }
+    }
+    return paths;
+  }
+
   /// Whether some of `change` was approved hunk by hunk or part by part.
   bool TakenInPart(const Listed& change) const {
     auto by_hunk = decisions_.by_hunk.find(change.name);
@@ -257,6 +352,8 @@ class Case {
   std::vector<Listed> changes_, listed_;
   std::map<std::string, HunkShape> shapes_;
   Decisions decisions_;
+  bool commit_all_ = false;
+  GitView before_;  ///< the live tree before the commit
 };
 
 void DisplayEqualsCommit() {
@@ -266,6 +363,7 @@ void DisplayEqualsCommit() {
   one.Decide();
   one.ApplyAndCommit();
   one.CheckModes();
+  one.UndoRoundTrip();
 }
 
 TEST(DisplayCommitTest, WhatTheDiffOfTheApprovedShowsIsWhatCommitLands) {

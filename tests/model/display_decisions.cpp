@@ -42,6 +42,7 @@ std::vector<Listed> ParseListed(const std::string& json) {
     entry.review = Text(object, "review");
     entry.old_mode = object.value("old_mode", 0u);
     entry.new_mode = object.value("new_mode", 0u);
+    entry.unreadable = object.value("unreadable", false);
     entry.renamed_from = RawName(object, "renamed_from");
     entry.renamed_to = RawName(object, "renamed_to");
     listed.push_back(std::move(entry));

@@ -17,6 +17,7 @@ struct Listed {
   std::string name;
   std::string kind, type, old_type, new_type, review;
   unsigned old_mode = 0, new_mode = 0;
+  bool unreadable = false;  ///< the owner cannot read it: its diff shows nothing
   std::string renamed_from, renamed_to;  ///< raw names too
 };
 
