@@ -93,7 +93,10 @@ class Drawer {
     script_ = &out_.job;
     int steps = 1 + Pick(0, 3 + size_ / 6);
     for (int i = 0; i < steps; ++i) JobStep();
-    if (OneIn(4)) MakeUnreadable();
+    std::optional<std::string> mapped;
+    if (OneIn(4)) mapped = MappedTarget();
+    if (OneIn(4)) MakeUnreadable(mapped.value_or(""));
+    if (mapped) MappedWriter(*mapped);
     std::sort(out_.tags.begin(), out_.tags.end());
     out_.tags.erase(std::unique(out_.tags.begin(), out_.tags.end()), out_.tags.end());
     return std::move(out_);
@@ -270,10 +273,44 @@ class Drawer {
     for (auto it = tree_.begin(); it != tree_.end();) it = IsBeneath(it->first, path) ? tree_.erase(it) : std::next(it);
   }
 
-  /// The job's last step: a file or two the owner cannot read (no owner read bit), whose diff
-  /// can show nothing. Last, so that no later step of the job has to write them.
-  void MakeUnreadable() {
+  /// A text file of the tree, or a new path, for MappedWriter; nullopt when none can be.
+  std::optional<std::string> MappedTarget() {
+    auto texts = Of("f", true);
+    if (!texts.empty() && !OneIn(3)) return PickOf(texts);
+    auto path = NewPath(1);
+    if (path) MakeParents(*path);
+    return path;
+  }
+  /// The lingering writer of DrawnCase::mapped (a Python program, staged), the job's last act.
+  void MappedWriter(const std::string& path) {
+    static const std::string kProgram =
+        "import mmap, os, sys, time\n"
+        "path, first, then = sys.argv[1], sys.argv[2].encode(), sys.argv[3].encode()\n"
+        "fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)\n"
+        "if os.fstat(fd).st_size < len(first): os.ftruncate(fd, len(first))\n"
+        "m = mmap.mmap(fd, len(first))\n"
+        "m[:len(first)] = first\n"
+        "give_up = time.time() + 300\n"
+        "while not os.path.exists('go'):\n"
+        "    if time.time() > give_up: sys.exit(3)\n"
+        "    time.sleep(0.02)\n"
+        "if then: m[:len(then)] = then\n"
+        "os.unlink('go')\n";
+    int id = ++next_id_;
+    out_.mapped = path;
+    // (No newline in either: ShellWord's $(printf ...) would drop a last one.)
+    out_.mapped_first = "mapped " + std::to_string(id) + " first";
+    if (!OneIn(3)) out_.mapped_then = "MAPPED " + std::to_string(id) + " THEN!";  // as long
+    Line("python3 " + Staged(kProgram) + " " + ShellWord(path) + " " + ShellWord(out_.mapped_first) + " " +
+         ShellWord(out_.mapped_then));
+    Tag(out_.mapped_then.empty() ? "decided while the job ran" : "rewritten through a mapping after the decisions");
+  }
+
+  /// The job's last steps: a file or two the owner cannot read (no owner read bit), whose diff
+  /// can show nothing. Last, so that no later step of the job has to write them; never `spared`.
+  void MakeUnreadable(const std::string& spared) {
     auto files = Of("f");
+    std::erase(files, spared);
     for (int n = Pick(1, 3); n > 0 && !files.empty(); --n) {
       static const std::vector<std::string> kModes = {"000", "200", "300", "u-r"};
       Line("chmod " + PickOf(kModes) + " -- " + ShellWord(PickOf(files)));

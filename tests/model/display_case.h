@@ -22,6 +22,12 @@ struct DrawnCase {
   /// Whether the live tree is a git work tree with a .gitignore (which the job leaves alone):
   /// `changes` and `diff` fold what git ignores, and git must read every name literally.
   bool git = false;
+  /// The job's last act, one case in four (issue 39, defect 1): it writes `mapped_first` over
+  /// the start of the file `mapped` through a shared writable mapping and keeps running until a
+  /// file "go" appears in the root (the test makes it once the owner has seen the diff and
+  /// decided); then, unless `mapped_then` is empty, it writes that into the same dirty page (no
+  /// page fault, so no time of the file moves), removes "go" and ends. Empty: no such act.
+  std::string mapped, mapped_first, mapped_then;
   /// What the case holds ("setuid", "odd name", "text with a late NUL", ...), for the
   /// distribution RapidCheck prints and for a failure's report.
   std::vector<std::string> tags;

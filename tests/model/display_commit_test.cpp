@@ -32,6 +32,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "display_case.h"
@@ -76,6 +77,32 @@ struct CaseSandbox {
     if (!id.empty()) World().Sandboxctl(kAlice, {"destroy", id});
   }
   std::string id;
+};
+
+/// The job of a case whose job lingers (DrawnCase::mapped), run on a thread while the owner
+/// looks and decides; it ends once a file "go" appears in its root, which End makes, and the
+/// destructor too should the case fail first (declared after the sandbox: it goes first).
+class LingeringJob {
+ public:
+  void Start(const std::string& sandbox, const std::string& project, const std::vector<std::string>& args) {
+    sandbox_ = sandbox;
+    project_ = project;
+    thread_ = std::thread([this, args] { result_ = World().Sandboxctl(kAlice, args, {.timeout = std::chrono::seconds(400)}); });
+  }
+  bool running() const { return thread_.joinable(); }
+  Result End() {
+    if (thread_.joinable()) {
+      World().Sandboxctl(kAlice, {"run", sandbox_, "--", "sh", "-c", "cd '" + project_ + "' && touch go"});
+      thread_.join();
+    }
+    return result_;
+  }
+  ~LingeringJob() { End(); }
+
+ private:
+  std::thread thread_;
+  std::string sandbox_, project_;
+  Result result_;
 };
 
 /// What a failure prints besides its own problem: the whole case, as far as it got.
@@ -152,8 +179,35 @@ class Case {
     Result made = World().RunAs(kAlice, {"sh", "-c", prelude_ + "find . -mindepth 1 -delete\n" + drawn_.setup});
     if (made.status != 0) report_.Fail("the live tree could not be made (a fault of the generator): " + Shown(made.err, 2000));
     sandbox_.id = it::Trim(Ctl(report_, {"create", dirs_.project}).out);
-    Result job = World().Sandboxctl(kAlice, {"run", sandbox_.id, "--", "sh", "-c", prelude_ + drawn_.job}, {.timeout = std::chrono::seconds(120)});
+    const std::vector<std::string> run = {"run", sandbox_.id, "--", "sh", "-c", prelude_ + drawn_.job};
+    if (!drawn_.mapped.empty()) return StartLingeringJob(run);
+    Result job = World().Sandboxctl(kAlice, run, {.timeout = std::chrono::seconds(120)});
     if (job.status != 0) report_.Fail("the job exited " + std::to_string(job.status) + " (a fault of the generator): " + Shown(job.err, 2000));
+  }
+
+  /// A job that lingers: started on its thread, and waited for until the diff shows what it
+  /// wrote through its mapping (it then waits for "go").
+  void StartLingeringJob(const std::vector<std::string>& run) {
+    lingering_.Start(sandbox_.id, dirs_.project, run);
+    const std::vector<std::string> diff = {"diff", "--ignored", sandbox_.id, Typed({drawn_.mapped})};
+    for (auto give_up = Clock::now() + std::chrono::seconds(60); Clock::now() < give_up; std::this_thread::sleep_for(std::chrono::milliseconds(50)))
+      if (World().Sandboxctl(kAlice, diff).out.find(drawn_.mapped_first) != std::string::npos) return;
+    Result job = lingering_.End();
+    report_.Fail("the diff never showed what the job wrote through its mapping (the job exited " + std::to_string(job.status) +
+                 "): " + Shown(job.err, 2000));
+  }
+
+  /// The end of a job that lingered, once the owner has seen and decided: the diff of what the
+  /// commit takes, as shown then, is kept for ApplyAndCommit; then the job goes on (writing other
+  /// bytes through its mapping, or none) and ends, and the change set is listed again.
+  void EndLingeringJob() {
+    if (drawn_.mapped.empty()) return;
+    shown_patch_ = DisplayedPatch();
+    Result job = lingering_.End();
+    if (job.status != 0) report_.Fail("the job exited " + std::to_string(job.status) + " (a fault of the generator): " + Shown(job.err, 2000));
+    std::string listed_json = Ctl(report_, {"--json", "changes", sandbox_.id}).out;
+    report_.Add("changes --json once the job that lingered ended", Shown(listed_json, 6000));
+    listed_ = ParseListed(listed_json);
   }
 
   /// What the owner is shown: the change set, the hunks and parts of each text modification,
@@ -204,7 +258,7 @@ class Case {
     // The commit: of the approved only, or with --all of every pending change too (only where
     // nothing was decided by hunk: --all takes the pending hunks and parts of a file decided in
     // part too, which Taken does not name).
-    commit_all_ = decisions_.by_hunk.empty() && OneIn(3);
+    commit_all_ = decisions_.by_hunk.empty() && drawn_.mapped.empty() && OneIn(3);
     if (commit_all_) tags.insert("commit --all");
     for (const auto& tag : tags) ++TagCounts()[tag];
   }
@@ -212,15 +266,10 @@ class Case {
   /// The displayed diff of exactly what was approved, applied by git to a copy of the live
   /// tree, against what the commit lands.
   void ApplyAndCommit() {
-    std::string patch;
-    const std::vector<Selection> taken = Taken();
-    if (!taken.empty()) {
-      std::vector<std::string> args = {"diff", "--binary", sandbox_.id};
-      for (const auto& selection : taken) args.push_back(Typed(selection));
-      patch = Ctl(report_, args).out;
-    }
+    const std::string patch = shown_patch_ ? *shown_patch_ : DisplayedPatch();
     report_.Add(commit_all_ ? "the displayed diff of the approved and the pending (diff --binary SEL...), for commit --all"
-                            : "the displayed diff of the approved (diff --binary SEL...)",
+                : shown_patch_ ? "the displayed diff of the approved (diff --binary SEL...), shown while the job ran"
+                               : "the displayed diff of the approved (diff --binary SEL...)",
                 Shown(patch, 12000));
     before_ = ViewAsGit(dirs_.project);
     const GitView& before = before_;
@@ -235,6 +284,13 @@ class Case {
     if (commit_all_) Ctl(report_, {"commit", "--all", sandbox_.id});
     else Ctl(report_, {"commit", sandbox_.id});
     GitView committed = ViewAsGit(dirs_.project), patched = ViewAsGit(dirs_.copy);
+    // Bytes the job wrote through its mapping after the owner decided were never shown: what
+    // was decided of that file lapsed, and the commit leaves its live version as it was.
+    if (!drawn_.mapped_then.empty()) {
+      const std::string path = "/" + drawn_.mapped;
+      if (auto was = before.find(path); was != before.end()) patched[path] = was->second;
+      else patched.erase(path);
+    }
     const std::set<std::string> unshown = Unshown();
     if (!unshown.empty()) {
       std::string listed;
@@ -295,6 +351,15 @@ class Case {
   }
 
  private:
+  /// `diff --binary` of what the commit takes (Taken), "" when it takes nothing.
+  std::string DisplayedPatch() const {
+    const std::vector<Selection> taken = Taken();
+    if (taken.empty()) return "";
+    std::vector<std::string> args = {"diff", "--binary", sandbox_.id};
+    for (const auto& selection : taken) args.push_back(Typed(selection));
+    return Ctl(report_, args).out;
+  }
+
   /// What the commit takes, as selectors to ask `diff` for: what was approved, and with
   /// commit --all every change still pending (a new or changed directory goes with what is
   /// beneath it; a rename by its added half). Not the files the owner cannot read: no diff can
@@ -354,6 +419,8 @@ class Case {
   Decisions decisions_;
   bool commit_all_ = false;
   GitView before_;  ///< the live tree before the commit
+  std::optional<std::string> shown_patch_;  ///< DisplayedPatch as shown while a lingering job ran
+  LingeringJob lingering_;  ///< ended before the sandbox is destroyed (reverse order)
 };
 
 void DisplayEqualsCommit() {
@@ -361,6 +428,7 @@ void DisplayEqualsCommit() {
   one.Run();
   one.Show();
   one.Decide();
+  one.EndLingeringJob();
   one.ApplyAndCommit();
   one.CheckModes();
   one.UndoRoundTrip();
