@@ -93,6 +93,7 @@ class Drawer {
     script_ = &out_.job;
     int steps = 1 + Pick(0, 3 + size_ / 6);
     for (int i = 0; i < steps; ++i) JobStep();
+    if (!out_.git && OneIn(8)) PastPathMax();
     std::optional<std::string> mapped;
     if (OneIn(4)) mapped = MappedTarget();
     if (OneIn(4)) MakeUnreadable(mapped.value_or(""));
@@ -271,6 +272,33 @@ class Drawer {
   void Forget(const std::string& path) {
     tree_.erase(path);
     for (auto it = tree_.begin(); it != tree_.end();) it = IsBeneath(it->first, path) ? tree_.erase(it) : std::next(it);
+  }
+
+  /// A new text file beneath a chain of new directories of 200-byte names whose path is longer
+  /// than PATH_MAX (issue 39, defect 5), made by a Python program (staged) a level at a time: no
+  /// shell or coreutils command takes such a path. Not in tree_, so no later step touches it;
+  /// never in a git work tree (git hands whole paths to the kernel).
+  void PastPathMax() {
+    static const std::string kProgram =
+        "import os, sys\n"
+        "content = open(sys.argv[1], 'rb').read()\n"
+        "names = sys.argv[2:]\n"
+        "fd = os.open('.', os.O_RDONLY | os.O_DIRECTORY)\n"
+        "for name in names[:-1]:\n"
+        "    os.mkdir(name, dir_fd=fd)\n"
+        "    below = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)\n"
+        "    os.close(fd)\n"
+        "    fd = below\n"
+        "with os.fdopen(os.open(names[-1], os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644, dir_fd=fd), 'wb') as out:\n"
+        "    out.write(content)\n";
+    int id = ++next_id_;
+    std::string line = "python3 " + Staged(kProgram) + " " + Staged(Text(id));
+    for (int level = Pick(21, 26); level > 0; --level) {
+      std::string name = "deep" + std::to_string(id) + "-" + std::to_string(level) + "-";
+      line += " " + name + std::string(200 - name.size(), 'd');
+    }
+    Line(line + " file" + std::to_string(id) + ".txt");
+    Tag("path longer than PATH_MAX");
   }
 
   /// A text file of the tree, or a new path, for MappedWriter; nullopt when none can be.

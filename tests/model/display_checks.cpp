@@ -1,8 +1,15 @@
 #include "display_checks.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
 #include <cstdio>
 #include <cstdlib>
 #include <set>
@@ -48,16 +55,140 @@ std::string Steering(const std::string& rendered) {
 
 }  // namespace
 
+namespace {
+
+/// Adds what git keeps of each entry beneath the open directory `dir` (at `path`, "" for the
+/// top) to `view`. Opened a level at a time, never by a whole path: a tree deeper than PATH_MAX
+/// is read whole.
+void ViewBeneath(int dir, const std::string& path, GitView& view) {
+  int listing = dup(dir);
+  DIR* entries = listing >= 0 ? fdopendir(listing) : nullptr;
+  if (!entries) throw std::runtime_error("cannot list " + path + "/: " + std::strerror(errno));
+  std::unique_ptr<DIR, int (*)(DIR*)> closing(entries, closedir);
+  while (struct dirent* entry = readdir(entries)) {
+    std::string name = entry->d_name;
+    if (name == "." || name == ".." || (path.empty() && name == ".git")) continue;
+    const std::string at = path + "/" + name;
+    struct stat st;
+    if (fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) throw std::runtime_error("cannot stat " + at + ": " + std::strerror(errno));
+    const std::string owner = " uid=" + std::to_string(st.st_uid);
+    if (S_ISDIR(st.st_mode)) {
+      int child = openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (child < 0) throw std::runtime_error("cannot open " + at + ": " + std::strerror(errno));
+      ViewBeneath(child, at, view);
+      close(child);
+    } else if (S_ISREG(st.st_mode)) {
+      int file = openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+      if (file < 0) throw std::runtime_error("cannot open " + at + ": " + std::strerror(errno));
+      std::string content;
+      char buffer[65536];
+      for (ssize_t got; (got = read(file, buffer, sizeof buffer)) > 0;) content.append(buffer, static_cast<size_t>(got));
+      close(file);
+      view[at] = std::string((st.st_mode & S_IXUSR) ? "100755" : "100644") + owner + " " + content;
+    } else if (S_ISLNK(st.st_mode)) {
+      std::string target(static_cast<size_t>(st.st_size) + 1, '\0');
+      ssize_t got = readlinkat(dir, name.c_str(), target.data(), target.size());
+      target.resize(got < 0 ? 0 : static_cast<size_t>(got));
+      view[at] = "120000" + owner + " -> " + target;
+    } else {
+      char mode[16];
+      std::snprintf(mode, sizeof mode, "%o", st.st_mode);
+      view[at] = std::string("other ") + mode + owner;
+    }
+  }
+}
+
+}  // namespace
+
 GitView ViewAsGit(const std::string& dir) {
   GitView view;
-  for (const auto& [path, value] : it::Snapshot(dir)) {
-    char* end = nullptr;
-    auto mode = static_cast<mode_t>(std::strtoul(value.c_str(), &end, 8));
-    if (path == "." || S_ISDIR(mode) || path == "/.git" || path.starts_with("/.git/")) continue;
-    std::string kept = S_ISREG(mode) ? ((mode & S_IXUSR) ? "100755" : "100644") : S_ISLNK(mode) ? "120000" : "other " + value.substr(0, end - value.c_str());
-    view[path] = kept + value.substr(static_cast<size_t>(end - value.c_str()));
+  int top = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (top < 0) throw std::runtime_error("cannot open " + dir + ": " + std::strerror(errno));
+  try {
+    ViewBeneath(top, "", view);
+  } catch (...) {
+    close(top);
+    throw;
   }
+  close(top);
   return view;
+}
+
+std::optional<struct stat> StatBeneath(const std::string& dir, const std::string& path) {
+  int at = open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  std::string rest = path;
+  while (at >= 0 && rest.find('/') != std::string::npos) {
+    std::string name = rest.substr(0, rest.find('/'));
+    rest = rest.substr(name.size() + 1);
+    int next = openat(at, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    close(at);
+    at = next;
+  }
+  if (at < 0) return std::nullopt;
+  struct stat st;
+  bool found = fstatat(at, rest.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+  close(at);
+  if (!found) return std::nullopt;
+  return st;
+}
+
+std::vector<DeepFile> TakeDeepSections(std::string& patch, size_t longer_than) {
+  std::vector<DeepFile> taken;
+  std::string kept;
+  for (size_t at = 0; at < patch.size();) {
+    size_t next = patch.find("\ndiff --git ", at);
+    next = next == std::string::npos ? patch.size() : next + 1;
+    const std::string section = patch.substr(at, next - at);
+    at = next;
+    size_t name_end = section.find('\n');
+    std::string header = section.substr(0, name_end);
+    if (header.size() < 2 * longer_than) {
+      kept += section;
+      continue;
+    }
+    // "diff --git a/P b/P": P never quoted here (the deep names are plain ASCII).
+    DeepFile file;
+    file.path = header.substr(std::string("diff --git a/").size(), (header.size() - std::string("diff --git a/ b/").size()) / 2);
+    std::vector<std::string> lines;
+    for (size_t from = name_end + 1; from < section.size();) {
+      size_t end = section.find('\n', from);
+      end = end == std::string::npos ? section.size() : end;
+      lines.push_back(section.substr(from, end - from));
+      from = end + 1;
+    }
+    if (lines.size() < 5 || !lines[0].starts_with("new file mode ") || lines[2] != "--- /dev/null" || !lines[4].starts_with("@@ -0,0 "))
+      throw std::runtime_error("a section of a deep path is not a new text file's:\n" + section.substr(0, 300));
+    file.mode = static_cast<mode_t>(std::strtoul(lines[0].c_str() + std::string("new file mode ").size(), nullptr, 8)) & 07777;
+    for (size_t i = 5; i < lines.size(); ++i) {
+      if (lines[i].starts_with("+")) file.content += lines[i].substr(1) + "\n";
+      else if (lines[i].starts_with("\\ ") && !file.content.empty()) file.content.pop_back();  // no newline at its end
+      else throw std::runtime_error("a section of a deep path has a line that is no added line: " + lines[i].substr(0, 100));
+    }
+    taken.push_back(std::move(file));
+  }
+  patch = kept;
+  return taken;
+}
+
+void WriteBeneath(const std::string& dir, const DeepFile& file, uid_t owner) {
+  int at = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  std::string rest = file.path;
+  while (at >= 0 && rest.find('/') != std::string::npos) {
+    std::string name = rest.substr(0, rest.find('/'));
+    rest = rest.substr(name.size() + 1);
+    if (mkdirat(at, name.c_str(), 0755) == 0 && fchownat(at, name.c_str(), owner, static_cast<gid_t>(-1), AT_SYMLINK_NOFOLLOW) != 0)
+      throw std::runtime_error("cannot chown a directory of " + file.path.substr(0, 100));
+    int next = openat(at, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    close(at);
+    at = next;
+  }
+  int out = at < 0 ? -1 : openat(at, rest.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, file.mode);
+  if (at >= 0) close(at);
+  if (out < 0) throw std::runtime_error("cannot create " + file.path.substr(0, 100) + "...: " + std::strerror(errno));
+  bool written = write(out, file.content.data(), file.content.size()) == static_cast<ssize_t>(file.content.size()) && fchown(out, owner, static_cast<gid_t>(-1)) == 0 &&
+                 fchmod(out, file.mode) == 0;
+  close(out);
+  if (!written) throw std::runtime_error("cannot write " + file.path.substr(0, 100) + "...");
 }
 
 std::string DescribeDifferences(const GitView& committed, const GitView& patched) {

@@ -20,6 +20,7 @@
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
+#include <pwd.h>
 #include <sys/stat.h>
 
 #include <chrono>
@@ -50,6 +51,14 @@ using it::Result;
 using it::World;
 using Clock = std::chrono::steady_clock;
 
+uid_t AliceUid() {
+  const passwd* entry = getpwnam(kAlice);
+  return entry ? entry->pw_uid : static_cast<uid_t>(-1);
+}
+
+/// Paths longer than this (bytes) are past what git can apply (see TakeDeepSections).
+constexpr size_t kDeepPath = 3000;
+
 uint64_t EnvNumber(const char* name, uint64_t fallback) {
   const char* value = std::getenv(name);
   return value && *value ? std::strtoull(value, nullptr, 10) : fallback;
@@ -65,8 +74,9 @@ struct CaseDirs {
     copy = top + "/copy";
   }
   ~CaseDirs() {
-    std::error_code ignored;
-    std::filesystem::remove_all(top, ignored);
+    // (rm, not std::filesystem::remove_all, which opens whole paths: a tree may be deeper than
+    // PATH_MAX.)
+    World().RunAs("root", {"rm", "-rf", "--", top});
   }
   std::string top, project, stage, copy;
 };
@@ -132,12 +142,6 @@ std::string StagedList(const std::vector<std::string>& staged) {
   std::string text;
   for (size_t i = 0; i < staged.size(); ++i) text += "$S/" + std::to_string(i) + ": \"" + Shown(staged[i], 160) + "\"\n";
   return text;
-}
-
-std::optional<mode_t> ModeOf(const std::string& path) {
-  struct stat st;
-  if (lstat(path.c_str(), &st) != 0) return std::nullopt;
-  return st.st_mode;
 }
 
 std::string Octal(unsigned mode) {
@@ -276,8 +280,18 @@ class Case {
     Result copied = World().RunAs(kAlice, {"cp", "-a", dirs_.project, dirs_.copy});
     if (copied.status != 0) report_.Fail("cp -a of the live tree failed: " + copied.err);
     std::string refused;  // what git apply said when it did not apply the diff
-    if (!patch.empty()) {
-      Result applied = World().RunAs(kAlice, {"git", "apply", "--binary", "-"}, {.input = patch, .cwd = dirs_.copy});
+    // git cannot apply a path longer than PATH_MAX (it hands whole paths to the kernel): the
+    // sections of such paths, new text files, are written here a level at a time.
+    std::string for_git = patch;
+    std::vector<DeepFile> deep;
+    try {
+      deep = TakeDeepSections(for_git, kDeepPath);
+      for (const auto& file : deep) WriteBeneath(dirs_.copy, file, AliceUid());
+    } catch (const std::exception& error) {
+      report_.Fail(std::string("the diff of a path longer than PATH_MAX: ") + error.what());
+    }
+    if (!for_git.empty()) {
+      Result applied = World().RunAs(kAlice, {"git", "apply", "--binary", "-"}, {.input = for_git, .cwd = dirs_.copy});
       if (applied.status != 0) refused = applied.err;
     }
     // Committed also when git refused the diff: what the commit landed tells why.
@@ -343,7 +357,8 @@ class Case {
       if (change.review == "approved") expected = change.new_mode & 07777;
       if (change.review == "partial" && TakenInPart(change)) expected = change.old_mode & 07777;
       if (!expected) continue;
-      std::optional<mode_t> mode = ModeOf(dirs_.project + "/" + change.name);
+      std::optional<struct stat> landed = StatBeneath(dirs_.project, change.name);
+      std::optional<mode_t> mode = landed ? std::optional<mode_t>(landed->st_mode) : std::nullopt;
       if (!mode || !S_ISREG(*mode) || (*mode & 07777) != *expected)
         report_.Fail("\"" + Shown(change.name) + "\" landed with mode " + (mode ? Octal(*mode) : std::string("(none)")) + ", not " +
                      Octal(*expected) + " (changes showed old_mode " + Octal(change.old_mode) + ", new_mode " + Octal(change.new_mode) + ")");
