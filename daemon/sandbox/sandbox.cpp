@@ -119,8 +119,11 @@ void Sandbox::SetUp(const std::vector<int>& opened) {
     if (fstat(lower, &st) != 0) ThrowErrno("cannot stat root " + record_.roots[i]);
     // The overlay's root directory takes its owner and mode from the upper's root, so the upper
     // starts as a copy of the live root's attributes: a job sees its root unchanged.
+    // An unprivileged daemon (user mode) keeps its own ids: it may not give the upper a group
+    // it is not in (a shared project's), and the job's user namespace maps no other id anyway.
     std::string upper = UpperDir(i);
-    if (access(upper.c_str(), F_OK) != 0) MakeDirectory(upper, st.st_mode & 07777, st.st_uid, st.st_gid);
+    if (access(upper.c_str(), F_OK) != 0)
+      MakeDirectory(upper, st.st_mode & 07777, layout_.user_mode() ? kOwnId : st.st_uid, layout_.user_mode() ? kOwnId : st.st_gid);
     bool work_made = access(WorkDir(i).c_str(), F_OK) != 0;
     MakeDirectory(WorkDir(i), 0700);
     if (layout_.user_mode()) continue;

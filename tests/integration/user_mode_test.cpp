@@ -3,6 +3,7 @@
 // in each job's own namespaces (no merged view on the host); the change set, diff, hunk
 // approval, commit and undo work as on the system bus.
 
+#include <grp.h>
 #include <gtest/gtest.h>
 #include <pwd.h>
 #include <signal.h>
@@ -163,6 +164,22 @@ TEST_F(UserModeTest, TheLiveFeedFollowsAJobsOwnOverlay) {
   // Heard in two announcements: the first while the job slept.
   EXPECT_NE(text.substr(0, late).find("ChangesSeen"), text.rfind("ChangesSeen", late)) << text;
   ASSERT_EQ(Ctl({"destroy", id}).status, 0);
+}
+
+// A root whose group is not one of the user's (a shared project directory, say): the upper's
+// root cannot take that group (chown to a group one is not in is refused), and create failed
+// ("cannot chown ... upper/0"). Inside the job's user namespace that group is unmapped anyway.
+TEST_F(UserModeTest, ARootWhoseGroupIsNotOneOfTheUsersIsSandboxedToo) {
+  const char* kOtherGroup = "sbxtest-other";
+  if (getgrnam(kOtherGroup) == nullptr) ASSERT_EQ(World().RunAs("root", {"groupadd", kOtherGroup}).status, 0);
+  std::string project = World().MakeProject(kAlice);
+  ASSERT_EQ(World().RunAs("root", {"chgrp", kOtherGroup, project}).status, 0);
+  Result created = Ctl({"create", project});
+  ASSERT_EQ(created.status, 0) << created.err << Log();
+  std::string id = Trim(created.out);
+  ASSERT_EQ(Ctl({"run", id, "--", "sh", "-c", "echo changed > a.txt"}).status, 0) << Log();
+  EXPECT_EQ(Ctl({"changes", id}).out, "M a.txt\n");
+  EXPECT_EQ(Ctl({"destroy", id}).status, 0);
 }
 
 // The session activation file as meson installs it (dbus/session/), pointing at the built
