@@ -1,6 +1,10 @@
 #include "service/user_mode.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdlib>
+#include <string>
 
 namespace sandboxd {
 namespace {
@@ -9,6 +13,16 @@ namespace {
 std::string AbsoluteEnv(const char* name) {
   const char* value = std::getenv(name);
   return value != nullptr && value[0] == '/' ? value : "";
+}
+
+/// The runtime directory the login manager makes for the user (pam_systemd's /run/user/UID)
+/// when XDG_RUNTIME_DIR is not in the environment, as when the bus that activates sandboxd was
+/// never told it: used only if it is a directory of the user's own that no one else may enter.
+std::string LoginRuntimeDir() {
+  std::string dir = "/run/user/" + std::to_string(getuid());
+  struct stat st;
+  if (lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077) != 0) return "";
+  return dir;
 }
 
 }  // namespace
@@ -23,7 +37,11 @@ std::string ApplyUserModeDefaults(DaemonOptions& options, bool state_given, bool
   }
   if (!run_given) {
     std::string runtime = AbsoluteEnv("XDG_RUNTIME_DIR");
-    if (runtime.empty()) return "sandboxd --user needs XDG_RUNTIME_DIR (or --run-dir) for its runtime files";
+    if (runtime.empty()) runtime = LoginRuntimeDir();
+    if (runtime.empty())
+      return "sandboxd --user needs a runtime directory: XDG_RUNTIME_DIR is not set and /run/user/" + std::to_string(getuid()) +
+             " is not a directory of the user's own (mode 0700); set XDG_RUNTIME_DIR (for D-Bus activation: "
+             "dbus-update-activation-environment XDG_RUNTIME_DIR) or give --run-dir";
     options.run_dir = runtime + "/sandboxd";
   }
   if (!config_given) {

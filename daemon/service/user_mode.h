@@ -1,7 +1,8 @@
 #pragma once
 /// Where sandboxd --user keeps things, by the XDG base directory rules: state in
 /// $XDG_STATE_HOME/sandboxd (~/.local/state/sandboxd), merged-view-free runtime files in
-/// $XDG_RUNTIME_DIR/sandboxd, configuration in $XDG_CONFIG_HOME/sandboxd/sandboxd.conf
+/// $XDG_RUNTIME_DIR/sandboxd (else /run/user/UID/sandboxd, when that is the user's own and
+/// closed to others), configuration in $XDG_CONFIG_HOME/sandboxd/sandboxd.conf
 /// (~/.config/...). Options given on the command line win.
 
 #include <string>

@@ -221,6 +221,34 @@ TEST(UserModeStartTest, WithoutASessionBusSandboxctlSaysWhichBusItLookedFor) {
   EXPECT_NE(refused.err.find("cannot connect to the session bus"), std::string::npos) << refused.err;
 }
 
+// Started without XDG_RUNTIME_DIR (a bus whose activation environment lacks it): the login
+// manager's /run/user/UID serves when it is the user's own and closed to others; else the
+// refusal says what to set. It died with status 2 either way.
+TEST(UserModeStartTest, WithoutXdgRuntimeDirItUsesTheLoginRuntimeDirectoryOrSaysWhatToSet) {
+  SANDBOXD_REQUIRE_WORLD();
+  const std::string uid = std::to_string(getpwnam(kAlice)->pw_uid);
+  const std::string runtime = "/run/user/" + uid;
+  const std::string state = World().dir() + "/user-mode-no-runtime";
+  struct stat st;
+  const bool made = lstat(runtime.c_str(), &st) != 0;
+  if (made) ASSERT_EQ(World().RunAs("root", {"install", "-d", "-m", "700", "-o", kAlice, runtime}).status, 0);
+  World().RunAs("root", {"install", "-d", "-o", kAlice, state});
+  // No bus to serve (none at this address): started, it says how far it got, and gives up.
+  const std::vector<std::string> start = {"env", "-u", "XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS=unix:path=" + state + "/no-bus",
+                                          SANDBOXD_BIN, "--user", "--state-dir", state + "/state"};
+  Result found = World().RunAs(kAlice, start);
+  EXPECT_EQ(found.err.find("needs a runtime directory"), std::string::npos) << found.err;
+  EXPECT_TRUE(std::filesystem::exists(runtime + "/sandboxd")) << found.err;
+  World().RunAs("root", {"chmod", "755", runtime});  // open to others: not used
+  Result refused = World().RunAs(kAlice, start);
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_NE(refused.err.find("set XDG_RUNTIME_DIR (for D-Bus activation: dbus-update-activation-environment XDG_RUNTIME_DIR)"),
+            std::string::npos) << refused.err;
+  if (made) World().RunAs("root", {"rm", "-rf", runtime});
+  else World().RunAs("root", {"chmod", "700", runtime});
+  World().RunAs("root", {"rm", "-rf", state});
+}
+
 TEST(UserModeStartTest, RootIsToldUserModeIsForUsers) {
   SANDBOXD_REQUIRE_WORLD();
   Result refused = World().RunAs("root", {SANDBOXD_BIN, "--user"});
