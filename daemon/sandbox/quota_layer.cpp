@@ -96,6 +96,7 @@ void QuotaLayer::Make() const {
     UniqueFd file(open(made.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
     if (!file) ThrowErrno("cannot create " + made);
     if (ftruncate(file.get(), static_cast<off_t>(size)) != 0) ThrowErrno("cannot size " + made);
+    if (fchown(file.get(), owner_, static_cast<gid_t>(-1)) != 0) ThrowErrno("cannot charge " + made + " to uid " + std::to_string(owner_));
   }
   // One inode per 8 KiB (many small files hit the quota, not the inode count); inodes of 256
   // bytes hold overlayfs's attributes inline; nothing kept for root (the owner's writes are
@@ -110,6 +111,9 @@ void QuotaLayer::Mount() const {
   if (mounted()) return;
   MakeDirectory(Parent(mount_point_), 0700);
   if (access(image_.c_str(), F_OK) != 0) Make();
+  // (One made before images were charged to their owners is charged now.)
+  else if (struct stat st; stat(image_.c_str(), &st) == 0 && st.st_uid != owner_ && chown(image_.c_str(), owner_, static_cast<gid_t>(-1)) != 0)
+    ThrowErrno("cannot charge " + image_ + " to uid " + std::to_string(owner_));
   MakeDirectory(mount_point_, 0700);
   LoopDevice device = LoopDevice::Attach(image_);
   // discard: what is deleted in the file system is punched out of the image, so the host keeps

@@ -20,6 +20,8 @@
 /// ProbeQuotaLayers says at start-up whether this host can do it (loop devices, ext4,
 /// mkfs.ext4); where it cannot, quotas are polled and the job that exceeds one is stopped.
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <string>
 
@@ -41,9 +43,10 @@ std::string ProbeQuotaLayers(const std::string& dir);
 class QuotaLayer {
  public:
   /// `image` the image file, `mount_point` where it is mounted; `quota_bytes` what the upper
-  /// layers may hold.
-  QuotaLayer(std::string image, std::string mount_point, uint64_t quota_bytes)
-      : image_(std::move(image)), mount_point_(std::move(mount_point)), quota_bytes_(quota_bytes) {}
+  /// layers may hold; `owner` whom the image is charged to (its file's owner: the host's disk
+  /// quotas count it against them, not root; it stays in a directory only root may enter).
+  QuotaLayer(std::string image, std::string mount_point, uint64_t quota_bytes, uid_t owner = 0)
+      : image_(std::move(image)), mount_point_(std::move(mount_point)), quota_bytes_(quota_bytes), owner_(owner) {}
 
   /// Makes the image when there is none and mounts it where it is not mounted. Throws
   /// Error(kFailed).
@@ -76,6 +79,7 @@ class QuotaLayer {
   std::string image_;
   std::string mount_point_;
   uint64_t quota_bytes_;
+  uid_t owner_;
 };
 
 }  // namespace sandboxd

@@ -62,7 +62,7 @@ class Sandbox {
   bool hard_quota() const { return record_.hard_quota; }
   /// That file system (meaningful when hard_quota()).
   QuotaLayer quota_layer() const {
-    return QuotaLayer(layout_.QuotaImage(record_.id), layout_.QuotaMount(record_.id), record_.quota_bytes);
+    return QuotaLayer(layout_.QuotaImage(record_.id), layout_.QuotaMount(record_.id), record_.quota_bytes, record_.owner);
   }
   uint64_t ttl_sec() const { return record_.ttl_sec; }
   const std::vector<std::string>& hide() const { return record_.hide; }

@@ -6,6 +6,8 @@
 // the sandbox goes on once they are discarded.
 
 #include <gtest/gtest.h>
+#include <pwd.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <unistd.h>
@@ -108,6 +110,28 @@ TEST(QuotaTest, AWritePastTheQuotaFailsAsOnAFullDisk) {
   EXPECT_TRUE(WaitUntil([&] { return !Mounted(id); })) << "a destroyed sandbox keeps a mount";
   auto left = [&] { return w.RunAs("root", {"find", w.dir() + "/state", "-name", "*" + id + "*"}).out; };
   EXPECT_TRUE(WaitUntil([&] { return left().empty(); })) << "a destroyed sandbox left files: " << left();
+}
+
+// The image that holds a quota'd sandbox's layers is charged to its owner, not root (issue 40,
+// item 7): it is the owner's file (so the host's disk quotas count it against them), in a
+// directory only root may enter, and stays so when it grows.
+TEST(QuotaTest, TheQuotaImageIsChargedToTheSandboxesOwner) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  if (!LoopExt4Works()) GTEST_SKIP() << "no loop devices or ext4 here: no image to charge";
+  std::string project = w.MakeProject(kAlice);
+  Result created = Ctl({"create", "--quota", "10M", project});
+  ASSERT_EQ(created.status, 0) << created.err;
+  std::string id = Trim(created.out);
+  const std::string image = w.dir() + "/state/quota/" + id + ".img";
+  struct stat st, dir;
+  ASSERT_EQ(stat(image.c_str(), &st), 0) << image;
+  EXPECT_EQ(st.st_uid, getpwnam(kAlice)->pw_uid) << "the image is charged to uid " << st.st_uid;
+  ASSERT_EQ(stat((w.dir() + "/state/quota").c_str(), &dir), 0);
+  EXPECT_EQ(dir.st_uid, 0u);
+  EXPECT_EQ(dir.st_mode & 077, 0u) << "others may enter the directory of the images";
+  EXPECT_NE(w.RunAs(kAlice, {"head", "-c", "1", image}).status, 0) << "the owner reaches the image itself";
+  EXPECT_EQ(Ctl({"destroy", id}).status, 0);
 }
 
 TEST(QuotaTest, AQuotaTooBigToMeanAnythingIsRefused) {
