@@ -170,9 +170,11 @@ ArchiveStats WriteUpperArchive(const std::string& upper_path, const std::string&
   if (!disk) throw Error(Code::kFailed, "cannot start reading " + upper);
   // Physical: a symlink in the layer is archived as a symlink, never followed.
   archive_read_disk_set_symlink_physical(disk.get());
-  // Whole files (holes read as zeros): the tar writer takes data in order, without offsets.
-  Check(disk.get(), archive_read_disk_set_behavior(disk.get(), ARCHIVE_READDISK_NO_TRAVERSE_MOUNTS | ARCHIVE_READDISK_NO_SPARSE),
-        "cannot read " + upper);
+  // Holes stay holes: each file's map of data and holes (SEEK_DATA/SEEK_HOLE) goes into its
+  // entry and the pax writer keeps only the data (GNU sparse 1.0), which extraction writes at
+  // its offsets. Read with holes filled, a 1 GiB file of one block came back as 1 GiB of blocks
+  // written by root, past the quota and root's reserve.
+  Check(disk.get(), archive_read_disk_set_behavior(disk.get(), ARCHIVE_READDISK_NO_TRAVERSE_MOUNTS), "cannot read " + upper);
   Check(disk.get(), archive_read_disk_open(disk.get(), upper.c_str()), "cannot read " + upper);
 
   ArchivePtr out(archive_write_new());

@@ -115,6 +115,22 @@ TEST_F(SuspendTest, MoreDecisionsThanAPageComeBackEachAsItWas) {
   EXPECT_EQ(std::count(after.begin(), after.end(), '\n'), 9001);
 }
 
+// A sparse file stays sparse (issue 40, item 3): `truncate -s 1G` costs no blocks before the
+// suspend and none after the resume (it came back as 1 GiB of blocks written by root).
+TEST_F(SuspendTest, ASparseFileCostsNoMoreBlocksAfterARoundTrip) {
+  Job("truncate -s 1G sparse && printf x | dd of=sparse bs=1 seek=536870912 conv=notrunc 2>/dev/null");
+  const std::string upper = World().dir() + "/state/sandboxes/" + id_ + "/upper/0/sparse";
+  struct stat before, after;
+  ASSERT_EQ(stat(upper.c_str(), &before), 0) << upper;
+  ASSERT_EQ(Ctl({"suspend", id_}).status, 0);
+  ASSERT_EQ(Ctl({"resume", id_}).status, 0);
+  ASSERT_EQ(stat(upper.c_str(), &after), 0) << upper;
+  EXPECT_EQ(after.st_size, 1ll << 30);
+  EXPECT_LE(after.st_blocks, before.st_blocks + 64) << "the holes came back as " << after.st_blocks * 512 << " bytes of blocks";
+  Result read = Ctl({"run", id_, "--", "sh", "-c", "dd if=sparse bs=1 skip=536870912 count=1 2>/dev/null"});
+  EXPECT_EQ(read.out, "x");
+}
+
 TEST_F(SuspendTest, SuspendIsRefusedWhileAJobRuns) {
   pid_t job = StartSandboxctl(kAlice, {"run", id_, "--", "sleep", "3"});
   ASSERT_TRUE(WaitUntil([&] {
