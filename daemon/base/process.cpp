@@ -118,6 +118,7 @@ struct SpawnChildArgs {
   int max_child_fd;
   int report_fd;
   pid_t parent;
+  int* pruning_scratch;  ///< PruneMountsInChild's
 };
 
 int SpawnChild(void* raw) {
@@ -153,6 +154,11 @@ int SpawnChild(void* raw) {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
+  // As root still: mounts need CAP_SYS_ADMIN, which the drop below gives up.
+  if (options.pruned_mounts) {
+    int err = PruneMountsInChild(*options.pruned_mounts, args.pruning_scratch);
+    if (err != 0) ChildFail(rfd, err);
+  }
   if (options.user) {
     int err = DropPrivilegesInChild(*options.user);
     if (err != 0) ChildFail(rfd, err);
@@ -228,7 +234,8 @@ ChildProcess Spawn(const SpawnOptions& options) {
   UniqueFd report_read(report[0]);
   UniqueFd report_write(report[1]);
 
-  SpawnChildArgs args{&options, argv.data(), envp.data(), max_child_fd, report_write.get(), getpid()};
+  std::vector<int> pruning_scratch(options.pruned_mounts ? options.pruned_mounts->kept.size() : 0);
+  SpawnChildArgs args{&options, argv.data(), envp.data(), max_child_fd, report_write.get(), getpid(), pruning_scratch.data()};
   pid_t pid = CloneSharingMemory(SpawnChild, &args);
 
   report_write.reset();

@@ -13,6 +13,7 @@
 
 #include "base/credentials.h"
 #include "base/fd.h"
+#include "base/private_mounts.h"
 
 namespace sandboxd {
 
@@ -32,6 +33,10 @@ struct SpawnOptions {
   /// into each before it does anything else, so that everything it ever starts is in them
   /// (job_cgroup.h, job_limits.h).
   std::vector<int> cgroup_procs_fds;
+  /// A mount namespace of the child's own, pruned so (private_mounts.h), made before the drop
+  /// to `user`: for a child that makes namespaces of its own (bwrap), which would copy every
+  /// sandbox's overlay from the daemon's.
+  std::optional<MountPruning> pruned_mounts;
 };
 
 class ChildProcess {

@@ -90,6 +90,7 @@ void Job::Start(JobLaunch launch, FinishedCallback on_finished, OutputCallback o
   options.env = {};
   options.cwd = launch.cwd;
   options.user = launch.user;
+  options.pruned_mounts = launch.mounts;
   if (launch.cgroup) options.cgroup_procs_fds.push_back(launch.cgroup->procs_fd());
   if (launch.limits)
     for (int fd : launch.limits->procs_fds()) options.cgroup_procs_fds.push_back(fd);

@@ -65,6 +65,9 @@ struct JobLaunch {
   /// Asked every so often while the job runs (at least kQuotaCheckInterval apart, and ten
   /// times as long as the last answer took): true ends the job with reason "quota".
   std::function<bool()> over_quota;
+  /// bwrap starts in a mount namespace without any sandbox's overlay but its own
+  /// (private_mounts.h); none in user mode, where the daemon mounts none.
+  std::optional<MountPruning> mounts;
 };
 
 class Job {

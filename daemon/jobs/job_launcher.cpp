@@ -70,6 +70,13 @@ JobLaunch JobLauncher::Assemble(const Sandbox& sandbox, JobRequest& request, con
   // (user_overlay_main.cpp), so the root is bound to itself.
   for (size_t i = 0; i < sandbox.roots().size(); ++i)
     config.roots.push_back({settings.user_mode ? sandbox.roots()[i] : sandbox.MergedDir(i), sandbox.roots()[i]});
+  // Its bwrap copies the namespace it starts in: one where the run dir's tree of overlays is
+  // gone but for this sandbox's own (private_mounts.h). A copy of another sandbox's would keep
+  // that sandbox's layers busy while the job runs, and its commit could not mount them again.
+  if (!settings.user_mode) {
+    launch.mounts = MountPruning{settings.run_dir, {}};
+    for (size_t i = 0; i < sandbox.roots().size(); ++i) launch.mounts->kept.push_back(sandbox.MergedDir(i));
+  }
   config.cwd = ResolveJobCwd(request.cwd, sandbox.roots(), sandbox.id(), request.options.cwd_fallback);
   config.network = request.options.network || sandbox.network();
   config.json_status_fd = Job::kStatusFd;
@@ -175,6 +182,9 @@ std::shared_ptr<Job> JobLauncher::Launch(const std::shared_ptr<Sandbox>& sandbox
   auto feed = std::make_shared<std::shared_ptr<ChangeFeed>>(request.options.live_feed ? FeedFor(sandbox, watchers) : nullptr);
   bool published = false;
   try {
+    // A sandbox left unmounted by a commit, undo or discard that could not mount it again
+    // (MountAgainAfter) is mounted before its job runs; counted in, no commit unmounts it now.
+    if (!sandbox->Mounted()) sandbox->SetUp();
     if (watchers.publish) watchers.publish(job);
     published = true;
     // The end callback runs on the job's own monitor thread, which the job outlives: a plain

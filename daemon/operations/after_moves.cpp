@@ -26,4 +26,16 @@ void RemountUnlessBroken(Sandbox& sandbox, const char* failed) {
   }
 }
 
+std::string MountAgainAfter(Sandbox& sandbox, const char* done) {
+  try {
+    sandbox.SetUp();
+    return "";
+  } catch (const std::exception& e) {
+    LogAbout({sandbox.id(), sandbox.owner()}, spdlog::level::err, "sandbox {}: the {} took effect, but it cannot be mounted again: {}",
+             sandbox.id(), done, e.what());
+    return "sandbox " + sandbox.id() + ": the " + done + " took effect, but the sandbox cannot be mounted again now (" + e.what() +
+           "); its next job mounts it";
+  }
+}
+
 }  // namespace sandboxd

@@ -114,7 +114,9 @@ Committed CommitChanges(const OperationParts& parts, Sandbox& sandbox, const Com
     RemountUnlessBroken(sandbox, "commit");
     throw;
   }
-  sandbox.SetUp();
+  // The commit is live: from here on nothing makes it a failure.
+  std::string not_mounted = MountAgainAfter(sandbox, "commit");
+  if (!not_mounted.empty()) outcome.skipped.push_back(std::move(not_mounted));
   try {
     parts.review.AfterCommit(sandbox, commit, request.whole_upper, parts.journal);
   } catch (const std::exception& e) {
@@ -139,7 +141,7 @@ int64_t UndoLastCommit(const OperationParts& parts, Sandbox& sandbox) {
     RemountUnlessBroken(sandbox, "undo");
     throw;
   }
-  sandbox.SetUp();
+  MountAgainAfter(sandbox, "undo");  // the undo is done: from here on nothing makes it a failure
   try {
     parts.journal.ForEachStepPage(outcome.commit, false, 4096, [&](const std::vector<CommitStep>& steps) {
       std::vector<RecordKey> taken;
@@ -170,7 +172,7 @@ void DiscardChanges(const OperationParts& parts, Sandbox& sandbox) {
     sandbox.SetUp();
     throw;
   }
-  sandbox.SetUp();
+  MountAgainAfter(sandbox, "discard");
 }
 
 }  // namespace sandboxd

@@ -24,7 +24,9 @@ struct CommitAsked {
 
 struct Committed {
   size_t committed = 0;
-  std::vector<std::string> skipped;  ///< one line per entry that could not be committed (a socket...)
+  /// One line per entry that could not be committed (a socket...), and one if the sandbox could
+  /// not be mounted again after the commit went live (MountAgainAfter).
+  std::vector<std::string> skipped;
 };
 
 /// Asked once the commit knows how many changes it takes, before anything moves (polkit's

@@ -13,6 +13,7 @@
 
 #include "base/errors.h"
 #include "base/fs_util.h"
+#include "base/private_mounts.h"
 #include "base/process.h"
 
 namespace sandboxd {
@@ -154,6 +155,13 @@ OpenedRoot OpenRoot(const std::string& path, const UserCredentials& user, const 
   } catch (const Error&) {
     throw Error(Code::kInvalidPath, "root " + path + " was moved or replaced while it was checked; try again");
   }
+  // sandboxd mounts in a namespace of its own (base/private_mounts.h), which does not see a
+  // file system the host mounted since sandboxd started where the host's mounts do not
+  // propagate: the path would name the directory beneath it. Refused, not sandboxed instead.
+  if (!HostSeesTheSame(root.canonical, root.dev, root.ino))
+    throw Error(Code::kInvalidPath, "root " + path +
+                                        " is not what sandboxd sees there: it is on a file system mounted after sandboxd started, on a "
+                                        "host whose mounts do not propagate (/ is not a shared mount); restart sandboxd to use it");
   return root;
 }
 

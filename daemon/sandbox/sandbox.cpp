@@ -92,7 +92,14 @@ constexpr const char* kIndexCoversUpper = "trusted.sandboxd.index_covers_upper";
 
 }  // namespace
 
+bool Sandbox::Mounted() const {
+  for (size_t i = 0; i < record_.roots.size() && !layout_.user_mode(); ++i)
+    if (!layout_.mounts().IsMounted(layout_.MergedDir(record_.id, i))) return false;
+  return true;
+}
+
 void Sandbox::SetUp(const std::vector<int>& opened) {
+  std::lock_guard set_up(set_up_mutex_);
   if (!opened.empty() && opened.size() != record_.roots.size())
     throw Error(Code::kFailed, "sandbox " + record_.id + ": " + std::to_string(opened.size()) + " opened roots for " +
                                    std::to_string(record_.roots.size()) + " roots");
@@ -122,8 +129,14 @@ void Sandbox::SetUp(const std::vector<int>& opened) {
     // An unprivileged daemon (user mode) keeps its own ids: it may not give the upper a group
     // it is not in (a shared project's), and the job's user namespace maps no other id anyway.
     std::string upper = UpperDir(i);
-    if (access(upper.c_str(), F_OK) != 0)
+    if (access(upper.c_str(), F_OK) != 0) {
+      // A layer made anew, its predecessor gone (lost, or taken whole by a commit): an index left
+      // in the work dir names that one's root, and overlayfs would refuse the new one over it
+      // (ESTALE, "failed to verify index dir"). Before, only a job in the bare, unmounted merged
+      // dir hid that (a job now mounts its sandbox first).
+      RemoveTree(WorkDir(i));
       MakeDirectory(upper, st.st_mode & 07777, layout_.user_mode() ? kOwnId : st.st_uid, layout_.user_mode() ? kOwnId : st.st_gid);
+    }
     bool work_made = access(WorkDir(i).c_str(), F_OK) != 0;
     MakeDirectory(WorkDir(i), 0700);
     if (layout_.user_mode()) continue;

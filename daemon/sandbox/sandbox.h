@@ -84,6 +84,10 @@ class Sandbox {
   /// descriptor per root, as its owner opened it; root_validation.h) is what the overlays are
   /// mounted from; without it (recovery, resume) each root is opened again by its path.
   void SetUp(const std::vector<int>& opened = {});
+  /// Whether every root's overlay is mounted (always, in user mode: each job mounts its own).
+  /// A job runs only in a mounted sandbox: in a bare mount point its writes would land in the
+  /// run dir, not in the sandbox.
+  bool Mounted() const;
   /// After a job: removes the whiteouts overlayfs left in its index for files the job removed
   /// its copies of, which would make a live file coming back under another name unreadable in
   /// the sandbox (overlay_index.h). Mounted or not; errors are left to the next SetUp.
@@ -335,6 +339,8 @@ class Sandbox {
   /// upper while another scan linked it up would skip the rescan and list the change set
   /// without that name (seen: `changes` right after a job, racing the job's after-job scan).
   mutable std::mutex link_up_mutex_;
+  /// Held through SetUp: jobs starting together in an unmounted sandbox mount it once.
+  std::mutex set_up_mutex_;
   mutable ContentVerdicts verdicts_;  ///< what scans learnt of same-size files' content
 };
 

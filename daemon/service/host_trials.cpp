@@ -67,6 +67,9 @@ void TryOverlayAndJobs(const Layout& layout, const DaemonOptions& options) {
                   "--unshare-ipc", "--unshare-uts", "--unshare-net", "--die-with-parent", "--new-session", "--", "/bin/true"};
     trial.user = LookupUser(65534);
     trial.die_with_parent = true;
+    // Started as jobs are: from a namespace without the sandboxes' overlays, which recovery
+    // has mounted by now (its copy of them would hold their layers while it runs).
+    trial.pruned_mounts = MountPruning{layout.run_dir(), {}};
     RunResult result = RunAndCapture(trial, "");
     if (result.status != 0) {
       facts.bwrap_error = result.err.empty() ? "exit status " + std::to_string(ExitStatusFromWaitStatus(result.status)) : result.err;

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "base/errors.h"
+#include "base/private_mounts.h"
 #include "config.h"
 #include "logging/log.h"
 #include "service/service.h"
@@ -70,6 +71,23 @@ int main(int argc, char** argv) {
   } else if (geteuid() != 0) {
     spdlog::error("sandboxd must run as root (it mounts overlays); use --user for session mode");
     return 1;
+  }
+
+  if (!user_mode) {
+    // The overlays are mounted in a mount namespace of the daemon's own, which nothing outside
+    // copies (base/private_mounts.h): a copy of one in any other namespace (a user's job,
+    // root's `unshare -m`) would keep its layers busy and its sandbox's commits failing. Made
+    // here, while this is the only thread; what an earlier sandboxd left mounted in the host's
+    // namespace goes first, or its copies there would be the ones holding the layers.
+    try {
+      sandboxd::DetachMountsBelow(options.run_dir);
+      if (!sandboxd::EnterOwnMountNamespace())
+        spdlog::warn("the host's mounts do not propagate (/ is not a shared mount): a root on a file system mounted after "
+                     "sandboxd started is refused until sandboxd is started again");
+    } catch (const std::exception& e) {
+      spdlog::error("{}", e.what());
+      return 1;
+    }
   }
 
   // Memory a large operation freed goes back to the system (issue 19). Left to itself, glibc

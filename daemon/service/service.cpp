@@ -13,6 +13,7 @@
 #include "base/errors.h"
 #include "base/fs_util.h"
 #include "base/overlay.h"
+#include "base/private_mounts.h"
 #include "base/process.h"
 #include "bus/bus_directory_dbus.h"
 #include "bus/dbus_util.h"
@@ -68,6 +69,9 @@ void Service::SetUpDirectories() {
   // In user mode nobody else has anything there.
   MakeDirectories(layout_.run_dir(), options_.user_mode ? 0700 : 0755);
   MakeDirectory(layout_.run_dir(), options_.user_mode ? 0700 : 0755);
+  // The tree of the merged views, which every job's namespace leaves out but for its own
+  // sandbox's (base/private_mounts.h). In user mode the daemon mounts nothing.
+  if (!options_.user_mode) MakePrivateMountTree(layout_.run_dir());
   // Readable by no job (root is not mapped in a job's user namespace), in a directory every
   // owner's bwrap can reach.
   std::string stand_in = HiddenFileStandIn();

@@ -208,6 +208,7 @@ class OtherFileSystem {
       return;
     }
     mounted_ = true;
+    World().LetDaemonSeeNewMounts();  // sandboxd's namespace sees it only so where / is private
     passwd* alice = getpwnam(kAlice);
     home_ = top_ + "/alice";
     if (mkdir(home_.c_str(), 0755) != 0 || chown(home_.c_str(), alice->pw_uid, alice->pw_gid) != 0) error_ = "cannot make " + home_;

@@ -60,7 +60,7 @@ void RemoveAsRoot(const std::string& path) {
   EXPECT_EQ(r.status, 0) << r.err;
 }
 
-std::string Merged(const std::string& id) { return World().dir() + "/run/" + id + "/0"; }
+std::string Merged(const std::string& id) { return World().MergedView(id); }
 
 bool IsSymlink(const std::string& path) {
   struct stat st;
@@ -114,6 +114,7 @@ struct OutsideWorld {
       std::string options = "mode=0755,size=16m,uid=" + std::to_string(pw->pw_uid) + ",gid=" + std::to_string(pw->pw_gid);
       ASSERT_EQ(mount("tmpfs", project.c_str(), "tmpfs", 0, options.c_str()), 0) << strerror(errno);
       mounted = project;
+      World().LetDaemonSeeNewMounts();
     }
     MakeDir(kAlice, project + "/dir");
     Result top = World().RunAs(kAlice, {"sh", "-c", "printf 'top\\n' > top.txt"}, {.cwd = project});

@@ -135,7 +135,7 @@ std::string NewBase(const std::string& user, const std::string& tag) {
   return base;
 }
 
-std::string Merged(const std::string& id) { return World().dir() + "/run/" + id + "/0"; }
+std::string Merged(const std::string& id) { return World().MergedView(id); }
 
 /// Removes the directory when the test ends, however it ends.
 struct RemoveAtEnd {
@@ -232,6 +232,7 @@ TEST(CommitKindsTest, EveryPairAtOnceAcrossFileSystems) {
   if (mount("tmpfs", project.c_str(), "tmpfs", 0, options.c_str()) != 0)
     GTEST_SKIP() << "cannot mount a tmpfs: " << strerror(errno);
   UnmountAtEnd unmount{project};
+  w.LetDaemonSeeNewMounts();
   std::string setup, job;
   for (Live live : {Live::kFile, Live::kDirectory, Live::kSymlink, Live::kMissing}) {
     for (Incoming incoming : {Incoming::kNewDirectory, Incoming::kReplacedDirectory, Incoming::kDeletion, Incoming::kFile,

@@ -334,6 +334,20 @@ void Harness::EnsureDaemon() {
   StartDaemon();
 }
 
+void Harness::LetDaemonSeeNewMounts() {
+  std::istringstream mounts(ReadWhole("/proc/self/mountinfo"));
+  for (std::string line; std::getline(mounts, line);) {
+    std::istringstream fields(line);
+    std::string id, parent, device, root, point, options, optional;
+    fields >> id >> parent >> device >> root >> point >> options;
+    if (point != "/") continue;
+    while (fields >> optional && optional != "-")
+      if (optional.rfind("shared:", 0) == 0) return;
+  }
+  StopDaemon();
+  StartDaemon();
+}
+
 void Harness::StopDaemon() {
   StopProcess(daemon_pid_);
   daemon_pid_ = -1;
@@ -376,6 +390,12 @@ void Harness::Stop() {
 }
 
 std::string Harness::DaemonLog() const { return ReadWhole(dir_ + "/sandboxd.log"); }
+
+std::string Harness::MergedView(const std::string& id, size_t root) const {
+  return "/proc/" + std::to_string(daemon_pid_) + "/root" + dir_ + "/run/" + id + "/" + std::to_string(root);
+}
+
+std::string Harness::DaemonMounts() const { return ReadWhole("/proc/" + std::to_string(daemon_pid_) + "/mountinfo"); }
 
 std::string Harness::NewSanitizerReports() {
   if (!kSanitized || dir_.empty()) return {};

@@ -46,6 +46,12 @@ class Harness {
   /// a system bus that sandboxd failed to hide, so the daemon's own refusal can be tested.
   std::string JobReachableBusAddress() const { return "unix:path=" + job_visible_dir_ + "/bus_socket"; }
   pid_t daemon_pid() const { return daemon_pid_; }
+  /// Where this process (root) reads root `root`'s merged view of sandbox `id`: through the
+  /// daemon's mount namespace, the only one the overlays are mounted in (/proc/PID/root
+  /// resolves paths there). A process of the owner's cannot.
+  std::string MergedView(const std::string& id, size_t root = 0) const;
+  /// The daemon's mount table (/proc/PID/mountinfo: its namespace's, where the overlays are).
+  std::string DaemonMounts() const;
   std::string DaemonLog() const;
   /// SIGKILL, as a crash would; its children die with it (they are set to).
   void KillDaemon();
@@ -56,6 +62,10 @@ class Harness {
   void EnsureDaemon();
   /// SIGTERM, as systemd stops it; waits until it is gone and its name with it.
   void StopDaemon();
+  /// After the test mounted a file system for a root: sandboxd keeps a mount namespace of its
+  /// own, which sees a mount made since it started only where the host's mounts propagate
+  /// (/ shared, as systemd makes it). Elsewhere (this container) it is started again.
+  void LetDaemonSeeNewMounts();
   /// Ends the bus under the running daemon (as a stopping system does) and returns the daemon's
   /// wait status once it has ended (-1 when it did not within 30 s: it is killed then); then
   /// starts the bus, polkitd and sandboxd again.

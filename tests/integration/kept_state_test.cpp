@@ -259,7 +259,7 @@ TEST(KeptMountTest, ACommitWhileAnotherSandboxsJobRunsMountsTheSandboxAgainWithI
   EXPECT_EQ(committed.status, 0) << committed.err;
   Result again = Ctl({"run", first, "--", "sh", "-c", "echo newer > a.txt && ln a.txt hard"});
   EXPECT_EQ(again.status, 0) << again.err;
-  EXPECT_NE(ReadWhole("/proc/self/mountinfo").find(first), std::string::npos) << "sandbox " << first << " is not mounted";
+  EXPECT_NE(w.DaemonMounts().find(first), std::string::npos) << "sandbox " << first << " is not mounted";
   int status = 0;
   waitpid(busy, &status, 0);
   Ctl({"destroy", first});

@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -55,7 +56,7 @@ void ExpectFullDisk(const std::string& id, const std::string& when) {
 }
 
 bool Mounted(const std::string& id) {
-  std::ifstream mountinfo("/proc/self/mountinfo");
+  std::istringstream mountinfo(World().DaemonMounts());
   std::string line;
   while (std::getline(mountinfo, line))
     if (line.find(id) != std::string::npos) return true;

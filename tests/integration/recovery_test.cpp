@@ -35,8 +35,7 @@ TEST(RecoveryTest, TwentySandboxesComeBackAfterAKillAndTheLossOfEveryMount) {
     if (i % 5 != 4) changes.push_back(Ctl({"changes", ids[i]}).out);
 
   w.KillDaemon();
-  // A reboot: the overlays are gone too.
-  w.RunAs("root", {"sh", "-c", "grep -o ' " + w.dir() + "/run/[^ ]*' /proc/self/mountinfo | sort -r | xargs -r -n1 umount -l"});
+  // As after a reboot, the overlays are gone too: they went with the daemon's mount namespace.
   ASSERT_EQ(w.RunAs("root", {"sh", "-c", "grep -c ' " + w.dir() + "/run/' /proc/self/mountinfo"}).out, "0\n");
   ASSERT_TRUE(w.StartDaemon()) << w.DaemonLog();
 
@@ -73,9 +72,7 @@ TEST(RecoveryTest, OrphansAreReportedAndCleanedUp) {
   const std::string orphan = "0123456789abcdef";
   std::string sandboxes = w.dir() + "/state/sandboxes/";
   ASSERT_EQ(w.RunAs("root", {"sh", "-c", "mkdir -p " + sandboxes + orphan + "/upper/0 && echo lost > " + sandboxes + orphan +
-                                             "/upper/0/f && grep -o ' " + w.dir() + "/run/" + id +
-                                             "/[^ ]*' /proc/self/mountinfo | xargs -r -n1 umount -l; rm -rf " + sandboxes + id +
-                                             "/upper"})
+                                             "/upper/0/f && rm -rf " + sandboxes + id + "/upper"})
                 .status,
             0);
   const size_t log_start = w.DaemonLog().size();

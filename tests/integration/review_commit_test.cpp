@@ -404,13 +404,14 @@ TEST_F(ReviewCommitTest, UndoAgainRefusesWhereAForcedCommitWentOverALiveChange) 
   EXPECT_EQ(Snapshot(project_), live);
 }
 
-// Something in the sandbox's view (the owner's shell cd'd into it, or the copy a job that just
-// ended leaves for a moment) keeps it busy: a commit waits for it to be let go, up to 5 s, and
+// Something in the sandbox's view (a shell of root's cd'd into it through the daemon's mount
+// namespace, the only one it is mounted in; or the copy a job that just ended leaves for a
+// moment) keeps it busy: a commit waits for it to be let go, up to 5 s, and
 // only then refuses, naming the view, with nothing written. (The load test met the job's case:
 // such commits were refused at once.)
 TEST_F(ReviewCommitTest, ACommitWaitsForItsViewToBeLetGoAndOtherwiseRefusesNamingIt) {
   Job("echo held > held.txt");
-  const std::string view = World().dir() + "/run/" + id_ + "/0";
+  const std::string view = World().MergedView(id_);
   auto hold = [&](const char* seconds) {
     return std::thread([view, seconds] { World().RunAs("root", {"sh", "-c", "cd '" + view + "' && sleep " + seconds}); });
   };
@@ -426,7 +427,7 @@ TEST_F(ReviewCommitTest, ACommitWaitsForItsViewToBeLetGoAndOtherwiseRefusesNamin
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   Result refused = Ctl({"commit", id_, "--all"});
   EXPECT_EQ(refused.status, 1);
-  EXPECT_NE(refused.err.find("the overlay at " + view + " is still in use"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("the overlay at " + World().dir() + "/run/" + id_ + "/0 is still in use"), std::string::npos) << refused.err;
   EXPECT_NE(access((project_ + "/again.txt").c_str(), F_OK), 0) << "a refused commit wrote something";
   long_hold.join();
   Result after = Ctl({"commit", id_, "--all"});

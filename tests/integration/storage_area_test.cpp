@@ -49,6 +49,7 @@ class OtherFileSystem {
       return;
     }
     mounted_ = true;
+    World().LetDaemonSeeNewMounts();  // sandboxd's namespace sees it only so where / is private
     passwd* alice = getpwnam(kAlice);
     project_ = top_ + "/proj";
     if (mkdir(project_.c_str(), 0755) != 0 || chown(project_.c_str(), alice->pw_uid, alice->pw_gid) != 0) {

@@ -30,7 +30,7 @@ bool Exists(const std::string& path) {
 class SuspendTest : public AliceSandboxTest {
  protected:
   std::string Storage() const { return World().dir() + "/state/sandboxes/" + id_; }
-  std::string Merged() const { return World().dir() + "/run/" + id_ + "/0"; }
+  std::string Merged() const { return World().MergedView(id_); }
   std::string State() const {
     auto shown = nlohmann::json::parse(Ctl({"--json", "show", id_}).out, nullptr, false);
     return shown.is_object() ? shown.value("state", "") : "";

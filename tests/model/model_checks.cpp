@@ -211,13 +211,13 @@ void CheckOptions(Sequence& seq) {
 
 void CheckAll(Sequence& seq, bool with_diff) {
   CheckLive(seq, seq.model.live, "");
-  std::string merged = World().dir() + "/run/" + seq.id + "/0";
+  std::string merged = World().MergedView(seq.id);
   // SANDBOXD_MODEL_NO_VIEW=1 leaves the merged view unread (to tell whether reading it matters).
   static const bool read_view = !std::getenv("SANDBOXD_MODEL_NO_VIEW");
   if (!read_view) merged = "";
   std::string view = merged.empty() ? "" : CompareTrees(seq.model.view, ReadTree(merged), !seq.skips.hardlinks);
   if (!view.empty()) {
-    std::string mounts, all = it::ReadWhole("/proc/self/mountinfo");
+    std::string mounts, all = World().DaemonMounts();
     for (size_t at = all.find(seq.id); at != std::string::npos; at = all.find(seq.id, at + 1)) mounts = "mounted";
     throw Mismatch("the sandbox's view (" + merged + (mounts.empty() ? ", not mounted" : "") + ") differs from the model:\n" + view);
   }

@@ -32,7 +32,7 @@ namespace {
 
 /// The mounts of the sandbox (for a failure that is about them).
 std::string MountsOf(const std::string& id) {
-  std::string out, all = it::ReadWhole("/proc/self/mountinfo");
+  std::string out, all = World().DaemonMounts();
   size_t at = 0;
   while (at < all.size()) {
     size_t end = all.find('\n', at);

@@ -39,10 +39,11 @@ TEST_F(EnvironmentAttackTest, LdPreloadFromTheSandboxNeverRunsOnTheHost) {
   unlink(control.c_str());
 
   // The attack: the job puts the library into its root; the owner preloads it from the merged
-  // view, which is on the host and outside every job.
+  // view, outside every job: there where bwrap starts (a namespace of the daemon's, where the
+  // job's own view is mounted at that path; base/private_mounts.h).
   Job("cp '" + library + "' x.so");
   std::string merged_library = World().dir() + "/run/" + id_ + "/0/x.so";
-  ASSERT_EQ(access(merged_library.c_str(), R_OK), 0) << merged_library;
+  ASSERT_EQ(access((World().MergedView(id_) + "/x.so").c_str(), R_OK), 0) << merged_library;
   std::string target = project_ + "/pwned";
   Result run = Ctl({"run", "--env", "LD_PRELOAD=" + merged_library, "--env", "PWN_TARGET=" + target, id_, "--", "true"});
   EXPECT_EQ(run.status, 0) << run.err;

@@ -82,7 +82,7 @@ TEST_F(JobBusAttackTest, EveryVerbFromInsideAJobIsRefused) {
 TEST_F(JobBusAttackTest, AJobHearsNoSignalsOfItsOwner) {
   // A listener inside a job, on the bus socket jobs can reach; what it hears lands in the
   // sandbox, readable on the host through the merged view.
-  std::string heard = World().dir() + "/run/" + id_ + "/0/heard.log";
+  std::string heard = World().MergedView(id_) + "/heard.log";
   std::thread listener([&] {
     InJob("timeout 8 gdbus monitor --system --dest org.sandboxd.Sandbox1 > heard.log 2>&1; true");
   });

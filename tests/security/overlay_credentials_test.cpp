@@ -155,6 +155,7 @@ class SmallExt4 {
       return;
     }
     mounted_ = true;
+    World().LetDaemonSeeNewMounts();  // sandboxd's namespace sees it only so where / is private
     chmod(top_.c_str(), 0755);
     passwd* alice = getpwnam(kAlice);
     project_ = top_ + "/proj";
