@@ -53,7 +53,18 @@ std::string MountsNaming(const std::string& user, const std::string& id) {
 class RootNamespaceHolder {
  public:
   RootNamespaceHolder(const std::string& propagation, bool in_daemons = false) {
-    std::vector<std::string> argv = {"unshare", "-m", "--propagation=" + propagation, "sleep", "307"};
+    Start({"unshare", "-m", "--propagation=" + propagation, "sleep", "307"}, in_daemons);
+  }
+  /// Or `user`'s own (an unprivileged user namespace with a mount namespace in it, as any user
+  /// may make on Debian: `unshare -Urm`), made now.
+  struct OfUser {
+    const char* name;
+  };
+  explicit RootNamespaceHolder(OfUser user) {
+    Start({"setpriv", std::string("--reuid=") + user.name, std::string("--regid=") + user.name, "--init-groups", "unshare", "-Urm", "sleep", "307"},
+          false);
+  }
+  void Start(std::vector<std::string> argv, bool in_daemons) {
     if (in_daemons) argv.insert(argv.begin(), {"nsenter", "-t", std::to_string(World().daemon_pid()), "-m"});
     std::vector<char*> args;
     for (auto& arg : argv) args.push_back(arg.data());
@@ -163,6 +174,18 @@ TEST_P(RootNamespaceAttackTest, ANamespaceMadeAfterTheMountDoesNotBreakACommitOr
 }
 
 INSTANTIATE_TEST_SUITE_P(Propagation, RootNamespaceAttackTest, ::testing::Values("private", "unchanged", "slave"));
+
+// Bob's own user and mount namespace (`unshare -Urm`, no root needed) made after alice's
+// sandbox was mounted: no overlay the host shows could be kept from it, which is why the
+// overlays live in sandboxd's own namespace, not on the host.
+TEST_F(HeldOverlayAttackTest, AnotherUsersOwnNamespaceDoesNotBreakACommitOrAnUndo) {
+  EditThreeHunks();
+  RootNamespaceHolder holder(RootNamespaceHolder::OfUser{kBob});
+  ASSERT_TRUE(WaitUntil([&] { return holder.Holding(); })) << "bob's unshare -Urm did not start";
+  EXPECT_EQ(ReadWhole("/proc/" + std::to_string(holder.pid()) + "/mountinfo").find(id_), std::string::npos)
+      << "bob's namespace holds alice's overlay";
+  CommitOneHunkAndUndo([&] { return holder.Holding(); });
+}
 
 // What no daemon can keep from root: a copy of its own namespace, made by entering it. The
 // sandbox cannot be mounted again while that copy lives; the commit and the undo still took
