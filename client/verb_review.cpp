@@ -145,6 +145,12 @@ ReviewOutcome Review::Run() {
       std::vector<GitIgnored::Path> asked;
       for (const auto& change : changes_) asked.push_back({change.path, change.new_type == "directory"});
       ignored = git.Of(asked);
+      // A rename is one change, left alone only when git ignores both of its paths.
+      for (const auto& change : changes_)
+        if (!change.renamed_from.empty() && ignored.count(change.path) != ignored.count(change.renamed_from)) {
+          ignored.erase(change.path);
+          ignored.erase(change.renamed_from);
+        }
     }
     if (!ignored.empty())
       Say(std::to_string(ignored.size()) + (ignored.size() == 1 ? " path" : " paths") +

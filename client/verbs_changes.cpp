@@ -116,19 +116,25 @@ std::string SizeNote(const ListedChange& change, bool on_terminal) {
   return "";
 }
 
-/// Calls `each` with every change as ForEachChange does, and whether git ignores its path
+/// Calls `each` with every change as ForEachChange does, and whether git ignores it
 /// (git_ignored.h): where a root is in a git work tree, a page of changes at a time is asked
-/// about before it is handed out.
+/// about before it is handed out. A rename is one change, ignored only when both of its paths
+/// are: one half ignored would fold a path git shows (a file moved out of an ignored place).
 void ForEachChangeWithIgnored(Context& ctx, const std::string& sandbox_path, const GitIgnored& git,
                               const std::function<void(const ListedChange&, std::string_view, bool ignored)>& each) {
   // Whether to ask git is decided at the first change: an empty change set asks nothing.
   std::optional<bool> folding;
   std::vector<std::pair<ListedChange, std::string>> page;
+  auto partner = [](const ListedChange& change) { return change.renamed_from.empty() ? change.renamed_to : change.renamed_from; };
   auto hand_out = [&] {
     std::vector<GitIgnored::Path> paths;
-    for (const auto& [change, line] : page) paths.push_back({change.path, change.type == "directory"});
+    for (const auto& [change, line] : page) {
+      paths.push_back({change.path, change.type == "directory"});
+      if (!partner(change).empty()) paths.push_back({partner(change), false});  // (a renamed entry is no directory)
+    }
     auto ignored = git.Of(paths);
-    for (const auto& [change, line] : page) each(change, line, ignored.count(change.path) > 0);
+    for (const auto& [change, line] : page)
+      each(change, line, ignored.count(change.path) > 0 && (partner(change).empty() || ignored.count(partner(change)) > 0));
     page.clear();
   };
   ForEachChange(ctx, sandbox_path, [&](const ListedChange& change, std::string_view line) {

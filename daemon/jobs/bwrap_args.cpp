@@ -19,6 +19,11 @@ BwrapInvocation BuildBwrapArgs(const BwrapConfig& config) {
   add({"--ro-bind", "/", "/"});
   add({"--dev", "/dev"});   // fresh minimal /dev: no host devices, no host ptys
   add({"--proc", "/proc"}); // a /proc of the job's own pid namespace
+  // Without the network, nothing of the host's: sysfs lists the interfaces of the namespace
+  // that mounted it (the host's), so that list is hidden; netlink and /proc/net show the job's
+  // own loopback.
+  if (!config.network)
+    for (const char* dir : {"/sys/class/net", "/sys/devices/virtual/net"}) add({"--tmpfs", dir});
   // Private temporary directories, before the root binds so that a root under /tmp stays visible.
   for (const auto& dir : kJobPrivateDirs) add({"--tmpfs", dir});
   for (const auto& root : config.roots) add({"--bind", root.merged, root.real_path});

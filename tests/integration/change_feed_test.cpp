@@ -97,5 +97,35 @@ TEST(ChangeFeedTest, APathOfASecondRootCarriesItsPrefix) {
   EXPECT_EQ(World().Sandboxctl(kAlice, {"destroy", "--cancel-jobs", id}).status, 0);
 }
 
+// One user may not take the live feed from everyone (issue 40, item 6): the daemon's share of
+// the kernel's inotify instances is shared per user. Bob's one sandbox over 40 roots (an
+// instance each) while his job runs; alice's job is still followed, and bob's own feed is told
+// it lost what it could not follow. Before, bob took the whole share and alice's job got `lost`.
+TEST(ChangeFeedTest, OneUsersFeedsLeaveOthersTheirShare) {
+  SANDBOXD_REQUIRE_WORLD();
+  std::vector<std::string> args = {"create"};
+  for (int i = 0; i < 40; ++i) args.push_back(World().MakeProject(kBob));
+  Result made = World().Sandboxctl(kBob, args);
+  ASSERT_EQ(made.status, 0) << made.err;
+  const std::string bobs = Trim(made.out);
+  BusMonitor bob(kBob, "change-feed-bob-share");
+  ASSERT_TRUE(bob.Ready()) << bob.Text();
+  Result started = World().Gdbus(kBob, "/org/sandboxd/Sandbox1/sandbox/" + bobs, "org.sandboxd.Sandbox1.Sandbox.Run",
+                                 {"['sleep', '60']", "''", "{}", "{}", "{}", "0"});
+  ASSERT_EQ(started.status, 0) << started.err;
+  EXPECT_TRUE(bob.WaitFor("uint32 0, true)")) << "bob's feed was not told it lost roots:\n" << bob.Text();
+
+  BusMonitor alice(kAlice, "change-feed-alice-share");
+  ASSERT_TRUE(alice.Ready()) << alice.Text();
+  std::string id = CreateOver({World().MakeProject(kAlice)});
+  ASSERT_FALSE(id.empty());
+  Result run = World().Sandboxctl(kAlice, {"run", id, "sh", "-c", "echo mine > mine.txt; sleep 1"});
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_TRUE(alice.WaitFor("[(uint32 0, 'mine.txt', 'added')]")) << alice.Text() << World().DaemonLog();
+  EXPECT_FALSE(Contains(alice.Text(), ", true)")) << "alice's feed lost changes:\n" << alice.Text();
+  EXPECT_EQ(World().Sandboxctl(kAlice, {"destroy", id}).status, 0);
+  EXPECT_EQ(World().Sandboxctl(kBob, {"destroy", "--cancel-jobs", bobs}).status, 0);
+}
+
 }  // namespace
 }  // namespace sandboxd::it

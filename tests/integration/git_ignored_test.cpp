@@ -104,6 +104,21 @@ TEST_F(GitIgnoredTest, ACommitWithPatternsCountsTheIgnoredPathsItTakes) {
 
 // With several roots, each is asked of its own work tree, its paths read past their "N/"
 // prefix: a second root's ignored file is folded, the first root (no work tree) folds nothing.
+// A rename is one change: folded only when git ignores both of its paths. An ignored file
+// moved to a name git does not ignore went live unshown (found by the display-equals-commit
+// property: approved by its old name, `diff` of it showed nothing, and commit landed the new one).
+TEST_F(GitIgnoredTest, ARenameOutOfAnIgnoredPathIsShown) {
+  ASSERT_EQ(World().RunAs(kAlice, {"sh", "-c", "printf 'kept\\n%.0s' $(seq 1 50) > kept.log"}, {.cwd = project_}).status, 0);
+  ASSERT_EQ(Ctl({"destroy", id_}).status, 0);
+  id_ = Trim(Ctl({"create", project_}).out);
+  ASSERT_EQ(Ctl({"run", id_, "mv", "kept.log", "kept.txt"}).status, 0);
+  Result listed = Ctl({"changes", id_});
+  EXPECT_TRUE(Contains(listed.out, "kept.txt")) << listed.out;
+  ASSERT_EQ(Ctl({"approve", id_, "kept.log"}).status, 0);
+  Result shown = Ctl({"diff", id_, "kept.log"});
+  EXPECT_TRUE(Contains(shown.out, "rename to kept.txt")) << shown.out << shown.err;
+}
+
 TEST(GitIgnoredRootsTest, EachRootIsAskedOfItsOwnWorkTree) {
   SANDBOXD_REQUIRE_WORLD();
   std::string plain = World().MakeProject(kAlice);

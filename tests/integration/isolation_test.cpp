@@ -400,6 +400,12 @@ TEST_F(IsolationTest, NoNetworkButAPrivateLoopback) {
   // /proc/net/dev lists the interfaces of the job's network namespace.
   Result interfaces = InJob("tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '");
   EXPECT_EQ(interfaces.out, "lo\n");
+  // And sysfs, which lists those of the namespace that mounted it (the host's), lists none
+  // (issue 40, item 8: the host's interfaces showed, and the demo printed them as the job's).
+  Result listed = InJob("ls -A /sys/class/net /sys/devices/virtual/net");
+  for (const auto& name : {"eth0", "docker0", "tap0", "veth", "br-"})
+    EXPECT_EQ(listed.out.find(name), std::string::npos) << listed.out;
+  EXPECT_EQ(Trim(InJob("ls -A /sys/class/net | wc -l").out), "0") << InJob("ls -A /sys/class/net").out;
 }
 
 TEST_F(IsolationTest, JobHasASessionOfItsOwnAndCannotTypeIntoTheCallersTerminal) {

@@ -20,7 +20,8 @@ TEST(BwrapArgsTest, OfflineJobHasEveryIsolationFlagInOrder) {
   config.env = {"HOME=/home/u", "X=a=b"};
   config.command = {"make", "-j2"};
   std::vector<std::string> expected = {
-      "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp",
+      "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/sys/class/net", "--tmpfs", "/sys/devices/virtual/net",
+      "--tmpfs", "/tmp", "--tmpfs", "/var/tmp",
       "--bind", "/run/sandboxd/ab/0", "/home/u/proj", "--bind", "/run/sandboxd/ab/1", "/tmp/lib",
       "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--unshare-net",
       "--die-with-parent", "--new-session", "--chdir", "/home/u/proj/src", "--json-status-fd", "3",
@@ -66,6 +67,7 @@ TEST(BwrapArgsTest, NetworkGrantedDropsOnlyUnshareNet) {
   auto invocation = BuildBwrapArgs(config);
   const auto& args = invocation.options;
   EXPECT_EQ(std::count(args.begin(), args.end(), "--unshare-net"), 0);
+  EXPECT_EQ(std::count(args.begin(), args.end(), "/sys/class/net"), 0) << "a job with the network sees its interfaces";
   EXPECT_EQ(std::count(args.begin(), args.end(), "--unshare-pid"), 1);
   EXPECT_EQ(invocation.argv.back(), "true");
 }
