@@ -21,7 +21,7 @@
 
 namespace sandboxd {
 
-ChangeFeed::ChangeFeed(std::vector<FeedRoot> roots, SeenSink sink, std::chrono::milliseconds period)
+ChangeFeed::ChangeFeed(std::vector<FeedRoot> roots, uid_t owner, SeenSink sink, std::chrono::milliseconds period)
     : roots_(std::move(roots)), sink_(std::move(sink)), period_(period), stop_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
   if (!stop_) ThrowErrno("cannot make the change feed's stop signal");
   // The layers are walked (a watch per directory) on the feed's thread: a large upper must not
@@ -30,10 +30,10 @@ ChangeFeed::ChangeFeed(std::vector<FeedRoot> roots, SeenSink sink, std::chrono::
   // Read from the clock file times are stamped with: a directory changed from now on has an
   // mtime at or after it.
   const int64_t started_ns = FileClockNowNs();
-  thread_ = std::thread([this, started_ns] {
+  thread_ = std::thread([this, owner, started_ns] {
     try {
       for (size_t i = 0; i < roots_.size(); ++i)
-        watches_.push_back(std::make_unique<UpperWatch>(roots_[i].upper.get(), started_ns, [&](const std::string& path) {
+        watches_.push_back(std::make_unique<UpperWatch>(roots_[i].upper.get(), owner, started_ns, [&](const std::string& path) {
           touched_.emplace(i, path);
         }));
     } catch (const std::exception& e) {
@@ -132,7 +132,7 @@ std::shared_ptr<ChangeFeed> ChangeFeeds::Join(const Sandbox& sandbox, const Seen
   if (auto running = feeds_[sandbox.id()].lock()) return running;
   std::vector<FeedRoot> roots;
   for (size_t i = 0; i < sandbox.roots().size(); ++i) roots.push_back({sandbox.OpenLiveRoot(i), sandbox.OpenUpper(i)});
-  auto feed = std::make_shared<ChangeFeed>(std::move(roots), sink, kPeriod);
+  auto feed = std::make_shared<ChangeFeed>(std::move(roots), sandbox.owner(), sink, kPeriod);
   feeds_[sandbox.id()] = feed;
   return feed;
 }

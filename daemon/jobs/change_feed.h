@@ -65,7 +65,7 @@ class ChangeFeed {
 
   /// Starts following `roots` (on the feed's own thread, which `sink` is called on); a feed
   /// that cannot follow them (no inotify) logs why and says nothing.
-  ChangeFeed(std::vector<FeedRoot> roots, SeenSink sink, std::chrono::milliseconds period);
+  ChangeFeed(std::vector<FeedRoot> roots, uid_t owner, SeenSink sink, std::chrono::milliseconds period);
   /// Says what is left (everything queued by now: a job that has ended made its last change
   /// before this), then ends the thread.
   ~ChangeFeed();

@@ -5,15 +5,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
-#include <fstream>
 #include <utility>
 #include <vector>
 
 #include "base/beneath.h"
 #include "base/directory_listing.h"
 #include "base/errors.h"
+#include "jobs/inotify_shares.h"
 
 namespace sandboxd {
 namespace {
@@ -26,43 +25,32 @@ constexpr uint32_t kEvents = IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB 
 
 std::string Join(const std::string& dir, const std::string& name) { return dir.empty() ? name : dir + "/" + name; }
 
-/// A quarter of the kernel's per-user inotify limit `name` (fs.inotify.*), or `fallback`.
-size_t QuarterOfLimit(const char* name, size_t fallback) {
-  std::ifstream in(std::string("/proc/sys/fs/inotify/") + name);
-  size_t limit = 0;
-  return in >> limit && limit >= 4 ? limit / 4 : fallback;
-}
-
-/// What every UpperWatch of the daemon holds together, and how much of it may.
-std::atomic<size_t> instances_held{0};
-std::atomic<size_t> watches_held{0};
-const size_t kMostInstances = QuarterOfLimit("max_user_instances", 32);
-const size_t kMostWatches = QuarterOfLimit("max_user_watches", 16384);
-
 }  // namespace
 
-UpperWatch::UpperWatch(int upper_dirfd, int64_t since_ns, const std::function<void(const std::string& path)>& fresh)
-    : upper_(fcntl(upper_dirfd, F_DUPFD_CLOEXEC, 0)), inotify_(inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {
+UpperWatch::UpperWatch(int upper_dirfd, uid_t owner, int64_t since_ns, const std::function<void(const std::string& path)>& fresh)
+    : owner_(owner), upper_(fcntl(upper_dirfd, F_DUPFD_CLOEXEC, 0)), inotify_(inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {
   if (!upper_) ThrowErrno("cannot hold the sandbox's upper layer");
   if (!inotify_) ThrowErrno("cannot follow the sandbox's upper layer (inotify)");
-  if (instances_held.fetch_add(1) >= kMostInstances) {
-    instances_held.fetch_sub(1);
+  InotifyShares& shares = InotifyShares::Daemon();
+  if (!shares.TakeInstance(owner_)) {
     inotify_.reset();
-    throw Error(Code::kBusy, "too many sandboxes are followed live at once (" + std::to_string(kMostInstances) +
-                                 ", a quarter of fs.inotify.max_user_instances)");
+    throw Error(Code::kBusy, "too many layers are followed live at once: at most " + std::to_string(shares.user_instances()) +
+                                 " of uid " + std::to_string(owner_) + "'s and " + std::to_string(shares.most_instances()) +
+                                 " in all (a quarter of a quarter of fs.inotify.max_user_instances, and a quarter)");
   }
   WatchTree(upper_.get(), "", fresh ? &fresh : nullptr, since_ns);
 }
 
 UpperWatch::~UpperWatch() {
   if (!inotify_) return;
-  watches_held.fetch_sub(dirs_.size());
-  instances_held.fetch_sub(1);
+  InotifyShares::Daemon().GiveWatches(owner_, dirs_.size());
+  InotifyShares::Daemon().GiveInstance(owner_);
 }
 
 void UpperWatch::Watch(int dir, const std::string& path) {
-  if (watches_held.load() >= kMostWatches) {
-    lost_ = true;  // the daemon's share of the kernel's watches is spent: this one goes unseen
+  InotifyShares& shares = InotifyShares::Daemon();
+  if (!shares.TakeWatch(owner_)) {
+    lost_ = true;  // the owner's share of the daemon's watches is spent: this one goes unseen
     return;
   }
   // By the fd's /proc name: the directory opened (beneath the layer, no symlinks), whatever is
@@ -70,10 +58,12 @@ void UpperWatch::Watch(int dir, const std::string& path) {
   std::string self = "/proc/self/fd/" + std::to_string(dir);
   int wd = inotify_add_watch(inotify_.get(), self.c_str(), kEvents);
   if (wd < 0) {
+    shares.GiveWatches(owner_, 1);
     lost_ = true;  // ENOSPC: the kernel's limit on watches; what happens in there goes unseen
     return;
   }
-  if (dirs_.insert_or_assign(wd, path).second) watches_held.fetch_add(1);  // a moved directory keeps its watch: its new path
+  // A moved directory keeps its watch: its new path, and the watch taken again is given back.
+  if (!dirs_.insert_or_assign(wd, path).second) shares.GiveWatches(owner_, 1);
 }
 
 void UpperWatch::WatchTree(int dir, const std::string& path, const std::function<void(const std::string&)>* seen,
@@ -122,7 +112,7 @@ void UpperWatch::Drain(const std::function<void(const std::string& path)>& seen)
         continue;
       }
       if (event->mask & IN_IGNORED) {
-        if (dirs_.erase(event->wd)) watches_held.fetch_sub(1);
+        if (dirs_.erase(event->wd)) InotifyShares::Daemon().GiveWatches(owner_, 1);
         continue;
       }
       auto dir = dirs_.find(event->wd);

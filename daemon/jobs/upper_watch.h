@@ -8,9 +8,11 @@
 /// The layer is the job's to shape: directories are opened beneath it without following a
 /// symlink, and a watch is added through the opened fd, never by a path the job could swap.
 /// Nor may a job spend the kernel's inotify limits, which are per user: root's in system mode,
-/// shared with every other service that runs as root. All watches together hold at most a
-/// quarter of fs.inotify.max_user_watches, and at most a quarter of max_user_instances; past
-/// that a layer is followed in part (lossy) or not at all.
+/// shared with every other service that runs as root. Each watch is charged to the layer's
+/// owner within the daemon's share (inotify_shares.h); past the owner's share a layer is
+/// followed in part (lossy) or not at all, and other users' layers are not affected.
+
+#include <sys/types.h>
 
 #include <cstdint>
 #include <functional>
@@ -28,7 +30,7 @@ class UpperWatch {
   /// kernel's limit on watches) only marks the watch lossy. The walk may run beside a job that
   /// already writes: the entries of each directory modified at or after `since_ns` (its mtime;
   /// file_clock.h) go to `fresh`, as what may have changed before its watch was in place.
-  UpperWatch(int upper_dirfd, int64_t since_ns, const std::function<void(const std::string& path)>& fresh);
+  UpperWatch(int upper_dirfd, uid_t owner, int64_t since_ns, const std::function<void(const std::string& path)>& fresh);
 
   /// The inotify fd, to poll for readability.
   int fd() const { return inotify_.get(); }
@@ -58,6 +60,7 @@ class UpperWatch {
   /// Watches the one directory `dir` named `path`.
   void Watch(int dir, const std::string& path);
 
+  uid_t owner_;  ///< whose share of the kernel's inotify limits it spends
   UniqueFd upper_;
   UniqueFd inotify_;
   std::unordered_map<int, std::string> dirs_;  ///< watch descriptor → its directory's path

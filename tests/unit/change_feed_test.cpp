@@ -23,6 +23,7 @@
 #include "base/errors.h"
 #include "base/fd.h"
 #include "base/file_clock.h"
+#include "jobs/inotify_shares.h"
 #include "jobs/upper_watch.h"
 #include "temp_dir.h"
 
@@ -93,7 +94,7 @@ class ChangeFeedTest : public ::testing::Test {
     std::vector<FeedRoot> roots;
     roots.push_back({UniqueFd(open(Live("").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)),
                      UniqueFd(open(Upper("").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC))});
-    return std::make_unique<ChangeFeed>(std::move(roots), heard_.Sink(), period);
+    return std::make_unique<ChangeFeed>(std::move(roots), /*owner=*/0, heard_.Sink(), period);
   }
   ScopedTempDir dir_;
   Heard heard_;
@@ -169,7 +170,7 @@ TEST_F(ChangeFeedTest, TheWalkTellsWhatChangedSinceTheFeedBeganOnly) {
   WriteFile(Upper("new/made.txt"), "m");
   UniqueFd upper(open(Upper("").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   std::set<std::string> told;
-  UpperWatch watch(upper.get(), began, [&](const std::string& path) { told.insert(path); });
+  UpperWatch watch(upper.get(), 0, began, [&](const std::string& path) { told.insert(path); });
   EXPECT_TRUE(told.count("new")) << "the layer's top changed since";
   EXPECT_TRUE(told.count("new/made.txt"));
   EXPECT_FALSE(told.count("old/kept.txt"));
@@ -177,28 +178,49 @@ TEST_F(ChangeFeedTest, TheWalkTellsWhatChangedSinceTheFeedBeganOnly) {
 }
 
 // The kernel's inotify instances are per user, root's shared with every service running as
-// root: sandboxd takes at most a quarter of them, and a sandbox past that is not followed
-// (its jobs run all the same) until one is given back.
-TEST_F(ChangeFeedTest, AtMostAQuarterOfTheKernelsInotifyInstancesAreTaken) {
+// root: sandboxd takes at most a quarter of them, and each user whose layers it follows at most
+// a quarter of that (issue 40: one user's sandboxes took the feed from everyone). A layer past
+// its owner's share is not followed (its jobs run all the same) until one is given back, and
+// other users' layers are followed meanwhile.
+TEST_F(ChangeFeedTest, EachUserTakesAtMostAQuarterOfTheDaemonsShareOfInotify) {
   size_t limit = 0;
   std::ifstream("/proc/sys/fs/inotify/max_user_instances") >> limit;
-  if (limit < 4 || limit > 4096) GTEST_SKIP() << "max_user_instances is " << limit;
+  if (limit < 16 || limit > 4096) GTEST_SKIP() << "max_user_instances is " << limit;
   UniqueFd upper(open(Upper("").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   std::vector<std::unique_ptr<UpperWatch>> held;
   try {
-    while (held.size() <= limit / 4) held.push_back(std::make_unique<UpperWatch>(upper.get(), 0, nullptr));
+    while (held.size() <= limit / 4) held.push_back(std::make_unique<UpperWatch>(upper.get(), 0, 0, nullptr));
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), Code::kBusy);
+    EXPECT_NE(std::string(e.what()).find("of uid 0's"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("max_user_instances"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(held.size(), limit / 4);
+  EXPECT_EQ(held.size(), limit / 4 / 4);
   // A feed that cannot follow the sandbox at all says so once: lost, with no paths.
   auto feed = Start();
   EXPECT_TRUE(heard_.Lost()) << "a feed past the cap said nothing";
   EXPECT_TRUE(heard_.Kinds().empty());
+  EXPECT_NO_THROW(UpperWatch(upper.get(), 4242, 0, nullptr)) << "another user's share was taken";
   feed.reset();
   held.pop_back();
-  EXPECT_NO_THROW(UpperWatch(upper.get(), 0, nullptr)) << "an instance given back is free again";
+  EXPECT_NO_THROW(UpperWatch(upper.get(), 0, 0, nullptr)) << "an instance given back is free again";
+}
+
+// The shares themselves: the daemon's whole, each user's quarter, what is given back free again.
+TEST(InotifySharesTest, AUserTakesAQuarterAndTheDaemonNoMoreThanItsShare) {
+  InotifyShares shares(8, 100);
+  for (int i = 0; i < 2; ++i) EXPECT_TRUE(shares.TakeInstance(1));
+  EXPECT_FALSE(shares.TakeInstance(1)) << "past a quarter";
+  for (uid_t user = 2; user <= 4; ++user)
+    for (int i = 0; i < 2; ++i) EXPECT_TRUE(shares.TakeInstance(user));
+  EXPECT_FALSE(shares.TakeInstance(5)) << "past the daemon's share";
+  shares.GiveInstance(1);
+  EXPECT_TRUE(shares.TakeInstance(5));
+  for (int i = 0; i < 25; ++i) EXPECT_TRUE(shares.TakeWatch(1));
+  EXPECT_FALSE(shares.TakeWatch(1));
+  EXPECT_TRUE(shares.TakeWatch(2));
+  shares.GiveWatches(1, 25);
+  EXPECT_TRUE(shares.TakeWatch(1));
 }
 
 // A job may replace a directory it was writing in with a symlink to somewhere else: the feed

@@ -1,0 +1,64 @@
+#include "jobs/inotify_shares.h"
+
+#include <algorithm>
+#include <fstream>
+#include <string>
+
+namespace sandboxd {
+namespace {
+
+/// A quarter of the kernel's per-user inotify limit `name` (fs.inotify.*), or `fallback`.
+size_t QuarterOfLimit(const char* name, size_t fallback) {
+  std::ifstream in(std::string("/proc/sys/fs/inotify/") + name);
+  size_t limit = 0;
+  return in >> limit && limit >= 4 ? limit / 4 : fallback;
+}
+
+}  // namespace
+
+InotifyShares& InotifyShares::Daemon() {
+  static InotifyShares shares(QuarterOfLimit("max_user_instances", 32), QuarterOfLimit("max_user_watches", 16384));
+  return shares;
+}
+
+InotifyShares::InotifyShares(size_t most_instances, size_t most_watches)
+    : most_instances_(most_instances),
+      most_watches_(most_watches),
+      user_instances_(std::max<size_t>(1, most_instances / 4)),
+      user_watches_(std::max<size_t>(1, most_watches / 4)) {}
+
+bool InotifyShares::TakeInstance(uid_t user) {
+  std::lock_guard lock(mutex_);
+  Held& held = users_[user];
+  if (total_.instances >= most_instances_ || held.instances >= user_instances_) return false;
+  ++total_.instances;
+  ++held.instances;
+  return true;
+}
+
+void InotifyShares::GiveInstance(uid_t user) {
+  std::lock_guard lock(mutex_);
+  Held& held = users_[user];
+  if (held.instances > 0) --held.instances, --total_.instances;
+  if (held.instances == 0 && held.watches == 0) users_.erase(user);
+}
+
+bool InotifyShares::TakeWatch(uid_t user) {
+  std::lock_guard lock(mutex_);
+  Held& held = users_[user];
+  if (total_.watches >= most_watches_ || held.watches >= user_watches_) return false;
+  ++total_.watches;
+  ++held.watches;
+  return true;
+}
+
+void InotifyShares::GiveWatches(uid_t user, size_t count) {
+  std::lock_guard lock(mutex_);
+  Held& held = users_[user];
+  count = std::min(count, held.watches);
+  held.watches -= count;
+  total_.watches -= count;
+  if (held.instances == 0 && held.watches == 0) users_.erase(user);
+}
+
+}  // namespace sandboxd
