@@ -91,7 +91,9 @@ bool EnterOwnMountNamespace() {
   // mounting in the host's namespace.
   if (size_t threads = ThreadCount(); threads != 1)
     throw Error(Code::kFailed, "cannot make a mount namespace of sandboxd's own with " + std::to_string(threads) + " threads running");
-  const bool shared = RootIsShared();
+  // Where nothing made the host's mounts shared (no systemd: a container), they are made so, as
+  // systemd does at boot: a file system mounted later (a root on it) then reaches the slave.
+  const bool shared = RootIsShared() || mount(nullptr, "/", nullptr, MS_REC | MS_SHARED, nullptr) == 0;
   host_root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (host_root < 0) ThrowErrno("cannot open the host's root directory");
   if (unshare(CLONE_NEWNS) != 0) ThrowErrno("cannot make a mount namespace of sandboxd's own");

@@ -29,8 +29,9 @@ void DetachMountsBelow(const std::string& dir);
 
 /// Gives this process a mount namespace of its own, which receives the host's mounts (a slave)
 /// and gives none back. Only while the process has one thread: unshare moves the calling thread
-/// alone. Returns whether a file system the host mounts later is seen in it: only when the
-/// host's / is a shared mount (as systemd makes it); where it is private, nothing propagates.
+/// alone. Returns whether a file system the host mounts later is seen in it: when the host's /
+/// is a shared mount (as systemd makes it at boot, and this does where nothing did); where it
+/// stays private, nothing propagates.
 /// Keeps the host's root directory for HostSeesTheSame. Throws Error(kFailed) saying what failed.
 bool EnterOwnMountNamespace();
 
