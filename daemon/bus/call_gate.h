@@ -12,6 +12,7 @@
 #include <memory>
 #include <utility>
 
+#include "base/output_relay.h"
 #include "base/worker_pool.h"
 #include "bus/caller.h"
 #include "bus/dbus_util.h"
@@ -53,7 +54,12 @@ class CallGate {
     if (workers_) workers_->Post(kDaemonWork, std::forward<F>(work));
   }
 
-  /// Calls queued or running.
+  /// Starts the relay that writes calls' output into callers' fds (output_relay.h), so that no
+  /// worker waits on a reader. Once, before the first call that writes into an fd.
+  void StartRelay(std::string spool_dir, int64_t stall_ms, uint64_t max_unread);
+  OutputRelay& relay() { return *relay_; }
+
+  /// Calls queued or running, or waiting on their reader.
   size_t Busy() const;
   /// At exit: waits for the calls still running. A worker may be waiting for a human at a
   /// polkit prompt, or on a reader that stopped: not for ever. The pool is then left to the
@@ -66,6 +72,8 @@ class CallGate {
   /// The key of the daemon's own work in the pool: no user's.
   static constexpr uid_t kDaemonWork = static_cast<uid_t>(-1);
   size_t max_in_flight_per_user_;
+  /// Destroyed after the workers (which may be writing into its spools).
+  std::unique_ptr<OutputRelay> relay_;
   std::unique_ptr<WorkerPool> workers_;
 };
 

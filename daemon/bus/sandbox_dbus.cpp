@@ -3,10 +3,12 @@
 #include <fcntl.h>
 
 #include <limits>
+#include <type_traits>
 
 #include <spdlog/spdlog.h>
 
 #include "api.h"
+#include "base/output_relay.h"
 #include "bus/call_gate.h"
 #include "bus/caller_watch.h"
 #include "bus/dbus_util.h"
@@ -38,10 +40,10 @@ std::string JoinRoots(const std::vector<std::string>& roots) {
 
 /// Refuses an output fd that is missing or not open for writing, naming `what` it was for.
 void CheckWritable(const UniqueFd& out, const std::string& what) {
-  if (!out) throw Error(Code::kInvalidArgument, "no output fd given for the " + what);
+  if (!out) throw Error(Code::kInvalidArgument, "no output fd given for " + what);
   int out_flags = fcntl(out.get(), F_GETFL);
   if (out_flags < 0 || (out_flags & O_ACCMODE) == O_RDONLY)
-    throw Error(Code::kInvalidArgument, "the " + what + " output fd is not open for writing");
+    throw Error(Code::kInvalidArgument, "the output fd of " + what + " is not open for writing");
 }
 
 /// The name a wire name (utf8.h) stands for, as bytes; one that no quoting could have written
@@ -181,6 +183,46 @@ void SandboxDBus::InWorker(sdbus::Result<Outs...>&& result, const char* verb, bo
   });
 }
 
+template <typename R, typename... Outs, typename Body>
+void SandboxDBus::IntoCallersFd(sdbus::Result<Outs...>&& result, const char* verb, sdbus::UnixFd output, std::string what,
+                                Body&& body) {
+  Caller caller;
+  if (!TakeCaller(getObject(), result, caller)) return;
+  auto self = KeepAlive(result);
+  if (!self || !parts_.calls.Admit(caller, result)) return;
+  auto shared = std::make_shared<sdbus::Result<Outs...>>(std::move(result));
+  parts_.calls.RunForCaller(caller.uid, [this, self, shared, out = UniqueFd(output.release()), body = std::forward<Body>(body), caller,
+                                         verb, what = std::move(what)]() mutable {
+    std::shared_ptr<RelayedOutput> relayed;
+    auto answer = std::make_shared<std::conditional_t<std::is_void_v<R>, bool, R>>();
+    try {
+      Authorize(caller, verb, false);
+      CheckWritable(out, what);
+      // The reply waits for the reader, in the relay, which holds no worker (output_relay.h).
+      relayed = parts_.calls.relay().Start(caller.uid, std::move(out), what, [self, shared, answer, uid = caller.uid](const Error* end) {
+        // Once per call: a reader given up on, gone, or a producer that failed.
+        if (end) LogAbout(self->Subject(), spdlog::level::info, "uid {}: {}", uid, end->what());
+        ReplyWith(*shared, [&]() -> R {
+          if (end) throw *end;
+          if constexpr (!std::is_void_v<R>) return *answer;
+        });
+      });
+      if constexpr (std::is_void_v<R>) {
+        body(caller, *relayed);
+      } else {
+        *answer = body(caller, *relayed);
+      }
+      relayed->Finish();
+    } catch (const Error& e) {
+      if (relayed) return relayed->Fail(e);
+      ReplyWith(*shared, [&]() -> R { throw; });
+    } catch (...) {
+      if (relayed) return relayed->Fail(Error(Code::kFailed, CurrentExceptionAsDBusError().getMessage()));
+      ReplyWith(*shared, [&]() -> R { throw; });
+    }
+  });
+}
+
 void SandboxDBus::EmptyTrashLater() {
   parts_.calls.RunDaemonWork([&registry = parts_.registry] {
     try {
@@ -288,19 +330,16 @@ void SandboxDBus::GetChanges(sdbus::Result<std::vector<sdbus::Struct<uint32_t, s
 }
 
 void SandboxDBus::ListChanges(sdbus::Result<uint32_t>&& result, sdbus::UnixFd output) {
-  InWorker(std::move(result), "list-changes", false, [this, out = UniqueFd(output.release())](const Caller&) mutable -> uint32_t {
-    CheckWritable(out, "change list");
-    return WriteChangeList(parts_.operations, *sandbox_, out.get());
-  });
+  IntoCallersFd<uint32_t>(std::move(result), "list-changes", std::move(output), "the change list of sandbox " + sandbox_->id(),
+                          [this](const Caller&, RelayedOutput& out) { return WriteChangeList(parts_.operations, *sandbox_, out); });
 }
 
 void SandboxDBus::Diff(sdbus::Result<>&& result, std::vector<WireSelector> selectors, sdbus::UnixFd output,
                        std::map<std::string, sdbus::Variant> options) {
-  InWorker(std::move(result), "diff", false, [this, selectors = std::move(selectors), options = std::move(options),
-                                              out = UniqueFd(output.release())](const Caller&) mutable {
-    CheckWritable(out, "diff");
-    WriteDiff(parts_.operations, *sandbox_, SelectorsFromWire(selectors), DiffOptionsFrom(options), out.get());
-  });
+  IntoCallersFd<void>(std::move(result), "diff", std::move(output), "the diff of sandbox " + sandbox_->id(),
+                      [this, selectors = std::move(selectors), options = std::move(options)](const Caller&, RelayedOutput& out) {
+                        WriteDiff(parts_.operations, *sandbox_, SelectorsFromWire(selectors), DiffOptionsFrom(options), out);
+                      });
 }
 
 void SandboxDBus::Approve(sdbus::Result<uint32_t>&& result, std::vector<WireSelector> selectors, uint64_t flags) {

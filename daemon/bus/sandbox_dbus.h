@@ -88,6 +88,12 @@ class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
   template <typename... Outs, typename Body>
   void InWorker(sdbus::Result<Outs...>&& result, const char* verb, bool allow_interactive, Body&& body);
 
+  /// InWorker for a method that writes into the caller's fd `output`: `body(caller, out)` writes
+  /// into `out`'s spool (output_relay.h) and the worker is free when it returns; the call is
+  /// answered with what body returned once the reader has it all, or with why it ended.
+  template <typename R, typename... Outs, typename Body>
+  void IntoCallersFd(sdbus::Result<Outs...>&& result, const char* verb, sdbus::UnixFd output, std::string what, Body&& body);
+
   SandboxFaceParts parts_;
   std::shared_ptr<Sandbox> sandbox_;
 };

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "base/errors.h"
-#include "base/stalled_writer.h"
+#include "base/output_relay.h"
 #include "changes/change_listing.h"
 #include "commit/commit_runner.h"
 #include "owner/helper_client.h"
@@ -54,17 +54,18 @@ std::vector<nlohmann::json> ListedChanges(const OperationParts& parts, Sandbox& 
   return listed;
 }
 
-uint32_t WriteChangeList(const OperationParts& parts, Sandbox& sandbox, int out) {
+uint32_t WriteChangeList(const OperationParts& parts, Sandbox& sandbox, RelayedOutput& out) {
   sandbox.CheckActive("read the changes of");
   // The change set is never held whole: it is read as a stream, a page at a time gets its
   // conflicts, and its lines go out as they are made. Right after a job, each page follows the
   // job's settling as it stores the page's sights: the listing and the settling scan side by
   // side rather than one after the other.
   StreamedConflicts conflicts(sandbox, parts.sights, parts.commits.AgreedUsec(sandbox), parts.helpers, LookupUser(sandbox.owner()));
-  const std::string what = "the change list of sandbox " + sandbox.id();
   std::string lines;
+  // Into the spool, which never waits for the reader (output_relay.h); it says when the reader
+  // went away or fell too far behind, and the listing stops.
   auto flush = [&] {
-    if (!WriteWithin(out, lines, parts.stalled_reader_ms, what)) throw Error(Code::kFailed, "the reader of " + what + " went away");
+    out.Append(lines);
     lines.clear();
   };
   std::vector<ReviewedChange> page;
@@ -92,12 +93,14 @@ uint32_t WriteChangeList(const OperationParts& parts, Sandbox& sandbox, int out)
   return listed;
 }
 
-void WriteDiff(const OperationParts& parts, Sandbox& sandbox, const std::vector<api::Selector>& selectors, const DiffAsked& asked, int out) {
+void WriteDiff(const OperationParts& parts, Sandbox& sandbox, const std::vector<api::Selector>& selectors, const DiffAsked& asked,
+               RelayedOutput& out) {
   sandbox.CheckActive("diff");
   // A page of the change set at a time goes to the helper, which makes the diff as the owner:
   // it reads the live tree and the upper with the owner's rights, so a diff can never show what
-  // the owner could not read. A reader that stops reading (a pipe nobody reads) would hold this
-  // worker and the helper for ever: after the stall timeout the helper gives up.
+  // the owner could not read. The helper writes into the call's spool, a file that never waits
+  // for the caller's reader (output_relay.h): a reader that stops reading holds neither this
+  // worker nor the helper.
   UserCredentials owner = LookupUser(sandbox.owner());
   std::map<size_t, std::pair<UniqueFd, UniqueFd>> roots;  // live, upper
   ForEachDiffPage(parts.review, sandbox, selectors, kPage, [&](const DiffPage& page) {
@@ -105,14 +108,15 @@ void WriteDiff(const OperationParts& parts, Sandbox& sandbox, const std::vector<
     if (!live) live = sandbox.OpenLiveRoot(page.root), upper = sandbox.OpenUpper(page.root);
     try {
       RunHelper(parts.helpers, HelperOp::kDiff, owner,
-                {{live.get(), upper.get(), sandbox.PathPrefix(page.root), page.changes, page.renames, page.only_hunks, asked.binary}}, out,
-                parts.stalled_reader_ms);
+                {{live.get(), upper.get(), sandbox.PathPrefix(page.root), page.changes, page.renames, page.only_hunks, asked.binary}},
+                out.spool_fd());
     } catch (const Error& e) {
       // A hunk or part that is not there is refused before anything is written.
       if (e.code() == Code::kNotFound) throw Error(e.code(), std::string(e.what()) + " in sandbox " + sandbox.id());
       throw Error(e.code(), "the diff of sandbox " + sandbox.id() + " stopped: " + e.what());
     }
-    return !ReaderWentAway(out);
+    out.Grew();  // throws when the reader went away or fell too far behind: no next page
+    return true;
   });
 }
 

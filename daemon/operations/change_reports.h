@@ -18,6 +18,7 @@
 
 namespace sandboxd {
 
+class RelayedOutput;
 class Sandbox;
 
 /// The conflicts of `reviewed` with the live tree now, once the sights of a job that just ended
@@ -29,18 +30,19 @@ Conflicts CurrentConflicts(const OperationParts& parts, Sandbox& sandbox, const 
 /// more than about `most_bytes` on the bus (MarshalledBound).
 std::vector<nlohmann::json> ListedChanges(const OperationParts& parts, Sandbox& sandbox, size_t most_changes, size_t most_bytes);
 
-/// The change set into `out` as one line of JSON per change (change_listing.h), conflicts
-/// marked; returns how many. Throws Error(kFailed) when the reader goes away or stops reading
-/// for longer than the stall timeout.
-uint32_t WriteChangeList(const OperationParts& parts, Sandbox& sandbox, int out);
+/// The change set into `out`'s spool as one line of JSON per change (change_listing.h),
+/// conflicts marked; returns how many. Throws the call's end when the reader went away, was
+/// given up on or fell too far behind (RelayedOutput::Grew).
+uint32_t WriteChangeList(const OperationParts& parts, Sandbox& sandbox, RelayedOutput& out);
 
 /// How a diff is asked for (Diff's options).
 struct DiffAsked {
   bool binary = false;  ///< binary changes as git's binary patches
 };
 
-/// The git-style diff of what `selectors` name (all without) into `out`, a page at a time
-/// through the helper (diff_pages.h); stops quietly when the reader goes away.
-void WriteDiff(const OperationParts& parts, Sandbox& sandbox, const std::vector<api::Selector>& selectors, const DiffAsked& asked, int out);
+/// The git-style diff of what `selectors` name (all without) into `out`'s spool, a page at a
+/// time through the helper (diff_pages.h); throws the call's end as WriteChangeList does.
+void WriteDiff(const OperationParts& parts, Sandbox& sandbox, const std::vector<api::Selector>& selectors, const DiffAsked& asked,
+               RelayedOutput& out);
 
 }  // namespace sandboxd

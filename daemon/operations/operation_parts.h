@@ -19,7 +19,6 @@ struct OperationParts {
   CommitJournal& journal;
   SightStore& sights;
   OwnerHelpers& helpers;  ///< diffs, hunk counts and content checks run as the owner
-  int64_t stalled_reader_ms = 0;  ///< [Limits] StalledReaderTimeout=: a reader that stops reading is let go
 };
 
 }  // namespace sandboxd

@@ -34,6 +34,11 @@
 
 namespace sandboxd {
 namespace {
+
+/// How far one call's output (a diff, a change list) may run ahead of its reader, on disk
+/// (output_relay.h): a caller that does not read costs the daemon no more than this per call,
+/// and [Limits] MaxCallsInFlightPerUser= such calls.
+constexpr uint64_t kMaxUnreadOutput = uint64_t{256} << 20;
 constexpr std::chrono::seconds kGcInterval{60};
 }  // namespace
 
@@ -203,8 +208,7 @@ void Service::Publish() {
       SandboxFaceParts{.calls = *calls_, .authority = *authority_, .peers = *peers_, .callers = callers_, .objects = *objects_,
                        .registry = *registry_,
                        .operations = {.review = *review_, .commits = *commits_, .journal = *journal_, .sights = *sights_,
-                                      .helpers = *helpers_,
-                                      .stalled_reader_ms = static_cast<int64_t>(config_.limits.stalled_reader_timeout_sec) * 1000},
+                                      .helpers = *helpers_},
                        .suspension = *suspension_, .removal = *removal_, .jobs = *jobs_, .announcer = *announcer_},
       JobFaceParts{.calls = *calls_, .authority = *authority_, .peers = *peers_});
   manager_ = std::make_unique<ManagerDBus>(
@@ -267,6 +271,8 @@ int Service::Run() {
   output_budget_ = std::make_shared<OutputBudget>(config_.limits.max_captured_output_per_user);
   calls_ = std::make_unique<CallGate>(config_.limits.max_calls_in_flight_per_user);
   SetUpDirectories();
+  // Spools on the state's disk, not the run dir's memory (output_relay.h).
+  calls_->StartRelay(layout_.state_dir(), static_cast<int64_t>(config_.limits.stalled_reader_timeout_sec) * 1000, kMaxUnreadOutput);
   OpenState();
   RecoverSandboxes();
   PrepareJobs();

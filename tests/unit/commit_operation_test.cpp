@@ -63,7 +63,7 @@ class CommitOperationTest : public testing::SandboxWorldTest {
   Review review_{approvals_};
   ForkedHelpers helpers_;
   CommitRunner commits_{layout_, journal_, sights_, helpers_};
-  OperationParts parts_{review_, commits_, journal_, sights_, helpers_, 0};
+  OperationParts parts_{review_, commits_, journal_, sights_, helpers_};
   std::shared_ptr<Sandbox> sandbox_;
 };
 
