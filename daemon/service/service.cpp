@@ -1,7 +1,9 @@
 #include "service/service.h"
 
 #include <fcntl.h>
+#include <linux/landlock.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <systemd/sd-daemon.h>
 
@@ -165,6 +167,12 @@ void Service::PrepareJobs() {
   }
   else
     spdlog::info("jobs are ended through their pid namespace ({})", no_cgroups);
+  // (sandboxd-job-exec closes them in each job where the kernel can.)
+  if (long abi = syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION); abi >= 6)
+    spdlog::info("jobs reach no abstract unix socket of the host, with the network too (Landlock ABI {})", abi);
+  else
+    spdlog::warn("this kernel cannot close the host's abstract unix sockets to jobs (Landlock ABI {}, 6 needed): a job with the "
+                 "network can reach them (X11's, session buses')", abi < 0 ? 0 : abi);
   std::string limits_line;
   job_limits_ = LimitControllers::Discover(job_cgroups_, JobCgroupsName(layout_.run_dir()), limits_line);
   spdlog::info("{}", limits_line);

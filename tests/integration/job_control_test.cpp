@@ -296,6 +296,41 @@ TEST_F(JobControlTest, TheNetworkOnlyWithPolkitsConsent) {
   EXPECT_NE(online.out, "lo\n") << "this machine has no interface but lo: the test proves nothing";
 }
 
+// With the network a job shares the host's network namespace, where abstract unix sockets live
+// (X11's, session buses'): it reaches none that a process outside its sandbox listens on
+// (issue 40, item 2), and its own processes still reach each other's.
+TEST_F(JobControlTest, AJobWithTheNetworkReachesNoAbstractSocketOfTheHost) {
+  const std::string name = "sbxtest-abstract-" + std::to_string(getpid());
+  const std::string listen = "import socket, sys\n"
+                             "s = socket.socket(socket.AF_UNIX)\n"
+                             "s.bind('\\0" + name + "')\n"
+                             "s.listen(4)\n"
+                             "print('listening', flush=True)\n"
+                             "s.settimeout(20)\n"
+                             "while True:\n"
+                             "    try: s.accept()[0].close()\n"
+                             "    except OSError: break\n";
+  const std::string connect = "import socket\n"
+                              "c = socket.socket(socket.AF_UNIX)\n"
+                              "c.connect('\\0" + name + "')\n"
+                              "print('connected')\n";
+  std::thread listener([&] { World().RunAs(kAlice, {"timeout", "20", "python3", "-c", listen}); });
+  ASSERT_TRUE(WaitUntil([&] { return World().RunAs(kAlice, {"python3", "-c", connect}).out == "connected\n"; }))
+      << "the host's own connection failed: the test proves nothing";
+  Result job = Ctl({"run", "--network", id_, "--", "python3", "-c", connect});
+  EXPECT_NE(job.status, 0) << "the job reached the host's abstract socket @" << name;
+  EXPECT_EQ(job.out, "");
+  // Its own abstract socket, between its own processes, works.
+  Result own = Ctl({"run", "--network", id_, "--", "python3", "-c",
+                    "import socket\n"
+                    "s = socket.socket(socket.AF_UNIX); s.bind('\\0" + name + "-own'); s.listen(1)\n"
+                    "c = socket.socket(socket.AF_UNIX); c.connect('\\0" + name + "-own')\n"
+                    "print('own')\n"});
+  EXPECT_EQ(own.out, "own\n") << own.err;
+  World().RunAs("root", {"pkill", "-f", "--", name});
+  listener.join();
+}
+
 TEST(JobNetworkTest, ASandboxCreatedWithTheNetworkAsksOnceAndItsJobsHaveIt) {
   SANDBOXD_REQUIRE_WORLD();
   Harness& w = World();
