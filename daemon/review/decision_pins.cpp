@@ -59,7 +59,7 @@ void PinDecisionsToLayers(ApprovalStore& approvals, const Sandbox& sandbox, cons
   Repin(approvals, sandbox,
         [&](const FingerprintParts& parts, int live, int upper, const std::string& path, size_t root) -> std::optional<std::string> {
           if (parts.kind != 's') return JoinFingerprint(parts);
-          if (parts.upper != ArchivedStamp(upper, path)) return std::nullopt;
+          if (!SameSandboxSide(parts.upper, ArchivedStamp(upper, path))) return std::nullopt;
           std::string live_side = parts.live;
           if (auto it = worked.find(root); it != worked.end())
             if (std::string now = EntryStamp(live, path); MovedOnlyByLinkWork(parts.live, now, it->second)) live_side = now;

@@ -43,6 +43,11 @@ std::string ArchivedStamp(int root_fd, const std::string& path) {
   return std::to_string(st.st_mode) + ":" + std::to_string(st.st_size) + ":" + Time(st.st_mtim);
 }
 
+bool SameSandboxSide(const std::string& then, const std::string& now) {
+  auto absent = [](const std::string& stamp) { return stamp == "-" || stamp == "whiteout"; };
+  return then == now || (absent(then) && absent(now));
+}
+
 bool MovedOnlyByLinkWork(const std::string& then, const std::string& now, const std::set<ino_t>& inodes) {
   // "ino:mode:size:mtime:ctime"; the specials ("-", "whiteout", "dir:…") have no ctime.
   size_t then_ctime = then.rfind(':'), now_ctime = now.rfind(':'), ino_end = now.find(':');

@@ -23,6 +23,13 @@ std::string EntryStamp(int root_fd, const std::string& path);
 /// What an archive keeps of that entry: kind, mode, size and mtime.
 std::string ArchivedStamp(int root_fd, const std::string& path);
 
+/// Whether two upper stamps say the same of the sandbox's side: equal, or both that it has no
+/// entry there (none, "-": hidden by an opaque directory above; or a whiteout). A commit that
+/// takes part of a directory the job made anew turns the one into the other for what it leaves
+/// hidden (the directory is no longer opaque, each entry still deleted gets a whiteout), and an
+/// undo turns it back: a decision on such a deletion is about the same change.
+bool SameSandboxSide(const std::string& then, const std::string& now);
+
 /// Whether live stamp `now` is `then` but for its ctime, on one of `inodes`: what commit work on
 /// another name of the same inode does to it (its link count moves), and nothing else does
 /// without moving more (a write moves the mtime, a chmod the mode; DESIGN, "Conflicts").

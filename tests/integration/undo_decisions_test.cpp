@@ -94,5 +94,20 @@ TEST_F(UndoDecisionsTest, AnApprovedModeChangeComesBackApproved) {
   EXPECT_EQ(Decisions(), before);
 }
 
+// A rejected deletion inside a directory the job made anew (opaque: rm -rf and mkdir) comes
+// back rejected (found by the display-equals-commit property: it came back pending).
+TEST_F(UndoDecisionsTest, ARejectedDeletionInADirectoryMadeAnewComesBackRejected) {
+  ASSERT_EQ(World().RunAs(kAlice, {"sh", "-c", "mkdir d && echo keep > d/keep && echo gone > d/gone"}, {.cwd = project_}).status, 0);
+  Job("rm -rf d && mkdir d && echo new > d/new");
+  ASSERT_EQ(Ctl({"approve", id_, "d/new", "d/gone"}).status, 0);
+  ASSERT_EQ(Ctl({"reject", id_, "d/keep"}).status, 0);
+  const std::string before = Decisions();
+  ASSERT_EQ(Ctl({"commit", id_}).status, 0);
+  EXPECT_EQ(ReadWhole(project_ + "/d/keep"), "keep\n");
+  EXPECT_EQ(Decisions(), "d/keep: rejected\n") << "the commit dropped the rejection";
+  ASSERT_EQ(Ctl({"undo", id_}).status, 0);
+  EXPECT_EQ(Decisions(), before);
+}
+
 }  // namespace
 }  // namespace sandboxd::it
