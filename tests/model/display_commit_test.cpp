@@ -308,11 +308,14 @@ class Case {
     else Ctl(report_, {"commit", sandbox_.id});
     GitView committed = ViewAsGit(dirs_.project), patched = ViewAsGit(dirs_.copy);
     // Bytes the job wrote through its mapping after the owner decided were never shown: what
-    // was decided of that file lapsed, and the commit leaves its live version as it was.
+    // was decided of that file lapsed, and the commit leaves its live version as it was, and
+    // what the file's change carries with it (a live directory it replaces, and all beneath).
     if (!drawn_.mapped_then.empty()) {
       const std::string path = "/" + drawn_.mapped;
-      if (auto was = before.find(path); was != before.end()) patched[path] = was->second;
-      else patched.erase(path);
+      auto carried = [&](const std::string& at) { return at == path || at.starts_with(path + "/"); };
+      std::erase_if(patched, [&](const auto& entry) { return carried(entry.first); });
+      for (const auto& [at, value] : before)
+        if (carried(at)) patched[at] = value;
     }
     const std::set<std::string> unshown = Unshown();
     if (!unshown.empty()) {
