@@ -202,7 +202,8 @@ class Case {
   /// wrote through its mapping (it then waits for "go").
   void StartLingeringJob(const std::vector<std::string>& run) {
     lingering_.Start(sandbox_.id, dirs_.project, run);
-    const std::vector<std::string> diff = {"diff", "--ignored", sandbox_.id, Typed({drawn_.mapped})};
+    // (The whole diff: the file's own selector may name a rename whose other half it is.)
+    const std::vector<std::string> diff = {"diff", "--ignored", sandbox_.id};
     for (auto give_up = Clock::now() + std::chrono::seconds(60); Clock::now() < give_up; std::this_thread::sleep_for(std::chrono::milliseconds(50)))
       if (World().Sandboxctl(kAlice, diff).out.find(drawn_.mapped_first) != std::string::npos) return;
     Result job = lingering_.End();
