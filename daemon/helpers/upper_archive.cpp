@@ -233,6 +233,8 @@ ArchiveStats WriteUpperArchive(const std::string& upper_path, const std::string&
       int r = archive_read_data_block(disk.get(), &block, &size, &offset);
       if (r == ARCHIVE_EOF) break;
       Check(disk.get(), r, "cannot read " + std::string(archive_entry_pathname(entry)));
+      // A hole's zeros too: the pax writer takes the logical bytes in order and drops those of
+      // the entry's holes (tried without: the data landed at the wrong offsets).
       while (written < offset) put(kZeros, static_cast<size_t>(std::min<la_int64_t>(offset - written, sizeof kZeros)));
       put(block, size);
     }

@@ -27,38 +27,27 @@ InotifyShares::InotifyShares(size_t most_instances, size_t most_watches)
       user_instances_(std::max<size_t>(1, most_instances / 4)),
       user_watches_(std::max<size_t>(1, most_watches / 4)) {}
 
-bool InotifyShares::TakeInstance(uid_t user) {
+bool InotifyShares::Take(uid_t user, size_t Held::*kind, size_t most, size_t user_most) {
   std::lock_guard lock(mutex_);
   Held& held = users_[user];
-  if (total_.instances >= most_instances_ || held.instances >= user_instances_) return false;
-  ++total_.instances;
-  ++held.instances;
+  if (total_.*kind >= most || held.*kind >= user_most) return false;
+  ++(total_.*kind);
+  ++(held.*kind);
   return true;
 }
 
-void InotifyShares::GiveInstance(uid_t user) {
+void InotifyShares::Give(uid_t user, size_t Held::*kind, size_t count) {
   std::lock_guard lock(mutex_);
   Held& held = users_[user];
-  if (held.instances > 0) --held.instances, --total_.instances;
+  count = std::min(count, held.*kind);
+  held.*kind -= count;
+  total_.*kind -= count;
   if (held.instances == 0 && held.watches == 0) users_.erase(user);
 }
 
-bool InotifyShares::TakeWatch(uid_t user) {
-  std::lock_guard lock(mutex_);
-  Held& held = users_[user];
-  if (total_.watches >= most_watches_ || held.watches >= user_watches_) return false;
-  ++total_.watches;
-  ++held.watches;
-  return true;
-}
-
-void InotifyShares::GiveWatches(uid_t user, size_t count) {
-  std::lock_guard lock(mutex_);
-  Held& held = users_[user];
-  count = std::min(count, held.watches);
-  held.watches -= count;
-  total_.watches -= count;
-  if (held.instances == 0 && held.watches == 0) users_.erase(user);
-}
+bool InotifyShares::TakeInstance(uid_t user) { return Take(user, &Held::instances, most_instances_, user_instances_); }
+void InotifyShares::GiveInstance(uid_t user) { Give(user, &Held::instances, 1); }
+bool InotifyShares::TakeWatch(uid_t user) { return Take(user, &Held::watches, most_watches_, user_watches_); }
+void InotifyShares::GiveWatches(uid_t user, size_t count) { Give(user, &Held::watches, count); }
 
 }  // namespace sandboxd

@@ -37,6 +37,11 @@ class InotifyShares {
     size_t instances = 0;
     size_t watches = 0;
   };
+  /// Takes one of `kind` for `user` within `most` in all and `user_most` of theirs.
+  bool Take(uid_t user, size_t Held::*kind, size_t most, size_t user_most);
+  /// Gives back up to `count` of `kind` that `user` holds.
+  void Give(uid_t user, size_t Held::*kind, size_t count);
+
   const size_t most_instances_, most_watches_;
   const size_t user_instances_, user_watches_;
   std::mutex mutex_;
