@@ -317,16 +317,18 @@ void KillPartialCommits(const Site& site) {
     Result changes = w.Sandboxctl(kAlice, {"changes", id});
     ASSERT_EQ(changes.status, 0) << changes.err;
     if (is_after) {
-      EXPECT_EQ(changes.out, left_changes);
+      EXPECT_EQ(changes.out, left_changes) << DescribeLineDifference(changes.out, left_changes);
       ExpectNoStaleConflict(w, id, project);
     } else {
       ExpectDecisionsKept(changes.out);
       // Cut off before it went live: every change is back in the sandbox (pending ones may
       // have been approved already: the commit approves them first).
-      EXPECT_EQ(WithoutApprovedMarks(changes.out), WithoutApprovedMarks(all_changes));
+      EXPECT_EQ(WithoutApprovedMarks(changes.out), WithoutApprovedMarks(all_changes))
+          << DescribeLineDifference(WithoutApprovedMarks(changes.out), WithoutApprovedMarks(all_changes));
       ASSERT_EQ(w.Sandboxctl(kAlice, {"commit", id, "--all"}).status, 0);
       EXPECT_EQ(Snapshot(project), after);
-      EXPECT_EQ(w.Sandboxctl(kAlice, {"changes", id}).out, left_changes);
+      const std::string left = w.Sandboxctl(kAlice, {"changes", id}).out;
+      EXPECT_EQ(left, left_changes) << DescribeLineDifference(left, left_changes);
     }
     ASSERT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
   }

@@ -632,6 +632,28 @@ std::string DescribeMismatch(const std::map<std::string, std::string>& live, con
   return text;
 }
 
+std::string DescribeLineDifference(const std::string& actual, const std::string& expected) {
+  auto lines = [](const std::string& text) {
+    std::multiset<std::string> found;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) found.insert(line);
+    return found;
+  };
+  const auto have = lines(actual), want = lines(expected);
+  std::vector<std::string> extra, missing;
+  std::set_difference(have.begin(), have.end(), want.begin(), want.end(), std::back_inserter(extra));
+  std::set_difference(want.begin(), want.end(), have.begin(), have.end(), std::back_inserter(missing));
+  std::string text = std::to_string(extra.size()) + " lines only in the actual text, " + std::to_string(missing.size()) +
+                     " only in the expected one" + (extra.empty() && missing.empty() ? " (the same lines, in another order)" : "") + "\n";
+  auto list = [&](const std::vector<std::string>& kind, const char* label) {
+    for (size_t i = 0; i < kind.size() && i < 12; ++i) text += std::string(label) + kind[i] + "\n";
+    if (kind.size() > 12) text += "  (" + std::to_string(kind.size() - 12) + " more)\n";
+  };
+  list(extra, "+ ");
+  list(missing, "- ");
+  return text;
+}
+
 bool WaitUntil(const std::function<bool()>& predicate, std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {

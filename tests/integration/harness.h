@@ -139,6 +139,10 @@ std::string Describe(const std::map<std::string, std::string>& snapshot);
 std::string DescribeMismatch(const std::map<std::string, std::string>& live, const std::map<std::string, std::string>& before,
                              const std::map<std::string, std::string>& after);
 
+/// The lines only `actual` has and those only `expected` has (at most 12 of each, then a count),
+/// for listings too long for CI's excerpt of a failure to show where they differ.
+std::string DescribeLineDifference(const std::string& actual, const std::string& expected);
+
 /// A file's whole content ("" if it cannot be read), and a file written whole.
 std::string ReadWhole(const std::string& path);
 void WriteWhole(const std::string& path, const std::string& content);
