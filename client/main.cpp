@@ -84,6 +84,8 @@ int main(int argc, char** argv) {
   c->add_option("--ttl", create.ttl, "Remove the sandbox once it has been idle this long (e.g. 12h, 7d)")->type_name("DUR");
   c->add_option("--hide", create.hide, "Make PATH empty and unreadable in every job of the sandbox (repeatable)")->type_name("PATH")
       ->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  c->add_option("--allow-socket", create.allow_sockets, "Let every job of the sandbox connect to the host's unix socket PATH (repeatable)")
+      ->type_name("PATH")->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   c->add_option("dirs", create.dirs, "Directories to sandbox")->required();
   verbs.push_back({c, [&](Context& x) { return sandboxctl::VerbCreate(x, create); }});
 
@@ -102,6 +104,7 @@ int main(int argc, char** argv) {
   r->add_flag("--network", run.network, "Give the job the network (polkit asks)");
   r->add_flag("--no-live-feed", run.no_live_feed, "Announce nothing of what the job changes while it runs (ChangesSeen)");
   r->add_option("--hide", run.hide, "Make PATH empty and unreadable in the job (repeatable)")->type_name("PATH")->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  r->add_option("--allow-socket", run.allow_sockets, "Let the job connect to the host's unix socket PATH (repeatable)")->type_name("PATH")->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   r->add_option("--memory-max", run.memory_max, "Kill the job when it uses more memory (and swap) than SIZE (e.g. 512M, 2G)")->type_name("SIZE");
   r->add_option("--tasks-max", run.tasks_max, "Let the job have at most N processes and threads at once")->type_name("N");
   r->add_option("sandbox", run.sandbox, "Sandbox id or name")->required();

@@ -77,6 +77,11 @@ std::map<std::string, sdbus::Variant> JobRunOptions(const RunArgs& args) {
     for (const auto& path : args.hide) hide.push_back(Absolute(path));
     options["hide"] = sdbus::Variant(hide);
   }
+  if (!args.allow_sockets.empty()) {
+    std::vector<std::string> sockets;
+    for (const auto& path : args.allow_sockets) sockets.push_back(Absolute(path));
+    options["allow_sockets"] = sdbus::Variant(sockets);
+  }
   return options;
 }
 

@@ -19,6 +19,7 @@ struct CreateArgs {
   std::string quota;  ///< --quota SIZE; "" none
   std::string ttl;    ///< --ttl DUR; "" none
   std::vector<std::string> hide;  ///< --hide (relative ones are taken from our cwd)
+  std::vector<std::string> allow_sockets;  ///< --allow-socket (relative ones are taken from our cwd)
   std::vector<std::string> dirs;
 };
 struct RunArgs {
@@ -29,6 +30,7 @@ struct RunArgs {
   bool network = false;            ///< --network
   bool no_live_feed = false;       ///< --no-live-feed
   std::vector<std::string> hide;   ///< --hide (relative ones are taken from our cwd)
+  std::vector<std::string> allow_sockets;  ///< --allow-socket (relative ones are taken from our cwd)
   std::string memory_max;          ///< --memory-max SIZE (10M, 2G); "" none
   std::string tasks_max;           ///< --tasks-max N; "" none
   std::vector<std::string> command;

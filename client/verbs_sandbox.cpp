@@ -56,6 +56,11 @@ int VerbCreate(Context& ctx, const CreateArgs& args) {
     for (const auto& path : args.hide) hide.push_back(Absolute(path));
     options["hide"] = sdbus::Variant(hide);
   }
+  if (!args.allow_sockets.empty()) {
+    std::vector<std::string> sockets;
+    for (const auto& path : args.allow_sockets) sockets.push_back(Absolute(path));
+    options["allow_sockets"] = sdbus::Variant(sockets);
+  }
   ManagerProxy manager(ctx.Bus());
   PolkitAgent agent;
   sdbus::ObjectPath path;
@@ -106,11 +111,13 @@ int VerbShow(Context& ctx, const std::string& id_or_name) {
   bool shared = info.count("shared") && info["shared"].get<bool>();
   uint64_t quota = info.count("quota_bytes") ? info["quota_bytes"].get<uint64_t>() : 0;
   uint64_t ttl = info.count("ttl_sec") ? info["ttl_sec"].get<uint64_t>() : 0;
-  std::vector<std::string> hide = info.count("hide") ? info["hide"].get<std::vector<std::string>>() : std::vector<std::string>{};
+  auto strings = [&info](const char* key) { return info.count(key) ? info[key].get<std::vector<std::string>>() : std::vector<std::string>{}; };
+  std::vector<std::string> hide = strings("hide"), allow_sockets = strings("allow_sockets");
   if (ctx.json) {
     nlohmann::json out = {{"id", id}, {"name", name}, {"state", state}, {"owner", owner}, {"roots", roots},
                           {"created_usec", created}, {"running_jobs", running}, {"network", network},
-                          {"shared", shared}, {"quota_bytes", quota}, {"ttl_sec", ttl}, {"hide", hide}};
+                          {"shared", shared}, {"quota_bytes", quota}, {"ttl_sec", ttl}, {"hide", hide},
+                          {"allow_sockets", allow_sockets}};
     std::cout << ctx.Json(out) << "\n";
     return 0;
   }
@@ -121,6 +128,7 @@ int VerbShow(Context& ctx, const std::string& id_or_name) {
             << "\nQuota: " << (quota ? std::to_string(quota) + " bytes" : std::string("none"))
             << "\nTTL: " << (ttl ? std::to_string(ttl) + " s idle" : std::string("none"));
   for (const auto& path : hide) std::cout << "\nHidden: " << path;
+  for (const auto& path : allow_sockets) std::cout << "\nAllowed socket: " << path;
   std::cout << "\n";
   return 0;
 }

@@ -3,6 +3,7 @@
 #include "base/errors.h"
 #include "bus/job_options.h"
 #include "jobs/hidden_paths.h"
+#include "jobs/host_sockets.h"
 
 namespace sandboxd {
 namespace {
@@ -34,6 +35,13 @@ CreateOptions ParseCreateOptions(const std::map<std::string, sdbus::Variant>& op
       for (const auto& path : parsed.hide)
         if (auto why = HiddenPathSyntaxError(path, /*allow_home=*/false))
           throw Error(Code::kInvalidPath, "cannot hide " + path + " in a new sandbox: " + *why);
+    } else if (key == "allow_sockets") {
+      parsed.allow_sockets = Get<std::vector<std::string>>(value, key, "as", "an array of strings");
+      if (parsed.allow_sockets.size() > kMaxAllowedSockets)
+        throw Error(Code::kInvalidArgument, "more than " + std::to_string(kMaxAllowedSockets) + " allowed sockets for a sandbox");
+      for (const auto& path : parsed.allow_sockets)
+        if (std::string why = AllowedSocketSyntaxError(path); !why.empty())
+          throw Error(Code::kInvalidPath, "cannot allow socket " + path + " in a new sandbox: " + why);
     } else if (key == "ttl_sec") {
       uint64_t ttl_sec = Get<uint64_t>(value, key, "t", "a uint64");
       if (ttl_sec == 0 || ttl_sec > kMaxSandboxTtlSec)

@@ -18,6 +18,8 @@ struct CreateOptions {
   bool network = false;             ///< "network" (b): its jobs may use the network (polkit asks)
   bool shared = false;              ///< "shared" (b): its roots may overlap other shared sandboxes'
   std::vector<std::string> hide;    ///< "hide" (as): absolute paths every job sees empty
+  /// "allow_sockets" (as): host sockets every job may reach (host_sockets.h), absolute paths
+  std::vector<std::string> allow_sockets;
   std::optional<uint64_t> ttl_sec;  ///< "ttl_sec" (t): idle this long, it is collected; unset: configured default
   /// "quota_bytes" (t): bytes its upper layers may hold; unset: configured default (and MaxQuota=)
   std::optional<uint64_t> quota_bytes;

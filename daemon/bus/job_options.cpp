@@ -1,6 +1,7 @@
 #include "bus/job_options.h"
 
 #include "base/errors.h"
+#include "jobs/host_sockets.h"
 
 namespace sandboxd {
 namespace {
@@ -49,6 +50,13 @@ JobOptions ParseJobOptions(const std::map<std::string, sdbus::Variant>& options,
       for (const auto& path : parsed.hide)
         if (path.empty() || path[0] != '/')
           throw Error(Code::kInvalidPath, "hidden path '" + path + "' for a job in sandbox " + sandbox_id + " is not absolute");
+    } else if (key == "allow_sockets") {
+      parsed.allow_sockets = Get<std::vector<std::string>>(value, key, "as", sandbox_id);
+      if (parsed.allow_sockets.size() > kMaxAllowedSockets)
+        throw Error(Code::kInvalidArgument, "more than " + std::to_string(kMaxAllowedSockets) + " allowed sockets for a job in sandbox " + sandbox_id);
+      for (const auto& path : parsed.allow_sockets)
+        if (std::string why = AllowedSocketSyntaxError(path); !why.empty())
+          throw Error(Code::kInvalidPath, "cannot allow socket " + path + " for a job in sandbox " + sandbox_id + ": " + why);
     } else {
       throw Error(Code::kInvalidArgument, "unknown option '" + key + "' for a job in sandbox " + sandbox_id);
     }

@@ -13,6 +13,7 @@
 #include "config.h"
 #include "config/daemon_config.h"
 #include "jobs/hidden_paths.h"
+#include "jobs/host_sockets.h"
 #include "lifecycle/garbage_collector.h"
 #include "logging/log.h"
 #include "object_paths.h"
@@ -63,6 +64,7 @@ CreateRequest ManagerDBus::CreateRequestFrom(std::vector<std::string> roots, con
   request.network = parsed.network;
   request.shared = parsed.shared;
   request.hide = std::move(parsed.hide);
+  request.allow_sockets = std::move(parsed.allow_sockets);
   request.quota_bytes = parsed.quota_bytes.value_or(parts_.config.storage.default_quota_bytes);
   request.ttl_sec = parsed.ttl_sec.value_or(parts_.config.storage.default_ttl_sec);
   // Under [Storage] MaxQuota= no sandbox is without a quota unless an administrator says so.
@@ -97,6 +99,8 @@ void ManagerDBus::CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::
     CheckFlags(flags, api::kFlagAllowInteractive);
     CreateRequest request = CreateRequestFrom(std::move(roots), options);
     UserCredentials owner = LookupUser(caller.uid);
+    // Each must be a socket the owner can reach now; kept as found (symlinks resolved).
+    for (auto& path : request.allow_sockets) path = ResolveAllowedSocket(path, owner, "a new sandbox");
     auto sandbox = parts_.registry.Create(request, owner, [&](const std::vector<std::string>& canonical) {
       AuthorizeCreate(caller, request, canonical, owner, flags & api::kFlagAllowInteractive);
     });

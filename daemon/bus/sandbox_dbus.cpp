@@ -486,6 +486,7 @@ void SandboxDBus::GetInfo(sdbus::Result<std::map<std::string, sdbus::Variant>>&&
         {"quota_bytes", sdbus::Variant(sandbox_->quota_bytes())},
         {"ttl_sec", sdbus::Variant(sandbox_->ttl_sec())},
         {"hide", sdbus::Variant(sandbox_->hide())},
+        {"allow_sockets", sdbus::Variant(sandbox_->allow_sockets())},
         {"last_used_usec", sdbus::Variant(static_cast<uint64_t>(sandbox_->last_used_usec()))},
     };
   });

@@ -13,7 +13,9 @@
 namespace sandboxd {
 
 /// Directories every job has to itself (an empty tmpfs each), whatever the host holds there.
-inline const std::vector<std::string> kJobPrivateDirs = {"/tmp", "/var/tmp"};
+/// /run is where the host's services keep their sockets (a read-only view would not stop a
+/// connect: host_sockets.h); what a job needs from it is bound back (BwrapConfig::host_files).
+inline const std::vector<std::string> kJobPrivateDirs = {"/tmp", "/var/tmp", "/run"};
 
 struct BwrapRoot {
   std::string merged;     ///< the overlay's mount point on the host
@@ -36,6 +38,12 @@ struct BwrapConfig {
   /// Arguments that hide paths (hidden_paths.h), placed after the roots' binds so that a
   /// hidden path inside a root is hidden on top of the root's view.
   std::vector<std::string> hiding;
+  /// Host files bound read-only at their own path after the hiding: what a job needs from its
+  /// private directories (the file /etc/resolv.conf points to when that is under /run).
+  std::vector<std::string> host_files;
+  /// Host sockets the owner named (--allow-socket), canonical: bound at their own path last,
+  /// so that neither a private directory nor a hidden path covers them.
+  std::vector<std::string> allowed_sockets;
   /// The host path of the job's first program (sandboxd-job-exec), bound read-only at the same
   /// path inside the job after everything else: it is there to run wherever the daemon was
   /// installed (a build tree under /tmp, which jobs see as a private tmpfs; a hidden path). ""

@@ -108,6 +108,23 @@ class Collector {
     entries_.push_back(*found);
   }
 
+  /// A socket the host bound at `path` (HiddenPathsRequest::sockets), looked up as the owner.
+  void AddSocket(const std::string& path) {
+    char buffer[PATH_MAX];
+    struct stat st;
+    {
+      ScopedFileSystemIdentity identity(*request_.owner_identity);
+      if (realpath(path.c_str(), buffer) == nullptr || lstat(buffer, &st) != 0 || !S_ISSOCK(st.st_mode)) return;
+    }
+    const std::string canonical = buffer;
+    if (std::find(request_.allowed_sockets.begin(), request_.allowed_sockets.end(), canonical) != request_.allowed_sockets.end()) return;
+    for (const auto& root : request_.roots)
+      if (PathHolds(root.real_path, canonical)) return;
+    for (const auto& dir : request_.private_dirs)
+      if (PathHolds(dir, canonical)) return;
+    entries_.push_back({canonical, false});
+  }
+
   /// Sorted; a path equal to or beneath an earlier kept one is dropped (a prefix sorts first).
   std::vector<HiddenEntry> Take() {
     std::sort(entries_.begin(), entries_.end(),
@@ -212,6 +229,8 @@ std::vector<HiddenEntry> ResolveHiddenPaths(const HiddenPathsRequest& request) {
     // Root's home is an other home too, unless the owner is root.
     if (request.owner_uid != 0) add_other(request.root_home);
   }
+  if (request.owner_identity)
+    for (const auto& path : request.sockets) collector.AddSocket(path);
   return collector.Take();
 }
 

@@ -41,6 +41,13 @@ struct HiddenPathsRequest {
   /// Directories whose entries are users' homes; see DefaultHomeParents.
   std::vector<std::string> home_parents = {"/home"};
   std::string root_home = "/root";  ///< hidden as another home unless the owner is root
+  /// Unix sockets the host has bound by a path (host_sockets.h): each that the owner can reach
+  /// is hidden, unless it lies in a root (a connect through the overlay is refused already), in
+  /// a private directory, or is one of `allowed_sockets`. Whatever cannot be looked up is
+  /// skipped (a socket's path is any process's to choose: it must not fail other users' jobs).
+  std::vector<std::string> sockets;
+  /// Canonical paths of the sockets the owner named (--allow-socket): never hidden.
+  std::vector<std::string> allowed_sockets;
   /// The job's own empty directories (bwrap_args.h): outside the roots, nothing beneath them
   /// needs hiding.
   std::vector<std::string> private_dirs = kJobPrivateDirs;

@@ -10,6 +10,7 @@
 #include "jobs/bus_sockets.h"
 #include "jobs/bwrap_args.h"
 #include "jobs/hidden_paths.h"
+#include "jobs/host_sockets.h"
 #include "jobs/job_settling.h"
 #include "jobs/job_setup.h"
 #include "logging/log.h"
@@ -103,6 +104,20 @@ JobLaunch JobLauncher::Assemble(const Sandbox& sandbox, JobRequest& request, con
   if (settings.user_mode) hiding.always.push_back(settings.state_dir);
   hiding.home_parents = DefaultHomeParents(user.home);
   hiding.owner_identity = user;
+  // Unix sockets: those the owner named are bound in (the sandbox's, checked when it was made,
+  // may have gone since: then nothing is there to reach; the run's own must be there now);
+  // every other one the host has bound is hidden (host_sockets.h).
+  for (const auto& path : sandbox.allow_sockets()) {
+    try {
+      config.allowed_sockets.push_back(ResolveAllowedSocket(path, user, "sandbox " + sandbox.id()));
+    } catch (const Error&) {
+    }
+  }
+  for (const auto& path : request.options.allow_sockets)
+    config.allowed_sockets.push_back(ResolveAllowedSocket(path, user, "a job in sandbox " + sandbox.id()));
+  hiding.allowed_sockets = config.allowed_sockets;
+  hiding.sockets = HostBoundSocketPaths();
+  config.host_files = HostFilesJobsNeed();
   config.hiding = HiddenPathsBwrapArgs(ResolveHiddenPaths(hiding), settings.hidden_file_stand_in);
   if (request.options.tty) {
     if (!launch.stdin_fd || !isatty(launch.stdin_fd.get()))

@@ -17,6 +17,8 @@ struct JobOptions {
   bool network = false;           ///< "network" (b): this job may use the network (polkit asks)
   uint64_t timeout_sec = 0;       ///< "timeout_sec" (t): killed after this long; 0 for never
   std::vector<std::string> hide;  ///< "hide" (as): absolute paths made empty and unreadable
+  /// "allow_sockets" (as): host sockets this job may reach (host_sockets.h), absolute paths
+  std::vector<std::string> allow_sockets;
   bool tty = false;               ///< "tty" (b): stdin is a terminal, to be the job's controlling one
   JobLimits limits;               ///< "memory_max" (t, bytes), "tasks_max" (t): job_limits.h
   bool cwd_fallback = false;      ///< "cwd_fallback" (b): a cwd outside the roots means the first root

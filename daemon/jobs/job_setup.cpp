@@ -1,6 +1,10 @@
 #include "jobs/job_setup.h"
 
+#include <limits.h>
+#include <stdlib.h>
+
 #include "base/errors.h"
+#include "jobs/bwrap_args.h"
 #include "sandbox/root_validation.h"
 
 namespace sandboxd {
@@ -55,6 +59,14 @@ std::vector<std::string> JobEnvironment(const UserCredentials& user, const std::
   std::vector<std::string> result;
   for (const auto& [name, value] : env) result.push_back(name + "=" + value);
   return result;
+}
+
+std::vector<std::string> HostFilesJobsNeed() {
+  char resolved[PATH_MAX];
+  if (realpath("/etc/resolv.conf", resolved) == nullptr) return {};
+  for (const auto& dir : kJobPrivateDirs)
+    if (PathHolds(dir, resolved)) return {resolved};
+  return {};
 }
 
 }  // namespace sandboxd

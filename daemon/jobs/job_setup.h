@@ -31,4 +31,10 @@ std::string ResolveJobCwd(const std::string& cwd, const std::vector<std::string>
 std::vector<std::string> JobEnvironment(const UserCredentials& user, const std::string& sandbox_name, bool on_terminal,
                                         const std::map<std::string, std::string>& extra);
 
+/// The host files a job needs from what are its private directories (kJobPrivateDirs): the
+/// file /etc/resolv.conf leads to, where that is in one (systemd-resolved keeps it in /run), so
+/// that a job with the network resolves names as the host does. Looked up as the daemon: what
+/// /etc holds is the system's, not a user's.
+std::vector<std::string> HostFilesJobsNeed();
+
 }  // namespace sandboxd

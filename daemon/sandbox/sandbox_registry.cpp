@@ -127,6 +127,7 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
     record.hard_quota = hard_quotas_ && request.quota_bytes != 0 && !layout_.user_mode();
     record.ttl_sec = request.ttl_sec;
     record.hide = request.hide;
+    record.allow_sockets = request.allow_sockets;
     record.last_used_usec = record.created_usec;
     sandbox = MakeSandbox(record);
     // Reserved before authorization and the slow set-up, so that a concurrent create over the

@@ -31,6 +31,8 @@ struct CreateRequest {
   uint64_t quota_bytes = 0;  ///< bytes its upper layers may hold; 0: no limit
   uint64_t ttl_sec = 0;      ///< idle this long, garbage collection removes it; 0: never
   std::vector<std::string> hide;  ///< absolute paths every job sees empty (create --hide)
+  /// Host sockets every job may reach (create --allow-socket): canonical, checked as the owner.
+  std::vector<std::string> allow_sockets;
 };
 
 class SandboxRegistry {

@@ -173,6 +173,13 @@ void Service::PrepareJobs() {
   else
     spdlog::warn("this kernel cannot close the host's abstract unix sockets to jobs (Landlock ABI {}, 6 needed): a job with the "
                  "network can reach them (X11's, session buses')", abi < 0 ? 0 : abi);
+  // Sockets by path: a job's /run, /tmp and /var/tmp are its own and every other socket the host
+  // has bound is hidden when the job starts (host_sockets.h). No Landlock ABI of this kernel
+  // restricts connect() by path (LANDLOCK_ACCESS_FS_RESOLVE_UNIX comes with ABI 9), so what is
+  // bound later, or in another network namespace, is not covered: said once, here.
+  spdlog::warn("jobs see no unix socket the host had bound by a path when they started, nor any in /run and /tmp; one bound "
+               "later elsewhere in their view (the owner's home, /var) stays reachable until they end: this kernel has no "
+               "Landlock rule for connecting to sockets by path");
   std::string limits_line;
   job_limits_ = LimitControllers::Discover(job_cgroups_, JobCgroupsName(layout_.run_dir()), limits_line);
   spdlog::info("{}", limits_line);

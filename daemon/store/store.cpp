@@ -21,7 +21,8 @@ CREATE TABLE IF NOT EXISTS sandboxes (
   ttl_sec INTEGER NOT NULL DEFAULT 0,
   last_used_usec INTEGER NOT NULL DEFAULT 0,
   hide TEXT NOT NULL DEFAULT '[]',
-  hard_quota INTEGER NOT NULL DEFAULT 0
+  hard_quota INTEGER NOT NULL DEFAULT 0,
+  allow_sockets TEXT NOT NULL DEFAULT '[]'
 );
 CREATE TABLE IF NOT EXISTS roots (
   sandbox_id TEXT NOT NULL REFERENCES sandboxes(id) ON DELETE CASCADE,
@@ -35,6 +36,16 @@ CREATE TABLE IF NOT EXISTS storage_areas (
   path TEXT PRIMARY KEY
 );
 )sql";
+
+/// A JSON array of strings as the store keeps a list of paths; what is not a string is skipped.
+std::vector<std::string> StringList(const std::string& json) {
+  std::vector<std::string> list;
+  auto parsed = nlohmann::json::parse(json, nullptr, false);
+  if (parsed.is_array())
+    for (const auto& item : parsed)
+      if (item.is_string()) list.push_back(item.get<std::string>());
+  return list;
+}
 
 }  // namespace
 
@@ -59,6 +70,7 @@ Store::Store(const std::string& path) : db_(path) {
   AddColumnIfMissing("sandboxes", "last_used_usec", "INTEGER NOT NULL DEFAULT 0");
   AddColumnIfMissing("sandboxes", "hide", "TEXT NOT NULL DEFAULT '[]'");
   AddColumnIfMissing("sandboxes", "hard_quota", "INTEGER NOT NULL DEFAULT 0");
+  AddColumnIfMissing("sandboxes", "allow_sockets", "TEXT NOT NULL DEFAULT '[]'");
 }
 
 void Store::AddColumnIfMissing(const std::string& table, const std::string& column, const std::string& declaration) {
@@ -74,7 +86,7 @@ void Store::Insert(const SandboxRecord& record) {
   Transaction tx(db_);
   Statement(db_,
             "INSERT INTO sandboxes(id, name, owner, state, created_usec, network, shared, quota_bytes, ttl_sec, last_used_usec, hide, "
-            "hard_quota) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+            "hard_quota, allow_sockets) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
       .Bind(1, record.id)
       .Bind(2, record.name)
       .Bind(3, static_cast<int64_t>(record.owner))
@@ -87,6 +99,7 @@ void Store::Insert(const SandboxRecord& record) {
       .Bind(10, record.last_used_usec)
       .Bind(11, nlohmann::json(record.hide).dump())
       .Bind(12, static_cast<int64_t>(record.hard_quota ? 1 : 0))
+      .Bind(13, nlohmann::json(record.allow_sockets).dump())
       .Run();
   Statement insert_root(db_, "INSERT INTO roots(sandbox_id, idx, path, store, handle) VALUES (?, ?, ?, ?, ?)");
   for (size_t i = 0; i < record.roots.size(); ++i)
@@ -160,7 +173,7 @@ std::vector<SandboxRecord> Store::LoadAll(std::vector<std::pair<std::string, std
   std::vector<SandboxRecord> records;
   Statement sandboxes(db_,
                       "SELECT id, name, owner, state, created_usec, network, shared, quota_bytes, ttl_sec, last_used_usec, hide, "
-                      "hard_quota FROM sandboxes "
+                      "hard_quota, allow_sockets FROM sandboxes "
                       "ORDER BY created_usec, id");
   while (sandboxes.Step()) {
     SandboxRecord r;
@@ -182,11 +195,9 @@ std::vector<SandboxRecord> Store::LoadAll(std::vector<std::pair<std::string, std
     r.quota_bytes = static_cast<uint64_t>(sandboxes.ColumnInt(7));
     r.ttl_sec = static_cast<uint64_t>(sandboxes.ColumnInt(8));
     r.last_used_usec = std::max(sandboxes.ColumnInt(9), r.created_usec);
-    auto hide = nlohmann::json::parse(sandboxes.ColumnText(10), nullptr, false);
-    if (hide.is_array())
-      for (const auto& path : hide)
-        if (path.is_string()) r.hide.push_back(path.get<std::string>());
+    r.hide = StringList(sandboxes.ColumnText(10));
     r.hard_quota = sandboxes.ColumnInt(11) != 0;
+    r.allow_sockets = StringList(sandboxes.ColumnText(12));
     records.push_back(std::move(r));
   }
   Statement roots(db_, "SELECT path, store, handle FROM roots WHERE sandbox_id = ? ORDER BY idx");

@@ -46,6 +46,8 @@ struct SandboxRecord {
   /// Absolute paths every job of it sees empty and unreadable, besides the configured ones
   /// (create --hide).
   std::vector<std::string> hide = {};
+  /// Host sockets every job of it may reach (create --allow-socket), canonical when created.
+  std::vector<std::string> allow_sockets = {};
 
   bool operator==(const SandboxRecord&) const = default;
 };

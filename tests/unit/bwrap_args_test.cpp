@@ -21,7 +21,7 @@ TEST(BwrapArgsTest, OfflineJobHasEveryIsolationFlagInOrder) {
   config.command = {"make", "-j2"};
   std::vector<std::string> expected = {
       "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/sys/class/net", "--tmpfs", "/sys/devices/virtual/net",
-      "--tmpfs", "/tmp", "--tmpfs", "/var/tmp",
+      "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--tmpfs", "/run",
       "--bind", "/run/sandboxd/ab/0", "/home/u/proj", "--bind", "/run/sandboxd/ab/1", "/tmp/lib",
       "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--unshare-net",
       "--die-with-parent", "--new-session", "--chdir", "/home/u/proj/src", "--json-status-fd", "3",
@@ -44,6 +44,25 @@ TEST(BwrapArgsTest, TheStarterIsBoundAfterWhatCouldCoverIt) {
   ASSERT_NE(starter, options.end());
   EXPECT_LT(at({"--tmpfs", "/tmp"}), starter);
   EXPECT_LT(at({"--tmpfs", "/opt/hidden"}), starter);
+}
+
+// What a job needs from its private /run (resolv.conf's target) and the sockets its owner
+// allowed are bound after the private directories and the hidden paths, which would cover them.
+TEST(BwrapArgsTest, HostFilesAndAllowedSocketsAreBoundAfterWhatCouldCoverThem) {
+  BwrapConfig config;
+  config.hiding = {"--ro-bind", "/empty", "/run/docker.sock"};
+  config.host_files = {"/run/systemd/resolve/stub-resolv.conf"};
+  config.allowed_sockets = {"/run/user/1000/ssh-agent.sock"};
+  config.command = {"true"};
+  auto options = BuildBwrapArgs(config).options;
+  auto at = [&](const std::vector<std::string>& run) { return std::search(options.begin(), options.end(), run.begin(), run.end()); };
+  auto resolv = at({"--ro-bind", config.host_files[0], config.host_files[0]});
+  auto agent = at({"--ro-bind", config.allowed_sockets[0], config.allowed_sockets[0]});
+  ASSERT_NE(resolv, options.end());
+  ASSERT_NE(agent, options.end());
+  EXPECT_LT(at({"--tmpfs", "/run"}), resolv);
+  EXPECT_LT(at(config.hiding), resolv);
+  EXPECT_LT(at(config.hiding), agent);
 }
 
 TEST(BwrapArgsTest, NoPathOrVariableOnTheCommandLine) {

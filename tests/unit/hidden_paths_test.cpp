@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <fcntl.h>
@@ -305,6 +307,43 @@ TEST_F(HiddenPathsTest, CreateHideHoldingARootIsJudgedAsTheOwnerResolvesIt) {
               std::string::npos)
         << e.what();
   }
+}
+
+/// A unix socket bound at `path` (listening), closed with the returned fd.
+UniqueFd BoundSocket(const std::string& path) {
+  UniqueFd fd(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  EXPECT_LT(path.size(), sizeof address.sun_path) << path;
+  path.copy(address.sun_path, sizeof address.sun_path - 1);
+  EXPECT_EQ(bind(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address), 0) << path;
+  EXPECT_EQ(listen(fd.get(), 1), 0);
+  return fd;
+}
+
+// Issue 40, item 2: the host's sockets a job could see are hidden, as files (a stand-in bound
+// over each), unless they lie in a root (a connect through the overlay is refused anyway), in
+// a private directory, or the owner allowed them; a listed path that is not a socket, or that
+// the owner cannot reach, is nothing to hide (any process may bind a socket with a name that
+// lists other paths, and nothing of that must reach another user's job).
+TEST_F(HiddenPathsTest, TheHostsSocketsAreHiddenButThoseInARootOrAllowed) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root (sockets looked up with an owner's identity)";
+  ASSERT_EQ(chmod(dir_.path().c_str(), 0755), 0);
+  ASSERT_EQ(chmod(top_.c_str(), 0755), 0);
+  std::string locked = top_ + "/data/locked";
+  ASSERT_EQ(mkdir(locked.c_str(), 0700), 0);
+  std::vector<UniqueFd> sockets;
+  for (const auto& path : {top_ + "/data/agent.sock", top_ + "/data/allowed.sock", proj_ + "/in-root.sock", locked + "/private.sock"})
+    sockets.push_back(BoundSocket(path));
+  Symlink(top_ + "/data", top_ + "/link");
+  request_.sockets = {top_ + "/link/agent.sock", top_ + "/data/allowed.sock", proj_ + "/in-root.sock", locked + "/private.sock",
+                      alice_ + "/.netrc", top_ + "/missing.sock", "/proc/self/../../etc/passwd"};
+  request_.allowed_sockets = {top_ + "/data/allowed.sock"};
+  request_.owner_identity = Nobody();
+  EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{top_ + "/data/agent.sock", false}}));
+  // Without an identity to look them up with, none is looked at (the daemon always gives one).
+  request_.owner_identity.reset();
+  EXPECT_EQ(Resolve(), std::vector<HiddenEntry>{});
 }
 
 }  // namespace
