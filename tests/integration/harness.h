@@ -44,7 +44,10 @@ class Harness {
   const std::string& job_visible_dir() const { return job_visible_dir_; }
   /// The test bus at a second address, a socket in job_visible_dir(): the way a job would reach
   /// a system bus that sandboxd failed to hide, so the daemon's own refusal can be tested.
-  std::string JobReachableBusAddress() const { return "unix:path=" + job_visible_dir_ + "/bus_socket"; }
+  std::string JobReachableBusAddress() const { return "unix:path=" + JobReachableBusSocket(); }
+  /// Its socket: a job reaches it only when its owner names it (`run --allow-socket`), as a
+  /// socket sandboxd failed to hide would be reached.
+  std::string JobReachableBusSocket() const { return job_visible_dir_ + "/bus_socket"; }
   pid_t daemon_pid() const { return daemon_pid_; }
   /// Where this process (root) reads root `root`'s merged view of sandbox `id`: through the
   /// daemon's mount namespace, the only one the overlays are mounted in (/proc/PID/root

@@ -253,7 +253,8 @@ class AuthorizationMatrixWorldTest : public ::testing::Test {
       // list and drops its brackets, even after "--", so gdbus's "['x']" would arrive as "'x'".
       std::string script = "exec";
       for (const auto& arg : argv) script += " '" + Replace(arg, "'", "'\\''") + "'";
-      return World().Sandboxctl(kBob, {"run", "--env", "DBUS_SYSTEM_BUS_ADDRESS=" + World().JobReachableBusAddress(), job_sandbox,
+      return World().Sandboxctl(kBob, {"run", "--allow-socket", World().JobReachableBusSocket(), "--env",
+                                       "DBUS_SYSTEM_BUS_ADDRESS=" + World().JobReachableBusAddress(), job_sandbox,
                                        "--", "sh", "-c", script});
     }
     return World().RunAs(UserOf(caller), argv);
