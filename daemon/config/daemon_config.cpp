@@ -110,6 +110,18 @@ void ApplyDefaultQuota(Config& config, std::string_view value) {
     throw ValueError("DefaultQuota=" + std::string(value) + " is below the least a sandbox can work with, 1M");
 }
 void ApplyMaxQuota(Config& config, std::string_view value) {
+  config.storage.max_quota_percent = 0;
+  if (!value.empty() && value.back() == '%') {
+    std::string_view number = value.substr(0, value.size() - 1);
+    unsigned percent = 0;
+    bool digits = !number.empty() && number.size() <= 3 && number.find_first_not_of("0123456789") == std::string_view::npos;
+    if (digits) percent = static_cast<unsigned>(std::stoul(std::string(number)));
+    if (!digits || percent == 0 || percent > 100)
+      throw ValueError("MaxQuota=" + std::string(value) + " is not a percentage from 1% to 100% of the state's file system");
+    config.storage.max_quota_percent = percent;
+    config.storage.max_quota_bytes = 0;
+    return;
+  }
   config.storage.max_quota_bytes = ParseSize("MaxQuota", value);
   if (config.storage.max_quota_bytes != 0 && config.storage.max_quota_bytes < (1 << 20))
     throw ValueError("MaxQuota=" + std::string(value) + " is below the least a sandbox can work with, 1M");
@@ -373,13 +385,25 @@ std::vector<std::string> ConfigFiles(const std::string& main_path) {
 Config LoadConfig(const std::string& main_path) {
   Config config;
   for (const auto& file : ConfigFiles(main_path)) ApplyConfigText(ReadWholeFile(file), file, config);
-  // Checked once every file has had its say: a drop-in may set either.
-  const StorageConfig& storage = config.storage;
+  // Checked once every file has had its say: a drop-in may set either (a percentage is checked
+  // once ResolveMaxQuota knows its bytes).
+  CheckDefaultQuotaWithinMax(config.storage);
+  return config;
+}
+
+void CheckDefaultQuotaWithinMax(const StorageConfig& storage) {
   if (storage.max_quota_bytes != 0 && storage.default_quota_bytes > storage.max_quota_bytes)
     throw Error(Code::kInvalidArgument, "[Storage] DefaultQuota=" + std::to_string(storage.default_quota_bytes) +
                                             " bytes is above MaxQuota=" + std::to_string(storage.max_quota_bytes) +
                                             " bytes: every sandbox created without --quota would need polkit's manage action");
-  return config;
+}
+
+void ResolveMaxQuota(StorageConfig& storage, uint64_t state_file_system_bytes) {
+  if (storage.max_quota_percent == 0) return;
+  // Whole MiB, and never under the least a sandbox can work with.
+  uint64_t bytes = state_file_system_bytes / 100 * storage.max_quota_percent;
+  storage.max_quota_bytes = std::max<uint64_t>(bytes / (1 << 20) * (1 << 20), 1 << 20);
+  CheckDefaultQuotaWithinMax(storage);
 }
 
 }  // namespace sandboxd

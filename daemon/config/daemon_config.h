@@ -41,6 +41,9 @@ struct StorageConfig {
   /// sandbox created without --quota gets DefaultQuota, or this when that is unset (never
   /// none). 0: no maximum.
   uint64_t max_quota_bytes = 0;
+  /// "MaxQuota=N%": N percent (1 to 100) of the file system that holds the state directory,
+  /// turned into max_quota_bytes at start-up (ResolveMaxQuota); 0: MaxQuota is in bytes.
+  unsigned max_quota_percent = 0;
 };
 
 /// [Limits]: what one user may hold of the daemon (DESIGN, "Limits"). A refusal names the key
@@ -85,6 +88,13 @@ std::vector<std::string> ConfigFiles(const std::string& main_path);
 /// The built-in defaults with every file of ConfigFiles(main_path) applied. The daemon's
 /// main_path is SANDBOXD_DEFAULT_CONFIG (config.h: where meson installs the file) or --config.
 /// Throws Error(kInvalidArgument) for a bad file, Error(kFailed) for one that cannot be read.
+/// Throws Error(kInvalidArgument) when DefaultQuota= is above MaxQuota= (in bytes).
+void CheckDefaultQuotaWithinMax(const StorageConfig& storage);
+
+/// A MaxQuota= given as a percentage, in bytes of a file system of `state_file_system_bytes`
+/// (whole MiB, at least 1 MiB); then CheckDefaultQuotaWithinMax. Nothing for a MaxQuota in bytes.
+void ResolveMaxQuota(StorageConfig& storage, uint64_t state_file_system_bytes);
+
 Config LoadConfig(const std::string& main_path);
 
 }  // namespace sandboxd

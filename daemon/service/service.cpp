@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/landlock.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <systemd/sd-daemon.h>
@@ -32,6 +33,7 @@
 #include "sandbox/quota_layer.h"
 #include "sandbox/usage.h"
 #include "service/host_trials.h"
+#include "units.h"
 #include "service/state_lock.h"
 
 namespace sandboxd {
@@ -61,6 +63,18 @@ Service::~Service() {
   // named for its run directory, would otherwise stay behind for good).
   if (job_cgroups_) rmdir(job_cgroups_->c_str());
   job_limits_.Release();
+}
+
+void Service::ResolveStorageShares() {
+  StorageConfig& storage = config_.storage;
+  if (storage.max_quota_percent == 0) return;
+  struct statvfs vfs;
+  if (statvfs(layout_.state_dir().c_str(), &vfs) != 0) ThrowErrno("cannot measure the file system of " + layout_.state_dir());
+  ResolveMaxQuota(storage, uint64_t{vfs.f_blocks} * vfs.f_frsize);
+  spdlog::info("[Storage] MaxQuota={}% is {} of the file system that holds {}: the most a sandbox may hold without polkit's "
+               "manage action, and the quota of one created without --quota{}",
+               storage.max_quota_percent, units::HumanBytes(storage.max_quota_bytes), layout_.state_dir(),
+               storage.default_quota_bytes != 0 ? " (DefaultQuota= is theirs here)" : "");
 }
 
 void Service::SetUpDirectories() {
@@ -286,6 +300,7 @@ int Service::Run() {
   output_budget_ = std::make_shared<OutputBudget>(config_.limits.max_captured_output_per_user);
   calls_ = std::make_unique<CallGate>(config_.limits.max_calls_in_flight_per_user);
   SetUpDirectories();
+  ResolveStorageShares();
   // Spools on the state's disk, not the run dir's memory (output_relay.h).
   calls_->StartRelay(layout_.state_dir(), static_cast<int64_t>(config_.limits.stalled_reader_timeout_sec) * 1000, kMaxUnreadOutput);
   OpenState();

@@ -63,6 +63,8 @@ class Service {
   /// A root-owned mode-0000 empty file, bound over hidden files in jobs (hidden_paths.h).
   std::string HiddenFileStandIn() const { return layout_.run_dir() + "/hidden"; }
   void SetUpDirectories();
+  /// [Storage] MaxQuota= given as a percentage, in bytes of the state's file system (logged).
+  void ResolveStorageShares();
   // Run's start-up, in this order (machined's): the state and what reads it, the sandboxes
   // settled from their journals, what jobs need, every object on the bus and then the name,
   // and the work beside the calls (garbage collection, the heartbeat, the host's trials).

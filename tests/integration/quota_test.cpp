@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <pwd.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <unistd.h>
@@ -133,6 +134,31 @@ TEST(QuotaTest, TheQuotaImageIsChargedToTheSandboxesOwner) {
   EXPECT_EQ(dir.st_mode & 077, 0u) << "others may enter the directory of the images";
   EXPECT_NE(w.RunAs(kAlice, {"head", "-c", "1", image}).status, 0) << "the owner reaches the image itself";
   EXPECT_EQ(Ctl({"destroy", id}).status, 0);
+}
+
+// Issue 40, item 7: the shipped configuration sets a default MaxQuota (25% of the state's file
+// system): a sandbox created without --quota gets it, and a user asking for more needs polkit's
+// manage action. The daemon runs with the very file meson installs.
+TEST(QuotaTest, TheShippedConfigurationGivesEverySandboxAShareOfTheStatesFileSystem) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  WriteWhole(w.ConfigPath(), ReadWhole(std::string(SANDBOXD_SOURCE_DIR) + "/daemon/config/sandboxd.conf.example"));
+  w.KillDaemon();
+  ASSERT_TRUE(w.StartDaemon()) << w.DaemonLog();
+  struct statvfs vfs;
+  ASSERT_EQ(statvfs((w.dir() + "/state").c_str(), &vfs), 0);
+  const uint64_t share = uint64_t{vfs.f_blocks} * vfs.f_frsize / 100 * 25 / (1 << 20) * (1 << 20);
+  std::string id = Trim(Ctl({"create", w.MakeProject(kAlice)}).out);
+  auto info = nlohmann::json::parse(Ctl({"--json", "show", id}).out, nullptr, false);
+  EXPECT_EQ(info["quota_bytes"], share) << "a sandbox created without --quota under the shipped MaxQuota=25%";
+  Result more = w.Sandboxctl(kBob, {"create", "--quota", std::to_string(share / (1 << 20) + 1) + "M", w.MakeProject(kBob)});
+  EXPECT_EQ(more.status, 1) << "bob got a quota above the shipped maximum";
+  EXPECT_NE(more.err.find("MaxQuota"), std::string::npos) << more.err;
+  EXPECT_NE(w.DaemonLog().find("MaxQuota=25% is "), std::string::npos) << "the share is not logged";
+  EXPECT_EQ(Ctl({"destroy", id}).status, 0);
+  std::remove(w.ConfigPath().c_str());
+  w.KillDaemon();
+  ASSERT_TRUE(w.StartDaemon()) << w.DaemonLog();
 }
 
 TEST(QuotaTest, AQuotaTooBigToMeanAnythingIsRefused) {

@@ -326,6 +326,29 @@ TEST_F(ConfigLoadTest, TheExampleFileParsesToTheDefaults) {
   EXPECT_EQ(reset.limits.default_memory_max, LimitsConfig{}.default_memory_max);
   EXPECT_EQ(reset.limits.default_tasks_max, LimitsConfig{}.default_tasks_max);
   EXPECT_EQ(reset.storage.max_quota_bytes, StorageConfig{}.max_quota_bytes);
+  // The one setting the shipped file changes (issue 40, item 7): a default MaxQuota.
+  EXPECT_EQ(Parse(example).storage.max_quota_percent, 25u);
+}
+
+TEST_F(ConfigLoadTest, AMaxQuotaInPercentIsAShareOfTheStatesFileSystem) {
+  StorageConfig storage = Parse("[Storage]\nMaxQuota=25%\n").storage;
+  EXPECT_EQ(storage.max_quota_percent, 25u);
+  EXPECT_EQ(storage.max_quota_bytes, 0u);
+  ResolveMaxQuota(storage, uint64_t{100} << 30);
+  EXPECT_EQ(storage.max_quota_bytes, uint64_t{25} << 30);
+  // Whole MiB, and at least one.
+  StorageConfig tiny = Parse("[Storage]\nMaxQuota=1%\n").storage;
+  ResolveMaxQuota(tiny, 3 << 20);
+  EXPECT_EQ(tiny.max_quota_bytes, uint64_t{1} << 20);
+  // A size given later in bytes replaces the percentage (drop-ins are read in order).
+  EXPECT_EQ(Parse("[Storage]\nMaxQuota=25%\nMaxQuota=10G\n").storage.max_quota_percent, 0u);
+  for (const char* bad : {"0%", "101%", "%", "2.5%", "-5%", "25 %"}) {
+    SCOPED_TRACE(bad);
+    EXPECT_THROW(Parse(std::string("[Storage]\nMaxQuota=") + bad + "\n"), Error);
+  }
+  // DefaultQuota above what the share comes to is refused once it is known.
+  StorageConfig over = Parse("[Storage]\nMaxQuota=10%\nDefaultQuota=20G\n").storage;
+  EXPECT_THROW(ResolveMaxQuota(over, uint64_t{100} << 30), Error);
 }
 
 }  // namespace
