@@ -4,7 +4,9 @@
 /// the one before the suspend: files, directories, symlinks, fifos, whiteouts (character
 /// devices 0/0) and the overlay's attributes (trusted.overlay.*: opaque directories, origins,
 /// redirects), user.* attributes, modes (setuid included), owners, times, and hard links. Runs
-/// in the daemon, as root, on its own directories only; an archive is written mode 0600.
+/// in sandboxd-archive-helper (archive_helper_main.cpp), on the daemon's own directories only:
+/// an archive is written mode 0600, and a layer is restored with its owner's file-system
+/// identity, so that what it writes is charged to the owner.
 
 #include <cstdint>
 #include <functional>
@@ -36,7 +38,8 @@ ArchiveStats WriteUpperArchive(const std::string& upper, const std::string& arch
 
 /// Restores an archive written by WriteUpperArchive into the empty directory `upper`. Entries
 /// are checked first: an absolute name, a ".." component or a path through a symlink is
-/// refused. Syncs what it wrote. Throws Error naming the entry.
+/// refused. Syncs what it wrote. Throws Error naming the entry: kQuotaExceeded when a write
+/// found no room (ENOSPC, EDQUOT), kFailed otherwise.
 ArchiveStats ExtractUpperArchive(const std::string& archive_path, const std::string& upper, const ArchiveProgressSink& progress = {});
 
 }  // namespace sandboxd

@@ -31,8 +31,9 @@ class Suspension {
   /// Error(kInvalidState) when it is not active, kBusy when its merged view is in use. On
   /// failure the sandbox is as before, mounted.
   uint64_t Suspend(Sandbox& sandbox);
-  /// Restores the layers and mounts the sandbox. Error(kInvalidState) when it is not
-  /// suspended. On failure it stays suspended, its archives untouched.
+  /// Restores the layers (as the owner writes) and mounts the sandbox. Error(kInvalidState)
+  /// when it is not suspended, kQuotaExceeded when the owner has no room left for a layer. On
+  /// failure it stays suspended, its archives untouched.
   void Resume(Sandbox& sandbox);
   /// At start-up, before the sandbox is mounted: settles a suspend or resume that was cut off.
   /// Returns a line for the log, or "".
