@@ -226,7 +226,7 @@ ArchiveStats WriteUpperArchive(const std::string& upper_path, const std::string&
   Check(out.get(), archive_write_set_format_option(out.get(), "pax", "hdrcharset", "BINARY"),
         "cannot keep names as bytes in " + archive_path);
   UniqueFd file(open(archive_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!file) ThrowErrno("cannot create archive " + archive_path);
+  if (!file) ThrowWriteErrno("cannot create archive " + archive_path);
   // A failure from here on leaves no half archive behind to refuse the next attempt.
   struct RemoveUnlessKept {
     const std::string& path;

@@ -4,9 +4,9 @@
 /// the one before the suspend: files, directories, symlinks, fifos, whiteouts (character
 /// devices 0/0) and the overlay's attributes (trusted.overlay.*: opaque directories, origins,
 /// redirects), user.* attributes, modes (setuid included), owners, times, and hard links. Runs
-/// in sandboxd-archive-helper (archive_helper_main.cpp), on the daemon's own directories only:
-/// an archive is written mode 0600, and a layer is restored with its owner's file-system
-/// identity, so that what it writes is charged to the owner.
+/// in sandboxd-archive-helper (archive_helper_main.cpp), on the daemon's own directories only,
+/// with the sandbox owner's file-system identity, so that what it writes is charged to the
+/// owner; an archive is written mode 0600.
 
 #include <cstdint>
 #include <functional>
@@ -31,8 +31,9 @@ using ArchiveProgressSink = std::function<void(const ArchiveProgress&)>;
 
 /// Writes the contents of directory `upper` (not the directory itself) to a new file at
 /// `archive_path` (refused if something is there), zstd level `level` (1..19), and syncs it.
-/// Never follows a symlink. Throws Error naming the path. With `progress`, the layer is
-/// counted first (a walk of its metadata) so that the figures have totals.
+/// Never follows a symlink. Throws Error naming the path: kQuotaExceeded when a write found
+/// no room (ENOSPC, EDQUOT). With `progress`, the layer is counted first (a walk of its
+/// metadata) so that the figures have totals.
 ArchiveStats WriteUpperArchive(const std::string& upper, const std::string& archive_path, int level,
                                const ArchiveProgressSink& progress = {});
 

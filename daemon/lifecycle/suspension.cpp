@@ -71,7 +71,16 @@ uint64_t Suspension::Suspend(Sandbox& sandbox) {
     for (size_t i = 0; i < sandbox.roots().size(); ++i) {
       std::string archive = sandbox.ArchivePath(i);
       MakeDirectory(ArchiveDir(archive), 0700);
-      ArchiveStats written = archiver_.Write(sandbox.UpperDir(i), archive, level_, ProgressOf(sandbox, progress));
+      ArchiveStats written;
+      try {
+        // As the owner writes: the archive is charged to the owner, like the layer it keeps.
+        written = archiver_.Write(sandbox.UpperDir(i), archive, level_, sandbox.OverlayIdentity(), ProgressOf(sandbox, progress));
+      } catch (const Error& e) {
+        if (e.code() != Code::kQuotaExceeded) throw;
+        throw Error(Code::kQuotaExceeded, "sandbox " + sandbox.id() + " cannot be suspended: uid " + std::to_string(sandbox.owner()) +
+                                              " has no room left on the file system of " + archive + " for the archive of root " +
+                                              sandbox.roots()[i] + " (" + e.what() + ")");
+      }
       progress.NextRoot(written);
       bytes += written.bytes;
     }

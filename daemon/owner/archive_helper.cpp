@@ -20,6 +20,13 @@ namespace {
 /// The helper's exit status when a write of the layer found no room (archive_helper_main.cpp).
 constexpr int kNoRoomStatus = 3;
 
+/// The helper's OWNER argument: UID:GID:[GROUP[,GROUP]...].
+std::string OwnerArgument(const UserCredentials& owner) {
+  std::string identity = std::to_string(owner.uid) + ":" + std::to_string(owner.gid) + ":";
+  for (size_t i = 0; i < owner.groups.size(); ++i) identity += (i ? "," : "") + std::to_string(owner.groups[i]);
+  return identity;
+}
+
 /// Reads the helper's progress lines (archive_helper_main.cpp) from `pipe` until the helper has
 /// gone, handing each to `progress`.
 std::thread ReadProgress(UniqueFd& pipe, const ArchiveProgressSink& progress) {
@@ -85,16 +92,14 @@ ArchiveStats ArchiveHelper::Run(const std::vector<std::string>& args, const std:
   return stats;
 }
 
-ArchiveStats ArchiveHelper::Write(const std::string& upper, const std::string& archive_path, int level,
+ArchiveStats ArchiveHelper::Write(const std::string& upper, const std::string& archive_path, int level, const UserCredentials& owner,
                                   const ArchiveProgressSink& progress) const {
-  return Run({"write", upper, archive_path, std::to_string(level)}, "archive " + upper, progress);
+  return Run({"write", upper, archive_path, std::to_string(level), OwnerArgument(owner)}, "archive " + upper, progress);
 }
 
 ArchiveStats ArchiveHelper::Extract(const std::string& archive_path, const std::string& upper, const UserCredentials& owner,
                                     const ArchiveProgressSink& progress) const {
-  std::string identity = std::to_string(owner.uid) + ":" + std::to_string(owner.gid) + ":";
-  for (size_t i = 0; i < owner.groups.size(); ++i) identity += (i ? "," : "") + std::to_string(owner.groups[i]);
-  return Run({"extract", archive_path, upper, identity}, "restore " + archive_path, progress);
+  return Run({"extract", archive_path, upper, OwnerArgument(owner)}, "restore " + archive_path, progress);
 }
 
 }  // namespace sandboxd

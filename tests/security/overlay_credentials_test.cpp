@@ -273,5 +273,49 @@ TEST(OverlayCredentialsTest, AResumeWritesNoMoreThanItsOwnerCouldIntoRootsReserv
   EXPECT_EQ(Ctl({"destroy", id}).status, 0);
 }
 
+
+// Suspend's half: the layer is archived beside it before it goes. Written as root, the archive
+// took the blocks ext4 keeps for root, and was charged to root: its owner could leave her quota
+// behind by suspending. Written as her, a suspend she has no room for is refused, naming the
+// sandbox and the room, and the sandbox stays active as it was; with room, the archive is hers.
+TEST(OverlayCredentialsTest, ASuspendWritesNoMoreThanItsOwnerCouldIntoRootsReservedBlocks) {
+  SANDBOXD_REQUIRE_WORLD();
+  if (access("/dev/loop-control", F_OK) != 0) GTEST_SKIP() << "no loop devices here (/dev/loop-control is missing)";
+  SmallExt4 fs;
+  if (fs.error().find("loop") != std::string::npos) GTEST_SKIP() << fs.error();
+  ASSERT_EQ(fs.error(), "");
+
+  Result created = Ctl({"create", fs.project()});
+  ASSERT_EQ(created.status, 0) << created.err;
+  std::string id = Trim(created.out);
+  const std::string storage = fs.top() + "/.sandboxd/sandboxes/" + id;
+  ASSERT_EQ(access(storage.c_str(), F_OK), 0) << "the layers are not on the small file system";
+  Result job = Ctl({"run", id, "--", "sh", "-c", "head -c 8M /dev/urandom > big && sha256sum big"});
+  ASSERT_EQ(job.status, 0) << job.err;
+  Result filled = World().RunAs(kAlice, {"sh", "-c", "dd if=/dev/zero of=fill bs=64k 2>/dev/null; sync; stat -c %s fill"},
+                                {.cwd = fs.project()});
+  ASSERT_GT(Number(filled.out), 0) << filled.err;
+
+  Result suspended = Ctl({"suspend", id});
+  EXPECT_EQ(suspended.status, 1) << "the suspend archived 8 MiB where its owner had no room left (it wrote into root's reserve)";
+  std::printf("[ refused  ] %s", suspended.err.c_str());
+  EXPECT_NE(suspended.err.find("sandbox " + id), std::string::npos) << suspended.err;
+  EXPECT_NE(suspended.err.find("room"), std::string::npos) << suspended.err;
+  auto shown = nlohmann::json::parse(Ctl({"--json", "show", id}).out, nullptr, false);
+  EXPECT_EQ(shown.is_object() ? shown.value("state", "") : "", "active");
+  EXPECT_EQ(Ctl({"run", id, "--", "sha256sum", "big"}).out, job.out);
+
+  ASSERT_EQ(unlink((fs.project() + "/fill").c_str()), 0);
+  Result again = Ctl({"suspend", id});
+  ASSERT_EQ(again.status, 0) << again.err;
+  struct stat archive;
+  ASSERT_EQ(stat((storage + "/archive/0.tar.zst").c_str(), &archive), 0) << strerror(errno);
+  EXPECT_EQ(archive.st_uid, getpwnam(kAlice)->pw_uid) << "the archive is not charged to the sandbox's owner";
+  EXPECT_EQ(archive.st_mode & 07777, 0600u);
+  ASSERT_EQ(Ctl({"resume", id}).status, 0);
+  EXPECT_EQ(Ctl({"run", id, "--", "sha256sum", "big"}).out, job.out);
+  EXPECT_EQ(Ctl({"destroy", id}).status, 0);
+}
+
 }  // namespace
 }  // namespace sandboxd::it

@@ -443,12 +443,13 @@ TEST_F(UpperArchiveTest, RoundTripKeepsEveryKindOfUpperEntryExactly) {
   EXPECT_LT(archive.st_size, 1 << 20);
 }
 
-// Resume restores a layer as its owner writes (archive_helper_main.cpp): with the owner's
-// file-system identity and a few of root's capabilities, never CAP_SYS_RESOURCE, so that the
-// blocks it takes are the owner's. Those few must still bring back every kind of entry exactly:
-// others' files and directories, setuid and setgid bits, trusted.* marks, whiteouts, and what
-// copy-ups bring up besides (a device, a file with capabilities).
-TEST_F(UpperArchiveTest, TheHelperRestoresEveryKindOfEntryExactlyAsTheOwner) {
+// Suspend archives a layer and resume restores it as its owner writes (archive_helper_main.cpp):
+// with the owner's file-system identity and a few of root's capabilities, never
+// CAP_SYS_RESOURCE, so that the blocks they take are the owner's. Those few must still read and
+// bring back every kind of entry exactly: others' files and directories, setuid and setgid
+// bits, trusted.* marks, whiteouts, and what copy-ups bring up besides (a device, a file with
+// capabilities).
+TEST_F(UpperArchiveTest, TheHelperArchivesAndRestoresEveryKindOfEntryExactlyAsTheOwner) {
   if (geteuid() != 0) GTEST_SKIP() << "owners, whiteouts and trusted xattrs need root";
   if (!TrustedXattrsWork(temp_.path())) GTEST_SKIP() << "no trusted xattrs on this file system";
   if (access(ArchiveHelperPath().c_str(), X_OK) != 0) GTEST_SKIP() << "no sandboxd-archive-helper at " << ArchiveHelperPath();
@@ -458,15 +459,21 @@ TEST_F(UpperArchiveTest, TheHelperRestoresEveryKindOfEntryExactlyAsTheOwner) {
   }
   WriteFile(src_ + "/capable", "#!/bin/sh\n", 0755);
   SetXattr(src_ + "/capable", "security.capability", FileCapability(CAP_NET_RAW));
-  // Restored into a directory as the daemon makes it (root's, 0700); the layer's top (owned by
-  // 1000, as MakeEveryKindOfEntry leaves it) is its owner's.
+  // Archived into and restored into directories as the daemon makes them (root's, 0700); the
+  // layer's top (owned by 1000, as MakeEveryKindOfEntry leaves it) is its owner's.
   ASSERT_EQ(chmod(dst_.c_str(), 0700), 0);
+  ASSERT_EQ(chmod(archives_.c_str(), 0700), 0);
   const auto before = DescribeTree(src_);
-  ASSERT_NO_THROW(WriteUpperArchive(src_, archive_, 3));
 
-  RunResult run = RunArchiveHelper({"extract", archive_, dst_, "1000:1000:4321"});
-  ASSERT_EQ(run.status, 0) << run.err;
+  RunResult written = RunArchiveHelper({"write", src_, archive_, "3", "1000:1000:4321"});
+  ASSERT_EQ(written.status, 0) << written.err;
+  struct stat archive = Lstat(archive_);
+  EXPECT_EQ(archive.st_uid, 1000u) << "the archive is not charged to the layer's owner";
+  EXPECT_EQ(archive.st_mode & 07777, 0600u);
+  RunResult restored = RunArchiveHelper({"extract", archive_, dst_, "1000:1000:4321"});
+  ASSERT_EQ(restored.status, 0) << restored.err;
   ExpectRestoredAs(before);
+  EXPECT_EQ(restored.out, written.out) << "entries and bytes";
 }
 
 TEST_F(UpperArchiveTest, TheHelperRefusesAnOwnerItCannotRead) {
@@ -474,11 +481,15 @@ TEST_F(UpperArchiveTest, TheHelperRefusesAnOwnerItCannotRead) {
   WriteFile(src_ + "/f", "f\n");
   ASSERT_NO_THROW(WriteUpperArchive(src_, archive_, 3));
   for (const std::string owner : {"", "1000", "1000:1000", "alice:1000:", "1000:1000:5,", "1000:-1:", "4294967295:0:"}) {
-    RunResult run = RunArchiveHelper({"extract", archive_, dst_, owner});
-    EXPECT_EQ(ExitStatusFromWaitStatus(run.status), 1) << "owner '" << owner << "'";
-    EXPECT_NE(run.err.find("owner '" + owner + "'"), std::string::npos) << run.err;
+    RunResult restored = RunArchiveHelper({"extract", archive_, dst_, owner});
+    EXPECT_EQ(ExitStatusFromWaitStatus(restored.status), 1) << "owner '" << owner << "'";
+    EXPECT_NE(restored.err.find("owner '" + owner + "'"), std::string::npos) << restored.err;
+    RunResult written = RunArchiveHelper({"write", src_, archives_ + "/other.tar.zst", "3", owner});
+    EXPECT_EQ(ExitStatusFromWaitStatus(written.status), 1) << "owner '" << owner << "'";
+    EXPECT_NE(written.err.find("owner '" + owner + "'"), std::string::npos) << written.err;
   }
   EXPECT_FALSE(Exists(dst_ + "/f")) << "restored with an owner it could not read";
+  EXPECT_FALSE(Exists(archives_ + "/other.tar.zst")) << "archived with an owner it could not read";
 }
 
 TEST_F(UpperArchiveTest, RoundTripOfAnEmptyUpperKeepsTheTopDirectory) {
