@@ -1,11 +1,9 @@
 #include "base/overlay.h"
 
 #include <fcntl.h>
-#include <linux/capability.h>
 #include <linux/magic.h>
 #include <sched.h>
 #include <sys/mount.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -23,6 +21,7 @@
 
 #include "base/errors.h"
 #include "base/fd.h"
+#include "base/files_as_owner.h"
 #include "base/process.h"
 
 namespace sandboxd {
@@ -50,36 +49,18 @@ int WhileBusy(int first, Attempt&& attempt) {
 using Option = std::pair<const char*, const char*>;
 
 /// In a child that shares the daemon's memory and fd table (CloneSharingMemory): takes the
-/// owner's file-system identity (fsuid, fsgid, groups; the real and saved uids stay root's, so
-/// the owner can neither signal nor trace it), keeps every capability but CAP_SYS_RESOURCE
-/// (the change of fsuid dropped the file ones from the effective set), and creates the
-/// superblock, which records these credentials for all overlayfs does on its layers.
+/// owner's file-system identity with every capability but CAP_SYS_RESOURCE (files_as_owner.h)
+/// and creates the superblock, which records these credentials for all overlayfs does on its
+/// layers.
 struct CreateArgs {
   int context;
   const UserCredentials* owner;
   int err;  ///< 0, or the errno that failed
 };
 
-int ActForFilesAs(const UserCredentials& owner) {
-  if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return errno;  // see DropPrivilegesInChild
-  if (syscall(SYS_setgroups, owner.groups.size(), owner.groups.data()) != 0) return errno;
-  syscall(SYS_setfsgid, owner.gid);
-  syscall(SYS_setfsuid, owner.uid);
-  // setfs[ug]id report the previous value and no error: ask again to know it took.
-  if (static_cast<uid_t>(syscall(SYS_setfsuid, -1)) != owner.uid) return EPERM;
-  if (static_cast<gid_t>(syscall(SYS_setfsgid, -1)) != owner.gid) return EPERM;
-  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
-  __user_cap_data_struct caps[_LINUX_CAPABILITY_U32S_3] = {};
-  if (syscall(SYS_capget, &header, caps) != 0) return errno;
-  for (auto& set : caps) set.effective = set.permitted;
-  caps[CAP_TO_INDEX(CAP_SYS_RESOURCE)].effective &= ~CAP_TO_MASK(CAP_SYS_RESOURCE);
-  if (syscall(SYS_capset, &header, caps) != 0) return errno;
-  return 0;
-}
-
 int CreateInChild(void* raw) {
   auto& args = *static_cast<CreateArgs*>(raw);
-  args.err = ActForFilesAs(*args.owner);
+  args.err = ActForFilesAs(*args.owner, kEveryCapability);
   if (args.err == 0 && syscall(SYS_fsconfig, args.context, FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) != 0)
     args.err = errno;
   _exit(0);

@@ -6,11 +6,13 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstring>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -41,9 +43,22 @@ struct ResolverDeleter {
   }
 };
 
+/// Whether a write failed for want of room: the file system is full for its writer, or the
+/// writer's disk quota is.
+bool NoRoom(int err) { return err == ENOSPC || err == EDQUOT; }
+
 [[noreturn]] void Fail(struct archive* a, const std::string& what) {
   const char* why = a ? archive_error_string(a) : nullptr;
-  throw Error(Code::kFailed, what + ": " + (why ? why : "libarchive failed"));
+  std::string message = what + ": " + (why ? why : "libarchive failed");
+  if (a && NoRoom(archive_errno(a))) throw Error(Code::kQuotaExceeded, message + " (" + strerror(archive_errno(a)) + ")");
+  throw Error(Code::kFailed, message);
+}
+
+/// As ThrowErrno, but kQuotaExceeded when errno says there is no room.
+[[noreturn]] void ThrowWriteErrno(const std::string& what) {
+  int err = errno;
+  if (NoRoom(err)) throw Error(Code::kQuotaExceeded, what + ": " + strerror(err));
+  ThrowErrno(err, what);
 }
 
 void Check(struct archive* a, int status, const std::string& what) {
@@ -75,7 +90,7 @@ void CheckArchivedName(const std::string& name, const std::string& archive_path)
 }
 
 void SyncFile(int fd, const std::string& what) {
-  if (fsync(fd) != 0) ThrowErrno("cannot sync " + what);
+  if (fsync(fd) != 0) ThrowWriteErrno("cannot sync " + what);
 }
 
 /// A directory of a restored layer whose mode and times are set after everything in it.
@@ -117,11 +132,12 @@ class LayerWriter {
     if (fchdir(dir_.get()) != 0) ThrowErrno(what);
     writer_.reset(archive_write_disk_new());
     if (!writer_) throw Error(Code::kFailed, "cannot start writing " + upper_);
-    // Owners and modes exactly as archived (numeric ids: no user lookup), attributes with them;
-    // never through a symlink, never above the directory (names are checked besides).
+    // Owners and modes exactly as archived (numeric ids: no user lookup); never through a
+    // symlink, never above the directory (names are checked besides). Extended attributes are
+    // set after each entry (RestoreAttributes), not here.
     Check(writer_.get(),
           archive_write_disk_set_options(writer_.get(), ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_OWNER | ARCHIVE_EXTRACT_TIME |
-                                                            ARCHIVE_EXTRACT_XATTR | ARCHIVE_EXTRACT_ACL |
+                                                            ARCHIVE_EXTRACT_ACL |
                                                             ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT),
           "cannot write " + upper_);
     parent_ = parent;
@@ -135,7 +151,7 @@ class LayerWriter {
     UniqueFd from = OpenBeneath(upper_fd_, target_parent, O_PATH | O_DIRECTORY);
     if (!from) ThrowErrno(what + " (its link's directory " + target_parent + ")");
     // Without AT_SYMLINK_FOLLOW: a symlink named as the target is linked itself, never followed.
-    if (linkat(from.get(), target_leaf.c_str(), dir_.get(), leaf.c_str(), 0) != 0) ThrowErrno(what);
+    if (linkat(from.get(), target_leaf.c_str(), dir_.get(), leaf.c_str(), 0) != 0) ThrowWriteErrno(what);
   }
 
   /// Closes the writer (libarchive then does what it deferred, in the working directory).
@@ -153,6 +169,25 @@ class LayerWriter {
   std::string parent_;
   ArchivePtr writer_;
 };
+
+/// Sets the extended attributes (trusted.overlay.*, user.*, security.*) of an entry just
+/// restored as `leaf` in the working directory (its parent), once libarchive has given it its
+/// owner and mode (a chown drops security.capability). Set here rather than by libarchive, which
+/// reports a failed attribute without its errno: a full file system (an attribute that needs a
+/// block of its own) must be told from a refused attribute. Never follows a symlink.
+void RestoreAttributes(struct archive_entry* entry, const std::string& leaf, const std::string& name) {
+  const char* key;
+  const void* value;
+  size_t size;
+  for (int count = archive_entry_xattr_reset(entry); count > 0; --count) {
+    archive_entry_xattr_next(entry, &key, &value, &size);
+    if (key == nullptr) continue;
+    std::string attribute = key;
+    // ACLs come back as ACLs (ARCHIVE_EXTRACT_ACL), as libarchive itself skips them here.
+    if (attribute == "system.posix_acl_access" || attribute == "system.posix_acl_default") continue;
+    if (lsetxattr(leaf.c_str(), key, value, size, 0) != 0) ThrowWriteErrno("cannot restore attribute " + attribute + " of " + name);
+  }
+}
 
 }  // namespace
 
@@ -191,7 +226,7 @@ ArchiveStats WriteUpperArchive(const std::string& upper_path, const std::string&
   Check(out.get(), archive_write_set_format_option(out.get(), "pax", "hdrcharset", "BINARY"),
         "cannot keep names as bytes in " + archive_path);
   UniqueFd file(open(archive_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (!file) ThrowErrno("cannot create archive " + archive_path);
+  if (!file) ThrowWriteErrno("cannot create archive " + archive_path);
   // A failure from here on leaves no half archive behind to refuse the next attempt.
   struct RemoveUnlessKept {
     const std::string& path;
@@ -340,6 +375,7 @@ ArchiveStats ExtractUpperArchive(const std::string& archive_path, const std::str
         if (archive_write_data_block(writer, block, size, offset) < 0) Fail(writer, "cannot restore " + name);
       }
       Check(writer, archive_write_finish_entry(writer), "cannot restore " + name);
+      RestoreAttributes(entry, name == "." ? "." : leaf, name);
     }
     ++stats.entries;
     if (progress) {
@@ -356,7 +392,7 @@ ArchiveStats ExtractUpperArchive(const std::string& archive_path, const std::str
     if (fchmod(dir.get(), it->mode) != 0) ThrowErrno("cannot set the mode of restored directory " + it->path);
     if (futimens(dir.get(), it->times.data()) != 0) ThrowErrno("cannot set the times of restored directory " + it->path);
   }
-  if (syncfs(upper_fd.get()) != 0) ThrowErrno("cannot sync " + upper);
+  if (syncfs(upper_fd.get()) != 0) ThrowWriteErrno("cannot sync " + upper);
   return stats;
 }
 

@@ -71,7 +71,16 @@ uint64_t Suspension::Suspend(Sandbox& sandbox) {
     for (size_t i = 0; i < sandbox.roots().size(); ++i) {
       std::string archive = sandbox.ArchivePath(i);
       MakeDirectory(ArchiveDir(archive), 0700);
-      ArchiveStats written = archiver_.Write(sandbox.UpperDir(i), archive, level_, ProgressOf(sandbox, progress));
+      ArchiveStats written;
+      try {
+        // As the owner writes: the archive is charged to the owner, like the layer it keeps.
+        written = archiver_.Write(sandbox.UpperDir(i), archive, level_, sandbox.OverlayIdentity(), ProgressOf(sandbox, progress));
+      } catch (const Error& e) {
+        if (e.code() != Code::kQuotaExceeded) throw;
+        throw Error(Code::kQuotaExceeded, "sandbox " + sandbox.id() + " cannot be suspended: uid " + std::to_string(sandbox.owner()) +
+                                              " has no room left on the file system of " + archive + " for the archive of root " +
+                                              sandbox.roots()[i] + " (" + e.what() + ")");
+      }
       progress.NextRoot(written);
       bytes += written.bytes;
     }
@@ -105,7 +114,16 @@ void Suspension::RestoreLayers(Sandbox& sandbox) {
     RemoveTree(upper);  // what a cut-off resume left
     RemoveTree(sandbox.WorkDir(i));
     MakeDirectory(upper, 0700);  // its owner and mode come from the archive's "." entry
-    progress.NextRoot(archiver_.Extract(sandbox.ArchivePath(i), upper, ProgressOf(sandbox, progress)));
+    try {
+      // As the owner writes: what the layer takes is charged to the owner, within their quota,
+      // never in the blocks kept for root.
+      progress.NextRoot(archiver_.Extract(sandbox.ArchivePath(i), upper, sandbox.OverlayIdentity(), ProgressOf(sandbox, progress)));
+    } catch (const Error& e) {
+      if (e.code() != Code::kQuotaExceeded) throw;
+      throw Error(Code::kQuotaExceeded, "sandbox " + sandbox.id() + " cannot be resumed: uid " + std::to_string(sandbox.owner()) +
+                                            " has no room left on the file system of " + upper + " for the changes to root " +
+                                            sandbox.roots()[i] + " (" + e.what() + ")");
+    }
   }
 }
 

@@ -26,13 +26,15 @@ class Suspension {
   Suspension(Store& store, ApprovalStore& approvals, int level, ArchiveHelper archiver)
       : store_(store), approvals_(approvals), level_(level), archiver_(std::move(archiver)) {}
 
-  /// Unmounts the sandbox and archives its layers, which go to the trash (empty it after);
-  /// returns the archives' size in bytes.
-  /// Error(kInvalidState) when it is not active, kBusy when its merged view is in use. On
-  /// failure the sandbox is as before, mounted.
+  /// Unmounts the sandbox and archives its layers (as the owner writes), which go to the
+  /// trash (empty it after); returns the archives' size in bytes.
+  /// Error(kInvalidState) when it is not active, kBusy when its merged view is in use,
+  /// kQuotaExceeded when the owner has no room left for an archive. On failure the sandbox is
+  /// as before, mounted.
   uint64_t Suspend(Sandbox& sandbox);
-  /// Restores the layers and mounts the sandbox. Error(kInvalidState) when it is not
-  /// suspended. On failure it stays suspended, its archives untouched.
+  /// Restores the layers (as the owner writes) and mounts the sandbox. Error(kInvalidState)
+  /// when it is not suspended, kQuotaExceeded when the owner has no room left for a layer. On
+  /// failure it stays suspended, its archives untouched.
   void Resume(Sandbox& sandbox);
   /// At start-up, before the sandbox is mounted: settles a suspend or resume that was cut off.
   /// Returns a line for the log, or "".

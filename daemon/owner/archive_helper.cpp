@@ -17,6 +17,16 @@ namespace sandboxd {
 
 namespace {
 
+/// The helper's exit status when a write of the layer found no room (archive_helper_main.cpp).
+constexpr int kNoRoomStatus = 3;
+
+/// The helper's OWNER argument: UID:GID:[GROUP[,GROUP]...].
+std::string OwnerArgument(const UserCredentials& owner) {
+  std::string identity = std::to_string(owner.uid) + ":" + std::to_string(owner.gid) + ":";
+  for (size_t i = 0; i < owner.groups.size(); ++i) identity += (i ? "," : "") + std::to_string(owner.groups[i]);
+  return identity;
+}
+
 /// Reads the helper's progress lines (archive_helper_main.cpp) from `pipe` until the helper has
 /// gone, handing each to `progress`.
 std::thread ReadProgress(UniqueFd& pipe, const ArchiveProgressSink& progress) {
@@ -72,23 +82,24 @@ ArchiveStats ArchiveHelper::Run(const std::vector<std::string>& args, const std:
   if (result.status != 0) {
     std::string message = result.err;
     while (!message.empty() && message.back() == '\n') message.pop_back();
+    int status = ExitStatusFromWaitStatus(result.status);
     // The helper's message names the path already.
-    if (message.empty())
-      message = "cannot " + what + ": the archive helper failed (exit status " + std::to_string(ExitStatusFromWaitStatus(result.status)) + ")";
-    throw Error(Code::kFailed, message);
+    if (message.empty()) message = "cannot " + what + ": the archive helper failed (exit status " + std::to_string(status) + ")";
+    throw Error(status == kNoRoomStatus ? Code::kQuotaExceeded : Code::kFailed, message);
   }
   ArchiveStats stats;
   std::istringstream(result.out) >> stats.entries >> stats.bytes;
   return stats;
 }
 
-ArchiveStats ArchiveHelper::Write(const std::string& upper, const std::string& archive_path, int level,
+ArchiveStats ArchiveHelper::Write(const std::string& upper, const std::string& archive_path, int level, const UserCredentials& owner,
                                   const ArchiveProgressSink& progress) const {
-  return Run({"write", upper, archive_path, std::to_string(level)}, "archive " + upper, progress);
+  return Run({"write", upper, archive_path, std::to_string(level), OwnerArgument(owner)}, "archive " + upper, progress);
 }
 
-ArchiveStats ArchiveHelper::Extract(const std::string& archive_path, const std::string& upper, const ArchiveProgressSink& progress) const {
-  return Run({"extract", archive_path, upper}, "restore " + archive_path, progress);
+ArchiveStats ArchiveHelper::Extract(const std::string& archive_path, const std::string& upper, const UserCredentials& owner,
+                                    const ArchiveProgressSink& progress) const {
+  return Run({"extract", archive_path, upper, OwnerArgument(owner)}, "restore " + archive_path, progress);
 }
 
 }  // namespace sandboxd

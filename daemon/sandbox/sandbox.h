@@ -58,6 +58,9 @@ class Sandbox {
   bool network() const { return record_.network; }
   bool shared() const { return record_.shared; }
   uint64_t quota_bytes() const { return record_.quota_bytes; }
+  /// Whose the overlays' own reads and writes are (overlay.h), and a resume's restoring of the
+  /// layers (archive_helper.h): the owner's user entry.
+  UserCredentials OverlayIdentity() const;
   /// Its quota is a hard limit: its layers are in a file system of their own (quota_layer.h).
   bool hard_quota() const { return record_.hard_quota; }
   /// That file system (meaningful when hard_quota()).
@@ -307,8 +310,6 @@ class Sandbox {
   /// A failure is left for the unmount of a commit to refuse. True when any was linked up.
   bool LinkUpForReading(size_t root, int lower_fd, int upper_fd, const std::vector<Change>& changes,
                         const std::set<std::string>& multi_linked) const;
-  /// Whose the overlays' own reads and writes are (overlay.h): the owner's user entry.
-  UserCredentials OverlayIdentity() const;
   /// The refusal of a root that is no longer the directory the sandbox was made over.
   Error ReplacedRoot(size_t root) const;
 

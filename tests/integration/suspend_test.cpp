@@ -4,6 +4,7 @@
 // start-up.
 
 #include <gtest/gtest.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -69,7 +70,12 @@ TEST_F(SuspendTest, ARoundTripKeepsTheChangeSetEntryByEntry) {
   struct stat archive;
   ASSERT_EQ(stat((Storage() + "/archive/0.tar.zst").c_str(), &archive), 0);
   EXPECT_EQ(archive.st_mode & 07777, 0600u);
-  EXPECT_EQ(archive.st_uid, 0u);
+  // Charged to the owner (written as she writes), and reached by root alone.
+  EXPECT_EQ(archive.st_uid, getpwnam(kAlice)->pw_uid);
+  struct stat holder;
+  ASSERT_EQ(stat((Storage() + "/archive").c_str(), &holder), 0);
+  EXPECT_EQ(holder.st_uid, 0u);
+  EXPECT_EQ(holder.st_mode & 07777, 0700u);
 
   // While suspended, whatever needs the layers says so; show and list still answer.
   for (const auto& args : std::vector<std::vector<std::string>>{{"changes", id_}, {"diff", id_}, {"run", id_, "--", "true"},

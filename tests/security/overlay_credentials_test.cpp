@@ -4,13 +4,16 @@
 // blocks ext4 keeps for root. Each attack is made as alice would make it: sandboxctl, jobs,
 // and renames in her own directory.
 
+#include <dirent.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <pwd.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <functional>
 #include <random>
@@ -23,6 +26,17 @@ namespace sandboxd::it {
 namespace {
 
 Result Ctl(const std::vector<std::string>& args) { return World().Sandboxctl(kAlice, args); }
+
+/// Whether directory `path` has no entries but "." and ".." (false when it cannot be read).
+bool EmptyDirectory(const std::string& path) {
+  DIR* dir = opendir(path.c_str());
+  if (!dir) return false;
+  bool empty = true;
+  while (struct dirent* entry = readdir(dir))
+    if (std::strcmp(entry->d_name, ".") != 0 && std::strcmp(entry->d_name, "..") != 0) empty = false;
+  closedir(dir);
+  return empty;
+}
 
 long long Number(const std::string& text) {
   try {
@@ -205,6 +219,101 @@ TEST(OverlayCredentialsTest, AJobWritesNoMoreThanItsOwnerCouldIntoRootsReservedB
   EXPECT_LE(job_bytes, direct_bytes + kSlack) << "alice could write " << direct_bytes << " bytes herself, her job wrote "
                                               << job_bytes << " through the overlay";
   std::printf("[ measured ] alice directly: %lld bytes; her job through the overlay: %lld bytes\n", direct_bytes, job_bytes);
+  EXPECT_EQ(Ctl({"destroy", id}).status, 0);
+}
+
+
+// Issue 40, item 3: resume restores the upper layer from its archive. Restored as root, it took
+// the blocks ext4 keeps for root, past all its owner may write: she suspended a sandbox, filled
+// the file system as far as she could, and resumed it into root's half. Restored as her, the
+// resume is refused, naming the sandbox and the room, and the sandbox stays suspended and whole
+// until there is room.
+TEST(OverlayCredentialsTest, AResumeWritesNoMoreThanItsOwnerCouldIntoRootsReservedBlocks) {
+  SANDBOXD_REQUIRE_WORLD();
+  if (access("/dev/loop-control", F_OK) != 0) GTEST_SKIP() << "no loop devices here (/dev/loop-control is missing)";
+  SmallExt4 fs;
+  if (fs.error().find("loop") != std::string::npos) GTEST_SKIP() << fs.error();
+  ASSERT_EQ(fs.error(), "");
+
+  Result created = Ctl({"create", fs.project()});
+  ASSERT_EQ(created.status, 0) << created.err;
+  std::string id = Trim(created.out);
+  ASSERT_EQ(access((fs.top() + "/.sandboxd/sandboxes/" + id).c_str(), F_OK), 0) << "the layers are not on the small file system";
+  // 8 MiB no compressor shrinks: the archive is as large as the layer.
+  Result job = Ctl({"run", id, "--", "sh", "-c", "head -c 8M /dev/urandom > big && sha256sum big"});
+  ASSERT_EQ(job.status, 0) << job.err;
+  ASSERT_EQ(Ctl({"suspend", id}).status, 0);
+  // The layer's blocks are free again once its trash is emptied (after the reply).
+  const std::string trash = fs.top() + "/.sandboxd/trash";
+  ASSERT_TRUE(WaitUntil([&] { return access(trash.c_str(), F_OK) != 0 || EmptyDirectory(trash); }, std::chrono::seconds(30)))
+      << "the suspended layer stayed in " << trash;
+
+  // She writes all she may herself: what is left is root's.
+  Result filled = World().RunAs(kAlice, {"sh", "-c", "dd if=/dev/zero of=fill bs=64k 2>/dev/null; sync; stat -c %s fill"},
+                                {.cwd = fs.project()});
+  ASSERT_GT(Number(filled.out), 0) << filled.err;
+  ASSERT_NE(World().RunAs(kAlice, {"sh", "-c", "head -c 1M /dev/zero > more"}, {.cwd = fs.project()}).status, 0)
+      << "alice could still write after the fill";
+
+  Result resumed = Ctl({"resume", id});
+  EXPECT_EQ(resumed.status, 1) << "the resume restored 8 MiB where its owner had no room left (it wrote into root's reserve)";
+  std::printf("[ refused  ] %s", resumed.err.c_str());
+  EXPECT_NE(resumed.err.find("sandbox " + id), std::string::npos) << resumed.err;
+  EXPECT_NE(resumed.err.find("room"), std::string::npos) << resumed.err;
+  auto shown = nlohmann::json::parse(Ctl({"--json", "show", id}).out, nullptr, false);
+  EXPECT_EQ(shown.is_object() ? shown.value("state", "") : "", "suspended");
+
+  // With room again, the resume brings back the layer as it was.
+  ASSERT_EQ(unlink((fs.project() + "/fill").c_str()), 0);
+  if (resumed.status != 0) {
+    Result again = Ctl({"resume", id});
+    EXPECT_EQ(again.status, 0) << again.err;
+  }
+  EXPECT_EQ(Ctl({"run", id, "--", "sha256sum", "big"}).out, job.out);
+  EXPECT_EQ(Ctl({"destroy", id}).status, 0);
+}
+
+
+// Suspend's half: the layer is archived beside it before it goes. Written as root, the archive
+// took the blocks ext4 keeps for root, and was charged to root: its owner could leave her quota
+// behind by suspending. Written as her, a suspend she has no room for is refused, naming the
+// sandbox and the room, and the sandbox stays active as it was; with room, the archive is hers.
+TEST(OverlayCredentialsTest, ASuspendWritesNoMoreThanItsOwnerCouldIntoRootsReservedBlocks) {
+  SANDBOXD_REQUIRE_WORLD();
+  if (access("/dev/loop-control", F_OK) != 0) GTEST_SKIP() << "no loop devices here (/dev/loop-control is missing)";
+  SmallExt4 fs;
+  if (fs.error().find("loop") != std::string::npos) GTEST_SKIP() << fs.error();
+  ASSERT_EQ(fs.error(), "");
+
+  Result created = Ctl({"create", fs.project()});
+  ASSERT_EQ(created.status, 0) << created.err;
+  std::string id = Trim(created.out);
+  const std::string storage = fs.top() + "/.sandboxd/sandboxes/" + id;
+  ASSERT_EQ(access(storage.c_str(), F_OK), 0) << "the layers are not on the small file system";
+  Result job = Ctl({"run", id, "--", "sh", "-c", "head -c 8M /dev/urandom > big && sha256sum big"});
+  ASSERT_EQ(job.status, 0) << job.err;
+  Result filled = World().RunAs(kAlice, {"sh", "-c", "dd if=/dev/zero of=fill bs=64k 2>/dev/null; sync; stat -c %s fill"},
+                                {.cwd = fs.project()});
+  ASSERT_GT(Number(filled.out), 0) << filled.err;
+
+  Result suspended = Ctl({"suspend", id});
+  EXPECT_EQ(suspended.status, 1) << "the suspend archived 8 MiB where its owner had no room left (it wrote into root's reserve)";
+  std::printf("[ refused  ] %s", suspended.err.c_str());
+  EXPECT_NE(suspended.err.find("sandbox " + id), std::string::npos) << suspended.err;
+  EXPECT_NE(suspended.err.find("room"), std::string::npos) << suspended.err;
+  auto shown = nlohmann::json::parse(Ctl({"--json", "show", id}).out, nullptr, false);
+  EXPECT_EQ(shown.is_object() ? shown.value("state", "") : "", "active");
+  EXPECT_EQ(Ctl({"run", id, "--", "sha256sum", "big"}).out, job.out);
+
+  ASSERT_EQ(unlink((fs.project() + "/fill").c_str()), 0);
+  Result again = Ctl({"suspend", id});
+  ASSERT_EQ(again.status, 0) << again.err;
+  struct stat archive;
+  ASSERT_EQ(stat((storage + "/archive/0.tar.zst").c_str(), &archive), 0) << strerror(errno);
+  EXPECT_EQ(archive.st_uid, getpwnam(kAlice)->pw_uid) << "the archive is not charged to the sandbox's owner";
+  EXPECT_EQ(archive.st_mode & 07777, 0600u);
+  ASSERT_EQ(Ctl({"resume", id}).status, 0);
+  EXPECT_EQ(Ctl({"run", id, "--", "sha256sum", "big"}).out, job.out);
   EXPECT_EQ(Ctl({"destroy", id}).status, 0);
 }
 

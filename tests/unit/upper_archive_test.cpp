@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/capability.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/xattr.h>
@@ -21,6 +22,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -28,6 +30,7 @@
 
 #include "base/errors.h"
 #include "base/fd.h"
+#include "base/process.h"
 #include "deep_tree.h"
 #include "temp_dir.h"
 
@@ -214,6 +217,27 @@ void Pwrite(const std::string& path, const std::string& data, off_t offset) {
   ASSERT_EQ(pwrite(fd.get(), data.data(), data.size(), offset), static_cast<ssize_t>(data.size()));
 }
 
+/// sandboxd-archive-helper of this build, beside the unit tests' directory.
+std::string ArchiveHelperPath() {
+  return std::filesystem::read_symlink("/proc/self/exe").parent_path() / "../../daemon/sandboxd-archive-helper";
+}
+
+/// `sandboxd-archive-helper ARGS...`, run to its end.
+RunResult RunArchiveHelper(const std::vector<std::string>& args) {
+  SpawnOptions options;
+  options.path = ArchiveHelperPath();
+  options.argv = {options.path};
+  options.argv.insert(options.argv.end(), args.begin(), args.end());
+  options.umask = 077;  // as sandboxd starts it
+  return RunAndCapture(options, "");
+}
+
+/// A security.capability value (VFS_CAP_REVISION_2) granting `capability`, permitted.
+std::string FileCapability(int capability) {
+  uint32_t words[5] = {VFS_CAP_REVISION_2, uint32_t{1} << capability, 0, 0, 0};
+  return std::string(reinterpret_cast<const char*>(words), sizeof words);
+}
+
 /// One entry of an archive built by hand, as a hostile or broken archive would hold it.
 struct RawEntry {
   std::string name;
@@ -298,6 +322,99 @@ class UpperArchiveTest : public ::testing::Test {
     archive_ = archives_ + "/upper.tar.zst";
   }
 
+  /// Fills src_ with every kind of entry an upper layer holds (root only): odd modes and
+  /// owners, setuid and setgid, overlayfs's trusted.* marks, whiteouts, a fifo, a dangling
+  /// symlink, hard links, a sparse file, times with nanoseconds.
+  void MakeEveryKindOfEntry() {
+    // Directories with odd modes; the setgid one gets children (which inherit its group on
+    // creation, so the restored owner must be set explicitly).
+    ASSERT_EQ(mkdir((src_ + "/private").c_str(), 0700), 0);
+    ASSERT_EQ(mkdir((src_ + "/sticky").c_str(), 0755), 0);
+    ASSERT_EQ(chmod((src_ + "/sticky").c_str(), 01777), 0);
+    ASSERT_EQ(mkdir((src_ + "/setgid").c_str(), 0750), 0);
+    ASSERT_EQ(lchown((src_ + "/setgid").c_str(), 0, 4321), 0);
+    ASSERT_EQ(chmod((src_ + "/setgid").c_str(), 02750), 0);
+    ASSERT_EQ(mkdir((src_ + "/private/nested").c_str(), 0755), 0);
+    WriteFile(src_ + "/private/nested/deep.txt", "deep\n", 0640);
+    ASSERT_EQ(mkdir((src_ + "/empty").c_str(), 0755), 0);
+
+    // An opaque directory (it hides the lower's) and a redirected one, as overlayfs marks them.
+    ASSERT_EQ(mkdir((src_ + "/opaque").c_str(), 0755), 0);
+    SetXattr(src_ + "/opaque", "trusted.overlay.opaque", "y");
+    WriteFile(src_ + "/opaque/inside", "inside\n");
+    ASSERT_EQ(mkdir((src_ + "/renamed").c_str(), 0755), 0);
+    SetXattr(src_ + "/renamed", "trusted.overlay.redirect", "/old-name");
+
+    // A setuid file with another owner, a user attribute and a binary origin (a NUL inside).
+    WriteFile(src_ + "/suid", "#!/bin/sh\necho hi\n", 0644);
+    ASSERT_EQ(lchown((src_ + "/suid").c_str(), 1234, 5678), 0);
+    ASSERT_EQ(chmod((src_ + "/suid").c_str(), 04755), 0);  // after chown, which clears setuid
+    SetXattr(src_ + "/suid", "user.note", "hi");
+    const std::string origin("\x00\xfb\x21\x01\x00\xff\x7f\x80 binary\x00", 17);
+    SetXattr(src_ + "/suid", "trusted.overlay.origin", origin);
+
+    WriteFile(src_ + "/empty-file", "", 0600);
+    ASSERT_EQ(symlink("../elsewhere", (src_ + "/dangling").c_str()), 0);
+    ASSERT_EQ(lchown((src_ + "/dangling").c_str(), 1234, 5678), 0);
+    ASSERT_EQ(mkfifo((src_ + "/pipe").c_str(), 0640), 0);
+    ASSERT_EQ(chmod((src_ + "/pipe").c_str(), 0640), 0);  // past the umask
+    // A whiteout: a character device 0/0 (a deleted lower file).
+    ASSERT_EQ(mknod((src_ + "/whiteout").c_str(), S_IFCHR | 0, makedev(0, 0)), 0);
+    ASSERT_EQ(mknod((src_ + "/opaque/gone").c_str(), S_IFCHR | 0, makedev(0, 0)), 0);
+
+    // Three names of one inode, one of them in another (setgid) directory.
+    WriteFile(src_ + "/linked", "shared content\n", 0664);
+    ASSERT_EQ(lchown((src_ + "/linked").c_str(), 2000, 2001), 0);
+    ASSERT_EQ(link((src_ + "/linked").c_str(), (src_ + "/linked-too").c_str()), 0);
+    ASSERT_EQ(link((src_ + "/linked").c_str(), (src_ + "/setgid/third-name").c_str()), 0);
+    WriteFile(src_ + "/setgid/own", "own\n");
+
+    // 32 MiB, mostly holes, with data at the start, in the middle (across a block boundary) and
+    // in its very last bytes.
+    const std::string big = src_ + "/big.img";
+    {
+      UniqueFd fd(open(big.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+      ASSERT_TRUE(fd);
+      ASSERT_EQ(ftruncate(fd.get(), 32 << 20), 0);
+    }
+    Pwrite(big, "start of the image", 0);
+    Pwrite(big, std::string(10000, 'm'), (13 << 20) + 4090);
+    Pwrite(big, "the end", (32 << 20) - 7);
+
+    // Times last (children change their directory's), with nanoseconds that a seconds-only
+    // format would lose.
+    SetTimes(big, 1500000000, 111111111);
+    SetTimes(src_ + "/suid", 1500000001, 222222222);
+    SetTimes(src_ + "/linked", 1500000002, 333333333);
+    SetTimes(src_ + "/private/nested/deep.txt", 1500000003, 444444444);
+    SetTimes(src_ + "/private/nested", 1500000004, 555555555);
+    SetTimes(src_ + "/private", 1500000005, 666666666);
+    SetTimes(src_ + "/setgid", 1500000006, 777777777);
+    SetTimes(src_ + "/opaque", 1500000007, 888888888);
+    SetTimes(src_ + "/empty", 1500000008, 999999999);
+
+    // The top: the sandbox root's mode and owner, kept as entry ".".
+    ASSERT_EQ(chmod(src_.c_str(), 0750), 0);
+    ASSERT_EQ(lchown(src_.c_str(), 1000, 1000), 0);
+    SetTimes(src_, 1500000009, 123456789);
+  }
+
+  /// Expects dst_ to be `before`, entry by entry.
+  void ExpectRestoredAs(const std::map<std::string, std::string>& before) {
+    const auto after = DescribeTree(dst_);
+    EXPECT_EQ(after.size(), before.size());
+    for (const auto& [relative, description] : before) {
+      auto found = after.find(relative);
+      if (found == after.end()) {
+        ADD_FAILURE() << "missing after the round trip: " << relative << " (" << description << ")";
+        continue;
+      }
+      EXPECT_EQ(found->second, description) << relative;
+    }
+    for (const auto& [relative, description] : after)
+      if (!before.count(relative)) ADD_FAILURE() << "appeared in the round trip: " << relative << " (" << description << ")";
+  }
+
   ScopedTempDir temp_;
   std::string src_, dst_, archives_, archive_;
 };
@@ -306,97 +423,15 @@ TEST_F(UpperArchiveTest, RoundTripKeepsEveryKindOfUpperEntryExactly) {
   if (geteuid() != 0) GTEST_SKIP() << "owners, whiteouts and trusted xattrs need root";
   if (!TrustedXattrsWork(temp_.path())) GTEST_SKIP() << "no trusted xattrs on this file system";
 
-  // Directories with odd modes; the setgid one gets children (which inherit its group on
-  // creation, so the restored owner must be set explicitly).
-  ASSERT_EQ(mkdir((src_ + "/private").c_str(), 0700), 0);
-  ASSERT_EQ(mkdir((src_ + "/sticky").c_str(), 0755), 0);
-  ASSERT_EQ(chmod((src_ + "/sticky").c_str(), 01777), 0);
-  ASSERT_EQ(mkdir((src_ + "/setgid").c_str(), 0750), 0);
-  ASSERT_EQ(lchown((src_ + "/setgid").c_str(), 0, 4321), 0);
-  ASSERT_EQ(chmod((src_ + "/setgid").c_str(), 02750), 0);
-  ASSERT_EQ(mkdir((src_ + "/private/nested").c_str(), 0755), 0);
-  WriteFile(src_ + "/private/nested/deep.txt", "deep\n", 0640);
-  ASSERT_EQ(mkdir((src_ + "/empty").c_str(), 0755), 0);
-
-  // An opaque directory (it hides the lower's) and a redirected one, as overlayfs marks them.
-  ASSERT_EQ(mkdir((src_ + "/opaque").c_str(), 0755), 0);
-  SetXattr(src_ + "/opaque", "trusted.overlay.opaque", "y");
-  WriteFile(src_ + "/opaque/inside", "inside\n");
-  ASSERT_EQ(mkdir((src_ + "/renamed").c_str(), 0755), 0);
-  SetXattr(src_ + "/renamed", "trusted.overlay.redirect", "/old-name");
-
-  // A setuid file with another owner, a user attribute and a binary origin (a NUL inside).
-  WriteFile(src_ + "/suid", "#!/bin/sh\necho hi\n", 0644);
-  ASSERT_EQ(lchown((src_ + "/suid").c_str(), 1234, 5678), 0);
-  ASSERT_EQ(chmod((src_ + "/suid").c_str(), 04755), 0);  // after chown, which clears setuid
-  SetXattr(src_ + "/suid", "user.note", "hi");
-  const std::string origin("\x00\xfb\x21\x01\x00\xff\x7f\x80 binary\x00", 17);
-  SetXattr(src_ + "/suid", "trusted.overlay.origin", origin);
-
-  WriteFile(src_ + "/empty-file", "", 0600);
-  ASSERT_EQ(symlink("../elsewhere", (src_ + "/dangling").c_str()), 0);
-  ASSERT_EQ(lchown((src_ + "/dangling").c_str(), 1234, 5678), 0);
-  ASSERT_EQ(mkfifo((src_ + "/pipe").c_str(), 0640), 0);
-  ASSERT_EQ(chmod((src_ + "/pipe").c_str(), 0640), 0);  // past the umask
-  // A whiteout: a character device 0/0 (a deleted lower file).
-  ASSERT_EQ(mknod((src_ + "/whiteout").c_str(), S_IFCHR | 0, makedev(0, 0)), 0);
-  ASSERT_EQ(mknod((src_ + "/opaque/gone").c_str(), S_IFCHR | 0, makedev(0, 0)), 0);
-
-  // Three names of one inode, one of them in another (setgid) directory.
-  WriteFile(src_ + "/linked", "shared content\n", 0664);
-  ASSERT_EQ(lchown((src_ + "/linked").c_str(), 2000, 2001), 0);
-  ASSERT_EQ(link((src_ + "/linked").c_str(), (src_ + "/linked-too").c_str()), 0);
-  ASSERT_EQ(link((src_ + "/linked").c_str(), (src_ + "/setgid/third-name").c_str()), 0);
-  WriteFile(src_ + "/setgid/own", "own\n");
-
-  // 32 MiB, mostly holes, with data at the start, in the middle (across a block boundary) and
-  // in its very last bytes.
-  const std::string big = src_ + "/big.img";
-  {
-    UniqueFd fd(open(big.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
-    ASSERT_TRUE(fd);
-    ASSERT_EQ(ftruncate(fd.get(), 32 << 20), 0);
-  }
-  Pwrite(big, "start of the image", 0);
-  Pwrite(big, std::string(10000, 'm'), (13 << 20) + 4090);
-  Pwrite(big, "the end", (32 << 20) - 7);
-
-  // Times last (children change their directory's), with nanoseconds that a seconds-only
-  // format would lose.
-  SetTimes(big, 1500000000, 111111111);
-  SetTimes(src_ + "/suid", 1500000001, 222222222);
-  SetTimes(src_ + "/linked", 1500000002, 333333333);
-  SetTimes(src_ + "/private/nested/deep.txt", 1500000003, 444444444);
-  SetTimes(src_ + "/private/nested", 1500000004, 555555555);
-  SetTimes(src_ + "/private", 1500000005, 666666666);
-  SetTimes(src_ + "/setgid", 1500000006, 777777777);
-  SetTimes(src_ + "/opaque", 1500000007, 888888888);
-  SetTimes(src_ + "/empty", 1500000008, 999999999);
-
-  // The top: the sandbox root's mode and owner, kept as entry ".".
-  ASSERT_EQ(chmod(src_.c_str(), 0750), 0);
-  ASSERT_EQ(lchown(src_.c_str(), 1000, 1000), 0);
-  SetTimes(src_, 1500000009, 123456789);
-
+  MakeEveryKindOfEntry();
   const auto before = DescribeTree(src_);
-  ASSERT_EQ(Lstat(big).st_size, 32 << 20);
+  ASSERT_EQ(Lstat(src_ + "/big.img").st_size, 32 << 20);
 
   ArchiveStats written, extracted;
   ASSERT_NO_THROW(written = WriteUpperArchive(src_, archive_, 3));
   ASSERT_NO_THROW(extracted = ExtractUpperArchive(archive_, dst_));
 
-  const auto after = DescribeTree(dst_);
-  EXPECT_EQ(after.size(), before.size());
-  for (const auto& [relative, description] : before) {
-    auto found = after.find(relative);
-    if (found == after.end()) {
-      ADD_FAILURE() << "missing after the round trip: " << relative << " (" << description << ")";
-      continue;
-    }
-    EXPECT_EQ(found->second, description) << relative;
-  }
-  for (const auto& [relative, description] : after)
-    if (!before.count(relative)) ADD_FAILURE() << "appeared in the round trip: " << relative << " (" << description << ")";
+  ExpectRestoredAs(before);
 
   // One archive entry per name (the top and every hard link name included).
   EXPECT_EQ(written.entries, before.size());
@@ -406,6 +441,55 @@ TEST_F(UpperArchiveTest, RoundTripKeepsEveryKindOfUpperEntryExactly) {
   EXPECT_EQ(extracted.bytes, written.bytes);
   // The holes stay holes in the archive: far below the 32 MiB the file claims.
   EXPECT_LT(archive.st_size, 1 << 20);
+}
+
+// Suspend archives a layer and resume restores it as its owner writes (archive_helper_main.cpp):
+// with the owner's file-system identity and a few of root's capabilities, never
+// CAP_SYS_RESOURCE, so that the blocks they take are the owner's. Those few must still read and
+// bring back every kind of entry exactly: others' files and directories, setuid and setgid
+// bits, trusted.* marks, whiteouts, and what copy-ups bring up besides (a device, a file with
+// capabilities).
+TEST_F(UpperArchiveTest, TheHelperArchivesAndRestoresEveryKindOfEntryExactlyAsTheOwner) {
+  if (geteuid() != 0) GTEST_SKIP() << "owners, whiteouts and trusted xattrs need root";
+  if (!TrustedXattrsWork(temp_.path())) GTEST_SKIP() << "no trusted xattrs on this file system";
+  if (access(ArchiveHelperPath().c_str(), X_OK) != 0) GTEST_SKIP() << "no sandboxd-archive-helper at " << ArchiveHelperPath();
+  MakeEveryKindOfEntry();
+  if (mknod((src_ + "/device").c_str(), S_IFCHR | 0600, makedev(1, 3)) != 0) {
+    ASSERT_EQ(errno, EPERM) << strerror(errno);  // a container's device rules: no device then
+  }
+  WriteFile(src_ + "/capable", "#!/bin/sh\n", 0755);
+  SetXattr(src_ + "/capable", "security.capability", FileCapability(CAP_NET_RAW));
+  // Archived into and restored into directories as the daemon makes them (root's, 0700); the
+  // layer's top (owned by 1000, as MakeEveryKindOfEntry leaves it) is its owner's.
+  ASSERT_EQ(chmod(dst_.c_str(), 0700), 0);
+  ASSERT_EQ(chmod(archives_.c_str(), 0700), 0);
+  const auto before = DescribeTree(src_);
+
+  RunResult written = RunArchiveHelper({"write", src_, archive_, "3", "1000:1000:4321"});
+  ASSERT_EQ(written.status, 0) << written.err;
+  struct stat archive = Lstat(archive_);
+  EXPECT_EQ(archive.st_uid, 1000u) << "the archive is not charged to the layer's owner";
+  EXPECT_EQ(archive.st_mode & 07777, 0600u);
+  RunResult restored = RunArchiveHelper({"extract", archive_, dst_, "1000:1000:4321"});
+  ASSERT_EQ(restored.status, 0) << restored.err;
+  ExpectRestoredAs(before);
+  EXPECT_EQ(restored.out, written.out) << "entries and bytes";
+}
+
+TEST_F(UpperArchiveTest, TheHelperRefusesAnOwnerItCannotRead) {
+  if (access(ArchiveHelperPath().c_str(), X_OK) != 0) GTEST_SKIP() << "no sandboxd-archive-helper at " << ArchiveHelperPath();
+  WriteFile(src_ + "/f", "f\n");
+  ASSERT_NO_THROW(WriteUpperArchive(src_, archive_, 3));
+  for (const std::string owner : {"", "1000", "1000:1000", "alice:1000:", "1000:1000:5,", "1000:-1:", "4294967295:0:"}) {
+    RunResult restored = RunArchiveHelper({"extract", archive_, dst_, owner});
+    EXPECT_EQ(ExitStatusFromWaitStatus(restored.status), 1) << "owner '" << owner << "'";
+    EXPECT_NE(restored.err.find("owner '" + owner + "'"), std::string::npos) << restored.err;
+    RunResult written = RunArchiveHelper({"write", src_, archives_ + "/other.tar.zst", "3", owner});
+    EXPECT_EQ(ExitStatusFromWaitStatus(written.status), 1) << "owner '" << owner << "'";
+    EXPECT_NE(written.err.find("owner '" + owner + "'"), std::string::npos) << written.err;
+  }
+  EXPECT_FALSE(Exists(dst_ + "/f")) << "restored with an owner it could not read";
+  EXPECT_FALSE(Exists(archives_ + "/other.tar.zst")) << "archived with an owner it could not read";
 }
 
 TEST_F(UpperArchiveTest, RoundTripOfAnEmptyUpperKeepsTheTopDirectory) {
