@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstring>
 #include <random>
+#include <sstream>
 #include <thread>
 
 #include "harness.h"
@@ -49,8 +50,10 @@ struct Site {
 
 Site Home() { return {getpwnam(kAlice)->pw_dir, ""}; }
 
+/// Named for this process too: another test run on the machine (another worktree's) shares the
+/// test users' homes, and must never replace this run's trees under its sandboxes.
 std::string MakeTree(Harness& w, const Site& site, const std::string& name) {
-  std::string dir = site.parent + "/" + name;
+  std::string dir = site.parent + "/" + name + "-" + std::to_string(getpid());
   Result r = w.RunAs(kAlice, {"sh", "-c", "rm -rf '" + dir + "' && mkdir -p '" + dir + "' && cd '" + dir + "' && " + kMakeTree});
   EXPECT_EQ(r.status, 0) << r.err;
   return dir;
@@ -94,6 +97,17 @@ void KillDuringCommit(Harness& w, const Site& site, const std::string& id, const
   ASSERT_TRUE(w.StartDaemon()) << w.DaemonLog();
 }
 
+/// The instants (fractions of the time files take to move) the partial-commit tests kill at:
+/// `usual`, or SANDBOXD_CRASH_FRACTIONS (e.g. "0.9,0.95,1,1.05") to look closer at a stretch.
+std::vector<double> KillFractions(std::vector<double> usual) {
+  const char* asked = getenv("SANDBOXD_CRASH_FRACTIONS");
+  if (asked == nullptr || *asked == '\0') return usual;
+  std::vector<double> fractions;
+  std::istringstream in(asked);
+  for (std::string item; std::getline(in, item, ',');) fractions.push_back(std::stod(item));
+  return fractions;
+}
+
 /// After a commit that a kill cut off and recovery finished: the sandbox agrees with the live
 /// tree it made, so a later job's edit of a committed file is no conflict (the sights the job
 /// recorded before the commit must not outlive it).
@@ -103,7 +117,10 @@ void ExpectNoStaleConflict(Harness& w, const std::string& id, const std::string&
   // then tells where its view went wrong.)
   ASSERT_EQ(job.status, 0) << job.err << "\nchanges then:\n" << w.Sandboxctl(kAlice, {"changes", id}).out.substr(0, 4000)
                            << "\nls -la of the merged d0:\n" << w.RunAs(kAlice, {"ls", "-la", w.dir() + "/run/" + id + "/0", w.dir() + "/run/" + id + "/0/d0"}).out.substr(0, 3000);
-  ASSERT_EQ(w.Sandboxctl(kAlice, {"approve", id, "d0/f0"}).status, 0);
+  {
+    Result done = w.Sandboxctl(kAlice, {"approve", id, "d0/f0"});
+    ASSERT_EQ(done.status, 0) << done.err;
+  }
   Result committed = w.Sandboxctl(kAlice, {"commit", id});
   EXPECT_EQ(committed.status, 0) << committed.err;
   EXPECT_EQ(ReadWhole(project + "/d0/f0"), "again\n");
@@ -141,10 +158,16 @@ void KillWholeCommits(const Site& site) {
   std::string project = MakeTree(w, site, "crash-project");
   const auto before = Snapshot(project);
   std::string id = Trim(w.Sandboxctl(kAlice, {"create", project}).out);
-  ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", kJob}, {.cwd = project}).status, 0);
+  {
+    Result done = w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", kJob}, {.cwd = project});
+    ASSERT_EQ(done.status, 0) << done.err;
+  }
   auto moving = TimeMovingPart(site, id, {"commit", id, "--all"});
   ASSERT_EQ(Snapshot(project), after);
-  ASSERT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
+  {
+    Result done = w.Sandboxctl(kAlice, {"destroy", id});
+    ASSERT_EQ(done.status, 0) << done.err;
+  }
 
   int before_count = 0, after_count = 0;
   for (double fraction : {0.0, 0.15, 0.3, 0.45, 0.6, 0.75, 0.9}) {
@@ -152,8 +175,14 @@ void KillWholeCommits(const Site& site) {
     project = MakeTree(w, site, "crash-project");
     ASSERT_EQ(Snapshot(project), before);
     id = Trim(w.Sandboxctl(kAlice, {"create", project}).out);
-    ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", kJob}, {.cwd = project}).status, 0);
-    ASSERT_EQ(w.Sandboxctl(kAlice, {"approve", id, "d0/n7", "d0/f7"}).status, 0);
+    {
+      Result done = w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", kJob}, {.cwd = project});
+      ASSERT_EQ(done.status, 0) << done.err;
+    }
+    {
+      Result done = w.Sandboxctl(kAlice, {"approve", id, "d0/n7", "d0/f7"});
+      ASSERT_EQ(done.status, 0) << done.err;
+    }
 
     KillDuringCommit(w, site, id, {"commit", id, "--all"}, moving, fraction);
 
@@ -170,10 +199,16 @@ void KillWholeCommits(const Site& site) {
       ExpectNoStaleConflict(w, id, project);
     } else {
       ExpectDecisionsKept(changes.out);
-      ASSERT_EQ(w.Sandboxctl(kAlice, {"commit", id, "--all"}).status, 0);
+      {
+        Result done = w.Sandboxctl(kAlice, {"commit", id, "--all"});
+        ASSERT_EQ(done.status, 0) << done.err;
+      }
       EXPECT_EQ(Snapshot(project), after);
     }
-    ASSERT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
+    {
+      Result done = w.Sandboxctl(kAlice, {"destroy", id});
+      ASSERT_EQ(done.status, 0) << done.err;
+    }
   }
   // A test that cannot fail is no test: at least one kill must have landed inside a commit.
   EXPECT_NE(w.DaemonLog().find("was cut off", log_start), std::string::npos)
@@ -182,6 +217,7 @@ void KillWholeCommits(const Site& site) {
   const size_t missing = w.DaemonLog().find("are missing from", log_start);
   EXPECT_EQ(missing, std::string::npos) << "a finished commit was reported as lost changes: "
                                         << w.DaemonLog().substr(missing == std::string::npos ? 0 : missing, 300);
+  w.RunAs(kAlice, {"rm", "-rf", reference, project});
   std::printf("crash test: %d kills left the tree before the commit, %d after it; recovered: %s\n", before_count,
               after_count, Recoveries(log_start).c_str());
 }
@@ -281,13 +317,31 @@ void KillPartialCommits(const Site& site) {
     project = MakeTree(w, site, "crash-project");
     ASSERT_EQ(Snapshot(project), before);
     id = Trim(w.Sandboxctl(kAlice, {"create", project}).out);
-    ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", kJob}, {.cwd = project}).status, 0);
+    {
+      Result done = w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", kJob}, {.cwd = project});
+      ASSERT_EQ(done.status, 0) << done.err;
+    }
     // Lines 1 and 4 are one hunk of two parts: the first approved, the second rejected.
-    ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", "sed -i -e 's/^1$/one/' -e 's/^4$/four/' -e 's/^20$/twenty/' h.txt"}).status, 0);
-    ASSERT_EQ(w.Sandboxctl(kAlice, {"approve", id, "h.txt:1.1"}).status, 0);
-    ASSERT_EQ(w.Sandboxctl(kAlice, {"reject", id, "h.txt:1.2", "h.txt:2"}).status, 0);
-    ASSERT_EQ(w.Sandboxctl(kAlice, {"reject", id, "d1", "d3/sub"}).status, 0);
-    ASSERT_EQ(w.Sandboxctl(kAlice, {"approve", id, "d0/n7", "d0/f7"}).status, 0);
+    {
+      Result done = w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", "sed -i -e 's/^1$/one/' -e 's/^4$/four/' -e 's/^20$/twenty/' h.txt"});
+      ASSERT_EQ(done.status, 0) << done.err;
+    }
+    {
+      Result done = w.Sandboxctl(kAlice, {"approve", id, "h.txt:1.1"});
+      ASSERT_EQ(done.status, 0) << done.err;
+    }
+    {
+      Result done = w.Sandboxctl(kAlice, {"reject", id, "h.txt:1.2", "h.txt:2"});
+      ASSERT_EQ(done.status, 0) << done.err;
+    }
+    {
+      Result done = w.Sandboxctl(kAlice, {"reject", id, "d1", "d3/sub"});
+      ASSERT_EQ(done.status, 0) << done.err;
+    }
+    {
+      Result done = w.Sandboxctl(kAlice, {"approve", id, "d0/n7", "d0/f7"});
+      ASSERT_EQ(done.status, 0) << done.err;
+    }
     pending_changes = w.Sandboxctl(kAlice, {"changes", id}).out;
   };
   std::string project, id, all_changes;
@@ -298,11 +352,14 @@ void KillPartialCommits(const Site& site) {
   ASSERT_NE(left_changes, "");
   ASSERT_EQ(left_changes.find("[rejected]\n") == std::string::npos, false) << left_changes;
   ASSERT_NE(left_changes.find("M h.txt [rejected]\n"), std::string::npos) << left_changes;
-  ASSERT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
+  {
+    Result done = w.Sandboxctl(kAlice, {"destroy", id});
+    ASSERT_EQ(done.status, 0) << done.err;
+  }
 
   const size_t log_start = w.DaemonLog().size();
   int before_count = 0, after_count = 0;
-  for (double fraction : {0.0, 0.3, 0.6, 0.9}) {
+  for (double fraction : KillFractions({0.0, 0.3, 0.6, 0.9})) {
     SCOPED_TRACE("killed at " + std::to_string(fraction) + " of a partial commit");
     std::string pending;
     prepare(project, id, pending);
@@ -325,14 +382,21 @@ void KillPartialCommits(const Site& site) {
       // have been approved already: the commit approves them first).
       EXPECT_EQ(WithoutApprovedMarks(changes.out), WithoutApprovedMarks(all_changes))
           << DescribeLineDifference(WithoutApprovedMarks(changes.out), WithoutApprovedMarks(all_changes));
-      ASSERT_EQ(w.Sandboxctl(kAlice, {"commit", id, "--all"}).status, 0);
+      {
+        Result done = w.Sandboxctl(kAlice, {"commit", id, "--all"});
+        ASSERT_EQ(done.status, 0) << done.err;
+      }
       EXPECT_EQ(Snapshot(project), after);
       const std::string left = w.Sandboxctl(kAlice, {"changes", id}).out;
       EXPECT_EQ(left, left_changes) << DescribeLineDifference(left, left_changes);
     }
-    ASSERT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
+    {
+      Result done = w.Sandboxctl(kAlice, {"destroy", id});
+      ASSERT_EQ(done.status, 0) << done.err;
+    }
   }
   EXPECT_NE(w.DaemonLog().find("was cut off", log_start), std::string::npos) << "no kill interrupted a partial commit";
+  w.RunAs(kAlice, {"rm", "-rf", reference, project});
   std::printf("partial crash test: %d kills left the tree before the commit, %d after it; recovered: %s\n", before_count,
               after_count, Recoveries(log_start).c_str());
 }
