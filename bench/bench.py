@@ -9,6 +9,7 @@ import pwd
 import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -488,6 +489,71 @@ def bench_run(args, user, work):
     return times
 
 
+EXTRA_HOMES = 300
+
+# Run as root, apart from the bench (which gives up root for good): makes the extra homes on
+# "add", removes them on "remove", answers "ok" to each; removes them when its stdin closes,
+# however the bench ends.
+HOMES_HELPER = f"""
+import os, sys
+paths = ["/home/sandboxd-bench-extra-%03d" % i for i in range({EXTRA_HOMES})]
+def remove():
+    for path in paths:
+        try:
+            os.rmdir(path)
+        except FileNotFoundError:
+            pass
+try:
+    for line in sys.stdin:
+        if line.strip() == "add":
+            for path in paths:
+                os.makedirs(path, mode=0o700, exist_ok=True)
+        else:
+            remove()
+        print("ok", flush=True)
+finally:
+    remove()
+"""
+
+
+def start_homes_helper():
+    """The root helper that adds and removes the extra homes of bench_homes (started before the
+    bench drops root)."""
+    return subprocess.Popen([sys.executable, "-c", HOMES_HELPER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+
+def bench_homes(args, user, work, helper):
+    """`sandboxctl run SANDBOX -- /bin/true` with /home as it is and with EXTRA_HOMES more
+    directories in it (other users' homes, each hidden from jobs), interleaved: the helper adds
+    and removes them between the two runs of a round. Issue 41: nothing per job grows with the
+    host."""
+    def homes(command):
+        helper.stdin.write(command + "\n")
+        helper.stdin.flush()
+        if helper.stdout.readline().strip() != "ok":
+            raise SystemExit(f"the extra homes could not be {'made' if command == 'add' else 'removed'}")
+
+    project = os.path.join(work, "homes")
+    os.makedirs(project, exist_ok=True)
+    ctl = args.sandboxctl
+    _, out = timed([ctl, "--no-ask-password", "create", project], user, capture=True)
+    sandbox = out.strip()
+    times = {"as_is": [], "more": []}
+    try:
+        for i in range(args.rounds + 3):
+            homes("remove")
+            a, _ = timed([ctl, "--no-ask-password", "run", sandbox, "--", "/bin/true"], user)
+            homes("add")
+            m, _ = timed([ctl, "--no-ask-password", "run", sandbox, "--", "/bin/true"], user)
+            if i >= 3:
+                times["as_is"].append(a)
+                times["more"].append(m)
+    finally:
+        homes("remove")
+        timed([ctl, "--no-ask-password", "destroy", sandbox], user)
+    return times
+
+
 def name_owner_pid(name):
     """The pid of the process owning `name` on the bus, or 0 when nobody owns it."""
     result = subprocess.run(["gdbus", "call", "--system", "--dest", "org.freedesktop.DBus", "--object-path",
@@ -556,7 +622,7 @@ def memory_mib(pid, field="VmHWM"):
     return float("nan")
 
 
-SECTIONS = ("crd", "run", "changes", "feed", "commit", "landing", "big", "decide", "try", "suspend", "many", "coldstart")
+SECTIONS = ("crd", "run", "homes", "changes", "feed", "commit", "landing", "big", "decide", "try", "suspend", "many", "coldstart")
 
 
 def main():
@@ -585,6 +651,7 @@ def main():
     mounts = bench_mount_pair(200) if "crd" in only else None  # as root, before dropping privileges
     # Last of all in effect (it stops the running daemon for good), but as root: before the drop.
     cold = bench_cold_start(args, user) if "coldstart" in only and args.bus_dir else None
+    homes_helper = start_homes_helper() if "homes" in only else None  # /home is root's to change
     drop_to(user)
 
     def row(name, values, baseline=None):
@@ -611,6 +678,14 @@ def main():
         print("   target: under 2x of the bare bwrap run")
         row("first byte: bare bwrap ... /bin/echo x", runs["bare_first"])
         row("first byte: sandboxctl run SANDBOX -- /bin/echo x", runs["run_first"], runs["bare_first"])
+    if "homes" in only:
+        homes = bench_homes(args, user, work, homes_helper)
+        homes_helper.stdin.close()
+        homes_helper.wait()
+        print()
+        row("sandboxctl run SANDBOX -- /bin/true, /home as it is (baseline)", homes["as_is"])
+        row(f"sandboxctl run SANDBOX -- /bin/true, {EXTRA_HOMES} more homes in /home", homes["more"], homes["as_is"])
+        print("   target: within 1.2x (nothing per job grows with the host)")
     if "changes" in only:
         changes = bench_changes(args, user, work)
         row("sandboxctl changes, 10 changed files in a 1,000-file root", changes[1000])
