@@ -26,6 +26,16 @@ BwrapInvocation BuildBwrapArgs(const BwrapConfig& config) {
     for (const char* dir : {"/sys/class/net", "/sys/devices/virtual/net"}) add({"--tmpfs", dir});
   // Private temporary directories, before the root binds so that a root under /tmp stays visible.
   for (const auto& dir : kJobPrivateDirs) add({"--tmpfs", dir});
+  // Directories of homes: an empty tmpfs each, where the job finds its owner's home (bound
+  // back) and, as bwrap makes their mount points, the paths of its roots; nothing of another
+  // user's. Before the roots' binds, or it would cover a root inside it. Mode 0755 so that
+  // the way to the owner's home stays open; read-only at the end (below), so the job, which
+  // owns the tmpfs in its user namespace, can neither plant files there nor chmod it.
+  for (const auto& cover : config.covers) {
+    add({"--perms", "0755", "--tmpfs", cover.path});
+    for (const auto& [path, target] : cover.symlinks) add({"--symlink", target, path});
+    for (const auto& dir : cover.binds) add({"--ro-bind", dir, dir});
+  }
   for (const auto& root : config.roots) add({"--bind", root.merged, root.real_path});
   args.insert(args.end(), config.hiding.begin(), config.hiding.end());
   for (const auto& file : config.host_files) add({"--ro-bind", file, file});
@@ -33,6 +43,9 @@ BwrapInvocation BuildBwrapArgs(const BwrapConfig& config) {
   for (const auto& socket : config.allowed_sockets) add({"--ro-bind", socket, socket});
   // (bwrap looks a bind's source up on the host, so the starter's own path is found there.)
   if (!config.starter.empty()) add({"--ro-bind", config.starter, config.starter});
+  // Only now: any bind above may have needed its mount point made inside a cover (a root in
+  // another user's shared directory, an allowed socket, the starter of a build tree).
+  for (const auto& cover : config.covers) add({"--remount-ro", cover.path});
   add({"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"});
   if (!config.network) add({"--unshare-net"});  // only a private loopback
   // The job dies with the daemon's worker rather than lingering unsupervised, and runs in its

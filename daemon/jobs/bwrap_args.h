@@ -8,6 +8,7 @@
 /// and a command line is readable by every user in ps.
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sandboxd {
@@ -20,6 +21,20 @@ inline const std::vector<std::string> kJobPrivateDirs = {"/tmp", "/var/tmp", "/r
 struct BwrapRoot {
   std::string merged;     ///< the overlay's mount point on the host
   std::string real_path;  ///< the live root's canonical path, where the job sees it
+};
+
+/// A directory the job sees as one empty, read-only tmpfs holding only what is put back in it:
+/// a directory of homes (/home) showing the job its owner's home alone (hidden_paths.h). One
+/// mount however many entries the host has there, so a job's start does not grow with them.
+struct BwrapCover {
+  std::string path;  ///< canonical
+  /// Symlinks made again in it, {path, target} as readlink gives it (/home/alice -> /data/alice
+  /// when that is the owner's home).
+  std::vector<std::pair<std::string, std::string>> symlinks;
+  /// Host directories bound back read-only at their own path (the owner's home).
+  std::vector<std::string> binds;
+
+  bool operator==(const BwrapCover&) const = default;
 };
 
 struct BwrapConfig {
@@ -35,6 +50,10 @@ struct BwrapConfig {
   int block_fd = -1;
   /// The command's whole environment, "NAME=VALUE" each (job_setup.h JobEnvironment).
   std::vector<std::string> env;
+  /// Directories the job sees empty but for what is put back (hidden_paths.h): made before the
+  /// roots' binds, so that a root inside one is seen at its path, and read-only only after
+  /// every other mount, any of which may need bwrap to make its mount point there.
+  std::vector<BwrapCover> covers;
   /// Arguments that hide paths (hidden_paths.h), placed after the roots' binds so that a
   /// hidden path inside a root is hidden on top of the root's view.
   std::vector<std::string> hiding;

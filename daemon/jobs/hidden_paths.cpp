@@ -1,14 +1,17 @@
 #include "jobs/hidden_paths.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
 
+#include "base/directory_listing.h"
 #include "base/errors.h"
 #include "base/fs_util.h"
 #include "owner/fs_identity.h"
@@ -66,9 +69,24 @@ std::string ExpandHome(const std::string& entry, const std::string& home) {
   return base + entry.substr(1);
 }
 
+/// True when `path` is out of the job's sight under a cover: inside it, and neither in what it
+/// binds back nor on the way there (hiding /home/staff must still hide /home/staff/erin when
+/// that is the owner's home). (Roots are the caller's to check: bwrap binds them on top.)
+bool Covered(const std::vector<BwrapCover>& covers, const std::string& path) {
+  for (const auto& cover : covers) {
+    if (!PathHolds(cover.path, path)) continue;
+    return std::none_of(cover.binds.begin(), cover.binds.end(),
+                        [&](const std::string& bind) { return PathHolds(bind, path) || PathHolds(path, bind); });
+  }
+  return false;
+}
+
 class Collector {
  public:
   explicit Collector(const HiddenPathsRequest& request) : request_(request) {}
+
+  /// Paths under these are dropped as they are added (Covered).
+  void SetCovers(const std::vector<BwrapCover>* covers) { covers_ = covers; }
 
   /// Adds `path` (absolute, checked). `given` is how the caller wrote it, for messages.
   /// `owners` paths (explicit, or in the owner's home) are looked up as the owner, when the
@@ -105,6 +123,8 @@ class Collector {
     if (!in_root)
       for (const auto& dir : request_.private_dirs)
         if (PathHolds(dir, found->path)) return;
+    // Under a cover the path is gone already, and no mount point could be made for it there.
+    if (!in_root && covers_ && Covered(*covers_, found->path)) return;
     entries_.push_back(*found);
   }
 
@@ -122,6 +142,8 @@ class Collector {
       if (PathHolds(root.real_path, canonical)) return;
     for (const auto& dir : request_.private_dirs)
       if (PathHolds(dir, canonical)) return;
+    // Another user's socket under /home costs no mount: the cover has it out of sight.
+    if (covers_ && Covered(*covers_, canonical)) return;
     entries_.push_back({canonical, false});
   }
 
@@ -139,8 +161,39 @@ class Collector {
 
  private:
   const HiddenPathsRequest& request_;
+  const std::vector<BwrapCover>* covers_ = nullptr;
   std::vector<HiddenEntry> entries_;
 };
+
+/// True when `path` and the owner's home `own_home` (both canonical) are one, or one holds the
+/// other: the owner's, not another user's.
+bool OwnersOwn(const std::string& path, const std::string& own_home) {
+  return PathHolds(path, own_home) || PathHolds(own_home, path);
+}
+
+/// The symlinks directly in `cover`'s directory, {path, target}; what else it holds needs no
+/// look: the cover has it out of sight whatever it is.
+std::vector<std::pair<std::string, std::string>> SymlinksIn(const std::string& dir) {
+  std::vector<std::pair<std::string, std::string>> links;
+  DirectoryListing listing = DirectoryListing::AtPath(dir);
+  if (!listing) {
+    if (errno == ENOENT) return links;
+    ThrowErrno("cannot list " + dir);
+  }
+  while (const dirent* entry = listing.Next()) {
+    if (entry->d_type != DT_LNK && entry->d_type != DT_UNKNOWN) continue;
+    std::string path = dir + "/" + entry->d_name;
+    char target[PATH_MAX];
+    ssize_t size = readlinkat(listing.fd(), entry->d_name, target, sizeof target);
+    if (size < 0) {
+      if (errno == EINVAL || errno == ENOENT) continue;  // not a symlink (DT_UNKNOWN), or gone
+      ThrowErrno("cannot read symlink " + path);
+    }
+    links.emplace_back(path, std::string(target, static_cast<size_t>(size)));
+  }
+  if (errno != 0) ThrowErrno("cannot list " + dir);
+  return links;
+}
 
 }  // namespace
 
@@ -197,8 +250,50 @@ std::vector<std::string> DefaultHomeParents(const std::string& owner_home) {
   return parents;
 }
 
-std::vector<HiddenEntry> ResolveHiddenPaths(const HiddenPathsRequest& request) {
+HiddenPaths ResolveHiddenPaths(const HiddenPathsRequest& request) {
+  HiddenPaths hidden;
   Collector collector(request);
+  // Compared canonically, so a home reached through a symlink (/home/alice -> /data/alice) is
+  // still recognised as the owner's.
+  const std::string own_home = Canonical(request.owner_home).value_or(request.owner_home);
+  // Home parents that lie in a root: their entries are hidden one by one, in the root's view
+  // (and those no cover can be made for).
+  std::vector<std::string> in_roots;
+  if (request.hide_other_homes) {
+    std::vector<std::string> parents;
+    for (const auto& given : request.home_parents) {
+      auto parent = Canonical(given);
+      // The owner's home itself, or inside it: nothing there is another user's.
+      if (!parent || PathHolds(own_home, *parent)) continue;
+      bool in_root = std::any_of(request.roots.begin(), request.roots.end(),
+                                 [&](const BwrapRoot& root) { return PathHolds(root.real_path, *parent); });
+      // (Never from DefaultHomeParents:) a tmpfs over "/" or over a tree holding the job's
+      // private directories would take the system away from the job.
+      bool holds_system = *parent == "/" || std::any_of(request.private_dirs.begin(), request.private_dirs.end(),
+                                                        [&](const std::string& dir) { return PathHolds(*parent, dir); });
+      if (in_root || holds_system) {
+        in_roots.push_back(*parent);
+        continue;
+      }
+      // The job has its own empty one: none of the host's entries is there to see.
+      if (std::any_of(request.private_dirs.begin(), request.private_dirs.end(),
+                      [&](const std::string& dir) { return PathHolds(dir, *parent); }))
+        continue;
+      parents.push_back(*parent);
+    }
+    // One cover for /home holds /home/staff's homes too (a prefix sorts first).
+    std::sort(parents.begin(), parents.end());
+    for (const auto& parent : parents) {
+      if (!hidden.covers.empty() && PathHolds(hidden.covers.back().path, parent)) continue;
+      BwrapCover cover{parent, {}, {}};
+      // The owner's home is bound back at its own path, the only home the job sees there.
+      struct stat st;
+      if (own_home != parent && PathHolds(parent, own_home) && lstat(own_home.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        cover.binds.push_back(own_home);
+      hidden.covers.push_back(std::move(cover));
+    }
+  }
+  collector.SetCovers(&hidden.covers);
   for (const auto& path : request.explicit_paths) {
     if (auto why = HiddenPathSyntaxError(path, /*allow_home=*/false))
       throw Error(Code::kInvalidPath, "cannot hide " + path + " in sandbox " + request.sandbox_id + ": " + *why);
@@ -215,23 +310,37 @@ std::vector<HiddenEntry> ResolveHiddenPaths(const HiddenPathsRequest& request) {
     collector.Add(path, path, false);
   }
   if (request.hide_other_homes) {
-    // Compared canonically, so a home reached through a symlink (/home/alice -> /data/alice)
-    // is still recognised as the owner's. Entries around or inside the owner's home (the home
-    // parent's own ancestors, a link into the home) are the owner's, not someone else's.
-    std::string own_home = Canonical(request.owner_home).value_or(request.owner_home);
+    // Entries around or inside the owner's home (the home parent's own ancestors, a link into
+    // the home) are the owner's, not someone else's.
     auto add_other = [&](const std::string& path) {
       auto canonical = Canonical(path);
-      if (!canonical || PathHolds(*canonical, own_home) || PathHolds(own_home, *canonical)) return;
+      if (!canonical || OwnersOwn(*canonical, own_home)) return;
       collector.Add(path, path, false);
     };
-    for (const auto& parent : request.home_parents)
+    for (auto& cover : hidden.covers) {
+      // The cover hides its entries wherever they are, but a symlink's target lies elsewhere:
+      // one leading out of every cover is hidden there (as before covers), one leading to the
+      // owner's home is made again (the owner's $HOME may be such a link).
+      for (auto& [path, target] : SymlinksIn(cover.path)) {
+        auto canonical = Canonical(path);
+        if (!canonical) continue;  // dangling: nothing to see through it
+        if (OwnersOwn(*canonical, own_home))
+          cover.symlinks.emplace_back(std::move(path), std::move(target));
+        else if (!std::any_of(hidden.covers.begin(), hidden.covers.end(),
+                              [&](const BwrapCover& other) { return PathHolds(other.path, *canonical); }))
+          add_other(path);
+      }
+      std::sort(cover.symlinks.begin(), cover.symlinks.end());
+    }
+    for (const auto& parent : in_roots)
       for (const auto& name : ListDirectory(parent)) add_other(parent + "/" + name);
     // Root's home is an other home too, unless the owner is root.
     if (request.owner_uid != 0) add_other(request.root_home);
   }
   if (request.owner_identity)
     for (const auto& path : request.sockets) collector.AddSocket(path);
-  return collector.Take();
+  hidden.entries = collector.Take();
+  return hidden;
 }
 
 std::vector<std::string> HiddenPathsBwrapArgs(const std::vector<HiddenEntry>& entries, const std::string& empty_file) {

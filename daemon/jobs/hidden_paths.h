@@ -1,6 +1,8 @@
 #pragma once
 /// Decides which host paths a job must not see (the owner's secret stores, other users' homes,
 /// the job's own --hide paths) and turns them into the bubblewrap arguments that empty them.
+/// Other users' homes cost one mount per directory of homes, not one per home: a job's start
+/// must not grow with the host's users (issue 41).
 /// It only reads the host (lstat, realpath, listing the home parents); it never changes it.
 
 #include <sys/types.h>
@@ -32,6 +34,8 @@ struct HiddenPathsRequest {
   std::vector<BwrapRoot> roots;
   /// JobsConfig::hidden_paths: absolute or "~/...". Skipped when they hold a root.
   std::vector<std::string> configured;
+  /// Other users' homes: each directory of `home_parents` becomes one cover (bwrap_args.h)
+  /// showing only the owner's home, and `root_home` is hidden.
   bool hide_other_homes = true;
   /// The job's --hide paths, absolute. Refused (kInvalidPath) when they hold a root.
   std::vector<std::string> explicit_paths;
@@ -78,19 +82,37 @@ void CheckHiddenPathsHoldNoRoot(const std::vector<std::string>& paths, const std
 /// service account's /var/lib/foo must not hide /var/lib from the job.
 std::vector<std::string> DefaultHomeParents(const std::string& owner_home);
 
-/// The paths to hide, sorted, without duplicates or paths nested in another hidden path.
+/// What a job must not see, as the mounts that empty it.
+struct HiddenPaths {
+  /// The directories of homes, sorted, none inside another: one tmpfs each, holding the owner's
+  /// home (bound back) and the symlinks of that directory that lead to it or into it.
+  std::vector<BwrapCover> covers;
+  /// The paths hidden one by one on top of the roots and covers (HiddenPathsBwrapArgs).
+  std::vector<HiddenEntry> entries;
+};
+
+/// The covers and the paths to hide. Paths: sorted, without duplicates or paths nested in
+/// another hidden path, and without what a cover hides already (what lies in a cover but not
+/// in the owner's home or a root: bwrap could not make a mount point there either).
 /// "~/" expands to the owner's home; each path is resolved to its canonical target on the
-/// host (a symlinked ~/.ssh hides where it points); missing paths are skipped. Other homes
-/// (when asked): every entry of `home_parents` plus `root_home`, except the owner's home and
-/// what contains or lies in it. An explicit path that is relative or has ".." components, or
-/// that equals or contains a root, throws Error(kInvalidPath) naming it (and the root); a
-/// configured, other-home or always path that holds a root is skipped: the owner chose to
-/// sandbox it. A path that exists but cannot be looked up (EACCES, EIO...) throws
-/// Error(kFailed): failing closed beats showing a secret.
+/// host (a symlinked ~/.ssh hides where it points); missing paths are skipped.
+/// Other homes (when asked): each of `home_parents` that exists, canonical, becomes a cover,
+/// unless it is the owner's home or lies in it (nothing of another user's there), lies in a
+/// private directory (the job has its own), or lies in a root (the root's bind would cover
+/// the cover: then its entries are hidden one by one as paths, in the root's merged view, but
+/// for the owner's home and what contains or lies in it). A symlink in a cover that leads out
+/// of every cover is hidden where it leads, unless that holds or lies in the owner's home
+/// (then it is made again in the cover). `root_home` is hidden as a path unless the owner is
+/// root.
+/// An explicit path that is relative or has ".." components, or that equals or contains a
+/// root, throws Error(kInvalidPath) naming it (and the root); a configured, other-home or
+/// always path that holds a root is skipped: the owner chose to sandbox it. A path that exists
+/// but cannot be looked up (EACCES, EIO...) throws Error(kFailed): failing closed beats showing
+/// a secret.
 /// Without `owner_identity`, paths are looked up with the caller's (root's) eyes: a job could
 /// then learn from its mount table whether a path it could not reach exists (e.g. ~/.ssh ->
 /// /home/bob/.ssh/id_rsa with HideOtherHomes=no). With it, that cannot happen.
-std::vector<HiddenEntry> ResolveHiddenPaths(const HiddenPathsRequest& request);
+HiddenPaths ResolveHiddenPaths(const HiddenPathsRequest& request);
 
 /// The bwrap arguments that hide `entries`, to be placed after the root binds so that paths
 /// inside roots are hidden on top of the merged view. A directory becomes

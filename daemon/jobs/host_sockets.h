@@ -4,7 +4,8 @@
 /// would be reachable (a root service's, the owner's own agent's). So a job's /run is its own
 /// (bwrap_args.h), sockets inside its roots are out of reach already (a connect through the
 /// overlay is refused: the overlay's inode is not the socket), and every other socket the host
-/// has bound by a path is hidden at job start (hidden_paths.h), but for those the owner names
+/// has bound by a path is hidden at job start (hidden_paths.h; one in another user's home is out
+/// of sight already, under the cover of the homes' directory), but for those the owner names
 /// (`--allow-socket`), which are bound into the job at their own path.
 ///
 /// What this cannot close on a kernel without Landlock's LANDLOCK_ACCESS_FS_RESOLVE_UNIX (ABI 9):

@@ -118,7 +118,9 @@ JobLaunch JobLauncher::Assemble(const Sandbox& sandbox, JobRequest& request, con
   hiding.allowed_sockets = config.allowed_sockets;
   hiding.sockets = HostBoundSocketPaths();
   config.host_files = HostFilesJobsNeed();
-  config.hiding = HiddenPathsBwrapArgs(ResolveHiddenPaths(hiding), settings.hidden_file_stand_in);
+  HiddenPaths hidden = ResolveHiddenPaths(hiding);
+  config.covers = std::move(hidden.covers);
+  config.hiding = HiddenPathsBwrapArgs(hidden.entries, settings.hidden_file_stand_in);
   if (request.options.tty) {
     if (!launch.stdin_fd || !isatty(launch.stdin_fd.get()))
       throw Error(Code::kInvalidArgument, "option 'tty' for a job in sandbox " + sandbox.id() + " needs a terminal as its stdin");

@@ -65,10 +65,41 @@ TEST(BwrapArgsTest, HostFilesAndAllowedSocketsAreBoundAfterWhatCouldCoverThem) {
   EXPECT_LT(at(config.hiding), agent);
 }
 
+// Issue 41: a directory of homes is one tmpfs however many homes it holds. It comes before the
+// roots' binds (a root inside it stays seen) with the owner's home and its links put back
+// first; the hidden paths come on top of it; it is made read-only last, after every bind that
+// may have needed a mount point in it (a root in another user's directory, an allowed socket,
+// the starter).
+TEST(BwrapArgsTest, ACoverIsOneTmpfsBeforeTheRootsAndReadOnlyAfterEveryBind) {
+  BwrapConfig config;
+  config.roots = {{"/run/sandboxd/ab/0", "/home/u/proj"}, {"/run/sandboxd/ab/1", "/home/bob/shared"}};
+  config.covers = {{"/home", {{"/home/u-link", "u"}}, {"/home/u"}}, {"/srv/home", {}, {}}};
+  config.hiding = {"--perms", "0000", "--tmpfs", "/home/u/.ssh", "--remount-ro", "/home/u/.ssh"};
+  config.host_files = {"/run/systemd/resolve/stub-resolv.conf"};
+  config.allowed_sockets = {"/home/bob/agent.sock"};
+  config.starter = "/home/bob/build/sandboxd-job-exec";
+  config.command = {config.starter, "--", "true"};
+  std::vector<std::string> expected = {
+      "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/sys/class/net", "--tmpfs", "/sys/devices/virtual/net",
+      "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--tmpfs", "/run",
+      "--perms", "0755", "--tmpfs", "/home", "--symlink", "u", "/home/u-link", "--ro-bind", "/home/u", "/home/u",
+      "--perms", "0755", "--tmpfs", "/srv/home",
+      "--bind", "/run/sandboxd/ab/0", "/home/u/proj", "--bind", "/run/sandboxd/ab/1", "/home/bob/shared",
+      "--perms", "0000", "--tmpfs", "/home/u/.ssh", "--remount-ro", "/home/u/.ssh",
+      "--ro-bind", "/run/systemd/resolve/stub-resolv.conf", "/run/systemd/resolve/stub-resolv.conf",
+      "--ro-bind", "/home/bob/agent.sock", "/home/bob/agent.sock",
+      "--ro-bind", config.starter, config.starter,
+      "--remount-ro", "/home", "--remount-ro", "/srv/home",
+      "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--unshare-net",
+      "--die-with-parent", "--new-session", "--clearenv"};
+  EXPECT_EQ(BuildBwrapArgs(config).options, expected);
+}
+
 TEST(BwrapArgsTest, NoPathOrVariableOnTheCommandLine) {
   BwrapConfig config;
   config.roots = {{"/run/sandboxd/ab/0", "/home/u/secret-project"}};
   config.hiding = {"--tmpfs", "/home/u/hidden"};
+  config.covers = {{"/home", {{"/home/u-hidden-link", "u"}}, {"/home/u"}}};
   config.env = {"TOKEN=hunter2"};
   config.command = {"true"};
   for (const auto& arg : BuildBwrapArgs(config).argv) {

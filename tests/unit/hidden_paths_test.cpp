@@ -54,7 +54,9 @@ class HiddenPathsTest : public ::testing::Test {
   static void Symlink(const std::string& target, const std::string& path) {
     ASSERT_EQ(symlink(target.c_str(), path.c_str()), 0) << path;
   }
-  std::vector<HiddenEntry> Resolve() { return ResolveHiddenPaths(request_); }
+  /// The paths hidden one by one.
+  std::vector<HiddenEntry> Resolve() { return ResolveHiddenPaths(request_).entries; }
+  std::vector<BwrapCover> Covers() { return ResolveHiddenPaths(request_).covers; }
   /// The message of the Error(kInvalidPath) that resolving throws, or "" if none.
   std::string ResolveError() {
     try {
@@ -91,16 +93,93 @@ TEST_F(HiddenPathsTest, ASymlinkedSecretDirectoryHidesItsTarget) {
   EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{top_ + "/data/gnupg", true}}));
 }
 
+// Issue 41: the home parent is one cover, whatever it holds; the owner's home is bound back
+// and a link to it made again; root's home is hidden as a path.
 TEST_F(HiddenPathsTest, OtherHomesAndRootsHomeAreHiddenButNotTheOwnersOwn) {
   Symlink("alice", top_ + "/home/alice-link");  // the owner's home by another name
+  Symlink("bob", top_ + "/home/bob-link");      // into the cover: nothing more to hide
   WriteFile(top_ + "/home/notes.txt", "x");
   request_.hide_other_homes = true;
-  EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{top_ + "/home/bob", true},
-                                                 {top_ + "/home/carol", true},
-                                                 {top_ + "/home/notes.txt", false},
-                                                 {top_ + "/root", true}}));
+  const std::vector<BwrapCover> home = {{top_ + "/home", {{top_ + "/home/alice-link", "alice"}}, {alice_}}};
+  EXPECT_EQ(Covers(), home);
+  EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{top_ + "/root", true}}));
   request_.owner_uid = 0;  // root's own home stays visible to root's jobs
-  EXPECT_EQ(Resolve().back().path, top_ + "/home/notes.txt");
+  EXPECT_EQ(Covers(), home);
+  EXPECT_EQ(Resolve(), std::vector<HiddenEntry>{});
+  for (int i = 0; i < 300; ++i) MakeDir(top_ + "/home/user" + std::to_string(i));
+  EXPECT_EQ(Covers(), home) << "a cover does not grow with the homes";
+  EXPECT_EQ(Resolve(), std::vector<HiddenEntry>{});
+  request_.hide_other_homes = false;
+  EXPECT_EQ(Covers(), std::vector<BwrapCover>{});
+}
+
+// A symlink in a directory of homes that leads out of it shows its target elsewhere on the
+// host: that target is hidden, as every other home was before covers. One that leads to the
+// owner's home is made again: a passwd home may be such a link.
+TEST_F(HiddenPathsTest, ASymlinkOutOfACoverIsHiddenWhereItLeadsUnlessItIsTheOwners) {
+  MakeDir(top_ + "/data/dave");
+  MakeDir(top_ + "/data/alice");
+  Symlink(top_ + "/data/dave", top_ + "/home/dave");
+  Symlink(top_ + "/data/nowhere", top_ + "/home/gone");  // dangling: nothing to read
+  Symlink(top_ + "/data/alice", top_ + "/home/al");
+  request_.owner_home = top_ + "/home/al";
+  request_.hide_other_homes = true;
+  EXPECT_EQ(Covers(), (std::vector<BwrapCover>{{top_ + "/home", {{top_ + "/home/al", top_ + "/data/alice"}}, {}}}));
+  EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{top_ + "/data/dave", true}, {top_ + "/root", true}}));
+}
+
+// A cover is made for a directory of homes that the job would otherwise see: not for one in
+// another (/home holds /home/staff's homes), nor the owner's home itself, nor one in the job's
+// own private directories, nor a missing one.
+TEST_F(HiddenPathsTest, OneCoverPerDirectoryOfHomesTheJobWouldSee) {
+  MakeDir(top_ + "/home/staff");
+  MakeDir(top_ + "/data/homes");
+  MakeDir(top_ + "/private");
+  MakeDir(top_ + "/private/homes");
+  Symlink("data/homes", top_ + "/homes-link");
+  request_.private_dirs = {top_ + "/private"};
+  request_.home_parents = {top_ + "/home/staff", top_ + "/home", alice_, top_ + "/private/homes", top_ + "/homes-link",
+                           top_ + "/missing"};
+  request_.hide_other_homes = true;
+  EXPECT_EQ(Covers(), (std::vector<BwrapCover>{{top_ + "/data/homes", {}, {}}, {top_ + "/home", {}, {alice_}}}));
+  // Never one over a tree that holds the job's own directories (DefaultHomeParents gives none).
+  request_.home_parents = {top_};
+  EXPECT_EQ(Covers(), std::vector<BwrapCover>{});
+}
+
+// A directory of homes inside a root would be covered again by the root's bind: its homes are
+// hidden one by one there, in the root's view, as before covers.
+TEST_F(HiddenPathsTest, ADirectoryOfHomesInARootIsHiddenEntryByEntry) {
+  MakeDir(top_ + "/data/homes");
+  MakeDir(top_ + "/data/homes/frank");
+  request_.roots = {{"", top_ + "/data"}};
+  request_.home_parents = {top_ + "/home", top_ + "/data/homes"};
+  request_.hide_other_homes = true;
+  EXPECT_EQ(Covers(), (std::vector<BwrapCover>{{top_ + "/home", {}, {alice_}}}));
+  EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{top_ + "/data/homes/frank", true}, {top_ + "/root", true}}));
+}
+
+// What a cover has out of sight needs no mount of its own (nor could bwrap make its mount
+// point in the read-only cover); what lies in the owner's home or a root still does.
+TEST_F(HiddenPathsTest, PathsUnderACoverCostNoMountButInTheOwnersHomeOrARoot) {
+  MakeDir(top_ + "/home/bob/.ssh");
+  MakeDir(top_ + "/home/bob/shared");
+  WriteFile(top_ + "/home/bob/shared/.env", "TOKEN=t\n");
+  request_.roots = {{"", proj_}, {"", top_ + "/home/bob/shared"}};
+  request_.configured = {"~/.ssh", "~/proj/.env"};
+  request_.explicit_paths = {top_ + "/home/bob/.ssh", top_ + "/home/bob/shared/.env"};
+  request_.hide_other_homes = true;
+  EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{
+                           {top_ + "/home/alice/.ssh", true}, {proj_ + "/.env", false}, {top_ + "/home/bob/shared/.env", false},
+                           {top_ + "/root", true}}));
+  // A path on the way to the owner's home is hidden on top of the cover, home and all.
+  MakeDir(top_ + "/home/staff");
+  MakeDir(top_ + "/home/staff/erin");
+  request_.owner_home = top_ + "/home/staff/erin";
+  request_.roots = {{"", top_ + "/data"}};
+  request_.configured = {};
+  request_.explicit_paths = {top_ + "/home/staff"};
+  EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{top_ + "/home/staff", true}, {top_ + "/root", true}}));
 }
 
 TEST_F(HiddenPathsTest, TheAncestorsOfTheOwnersHomeAreNotOtherHomes) {
@@ -112,11 +191,9 @@ TEST_F(HiddenPathsTest, TheAncestorsOfTheOwnersHomeAreNotOtherHomes) {
   request_.roots = {{"", top_ + "/home/staff/erin/proj"}};
   request_.home_parents = {top_ + "/home", top_ + "/home/staff"};
   request_.hide_other_homes = true;
-  EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{top_ + "/home/alice", true},
-                                                 {top_ + "/home/bob", true},
-                                                 {top_ + "/home/carol", true},
-                                                 {top_ + "/home/staff/dave", true},
-                                                 {top_ + "/root", true}}));
+  // Only the home is bound back, not /home/staff: dave stays out of sight.
+  EXPECT_EQ(Covers(), (std::vector<BwrapCover>{{top_ + "/home", {}, {top_ + "/home/staff/erin"}}}));
+  EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{top_ + "/root", true}}));
 }
 
 TEST_F(HiddenPathsTest, AnExplicitHideThatHoldsARootIsRefusedNamingBoth) {
@@ -147,12 +224,14 @@ TEST_F(HiddenPathsTest, ExplicitPathsAreHiddenAndMissingOnesSkipped) {
 TEST_F(HiddenPathsTest, AConfiguredOrOtherHomePathHoldingARootIsSkippedSilently) {
   request_.configured = {"~/", "~/.ssh"};
   EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{alice_ + "/.ssh", true}}));
-  // Alice sandboxes a directory in Bob's home: Bob's home stays visible, Carol's does not.
+  // Alice sandboxes a directory in Bob's home: the cover hides the rest of /home, and bwrap
+  // binds the root inside it at its path, as it does every root.
   MakeDir(top_ + "/home/bob/shared");
   request_.configured = {};
   request_.roots = {{"", top_ + "/home/bob/shared"}};
   request_.hide_other_homes = true;
-  EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{top_ + "/home/carol", true}, {top_ + "/root", true}}));
+  EXPECT_EQ(Covers(), (std::vector<BwrapCover>{{top_ + "/home", {}, {alice_}}}));
+  EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{top_ + "/root", true}}));
 }
 
 TEST_F(HiddenPathsTest, PathsInsideARootAreHidden) {
@@ -341,6 +420,16 @@ TEST_F(HiddenPathsTest, TheHostsSocketsAreHiddenButThoseInARootOrAllowed) {
   request_.allowed_sockets = {top_ + "/data/allowed.sock"};
   request_.owner_identity = Nobody();
   EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{top_ + "/data/agent.sock", false}}));
+  // Under a cover of homes: another user's socket costs no mount; the owner's own is hidden.
+  ASSERT_EQ(chmod((top_ + "/home").c_str(), 0755), 0);
+  ASSERT_EQ(chmod((top_ + "/home/bob").c_str(), 0755), 0);
+  ASSERT_EQ(chmod(alice_.c_str(), 0755), 0);
+  sockets.push_back(BoundSocket(top_ + "/home/bob/bob.sock"));
+  sockets.push_back(BoundSocket(alice_ + "/alice.sock"));
+  request_.sockets = {top_ + "/data/agent.sock", top_ + "/home/bob/bob.sock", alice_ + "/alice.sock"};
+  request_.hide_other_homes = true;
+  EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{top_ + "/data/agent.sock", false}, {alice_ + "/alice.sock", false}, {top_ + "/root", true}}));
+  request_.hide_other_homes = false;
   // Without an identity to look them up with, none is looked at (the daemon always gives one).
   request_.owner_identity.reset();
   EXPECT_EQ(Resolve(), std::vector<HiddenEntry>{});
