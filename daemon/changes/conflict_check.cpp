@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -99,13 +100,14 @@ bool LiveOrigins::Gone(const std::string& path) {
 
 }  // namespace
 
-void AddMovedInode(int live_fd, const Change& change, const std::string* sight, std::set<Inode>& moved) {
-  auto live = StatBeneath(live_fd, change.path);
+void AddMovedInode(const UserCredentials& owner, int live_fd, const Change& change, const std::string* sight, std::set<Inode>& moved) {
+  auto live = StatLive(owner, live_fd, change.path);
   if (!live || S_ISDIR(live->st_mode)) return;
-  if (!sight || *sight == LiveSight(live_fd, change.path)) moved.insert({live->st_dev, live->st_ino});
+  if (!sight || *sight == SightOf(live)) moved.insert({live->st_dev, live->st_ino});
 }
 
-std::vector<ConflictCandidate> FindConflictCandidates(int live_fd, int upper_fd, const std::vector<Change>& changes,
+std::vector<ConflictCandidate> FindConflictCandidates(const UserCredentials& owner, int live_fd, int upper_fd,
+                                                      const std::vector<Change>& changes,
                                                       const std::map<std::string, std::string>& sights, int64_t since_ns,
                                                       const MovedInodes& moved) {
   std::vector<ConflictCandidate> found;
@@ -125,13 +127,21 @@ std::vector<ConflictCandidate> FindConflictCandidates(int live_fd, int upper_fd,
     std::set<Inode> inodes;
     for (const auto& change : changes) {
       auto sight = sights.find(change.path);
-      AddMovedInode(live_fd, change, sight == sights.end() ? nullptr : &sight->second, inodes);
+      AddMovedInode(owner, live_fd, change, sight == sights.end() ? nullptr : &sight->second, inodes);
     }
     return inodes;
   }));
-  for (const auto& change : changes) {
+  // The live side as the owner sees it (live_sight.h), a batch at a time: what they cannot look
+  // up is no entry, at the sight and now alike, so no conflict tells what only root can see.
+  constexpr size_t kLiveBatch = 1024;
+  std::vector<std::optional<struct stat>> lives_now;
+  for (size_t i = 0; i < changes.size(); ++i) {
+    if (i % kLiveBatch == 0)
+      lives_now = StatLiveEach(owner, lives, std::min(kLiveBatch, changes.size() - i),
+                               [&](size_t j) -> const std::string& { return changes[i + j].path; });
+    const Change& change = changes[i];
     if (change.path == ".") continue;
-    auto live = StatBeneath(lives, change.path);
+    const std::optional<struct stat>& live = lives_now[i % kLiveBatch];
     if (auto sight = sights.find(change.path); sight != sights.end()) {
       if (sight->second == kUnseen) {
         found.push_back({change.path, "changed in the live tree after the sandbox read it", comparable(change.path, live)});

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "base/credentials.h"
 #include "model/change.h"
 
 namespace sandboxd {
@@ -42,11 +43,12 @@ using MovedInodes = std::function<std::set<Inode>()>;
 
 /// `changes` may be a part of the change set (a page of a stream, in path order) with
 /// `moved` computed from the whole; without `moved`, `changes` and `sights` are the whole.
-std::vector<ConflictCandidate> FindConflictCandidates(int live_fd, int upper_fd, const std::vector<Change>& changes,
+std::vector<ConflictCandidate> FindConflictCandidates(const UserCredentials& owner, int live_fd, int upper_fd,
+                                                      const std::vector<Change>& changes,
                                                       const std::map<std::string, std::string>& sights, int64_t since_ns,
                                                       const MovedInodes& moved = {});
 
 /// MovedInodes of one change with its sight (nullptr: none), fed the change set in turn.
-void AddMovedInode(int live_fd, const Change& change, const std::string* sight, std::set<Inode>& moved);
+void AddMovedInode(const UserCredentials& owner, int live_fd, const Change& change, const std::string* sight, std::set<Inode>& moved);
 
 }  // namespace sandboxd

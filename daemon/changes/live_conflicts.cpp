@@ -17,7 +17,7 @@ Conflicts FindConflicts(const Sandbox& sandbox, const std::vector<RootChanges>& 
     for (auto it = sights.lower_bound({root.root, std::string()}); it != sights.end() && it->first.first == root.root; ++it)
       seen[it->first.second] = it->second;
     UniqueFd live = sandbox.OpenLiveRoot(root.root), upper = sandbox.OpenUpper(root.root);
-    auto candidates = FindConflictCandidates(live.get(), upper.get(), root.changes, seen, since_usec * 1000);
+    auto candidates = FindConflictCandidates(owner, live.get(), upper.get(), root.changes, seen, since_usec * 1000);
     std::vector<std::string> comparable;
     for (const auto& candidate : candidates)
       if (candidate.same_content_possible) comparable.push_back(candidate.path);
@@ -68,11 +68,11 @@ Conflicts StreamedConflicts::Of(const std::vector<RootChanges>& page) {
       sandbox_.WaitSettled("read the conflicts of");  // every sight, not only this page's
       OrderedLookup<std::string> all_sights = store_.Lookup(sandbox_.id());
       sandbox_.StreamChanges(root.root, [&](Change&& change) {
-        AddMovedInode(live, change, all_sights.Find({root.root, change.path}), inodes);
+        AddMovedInode(owner_, live, change, all_sights.Find({root.root, change.path}), inodes);
       });
       return moved_[root.root] = std::move(inodes);
     };
-    auto candidates = FindConflictCandidates(live, upper, root.changes, seen, since_usec_ * 1000, moved);
+    auto candidates = FindConflictCandidates(owner_, live, upper, root.changes, seen, since_usec_ * 1000, moved);
     std::vector<std::string> comparable;
     for (const auto& candidate : candidates)
       if (candidate.same_content_possible) comparable.push_back(candidate.path);

@@ -21,8 +21,9 @@
 
 namespace sandboxd {
 
-ChangeFeed::ChangeFeed(std::vector<FeedRoot> roots, uid_t owner, SeenSink sink, std::chrono::milliseconds period)
-    : roots_(std::move(roots)), sink_(std::move(sink)), period_(period), stop_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+ChangeFeed::ChangeFeed(std::vector<FeedRoot> roots, const UserCredentials& owner_identity, SeenSink sink,
+                       std::chrono::milliseconds period)
+    : roots_(std::move(roots)), owner_(owner_identity), sink_(std::move(sink)), period_(period), stop_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
   if (!stop_) ThrowErrno("cannot make the change feed's stop signal");
   // The layers are walked (a watch per directory) on the feed's thread: a large upper must not
   // hold up the job's start. What the job changes meanwhile in a directory not yet watched
@@ -30,7 +31,7 @@ ChangeFeed::ChangeFeed(std::vector<FeedRoot> roots, uid_t owner, SeenSink sink, 
   // Read from the clock file times are stamped with: a directory changed from now on has an
   // mtime at or after it.
   const int64_t started_ns = FileClockNowNs();
-  thread_ = std::thread([this, owner, started_ns] {
+  thread_ = std::thread([this, owner = owner_.uid, started_ns] {
     try {
       for (size_t i = 0; i < roots_.size(); ++i)
         watches_.push_back(std::make_unique<UpperWatch>(roots_[i].upper.get(), owner, started_ns, [&](const std::string& path) {
@@ -103,7 +104,7 @@ void ChangeFeed::Say() {
     }
     const FeedRoot& sides = roots_[root];
     try {
-      if (auto change = ScanOnePath(sides.live.get(), sides.upper.get(), path, kCompareLimit)) {
+      if (auto change = ScanOnePath(sides.live.get(), sides.upper.get(), owner_, path, kCompareLimit)) {
         said.listed.push_back({root, path, std::string(ToString(change->kind))});
         continue;
       }
@@ -132,7 +133,7 @@ std::shared_ptr<ChangeFeed> ChangeFeeds::Join(const Sandbox& sandbox, const Seen
   if (auto running = feeds_[sandbox.id()].lock()) return running;
   std::vector<FeedRoot> roots;
   for (size_t i = 0; i < sandbox.roots().size(); ++i) roots.push_back({sandbox.OpenLiveRoot(i), sandbox.OpenUpper(i)});
-  auto feed = std::make_shared<ChangeFeed>(std::move(roots), sandbox.owner(), sink, kPeriod);
+  auto feed = std::make_shared<ChangeFeed>(std::move(roots), sandbox.LiveIdentity(), sink, kPeriod);
   feeds_[sandbox.id()] = feed;
   return feed;
 }

@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/credentials.h"
 #include "base/fd.h"
 #include "jobs/upper_watch.h"
 
@@ -64,8 +65,9 @@ class ChangeFeed {
   static constexpr uint64_t kCompareLimit = 256 * 1024;
 
   /// Starts following `roots` (on the feed's own thread, which `sink` is called on); a feed
-  /// that cannot follow them (no inotify) logs why and says nothing.
-  ChangeFeed(std::vector<FeedRoot> roots, uid_t owner, SeenSink sink, std::chrono::milliseconds period);
+  /// that cannot follow them (no inotify) logs why and says nothing. The live side of each
+  /// touched path is looked at with `owner`'s eyes, as the change set's scan does.
+  ChangeFeed(std::vector<FeedRoot> roots, const UserCredentials& owner, SeenSink sink, std::chrono::milliseconds period);
   /// Says what is left (everything queued by now: a job that has ended made its last change
   /// before this), then ends the thread.
   ~ChangeFeed();
@@ -80,6 +82,7 @@ class ChangeFeed {
   void Say();
 
   std::vector<FeedRoot> roots_;
+  UserCredentials owner_;
   std::vector<std::unique_ptr<UpperWatch>> watches_;
   SeenSink sink_;
   std::chrono::milliseconds period_;

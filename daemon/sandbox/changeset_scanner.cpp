@@ -21,6 +21,7 @@
 #include "base/errors.h"
 #include "base/fd.h"
 #include "base/file_clock.h"
+#include "owner/fs_identity.h"
 
 namespace sandboxd {
 namespace {
@@ -49,6 +50,69 @@ std::vector<std::string> ListDirectory(int dirfd, const std::string& where) {
   return names;
 }
 
+/// Reads the live side as the owner: `read` runs with the owner's file-system identity on this
+/// thread (fs_identity.h), and root's again after. Why: root reads through any mode, and what
+/// it finds would reach the owner as names, modes, sizes and kinds (a kind that says whether
+/// a job's file equals one they cannot read is an oracle of its content). Lookups are batched
+/// per directory, so a scan takes the identity about once per directory, not per entry.
+class OwnerEyes {
+ public:
+  explicit OwnerEyes(const UserCredentials& owner) : owner_(owner) {}
+  template <typename Read>
+  void operator()(Read&& read) const {
+    ScopedFileSystemIdentity as_owner(owner_);
+    read();
+  }
+  uid_t uid() const { return owner_.uid; }
+
+ private:
+  const UserCredentials& owner_;
+};
+
+/// Where the owner may not look: a live entry behind it counts as absent, a live directory as
+/// unlistable (it hides nothing and shows nothing beneath it).
+bool OwnerMayNot(int error) { return error == EACCES || error == EPERM; }
+
+/// lstat of `name` in live directory `lower` (-1: none), with the owner's identity held: nothing
+/// where there is no entry or the owner cannot look it up.
+std::optional<struct stat> StatLive(int lower, const std::string& name, const std::string& path) {
+  if (lower < 0) return std::nullopt;
+  struct stat st;
+  if (fstatat(lower, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) return st;
+  if (errno == ENOENT || errno == ENOTDIR || OwnerMayNot(errno)) return std::nullopt;
+  ThrowErrno("cannot stat live " + path);
+}
+
+/// Opens live directory `name` of `lower` for reading, with the owner's identity held: invalid
+/// where there is none or the owner cannot list it.
+UniqueFd OpenLiveDirectory(int lower, const std::string& name, const std::string& path) {
+  UniqueFd dir(openat(lower, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!dir && errno != ENOENT && errno != ENOTDIR && !OwnerMayNot(errno)) ThrowErrno("cannot open live " + path);
+  return dir;
+}
+
+/// Sorted names of live directory `lower` that `upper_names` (sorted) lacks, each with its lstat,
+/// with the owner's identity held: the live entries an opaque directory hides. None when the
+/// owner cannot list it; a name the owner cannot stat is left out.
+std::vector<std::pair<std::string, struct stat>> HiddenLive(int lower, const std::vector<std::string>& upper_names,
+                                                            const std::string& dir) {
+  std::vector<std::pair<std::string, struct stat>> hidden;
+  DirectoryListing listing = DirectoryListing::Of(lower);
+  if (!listing) {
+    if (OwnerMayNot(errno)) return hidden;
+    ThrowErrno("cannot read live directory " + (dir.empty() ? std::string(".") : dir));
+  }
+  std::vector<std::string> names;
+  while (const dirent* entry = listing.Next()) names.emplace_back(entry->d_name);
+  std::sort(names.begin(), names.end());
+  for (auto& name : names) {
+    if (std::binary_search(upper_names.begin(), upper_names.end(), name)) continue;
+    struct stat st;
+    if (fstatat(lower, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) hidden.emplace_back(std::move(name), st);
+  }
+  return hidden;
+}
+
 /// An opaque directory hides every lower entry below it. overlayfs marks it with a trusted
 /// xattr (root can read trusted.*); "user.overlay.opaque" covers userxattr mounts.
 bool IsOpaque(int dirfd) {
@@ -61,14 +125,9 @@ bool IsOpaque(int dirfd) {
   return false;
 }
 
-/// True when the two regular files differ in content; reads both in chunks and stops at the
-/// first difference.
-bool ContentDiffers(int lower_dirfd, int upper_dirfd, const std::string& name, const struct stat& lower,
-                    const struct stat& upper, const std::string& where) {
-  if (lower.st_size != upper.st_size) return true;
-  UniqueFd a(openat(lower_dirfd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY));
-  UniqueFd b(openat(upper_dirfd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY));
-  if (!a || !b) ThrowErrno("cannot compare " + where);
+/// True when the two open regular files differ in content; reads both in chunks and stops at
+/// the first difference.
+bool ContentDiffers(const UniqueFd& a, const UniqueFd& b, const std::string& where) {
   std::vector<char> buf_a(kCompareChunk), buf_b(kCompareChunk);
   for (;;) {
     ssize_t got_a = read(a.get(), buf_a.data(), buf_a.size());
@@ -108,13 +167,23 @@ uint64_t Size(const struct stat& st) { return st.st_size > 0 ? static_cast<uint6
 
 class Scanner {
  public:
-  Scanner(const TimedChangeVisitor& visit, ContentVerdicts* verdicts, std::set<std::string>* multi_linked,
-          uint64_t compare_limit = UINT64_MAX)
-      : visit_(visit), verdicts_(verdicts), multi_linked_(multi_linked), compare_limit_(compare_limit) {}
+  Scanner(const UserCredentials& owner, const TimedChangeVisitor& visit, ContentVerdicts* verdicts,
+          std::set<std::string>* multi_linked, uint64_t compare_limit = UINT64_MAX)
+      : as_owner_(owner), visit_(visit), verdicts_(verdicts), multi_linked_(multi_linked), compare_limit_(compare_limit) {}
 
   /// The change of entry `name` of directory `dir` alone (a directory's own, never its
   /// entries'), compared with the live directory `lower` (-1: none there).
-  void ScanOne(int upper, int lower, const std::string& dir, const std::string& name) { ScanEntry(upper, lower, dir, name, false); }
+  void ScanOne(int upper, int lower, const std::string& dir, const std::string& name) {
+    std::optional<struct stat> live;
+    as_owner_([&] { live = StatLive(lower, name, Join(dir, name)); });
+    ScanEntry(upper, lower, dir, name, false, live);
+  }
+
+  /// Runs `read` with the owner's identity (the live side).
+  template <typename Read>
+  void AsOwner(Read&& read) const {
+    as_owner_(std::forward<Read>(read));
+  }
 
   /// Compares upper directory `upper` with lower directory `lower` (invalid: no lower here),
   /// handing out the changes at and below `dir` in the byte order of their paths: a
@@ -124,11 +193,15 @@ class Scanner {
   /// prefix), as names: they are opened when their turn comes.
   void ScanDirectory(int upper, int lower, const std::string& dir, bool hides_lower) {
     std::vector<std::string> upper_names = ListDirectory(upper, dir.empty() ? "." : dir);
-    // Every lower entry without an upper counterpart is gone from the sandbox's view.
-    std::vector<std::string> gone;
-    if (hides_lower && lower >= 0)
-      for (auto& name : ListDirectory(lower, dir.empty() ? "." : dir))
-        if (!std::binary_search(upper_names.begin(), upper_names.end(), name)) gone.push_back(std::move(name));
+    // The live side of the whole directory at once, as the owner sees it: every lower entry
+    // without an upper counterpart is gone from the sandbox's view, and each upper entry's live
+    // counterpart (if the owner can see one).
+    std::vector<std::pair<std::string, struct stat>> gone;
+    std::vector<std::optional<struct stat>> live(upper_names.size());
+    if (lower >= 0) as_owner_([&] {
+      if (hides_lower) gone = HiddenLive(lower, upper_names, dir);
+      for (size_t i = 0; i < upper_names.size(); ++i) live[i] = StatLive(lower, upper_names[i], Join(dir, upper_names[i]));
+    });
     std::map<std::string, Subdirectory> pending;  // "name/" → what to walk there
     auto walk_pending_before = [&](const std::string* key) {
       while (!pending.empty() && (!key || pending.begin()->first < *key)) {
@@ -140,15 +213,15 @@ class Scanner {
     auto next_upper = upper_names.begin();
     auto next_gone = gone.begin();
     while (next_upper != upper_names.end() || next_gone != gone.end()) {
-      bool take_gone = next_upper == upper_names.end() || (next_gone != gone.end() && *next_gone < *next_upper);
-      const std::string& name = take_gone ? *next_gone : *next_upper;
+      bool take_gone = next_upper == upper_names.end() || (next_gone != gone.end() && next_gone->first < *next_upper);
+      const std::string& name = take_gone ? next_gone->first : *next_upper;
       walk_pending_before(&name);
       if (take_gone) {
-        struct stat lst;
-        if (fstatat(lower, name.c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0) Deleted(Join(dir, name), lst, 0);
+        Deleted(Join(dir, name), next_gone->second, 0);
         ++next_gone;
       } else {
-        if (auto sub = ScanEntry(upper, lower, dir, name, hides_lower)) pending.emplace(name + "/", std::move(*sub));
+        size_t at = static_cast<size_t>(next_upper - upper_names.begin());
+        if (auto sub = ScanEntry(upper, lower, dir, name, hides_lower, live[at])) pending.emplace(name + "/", std::move(*sub));
         ++next_upper;
       }
     }
@@ -171,6 +244,7 @@ class Scanner {
     bool hides_lower = false;          ///< it, or a directory above it, is opaque
   };
 
+  OwnerEyes as_owner_;
   const TimedChangeVisitor& visit_;
   ContentVerdicts* verdicts_;
   std::set<std::string>* multi_linked_;
@@ -183,11 +257,9 @@ class Scanner {
       if (errno == ENOENT || errno == ENOTDIR) return;  // gone (or replaced) since it was listed
       ThrowErrno("cannot open " + path + " in the sandbox");
     }
+    // A live directory the owner cannot list hides nothing and shows nothing beneath it.
     UniqueFd lower_child;
-    if (sub.has_lower_directory) {
-      lower_child.reset(openat(lower, sub.name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-      if (!lower_child && errno != ENOENT && errno != ENOTDIR) ThrowErrno("cannot open live " + path);
-    }
+    if (sub.has_lower_directory) as_owner_([&] { lower_child = OpenLiveDirectory(lower, sub.name, path); });
     ScanDirectory(upper_child.get(), lower_child.get(), path, sub.hides_lower || IsOpaque(upper_child.get()));
   }
 
@@ -198,7 +270,31 @@ class Scanner {
     if (static_cast<uint64_t>(ust.st_size) > compare_limit_) return true;
     // Read before the bytes: a write from now on has a ctime at or after it (file_clock.h).
     int64_t compared_at = verdicts_ ? FileClockNowNs() : 0;
-    bool differs = ContentDiffers(lower, upper, name, lst, ust, path);
+    // The live side is opened as the owner, and so is the upper's unless it is the owner's own
+    // (a job's file, which its owner may always read: a chmod is theirs), for the upper may hold
+    // a copy of a root-only file that a job renamed. Content the owner cannot read is compared
+    // by metadata only, and the same size then says nothing, so it is modified. Never
+    // remembered either: a verdict holds only what the owner could read, and anything that
+    // changes a file's permissions moves its ctime.
+    constexpr int kRead = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY;
+    bool upper_as_owner = ust.st_uid != as_owner_.uid();
+    UniqueFd a, b;
+    int error = 0;
+    as_owner_([&] {
+      a.reset(openat(lower, name.c_str(), kRead));
+      if (a && upper_as_owner) b.reset(openat(upper, name.c_str(), kRead));
+      error = errno;
+    });
+    if (a && !upper_as_owner) {
+      b.reset(openat(upper, name.c_str(), kRead));
+      error = errno;
+    }
+    if (!a || !b) {
+      if (OwnerMayNot(error)) return true;
+      errno = error;
+      ThrowErrno("cannot compare " + path);
+    }
+    bool differs = ContentDiffers(a, b, path);
     // Remembered only for files whose last change came in an earlier tick of the file clock:
     // a second write in the tick of the last one would keep the ctime (and, same size, the
     // whole identity) while changing the bytes, as git's "racily clean" entries do. Such a
@@ -218,16 +314,18 @@ class Scanner {
 
   /// Hands out the change of entry `name` (if it is one); a directory's entries are compared
   /// by the caller, from the returned Subdirectory, when their turn comes.
-  std::optional<Subdirectory> ScanEntry(int upper, int lower, const std::string& dir, const std::string& name, bool parent_hides_lower) {
+  /// `live`: the live entry of that name as the owner sees it (StatLive).
+  std::optional<Subdirectory> ScanEntry(int upper, int lower, const std::string& dir, const std::string& name, bool parent_hides_lower,
+                                        const std::optional<struct stat>& live) {
     std::string path = Join(dir, name);
     struct stat ust;
     if (fstatat(upper, name.c_str(), &ust, AT_SYMLINK_NOFOLLOW) != 0) {
       if (errno == ENOENT) return std::nullopt;
       ThrowErrno("cannot stat " + path + " in the sandbox");
     }
-    struct stat lst;
-    bool has_lower = lower >= 0 && fstatat(lower, name.c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0;
-    if (!has_lower && lower >= 0 && errno != ENOENT && errno != ENOTDIR) ThrowErrno("cannot stat live " + path);
+    bool has_lower = live.has_value();
+    struct stat lst {};
+    if (has_lower) lst = *live;
 
     if (IsWhiteout(ust)) {
       if (has_lower) Deleted(path, lst, Ns(ust.st_ctim));
@@ -268,7 +366,17 @@ class Scanner {
       else if (change.old_mode != change.new_mode) change.kind = ChangeKind::kModeChanged;
       else return std::nullopt;  // copied up only: not a change
     } else if (S_ISLNK(ust.st_mode)) {
-      if (ReadLink(lower, name, change.path) == ReadLink(upper, name, change.path)) return std::nullopt;
+      std::string live_target;
+      bool readable = true;
+      // A target the owner can no longer read (the lookup lost since the stat) counts as another.
+      as_owner_([&] {
+        try {
+          live_target = ReadLink(lower, name, change.path);
+        } catch (const Error&) {
+          readable = false;
+        }
+      });
+      if (readable && live_target == ReadLink(upper, name, change.path)) return std::nullopt;
       change.kind = ChangeKind::kModified;
     } else {
       if (lst.st_rdev != ust.st_rdev) change.kind = ChangeKind::kModified;
@@ -282,19 +390,37 @@ class Scanner {
 
 }  // namespace
 
-void ScanChanges(int lower_dirfd, int upper_dirfd, const ChangeVisitor& visit, ContentVerdicts* verdicts,
-                 std::set<std::string>* multi_linked) {
-  ScanChangesTimed(lower_dirfd, upper_dirfd, [&](Change&& change, const UpperEntry&) { visit(std::move(change)); }, verdicts,
-                   multi_linked);
+namespace {
+
+/// The live root, opened for reading as the owner: an owner who cannot read their own root is
+/// told so, rather than shown a change set made with root's eyes or an empty one.
+UniqueFd OpenLiveRootAsOwner(int lower_dirfd, const OwnerEyes& as_owner) {
+  UniqueFd lower;
+  int error = 0;
+  as_owner([&] {
+    lower.reset(openat(lower_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    error = errno;
+  });
+  if (lower) return lower;
+  if (OwnerMayNot(error)) throw Error(Code::kAccessDenied, "the owner cannot read the live root");
+  errno = error;
+  ThrowErrno("cannot open the live root");
 }
 
-void ScanChangesTimed(int lower_dirfd, int upper_dirfd, const TimedChangeVisitor& visit, ContentVerdicts* verdicts,
-                      std::set<std::string>* multi_linked) {
-  Scanner scanner(visit, verdicts, multi_linked);
+}  // namespace
+
+void ScanChanges(int lower_dirfd, int upper_dirfd, const UserCredentials& owner, const ChangeVisitor& visit,
+                 ContentVerdicts* verdicts, std::set<std::string>* multi_linked) {
+  ScanChangesTimed(lower_dirfd, upper_dirfd, owner, [&](Change&& change, const UpperEntry&) { visit(std::move(change)); },
+                   verdicts, multi_linked);
+}
+
+void ScanChangesTimed(int lower_dirfd, int upper_dirfd, const UserCredentials& owner, const TimedChangeVisitor& visit,
+                      ContentVerdicts* verdicts, std::set<std::string>* multi_linked) {
+  Scanner scanner(owner, visit, verdicts, multi_linked);
   UniqueFd upper(openat(upper_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!upper) ThrowErrno("cannot open the sandbox's upper layer");
-  UniqueFd lower(openat(lower_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!lower) ThrowErrno("cannot open the live root");
+  UniqueFd lower = OpenLiveRootAsOwner(lower_dirfd, OwnerEyes(owner));
   struct stat ust, lst;
   if (fstat(upper.get(), &ust) != 0 || fstat(lower.get(), &lst) != 0) ThrowErrno("cannot stat the roots");
   if ((ust.st_mode & kPermissionBits) != (lst.st_mode & kPermissionBits)) {
@@ -307,68 +433,87 @@ void ScanChangesTimed(int lower_dirfd, int upper_dirfd, const TimedChangeVisitor
 
 namespace {
 
-void WalkDeletions(int upper, int lower, const std::string& dir, bool hides_lower, std::vector<Change>& found) {
-  if (lower < 0) return;  // nothing live here: nothing below can be deleted
+/// ScanDeletions beneath one directory: the upper's side first (as the daemon: whiteouts and
+/// subdirectories), then the live side of the whole directory at once, as the owner sees it.
+void WalkDeletions(const OwnerEyes& as_owner, int upper, int lower, const std::string& dir, bool hides_lower,
+                   std::vector<Change>& found) {
+  if (lower < 0) return;  // nothing live here (or nothing the owner can list): nothing below can be deleted
   auto entries = ListTypedDirectory(upper, dir.empty() ? "." : dir);
   auto deleted = [&](const std::string& name, const struct stat& lst) {
     found.push_back({Join(dir, name), ChangeKind::kDeleted, EntryTypeFromMode(lst.st_mode), EntryType::kNone,
                      static_cast<mode_t>(lst.st_mode & kPermissionBits), 0});
   };
-  if (hides_lower) {
-    std::set<std::string> upper_names;
-    for (const auto& entry : entries) upper_names.insert(entry.first);
-    for (const auto& name : ListDirectory(lower, dir.empty() ? "." : dir)) {
-      struct stat lst;
-      if (!upper_names.count(name) && fstatat(lower, name.c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0) deleted(name, lst);
-    }
-  }
+  std::vector<std::string> whiteouts, subdirectories;
   for (const auto& [name, type] : entries) {
     if (type != DT_CHR && type != DT_DIR && type != DT_UNKNOWN) continue;  // files, symlinks...: not deletions
     if (type != DT_DIR) {
-      struct stat ust, lst;
+      struct stat ust;
       if (fstatat(upper, name.c_str(), &ust, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone meanwhile
       if (IsWhiteout(ust)) {
-        if (fstatat(lower, name.c_str(), &lst, AT_SYMLINK_NOFOLLOW) == 0) deleted(name, lst);
+        whiteouts.push_back(name);
         continue;
       }
       if (!S_ISDIR(ust.st_mode)) continue;
     }
-    // Below a directory of the upper, deletions are of the live directory of that name (a live
-    // non-directory there is replaced whole: a type change, nothing deleted below).
+    subdirectories.push_back(name);
+  }
+  std::vector<std::string> upper_names;
+  if (hides_lower)
+    for (const auto& entry : entries) upper_names.push_back(entry.first);
+  std::sort(upper_names.begin(), upper_names.end());
+  as_owner([&] {
+    if (hides_lower)
+      for (const auto& [name, lst] : HiddenLive(lower, upper_names, dir)) deleted(name, lst);
+    for (const auto& name : whiteouts)
+      if (auto lst = StatLive(lower, name, Join(dir, name))) deleted(name, *lst);
+  });
+  // Below a directory of the upper, deletions are of the live directory of that name (a live
+  // non-directory there is replaced whole: a type change, nothing deleted below). One pair of
+  // descriptors at a time: a directory may have many subdirectories.
+  for (const auto& name : subdirectories) {
+    std::string path = Join(dir, name);
+    UniqueFd lower_child;  // none there, no directory, or none the owner can list: nothing below
+    as_owner([&] { lower_child.reset(openat(lower, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)); });
+    if (!lower_child) continue;
     UniqueFd upper_child(openat(upper, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    UniqueFd lower_child(openat(lower, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (!upper_child || !lower_child) continue;
-    WalkDeletions(upper_child.get(), lower_child.get(), Join(dir, name), hides_lower || IsOpaque(upper_child.get()), found);
+    if (!upper_child) continue;
+    WalkDeletions(as_owner, upper_child.get(), lower_child.get(), path, hides_lower || IsOpaque(upper_child.get()), found);
   }
 }
 
 }  // namespace
 
-std::vector<Change> ScanDeletions(int lower_dirfd, int upper_dirfd) {
+std::vector<Change> ScanDeletions(int lower_dirfd, int upper_dirfd, const UserCredentials& owner) {
+  OwnerEyes as_owner(owner);
   UniqueFd upper(openat(upper_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!upper) ThrowErrno("cannot open the sandbox's upper layer");
-  UniqueFd lower(openat(lower_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!lower) ThrowErrno("cannot open the live root");
+  UniqueFd lower = OpenLiveRootAsOwner(lower_dirfd, as_owner);
   std::vector<Change> found;
-  WalkDeletions(upper.get(), lower.get(), "", IsOpaque(upper.get()), found);
+  WalkDeletions(as_owner, upper.get(), lower.get(), "", IsOpaque(upper.get()), found);
   std::sort(found.begin(), found.end(), [](const Change& a, const Change& b) { return a.path < b.path; });
   return found;
 }
 
-std::vector<Change> ScanChanges(int lower_dirfd, int upper_dirfd, ContentVerdicts* verdicts, std::set<std::string>* multi_linked) {
+std::vector<Change> ScanChanges(int lower_dirfd, int upper_dirfd, const UserCredentials& owner, ContentVerdicts* verdicts,
+                                std::set<std::string>* multi_linked) {
   std::vector<Change> changes;
-  ScanChanges(lower_dirfd, upper_dirfd, [&](Change&& change) { changes.push_back(std::move(change)); }, verdicts, multi_linked);
+  ScanChanges(lower_dirfd, upper_dirfd, owner, [&](Change&& change) { changes.push_back(std::move(change)); }, verdicts,
+              multi_linked);
   return changes;
 }
 
-std::optional<Change> ScanOnePath(int lower_dirfd, int upper_dirfd, const std::string& path, uint64_t compare_limit) {
+std::optional<Change> ScanOnePath(int lower_dirfd, int upper_dirfd, const UserCredentials& owner, const std::string& path,
+                                  uint64_t compare_limit) {
   auto [parent, name] = SplitParent(path);
   UniqueFd upper = OpenBeneath(upper_dirfd, parent, O_PATH | O_DIRECTORY);
   if (!upper) return std::nullopt;  // gone from the sandbox (or no directory any more): nothing of it differs
-  UniqueFd lower = OpenBeneath(lower_dirfd, parent, O_PATH | O_DIRECTORY);
   std::optional<Change> found;
   TimedChangeVisitor keep = [&](Change&& change, const UpperEntry&) { found = std::move(change); };
-  Scanner scanner(keep, nullptr, nullptr, compare_limit);
+  Scanner scanner(owner, keep, nullptr, nullptr, compare_limit);
+  // Each directory on the way looked up as the owner: beneath one they cannot search there is
+  // no live entry for them.
+  UniqueFd lower;
+  scanner.AsOwner([&] { lower = OpenBeneath(lower_dirfd, parent, O_PATH | O_DIRECTORY); });
   scanner.ScanOne(upper.get(), lower.get(), parent == "." ? "" : parent, name);
   return found;
 }

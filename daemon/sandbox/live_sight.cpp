@@ -10,6 +10,8 @@
 #include "base/beneath.h"
 #include "base/fd.h"
 #include "base/file_clock.h"
+#include "base/errors.h"
+#include "owner/fs_identity.h"
 #include "store/sqlite.h"
 
 namespace sandboxd {
@@ -55,8 +57,67 @@ std::optional<int64_t> BornNs(int upper_fd, const std::string& path) {
 
 }  // namespace
 
-std::string LiveSight(int live_fd, const std::string& path, int64_t unseen_from_ns) {
-  return SightOf(StatBeneath(live_fd, path), unseen_from_ns);
+namespace {
+
+/// StatLive's look, with the owner's identity held by the caller; `error` gets an error that
+/// is not the owner's lack of an entry to see (0: none).
+std::optional<struct stat> StatLiveHeld(ParentDirs& lives, const std::string& path, int& error) {
+  struct stat st;
+  std::string name;
+  int failed = 0;
+  if (path == ".") {
+    if (fstat(lives.root(), &st) == 0) return st;
+    failed = errno;
+  } else if (int parent = lives.Open(path, name); parent >= 0) {
+    if (fstatat(parent, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) return st;
+    failed = errno;
+  }
+  if (failed != ENOENT && failed != ENOTDIR && failed != EACCES && failed != EPERM && error == 0) error = failed;
+  return std::nullopt;
+}
+
+void ThrowLiveError(int error, const std::string& path) {
+  errno = error;
+  ThrowErrno("cannot stat live " + path);
+}
+
+}  // namespace
+
+std::optional<struct stat> StatLive(const UserCredentials& owner, ParentDirs& lives, const std::string& path) {
+  std::optional<struct stat> found;
+  int error = 0;
+  {
+    // Every lookup on the way as the owner: a directory they cannot search hides its entries.
+    ScopedFileSystemIdentity as_owner(owner);
+    found = StatLiveHeld(lives, path, error);
+  }
+  if (error != 0) ThrowLiveError(error, path);
+  return found;
+}
+
+std::vector<std::optional<struct stat>> StatLiveEach(const UserCredentials& owner, ParentDirs& lives, size_t count,
+                                                     const std::function<const std::string&(size_t)>& path_of) {
+  std::vector<std::optional<struct stat>> found(count);
+  int error = 0;
+  size_t failed_at = 0;
+  {
+    ScopedFileSystemIdentity as_owner(owner);
+    for (size_t i = 0; i < count && error == 0; ++i) {
+      found[i] = StatLiveHeld(lives, path_of(i), error);
+      failed_at = i;
+    }
+  }
+  if (error != 0) ThrowLiveError(error, path_of(failed_at));
+  return found;
+}
+
+std::optional<struct stat> StatLive(const UserCredentials& owner, int live_fd, const std::string& path) {
+  ParentDirs lives(live_fd);
+  return StatLive(owner, lives, path);
+}
+
+std::string LiveSight(const UserCredentials& owner, int live_fd, const std::string& path, int64_t unseen_from_ns) {
+  return SightOf(StatLive(owner, live_fd, path), unseen_from_ns);
 }
 
 std::string SightOf(const std::optional<struct stat>& found, int64_t unseen_from_ns) {
@@ -136,6 +197,7 @@ SightRecorder::SightRecorder(SightStore& sights, const Sandbox& sandbox, int64_t
                              int64_t sighted_before_ns, std::function<void(const RecordKey&)> recorded_through)
     : sights_(sights),
       sandbox_(sandbox),
+      owner_(sandbox.LiveIdentity()),
       known_(sights.Lookup(sandbox.id())),
       unseen_from_ns_(unseen_from_ns),
       agreed_ns_(agreed_ns),
@@ -147,7 +209,7 @@ void SightRecorder::Add(size_t root, const Change& change, int64_t upper_ctime_n
   offered_ = {root, change.path};
   // Written every few thousand changes handed in, recorded or not: a listing waiting for the
   // sights of its page (Sandbox::WaitSettledThrough) follows this settling closely.
-  if (first_.size() >= kBatch || ++offered_since_written_ >= kBatch) Write();
+  if (first_.size() + unsighted_.size() >= kBatch || ++offered_since_written_ >= kBatch) Write();
 }
 
 void SightRecorder::Take(size_t root, const Change& change, int64_t upper_ctime_ns) {
@@ -159,6 +221,7 @@ void SightRecorder::Take(size_t root, const Change& change, int64_t upper_ctime_
   if (upper_ctime_ns != 0 && upper_ctime_ns < sighted_before_ns_) return;
   if (known_.Find({root, change.path})) return;
   if (root != root_ || !live_) {
+    LookLive();  // the paths of the root before
     root_ = root;
     live_ = sandbox_.OpenLiveRoot(root);
     upper_ = sandbox_.OpenUpper(root);
@@ -182,10 +245,18 @@ void SightRecorder::Take(size_t root, const Change& change, int64_t upper_ctime_
   int64_t unseen_from = unseen_from_ns_;
   if (!earlier && change.new_type != EntryType::kDirectory)
     if (auto born = BornNs(upper_.get(), change.path)) unseen_from = std::max(unseen_from, *born);
-  first_[{root, change.path}] = SightOf(StatBeneath(*live_dirs_, change.path), earlier ? std::min(agreed_ns_, unseen_from_ns_) : unseen_from);
+  unsighted_.emplace_back(change.path, earlier ? std::min(agreed_ns_, unseen_from_ns_) : unseen_from);
+}
+
+void SightRecorder::LookLive() {
+  if (unsighted_.empty()) return;
+  auto found = StatLiveEach(owner_, *live_dirs_, unsighted_.size(), [&](size_t i) -> const std::string& { return unsighted_[i].first; });
+  for (size_t i = 0; i < unsighted_.size(); ++i) first_[{root_, unsighted_[i].first}] = SightOf(found[i], unsighted_[i].second);
+  unsighted_.clear();
 }
 
 void SightRecorder::Write() {
+  LookLive();
   sights_.RecordFirst(sandbox_.id(), first_);
   first_.clear();
   offered_since_written_ = 0;
@@ -204,10 +275,11 @@ void RecordSights(SightStore& sights, const Sandbox& sandbox, const std::vector<
 
 void RecordLinkedUpSights(SightStore& sights, const Sandbox& sandbox, size_t root, const std::vector<std::string>& paths) {
   UniqueFd live = sandbox.OpenLiveRoot(root), upper = sandbox.OpenUpper(root);
+  UserCredentials owner = sandbox.LiveIdentity();
   Sights first;
   for (const auto& path : paths) {
     auto made = MadeNs(upper.get(), path);
-    if (made) first[{root, path}] = LiveSight(live.get(), path, *made);
+    if (made) first[{root, path}] = LiveSight(owner, live.get(), path, *made);
   }
   sights.RecordFirst(sandbox.id(), first);
 }
@@ -216,14 +288,22 @@ void ResightAfter(SightStore& sights, const Sandbox& sandbox, const std::vector<
   std::map<size_t, std::pair<UniqueFd, UniqueFd>> roots;  // live, upper
   Sights now;
   std::vector<std::pair<size_t, std::string>> gone;
+  std::map<size_t, std::vector<const std::string*>> kept;  // per root, the paths still changes
   for (const auto& [root, path] : paths) {
     auto& fds = roots[root];
     if (!fds.first) fds = {sandbox.OpenLiveRoot(root), sandbox.OpenUpper(root)};
     if (StatBeneath(fds.second.get(), path)) {
-      now[{root, path}] = LiveSight(fds.first.get(), path);
+      kept[root].push_back(&path);
     } else {
       gone.emplace_back(root, path);
     }
+  }
+  // Their live sides at once per root, as the owner sees them (a commit may take a million).
+  UserCredentials owner = sandbox.LiveIdentity();
+  for (const auto& [root, kept_paths] : kept) {
+    ParentDirs lives(roots[root].first.get());
+    auto found = StatLiveEach(owner, lives, kept_paths.size(), [&](size_t i) -> const std::string& { return *kept_paths[i]; });
+    for (size_t i = 0; i < kept_paths.size(); ++i) now[{root, *kept_paths[i]}] = SightOf(found[i]);
   }
   sights.Replace(sandbox.id(), now);
   sights.Forget(sandbox.id(), gone);
@@ -246,6 +326,7 @@ std::optional<ino_t> SightInode(const std::string& sight) {
 Sights CurrentSightsOf(SightStore& sights, const Sandbox& sandbox, const InodesByRoot& worked) {
   Sights current;
   if (worked.empty()) return current;
+  UserCredentials owner = sandbox.LiveIdentity();
   std::map<size_t, UniqueFd> lives;
   for (const auto& [key, sight] : sights.Load(sandbox.id())) {
     auto inodes = worked.find(key.first);
@@ -253,13 +334,14 @@ Sights CurrentSightsOf(SightStore& sights, const Sandbox& sandbox, const InodesB
     if (inodes == worked.end() || !inode || !inodes->second.count(*inode)) continue;
     UniqueFd& live = lives[key.first];
     if (!live) live = sandbox.OpenLiveRoot(key.first);
-    if (LiveSight(live.get(), key.second) == sight) current[key] = sight;
+    if (LiveSight(owner, live.get(), key.second) == sight) current[key] = sight;
   }
   return current;
 }
 
 void ResightOtherNames(SightStore& sights, const Sandbox& sandbox, const Sights& current) {
   if (current.empty()) return;
+  UserCredentials owner = sandbox.LiveIdentity();
   std::map<size_t, UniqueFd> lives;
   Sights now;
   for (const auto& [key, sight] : sights.Load(sandbox.id())) {
@@ -267,7 +349,7 @@ void ResightOtherNames(SightStore& sights, const Sandbox& sandbox, const Sights&
     if (before == current.end() || before->second != sight) continue;  // gone meanwhile, or seen anew
     UniqueFd& live = lives[key.first];
     if (!live) live = sandbox.OpenLiveRoot(key.first);
-    std::string seen = LiveSight(live.get(), key.second);
+    std::string seen = LiveSight(owner, live.get(), key.second);
     if (seen != sight && SightInode(seen) == SightInode(sight)) now[key] = seen;
   }
   sights.Replace(sandbox.id(), now);

@@ -34,9 +34,22 @@ namespace sandboxd {
 
 inline constexpr const char* kUnseen = "?";
 
-/// The live entry at `path` beneath `live_fd` as a sight; "?" when its ctime is at or after
-/// `unseen_from_ns` (nanoseconds since the epoch, as file times are).
-std::string LiveSight(int live_fd, const std::string& path,
+/// lstat of the live entry at `path` (relative to the root; "." the root) as `owner` sees it:
+/// looked up (each directory on the way, through `lives`, whose opens are made here too) with
+/// the owner's file-system identity, on this thread only. Nothing where there is no entry or the
+/// owner cannot look it up: a sight, and so a conflict, never tells what root alone could see
+/// (DESIGN, "Security model": the live side of every comparison is read with the owner's
+/// credentials). Use one `lives` for live lookups only.
+std::optional<struct stat> StatLive(const UserCredentials& owner, ParentDirs& lives, const std::string& path);
+std::optional<struct stat> StatLive(const UserCredentials& owner, int live_fd, const std::string& path);
+/// StatLive of `count` paths (`path_of(i)`, in path order) with the identity taken once: taking
+/// it costs several times a stat, so passes over many paths look a batch up at a time.
+std::vector<std::optional<struct stat>> StatLiveEach(const UserCredentials& owner, ParentDirs& lives, size_t count,
+                                                     const std::function<const std::string&(size_t)>& path_of);
+
+/// The live entry at `path` beneath `live_fd`, as `owner` sees it (StatLive), as a sight; "?"
+/// when its ctime is at or after `unseen_from_ns` (nanoseconds since the epoch, as file times are).
+std::string LiveSight(const UserCredentials& owner, int live_fd, const std::string& path,
                       int64_t unseen_from_ns = std::numeric_limits<int64_t>::max());
 
 /// The same of a live entry already stat'ed (nothing: there is none).
@@ -91,10 +104,13 @@ class SightRecorder {
  private:
   static constexpr size_t kBatch = 4096;
   void Take(size_t root, const Change& change, int64_t upper_ctime_ns);
+  /// Gives each path of unsighted_ its sight: their live entries looked up at once, as the owner.
+  void LookLive();
   void Write();
 
   SightStore& sights_;
   const Sandbox& sandbox_;
+  UserCredentials owner_;  ///< whose eyes the live tree is read with (Sandbox::LiveIdentity)
   OrderedLookup<std::string> known_;
   int64_t unseen_from_ns_, agreed_ns_, sighted_before_ns_;
   std::function<void(const RecordKey&)> recorded_through_;
@@ -102,6 +118,9 @@ class SightRecorder {
   UniqueFd live_, upper_;
   std::optional<ParentDirs> live_dirs_, upper_dirs_;
   Sights first_;  ///< not written yet
+  /// Paths of root_ taken but not yet looked up live, each with the ctime from which a live
+  /// change counts as unseen.
+  std::vector<std::pair<std::string, int64_t>> unsighted_;
   std::optional<RecordKey> offered_;  ///< the last change handed in
   size_t offered_since_written_ = 0;
 };

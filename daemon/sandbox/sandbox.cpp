@@ -316,9 +316,10 @@ std::vector<RootChanges> Sandbox::Scan() const {
     UniqueFd upper = OpenUpper(i);
     std::lock_guard link_up(link_up_mutex_);
     std::set<std::string> multi_linked;
-    auto changes = ScanChanges(lower.get(), upper.get(), &verdicts_, &multi_linked);
+    UserCredentials owner = LiveIdentity();
+    auto changes = ScanChanges(lower.get(), upper.get(), owner, &verdicts_, &multi_linked);
     bool linked = LinkUpForReading(i, lower.get(), upper.get(), changes, multi_linked);
-    result.push_back({i, linked ? ScanChanges(lower.get(), upper.get(), &verdicts_) : std::move(changes)});
+    result.push_back({i, linked ? ScanChanges(lower.get(), upper.get(), owner, &verdicts_) : std::move(changes)});
   }
   return result;
 }
@@ -332,7 +333,7 @@ std::vector<Change> Sandbox::PrepareStream(size_t root) const {
   // alone, which reads no file's metadata.
   if (layout_.user_mode() || !HasEntries(WorkDir(root) + "/index")) {
     std::vector<Change> deletions;
-    for (auto& change : ScanDeletions(lower.get(), upper.get()))
+    for (auto& change : ScanDeletions(lower.get(), upper.get(), LiveIdentity()))
       if (change.old_type == EntryType::kFile || change.old_type == EntryType::kSymlink) deletions.push_back(std::move(change));
     return deletions;
   }
@@ -348,7 +349,7 @@ std::vector<Change> Sandbox::PrepareStream(size_t root) const {
 std::vector<Change> Sandbox::ScanLinkUpCandidates(int lower_fd, int upper_fd, std::set<std::string>& multi_linked,
                                                   std::vector<Change>* deletions) const {
   std::vector<Change> kept;
-  ScanChanges(lower_fd, upper_fd, [&](Change&& change) {
+  ScanChanges(lower_fd, upper_fd, LiveIdentity(), [&](Change&& change) {
     bool deleted = change.kind == ChangeKind::kDeleted && (change.old_type == EntryType::kFile || change.old_type == EntryType::kSymlink);
     if (deleted && deletions) deletions->push_back(change);
     if ((deleted && change.old_type == EntryType::kFile) || multi_linked.count(change.path)) kept.push_back(std::move(change));
@@ -377,7 +378,7 @@ void Sandbox::StreamChanges(size_t root, const ChangeVisitor& visit) const {
 void Sandbox::StreamChangesTimed(size_t root, const TimedChangeVisitor& visit) const {
   UniqueFd lower = OpenLiveRoot(root);
   UniqueFd upper = OpenUpper(root);
-  ScanChangesTimed(lower.get(), upper.get(), visit, &verdicts_);
+  ScanChangesTimed(lower.get(), upper.get(), LiveIdentity(), visit, &verdicts_);
 }
 
 size_t Sandbox::CountChanges() const {

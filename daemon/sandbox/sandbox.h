@@ -170,6 +170,9 @@ class Sandbox {
   /// upper's record of it where overlayfs keeps one). Returns whether any was missing.
   bool FillMissingRootHandles();
   UniqueFd OpenUpper(size_t root) const;
+  /// Whose eyes the live tree is read with wherever the daemon compares it with the sandbox (its
+  /// change set, sights and conflicts): the owner's, as the overlays' (DESIGN, "Security model").
+  UserCredentials LiveIdentity() const { return OverlayIdentity(); }
   std::string MergedDir(size_t root) const { return layout_.MergedDir(record_.id, root); }
 
   /// Where root `root`'s layers and commit areas live: in the state directory, or in the

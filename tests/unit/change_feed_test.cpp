@@ -26,6 +26,7 @@
 #include "jobs/inotify_shares.h"
 #include "jobs/upper_watch.h"
 #include "temp_dir.h"
+#include "myself.h"
 
 namespace sandboxd {
 namespace {
@@ -94,7 +95,7 @@ class ChangeFeedTest : public ::testing::Test {
     std::vector<FeedRoot> roots;
     roots.push_back({UniqueFd(open(Live("").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)),
                      UniqueFd(open(Upper("").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC))});
-    return std::make_unique<ChangeFeed>(std::move(roots), /*owner=*/0, heard_.Sink(), period);
+    return std::make_unique<ChangeFeed>(std::move(roots), testing::Myself(), heard_.Sink(), period);
   }
   ScopedTempDir dir_;
   Heard heard_;

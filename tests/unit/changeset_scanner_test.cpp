@@ -16,6 +16,7 @@
 
 #include "base/fd.h"
 #include "temp_dir.h"
+#include "myself.h"
 
 namespace sandboxd {
 namespace {
@@ -48,7 +49,7 @@ class ScannerTest : public ::testing::Test {
   std::string Scan(ContentVerdicts* verdicts = nullptr) {
     UniqueFd lower(open((dir_ / "lower").c_str(), O_PATH | O_DIRECTORY));
     UniqueFd upper(open((dir_ / "upper").c_str(), O_PATH | O_DIRECTORY));
-    return Describe(ScanChanges(lower.get(), upper.get(), verdicts));
+    return Describe(ScanChanges(lower.get(), upper.get(), testing::Myself(), verdicts));
   }
   ScopedTempDir dir_;
 };
@@ -80,7 +81,7 @@ TEST_F(ScannerTest, TheTimedScanSeesTheSizesOfBothSides) {
   UniqueFd lower(open((dir_ / "lower").c_str(), O_PATH | O_DIRECTORY));
   UniqueFd upper(open((dir_ / "upper").c_str(), O_PATH | O_DIRECTORY));
   std::string seen;
-  ScanChangesTimed(lower.get(), upper.get(), [&](Change&& change, const UpperEntry& entry) {
+  ScanChangesTimed(lower.get(), upper.get(), testing::Myself(), [&](Change&& change, const UpperEntry& entry) {
     seen += change.path + " " + std::to_string(entry.old_size) + "->" + std::to_string(entry.new_size) + "\n";
   });
   EXPECT_EQ(seen, "gone.txt 5->0\ngrown.txt 3->8\nnew.txt 0->2\n");
@@ -94,15 +95,15 @@ TEST_F(ScannerTest, OnePathIsLookedAtBeneathTheRootsWithoutSymlinks) {
   ASSERT_EQ(symlink(elsewhere.path().c_str(), U("d").c_str()), 0);
   UniqueFd lower(open((dir_ / "lower").c_str(), O_PATH | O_DIRECTORY));
   UniqueFd upper(open((dir_ / "upper").c_str(), O_PATH | O_DIRECTORY));
-  EXPECT_FALSE(ScanOnePath(lower.get(), upper.get(), "d/secret", 1024)) << "looked through the sandbox's symlink";
+  EXPECT_FALSE(ScanOnePath(lower.get(), upper.get(), testing::Myself(), "d/secret", 1024)) << "looked through the sandbox's symlink";
   ASSERT_EQ(symlink(elsewhere.path().c_str(), L("e").c_str()), 0);
   ASSERT_EQ(mkdir(U("e").c_str(), 0755), 0);
   WriteFile(U("e/secret"), "s");
-  auto change = ScanOnePath(lower.get(), upper.get(), "e/secret", 1024);
+  auto change = ScanOnePath(lower.get(), upper.get(), testing::Myself(), "e/secret", 1024);
   ASSERT_TRUE(change);
   EXPECT_EQ(change->kind, ChangeKind::kAdded) << "compared with a file through the live tree's symlink";
   WriteFile(U("plain.txt"), "p");
-  ASSERT_TRUE(ScanOnePath(lower.get(), upper.get(), "plain.txt", 1024));
+  ASSERT_TRUE(ScanOnePath(lower.get(), upper.get(), testing::Myself(), "plain.txt", 1024));
 }
 
 TEST_F(ScannerTest, ModifiedOnlyWhenContentDiffers) {
@@ -217,6 +218,60 @@ TEST_F(ScannerTest, OpaqueDirectoryHidesLowerChildren) {
             "D d/removed file->none 644->0\n");
 }
 
+// The live side is read with the owner's eyes (changeset_scanner.h): root's 0700 directory
+// under an opaque one shows nothing beneath it, a guess written over root's 0600 file is
+// modified whether it is right or wrong, and root's own eyes (the daemon's before) saw both.
+TEST_F(ScannerTest, TheLiveSideIsReadAsTheOwnerSeesIt) {
+  UserCredentials nobody;
+  nobody.uid = nobody.gid = 65534;
+  nobody.groups = {65534};
+  mkdir(L("d").c_str(), 0755);
+  ASSERT_EQ(chown(L("d").c_str(), 65534, 65534), 0);
+  mkdir(L("d/vault").c_str(), 0700);
+  WriteFile(L("d/vault/payroll"), "SALARY", 0600);
+  mkdir(L("d/vault/inner").c_str(), 0755);
+  WriteFile(L("pin-right"), "hunter2", 0600);
+  WriteFile(L("pin-wrong"), "hunter3", 0600);
+  mkdir(U("d").c_str(), 0755);
+  Opaque("d");
+  mkdir(U("d/vault").c_str(), 0700);
+  WriteFile(U("d/vault/key"), "k", 0644);
+  WriteFile(U("pin-right"), "hunter2", 0644);
+  WriteFile(U("pin-wrong"), "hunter2", 0644);
+  // The upper's copy of root's file (a job renamed it over hers): not read as root either.
+  WriteFile(L("mine"), "hunter2", 0644);
+  ASSERT_EQ(chown(L("mine").c_str(), 65534, 65534), 0);
+  WriteFile(U("mine"), "hunter2", 0600);
+  // Her job's own file made unreadable (chmod 000): hers to read, so compared by content.
+  WriteFile(L("own"), "abc", 0644);
+  WriteFile(U("own"), "abc", 0);
+  ASSERT_EQ(chown(L("own").c_str(), 65534, 65534), 0);
+  for (const char* path : {"d", "d/vault", "d/vault/key", "pin-right", "pin-wrong", "own"}) ASSERT_EQ(lchown(U(path).c_str(), 65534, 65534), 0);
+  UniqueFd lower(open((dir_ / "lower").c_str(), O_PATH | O_DIRECTORY));
+  UniqueFd upper(open((dir_ / "upper").c_str(), O_PATH | O_DIRECTORY));
+
+  EXPECT_EQ(Describe(ScanChanges(lower.get(), upper.get(), nobody)),
+            "A d/vault/key none->file 0->644\n"
+            "M mine file->file 644->600\n"
+            "P own file->file 644->0\n"
+            "M pin-right file->file 600->644\n"
+            "M pin-wrong file->file 600->644\n");
+  EXPECT_EQ(Describe(ScanDeletions(lower.get(), upper.get(), nobody)), "");
+  // The one path the live feed looks at, the same way.
+  auto key = ScanOnePath(lower.get(), upper.get(), nobody, "d/vault/key", 1024);
+  ASSERT_TRUE(key);
+  EXPECT_EQ(key->kind, ChangeKind::kAdded);
+  // What root sees: the names beneath, and which guess is right.
+  EXPECT_EQ(Describe(ScanChanges(lower.get(), upper.get(), testing::Myself())),
+            "D d/vault/inner directory->none 755->0\n"
+            "A d/vault/key none->file 0->644\n"
+            "D d/vault/payroll file->none 600->0\n"
+            "P mine file->file 644->600\n"
+            "P own file->file 644->0\n"
+            "P pin-right file->file 600->644\n"
+            "M pin-wrong file->file 600->644\n");
+}
+
 TEST_F(ScannerTest, LowerSymlinkComponentIsNeverFollowed) {
   ScopedTempDir outside;
   WriteFile(outside / "f", "content");
@@ -318,19 +373,19 @@ TEST_F(ScannerTest, TheStreamComesInByteOrderOfPath) {
     UniqueFd lower(open(L("").c_str(), O_PATH | O_DIRECTORY));
     UniqueFd upper(open(U("").c_str(), O_PATH | O_DIRECTORY));
     std::vector<Change> streamed;
-    ScanChanges(lower.get(), upper.get(), [&](Change&& change) { streamed.push_back(std::move(change)); });
+    ScanChanges(lower.get(), upper.get(), testing::Myself(), [&](Change&& change) { streamed.push_back(std::move(change)); });
     std::vector<Change> sorted = streamed;
     std::stable_sort(sorted.begin(), sorted.end(), [](const Change& a, const Change& b) {
       if ((a.path == ".") != (b.path == ".")) return a.path == ".";
       return a.path < b.path;
     });
     EXPECT_EQ(Describe(streamed), Describe(sorted));
-    EXPECT_EQ(Describe(streamed), Describe(ScanChanges(lower.get(), upper.get())));
+    EXPECT_EQ(Describe(streamed), Describe(ScanChanges(lower.get(), upper.get(), testing::Myself())));
     // The cheap walk for deletions alone finds exactly the scan's deletions.
     std::vector<Change> deletions;
     for (const auto& change : streamed)
       if (change.kind == ChangeKind::kDeleted) deletions.push_back(change);
-    EXPECT_EQ(Describe(ScanDeletions(lower.get(), upper.get())), Describe(deletions));
+    EXPECT_EQ(Describe(ScanDeletions(lower.get(), upper.get(), testing::Myself())), Describe(deletions));
     deleted += deletions.size();
     total += streamed.size();
   }

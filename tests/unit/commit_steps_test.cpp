@@ -17,6 +17,7 @@
 #include "helpers/commit_steps_apply.h"
 #include "sandbox/changeset_scanner.h"
 #include "temp_dir.h"
+#include "myself.h"
 
 namespace sandboxd {
 namespace {
@@ -90,7 +91,7 @@ class CommitStepsTest : public ::testing::Test {
   }
 
   std::vector<CommitStep> Plan() {
-    std::vector<RootChanges> changes = {{0, ScanChanges(live_.get(), upper_.get())}};
+    std::vector<RootChanges> changes = {{0, ScanChanges(live_.get(), upper_.get(), testing::Myself())}};
     CommitPlan plan = PlanCommit(changes, {live_.get()}, {upper_.get()}, {""});
     EXPECT_TRUE(plan.skipped.empty());
     return plan.steps;

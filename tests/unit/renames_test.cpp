@@ -18,6 +18,7 @@
 #include "helpers/commit_steps_apply.h"
 #include "sandbox/changeset_scanner.h"
 #include "temp_dir.h"
+#include "myself.h"
 
 namespace sandboxd {
 namespace {
@@ -113,7 +114,7 @@ class ProposeRenamesTest : public ::testing::Test {
     mkdir(path.c_str(), 0755);
     chmod(path.c_str(), 0755);  // the scanner compares modes: no umask surprise
   }
-  RenameCandidates Propose() { return ProposeRenames(live_.get(), upper_.get(), ScanChanges(live_.get(), upper_.get())); }
+  RenameCandidates Propose() { return ProposeRenames(live_.get(), upper_.get(), ScanChanges(live_.get(), upper_.get(), testing::Myself())); }
 
   ScopedTempDir temp_;
   UniqueFd live_, upper_;
@@ -262,7 +263,7 @@ class RenamePlanTest : public ::testing::Test {
   std::string L(const std::string& p) { return temp_ / ("live/" + p); }
   std::string U(const std::string& p) { return temp_ / ("upper/" + p); }
   CommitPlan Plan(const RenameMap& renames) {
-    std::vector<RootChanges> changes = {{0, ScanChanges(live_.get(), upper_.get())}};
+    std::vector<RootChanges> changes = {{0, ScanChanges(live_.get(), upper_.get(), testing::Myself())}};
     return PlanCommit(changes, {live_.get()}, {upper_.get()}, {""}, renames);
   }
 
@@ -308,7 +309,7 @@ TEST_F(RenamePlanTest, ARenameWithANewModeIsAMoveThenAChmod) {
 }
 
 TEST_F(RenamePlanTest, ARenameWhoseLiveSourceIsGoneFallsBackToPlacingTheCopy) {
-  std::vector<RootChanges> changes = {{0, ScanChanges(live_.get(), upper_.get())}};
+  std::vector<RootChanges> changes = {{0, ScanChanges(live_.get(), upper_.get(), testing::Myself())}};
   fs::remove(L("old.txt"));  // deleted live between the scan and the commit
   CommitPlan plan = PlanCommit(changes, {live_.get()}, {upper_.get()}, {""}, {{{0, "new.txt"}, "old.txt"}});
   CommitStep place;

@@ -19,6 +19,7 @@
 #include "sandbox/live_sight.h"
 #include "store/store.h"
 #include "temp_dir.h"
+#include "myself.h"
 
 namespace sandboxd {
 namespace {
@@ -63,7 +64,7 @@ TEST_F(StreamedConflictsTest, EachPageIsReadOnceTheSettlingHasStoredItsSights) {
   UniqueFd live = sandbox_->OpenLiveRoot(0);
   // The settling stores a page's sight and says how far it has come.
   auto settle = [&](const std::string& path) {
-    sights_.RecordFirst(record_.id, {{{0, path}, LiveSight(live.get(), path)}});
+    sights_.RecordFirst(record_.id, {{{0, path}, LiveSight(testing::Myself(), live.get(), path)}});
     sandbox_->SettledThrough({0, path});
   };
 
