@@ -19,4 +19,15 @@ int64_t FileClockNowNs();
 /// compare with `>=`.
 int64_t FileClockNextTickNs();
 
+/// Now, read from the fine clock: no entry changed before it has a ctime after it (whichever
+/// clock stamped it). A job's start mark: taken without waiting, it is made a boundary by
+/// WaitForFileClockPast before the job's command may run (job.h), so every change the job
+/// makes has a ctime after it; a live edit made while bwrap sets up, before the command could
+/// read anything, may fall either side, and either side is right for it.
+int64_t FileClockFineNowNs();
+
+/// Returns once the file clock (the coarse one) is past `mark`: at once when it is already,
+/// else within a tick (4 ms with HZ=250).
+void WaitForFileClockPast(int64_t mark);
+
 }  // namespace sandboxd

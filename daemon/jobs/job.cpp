@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "base/errors.h"
+#include "base/file_clock.h"
 #include "base/name_table.h"
 #include "jobs/job_senders.h"
 
@@ -48,6 +49,7 @@ Job::~Job() {
 }
 
 void Job::Start(JobLaunch launch, FinishedCallback on_finished, OutputCallback on_output) {
+  start_mark_ = launch.start_mark;
   int status_pipe[2];
   if (pipe2(status_pipe, O_CLOEXEC) != 0) ThrowErrno("cannot create a pipe for job " + id_);
   UniqueFd status_read(status_pipe[0]), status_write(status_pipe[1]);
@@ -229,7 +231,9 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, UniqueFd go_fd, std::
       if (r > 0) {
         status_text.append(buf, std::min(static_cast<size_t>(r), kStatusTextCap - std::min(kStatusTextCap, status_text.size())));
         if (go_fd && NoteNamespaceInit(status_text, status_checked)) {
-          // The command may run now: the daemon can tell its processes apart from here on.
+          // The command may run now: the daemon can tell its processes apart from here on, and
+          // (bwrap's set-up took longer than a tick, as a rule) the file clock is past its start.
+          WaitForFileClockPast(start_mark_);
           ssize_t ignored = write(go_fd.get(), "1", 1);
           (void)ignored;
           go_fd.reset();

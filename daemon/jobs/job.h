@@ -68,6 +68,9 @@ struct JobLaunch {
   /// bwrap starts in a mount namespace without any sandbox's overlay but its own
   /// (private_mounts.h); none in user mode, where the daemon mounts none.
   std::optional<MountPruning> mounts;
+  /// The job's start on the file clock (Sandbox::BeginJob): its command runs only once the file
+  /// clock is past it, so that everything the job changes has a ctime after it.
+  int64_t start_mark = 0;
 };
 
 class Job {
@@ -142,6 +145,7 @@ class Job {
   std::unique_ptr<JobLimitGroups> limits_;
   UniqueFd namespace_init_;  ///< pidfd of pid 1 of the job's pid namespace, once verified
   std::optional<NamespaceId> pid_namespace_;  ///< registered with JobSenders while the job runs
+  int64_t start_mark_ = 0;                     ///< JobLaunch::start_mark
   std::shared_ptr<CapturedOutput> output_;  ///< set by Start; readers take a copy under the mutex
   std::vector<FinishedCallback> waiters_;
   /// The waiters of the end were all called (the launcher's first): from then on a new one is

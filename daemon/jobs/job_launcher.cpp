@@ -194,6 +194,7 @@ std::shared_ptr<Job> JobLauncher::Launch(const std::shared_ptr<Sandbox>& sandbox
   if (request.options.limits.any())
     launch.limits = parts_.limits.Apply("job-" + job_id, request.options.limits, launch.cgroup ? launch.cgroup->path() : "");
   const int64_t started = sandbox->BeginJob();
+  launch.start_mark = started;
   auto job = std::make_shared<Job>(job_id, sandbox->id(), request.argv);
   // Held until the job ends: its last changes are said before its end is announced.
   auto feed = std::make_shared<std::shared_ptr<ChangeFeed>>(request.options.live_feed ? FeedFor(sandbox, watchers) : nullptr);

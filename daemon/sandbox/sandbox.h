@@ -223,7 +223,8 @@ class Sandbox {
   /// Throws Error(kInvalidState) unless the sandbox is active (not suspended), naming `verb`
   /// ("read the changes of"...), and as BeginJob does when destroyed or broken.
   void CheckActive(const std::string& verb) const;
-  /// Counts a job in; returns when it started, on the clock file times are stamped with.
+  /// Counts a job in; returns when it started (FileClockFineNowNs): its command must not run
+  /// before the file clock is past it (JobLaunch::start_mark).
   int64_t BeginJob();
   /// Counts it out (`started`: what BeginJob returned); returns the earliest start of it and of
   /// the jobs still running: a live change from then on may have come after one of them read
