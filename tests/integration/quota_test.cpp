@@ -151,6 +151,13 @@ TEST(QuotaTest, TheShippedConfigurationGivesEverySandboxAShareOfTheStatesFileSys
   std::string id = Trim(Ctl({"create", w.MakeProject(kAlice)}).out);
   auto info = nlohmann::json::parse(Ctl({"--json", "show", id}).out, nullptr, false);
   EXPECT_EQ(info["quota_bytes"], share) << "a sandbox created without --quota under the shipped MaxQuota=25%";
+  // And it works as the demo uses it: a job writes, the owner commits, the file is live.
+  std::string project = info["roots"][0].get<std::string>();
+  Result job = Ctl({"run", id, "--", "sh", "-c", "echo demo > demo.txt"});
+  EXPECT_EQ(job.status, 0) << job.err;
+  Result committed = Ctl({"commit", id, "--all"});
+  EXPECT_EQ(committed.status, 0) << committed.err;
+  EXPECT_EQ(ReadWhole(project + "/demo.txt"), "demo\n");
   Result more = w.Sandboxctl(kBob, {"create", "--quota", std::to_string(share / (1 << 20) + 1) + "M", w.MakeProject(kBob)});
   EXPECT_EQ(more.status, 1) << "bob got a quota above the shipped maximum";
   EXPECT_NE(more.err.find("MaxQuota"), std::string::npos) << more.err;
