@@ -223,98 +223,92 @@ TEST(OverlayCredentialsTest, AJobWritesNoMoreThanItsOwnerCouldIntoRootsReservedB
 }
 
 
-// Issue 40, item 3: resume restores the upper layer from its archive. Restored as root, it took
-// the blocks ext4 keeps for root, past all its owner may write: she suspended a sandbox, filled
-// the file system as far as she could, and resumed it into root's half. Restored as her, the
-// resume is refused, naming the sandbox and the room, and the sandbox stays suspended and whole
-// until there is room.
-TEST(OverlayCredentialsTest, AResumeWritesNoMoreThanItsOwnerCouldIntoRootsReservedBlocks) {
-  SANDBOXD_REQUIRE_WORLD();
-  if (access("/dev/loop-control", F_OK) != 0) GTEST_SKIP() << "no loop devices here (/dev/loop-control is missing)";
-  SmallExt4 fs;
-  if (fs.error().find("loop") != std::string::npos) GTEST_SKIP() << fs.error();
-  ASSERT_EQ(fs.error(), "");
+/// Issue 40, item 3: a sandbox of alice's whose layers live on a small ext4 file system, with
+/// 8 MiB of random bytes (no compressor shrinks them: an archive is as large as the layer), and
+/// the file system then filled by alice as far as she may write: what is left is root's reserve.
+class OwnerOutOfRoomTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SANDBOXD_REQUIRE_WORLD();
+    if (access("/dev/loop-control", F_OK) != 0) GTEST_SKIP() << "no loop devices here (/dev/loop-control is missing)";
+    if (fs_.error().find("loop") != std::string::npos) GTEST_SKIP() << fs_.error();
+    ASSERT_EQ(fs_.error(), "");
+    Result created = Ctl({"create", fs_.project()});
+    ASSERT_EQ(created.status, 0) << created.err;
+    id_ = Trim(created.out);
+    storage_ = fs_.top() + "/.sandboxd/sandboxes/" + id_;
+    ASSERT_EQ(access(storage_.c_str(), F_OK), 0) << "the layers are not on the small file system";
+    Result job = Ctl({"run", id_, "--", "sh", "-c", "head -c 8M /dev/urandom > big && sha256sum big"});
+    ASSERT_EQ(job.status, 0) << job.err;
+    checksum_ = job.out;
+  }
 
-  Result created = Ctl({"create", fs.project()});
-  ASSERT_EQ(created.status, 0) << created.err;
-  std::string id = Trim(created.out);
-  ASSERT_EQ(access((fs.top() + "/.sandboxd/sandboxes/" + id).c_str(), F_OK), 0) << "the layers are not on the small file system";
-  // 8 MiB no compressor shrinks: the archive is as large as the layer.
-  Result job = Ctl({"run", id, "--", "sh", "-c", "head -c 8M /dev/urandom > big && sha256sum big"});
-  ASSERT_EQ(job.status, 0) << job.err;
-  ASSERT_EQ(Ctl({"suspend", id}).status, 0);
+  /// Alice writes all she may herself, and then cannot write a MiB more.
+  void FillAsAlice() {
+    Result filled = World().RunAs(kAlice, {"sh", "-c", "dd if=/dev/zero of=fill bs=64k 2>/dev/null; sync; stat -c %s fill"},
+                                  {.cwd = fs_.project()});
+    ASSERT_GT(Number(filled.out), 0) << filled.err;
+    ASSERT_NE(World().RunAs(kAlice, {"sh", "-c", "head -c 1M /dev/zero > more"}, {.cwd = fs_.project()}).status, 0)
+        << "alice could still write after the fill";
+  }
+  void MakeRoom() { ASSERT_EQ(unlink((fs_.project() + "/fill").c_str()), 0); }
+
+  /// The refusal of a verb that had no room: exit 1, naming the sandbox and the room; the
+  /// sandbox left in `state`, its big file as it was (when active).
+  void ExpectRefusedForRoom(const Result& refused, const std::string& state) {
+    EXPECT_EQ(refused.status, 1) << "it wrote 8 MiB where its owner had no room left (into root's reserve)";
+    std::printf("[ refused  ] %s", refused.err.c_str());
+    EXPECT_NE(refused.err.find("sandbox " + id_), std::string::npos) << refused.err;
+    EXPECT_NE(refused.err.find("room"), std::string::npos) << refused.err;
+    auto shown = nlohmann::json::parse(Ctl({"--json", "show", id_}).out, nullptr, false);
+    EXPECT_EQ(shown.is_object() ? shown.value("state", "") : "", state);
+  }
+
+  SmallExt4 fs_;
+  std::string id_, storage_, checksum_;
+};
+
+// Resume restores the upper layer from its archive. Restored as root, it took the blocks ext4
+// keeps for root, past all its owner may write: she suspended a sandbox, filled the file system
+// as far as she could, and resumed it into root's half. Restored as her, the resume is refused,
+// naming the sandbox and the room, and the sandbox stays suspended and whole until there is room.
+TEST_F(OwnerOutOfRoomTest, AResumeWritesNoMoreThanItsOwnerCouldIntoRootsReservedBlocks) {
+  ASSERT_EQ(Ctl({"suspend", id_}).status, 0);
   // The layer's blocks are free again once its trash is emptied (after the reply).
-  const std::string trash = fs.top() + "/.sandboxd/trash";
+  const std::string trash = fs_.top() + "/.sandboxd/trash";
   ASSERT_TRUE(WaitUntil([&] { return access(trash.c_str(), F_OK) != 0 || EmptyDirectory(trash); }, std::chrono::seconds(30)))
       << "the suspended layer stayed in " << trash;
-
-  // She writes all she may herself: what is left is root's.
-  Result filled = World().RunAs(kAlice, {"sh", "-c", "dd if=/dev/zero of=fill bs=64k 2>/dev/null; sync; stat -c %s fill"},
-                                {.cwd = fs.project()});
-  ASSERT_GT(Number(filled.out), 0) << filled.err;
-  ASSERT_NE(World().RunAs(kAlice, {"sh", "-c", "head -c 1M /dev/zero > more"}, {.cwd = fs.project()}).status, 0)
-      << "alice could still write after the fill";
-
-  Result resumed = Ctl({"resume", id});
-  EXPECT_EQ(resumed.status, 1) << "the resume restored 8 MiB where its owner had no room left (it wrote into root's reserve)";
-  std::printf("[ refused  ] %s", resumed.err.c_str());
-  EXPECT_NE(resumed.err.find("sandbox " + id), std::string::npos) << resumed.err;
-  EXPECT_NE(resumed.err.find("room"), std::string::npos) << resumed.err;
-  auto shown = nlohmann::json::parse(Ctl({"--json", "show", id}).out, nullptr, false);
-  EXPECT_EQ(shown.is_object() ? shown.value("state", "") : "", "suspended");
-
+  FillAsAlice();
+  Result resumed = Ctl({"resume", id_});
+  ExpectRefusedForRoom(resumed, "suspended");
   // With room again, the resume brings back the layer as it was.
-  ASSERT_EQ(unlink((fs.project() + "/fill").c_str()), 0);
+  MakeRoom();
   if (resumed.status != 0) {
-    Result again = Ctl({"resume", id});
+    Result again = Ctl({"resume", id_});
     EXPECT_EQ(again.status, 0) << again.err;
   }
-  EXPECT_EQ(Ctl({"run", id, "--", "sha256sum", "big"}).out, job.out);
-  EXPECT_EQ(Ctl({"destroy", id}).status, 0);
+  EXPECT_EQ(Ctl({"run", id_, "--", "sha256sum", "big"}).out, checksum_);
+  EXPECT_EQ(Ctl({"destroy", id_}).status, 0);
 }
-
 
 // Suspend's half: the layer is archived beside it before it goes. Written as root, the archive
 // took the blocks ext4 keeps for root, and was charged to root: its owner could leave her quota
 // behind by suspending. Written as her, a suspend she has no room for is refused, naming the
 // sandbox and the room, and the sandbox stays active as it was; with room, the archive is hers.
-TEST(OverlayCredentialsTest, ASuspendWritesNoMoreThanItsOwnerCouldIntoRootsReservedBlocks) {
-  SANDBOXD_REQUIRE_WORLD();
-  if (access("/dev/loop-control", F_OK) != 0) GTEST_SKIP() << "no loop devices here (/dev/loop-control is missing)";
-  SmallExt4 fs;
-  if (fs.error().find("loop") != std::string::npos) GTEST_SKIP() << fs.error();
-  ASSERT_EQ(fs.error(), "");
-
-  Result created = Ctl({"create", fs.project()});
-  ASSERT_EQ(created.status, 0) << created.err;
-  std::string id = Trim(created.out);
-  const std::string storage = fs.top() + "/.sandboxd/sandboxes/" + id;
-  ASSERT_EQ(access(storage.c_str(), F_OK), 0) << "the layers are not on the small file system";
-  Result job = Ctl({"run", id, "--", "sh", "-c", "head -c 8M /dev/urandom > big && sha256sum big"});
-  ASSERT_EQ(job.status, 0) << job.err;
-  Result filled = World().RunAs(kAlice, {"sh", "-c", "dd if=/dev/zero of=fill bs=64k 2>/dev/null; sync; stat -c %s fill"},
-                                {.cwd = fs.project()});
-  ASSERT_GT(Number(filled.out), 0) << filled.err;
-
-  Result suspended = Ctl({"suspend", id});
-  EXPECT_EQ(suspended.status, 1) << "the suspend archived 8 MiB where its owner had no room left (it wrote into root's reserve)";
-  std::printf("[ refused  ] %s", suspended.err.c_str());
-  EXPECT_NE(suspended.err.find("sandbox " + id), std::string::npos) << suspended.err;
-  EXPECT_NE(suspended.err.find("room"), std::string::npos) << suspended.err;
-  auto shown = nlohmann::json::parse(Ctl({"--json", "show", id}).out, nullptr, false);
-  EXPECT_EQ(shown.is_object() ? shown.value("state", "") : "", "active");
-  EXPECT_EQ(Ctl({"run", id, "--", "sha256sum", "big"}).out, job.out);
-
-  ASSERT_EQ(unlink((fs.project() + "/fill").c_str()), 0);
-  Result again = Ctl({"suspend", id});
+TEST_F(OwnerOutOfRoomTest, ASuspendWritesNoMoreThanItsOwnerCouldIntoRootsReservedBlocks) {
+  FillAsAlice();
+  ExpectRefusedForRoom(Ctl({"suspend", id_}), "active");
+  EXPECT_EQ(Ctl({"run", id_, "--", "sha256sum", "big"}).out, checksum_);
+  MakeRoom();
+  Result again = Ctl({"suspend", id_});
   ASSERT_EQ(again.status, 0) << again.err;
   struct stat archive;
-  ASSERT_EQ(stat((storage + "/archive/0.tar.zst").c_str(), &archive), 0) << strerror(errno);
+  ASSERT_EQ(stat((storage_ + "/archive/0.tar.zst").c_str(), &archive), 0) << strerror(errno);
   EXPECT_EQ(archive.st_uid, getpwnam(kAlice)->pw_uid) << "the archive is not charged to the sandbox's owner";
   EXPECT_EQ(archive.st_mode & 07777, 0600u);
-  ASSERT_EQ(Ctl({"resume", id}).status, 0);
-  EXPECT_EQ(Ctl({"run", id, "--", "sha256sum", "big"}).out, job.out);
-  EXPECT_EQ(Ctl({"destroy", id}).status, 0);
+  ASSERT_EQ(Ctl({"resume", id_}).status, 0);
+  EXPECT_EQ(Ctl({"run", id_, "--", "sha256sum", "big"}).out, checksum_);
+  EXPECT_EQ(Ctl({"destroy", id_}).status, 0);
 }
 
 }  // namespace
