@@ -14,6 +14,7 @@
 #include "base/directory_listing.h"
 #include "base/errors.h"
 #include "base/fs_util.h"
+#include "jobs/host_sockets.h"
 #include "owner/fs_identity.h"
 #include "sandbox/root_validation.h"
 
@@ -130,13 +131,9 @@ class Collector {
 
   /// A socket the host bound at `path` (HiddenPathsRequest::sockets), looked up as the owner.
   void AddSocket(const std::string& path) {
-    char buffer[PATH_MAX];
-    struct stat st;
-    {
-      ScopedFileSystemIdentity identity(*request_.owner_identity);
-      if (realpath(path.c_str(), buffer) == nullptr || lstat(buffer, &st) != 0 || !S_ISSOCK(st.st_mode)) return;
-    }
-    const std::string canonical = buffer;
+    auto found = SocketTheOwnerReaches(path, *request_.owner_identity);
+    if (!found) return;
+    const std::string& canonical = *found;
     if (std::find(request_.allowed_sockets.begin(), request_.allowed_sockets.end(), canonical) != request_.allowed_sockets.end()) return;
     for (const auto& root : request_.roots)
       if (PathHolds(root.real_path, canonical)) return;

@@ -49,18 +49,20 @@ std::string AllowedSocketSyntaxError(const std::string& path) {
   return HiddenPathSyntaxError(path, /*allow_home=*/false).value_or("");
 }
 
+std::optional<std::string> SocketTheOwnerReaches(const std::string& path, const UserCredentials& owner) {
+  char buffer[PATH_MAX];
+  struct stat st;
+  ScopedFileSystemIdentity identity(owner);
+  if (realpath(path.c_str(), buffer) == nullptr || lstat(buffer, &st) != 0 || !S_ISSOCK(st.st_mode)) return std::nullopt;
+  return std::string(buffer);
+}
+
 std::string ResolveAllowedSocket(const std::string& path, const UserCredentials& owner, const std::string& what) {
   if (std::string why = AllowedSocketSyntaxError(path); !why.empty())
     throw Error(Code::kInvalidPath, "cannot allow socket " + path + " for " + what + ": " + why);
-  char buffer[PATH_MAX];
-  struct stat st;
-  bool found;
-  {
-    ScopedFileSystemIdentity identity(owner);
-    found = realpath(path.c_str(), buffer) != nullptr && lstat(buffer, &st) == 0 && S_ISSOCK(st.st_mode);
-  }
+  auto found = SocketTheOwnerReaches(path, owner);
   if (!found) throw Error(Code::kInvalidPath, "cannot allow socket " + path + " for " + what + ": it is not a socket you can reach");
-  return buffer;
+  return *found;
 }
 
 }  // namespace sandboxd

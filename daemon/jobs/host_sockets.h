@@ -13,6 +13,7 @@
 /// the host's /proc/net/unix), outside /run, /tmp, /var/tmp, the roots and the other homes,
 /// stays reachable by the job (daemon start-up says so; README's threat model too).
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,11 @@ std::vector<std::string> HostBoundSocketPaths();
 /// Why `path` cannot be named with --allow-socket as written (not absolute, a ".." component,
 /// a NUL), or "" when its form is fine.
 std::string AllowedSocketSyntaxError(const std::string& path);
+
+/// `path` resolved as `owner` would resolve it (symlinks followed, with the owner's file-system
+/// identity) when it is a socket the owner can reach; nullopt for anything else (missing, out
+/// of the owner's reach, another kind of file, a lookup that failed).
+std::optional<std::string> SocketTheOwnerReaches(const std::string& path, const UserCredentials& owner);
 
 /// `path` resolved as `owner` would resolve it (symlinks followed, with the owner's file-system
 /// identity), when it is a socket the owner can reach; else throws Error(kInvalidPath) saying

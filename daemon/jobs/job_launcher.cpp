@@ -108,10 +108,11 @@ JobLaunch JobLauncher::Assemble(const Sandbox& sandbox, JobRequest& request, con
   // may have gone since: then nothing is there to reach; the run's own must be there now);
   // every other one the host has bound is hidden (host_sockets.h).
   for (const auto& path : sandbox.allow_sockets()) {
-    try {
-      config.allowed_sockets.push_back(ResolveAllowedSocket(path, user, "sandbox " + sandbox.id()));
-    } catch (const Error&) {
-    }
+    if (auto found = SocketTheOwnerReaches(path, user))
+      config.allowed_sockets.push_back(*found);
+    else
+      LogAbout({sandbox.id(), sandbox.owner(), ""}, spdlog::level::info,
+               "sandbox {}: its allowed socket {} is not a socket its owner can reach now: nothing bound for the job", sandbox.id(), path);
   }
   for (const auto& path : request.options.allow_sockets)
     config.allowed_sockets.push_back(ResolveAllowedSocket(path, user, "a job in sandbox " + sandbox.id()));
