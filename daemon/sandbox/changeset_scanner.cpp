@@ -513,7 +513,9 @@ std::optional<Change> ScanOnePath(int lower_dirfd, int upper_dirfd, const UserCr
   // Each directory on the way looked up as the owner: beneath one they cannot search there is
   // no live entry for them.
   UniqueFd lower;
-  scanner.AsOwner([&] { lower = OpenBeneath(lower_dirfd, parent, O_PATH | O_DIRECTORY); });
+  // (`parent` by name: clang 14 cannot capture a structured binding.)
+  const std::string& way = parent;
+  scanner.AsOwner([&] { lower = OpenBeneath(lower_dirfd, way, O_PATH | O_DIRECTORY); });
   scanner.ScanOne(upper.get(), lower.get(), parent == "." ? "" : parent, name);
   return found;
 }

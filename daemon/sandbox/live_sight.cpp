@@ -302,7 +302,9 @@ void ResightAfter(SightStore& sights, const Sandbox& sandbox, const std::vector<
   UserCredentials owner = sandbox.LiveIdentity();
   for (const auto& [root, kept_paths] : kept) {
     ParentDirs lives(roots[root].first.get());
-    auto found = StatLiveEach(owner, lives, kept_paths.size(), [&](size_t i) -> const std::string& { return *kept_paths[i]; });
+    // (Captured by name: clang 14 cannot capture a structured binding.)
+    const auto& list = kept_paths;
+    auto found = StatLiveEach(owner, lives, list.size(), [&list](size_t i) -> const std::string& { return *list[i]; });
     for (size_t i = 0; i < kept_paths.size(); ++i) now[{root, *kept_paths[i]}] = SightOf(found[i]);
   }
   sights.Replace(sandbox.id(), now);
