@@ -138,6 +138,9 @@ TEST_F(HostSocketsTest, ASocketTheOwnerNamesIsReachedAndNoOther) {
   World().KillDaemon();
   ASSERT_TRUE(World().StartDaemon()) << World().DaemonLog();
   EXPECT_EQ(reaches(), Expect({{home, true}, {run, false}})) << "after a restart";
+  ASSERT_EQ(Ctl({"suspend", second}).status, 0);
+  ASSERT_EQ(Ctl({"resume", second}).status, 0);
+  EXPECT_EQ(reaches(), Expect({{home, true}, {run, false}})) << "after a suspend and a resume";
   EXPECT_EQ(Ctl({"destroy", second}).status, 0);
 }
 
