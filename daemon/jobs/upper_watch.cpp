@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/background_close.h"
 #include "base/beneath.h"
 #include "base/directory_listing.h"
 #include "base/errors.h"
@@ -45,6 +46,9 @@ UpperWatch::~UpperWatch() {
   if (!inotify_) return;
   InotifyShares::Daemon().GiveWatches(owner_, dirs_.size());
   InotifyShares::Daemon().GiveInstance(owner_);
+  // Its last close waits for an SRCU grace period (5-15 ms here), and a feed ends as its job
+  // does, before the job's end is announced: closed on another thread.
+  CloseInBackground(std::move(inotify_));
 }
 
 void UpperWatch::Watch(int dir, const std::string& path) {
