@@ -3,7 +3,8 @@
 /// wait on the kernel: the last close of an inotify instance waits for an SRCU grace period
 /// (5-15 ms on a quiet two-core machine), and a job's end must not wait for it before its
 /// caller hears the job ended. The descriptor is gone from the caller at once; the kernel
-/// object goes a moment later. Thread-safe; whatever is queued at exit is closed then.
+/// object goes a moment later. A thread runs only while there is something to close.
+/// Thread-safe; whatever is queued at exit is closed then.
 
 #include "base/fd.h"
 
@@ -11,8 +12,9 @@ namespace sandboxd {
 
 void CloseInBackground(UniqueFd fd);
 
-/// Returns once everything queued before the call is closed (for tests, and for a caller
-/// that must know the kernel object is gone).
+/// Returns once everything queued before the call is closed and the closing thread has ended
+/// (for tests, and for a caller that must know the kernel object is gone or that no other
+/// thread runs).
 void FlushBackgroundCloses();
 
 }  // namespace sandboxd

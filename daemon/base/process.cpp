@@ -251,6 +251,21 @@ ChildProcess Spawn(const SpawnOptions& options) {
   return child;
 }
 
+void ExecSpawned(const SpawnOptions& options, int report_fd, pid_t parent) {
+  std::vector<std::string> argv_storage = options.argv;
+  std::vector<std::string> env_storage = options.env;
+  std::vector<char*> argv = CStrings(argv_storage);
+  std::vector<char*> envp = CStrings(env_storage);
+  int max_child_fd = 2;
+  for (const auto& [child_fd, parent_fd] : options.fds) max_child_fd = std::max(max_child_fd, child_fd);
+  // The report fd too: the targets below it are closed unless mapped, and it must outlive them.
+  max_child_fd = std::max(max_child_fd, report_fd);
+  std::vector<int> pruning_scratch(options.pruned_mounts ? options.pruned_mounts->kept.size() : 0);
+  SpawnChildArgs args{&options, argv.data(), envp.data(), max_child_fd, report_fd, parent, pruning_scratch.data()};
+  SpawnChild(&args);
+  _exit(127);
+}
+
 RunResult RunAndCapture(SpawnOptions options, const std::string& input) {
   int in[2], out[2], err[2];
   if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)

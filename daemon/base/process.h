@@ -43,7 +43,9 @@ class ChildProcess {
  public:
   ChildProcess() = default;
   ChildProcess(pid_t pid, UniqueFd pidfd) : pid_(pid), pidfd_(std::move(pidfd)) {}
-  ChildProcess(ChildProcess&& other) noexcept = default;
+  /// The moved-from one owns nothing (a copied pid would have it kill the child when it goes).
+  ChildProcess(ChildProcess&& other) noexcept
+      : pid_(std::exchange(other.pid_, -1)), pidfd_(std::move(other.pidfd_)), waited_(std::exchange(other.waited_, false)) {}
   ChildProcess& operator=(ChildProcess&& other) noexcept;
   ~ChildProcess();
 
@@ -75,6 +77,13 @@ pid_t CloneSharingMemory(int (*body)(void*), void* arg, int extra_flags = 0);
 /// Starts a program (see CloneSharingMemory) and waits until it has exec'ed. Throws Error(kFailed) when the program could not be started (exec errno is
 /// reported back through a close-on-exec pipe).
 ChildProcess Spawn(const SpawnOptions& options);
+
+/// The child's half of Spawn, for a process of its own that was started before its program was
+/// known (jobs/job_starter.h): arranges `options.fds`, its mount namespace and credentials as
+/// Spawn's child does (options.cgroup_procs_fds included), and execs. On failure it writes the
+/// errno value to `report_fd` (close-on-exec, so that an exec shows as its end) and exits 127.
+/// `parent`: the process that must still be the parent for die_with_parent to hold.
+[[noreturn]] void ExecSpawned(const SpawnOptions& options, int report_fd, pid_t parent);
 
 /// Runs a program to completion with stdin from `input`, returning {wait status, stdout, stderr}.
 struct RunResult {

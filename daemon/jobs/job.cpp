@@ -93,9 +93,15 @@ void Job::Start(JobLaunch launch, FinishedCallback on_finished, OutputCallback o
   options.cwd = launch.cwd;
   options.user = launch.user;
   options.pruned_mounts = launch.mounts;
-  if (launch.cgroup) options.cgroup_procs_fds.push_back(launch.cgroup->procs_fd());
-  if (launch.limits)
-    for (int fd : launch.limits->procs_fds()) options.cgroup_procs_fds.push_back(fd);
+  // A parked starter is in the job's cgroups already; else bwrap's child enters them first.
+  // Decided once: a starter that dies after this fails the start rather than leave the job
+  // outside its cgroups.
+  const bool parked = launch.starter.valid();
+  if (!parked) {
+    if (launch.cgroup) options.cgroup_procs_fds.push_back(launch.cgroup->procs_fd());
+    if (launch.limits)
+      for (int fd : launch.limits->procs_fds()) options.cgroup_procs_fds.push_back(fd);
+  }
   options.fds = {
       {0, launch.stdin_fd ? launch.stdin_fd.get() : dev_null.get()},
       {1, launch.stdout_fd ? launch.stdout_fd.get() : capture_write.get()},
@@ -105,7 +111,8 @@ void Job::Start(JobLaunch launch, FinishedCallback on_finished, OutputCallback o
       {kBlockFd, block_read.get()},
   };
   // bwrap --die-with-parent uses PR_SET_PDEATHSIG, which fires when the *thread* that forked
-  // it ends. So the monitor thread, which lives exactly as long as the job, does the fork; the
+  // it ends. So the monitor thread, which lives exactly as long as the job, does the fork (a
+  // parked starter's parent is the thread of job_starts_ahead.h, which outlives every job); the
   // caller's worker thread only waits to hear that the start worked.
   {
     std::lock_guard lock(mutex_);
@@ -127,9 +134,9 @@ void Job::Start(JobLaunch launch, FinishedCallback on_finished, OutputCallback o
                           args_fd = std::move(args_fd), block_read = std::move(block_read),
                           block_write = std::move(block_write),
                           timeout = launch.timeout, on_output = std::move(on_output),
-                          over_quota = std::move(launch.over_quota)]() mutable {
+                          over_quota = std::move(launch.over_quota), starter = std::move(launch.starter), parked]() mutable {
     try {
-      ChildProcess child = Spawn(options);
+      ChildProcess child = parked ? std::move(starter).Exec(options) : Spawn(options);
       std::lock_guard lock(mutex_);
       child_ = std::move(child);
     } catch (...) {

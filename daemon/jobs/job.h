@@ -17,6 +17,7 @@
 
 #include "base/credentials.h"
 #include "base/fd.h"
+#include "base/parked_spawn.h"
 #include "base/process.h"
 #include "jobs/captured_output.h"
 #include "jobs/job_cgroup.h"
@@ -71,6 +72,9 @@ struct JobLaunch {
   /// The job's start on the file clock (Sandbox::BeginJob): its command runs only once the file
   /// clock is past it, so that everything the job changes has a ctime after it.
   int64_t start_mark = 0;
+  /// A child parked in the job's cgroups already (job_starts_ahead.h), to become bwrap; none:
+  /// bwrap is spawned at the start and enters the cgroups itself.
+  ParkedSpawn starter;
 };
 
 class Job {

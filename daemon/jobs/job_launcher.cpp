@@ -187,13 +187,22 @@ std::shared_ptr<Job> JobLauncher::Launch(const std::shared_ptr<Sandbox>& sandbox
   // Held until the job ends (its end gives it back); given back here if the job does not start.
   const uid_t owner = sandbox->owner();
   auto slot = std::make_shared<JobSlot>(parts_.slots, owner, settings.max_running_jobs_per_user);
-  const std::string job_id = RandomId();
+  // Its id, cgroups and first process made ahead where they are ready (job_starts_ahead.h).
+  std::optional<PreparedJobStart> ahead = parts_.starts_ahead ? parts_.starts_ahead->Take() : std::nullopt;
+  const std::string job_id = ahead ? ahead->job_id : RandomId();
   if (!launch.stdout_fd || !launch.stderr_fd)
     launch.output = std::make_unique<CapturedOutput>(settings.output_dir, job_id, owner, parts_.output_budget, Job::kOutputCap);
   launch.over_quota = QuotaWatch(sandbox);
-  if (settings.cgroups) launch.cgroup = std::make_unique<JobCgroup>(*settings.cgroups, "job-" + job_id);
+  if (ahead && ahead->cgroup)
+    launch.cgroup = std::move(ahead->cgroup);
+  else if (settings.cgroups)
+    launch.cgroup = std::make_unique<JobCgroup>(*settings.cgroups, "job-" + job_id);
+  std::unique_ptr<JobLimitGroups> premade = ahead ? std::move(ahead->limit_groups) : nullptr;
   if (request.options.limits.any())
-    launch.limits = parts_.limits.Apply("job-" + job_id, request.options.limits, launch.cgroup ? launch.cgroup->path() : "");
+    launch.limits = parts_.limits.Apply("job-" + job_id, request.options.limits, launch.cgroup ? launch.cgroup->path() : "", std::move(premade));
+  else
+    launch.limits = std::move(premade);  // unlimited, and removed with the job
+  if (ahead) launch.starter = std::move(ahead->starter);
   const int64_t started = sandbox->BeginJob();
   launch.start_mark = started;
   auto job = std::make_shared<Job>(job_id, sandbox->id(), request.argv);

@@ -21,6 +21,7 @@
 #include "jobs/job.h"
 #include "jobs/job_limits.h"
 #include "jobs/job_request.h"
+#include "jobs/job_starts_ahead.h"
 
 namespace sandboxd {
 
@@ -55,6 +56,8 @@ struct JobLauncherParts {
   /// At a job's end, before anyone hears of it: the decisions made while it ran, checked against
   /// the bytes it left (decide_operation.h CheckBoundDecisions).
   std::function<void(const Sandbox&)> check_decisions = {};
+  /// The next job's start made ahead, where the daemon makes one (none in tests that need none).
+  JobStartsAhead* starts_ahead = nullptr;
 };
 
 /// What the bus does at a job's moments. Each runs on the job's monitor thread but `publish`.

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -227,9 +228,33 @@ LimitControllers LimitControllers::Discover(const std::optional<std::string>& v2
   return found;
 }
 
-std::unique_ptr<JobLimitGroups> LimitControllers::Apply(const std::string& name, const JobLimits& limits,
-                                                        const std::string& v2_group) const {
+JobLimitGroups::Group LimitControllers::MakeV1Group(const std::string& path, const std::string& controller) {
+  if (mkdir(path.c_str(), 0755) != 0) ThrowErrno("cannot create the job's cgroup " + path);
+  UniqueFd procs(open((path + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC));
+  if (!procs) {
+    int err = errno;
+    rmdir(path.c_str());
+    ThrowErrno(err, "cannot open " + path + "/cgroup.procs");
+  }
+  return JobLimitGroups::Group{path, std::move(procs), true, controller};
+}
+
+std::unique_ptr<JobLimitGroups> LimitControllers::MakeGroups(const std::string& name) const {
   auto groups = std::make_unique<JobLimitGroups>();
+  const std::pair<const std::string*, bool> wanted[] = {{&memory_parent_, memory_v2_}, {&pids_parent_, pids_v2_}};
+  const char* const names[] = {"memory", "pids"};
+  for (size_t i = 0; i < 2; ++i) {
+    const auto& [parent, v2] = wanted[i];
+    if (parent->empty() || v2) continue;
+    groups->groups_.push_back(MakeV1Group(*parent + "/" + name, names[i]));
+  }
+  if (groups->groups_.empty()) return nullptr;
+  return groups;
+}
+
+std::unique_ptr<JobLimitGroups> LimitControllers::Apply(const std::string& name, const JobLimits& limits,
+                                                        const std::string& v2_group, std::unique_ptr<JobLimitGroups> premade) const {
+  auto groups = premade ? std::move(premade) : std::make_unique<JobLimitGroups>();
   struct Wanted {
     uint64_t value;
     const std::string& parent;
@@ -257,11 +282,9 @@ std::unique_ptr<JobLimitGroups> LimitControllers::Apply(const std::string& name,
                                               want.controller + " cgroup controller to use (its start-up log says why)");
     std::string path = want.v2 ? v2_group : want.parent + "/" + name;
     if (!want.v2) {
-      if (mkdir(path.c_str(), 0755) != 0) ThrowErrno("cannot create the job's cgroup " + path);
-      JobLimitGroups::Group group{path, UniqueFd(open((path + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC)), true};
-      bool opened = static_cast<bool>(group.procs);
-      groups->groups_.push_back(std::move(group));
-      if (!opened) ThrowErrno("cannot open " + path + "/cgroup.procs");
+      auto made = std::find_if(groups->groups_.begin(), groups->groups_.end(),
+                               [&](const JobLimitGroups::Group& group) { return group.controller == want.controller; });
+      if (made == groups->groups_.end()) groups->groups_.push_back(MakeV1Group(path, want.controller));
     }
     for (size_t i = 0; i < want.files.size(); ++i) {
       const auto& [file, value] = want.files[i];

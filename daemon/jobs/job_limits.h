@@ -47,7 +47,8 @@ class JobLimitGroups {
   struct Group {
     std::string path;
     UniqueFd procs;
-    bool owned = true;  ///< made for the job (v1), removed with it
+    bool owned = true;       ///< made for the job (v1), removed with it
+    std::string controller;  ///< "memory" or "pids"
   };
   std::vector<Group> groups_;
   std::string memory_events_;  ///< memory.events (v2) or memory.oom_control (v1) of the job
@@ -66,11 +67,21 @@ class LimitControllers {
 
   bool memory() const { return !memory_parent_.empty(); }
   bool tasks() const { return !pids_parent_.empty(); }
+  /// Whether a job gets a v1 group of its own (MakeGroups makes some).
+  bool MakesV1Groups() const { return (!memory_parent_.empty() && !memory_v2_) || (!pids_parent_.empty() && !pids_v2_); }
 
   /// Sets `limits` for the job `name` ("job-<id>") whose cgroup2 group is `v2_group` ("" if it
   /// has none). Throws Error(kInvalidArgument) naming what is missing when a limit cannot be
   /// had here, and Error naming the file when one cannot be set.
-  std::unique_ptr<JobLimitGroups> Apply(const std::string& name, const JobLimits& limits, const std::string& v2_group) const;
+  /// `premade`: the groups MakeGroups made for this job (a process is in them already); they
+  /// are used rather than made, and kept with no limit where `limits` sets none.
+  std::unique_ptr<JobLimitGroups> Apply(const std::string& name, const JobLimits& limits, const std::string& v2_group,
+                                        std::unique_ptr<JobLimitGroups> premade = nullptr) const;
+
+  /// The v1 groups a job `name` gets (memory and pids, each where it is a v1 controller here),
+  /// made ahead of the job and with no limit yet, for a process to enter before the job is
+  /// known (job_starts_ahead.h); null when there are none to make. Throws Error naming the group.
+  std::unique_ptr<JobLimitGroups> MakeGroups(const std::string& name) const;
 
   /// The part of Discover that reads no files: where a controller's jobs go, given the v1
   /// mount point of the controller ("" if none), the daemon's own group in that hierarchy and
@@ -78,6 +89,9 @@ class LimitControllers {
   static std::string V1Parent(const std::string& mount, const std::string& own, const std::string& name);
 
  private:
+  /// Makes the v1 group at `path` for `controller` and opens its cgroup.procs.
+  static JobLimitGroups::Group MakeV1Group(const std::string& path, const std::string& controller);
+
   std::string memory_parent_, pids_parent_;
   bool memory_v2_ = false, pids_v2_ = false;
 };

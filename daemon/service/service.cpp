@@ -59,6 +59,8 @@ Service::~Service() {
   if (calls_) calls_->WaitForCalls();
   if (objects_) objects_->Clear();
   manager_.reset();
+  // Its thread is the parent of the jobs started through it: only once they are gone.
+  starts_ahead_.reset();
   // The jobs' cgroup parent goes with the daemon when no job is left in it (a test daemon's,
   // named for its run directory, would otherwise stay behind for good).
   if (job_cgroups_) rmdir(job_cgroups_->c_str());
@@ -198,6 +200,8 @@ void Service::PrepareJobs() {
   job_limits_ = LimitControllers::Discover(job_cgroups_, JobCgroupsName(layout_.run_dir()), limits_line);
   spdlog::info("{}", limits_line);
 
+  if (!options_.user_mode)
+    starts_ahead_ = std::make_unique<JobStartsAhead>(BesideHelper(options_.helper_path, "sandboxd-job-starter"), job_cgroups_, job_limits_);
   jobs_ = std::make_unique<JobLauncher>(JobLauncherParts{
       .settings = {.bwrap_path = options_.bwrap_path, .helper_path = options_.helper_path, .user_mode = options_.user_mode,
                    .run_dir = layout_.run_dir(), .state_dir = layout_.state_dir(), .output_dir = layout_.OutputDir(),
@@ -210,7 +214,8 @@ void Service::PrepareJobs() {
       .check_decisions = [this](const Sandbox& sandbox) {
         CheckBoundDecisions({.review = *review_, .commits = *commits_, .journal = *journal_, .sights = *sights_, .helpers = *helpers_},
                             sandbox);
-      }});
+      },
+      .starts_ahead = starts_ahead_.get()});
 }
 
 void Service::Publish() {

@@ -116,6 +116,8 @@ class Service {
   std::atomic<bool> idle_exit_requested_{false};
   std::atomic<int64_t> idle_decided_at_call_{0};  ///< LastCallUsec() when idleness ended the loop
 
+  /// The next job's start, made ahead (system mode); goes after the jobs, before their cgroups' parent.
+  std::unique_ptr<JobStartsAhead> starts_ahead_;
   std::unique_ptr<JobLauncher> jobs_;  ///< outlives every job: objects_ (which ends them) goes first
   std::unique_ptr<ObjectTable> objects_;  ///< the sandboxes' and jobs' objects, over connection_
 

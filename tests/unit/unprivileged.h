@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "base/background_close.h"
 #include "base/errors.h"
 
 namespace sandboxd::testing {
@@ -28,6 +29,9 @@ class RunAsNobody {
 
   explicit RunAsNobody(const std::string& dir) : was_root_(geteuid() == 0) {
     if (!was_root_) return;
+    // Every thread changes credentials with the calls below, and only this one gets its
+    // capabilities back at the end: no other may be running (a background close).
+    FlushBackgroundCloses();
     groups_.resize(static_cast<size_t>(getgroups(0, nullptr)));
     if (getgroups(static_cast<int>(groups_.size()), groups_.data()) < 0) ThrowErrno("getgroups");
     if (chown(dir.c_str(), kNobody, kNobody) != 0) ThrowErrno("cannot give " + dir + " to nobody");
