@@ -6,6 +6,7 @@ import argparse
 import ctypes
 import os
 import pwd
+import re
 import shutil
 import statistics
 import subprocess
@@ -175,9 +176,29 @@ def time_copy_baselines(times, staged, live, replaced, user):
         times[tool].append(t)
 
 
+LIBC = ctypes.CDLL(None, use_errno=True)
+RENAME_EXCHANGE = 2
+AT_FDCWD = -100
+
+
+def exchange(a, b):
+    if LIBC.renameat2(AT_FDCWD, a.encode(), AT_FDCWD, b.encode(), RENAME_EXCHANGE) != 0:
+        raise OSError(ctypes.get_errno(), f"renameat2 {a} {b}")
+
+
+def syncfs(path):
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        if LIBC.syncfs(fd) != 0:
+            raise OSError(ctypes.get_errno(), f"syncfs {path}")
+    finally:
+        os.close(fd)
+
+
 def bench_commit(args, user, work, files):
     """Commit of `files` small files, a third new and two thirds replacing live ones, against the
-    same files moved by plain rename(2) (the floor), `cp -a` and `rsync -a`, interleaved."""
+    same files exchanged or renamed into place and synced (the floor), `cp -a` and `rsync -a`,
+    interleaved."""
     ctl = args.sandboxctl
     replaced = [f"f{i:06d}" for i in range(files * 2 // 3)]
     added = [f"n{i:06d}" for i in range(files - len(replaced))]
@@ -199,14 +220,19 @@ def bench_commit(args, user, work, files):
         t, _ = timed([ctl, "--no-ask-password", "commit", sandbox, "--all"], user)
         times["commit"].append(t)
         timed([ctl, "--no-ask-password", "destroy", sandbox], user)
-        # The floor: each staged file renamed over (or beside) its live counterpart.
+        # The floor (issue 41): what a commit that can be undone must do at the least. Each
+        # replaced file exchanged with its staged copy (renameat2 RENAME_EXCHANGE: the live one
+        # is kept, as a backup), each new one renamed in, then syncfs of the file system.
         shutil.rmtree(live)
         os.makedirs(live)
         fill(live, replaced, "live")
         os.sync()
         start = time.perf_counter()
-        for name in replaced + added:
+        for name in replaced:
+            exchange(os.path.join(staged, name), os.path.join(live, name))
+        for name in added:
             os.rename(os.path.join(staged, name), os.path.join(live, name))
+        syncfs(live)
         times["rename"].append((time.perf_counter() - start) * 1000)
         fill(staged, replaced + added, "new")
         time_copy_baselines(times, staged, live, replaced, user)
@@ -466,7 +492,103 @@ def first_byte_ms(argv, user):
     return elapsed
 
 
-def bench_run(args, user, work):
+def capture_job_bwrap(args, user, work):
+    """As root, before the bench drops to its user: the bwrap command line and options of a real
+    job (a `true` in a sandbox of the bench user's), read by strace from the daemon's parked job
+    starter as it becomes bwrap (bwrap reads its options from fd 4 and closes it). Run by hand as
+    the user (bench_run), with the same options but the daemon's status and block fds, it is the
+    floor of `sandboxctl run`: everything bwrap does for a job, nothing the daemon adds. None
+    without strace or a parked starter."""
+    if not shutil.which("strace"):
+        return None
+    starters = [pid for pid in os.listdir("/proc") if pid.isdigit() and proc_field(pid, "PPid") == str(args.daemon_pid)
+                and proc_field(pid, "Name") == "sandboxd-job-st"]
+    if not starters:
+        return None
+    project = os.path.join(work, "floor")
+    os.makedirs(project, exist_ok=True)
+    os.chown(project, user.pw_uid, user.pw_gid)
+
+    def as_user():
+        os.setgroups(os.getgrouplist(user.pw_name, user.pw_gid))
+        os.setgid(user.pw_gid)
+        os.setuid(user.pw_uid)
+
+    def ctl(*words):
+        return subprocess.run([args.sandboxctl, "--no-ask-password", *words], preexec_fn=as_user, cwd=project, check=True,
+                              capture_output=True).stdout.decode().strip()
+
+    sandbox = ctl("create", project)
+    trace = os.path.join(work, "floor.strace")
+    tracer = subprocess.Popen(["strace", "-qq", "-e", "trace=execve,read", "-e", "read=4", "-v", "-s", "4096", "-o", trace,
+                               "-p", starters[0]], stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.5)  # attached
+        ctl("run", sandbox, "--", "/bin/true")
+    finally:
+        tracer.terminate()
+        tracer.wait()
+        ctl("destroy", sandbox)
+    argv, data = None, bytearray()
+    with open(trace) as f:
+        for line in f:
+            if line.startswith("execve(") and argv is None:
+                # execve("/usr/bin/bwrap", ["/usr/bin/bwrap", "--args", "4", "--", "...job-exec", "--", "/bin/true"], ...)
+                words = line[line.index("[") + 1:line.index("]")]
+                argv = [w.strip().strip('"') for w in words.split(", ")]
+            elif line.startswith(" | ") and argv is not None:
+                # " | 00000  2d 2d 72 6f 2d 62 69 6e  64 00 2f 00 2f 00 2d 2d  --ro-bind././.-- |"
+                data += bytes.fromhex("".join(line[10:59].split()))
+    os.remove(trace)
+    if argv is None or not data:
+        return None
+    kept, skip = [], 0
+    merged = re.compile(rb".*/run/" + sandbox.encode() + rb"/[0-9]+$")
+    for word in bytes(data).rstrip(b"\0").split(b"\0"):
+        if skip:
+            skip -= 1
+        elif word in (b"--json-status-fd", b"--block-fd"):
+            skip = 1
+        elif merged.match(word):
+            # The sandbox's merged view is mounted in the daemon's namespace alone (and gone with
+            # the sandbox): the project itself, bound the same way, costs bwrap the same.
+            kept.append(project.encode())
+        else:
+            kept.append(word)
+    return argv, b"\0".join(kept) + b"\0"
+
+
+def proc_field(pid, name):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(name + ":"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return None
+
+
+def timed_with_options(command, options, user):
+    """`command` (bwrap --args N ...) with `options` read from a memory file passed as that N."""
+    read_end = os.memfd_create("bwrap-args", 0)
+    os.write(read_end, options)
+    os.lseek(read_end, 0, os.SEEK_SET)
+    argv = list(command)
+    argv[argv.index("--args") + 1] = str(read_end)
+    try:
+        start = time.perf_counter()
+        result = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=user.pw_dir,
+                                pass_fds=(read_end,), check=False)
+        elapsed = (time.perf_counter() - start) * 1000
+    finally:
+        os.close(read_end)
+    if result.returncode != 0:
+        raise SystemExit(f"the job's own bwrap failed ({result.returncode}): {result.stderr.decode()}")
+    return elapsed
+
+
+def bench_run(args, user, work, job_bwrap=None):
     """One sandbox, then `sandboxctl run -- /bin/true` interleaved with the bare bwrap run, and
     the first byte of `echo` through each (sandboxctl passes its own stdout to the job)."""
     project = os.path.join(work, "run")
@@ -474,10 +596,12 @@ def bench_run(args, user, work):
     ctl = args.sandboxctl
     _, out = timed([ctl, "--no-ask-password", "create", project], user, capture=True)
     sandbox = out.strip()
-    times = {"bare": [], "run": [], "bare_first": [], "run_first": []}
+    times = {"bare": [], "run": [], "bare_first": [], "run_first": [], "floor": []}
     try:
         for i in range(args.rounds + 3):
             b, _ = timed(BWRAP_BARE, user)
+            if job_bwrap and i >= 3:
+                times["floor"].append(timed_with_options(job_bwrap[0], job_bwrap[1], user))
             r, _ = timed([ctl, "--no-ask-password", "run", sandbox, "--", "/bin/true"], user)
             bf = first_byte_ms(BWRAP_BARE[:-1] + ["/bin/echo", "x"], user)
             rf = first_byte_ms([ctl, "--no-ask-password", "run", sandbox, "--", "/bin/echo", "x"], user)
@@ -652,6 +776,7 @@ def main():
     # Last of all in effect (it stops the running daemon for good), but as root: before the drop.
     cold = bench_cold_start(args, user) if "coldstart" in only and args.bus_dir else None
     homes_helper = start_homes_helper() if "homes" in only else None  # /home is root's to change
+    job_bwrap = capture_job_bwrap(args, user, work) if "run" in only and args.daemon_pid else None
     drop_to(user)
 
     def row(name, values, baseline=None):
@@ -671,11 +796,15 @@ def main():
         row("   of which: sandboxctl destroy", crd["destroy"])
         row("   floor: sandboxctl --version (client process start-up)", crd["client"])
     if "run" in only:
-        runs = bench_run(args, user, work)
+        runs = bench_run(args, user, work, job_bwrap)
         print()
         row("bare bwrap --unshare-net --unshare-pid /bin/true (baseline)", runs["bare"])
         row("sandboxctl run SANDBOX -- /bin/true", runs["run"], runs["bare"])
         print("   target: under 2x of the bare bwrap run")
+        if runs["floor"]:
+            row("   floor: the job's own bwrap options + job-exec, by hand", runs["floor"], runs["bare"])
+            print(f"   what the daemon and client add to a run: {statistics.median(runs['run']) - statistics.median(runs['floor']):.2f} ms"
+                  " (p50 of run minus p50 of the floor)")
         row("first byte: bare bwrap ... /bin/echo x", runs["bare_first"])
         row("first byte: sandboxctl run SANDBOX -- /bin/echo x", runs["run_first"], runs["bare_first"])
     if "homes" in only:
@@ -701,10 +830,12 @@ def main():
         print("   target: the job no more than 10% slower (1.10x)")
     if "commit" in only:
         print(f"\ncommit of small files, a third new, two thirds replacing live ones ({args.commit_rounds} rounds)")
-        for files in (1000, 10000):
+        for files in (1000, 5000, 10000):
             t = bench_commit(args, user, work, files)
-            row(f"rename(2) of {files:,} files (floor)", t["rename"])
+            row(f"floor: exchange/rename of {files:,} files + syncfs", t["rename"])
             row(f"sandboxctl commit --all, {files:,} files (journal, backups)", t["commit"], t["rename"])
+            if files == 5000:
+                print("   target: within 1.5x of the floor")
             row(f"cp -a, {files:,} files", t["cp"], t["rename"])
             row(f"rsync -a, {files:,} files", t["rsync"], t["rename"])
         print("   target: commit within 1.3x of the rename floor")

@@ -89,6 +89,7 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
   }
 
   std::shared_ptr<Sandbox> sandbox;
+  int64_t made_from_ns = 0;
   {
     std::lock_guard lock(mutex_);
     if (owner.uid != 0) {
@@ -115,8 +116,10 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
     }
     record.owner = owner.uid;
     record.state = SandboxState::kActive;
-    // On a tick of the file clock: a live change from then on is after the sandbox was made.
-    record.created_usec = FileClockNextTickNs() / 1000;
+    // For now the fine clock's "now"; made a tick of the file clock once the set-up below is
+    // done (never a wait here, under the registry's lock).
+    made_from_ns = FileClockFineNowNs();
+    record.created_usec = made_from_ns / 1000;
     record.roots = roots;
     record.stores = stores;
     // What each root is, from the descriptor its owner opened and was checked on.
@@ -162,6 +165,12 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
       sandbox = fallback;
       sandbox->SetUp(opened_fds);
     }
+    // Made on a tick of the file clock past the create's start: a live change from then on is
+    // after the sandbox was made, one before the create before it, and one made while it was
+    // set up (before anything could read the live tree through it) either, rightly. The set-up
+    // (polkit, the mount) takes longer than a tick as a rule, so this seldom waits.
+    WaitForFileClockPast(made_from_ns);
+    sandbox->SetCreatedUsec(FileClockNowNs() / 1000);
     // The record that was built and set up, whole: never rebuilt field by field.
     store_.Insert(sandbox->record());
   } catch (...) {
