@@ -55,8 +55,9 @@ class Sandbox {
   uid_t owner() const { return record_.owner; }
   const std::vector<std::string>& roots() const { return record_.roots; }
   int64_t created_usec() const { return record_.created_usec; }
-  /// Only while it is being made (the registry's create, before it is stored or listed).
-  void SetCreatedUsec(int64_t usec) { record_.created_usec = usec; }
+  /// When it was made, and so last used; only while it is being made (the registry's create,
+  /// before it is stored or listed).
+  void SetCreatedUsec(int64_t usec) { record_.created_usec = record_.last_used_usec = usec; }
   bool network() const { return record_.network; }
   bool shared() const { return record_.shared; }
   uint64_t quota_bytes() const { return record_.quota_bytes; }
