@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -112,6 +113,24 @@ TEST_F(ParkedSpawnTest, TheProgramHasExactlyTheFdsItWasGiven) {
   auto [output, status] = RunThrough(ParkedSpawn::Start(StarterPath(), {}), "ls /proc/$$/fd | sort -n | tr '\\n' ' '");
   EXPECT_EQ(output, "0 1 2 5 ");
   EXPECT_EQ(status, 0);
+}
+
+// Parked for as long as no job comes, as root: it must hold nothing of the daemon's (its bus,
+// its database, the owners' directories), only /dev/null and its socket, and no environment.
+TEST_F(ParkedSpawnTest, AParkedChildHoldsNothingButItsSocket) {
+  // Something of "the daemon's" open while it is started, not close-on-exec.
+  UniqueFd daemons(open("/", O_RDONLY | O_DIRECTORY));
+  ASSERT_TRUE(daemons);
+  ParkedSpawn parked = ParkedSpawn::Start(StarterPath(), {});
+  const std::string proc = "/proc/" + std::to_string(parked.pid());
+  for (int i = 0; i < 200 && ReadFile(proc + "/comm") != "sandboxd-job-st\n"; ++i) usleep(5000);
+  std::vector<std::string> fds;
+  for (const auto& entry : std::filesystem::directory_iterator(proc + "/fd")) fds.push_back(entry.path().filename());
+  std::sort(fds.begin(), fds.end());
+  EXPECT_EQ(fds, (std::vector<std::string>{"0", "1", "2", "3"}));
+  EXPECT_EQ(std::filesystem::read_symlink(proc + "/fd/0"), "/dev/null");
+  EXPECT_EQ(std::filesystem::read_symlink(proc + "/fd/3").string().rfind("socket:", 0), 0u);
+  EXPECT_EQ(ReadFile(proc + "/environ"), "");
 }
 
 TEST_F(ParkedSpawnTest, AProgramThatCannotStartIsReportedAndTheChildReaped) {
