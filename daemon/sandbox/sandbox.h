@@ -312,6 +312,8 @@ class Sandbox {
   /// files and symlinks (rename candidates, PrepareStream).
   std::vector<Change> ScanLinkUpCandidates(int lower_fd, int upper_fd, std::set<std::string>& multi_linked,
                                            std::vector<Change>* deletions) const;
+  /// Whether root `root`'s merged view is mounted (link-up works through it).
+  bool MergedViewMounted(size_t root) const;
   /// For Scan and PrepareStream (with link_up_mutex_ held): links up the names `changes` (read
   /// with `multi_linked`) leave out, where the merged view is mounted, and tells linked_up_.
   /// A failure is left for the unmount of a commit to refuse. True when any was linked up.
