@@ -807,6 +807,12 @@ def main():
                   " (p50 of run minus p50 of the floor)")
         row("first byte: bare bwrap ... /bin/echo x", runs["bare_first"])
         row("first byte: sandboxctl run SANDBOX -- /bin/echo x", runs["run_first"], runs["bare_first"])
+        if runs["floor"] and "crd" in only:
+            # Three client processes cannot start faster than one, three times, and the job's
+            # bwrap is the run's own floor: what create + run + destroy cannot go below.
+            floor = 3 * statistics.median(crd["client"]) + statistics.median(runs["floor"])
+            print(f"   floor of create + run + destroy: 3 client starts + the job's bwrap = {floor:.2f} ms, "
+                  f"{floor / statistics.median(crd['bare']):.2f}x of bare bwrap (target 3x)")
     if "homes" in only:
         homes = bench_homes(args, user, work, homes_helper)
         homes_helper.stdin.close()

@@ -899,6 +899,9 @@ void CommitRunner::KeepBackups(const Sandbox& sandbox, int64_t commit) {
       // comes back to an empty upper, not to a missing one it must call lost.
       MakeDirectory(upper, attributes.st_mode & 07777, attributes.st_uid, attributes.st_gid);
     }
+    // Now, not later from a trash: the index holds a link to each file that went live, and its
+    // removal changes their ctimes, which undo compares with what the commit recorded (a work
+    // layer emptied after the commit made every undo refuse: "changed since the commit").
     RemoveTree(sandbox.WorkDir(i));
   }
 }
