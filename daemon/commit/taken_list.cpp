@@ -1,6 +1,8 @@
 #include "commit/taken_list.h"
 
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
 
 #include "base/errors.h"
 
@@ -15,10 +17,18 @@ struct Record {
   uint32_t old_mode, new_mode, path_size;
 };
 
+/// What a failed stream operation on `path` says: with the system's reason where the stream left
+/// one (a full store must read "No space left on device", not only "cannot write").
+[[noreturn]] void ThrowStreamError(const std::string& what, const std::string& path, int err) {
+  throw Error(Code::kFailed, what + " " + path + (err != 0 ? std::string(": ") + std::strerror(err) : std::string()));
+}
+
 }  // namespace
 
-TakenListWriter::TakenListWriter(std::string path) : path_(std::move(path)), out_(path_, std::ios::binary | std::ios::trunc) {
-  if (!out_) throw Error(Code::kFailed, "cannot create " + path_);
+TakenListWriter::TakenListWriter(std::string path) : path_(std::move(path)) {
+  errno = 0;
+  out_.open(path_, std::ios::binary | std::ios::trunc);
+  if (!out_) ThrowStreamError("cannot create", path_, errno);
 }
 
 void TakenListWriter::Append(size_t root, const Change& change) {
@@ -30,14 +40,16 @@ void TakenListWriter::Append(size_t root, const Change& change) {
                 static_cast<uint32_t>(change.old_mode),
                 static_cast<uint32_t>(change.new_mode),
                 static_cast<uint32_t>(change.path.size())};
+  errno = 0;
   out_.write(reinterpret_cast<const char*>(&record), sizeof record);
   out_.write(change.path.data(), static_cast<std::streamsize>(change.path.size()));
-  if (!out_) throw Error(Code::kFailed, "cannot write " + path_);
+  if (!out_) ThrowStreamError("cannot write", path_, errno);
 }
 
 void TakenListWriter::Close() {
+  errno = 0;
   out_.close();
-  if (!out_) throw Error(Code::kFailed, "cannot write " + path_);
+  if (!out_) ThrowStreamError("cannot write", path_, errno);
 }
 
 void ForEachTakenPage(const std::string& path, size_t page, const std::function<void(const std::vector<RootChanges>&)>& visit) {
