@@ -121,6 +121,31 @@ struct SpawnChildArgs {
   int* pruning_scratch;  ///< PruneMountsInChild's
 };
 
+/// Everything SpawnChild reads, built before the child starts (the child makes only raw
+/// syscalls): for Spawn's child, and for a parked one's program (ExecSpawned).
+class SpawnChildMemory {
+ public:
+  explicit SpawnChildMemory(const SpawnOptions& options)
+      : options_(options),
+        argv_storage_(options.argv),
+        env_storage_(options.env),
+        argv_(CStrings(argv_storage_)),
+        envp_(CStrings(env_storage_)),
+        pruning_scratch_(options.pruned_mounts ? options.pruned_mounts->kept.size() : 0) {
+    for (const auto& [child_fd, parent_fd] : options.fds) max_child_fd_ = std::max(max_child_fd_, child_fd);
+  }
+  SpawnChildArgs Args(int report_fd, pid_t parent) {
+    return {&options_, argv_.data(), envp_.data(), max_child_fd_, report_fd, parent, pruning_scratch_.data()};
+  }
+
+ private:
+  const SpawnOptions& options_;
+  std::vector<std::string> argv_storage_, env_storage_;
+  std::vector<char*> argv_, envp_;
+  std::vector<int> pruning_scratch_;
+  int max_child_fd_ = 2;
+};
+
 int SpawnChild(void* raw) {
   const auto& args = *static_cast<const SpawnChildArgs*>(raw);
   const SpawnOptions& options = *args.options;
@@ -221,21 +246,13 @@ pid_t CloneSharingMemory(int (*body)(void*), void* arg, int extra_flags) {
 }
 
 ChildProcess Spawn(const SpawnOptions& options) {
-  // Everything the child needs is built here: the child makes only raw syscalls.
-  std::vector<std::string> argv_storage = options.argv;
-  std::vector<std::string> env_storage = options.env;
-  std::vector<char*> argv = CStrings(argv_storage);
-  std::vector<char*> envp = CStrings(env_storage);
-  int max_child_fd = 2;
-  for (const auto& [child_fd, parent_fd] : options.fds) max_child_fd = std::max(max_child_fd, child_fd);
-
+  SpawnChildMemory memory(options);
   int report[2];
   if (pipe2(report, O_CLOEXEC) != 0) ThrowErrno("cannot create pipe");
   UniqueFd report_read(report[0]);
   UniqueFd report_write(report[1]);
 
-  std::vector<int> pruning_scratch(options.pruned_mounts ? options.pruned_mounts->kept.size() : 0);
-  SpawnChildArgs args{&options, argv.data(), envp.data(), max_child_fd, report_write.get(), getpid(), pruning_scratch.data()};
+  SpawnChildArgs args = memory.Args(report_write.get(), getpid());
   pid_t pid = CloneSharingMemory(SpawnChild, &args);
 
   report_write.reset();
@@ -252,16 +269,8 @@ ChildProcess Spawn(const SpawnOptions& options) {
 }
 
 void ExecSpawned(const SpawnOptions& options, int report_fd, pid_t parent) {
-  std::vector<std::string> argv_storage = options.argv;
-  std::vector<std::string> env_storage = options.env;
-  std::vector<char*> argv = CStrings(argv_storage);
-  std::vector<char*> envp = CStrings(env_storage);
-  int max_child_fd = 2;
-  for (const auto& [child_fd, parent_fd] : options.fds) max_child_fd = std::max(max_child_fd, child_fd);
-  // The report fd too: the targets below it are closed unless mapped, and it must outlive them.
-  max_child_fd = std::max(max_child_fd, report_fd);
-  std::vector<int> pruning_scratch(options.pruned_mounts ? options.pruned_mounts->kept.size() : 0);
-  SpawnChildArgs args{&options, argv.data(), envp.data(), max_child_fd, report_fd, parent, pruning_scratch.data()};
+  SpawnChildMemory memory(options);
+  SpawnChildArgs args = memory.Args(report_fd, parent);
   SpawnChild(&args);
   _exit(127);
 }

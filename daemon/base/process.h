@@ -79,7 +79,7 @@ pid_t CloneSharingMemory(int (*body)(void*), void* arg, int extra_flags = 0);
 ChildProcess Spawn(const SpawnOptions& options);
 
 /// The child's half of Spawn, for a process of its own that was started before its program was
-/// known (jobs/job_starter.h): arranges `options.fds`, its mount namespace and credentials as
+/// known (parked_spawn.h): arranges `options.fds`, its mount namespace and credentials as
 /// Spawn's child does (options.cgroup_procs_fds included), and execs. On failure it writes the
 /// errno value to `report_fd` (close-on-exec, so that an exec shows as its end) and exits 127.
 /// `parent`: the process that must still be the parent for die_with_parent to hold.

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <nlohmann/json.hpp>
@@ -420,6 +421,66 @@ TEST(JobCgroupTest, WhatADeadDaemonsJobsLeftIsKilledAtTheNextStart) {
   ASSERT_TRUE(w.StartDaemon()) << w.DaemonLog();
   EXPECT_EQ(WaitForExit(sleeper, 10s), 128 + SIGKILL);
   EXPECT_TRUE(WaitUntil([&] { return access(leftover.c_str(), F_OK) != 0; })) << leftover << " is still there";
+}
+
+/// The daemon's parked job starter (job_starts_ahead.h): its pid, or 0 when none is parked.
+pid_t ParkedStarterOf(pid_t daemon) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream status(entry.path() / "status");
+    std::string line, comm;
+    pid_t parent = 0;
+    while (std::getline(status, line)) {
+      if (line.rfind("Name:", 0) == 0) comm = line.substr(line.find_first_not_of(" \t", 5));
+      if (line.rfind("PPid:", 0) == 0) parent = std::stoi(line.substr(5));
+    }
+    if (comm == "sandboxd-job-st" && parent == daemon) return std::stoi(name);
+  }
+  return 0;
+}
+
+// The next job's start, made ahead: a root process parked in cgroups of its own. A daemon killed
+// outright takes it along (its socket's end, and its parent-death signal), and the next start
+// removes its groups; it
+// parks a new one, through which a job runs.
+TEST(JobCgroupTest, AParkedStarterDiesWithItsDaemonAndTheNextStartSweepsItsGroups) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  if (w.DaemonLog().find("jobs run in cgroups below ") == std::string::npos) GTEST_SKIP() << "no job cgroups here: nothing is parked";
+  pid_t parked = 0;
+  ASSERT_TRUE(WaitUntil([&] { return (parked = ParkedStarterOf(w.daemon_pid())) != 0; })) << "no parked job starter";
+  std::vector<std::string> groups;
+  {
+    std::ifstream cgroups("/proc/" + std::to_string(parked) + "/cgroup");
+    for (std::string line; std::getline(cgroups, line);) {
+      // "N:controllers:/path": the v1 pids and memory groups and the cgroup2 one, each "job-<id>".
+      std::string path = line.substr(line.find(':', line.find(':') + 1) + 1);
+      if (path.find("/job-") == std::string::npos) continue;
+      std::string controllers = line.substr(line.find(':') + 1, line.find(':', line.find(':') + 1) - line.find(':') - 1);
+      std::string mount = controllers.empty() ? "/sys/fs/cgroup/unified" : "/sys/fs/cgroup/" + controllers;
+      if (controllers.empty() && access("/sys/fs/cgroup/unified", F_OK) != 0) mount = "/sys/fs/cgroup";
+      groups.push_back(mount + path);
+    }
+  }
+  ASSERT_FALSE(groups.empty()) << "the parked starter is in no job's group";
+  for (const auto& group : groups) ASSERT_EQ(access(group.c_str(), F_OK), 0) << group;
+  w.KillDaemon();
+  EXPECT_TRUE(WaitUntil([&] { return kill(parked, 0) != 0; })) << "the parked starter outlived its daemon";
+  ASSERT_TRUE(w.StartDaemon()) << w.DaemonLog();
+  for (const auto& group : groups)
+    EXPECT_TRUE(WaitUntil([&] { return access(group.c_str(), F_OK) != 0; })) << group << " is still there";
+  pid_t again = 0;
+  EXPECT_TRUE(WaitUntil([&] { return (again = ParkedStarterOf(w.daemon_pid())) != 0; })) << "no starter parked after the start";
+  EXPECT_NE(again, parked);
+  std::string sandbox = w.Sandboxctl(kAlice, {"create", w.MakeProject(kAlice)}).out;
+  while (!sandbox.empty() && sandbox.back() == '\n') sandbox.pop_back();
+  // (Its own cgroup namespace shows the job "/": that it runs through the starter is the unit
+  // tests' to show, that one runs at all is this one's.)
+  Result ran = w.Sandboxctl(kAlice, {"run", sandbox, "--", "echo", "ran"});
+  EXPECT_EQ(ran.status, 0) << ran.err;
+  EXPECT_EQ(ran.out, "ran\n");
+  EXPECT_EQ(w.Sandboxctl(kAlice, {"destroy", sandbox}).status, 0);
 }
 
 }  // namespace
