@@ -442,8 +442,7 @@ pid_t ParkedStarterOf(pid_t daemon) {
 
 // The next job's start, made ahead: a root process parked in cgroups of its own. A daemon killed
 // outright takes it along (its socket's end, and its parent-death signal), and the next start
-// removes its groups; it
-// parks a new one, through which a job runs.
+// removes its groups and parks a new one, through which a job runs.
 TEST(JobCgroupTest, AParkedStarterDiesWithItsDaemonAndTheNextStartSweepsItsGroups) {
   SANDBOXD_REQUIRE_WORLD();
   Harness& w = World();
