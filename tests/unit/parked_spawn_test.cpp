@@ -109,10 +109,22 @@ TEST_F(ParkedSpawnTest, BecomesTheProgramItIsGivenWithItsEnvironmentAndDirectory
 }
 
 TEST_F(ParkedSpawnTest, TheProgramHasExactlyTheFdsItWasGiven) {
-  // Not the socket it waited on, nor anything of the daemon's: 0, 1, 2 and 5 as given.
-  auto [output, status] = RunThrough(ParkedSpawn::Start(StarterPath(), {}), "ls /proc/$$/fd | sort -n | tr '\\n' ' '");
-  EXPECT_EQ(output, "0 1 2 5 ");
-  EXPECT_EQ(status, 0);
+  // Not the socket it waited on, nor anything of the daemon's: 0, 1, 2 and 5 as given. Looked at
+  // from here, in a program that opens nothing (a shell's own listing raced with its pipes).
+  UniqueFd dev_null(open("/dev/null", O_RDWR | O_CLOEXEC));
+  SpawnOptions options;
+  options.path = "/bin/sleep";
+  options.argv = {"sleep", "30"};
+  options.fds = {{0, dev_null.get()}, {1, dev_null.get()}, {2, dev_null.get()}, {5, dev_null.get()}};
+  ChildProcess child = ParkedSpawn::Start(StarterPath(), {}).Exec(options);
+  const std::string proc = "/proc/" + std::to_string(child.pid());
+  for (int i = 0; i < 200 && ReadFile(proc + "/comm") != "sleep\n"; ++i) usleep(5000);
+  std::vector<std::string> fds;
+  for (const auto& entry : std::filesystem::directory_iterator(proc + "/fd")) fds.push_back(entry.path().filename());
+  std::sort(fds.begin(), fds.end());
+  EXPECT_EQ(fds, (std::vector<std::string>{"0", "1", "2", "5"}));
+  child.Kill(SIGKILL);
+  child.Wait();
 }
 
 // Parked for as long as no job comes, as root: it must hold nothing of the daemon's (its bus,
