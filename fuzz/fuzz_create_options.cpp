@@ -7,7 +7,6 @@
 // InvalidArgument or InvalidPath, naming an unknown key. Seeds: fuzz/make-create-options-seeds.
 
 #include <fuzzer/FuzzedDataProvider.h>
-#include <limits.h>
 
 #include <algorithm>
 #include <map>
@@ -19,35 +18,20 @@
 #include "base/errors.h"
 #include "bus/create_options.h"
 #include "bus/job_options.h"
+#include "jobs/host_sockets.h"
 #include "bus_values.h"
 #include "check.h"
+#include "path_syntax.h"
 
 namespace sandboxd::fuzz {
 namespace {
 
 /// Create's keys, then Run's, which a confused client might send to Create.
-constexpr const char* kKeys[] = {"name", "network", "shared", "hide", "ttl_sec", "quota_bytes",
+constexpr const char* kKeys[] = {"name", "network", "shared", "hide", "allow_sockets", "ttl_sec", "quota_bytes",
                                  "cwd_fallback", "tty", "timeout_sec", "memory_max", "tasks_max"};
-constexpr size_t kCreateKeys = 6;
+constexpr size_t kCreateKeys = 7;
 /// The D-Bus type of each of Create's keys, in kKeys' order.
-constexpr const char* kCreateTypes[kCreateKeys] = {"s", "b", "b", "as", "t", "t"};
-
-/// Whether a hidden path is plainly absolute, decided here without HiddenPathSyntaxError: not
-/// empty, starting with "/", no ".." component, shorter than PATH_MAX. (D-Bus strings carry no
-/// NUL.)
-bool PlainlyAbsolute(const std::string& path) {
-  if (path.empty() || path.front() != '/' || path.size() >= PATH_MAX) return false;
-  std::string component;
-  for (size_t i = 1; i <= path.size(); ++i) {
-    if (i == path.size() || path[i] == '/') {
-      if (component == "..") return false;
-      component.clear();
-    } else {
-      component += path[i];
-    }
-  }
-  return true;
-}
+constexpr const char* kCreateTypes[kCreateKeys] = {"s", "b", "b", "as", "as", "t", "t"};
 
 /// Whether ParseCreateOptions must take `key` = `value` (create_options.h), decided without it.
 bool Acceptable(const std::string& key, const sdbus::Variant& value) {
@@ -56,9 +40,10 @@ bool Acceptable(const std::string& key, const sdbus::Variant& value) {
   if (key == "network" || key == "shared") return type == "b";
   if (key == "ttl_sec") return type == "t" && value.get<uint64_t>() >= 1 && value.get<uint64_t>() <= kMaxSandboxTtlSec;
   if (key == "quota_bytes") return type == "t" && value.get<uint64_t>() >= kMinSandboxQuotaBytes;
-  if (key != "hide" || type != "as") return false;
+  if ((key != "hide" && key != "allow_sockets") || type != "as") return false;
   auto paths = value.get<std::vector<std::string>>();
-  return paths.size() <= kMaxHiddenPaths && std::all_of(paths.begin(), paths.end(), PlainlyAbsolute);
+  size_t most = key == "hide" ? kMaxHiddenPaths : kMaxAllowedSockets;
+  return paths.size() <= most && std::all_of(paths.begin(), paths.end(), PlainlyAbsolute);
 }
 
 bool Arrived(const CreateOptions& parsed, const std::map<std::string, sdbus::Variant>& options) {
@@ -71,7 +56,8 @@ bool Arrived(const CreateOptions& parsed, const std::map<std::string, sdbus::Var
     return it == options.end() ? !parsed_value : parsed_value == it->second.get<T>();
   };
   return optional("name", parsed.name) && parsed.network == value("network", false) && parsed.shared == value("shared", false) &&
-         parsed.hide == value("hide", std::vector<std::string>{}) && optional("ttl_sec", parsed.ttl_sec) &&
+         parsed.hide == value("hide", std::vector<std::string>{}) &&
+         parsed.allow_sockets == value("allow_sockets", std::vector<std::string>{}) && optional("ttl_sec", parsed.ttl_sec) &&
          optional("quota_bytes", parsed.quota_bytes);
 }
 
@@ -92,8 +78,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const Error& e) {
     Require(first_bad != options.end(), "acceptable options are accepted");
     Require(e.code() == Code::kInvalidArgument || e.code() == Code::kInvalidPath, "a refusal is InvalidArgument or InvalidPath");
-    // Only a hidden path's syntax is an InvalidPath.
-    Require(e.code() == Code::kInvalidArgument || first_bad->first == "hide", "only a hidden path is refused as InvalidPath");
+    // Only a path's syntax (hidden or an allowed socket) is an InvalidPath.
+    Require(e.code() == Code::kInvalidArgument || first_bad->first == "hide" || first_bad->first == "allow_sockets",
+            "only a hidden path or an allowed socket is refused as InvalidPath");
     std::string message = e.what();
     auto create_keys_end = std::begin(fuzz::kKeys) + fuzz::kCreateKeys;
     auto known = std::find(std::begin(fuzz::kKeys), create_keys_end, first_bad->first);

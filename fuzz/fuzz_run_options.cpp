@@ -17,8 +17,10 @@
 
 #include "base/errors.h"
 #include "bus/job_options.h"
+#include "jobs/host_sockets.h"
 #include "bus_values.h"
 #include "check.h"
+#include "path_syntax.h"
 
 namespace sandboxd::fuzz {
 namespace {
@@ -26,8 +28,8 @@ namespace {
 constexpr const char* kSandbox = "fuzzbox";
 /// Run's keys, then Create's, which a confused client might send to Run.
 constexpr const char* kKeys[] = {"network", "cwd_fallback", "tty", "live_feed", "timeout_sec", "memory_max", "tasks_max", "hide",
-                                 "name", "shared", "ttl_sec", "quota_bytes"};
-constexpr size_t kRunKeys = 8;
+                                 "allow_sockets", "name", "shared", "ttl_sec", "quota_bytes"};
+constexpr size_t kRunKeys = 9;
 
 /// Whether ParseJobOptions must take `key` = `value` (job_options.h), decided without it.
 bool Acceptable(const std::string& key, const sdbus::Variant& value) {
@@ -36,10 +38,14 @@ bool Acceptable(const std::string& key, const sdbus::Variant& value) {
   if (key == "timeout_sec") return type == "t" && value.get<uint64_t>() <= kMaxJobTimeoutSec;
   if (key == "memory_max") return type == "t" && value.get<uint64_t>() >= kMinJobMemoryMax;
   if (key == "tasks_max") return type == "t" && value.get<uint64_t>() >= kMinJobTasksMax;
-  if (key != "hide" || type != "as") return false;
+  if ((key != "hide" && key != "allow_sockets") || type != "as") return false;
   auto paths = value.get<std::vector<std::string>>();
-  return paths.size() <= kMaxHiddenPaths &&
-         std::all_of(paths.begin(), paths.end(), [](const std::string& path) { return path.starts_with("/"); });
+  // A job's hidden path need only be absolute (a job's own paths are resolved as the owner); an
+  // allowed socket's is checked as a new sandbox's is.
+  if (key == "hide")
+    return paths.size() <= kMaxHiddenPaths &&
+           std::all_of(paths.begin(), paths.end(), [](const std::string& path) { return path.starts_with("/"); });
+  return paths.size() <= kMaxAllowedSockets && std::all_of(paths.begin(), paths.end(), PlainlyAbsolute);
 }
 
 bool Arrived(const JobOptions& parsed, const std::map<std::string, sdbus::Variant>& options) {
@@ -50,7 +56,8 @@ bool Arrived(const JobOptions& parsed, const std::map<std::string, sdbus::Varian
   return parsed.network == value("network", false) && parsed.cwd_fallback == value("cwd_fallback", false) &&
          parsed.tty == value("tty", false) && parsed.live_feed == value("live_feed", true) && parsed.timeout_sec == value("timeout_sec", uint64_t{0}) &&
          parsed.limits.memory_max == value("memory_max", uint64_t{0}) &&
-         parsed.limits.tasks_max == value("tasks_max", uint64_t{0}) && parsed.hide == value("hide", std::vector<std::string>{});
+         parsed.limits.tasks_max == value("tasks_max", uint64_t{0}) && parsed.hide == value("hide", std::vector<std::string>{}) &&
+         parsed.allow_sockets == value("allow_sockets", std::vector<std::string>{});
 }
 
 }  // namespace
