@@ -36,6 +36,13 @@ bool InotifyShares::Take(uid_t user, size_t Held::*kind, size_t most, size_t use
   return true;
 }
 
+size_t InotifyShares::FreeInstances(uid_t user) {
+  std::lock_guard lock(mutex_);
+  auto held = users_.find(user);
+  size_t mine = held == users_.end() ? 0 : held->second.instances;
+  return std::min(most_instances_ - std::min(most_instances_, total_.instances), user_instances_ - std::min(user_instances_, mine));
+}
+
 void InotifyShares::Give(uid_t user, size_t Held::*kind, size_t count) {
   std::lock_guard lock(mutex_);
   Held& held = users_[user];

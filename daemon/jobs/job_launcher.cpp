@@ -170,7 +170,7 @@ std::function<bool()> JobLauncher::QuotaWatch(const std::shared_ptr<Sandbox>& sa
 std::shared_ptr<ChangeFeed> JobLauncher::FeedFor(const std::shared_ptr<Sandbox>& sandbox, const JobWatchers& watchers) {
   if (!watchers.seen) return nullptr;
   try {
-    return feeds_.Join(*sandbox, watchers.seen);
+    return feeds_.Follow(*sandbox, watchers.seen);
   } catch (const std::exception& e) {
     // The job runs all the same: the feed is a view of its work, the change set the account.
     LogAbout({sandbox->id(), sandbox->owner(), ""}, spdlog::level::warn, "sandbox {}: its changes cannot be followed live: {}",
@@ -207,7 +207,7 @@ std::shared_ptr<Job> JobLauncher::Launch(const std::shared_ptr<Sandbox>& sandbox
   launch.start_mark = started;
   auto job = std::make_shared<Job>(job_id, sandbox->id(), request.argv);
   // Held until the job ends: its last changes are said before its end is announced.
-  auto feed = std::make_shared<std::shared_ptr<ChangeFeed>>(request.options.live_feed ? FeedFor(sandbox, watchers) : nullptr);
+  auto feed = std::make_shared<FeedListener>(request.options.live_feed ? FeedFor(sandbox, watchers) : nullptr);
   bool published = false;
   try {
     // A sandbox left unmounted by a commit, undo or discard that could not mount it again
@@ -219,7 +219,7 @@ std::shared_ptr<Job> JobLauncher::Launch(const std::shared_ptr<Sandbox>& sandbox
     // pointer (a shared one would keep the job alive from its own thread).
     Job* monitored = job.get();
     auto on_end = [this, sandbox, watchers, job_id, started, slot, monitored, feed](const JobEnd& end) {
-      feed->reset();
+      feed->End();
       int64_t unseen_from = sandbox->EndJob(started, /*settle=*/true);
       // Ends this job's settling if it is never queued (the work below fails before); once
       // queued, the settling's passes end it.
@@ -251,7 +251,7 @@ std::shared_ptr<Job> JobLauncher::Launch(const std::shared_ptr<Sandbox>& sandbox
         *queued = true;
         settling.reset();
         SettleAfterJob(
-            *sandbox, parts_.sights, unseen_from, [&] { return parts_.agreed_usec(*sandbox); },
+            *sandbox, parts_.sights, unseen_from, [&] { return parts_.agreed_usec(*sandbox); }, feeds_.Find(sandbox->id()),
             [&](std::optional<size_t> changes) {
               if (watchers.settled) watchers.settled(changes);
             },
@@ -266,7 +266,7 @@ std::shared_ptr<Job> JobLauncher::Launch(const std::shared_ptr<Sandbox>& sandbox
   } catch (...) {
     // A job that did not start keeps its end callback (and with it the slot) unrun.
     if (published && watchers.unpublish) watchers.unpublish(job);
-    feed->reset();
+    feed->End();
     slot->GiveBack();
     sandbox->EndJob(started);
     throw;

@@ -24,13 +24,21 @@ namespace {
 constexpr uint32_t kEvents = IN_CREATE | IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |
                              IN_ONLYDIR | IN_EXCL_UNLINK;
 
+/// In the merged view: a file closed after writing (every other change shows on the upper).
+constexpr uint32_t kMergedEvents = IN_CLOSE_WRITE | IN_ONLYDIR | IN_EXCL_UNLINK;
+
 std::string Join(const std::string& dir, const std::string& name) { return dir.empty() ? name : dir + "/" + name; }
 
 }  // namespace
 
-UpperWatch::UpperWatch(int upper_dirfd, uid_t owner, int64_t since_ns, const std::function<void(const std::string& path)>& fresh)
-    : owner_(owner), upper_(fcntl(upper_dirfd, F_DUPFD_CLOEXEC, 0)), inotify_(inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {
+UpperWatch::UpperWatch(int upper_dirfd, uid_t owner, int64_t since_ns, const std::function<void(const std::string& path)>& fresh,
+                       int merged_dirfd)
+    : owner_(owner),
+      upper_(fcntl(upper_dirfd, F_DUPFD_CLOEXEC, 0)),
+      merged_(merged_dirfd >= 0 ? fcntl(merged_dirfd, F_DUPFD_CLOEXEC, 0) : -1),
+      inotify_(inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {
   if (!upper_) ThrowErrno("cannot hold the sandbox's upper layer");
+  if (merged_dirfd >= 0 && !merged_) ThrowErrno("cannot hold the sandbox's merged view");
   if (!inotify_) ThrowErrno("cannot follow the sandbox's upper layer (inotify)");
   InotifyShares& shares = InotifyShares::Daemon();
   if (!shares.TakeInstance(owner_)) {
@@ -51,23 +59,33 @@ UpperWatch::~UpperWatch() {
   CloseInBackground(std::move(inotify_));
 }
 
-void UpperWatch::Watch(int dir, const std::string& path) {
+void UpperWatch::Watch(int dir, const std::string& path, uint32_t events) {
   InotifyShares& shares = InotifyShares::Daemon();
   if (!shares.TakeWatch(owner_)) {
-    lost_ = true;  // the owner's share of the daemon's watches is spent: this one goes unseen
+    lost_ = partial_ = true;  // the owner's share of the daemon's watches is spent: this one goes unseen
     return;
   }
   // By the fd's /proc name: the directory opened (beneath the layer, no symlinks), whatever is
   // at its path by now.
   std::string self = "/proc/self/fd/" + std::to_string(dir);
-  int wd = inotify_add_watch(inotify_.get(), self.c_str(), kEvents);
+  int wd = inotify_add_watch(inotify_.get(), self.c_str(), events);
   if (wd < 0) {
     shares.GiveWatches(owner_, 1);
-    lost_ = true;  // ENOSPC: the kernel's limit on watches; what happens in there goes unseen
+    lost_ = partial_ = true;  // ENOSPC: the kernel's limit on watches; what happens in there goes unseen
     return;
   }
   // A moved directory keeps its watch: its new path, and the watch taken again is given back.
   if (!dirs_.insert_or_assign(wd, path).second) shares.GiveWatches(owner_, 1);
+}
+
+void UpperWatch::WatchMerged(const std::string& path) {
+  if (!merged_) return;
+  // Looked up by the path the upper has it at, beneath the merged view's root without
+  // following a symlink: a job that swaps the name meanwhile has its closes told under the
+  // name (each told path is looked at again, never trusted).
+  UniqueFd dir = path.empty() ? UniqueFd(fcntl(merged_.get(), F_DUPFD_CLOEXEC, 0)) : OpenBeneath(merged_.get(), path, O_PATH | O_DIRECTORY);
+  if (!dir) return;  // gone meanwhile
+  Watch(dir.get(), path, kMergedEvents);
 }
 
 void UpperWatch::WatchTree(int dir, const std::string& path, const std::function<void(const std::string&)>* seen,
@@ -80,7 +98,8 @@ void UpperWatch::WatchTree(int dir, const std::string& path, const std::function
     auto [fd, where] = std::move(pending.back());
     pending.pop_back();
     if (!fd) continue;
-    Watch(fd.get(), where);
+    Watch(fd.get(), where, kEvents);
+    WatchMerged(where);
     DirectoryListing listing = DirectoryListing::Of(fd.get());
     if (!listing) continue;  // gone meanwhile
     // Watched before it is listed: what changes in it from now on is an event, what changed
@@ -100,7 +119,7 @@ void UpperWatch::WatchTree(int dir, const std::string& path, const std::function
   }
 }
 
-void UpperWatch::Drain(const std::function<void(const std::string& path)>& seen) {
+void UpperWatch::Drain(const std::function<void(const std::string& path, uint32_t mask)>& seen) {
   alignas(inotify_event) char buffer[64 * 1024];
   for (;;) {
     ssize_t got = read(inotify_.get(), buffer, sizeof buffer);
@@ -120,12 +139,19 @@ void UpperWatch::Drain(const std::function<void(const std::string& path)>& seen)
         continue;
       }
       auto dir = dirs_.find(event->wd);
-      if (event->len == 0 || dir == dirs_.end()) continue;  // the directory itself: its entries say more
+      if (dir == dirs_.end()) continue;
+      if (event->len == 0) {
+        // The directory itself: its entries say more, and its parent's watch names it. The
+        // layer's top has no parent: its own mode or owner changed ("." as the scan calls it).
+        if (dir->second.empty() && (event->mask & IN_ATTRIB)) seen(".", event->mask);
+        continue;
+      }
       std::string path = Join(dir->second, event->name);
-      seen(path);
+      seen(path, event->mask);
       if ((event->mask & IN_ISDIR) && (event->mask & (IN_CREATE | IN_MOVED_TO))) {
         UniqueFd sub = OpenBeneath(upper_.get(), path, O_PATH | O_DIRECTORY);
-        if (sub) WatchTree(sub.get(), path, &seen);
+        std::function<void(const std::string&)> beneath = [&](const std::string& found) { seen(found, 0); };
+        if (sub) WatchTree(sub.get(), path, &beneath);
       }
     }
   }

@@ -30,20 +30,30 @@ class UpperWatch {
   /// kernel's limit on watches) only marks the watch lossy. The walk may run beside a job that
   /// already writes: the entries of each directory modified at or after `since_ns` (its mtime;
   /// file_clock.h) go to `fresh`, as what may have changed before its watch was in place.
-  UpperWatch(int upper_dirfd, uid_t owner, int64_t since_ns, const std::function<void(const std::string& path)>& fresh);
+  ///
+  /// With `merged_dirfd` (the root of the sandbox's mounted overlay), each directory is also
+  /// watched in the merged view for files closed after writing: overlayfs tells nothing on the
+  /// upper of a file already there that is opened, mapped, written through the mapping and
+  /// closed (its own file on the upper is opened unwatchable), so only the merged view sees it.
+  UpperWatch(int upper_dirfd, uid_t owner, int64_t since_ns, const std::function<void(const std::string& path)>& fresh,
+             int merged_dirfd = -1);
 
   /// The inotify fd, to poll for readability.
   int fd() const { return inotify_.get(); }
 
-  /// Reads every event queued now (never blocks) and hands out the path each names (a path
-  /// may come more than once). A directory that appeared is watched, and what is beneath it
-  /// is handed out too (it may have been filled before its watch was in place).
-  void Drain(const std::function<void(const std::string& path)>& seen);
+  /// Reads every event queued now (never blocks) and hands out the path each names with the
+  /// event's inotify mask (a path may come more than once; 0: found beneath a directory that
+  /// appeared). A directory that appeared is watched, and what is beneath it is handed out too
+  /// (it may have been filled before its watch was in place).
+  void Drain(const std::function<void(const std::string& path, uint32_t mask)>& seen);
 
   /// Whether events were lost since the last Drain's caller asked (the kernel's queue
   /// overflowed, or a directory could not be watched): paths changed that were not handed out.
   /// Asking clears it.
   bool TakeLost();
+  /// Whether some directory is not watched (a watch could not be had): changes in it are never
+  /// seen, so the watch never tells the whole of what changed. Stays so.
+  bool partial() const { return partial_; }
 
   ~UpperWatch();
   UpperWatch(const UpperWatch&) = delete;
@@ -57,14 +67,18 @@ class UpperWatch {
   /// every directory beneath it, handing each entry found to `seen` (if set).
   /// With `fresh_since_ns`, only the entries of directories modified since then go to `seen`.
   void WatchTree(int dir, const std::string& path, const std::function<void(const std::string&)>* seen, int64_t fresh_since_ns = 0);
-  /// Watches the one directory `dir` named `path`.
-  void Watch(int dir, const std::string& path);
+  /// Watches the one directory `dir` named `path` for `events`.
+  void Watch(int dir, const std::string& path, uint32_t events);
+  /// The same directory in the merged view, for files closed after writing (when there is one).
+  void WatchMerged(const std::string& path);
 
   uid_t owner_;  ///< whose share of the kernel's inotify limits it spends
   UniqueFd upper_;
+  UniqueFd merged_;  ///< none: only the upper is watched
   UniqueFd inotify_;
   std::unordered_map<int, std::string> dirs_;  ///< watch descriptor → its directory's path
   bool lost_ = false;
+  bool partial_ = false;
 };
 
 }  // namespace sandboxd

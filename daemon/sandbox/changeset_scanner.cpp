@@ -113,17 +113,6 @@ std::vector<std::pair<std::string, struct stat>> HiddenLive(int lower, const std
   return hidden;
 }
 
-/// An opaque directory hides every lower entry below it. overlayfs marks it with a trusted
-/// xattr (root can read trusted.*); "user.overlay.opaque" covers userxattr mounts.
-bool IsOpaque(int dirfd) {
-  char value[4] = {};
-  std::string path = "/proc/self/fd/" + std::to_string(dirfd);
-  for (const char* name : {"trusted.overlay.opaque", "user.overlay.opaque"}) {
-    ssize_t size = getxattr(path.c_str(), name, value, sizeof value);
-    if (size == 1 && value[0] == 'y') return true;
-  }
-  return false;
-}
 
 /// True when the two open regular files differ in content; reads both in chunks and stops at
 /// the first difference.
@@ -415,6 +404,19 @@ void ScanChanges(int lower_dirfd, int upper_dirfd, const UserCredentials& owner,
                    verdicts, multi_linked);
 }
 
+namespace {
+
+/// The roots' own change (".": only a mode tells, as for any directory), their stats in `ust`
+/// and `lst`.
+std::optional<Change> RootEntryChange(int upper, int lower, struct stat& ust, struct stat& lst) {
+  if (fstat(upper, &ust) != 0 || fstat(lower, &lst) != 0) ThrowErrno("cannot stat the roots");
+  if ((ust.st_mode & kPermissionBits) == (lst.st_mode & kPermissionBits)) return std::nullopt;
+  return Change{".", ChangeKind::kModeChanged, EntryType::kDirectory, EntryType::kDirectory,
+                static_cast<mode_t>(lst.st_mode & kPermissionBits), static_cast<mode_t>(ust.st_mode & kPermissionBits)};
+}
+
+}  // namespace
+
 void ScanChangesTimed(int lower_dirfd, int upper_dirfd, const UserCredentials& owner, const TimedChangeVisitor& visit,
                       ContentVerdicts* verdicts, std::set<std::string>* multi_linked) {
   Scanner scanner(owner, visit, verdicts, multi_linked);
@@ -422,13 +424,16 @@ void ScanChangesTimed(int lower_dirfd, int upper_dirfd, const UserCredentials& o
   if (!upper) ThrowErrno("cannot open the sandbox's upper layer");
   UniqueFd lower = OpenLiveRootAsOwner(lower_dirfd, OwnerEyes(owner));
   struct stat ust, lst;
-  if (fstat(upper.get(), &ust) != 0 || fstat(lower.get(), &lst) != 0) ThrowErrno("cannot stat the roots");
-  if ((ust.st_mode & kPermissionBits) != (lst.st_mode & kPermissionBits)) {
-    scanner.Emit({".", ChangeKind::kModeChanged, EntryType::kDirectory, EntryType::kDirectory,
-                  static_cast<mode_t>(lst.st_mode & kPermissionBits), static_cast<mode_t>(ust.st_mode & kPermissionBits)},
-                 ust, &lst);
-  }
+  if (auto root = RootEntryChange(upper.get(), lower.get(), ust, lst)) scanner.Emit(std::move(*root), ust, &lst);
   scanner.ScanDirectory(upper.get(), lower.get(), "", IsOpaque(upper.get()));
+}
+
+std::optional<Change> ScanRootEntry(int lower_dirfd, int upper_dirfd, const UserCredentials& owner) {
+  UniqueFd upper(openat(upper_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!upper) ThrowErrno("cannot open the sandbox's upper layer");
+  UniqueFd lower = OpenLiveRootAsOwner(lower_dirfd, OwnerEyes(owner));
+  struct stat ust, lst;
+  return RootEntryChange(upper.get(), lower.get(), ust, lst);
 }
 
 namespace {
@@ -518,6 +523,18 @@ std::optional<Change> ScanOnePath(int lower_dirfd, int upper_dirfd, const UserCr
   scanner.AsOwner([&] { lower = OpenBeneath(lower_dirfd, way, O_PATH | O_DIRECTORY); });
   scanner.ScanOne(upper.get(), lower.get(), parent == "." ? "" : parent, name);
   return found;
+}
+
+bool IsOpaque(int dirfd) {
+  // overlayfs marks it with a trusted xattr (root can read trusted.*); "user.overlay.opaque"
+  // covers userxattr mounts.
+  char value[4] = {};
+  std::string path = "/proc/self/fd/" + std::to_string(dirfd);
+  for (const char* name : {"trusted.overlay.opaque", "user.overlay.opaque"}) {
+    ssize_t size = getxattr(path.c_str(), name, value, sizeof value);
+    if (size == 1 && value[0] == 'y') return true;
+  }
+  return false;
 }
 
 }  // namespace sandboxd

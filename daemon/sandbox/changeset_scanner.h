@@ -88,6 +88,14 @@ void ScanChangesTimed(int lower_dirfd, int upper_dirfd, const UserCredentials& o
 std::optional<Change> ScanOnePath(int lower_dirfd, int upper_dirfd, const UserCredentials& owner, const std::string& path,
                                   uint64_t compare_limit);
 
+/// The roots' own change ("." mode-changed), as ScanChanges lists it first; nothing when the
+/// two roots' modes agree.
+std::optional<Change> ScanRootEntry(int lower_dirfd, int upper_dirfd, const UserCredentials& owner);
+
+/// Whether the upper directory `dirfd` (O_PATH is fine) is opaque: it hides every lower entry
+/// below it.
+bool IsOpaque(int dirfd);
+
 /// The deletions of ScanChanges alone, in the same order: what a rename may pair, found by a
 /// walk of the upper's directories that stats its char devices only (whiteouts), never its
 /// files, and lists the live directories an opaque one hides. About as cheap as find(1).

@@ -356,6 +356,14 @@ std::vector<Change> Sandbox::PrepareStream(size_t root) const {
   return deletions;
 }
 
+bool Sandbox::LinkUpTouched(size_t root, int lower_fd, int upper_fd, const std::vector<Change>& candidates,
+                            const std::set<std::string>& multi_linked) const {
+  std::lock_guard link_up(link_up_mutex_);
+  // As PrepareStream: no copy in the index, nothing to link; no merged view, nothing to link through.
+  if (layout_.user_mode() || !HasEntries(WorkDir(root) + "/index") || !MergedViewMounted(root)) return false;
+  return LinkUpForReading(root, lower_fd, upper_fd, candidates, multi_linked);
+}
+
 std::vector<Change> Sandbox::ScanLinkUpCandidates(int lower_fd, int upper_fd, std::set<std::string>& multi_linked,
                                                   std::vector<Change>* deletions) const {
   std::vector<Change> kept;
@@ -574,6 +582,14 @@ void Sandbox::BeginExclusive(const std::string& verb) {
   exclusive_ = true;
   if (progress_sink_ && (verb == "commit" || verb == "undo" || verb == "suspend" || verb == "resume"))
     progress_ = std::make_unique<OperationProgress>(verb, progress_sink_);
+  std::function<void()> hook = before_exclusive_;
+  lock.unlock();
+  if (hook) hook();
+}
+
+void Sandbox::SetBeforeExclusive(std::function<void()> hook) {
+  std::lock_guard lock(mutex_);
+  before_exclusive_ = std::move(hook);
 }
 
 void Sandbox::EndExclusive(bool failed) {

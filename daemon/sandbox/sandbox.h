@@ -91,6 +91,9 @@ class Sandbox {
   /// descriptor per root, as its owner opened it; root_validation.h) is what the overlays are
   /// mounted from; without it (recovery, resume) each root is opened again by its path.
   void SetUp(const std::vector<int>& opened = {});
+  /// The root of root `root`'s mounted overlay (for hard_links.h); none when it is not mounted
+  /// (and never in user mode).
+  UniqueFd OpenMergedView(size_t root) const;
   /// Whether every root's overlay is mounted (always, in user mode: each job mounts its own).
   /// A job runs only in a mounted sandbox: in a bare mount point its writes would land in the
   /// run dir, not in the sandbox.
@@ -146,6 +149,12 @@ class Sandbox {
   /// StreamChanges hands out its change set one change at a time (changeset_scanner.h).
   std::vector<Change> PrepareStream(size_t root) const;
   void StreamChanges(size_t root, const ChangeVisitor& visit) const;
+  /// For a settling that looks at touched paths alone (job_settling.h): links up the names of
+  /// root `root` that `candidates` (changes among them: deleted files, and files the upper has
+  /// under more than one name, `multi_linked`) leave out, as PrepareStream does for a whole
+  /// change set; `lower_fd` and `upper_fd` are the root's. True when any was linked up.
+  bool LinkUpTouched(size_t root, int lower_fd, int upper_fd, const std::vector<Change>& candidates,
+                     const std::set<std::string>& multi_linked) const;
   /// StreamChanges with each change's upper ctime (ScanChangesTimed).
   void StreamChangesTimed(size_t root, const TimedChangeVisitor& visit) const;
 
@@ -274,8 +283,12 @@ class Sandbox {
   /// reads its conflicts a page at a time behind the settling of the job that just ended,
   /// rather than after all of it. Error(kBusy) as WaitSettled.
   void WaitSettledThrough(const std::pair<size_t, std::string>& key, const std::string& verb) const;
-  /// Waits as WaitSettled, then as exclusive operations go.
+  /// Waits as WaitSettled, then as exclusive operations go. Once it holds the gate, what
+  /// follows the layers between jobs (SetBeforeExclusive) lets go of them.
   void BeginExclusive(const std::string& verb);
+  /// Called by BeginExclusive (without the sandbox held) before the operation changes the
+  /// layers: the change feed kept between jobs (change_feed.h) lets go of what it watches.
+  void SetBeforeExclusive(std::function<void()> hook);
   /// `failed`: left by an exception (the progress's last report says so).
   void EndExclusive(bool failed = false);
   unsigned running_jobs() const;
@@ -303,9 +316,6 @@ class Sandbox {
   /// With a hard quota and no overlay mounted: sizes the room in the layers' file system to
   /// the quota less what the upper layers hold (QuotaLayer::Fit).
   void FitQuotaLayer();
-  /// The root of root `root`'s mounted overlay (for hard_links.h); none when it is not mounted
-  /// (and never in user mode).
-  UniqueFd OpenMergedView(size_t root) const;
   /// What LinkUpHardLinks looks at, from one scan that holds nothing else (with
   /// link_up_mutex_ held): deleted files, and files the upper has under more than one name
   /// (`multi_linked` receives every such name). `deletions`, when given, receives the deleted
@@ -338,6 +348,7 @@ class Sandbox {
   std::multiset<int64_t> job_starts_;  ///< of the running jobs
   int64_t last_used_usec_ = 0;
   bool exclusive_ = false;
+  std::function<void()> before_exclusive_;
   /// The live roots the exclusive operation under way has opened (OpenLiveRoot), by root.
   mutable std::vector<UniqueFd> operation_roots_;
   bool destroyed_ = false;

@@ -95,7 +95,9 @@ class ChangeFeedTest : public ::testing::Test {
     std::vector<FeedRoot> roots;
     roots.push_back({UniqueFd(open(Live("").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)),
                      UniqueFd(open(Upper("").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC))});
-    return std::make_unique<ChangeFeed>(std::move(roots), testing::Myself(), heard_.Sink(), period);
+    auto feed = std::make_unique<ChangeFeed>(std::move(roots), testing::Myself(), heard_.Sink(), period);
+    feed->JobStarted();  // a job listens
+    return feed;
   }
   ScopedTempDir dir_;
   Heard heard_;
