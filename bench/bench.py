@@ -147,29 +147,24 @@ for d in range((n + 999) // 1000):
 SETTLE_SIZES = (10, 100000, 200000)
 
 
-def daemon_cpu_ns(pid):
-    """CPU time the daemon's threads have used (schedstat: ns, unlike stat's 10 ms ticks)."""
-    total = 0
-    for task in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{task}/schedstat") as stat:
-                total += int(stat.read().split()[0])
-        except (FileNotFoundError, ProcessLookupError):
-            pass  # a thread that ended: its time is in the process's, which is gone from here
-    return total
+def daemon_cpu_ms(pid):
+    """CPU time the daemon has used, its ended threads' too (a job's end is settled on the job's
+    own thread, gone by the time anyone looks): /proc/PID/stat's utime + stime, in clock ticks."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
-def daemon_cpu_after(pid, before):
-    """The daemon's CPU since `before`, once it is quiet (under 0.2 ms in 50 ms): a job's end is
-    settled after its caller hears of it."""
-    last = daemon_cpu_ns(pid)
-    for _ in range(400):
-        time.sleep(0.05)
-        now = daemon_cpu_ns(pid)
-        if now - last < 200_000:
-            return (now - before) / 1e6
+def wait_quiet(pid):
+    """Returns once the daemon is quiet (no tick of CPU in 100 ms): a job's end is settled after
+    its caller hears of it."""
+    last = daemon_cpu_ms(pid)
+    for _ in range(200):
+        time.sleep(0.1)
+        now = daemon_cpu_ms(pid)
+        if now == last:
+            return
         last = now
-    return (last - before) / 1e6
 
 
 def bench_settle(args, user, work):
@@ -180,6 +175,7 @@ def bench_settle(args, user, work):
     sandboxes = {}
     cpu = {n: [] for n in SETTLE_SIZES}
     wall = {n: [] for n in SETTLE_SIZES}
+    batch = 10  # the CPU clock ticks in 10 ms: each figure is a batch's mean
     try:
         for n in SETTLE_SIZES:
             project = os.path.join(work, f"settle{n}")
@@ -187,14 +183,16 @@ def bench_settle(args, user, work):
             _, out = timed([ctl, "--no-ask-password", "create", project], user, capture=True)
             sandboxes[n] = out.strip()
             timed([ctl, "--no-ask-password", "run", "--cwd", project, sandboxes[n], "--", "python3", "-c", WRITE_N, str(n)], user)
-            daemon_cpu_after(args.daemon_pid, daemon_cpu_ns(args.daemon_pid))
-        for i in range(args.rounds + 3):
+            timed([ctl, "--no-ask-password", "run", sandboxes[n], "--", "/bin/true"], user)  # the feed learns the change set
+            wait_quiet(args.daemon_pid)
+        for i in range(max(3, args.rounds // batch) + 1):
             for n in SETTLE_SIZES:
-                before = daemon_cpu_ns(args.daemon_pid)
-                timed([ctl, "--no-ask-password", "run", sandboxes[n], "--", "/bin/true"], user)
-                spent = daemon_cpu_after(args.daemon_pid, before)
-                if i >= 3:
-                    cpu[n].append(spent)
+                before = daemon_cpu_ms(args.daemon_pid)
+                for _ in range(batch):
+                    timed([ctl, "--no-ask-password", "run", sandboxes[n], "--", "/bin/true"], user)
+                    wait_quiet(args.daemon_pid)
+                if i >= 1:
+                    cpu[n].append((daemon_cpu_ms(args.daemon_pid) - before) / batch)
         for i in range(args.rounds + 3):
             for n in SETTLE_SIZES:
                 for _ in range(3):  # back to back: each run's settling beside the next
@@ -902,7 +900,8 @@ def main():
         print("   target: the 100,000-file root within 1.5x of the 1,000-file root")
     if "settle" in only and args.daemon_pid:
         cpu, wall = bench_settle(args, user, work)
-        print("\nsandboxctl run -- /bin/true in a sandbox holding N changes: the daemon's CPU (ms) for the run and its settling")
+        print("\nsandboxctl run -- /bin/true in a sandbox holding N changes: the daemon's CPU (ms) for the run and its settling"
+              " (each figure the mean of a batch of 10)")
         for n in SETTLE_SIZES:
             row(f"daemon CPU, {n:,} changes" + (" (baseline)" if n == SETTLE_SIZES[0] else ""), cpu[n],
                 cpu[SETTLE_SIZES[0]] if n != SETTLE_SIZES[0] else None)

@@ -301,14 +301,24 @@ std::shared_ptr<ChangeFeed> ChangeFeeds::Follow(Sandbox& sandbox, const SeenSink
     let_go.push_back(std::move(found->second.feed));
     state_->feeds.erase(found);
   }
-  // Room for one instance per root: the owner's idle feeds go, least recently used first.
+  // Room for one instance per root: idle feeds go, least recently used first, the owner's
+  // before anyone else's (kept between jobs, they must not take the feed from a user whose jobs
+  // run now: issue 40).
   const uid_t owner = sandbox.owner();
   InotifyShares& shares = InotifyShares::Daemon();
   while (shares.FreeInstances(owner) < sandbox.roots().size()) {
+    // Past the owner's own share only their feeds make room; past the daemon's, anyone's do.
+    const bool own_only = shares.UserFreeInstances(owner) < sandbox.roots().size();
     auto oldest = state_->feeds.end();
+    auto before = [&](const Held& held) {
+      if (own_only && held.owner != owner) return false;
+      if (oldest == state_->feeds.end()) return true;
+      const Held& other = oldest->second;
+      if ((held.owner == owner) != (other.owner == owner)) return held.owner == owner;
+      return held.last_used < other.last_used;
+    };
     for (auto it = state_->feeds.begin(); it != state_->feeds.end(); ++it)
-      if (it->second.owner == owner && it->second.feed->idle() && (oldest == state_->feeds.end() || it->second.last_used < oldest->second.last_used))
-        oldest = it;
+      if (it->second.feed->idle() && before(it->second)) oldest = it;
     if (oldest == state_->feeds.end()) break;
     // Its instances are given back as it goes: not under the lock (it joins its thread).
     auto feed = std::move(oldest->second.feed);

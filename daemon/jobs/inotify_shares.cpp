@@ -43,6 +43,12 @@ size_t InotifyShares::FreeInstances(uid_t user) {
   return std::min(most_instances_ - std::min(most_instances_, total_.instances), user_instances_ - std::min(user_instances_, mine));
 }
 
+size_t InotifyShares::UserFreeInstances(uid_t user) {
+  std::lock_guard lock(mutex_);
+  auto held = users_.find(user);
+  return user_instances_ - std::min(user_instances_, held == users_.end() ? size_t{0} : held->second.instances);
+}
+
 void InotifyShares::Give(uid_t user, size_t Held::*kind, size_t count) {
   std::lock_guard lock(mutex_);
   Held& held = users_[user];

@@ -25,8 +25,10 @@ class InotifyShares {
   /// the user's.
   bool TakeInstance(uid_t user);
   void GiveInstance(uid_t user);
-  /// How many more instances `user` could take now.
+  /// How many more instances `user` could take now: within the daemon's share and theirs.
   size_t FreeInstances(uid_t user);
+  /// Within their own share alone.
+  size_t UserFreeInstances(uid_t user);
   /// Takes one watch for `user`; false (nothing taken) past the daemon's share or the user's.
   bool TakeWatch(uid_t user);
   void GiveWatches(uid_t user, size_t count);

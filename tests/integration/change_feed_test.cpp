@@ -127,5 +127,27 @@ TEST(ChangeFeedTest, OneUsersFeedsLeaveOthersTheirShare) {
   EXPECT_EQ(World().Sandboxctl(kBob, {"destroy", "--cancel-jobs", bobs}).status, 0);
 }
 
+// A sandbox's feed is kept between its jobs (a job's start then walks nothing, its end looks at
+// what it touched), holding an inotify instance per root while the sandbox sits idle. A user's
+// share is 8 instances on this machine's limits: one job in each of 12 sandboxes, one after
+// another, must each be followed all the same, the idle feeds making room, and each job's
+// change said without `lost`.
+TEST(ChangeFeedTest, FeedsKeptBetweenJobsMakeRoomForOtherSandboxes) {
+  SANDBOXD_REQUIRE_WORLD();
+  BusMonitor alice(kAlice, "change-feed-alice-kept");
+  ASSERT_TRUE(alice.Ready()) << alice.Text();
+  std::vector<std::string> ids;
+  for (int i = 0; i < 12; ++i) {
+    ids.push_back(CreateOver({World().MakeProject(kAlice)}));
+    ASSERT_FALSE(ids.back().empty());
+    std::string file = "kept-" + std::to_string(i) + ".txt";
+    Result run = World().Sandboxctl(kAlice, {"run", ids.back(), "sh", "-c", "echo x > " + file});
+    ASSERT_EQ(run.status, 0) << run.err;
+    EXPECT_TRUE(alice.WaitFor("[(uint32 0, '" + file + "', 'added')]")) << "sandbox " << i << ":\n" << alice.Text() << World().DaemonLog();
+  }
+  EXPECT_FALSE(Contains(alice.Text(), ", true)")) << "a feed lost changes:\n" << alice.Text();
+  for (const auto& id : ids) EXPECT_EQ(World().Sandboxctl(kAlice, {"destroy", id}).status, 0);
+}
+
 }  // namespace
 }  // namespace sandboxd::it
