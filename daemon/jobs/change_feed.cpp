@@ -115,12 +115,8 @@ void ChangeFeed::Touch(size_t root, const std::string& path, uint32_t mask) {
   if (mask & (IN_DELETE | IN_MOVED_FROM)) touched_.removed = true;
   // A directory moved away takes its entries' paths with it untold.
   if ((mask & IN_ISDIR) && (mask & IN_MOVED_FROM)) touched_.whole = false;
-  auto& paths = touched_.paths[root];
   if (!touched_.whole) return;  // the next settling scans it all: nothing to hold
-  paths.insert(path);
-  size_t held = 0;
-  for (const auto& each : touched_.paths) held += each.size();
-  if (held > kMaxTouched) {
+  if (touched_.paths[root].insert(path).second && ++touched_count_ > kMaxTouched) {
     touched_.whole = false;
     for (auto& each : touched_.paths) std::set<std::string>().swap(each);
   }
@@ -274,6 +270,7 @@ TouchedPaths ChangeFeed::TakeTouched() {
   touched_ = TouchedPaths{};
   touched_.paths.resize(roots_count_);
   touched_.whole = true;
+  touched_count_ = 0;
   return taken;
 }
 
@@ -336,12 +333,12 @@ std::shared_ptr<ChangeFeed> ChangeFeeds::Follow(Sandbox& sandbox, const SeenSink
   // first, with its watches and its count of the change set.
   std::weak_ptr<State> weak = state_;
   sandbox.SetBeforeExclusive([weak, id = sandbox.id()] {
-    if (auto state = weak.lock()) ForgetIn(*state, id);
+    if (auto state = weak.lock()) Forget(*state, id);
   });
   return feed;
 }
 
-void ChangeFeeds::ForgetIn(State& state, const std::string& sandbox_id) {
+void ChangeFeeds::Forget(State& state, const std::string& sandbox_id) {
   std::shared_ptr<ChangeFeed> gone;  // goes after the lock is let go: it joins its thread
   std::lock_guard lock(state.mutex);
   auto it = state.feeds.find(sandbox_id);
@@ -356,6 +353,5 @@ std::shared_ptr<ChangeFeed> ChangeFeeds::Find(const std::string& sandbox_id) {
   return it == state_->feeds.end() ? nullptr : it->second.feed;
 }
 
-void ChangeFeeds::Forget(const std::string& sandbox_id) { ForgetIn(*state_, sandbox_id); }
 
 }  // namespace sandboxd

@@ -151,6 +151,7 @@ class ChangeFeed {
   std::set<std::pair<size_t, std::string>> said_next_;  ///< touched since the last announcement, in path order
   bool feed_lost_ = false;
   TouchedPaths touched_;  ///< since the last take
+  size_t touched_count_ = 0;  ///< paths held in touched_, every root
   uint64_t takes_ = 0;
 
   std::optional<KnownChanges> known_;
@@ -185,8 +186,6 @@ class ChangeFeeds {
   std::shared_ptr<ChangeFeed> Follow(Sandbox& sandbox, const SeenSink& sink);
   /// The feed `sandbox_id` has, if any.
   std::shared_ptr<ChangeFeed> Find(const std::string& sandbox_id);
-  /// Lets go of it (the layers are about to change under it, or go).
-  void Forget(const std::string& sandbox_id);
 
   static constexpr std::chrono::milliseconds kPeriod{250};
 
@@ -201,7 +200,8 @@ class ChangeFeeds {
     std::map<std::string, Held> feeds;
     uint64_t uses = 0;
   };
-  static void ForgetIn(State& state, const std::string& sandbox_id);
+  /// Lets go of the feed of `sandbox_id` (the layers are about to change under it, or go).
+  static void Forget(State& state, const std::string& sandbox_id);
   /// Shared with the hooks the sandboxes hold (a sandbox may outlive the launcher).
   std::shared_ptr<State> state_;
 };

@@ -206,13 +206,16 @@ std::shared_ptr<Job> JobLauncher::Launch(const std::shared_ptr<Sandbox>& sandbox
   const int64_t started = sandbox->BeginJob();
   launch.start_mark = started;
   auto job = std::make_shared<Job>(job_id, sandbox->id(), request.argv);
-  // Held until the job ends: its last changes are said before its end is announced.
-  auto feed = std::make_shared<FeedListener>(request.options.live_feed ? FeedFor(sandbox, watchers) : nullptr);
+  std::shared_ptr<FeedListener> feed;
   bool published = false;
   try {
     // A sandbox left unmounted by a commit, undo or discard that could not mount it again
     // (MountAgainAfter) is mounted before its job runs; counted in, no commit unmounts it now.
     if (!sandbox->Mounted()) sandbox->SetUp();
+    // Held until the job ends: its last changes are said before its end is announced. Made once
+    // the sandbox is mounted: a feed watches the merged view too, and without one it can never
+    // tell a settling what was touched (change_feed.h).
+    feed = std::make_shared<FeedListener>(request.options.live_feed ? FeedFor(sandbox, watchers) : nullptr);
     if (watchers.publish) watchers.publish(job);
     published = true;
     // The end callback runs on the job's own monitor thread, which the job outlives: a plain
@@ -266,7 +269,7 @@ std::shared_ptr<Job> JobLauncher::Launch(const std::shared_ptr<Sandbox>& sandbox
   } catch (...) {
     // A job that did not start keeps its end callback (and with it the slot) unrun.
     if (published && watchers.unpublish) watchers.unpublish(job);
-    feed->End();
+    if (feed) feed->End();
     slot->GiveBack();
     sandbox->EndJob(started);
     throw;

@@ -8,6 +8,8 @@
 #include <set>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "base/background_priority.h"
 #include "base/beneath.h"
 #include "jobs/change_feed.h"
@@ -123,6 +125,9 @@ void SettleAfterJob(Sandbox& sandbox, SightStore& sights, int64_t unseen_from_ns
       if (touched && touched->whole && *known && SettleTouched(sandbox, *touched, **known, recorder)) {
         if (touched->removed) sandbox.ForgetIndexWhiteouts();
         changes = (*known)->size();
+        size_t looked = 0;
+        for (const auto& paths : touched->paths) looked += paths.size();
+        spdlog::debug("sandbox {}: settled from {} touched paths ({} changes)", sandbox.id(), looked, *changes);
       } else {
         // Learnt again where the feed follows the layers from here on: the next pass can look
         // at what is touched alone.
@@ -133,6 +138,7 @@ void SettleAfterJob(Sandbox& sandbox, SightStore& sights, int64_t unseen_from_ns
             known->reset();
         }
         changes = SettleAll(sandbox, recorder, known && *known ? &**known : nullptr);
+        spdlog::debug("sandbox {}: settled by a scan of the whole change set ({} changes)", sandbox.id(), *changes);
       }
       recorder.Finish();
       sandbox.SightsRecordedBefore(pass->unseen_from_ns);

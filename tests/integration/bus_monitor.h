@@ -10,7 +10,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <regex>
 #include <string>
+#include <utility>
 
 #include "harness.h"
 
@@ -52,6 +54,16 @@ class BusMonitor {
   /// subscribed.
   bool Ready() const {
     return WaitUntil([&] { return Text().find("The name org.sandboxd.Sandbox1 is owned by") != std::string::npos; });
+  }
+  /// How many ChangeSetChanged signals it has heard, and the count the last one carried (-1:
+  /// none yet).
+  std::pair<size_t, long> ChangeSetChanged() const {
+    static const std::regex signal(R"(ChangeSetChanged \(uint32 (\d+),\))");
+    const std::string text = Text();
+    size_t heard = 0;
+    long last = -1;
+    for (std::sregex_iterator it(text.begin(), text.end(), signal), end; it != end; ++it, ++heard) last = std::stol((*it)[1]);
+    return {heard, last};
   }
   bool WaitFor(const std::string& part) const {
     return WaitUntil([&] { return Text().find(part) != std::string::npos; }, std::chrono::seconds(30));

@@ -8,12 +8,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 
+#include "bus_monitor.h"
 #include "harness.h"
 
 namespace sandboxd::it {
@@ -264,6 +266,38 @@ TEST(KeptMountTest, ACommitWhileAnotherSandboxsJobRunsMountsTheSandboxAgainWithI
   waitpid(busy, &status, 0);
   Ctl({"destroy", first});
   Ctl({"destroy", second});
+}
+
+// A job's end counts the change set from what the sandbox's change feed kept since the last
+// settling (job_settling.h). That knowledge lives in the daemon's memory, with the feed: after
+// each way of keeping state, the first job's end must not count from it (a feed kept across a
+// suspend would follow layers the archive replaced; a restarted daemon knows nothing), and the
+// count ChangeSetChanged carries is the change set a listing shows, then and after the next job.
+TEST_P(KeptStateTest, TheCountAJobsEndAnnouncesIsTheChangeSet) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  std::string project = w.MakeProject(kAlice);
+  ASSERT_EQ(w.RunAs(kAlice, {"sh", "-c", "echo a > a.txt && echo b > b.txt && echo c > c.txt"}, {.cwd = project}).status, 0);
+  Result created = Ctl({"create", project});
+  ASSERT_EQ(created.status, 0) << created.err;
+  const std::string id = Trim(created.out);
+  auto job_then_count = [&](const std::string& what, const std::string& script) {
+    SCOPED_TRACE(what);
+    BusMonitor monitor(kAlice, "kept-count-" + id);
+    ASSERT_TRUE(monitor.Ready()) << monitor.Text();
+    Result run = Ctl({"run", id, "--", "sh", "-c", script});
+    ASSERT_EQ(run.status, 0) << run.err;
+    ASSERT_TRUE(WaitUntil([&] { return monitor.ChangeSetChanged().first > 0; }, 30s)) << monitor.Text();
+    std::string listing = Ctl({"changes", id}).out;
+    EXPECT_EQ(monitor.ChangeSetChanged().second, static_cast<long>(std::count(listing.begin(), listing.end(), '\n')))
+        << "the change set:\n" << listing;
+  };
+  job_then_count("a first job", "echo new > one.txt && echo more >> a.txt");
+  job_then_count("a second, counted from what it touched", "echo more >> b.txt");
+  Keep(GetParam(), {id});
+  job_then_count("the first job after", "rm one.txt && echo c2 > c.txt && echo two > two.txt");
+  job_then_count("and the next", "echo back > two.txt && rm b.txt");
+  EXPECT_EQ(Ctl({"destroy", id}).status, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Ways, KeptStateTest,

@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include <regex>
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -33,63 +33,67 @@ class SettleCountTest : public AliceSandboxTest {
     ASSERT_EQ(made.status, 0) << made.err;
   }
 
-  /// How many ChangeSetChanged the monitor has heard, and the count the last one carried.
-  static std::pair<size_t, long> Heard(const std::string& text) {
-    static const std::regex signal(R"(ChangeSetChanged \(uint32 (\d+),\))");
-    size_t heard = 0;
-    long last = -1;
-    for (std::sregex_iterator it(text.begin(), text.end(), signal), end; it != end; ++it, ++heard) last = std::stol((*it)[1]);
-    return {heard, last};
+  /// How many of the job ends of this sandbox were settled from the paths they touched alone
+  /// (the daemon says so at debug level, which the test world's daemon logs).
+  size_t SettledFromTouched() const {
+    const std::string log = World().DaemonLog(), said = "sandbox " + id_ + ": settled from ";
+    size_t count = 0;
+    for (size_t at = log.find(said); at != std::string::npos; at = log.find(said, at + 1)) ++count;
+    return count;
   }
 
   /// Runs `script` as a job (with `flags` before the sandbox id), waits for the signal its end
-  /// sends, and checks that it counts what a listing shows.
-  void JobThenCount(const BusMonitor& monitor, const std::string& what, const std::string& script,
+  /// sends, and checks that it counts what a listing shows; with `from_touched`, that the job's
+  /// end looked at what it touched alone (else a full scan would pass the test for the wrong
+  /// reason).
+  void JobThenCount(const BusMonitor& monitor, const std::string& what, const std::string& script, bool from_touched,
                     const std::vector<std::string>& flags = {}) {
     SCOPED_TRACE(what);
-    size_t before = Heard(monitor.Text()).first;
+    size_t before = monitor.ChangeSetChanged().first;
+    size_t settled_before = SettledFromTouched();
     std::vector<std::string> args = {"run"};
     args.insert(args.end(), flags.begin(), flags.end());
     args.insert(args.end(), {id_, "--", "sh", "-c", script});
     Result run = Ctl(args);
     ASSERT_EQ(run.status, 0) << run.err;
-    ASSERT_TRUE(WaitUntil([&] { return Heard(monitor.Text()).first > before; }, std::chrono::seconds(30))) << monitor.Text();
+    ASSERT_TRUE(WaitUntil([&] { return monitor.ChangeSetChanged().first > before; }, std::chrono::seconds(30))) << monitor.Text();
     std::string listing = Changes();
     long listed = static_cast<long>(std::count(listing.begin(), listing.end(), '\n'));
-    EXPECT_EQ(Heard(monitor.Text()).second, listed) << "after: " << what << "\nthe change set:\n" << listing;
+    EXPECT_EQ(monitor.ChangeSetChanged().second, listed) << "after: " << what << "\nthe change set:\n" << listing;
+    if (from_touched) EXPECT_EQ(SettledFromTouched(), settled_before + 1) << "after: " << what << " the whole change set was scanned";
   }
 };
 
 TEST_F(SettleCountTest, TheCountAfterEachJobIsTheChangeSet) {
   BusMonitor monitor(kAlice, "settle-count-" + id_);
   ASSERT_TRUE(monitor.Ready()) << monitor.Text();
-  JobThenCount(monitor, "a first job, which starts the feed", "echo new > new.txt");
-  JobThenCount(monitor, "nothing", "true");
-  JobThenCount(monitor, "a live file appended to", "echo more >> edit.txt");
+  JobThenCount(monitor, "a first job, which starts the feed", "echo new > new.txt", false);
+  JobThenCount(monitor, "nothing", "true", true);
+  JobThenCount(monitor, "a live file appended to", "echo more >> edit.txt", true);
   JobThenCount(monitor, "a file copied up unchanged (opened for writing, not written)",
-               "python3 -c 'import os; os.close(os.open(\"keep.txt\", os.O_RDWR))'");
+               "python3 -c 'import os; os.close(os.open(\"keep.txt\", os.O_RDWR))'", true);
   JobThenCount(monitor, "that file changed through a mapping, no write(2)",
-               "python3 -c 'import mmap, os\nf = os.open(\"keep.txt\", os.O_RDWR)\nm = mmap.mmap(f, 4)\nos.close(f)\nm[0:1] = b\"K\"\nm.close()'");
-  JobThenCount(monitor, "a file written back as the live tree has it", "echo edit > edit.txt");
-  JobThenCount(monitor, "a mode", "chmod 755 mode.sh");
-  JobThenCount(monitor, "a live file removed", "rm dir/a");
-  JobThenCount(monitor, "a live directory removed with what it holds", "rm -r tree");
-  JobThenCount(monitor, "a directory made where the live one was", "mkdir tree && echo new > tree/fresh.txt");
-  JobThenCount(monitor, "a new directory with entries", "mkdir -p gen/sub && echo 1 > gen/one && echo 2 > gen/sub/two");
-  JobThenCount(monitor, "that directory moved with its entries", "mv gen moved");
-  JobThenCount(monitor, "the moved directory's entries removed", "rm -r moved");
-  JobThenCount(monitor, "one name of a hard link appended to", "echo x >> h1");
-  JobThenCount(monitor, "the root's own mode", "chmod 700 .");
-  JobThenCount(monitor, "a job that asked for no feed", "echo quiet > quiet.txt", {"--no-live-feed"});
-  JobThenCount(monitor, "a job after it", "rm quiet.txt");
+               "python3 -c 'import mmap, os\nf = os.open(\"keep.txt\", os.O_RDWR)\nm = mmap.mmap(f, 4)\nos.close(f)\nm[0:1] = b\"K\"\nm.close()'", true);
+  JobThenCount(monitor, "a file written back as the live tree has it", "echo edit > edit.txt", true);
+  JobThenCount(monitor, "a mode", "chmod 755 mode.sh", true);
+  JobThenCount(monitor, "a live file removed", "rm dir/a", true);
+  JobThenCount(monitor, "a live directory removed with what it holds", "rm -r tree", false);
+  JobThenCount(monitor, "a directory made where the live one was", "mkdir tree && echo new > tree/fresh.txt", false);
+  JobThenCount(monitor, "a new directory with entries", "mkdir -p gen/sub && echo 1 > gen/one && echo 2 > gen/sub/two", true);
+  JobThenCount(monitor, "that directory moved with its entries", "mv gen moved", false);
+  JobThenCount(monitor, "the moved directory's entries removed", "rm -r moved", true);
+  JobThenCount(monitor, "one name of a hard link appended to", "echo x >> h1", false);
+  JobThenCount(monitor, "the root's own mode", "chmod 700 .", true);
+  JobThenCount(monitor, "a job that asked for no feed", "echo quiet > quiet.txt", true, {"--no-live-feed"});
+  JobThenCount(monitor, "a job after it", "rm quiet.txt", true);
   Result committed = Ctl({"commit", "--all", id_});
   ASSERT_EQ(committed.status, 0) << committed.err;
-  JobThenCount(monitor, "a job after a commit", "echo after > after-commit.txt");
-  JobThenCount(monitor, "and one more", "echo again >> after-commit.txt && rm -f edit.txt");
+  JobThenCount(monitor, "a job after a commit", "echo after > after-commit.txt", false);
+  JobThenCount(monitor, "and one more", "echo again >> after-commit.txt && rm -f edit.txt", true);
   Result discarded = Ctl({"discard", id_});
   ASSERT_EQ(discarded.status, 0) << discarded.err;
-  JobThenCount(monitor, "a job after a discard", "echo d > discard.txt");
-  JobThenCount(monitor, "and one more after it", "echo e >> discard.txt && echo f > keep.txt");
+  JobThenCount(monitor, "a job after a discard", "echo d > discard.txt", false);
+  JobThenCount(monitor, "and one more after it", "echo e >> discard.txt && echo f > keep.txt", true);
 }
 
 }  // namespace

@@ -108,6 +108,17 @@ TEST_F(ParkedSpawnTest, BecomesTheProgramItIsGivenWithItsEnvironmentAndDirectory
   EXPECT_EQ(status, 0);
 }
 
+/// The fds `pid` holds (sorted names in /proc/PID/fd) once it runs `comm` (waited for up to 1 s):
+/// read from outside, so that nothing the program does to list them adds one of its own.
+std::vector<std::string> OpenFdsOnceRunning(pid_t pid, const std::string& comm) {
+  const std::string proc = "/proc/" + std::to_string(pid);
+  for (int i = 0; i < 200 && ReadFile(proc + "/comm") != comm + "\n"; ++i) usleep(5000);
+  std::vector<std::string> fds;
+  for (const auto& entry : std::filesystem::directory_iterator(proc + "/fd")) fds.push_back(entry.path().filename());
+  std::sort(fds.begin(), fds.end());
+  return fds;
+}
+
 TEST_F(ParkedSpawnTest, TheProgramHasExactlyTheFdsItWasGiven) {
   // Not the socket it waited on, nor anything of the daemon's: 0, 1, 2 and 5 as given. Looked at
   // from here, in a program that opens nothing (a shell's own listing raced with its pipes).
@@ -117,12 +128,7 @@ TEST_F(ParkedSpawnTest, TheProgramHasExactlyTheFdsItWasGiven) {
   options.argv = {"sleep", "30"};
   options.fds = {{0, dev_null.get()}, {1, dev_null.get()}, {2, dev_null.get()}, {5, dev_null.get()}};
   ChildProcess child = ParkedSpawn::Start(StarterPath(), {}).Exec(options);
-  const std::string proc = "/proc/" + std::to_string(child.pid());
-  for (int i = 0; i < 200 && ReadFile(proc + "/comm") != "sleep\n"; ++i) usleep(5000);
-  std::vector<std::string> fds;
-  for (const auto& entry : std::filesystem::directory_iterator(proc + "/fd")) fds.push_back(entry.path().filename());
-  std::sort(fds.begin(), fds.end());
-  EXPECT_EQ(fds, (std::vector<std::string>{"0", "1", "2", "5"}));
+  EXPECT_EQ(OpenFdsOnceRunning(child.pid(), "sleep"), (std::vector<std::string>{"0", "1", "2", "5"}));
   child.Kill(SIGKILL);
   child.Wait();
 }
@@ -135,11 +141,7 @@ TEST_F(ParkedSpawnTest, AParkedChildHoldsNothingButItsSocket) {
   ASSERT_TRUE(daemons);
   ParkedSpawn parked = ParkedSpawn::Start(StarterPath(), {});
   const std::string proc = "/proc/" + std::to_string(parked.pid());
-  for (int i = 0; i < 200 && ReadFile(proc + "/comm") != "sandboxd-job-st\n"; ++i) usleep(5000);
-  std::vector<std::string> fds;
-  for (const auto& entry : std::filesystem::directory_iterator(proc + "/fd")) fds.push_back(entry.path().filename());
-  std::sort(fds.begin(), fds.end());
-  EXPECT_EQ(fds, (std::vector<std::string>{"0", "1", "2", "3"}));
+  EXPECT_EQ(OpenFdsOnceRunning(parked.pid(), "sandboxd-job-st"), (std::vector<std::string>{"0", "1", "2", "3"}));
   EXPECT_EQ(std::filesystem::read_symlink(proc + "/fd/0"), "/dev/null");
   EXPECT_EQ(std::filesystem::read_symlink(proc + "/fd/3").string().rfind("socket:", 0), 0u);
   EXPECT_EQ(ReadFile(proc + "/environ"), "");
