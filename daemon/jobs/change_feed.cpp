@@ -114,19 +114,25 @@ void ChangeFeed::Touch(size_t root, const std::string& path, uint32_t mask) {
   if (listening_ > 0 && path != ".") said_next_.emplace(root, path);
   if (mask & (IN_DELETE | IN_MOVED_FROM)) touched_.removed = true;
   // A directory moved away takes its entries' paths with it untold.
-  if ((mask & IN_ISDIR) && (mask & IN_MOVED_FROM)) touched_.whole = false;
+  if ((mask & IN_ISDIR) && (mask & IN_MOVED_FROM)) NotWhole();
   if (!touched_.whole) return;  // the next settling scans it all: nothing to hold
-  if (touched_.paths[root].insert(path).second && ++touched_count_ > kMaxTouched) {
-    touched_.whole = false;
-    for (auto& each : touched_.paths) std::set<std::string>().swap(each);
-  }
+  if (!touched_.paths[root].insert(path).second) return;
+  ++touched_count_;
+  touched_bytes_ += path.size();
+  if (touched_count_ > kMaxTouched || touched_bytes_ > kMaxTouchedBytes) NotWhole();
+}
+
+void ChangeFeed::NotWhole() {
+  touched_.whole = false;
+  for (auto& each : touched_.paths) std::set<std::string>().swap(each);
+  touched_count_ = touched_bytes_ = 0;
 }
 
 void ChangeFeed::Drain(size_t root) {
   watches_[root]->Drain([&](const std::string& path, uint32_t mask) { Touch(root, path, mask); });
   if (watches_[root]->TakeLost()) {
     if (listening_ > 0) feed_lost_ = true;
-    touched_.whole = false;
+    NotWhole();
   }
 }
 
@@ -270,7 +276,7 @@ TouchedPaths ChangeFeed::TakeTouched() {
   touched_ = TouchedPaths{};
   touched_.paths.resize(roots_count_);
   touched_.whole = true;
-  touched_count_ = 0;
+  touched_count_ = touched_bytes_ = 0;
   return taken;
 }
 

@@ -88,9 +88,11 @@ class ChangeFeed {
   /// rewriting a large file would otherwise have it read every period).
   static constexpr uint64_t kCompareLimit = 256 * 1024;
 
-  /// Paths held for the next take at most: past it the take is not whole (a job that touched
-  /// more is settled by a full scan, which costs no more than looking at each).
+  /// Paths held for the next take at most, and bytes of them (a job names them, each up to
+  /// PATH_MAX, and they are held until its end): past either the take is not whole (a job that
+  /// touched more is settled by a full scan, which costs no more than looking at each).
   static constexpr size_t kMaxTouched = 50000;
+  static constexpr size_t kMaxTouchedBytes = 8u << 20;
 
   /// Starts following `roots` (on the feed's own thread, which `sink` is called on); a feed
   /// that cannot follow them (no inotify) logs why, says so to the jobs that listen (lost) and
@@ -126,6 +128,8 @@ class ChangeFeed {
   void Drain(size_t root);
   void DrainAll();
   void Touch(size_t root, const std::string& path, uint32_t mask);
+  /// The next take cannot be whole: what it held goes (with mutex_ held).
+  void NotWhole();
   /// Looks at each touched path and hands the announcement to the sink; nothing when nothing
   /// was touched.
   void Say();
@@ -152,6 +156,7 @@ class ChangeFeed {
   bool feed_lost_ = false;
   TouchedPaths touched_;  ///< since the last take
   size_t touched_count_ = 0;  ///< paths held in touched_, every root
+  size_t touched_bytes_ = 0;  ///< and their bytes
   uint64_t takes_ = 0;
 
   std::optional<KnownChanges> known_;

@@ -91,10 +91,17 @@ class ChangeFeedTest : public ::testing::Test {
   }
   std::string Live(const std::string& path) { return dir_ / ("live/" + path); }
   std::string Upper(const std::string& path) { return dir_ / ("upper/" + path); }
-  std::unique_ptr<ChangeFeed> Start(std::chrono::milliseconds period = 50ms) {
+  /// With `merged`, a directory stands for the merged view (nothing is written through it here):
+  /// without one a feed never tells a whole take.
+  std::unique_ptr<ChangeFeed> Start(std::chrono::milliseconds period = 50ms, bool merged = false) {
     std::vector<FeedRoot> roots;
+    UniqueFd merged_fd;
+    if (merged) {
+      EXPECT_EQ(mkdir((dir_ / "merged").c_str(), 0755), 0);
+      merged_fd.reset(open((dir_ / "merged").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    }
     roots.push_back({UniqueFd(open(Live("").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)),
-                     UniqueFd(open(Upper("").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC))});
+                     UniqueFd(open(Upper("").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)), std::move(merged_fd)});
     auto feed = std::make_unique<ChangeFeed>(std::move(roots), testing::Myself(), heard_.Sink(), period);
     feed->JobStarted();  // a job listens
     return feed;
@@ -178,6 +185,35 @@ TEST_F(ChangeFeedTest, TheWalkTellsWhatChangedSinceTheFeedBeganOnly) {
   EXPECT_TRUE(told.count("new/made.txt"));
   EXPECT_FALSE(told.count("old/kept.txt"));
   EXPECT_EQ(watch.watched(), 3u);
+}
+
+// What a job touched is held from one settling to the next, and a job names the paths (each up
+// to PATH_MAX): past kMaxTouchedBytes the feed holds none of them and says the next take is not
+// whole (that settling scans it all), rather than hold whatever a job makes it. Under the cap a
+// take is whole and names each path.
+TEST_F(ChangeFeedTest, LongPathsPastTheCapAreNotHeldAndTheTakeIsNotWhole) {
+  auto feed = Start(10s, /*merged=*/true);
+  feed->TakeTouched();  // the first take covers the walk, and is never whole
+  std::string deep;
+  for (int level = 0; level < 15; ++level) {
+    deep += (deep.empty() ? "" : "/") + std::string(250, static_cast<char>('a' + level));
+    ASSERT_EQ(mkdir(Upper(deep).c_str(), 0755), 0) << strerror(errno);
+  }
+  WriteFile(Upper("short.txt"), "x");
+  TouchedPaths under = feed->TakeTouched();
+  EXPECT_TRUE(under.whole);
+  EXPECT_TRUE(under.paths[0].count("short.txt"));
+  EXPECT_TRUE(under.paths[0].count(deep));
+  // About 3,900 bytes a path: 2,300 of them are past 8 MiB.
+  for (int i = 0; i < 2300; ++i) WriteFile(Upper(deep + "/" + std::string(200, 'f') + std::to_string(i)), "");
+  TouchedPaths over = feed->TakeTouched();
+  EXPECT_FALSE(over.whole);
+  EXPECT_TRUE(over.followed) << "the feed follows the layers still";
+  EXPECT_TRUE(over.paths[0].empty());
+  WriteFile(Upper("after.txt"), "x");
+  TouchedPaths again = feed->TakeTouched();
+  EXPECT_TRUE(again.whole) << "the take after starts whole again";
+  EXPECT_EQ(again.paths[0], (std::set<std::string>{"after.txt"}));
 }
 
 // The kernel's inotify instances are per user, root's shared with every service running as
