@@ -50,11 +50,11 @@ bool SettleTouched(const Sandbox& sandbox, const TouchedPaths& touched, KnownCha
     std::vector<Change> link_up;
     std::set<std::string> multi_linked;
     for (const auto& path : touched.paths[root]) {
-      // The root's own entry (its mode: overlayfs also marks it as it copies entries up into
-      // it), else compared in full, as the scan compares same-size files: a count must not guess.
+      // Compared in full, as the scan compares same-size files: a count must not guess. (The
+      // root's own entry, ".", is touched whenever overlayfs marks it as it copies entries up
+      // into it: only its mode can change.)
       const bool top = path == ".";
-      std::optional<Change> change = top ? ScanRootEntry(lower.get(), upper.get(), owner)
-                                         : ScanOnePath(lower.get(), upper.get(), owner, path, std::numeric_limits<uint64_t>::max());
+      std::optional<Change> change = ScanOnePath(lower.get(), upper.get(), owner, path, std::numeric_limits<uint64_t>::max());
       std::optional<struct stat> up = top ? StatOf(upper.get()) : StatBeneath(upper.get(), path);
       if (top) {
         if (!up) return false;

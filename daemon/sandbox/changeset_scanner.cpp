@@ -428,6 +428,10 @@ void ScanChangesTimed(int lower_dirfd, int upper_dirfd, const UserCredentials& o
   scanner.ScanDirectory(upper.get(), lower.get(), "", IsOpaque(upper.get()));
 }
 
+namespace {
+
+/// The roots' own change ("." mode-changed), as ScanChanges lists it first; nothing when the
+/// two roots' modes agree.
 std::optional<Change> ScanRootEntry(int lower_dirfd, int upper_dirfd, const UserCredentials& owner) {
   UniqueFd upper(openat(upper_dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!upper) ThrowErrno("cannot open the sandbox's upper layer");
@@ -435,8 +439,6 @@ std::optional<Change> ScanRootEntry(int lower_dirfd, int upper_dirfd, const User
   struct stat ust, lst;
   return RootEntryChange(upper.get(), lower.get(), ust, lst);
 }
-
-namespace {
 
 /// ScanDeletions beneath one directory: the upper's side first (as the daemon: whiteouts and
 /// subdirectories), then the live side of the whole directory at once, as the owner sees it.
@@ -509,6 +511,7 @@ std::vector<Change> ScanChanges(int lower_dirfd, int upper_dirfd, const UserCred
 
 std::optional<Change> ScanOnePath(int lower_dirfd, int upper_dirfd, const UserCredentials& owner, const std::string& path,
                                   uint64_t compare_limit) {
+  if (path == ".") return ScanRootEntry(lower_dirfd, upper_dirfd, owner);
   auto [parent, name] = SplitParent(path);
   UniqueFd upper = OpenBeneath(upper_dirfd, parent, O_PATH | O_DIRECTORY);
   if (!upper) return std::nullopt;  // gone from the sandbox (or no directory any more): nothing of it differs

@@ -79,18 +79,14 @@ void ScanChangesTimed(int lower_dirfd, int upper_dirfd, const UserCredentials& o
                       ContentVerdicts* verdicts = nullptr,
                       std::set<std::string>* multi_linked = nullptr);
 
-/// The change one path (relative to the roots, not ".") holds now, as ScanChanges lists it: a
-/// directory's own change only, never its entries'. Nothing when the path does not differ from
+/// The change one path (relative to the roots; "." the roots' own entry: its mode) holds
+/// now, as ScanChanges lists it: a directory's own change only, never its entries'. Nothing when the path does not differ from
 /// the live tree or is in neither. Parents are opened beneath the roots without following a
 /// symlink (the job may swap a directory for one at any time). Same-size files larger than
 /// `compare_limit` bytes are called modified without reading them. What the live change feed
 /// (change_feed.h) asks of each path a job touched, while the job runs.
 std::optional<Change> ScanOnePath(int lower_dirfd, int upper_dirfd, const UserCredentials& owner, const std::string& path,
                                   uint64_t compare_limit);
-
-/// The roots' own change ("." mode-changed), as ScanChanges lists it first; nothing when the
-/// two roots' modes agree.
-std::optional<Change> ScanRootEntry(int lower_dirfd, int upper_dirfd, const UserCredentials& owner);
 
 /// Whether the upper directory `dirfd` (O_PATH is fine) is opaque: it hides every lower entry
 /// below it.
