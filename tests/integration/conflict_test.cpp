@@ -65,6 +65,27 @@ TEST_F(ConflictTest, ALiveEditTheJobSawIsNoConflict) {
   EXPECT_EQ(ReadWhole(project_ + "/a.txt"), "alpha\nlive\nsandbox\n");
 }
 
+// The same when the job's end is settled from the paths it touched (job_settling.h: a job after
+// the first, whose feed learnt the change set): the sight it records is the live file as the job
+// found it, so the owner's edit before the job is no conflict (without that sight, the older
+// rule would call it one: changed since the sandbox was made), and an edit after it is one.
+TEST_F(ConflictTest, SightsOfAJobSettledFromWhatItTouchedAreAsAScansAre) {
+  Job("echo first > other.txt");  // the sandbox's feed starts, and its end learns the change set
+  ASSERT_EQ(Live("echo live >> a.txt").status, 0);
+  Job("echo sandbox >> a.txt");
+  const std::string settled = "sandbox " + id_ + ": settled from ";
+  ASSERT_NE(World().DaemonLog().find(settled), std::string::npos) << "the job's end scanned the whole change set";
+  Result committed = Ctl({"commit", "--all", id_});
+  EXPECT_EQ(committed.status, 0) << committed.err;
+  EXPECT_EQ(ReadWhole(project_ + "/a.txt"), "alpha\nlive\nsandbox\n");
+  Job("echo first > other2.txt");  // the commit let the feed go: a new one learns again
+  Job("echo sandbox >> b.txt");
+  ASSERT_EQ(Live("echo live >> b.txt").status, 0);
+  Result refused = Ctl({"commit", "--all", id_});
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_NE(refused.err.find("b.txt (changed in the live tree)"), std::string::npos) << refused.err;
+}
+
 // `git status` in the live repository rewrites .git/index; the agent's job then stages a file,
 // rewriting its own copy of it: it read the index as git status left it. No conflict.
 TEST_F(ConflictTest, ALiveRewriteBeforeTheJobIsNoConflictEvenForAFileTheJobRewrites) {
