@@ -146,6 +146,23 @@ class SpawnChildMemory {
   int max_child_fd_ = 2;
 };
 
+/// Closes every fd above `floor` but the `count` in `keep` (each above `floor`), with
+/// close_range between them: no allocation, fit for a child sharing the daemon's memory.
+void CloseAllAboveBut(int floor, int* keep, size_t count) {
+  for (size_t i = 1; i < count; ++i)  // insertion sort: a handful of fds
+    for (size_t j = i; j > 0 && keep[j - 1] > keep[j]; --j) std::swap(keep[j - 1], keep[j]);
+  unsigned int low = static_cast<unsigned int>(floor) + 1;
+  for (size_t i = 0; i < count; ++i) {
+    const auto kept = static_cast<unsigned int>(keep[i]);
+    if (kept > low) syscall(SYS_close_range, low, kept - 1, 0);
+    low = kept + 1;
+  }
+  syscall(SYS_close_range, low, ~0U, 0);
+}
+
+/// Most cgroups a child enters: one cgroup2 group and a group per cgroup v1 limit controller.
+constexpr size_t kMostCgroups = 16;
+
 int SpawnChild(void* raw) {
   const auto& args = *static_cast<const SpawnChildArgs*>(raw);
   const SpawnOptions& options = *args.options;
@@ -154,8 +171,13 @@ int SpawnChild(void* raw) {
   int high = args.max_child_fd + 1;
   int rfd = fcntl(args.report_fd, F_DUPFD_CLOEXEC, high);
   if (rfd < 0) _exit(127);
-  for (size_t i = 0; i < options.cgroup_procs_fds.size(); ++i)
-    if (write(options.cgroup_procs_fds.data()[i], "0", 1) != 1) ChildFail(rfd, errno);
+  int kept[kMostCgroups + 1] = {rfd};
+  const size_t cgroups = options.cgroup_procs_fds.size();
+  if (cgroups > kMostCgroups) ChildFail(rfd, E2BIG);
+  for (size_t i = 0; i < cgroups; ++i) {
+    kept[i + 1] = fcntl(options.cgroup_procs_fds.data()[i], F_DUPFD_CLOEXEC, high);
+    if (kept[i + 1] < 0) ChildFail(rfd, errno);
+  }
   int moved[64];
   size_t n = options.fds.size() < 64 ? options.fds.size() : 64;
   for (size_t i = 0; i < n; ++i) {
@@ -166,13 +188,20 @@ int SpawnChild(void* raw) {
     if (dup2(moved[i], options.fds[i].first) < 0) ChildFail(rfd, errno);
   }
   // Close every fd the child was not given (the daemon holds the bus, the database, other
-  // users' directories): marked close-on-exec so they vanish at exec.
+  // users' directories, other jobs' pipes), now rather than at exec: entering a cgroup below
+  // waits for an RCU grace period (9-17 ms here), and a copy of another job's output pipe
+  // held that long delays that job's end by as much.
   for (int fd = 0; fd <= args.max_child_fd; ++fd) {
     bool mapped = false;
     for (size_t i = 0; i < n; ++i) mapped |= options.fds[i].first == fd;
     if (!mapped) close(fd);
   }
-  syscall(SYS_close_range, args.max_child_fd + 1, ~0U, 4 /* CLOSE_RANGE_CLOEXEC */);
+  CloseAllAboveBut(args.max_child_fd, kept, cgroups + 1);
+  for (size_t i = 0; i < cgroups + 1; ++i) {
+    if (kept[i] == rfd) continue;
+    if (write(kept[i], "0", 1) != 1) ChildFail(rfd, errno);
+    close(kept[i]);
+  }
   struct sigaction default_action {};
   default_action.sa_handler = SIG_DFL;
   sigaction(SIGPIPE, &default_action, nullptr);  // the daemon ignores it; exec would keep that

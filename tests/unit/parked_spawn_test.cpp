@@ -2,18 +2,21 @@
 // made ahead with it (jobs/job_starts_ahead.h): the real sandboxd-job-starter of this build.
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -145,6 +148,44 @@ TEST_F(ParkedSpawnTest, AParkedChildHoldsNothingButItsSocket) {
   EXPECT_EQ(std::filesystem::read_symlink(proc + "/fd/0"), "/dev/null");
   EXPECT_EQ(std::filesystem::read_symlink(proc + "/fd/3").string().rfind("socket:", 0), 0u);
   EXPECT_EQ(ReadFile(proc + "/environ"), "");
+}
+
+// Entering a cgroup waits for an RCU grace period (9-17 ms here), and the next job's start is
+// parked while a job runs. A child that enters its cgroups holding copies of the daemon's fds
+// (another job's output and status pipes among them, close-on-exec but not yet closed) keeps
+// that job's pipes open: its end was seen up to 17 ms late. What a child is not given is gone
+// before it enters a cgroup. Here a full pipe stands for a cgroup.procs that makes it wait.
+TEST_F(ParkedSpawnTest, AChildEnteringItsCgroupsHoldsNoOtherPipeOpen) {
+  int slow[2];
+  ASSERT_EQ(pipe2(slow, O_CLOEXEC | O_NONBLOCK), 0);
+  UniqueFd slow_read(slow[0]), slow_write(slow[1]);
+  const std::string filler(65536, 'x');
+  while (write(slow_write.get(), filler.data(), filler.size()) > 0) {
+  }
+  ASSERT_EQ(fcntl(slow_write.get(), F_SETFL, 0), 0);  // the child's write of "0" now waits
+  int other[2];
+  ASSERT_EQ(pipe2(other, O_CLOEXEC), 0);
+  UniqueFd other_read(other[0]), other_write(other[1]);
+
+  // Start sleeps until the child has exec'ed, which is after its write to the full pipe.
+  std::thread starting([&] { ParkedSpawn::Start(StarterPath(), {slow_write.get()}); });
+  usleep(100 * 1000);  // the child is in its write by now
+  other_write.reset();
+  pollfd ended{other_read.get(), POLLIN, 0};
+  const int ready = poll(&ended, 1, 2000);
+  // Let the child on: drain the pipe until Start has returned.
+  std::atomic<bool> started{false};
+  std::thread draining([&] {
+    char buffer[65536];
+    ASSERT_EQ(fcntl(slow_read.get(), F_SETFL, O_NONBLOCK), 0);
+    while (!started) {
+      if (read(slow_read.get(), buffer, sizeof buffer) <= 0) usleep(1000);
+    }
+  });
+  starting.join();
+  started = true;
+  draining.join();
+  EXPECT_EQ(ready, 1) << "the other pipe's write end was held open by a child entering its cgroups";
 }
 
 TEST_F(ParkedSpawnTest, AProgramThatCannotStartIsReportedAndTheChildReaped) {
