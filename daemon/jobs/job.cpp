@@ -267,13 +267,14 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, UniqueFd go_fd, std::
   std::unique_ptr<JobCgroup> cgroup;
   std::unique_ptr<JobLimitGroups> limits;
   {
-    // Whatever of the job is still in its cgroup goes with it; the cgroups themselves are
-    // removed once the end is announced (its last processes may take a moment to leave them).
     std::lock_guard lock(mutex_);
-    if (cgroup_) cgroup_->KillAll();
     cgroup = std::move(cgroup_);
     limits = std::move(limits_);
   }
+  // Whatever of the job is still in its cgroup goes with it (outside the lock: a Cancel meanwhile
+  // kills through the pidfds); the cgroups themselves are removed after the end is announced
+  // and settled, off everyone's clock (removal waits for the kernel's cgroup lock).
+  if (cgroup) cgroup->EndRemains(kEndRemainsGrace);
   bool out_of_memory = limits && limits->MemoryLimitHit();
   std::optional<NamespaceId> pid_namespace;
   {
@@ -328,14 +329,14 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, UniqueFd go_fd, std::
     }
     waiters.swap(waiters_);
   }
-  limits.reset();
-  cgroup.reset();
   std::function<void()> after;
   {
     std::lock_guard lock(mutex_);
     after.swap(after_waiters_);
   }
   if (after) after();
+  limits.reset();
+  cgroup.reset();
 }
 
 void Job::ThenAfterWaiters(std::function<void()> work) {

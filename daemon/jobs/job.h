@@ -99,6 +99,9 @@ class Job {
   using OutputCallback = std::function<void(uint64_t captured_bytes)>;
   static constexpr std::chrono::milliseconds kOutputNotifyInterval{100};
   static constexpr std::chrono::milliseconds kQuotaCheckInterval{250};
+  /// How long the processes left in an ended job's cgroup (exiting, as a rule) are given to
+  /// leave before they are killed (JobCgroup::EndRemains).
+  static constexpr std::chrono::milliseconds kEndRemainsGrace{100};
 
   Job(std::string id, std::string sandbox_id, std::vector<std::string> argv);
   ~Job();

@@ -5,6 +5,7 @@
 /// against a job that is forking. Where there is none (a container without a writable cgroup2,
 /// kernels before 5.14), jobs are ended through their pid namespace instead (job.h).
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,8 +44,12 @@ class JobCgroup {
 
   /// cgroup.procs, for the job's first process to move itself in.
   int procs_fd() const { return procs_.get(); }
-  /// SIGKILL to every process in the cgroup, descendants forked meanwhile included.
+  /// SIGKILL to every process in the cgroup, descendants forked meanwhile included; nothing
+  /// when cgroup.procs lists none.
   void KillAll();
+  /// At a job's end: waits up to `grace` for the processes still in the group to leave (they
+  /// are exiting, as a rule), then kills whatever is left (KillAll).
+  void EndRemains(std::chrono::milliseconds grace);
   const std::string& path() const { return path_; }
 
  private:
