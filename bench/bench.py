@@ -686,26 +686,39 @@ def bench_run(args, user, work, job_bwrap=None):
 
 
 EXTRA_HOMES = 300
+EXTRA_SOCKETS = 300
+SOCKETS_DIR = "/run/sandboxd-bench-sockets"
 
-# Run as root, apart from the bench (which gives up root for good): makes the extra homes on
-# "add", removes them on "remove", answers "ok" to each; removes them when its stdin closes,
-# however the bench ends.
+# Run as root, apart from the bench (which gives up root for good): on "homes" makes the extra
+# homes, on "sockets" binds the extra unix sockets (where a desktop's services bind theirs: in
+# /run), on "none" takes both away; answers "ok" to each, and takes everything away when its
+# stdin closes, however the bench ends.
 HOMES_HELPER = f"""
-import os, sys
+import os, shutil, socket, sys
 paths = ["/home/sandboxd-bench-extra-%03d" % i for i in range({EXTRA_HOMES})]
+sockets = []
 def remove():
     for path in paths:
         try:
             os.rmdir(path)
         except FileNotFoundError:
             pass
+    while sockets:
+        sockets.pop().close()
+    shutil.rmtree("{SOCKETS_DIR}", ignore_errors=True)
 try:
     for line in sys.stdin:
-        if line.strip() == "add":
+        remove()
+        if line.strip() == "homes":
             for path in paths:
                 os.makedirs(path, mode=0o700, exist_ok=True)
-        else:
-            remove()
+        elif line.strip() == "sockets":
+            os.makedirs("{SOCKETS_DIR}", exist_ok=True)
+            for i in range({EXTRA_SOCKETS}):
+                bound = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                bound.bind("{SOCKETS_DIR}/s%03d" % i)
+                bound.listen(1)
+                sockets.append(bound)
         print("ok", flush=True)
 finally:
     remove()
@@ -713,39 +726,38 @@ finally:
 
 
 def start_homes_helper():
-    """The root helper that adds and removes the extra homes of bench_homes (started before the
-    bench drops root)."""
+    """The root helper that adds and removes the extra homes and sockets of bench_homes (started
+    before the bench drops root)."""
     return subprocess.Popen([sys.executable, "-c", HOMES_HELPER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
 
 def bench_homes(args, user, work, helper):
-    """`sandboxctl run SANDBOX -- /bin/true` with /home as it is and with EXTRA_HOMES more
-    directories in it (other users' homes, each hidden from jobs), interleaved: the helper adds
-    and removes them between the two runs of a round. Issue 41: nothing per job grows with the
-    host."""
-    def homes(command):
+    """`sandboxctl run SANDBOX -- /bin/true` with the host as it is, with EXTRA_HOMES more
+    directories in /home (other users' homes, each hidden from jobs) and with EXTRA_SOCKETS more
+    unix sockets bound in /run (each looked at by every job's start), interleaved: the helper
+    makes and takes them away between the runs of a round. Issue 41: nothing per job grows with
+    the host."""
+    def host(command):
         helper.stdin.write(command + "\n")
         helper.stdin.flush()
         if helper.stdout.readline().strip() != "ok":
-            raise SystemExit(f"the extra homes could not be {'made' if command == 'add' else 'removed'}")
+            raise SystemExit(f"the bench's extra {command} could not be made")
 
     project = os.path.join(work, "homes")
     os.makedirs(project, exist_ok=True)
     ctl = args.sandboxctl
     _, out = timed([ctl, "--no-ask-password", "create", project], user, capture=True)
     sandbox = out.strip()
-    times = {"as_is": [], "more": []}
+    times = {"as_is": [], "more": [], "sockets": []}
     try:
         for i in range(args.rounds + 3):
-            homes("remove")
-            a, _ = timed([ctl, "--no-ask-password", "run", sandbox, "--", "/bin/true"], user)
-            homes("add")
-            m, _ = timed([ctl, "--no-ask-password", "run", sandbox, "--", "/bin/true"], user)
-            if i >= 3:
-                times["as_is"].append(a)
-                times["more"].append(m)
+            for variant, command in (("as_is", "none"), ("more", "homes"), ("sockets", "sockets")):
+                host(command)
+                t, _ = timed([ctl, "--no-ask-password", "run", sandbox, "--", "/bin/true"], user)
+                if i >= 3:
+                    times[variant].append(t)
     finally:
-        homes("remove")
+        host("none")
         timed([ctl, "--no-ask-password", "destroy", sandbox], user)
     return times
 
@@ -892,6 +904,7 @@ def main():
         print()
         row("sandboxctl run SANDBOX -- /bin/true, /home as it is (baseline)", homes["as_is"])
         row(f"sandboxctl run SANDBOX -- /bin/true, {EXTRA_HOMES} more homes in /home", homes["more"], homes["as_is"])
+        row(f"sandboxctl run SANDBOX -- /bin/true, {EXTRA_SOCKETS} more sockets bound in /run", homes["sockets"], homes["as_is"])
         print("   target: within 1.2x (nothing per job grows with the host)")
     if "changes" in only:
         changes = bench_changes(args, user, work)

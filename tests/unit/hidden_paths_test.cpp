@@ -435,5 +435,37 @@ TEST_F(HiddenPathsTest, TheHostsSocketsAreHiddenButThoseInARootOrAllowed) {
   EXPECT_EQ(Resolve(), std::vector<HiddenEntry>{});
 }
 
+// Issue 41: the host's sockets are looked at a directory at a time where the directory is out
+// of a job's sight (its own /run), so that hundreds of them cost a job's start nothing each.
+// What must not slip through that: a name there that is a symlink now (the socket replaced by
+// a link to one elsewhere), and a directory whose path runs through a link out of sight.
+TEST_F(HiddenPathsTest, SocketsInADirectoryOutOfSightAreLookedThroughWhereTheyLeadOut) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root (sockets looked up with an owner's identity)";
+  ASSERT_EQ(chmod(dir_.path().c_str(), 0755), 0);
+  ASSERT_EQ(chmod(top_.c_str(), 0755), 0);
+  const std::string run = top_ + "/run";
+  ASSERT_EQ(mkdir(run.c_str(), 0755), 0);
+  request_.private_dirs = {run};
+  std::vector<UniqueFd> sockets;
+  sockets.push_back(BoundSocket(top_ + "/data/agent.sock"));
+  for (int i = 0; i < 50; ++i) sockets.push_back(BoundSocket(run + "/service-" + std::to_string(i) + ".sock"));
+  // Listed in /run, a link now: the socket it leads to is the job's to reach.
+  sockets.push_back(BoundSocket(run + "/replaced.sock"));
+  ASSERT_EQ(unlink((run + "/replaced.sock").c_str()), 0);
+  Symlink(top_ + "/data/agent.sock", run + "/replaced.sock");
+  // A directory in /run that is a link out of it.
+  Symlink(top_ + "/data", run + "/out");
+  std::vector<std::string> services;
+  for (int i = 0; i < 50; ++i) services.push_back(run + "/service-" + std::to_string(i) + ".sock");
+  request_.owner_identity = Nobody();
+  request_.sockets = services;
+  EXPECT_EQ(Resolve(), std::vector<HiddenEntry>{}) << "sockets in the job's own /run are out of its sight";
+  for (const auto& listed : {run + "/replaced.sock", run + "/out/agent.sock"}) {
+    request_.sockets = services;
+    request_.sockets.push_back(listed);
+    EXPECT_EQ(Resolve(), (std::vector<HiddenEntry>{{top_ + "/data/agent.sock", false}})) << listed;
+  }
+}
+
 }  // namespace
 }  // namespace sandboxd
