@@ -2,6 +2,8 @@
 
 #include <time.h>
 
+#include <algorithm>
+
 namespace sandboxd {
 namespace {
 
@@ -32,14 +34,14 @@ void WaitForFileClockPast(int64_t mark) {
   // the fine clock by anything up to a tick (3 ms on this machine's virtual CPUs): short naps.
   constexpr int64_t kNapNs = 100000;
   for (int64_t coarse; (coarse = FileClockNowNs()) <= mark;) {
-    const int64_t earliest_step = coarse + tick;
-    if (FileClockFineNowNs() < earliest_step) {
-      const struct timespec until{static_cast<time_t>(earliest_step / 1000000000), static_cast<long>(earliest_step % 1000000000)};
-      clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &until, nullptr);
-    } else {
-      const struct timespec nap{0, kNapNs};
-      nanosleep(&nap, nullptr);
-    }
+    // A wall clock stepped back past the mark would be waited for as long as the step (a job
+    // that never starts): no tick can come before the mark then, and the wait ends.
+    if (FileClockFineNowNs() + tick < mark) return;
+    // Relative, never until an absolute time of the wall clock: one stepped back would make
+    // that a sleep of as long as the step.
+    const int64_t until_step = std::clamp<int64_t>(coarse + tick - FileClockFineNowNs(), kNapNs, tick);
+    const struct timespec nap{0, static_cast<long>(until_step)};
+    nanosleep(&nap, nullptr);
   }
 }
 

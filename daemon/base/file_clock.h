@@ -27,7 +27,9 @@ int64_t FileClockNextTickNs();
 int64_t FileClockFineNowNs();
 
 /// Returns once the file clock (the coarse one) is past `mark`: at once when it is already,
-/// else within a tick (4 ms with HZ=250).
+/// else within two ticks (4 ms each with HZ=250; the coarse clock may step up to a tick behind
+/// the fine one). At once too when `mark` is ahead of the fine clock by more than a tick (the
+/// wall clock was stepped back since): no tick could reach it before the clock catches up.
 void WaitForFileClockPast(int64_t mark);
 
 }  // namespace sandboxd

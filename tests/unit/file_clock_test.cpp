@@ -40,5 +40,15 @@ TEST(FileClockTest, NoWaitWhenTheClockIsPastTheMarkAlready) {
   EXPECT_LT(FileClockFineNowNs() - fine_before, 1000000) << "waited for a mark already passed";
 }
 
+// A mark ahead of the clock by more than a tick stands for a wall clock stepped back since the
+// mark was taken (an NTP step at boot): waiting for it would hold a job's start for as long as
+// the step. Here an hour ahead.
+TEST(FileClockTest, NoWaitForAMarkTheClockWasSteppedBackFrom) {
+  const int64_t ahead = FileClockFineNowNs() + int64_t{3600} * 1000000000;
+  const int64_t fine_before = FileClockFineNowNs();
+  WaitForFileClockPast(ahead);
+  EXPECT_LT(FileClockFineNowNs() - fine_before, 1000000000) << "waited for a mark an hour ahead";
+}
+
 }  // namespace
 }  // namespace sandboxd
