@@ -353,8 +353,10 @@ HiddenPaths ResolveHiddenPaths(const HiddenPathsRequest& request) {
       const std::string dir = path.substr(0, std::max<size_t>(path.rfind('/'), 1));
       auto [known, added] = out_of_sight.try_emplace(dir, false);
       if (added) {
-        auto canonical = Canonical(dir);
-        known->second = !canonical || collector.OutOfSight(*canonical);
+        // Any failure to look it up (gone, or a dead mount on the way) leaves its sockets to be
+        // looked up one by one, as they were before: never a job that cannot start for it.
+        char resolved[PATH_MAX];
+        known->second = realpath(dir.c_str(), resolved) != nullptr && collector.OutOfSight(resolved);
       }
       struct stat st;
       if (!known->second || (lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode))) collector.AddSocket(path);
