@@ -144,28 +144,9 @@ std::optional<bool> Populated(int events) {
   return std::nullopt;
 }
 
-/// Whether the group holds no live process: cgroup.procs lists none (the kernel leaves out
-/// processes that are exiting). A job's group never has groups below it (it is root's, and
-/// the job runs as its owner). Unreadable counts as "some may be left".
-bool HoldsNoLiveProcess(const std::string& path) {
-  UniqueFd procs(open((path + "/cgroup.procs").c_str(), O_RDONLY | O_CLOEXEC));
-  if (!procs) return false;
-  char byte;
-  ssize_t got;
-  while ((got = read(procs.get(), &byte, 1)) < 0 && errno == EINTR) {
-  }
-  return got == 0;
-}
-
 }  // namespace
 
 void JobCgroup::KillAll() {
-  // Writing cgroup.kill waits for the kernel's cgroup_mutex, which a process entering a cgroup
-  // (the next job's start, made ahead while this one ran) holds through an RCU grace period:
-  // that wait delayed jobs' ends by up to 17 ms. Reading cgroup.procs takes no such lock, and a
-  // group with no live process has nothing to kill; nothing enters it after (no process of it
-  // is left to fork, and the daemon moves nothing into an ended job's group).
-  if (HoldsNoLiveProcess(path_)) return;
   UniqueFd kill(open((path_ + "/cgroup.kill").c_str(), O_WRONLY | O_CLOEXEC));
   if (kill) {
     ssize_t ignored = write(kill.get(), "1", 1);
@@ -176,9 +157,11 @@ void JobCgroup::KillAll() {
 void JobCgroup::EndRemains(std::chrono::milliseconds grace) {
   // A job's last processes are often still on their way out when its first one is reaped (the
   // sandbox's init tears down its mount namespace last, an RCU grace period). They leave by
-  // themselves, and waiting for that is cheaper than the kill's lock (KillAll); what is still
-  // there after `grace` is killed. The job's end is announced only after this returns, so
-  // nothing of the job outlives its announced end either way.
+  // themselves, and waiting for that is cheaper than the kill: writing cgroup.kill waits for the
+  // kernel's cgroup_mutex, which a process entering a cgroup (the next job's start, made ahead
+  // while this one ran) holds through an RCU grace period, and that delayed jobs' ends by up to
+  // 17 ms. What is still there after `grace` is killed. The job's end is announced only after
+  // this returns, so nothing of the job outlives its announced end either way.
   UniqueFd events(open((path_ + "/cgroup.events").c_str(), O_RDONLY | O_CLOEXEC));
   const auto deadline = std::chrono::steady_clock::now() + grace;
   while (events) {

@@ -44,8 +44,7 @@ class JobCgroup {
 
   /// cgroup.procs, for the job's first process to move itself in.
   int procs_fd() const { return procs_.get(); }
-  /// SIGKILL to every process in the cgroup, descendants forked meanwhile included; nothing
-  /// when cgroup.procs lists none.
+  /// SIGKILL to every process in the cgroup, descendants forked meanwhile included.
   void KillAll();
   /// At a job's end: waits up to `grace` for the processes still in the group to leave (they
   /// are exiting, as a rule), then kills whatever is left (KillAll).

@@ -168,23 +168,25 @@ TEST_F(ParkedSpawnTest, AChildEnteringItsCgroupsHoldsNoOtherPipeOpen) {
   UniqueFd other_read(other[0]), other_write(other[1]);
 
   // Start sleeps until the child has exec'ed, which is after its write to the full pipe.
-  std::thread starting([&] { ParkedSpawn::Start(StarterPath(), {slow_write.get()}); });
+  std::atomic<bool> started{false};
+  std::thread starting([&] {
+    try {
+      ParkedSpawn::Start(StarterPath(), {slow_write.get()});
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << e.what();
+    }
+    started = true;
+  });
   usleep(100 * 1000);  // the child is in its write by now
   other_write.reset();
   pollfd ended{other_read.get(), POLLIN, 0};
   const int ready = poll(&ended, 1, 2000);
   // Let the child on: drain the pipe until Start has returned.
-  std::atomic<bool> started{false};
-  std::thread draining([&] {
-    char buffer[65536];
-    ASSERT_EQ(fcntl(slow_read.get(), F_SETFL, O_NONBLOCK), 0);
-    while (!started) {
-      if (read(slow_read.get(), buffer, sizeof buffer) <= 0) usleep(1000);
-    }
-  });
+  EXPECT_EQ(fcntl(slow_read.get(), F_SETFL, O_NONBLOCK), 0);
+  char buffer[65536];
+  while (!started)
+    if (read(slow_read.get(), buffer, sizeof buffer) <= 0) usleep(1000);
   starting.join();
-  started = true;
-  draining.join();
   EXPECT_EQ(ready, 1) << "the other pipe's write end was held open by a child entering its cgroups";
 }
 
