@@ -39,29 +39,22 @@ bool Exists(const std::string& path) {
 /// mean something only inside an upper layer; an entry going live must not carry them into the
 /// user's tree, where a later overlay could misread them. Only root may remove trusted.*; in
 /// user mode the marks are user.overlay.* (overlay.h). `marks` notes them first, for a commit
-/// that does not stand to give back (overlay_marks.h).
-void StripOverlayAttributes(ParentDirs& uppers, const CommitStep& step, OverlayMarksTaken& marks) {
-  std::string name;
-  int parent = uppers.Open(step.path, name);
-  if (parent < 0) return;  // the helper will report it
-  // Opened for reading (non-blocking, for a fifo): an xattr call through /proc/self/fd of an
-  // O_PATH fd would act on the magic link itself and do nothing. A symlink cannot be opened so;
-  // its attributes stay (overlayfs reads them only inside an upper layer).
-  UniqueFd entry(openat(parent, name.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC));
-  if (!entry) return;
-  marks.TakeFrom(entry.get(), step.root, step.path);
-}
-
-/// StripOverlayAttributes for every entry the steps put live that `marked` says may carry
-/// marks; `upper_fds[i]` holds root i's.
+/// that does not stand to give back (overlay_marks.h). Takes them off every entry the steps put
+/// live that `marked` says may carry marks; `upper_fds[i]` holds root i's.
 void StripPlacedEntries(const std::vector<CommitStep>& steps, const std::vector<int>& upper_fds,
                         const std::function<bool(const CommitStep&)>& marked, OverlayMarksTaken& marks) {
-  std::map<size_t, ParentDirs> uppers;
+  std::vector<std::string> paths;
+  size_t root = 0;
   for (const auto& step : steps) {
     if (step.action != StepAction::kPlace || !marked(step)) continue;
-    auto it = uppers.try_emplace(step.root, upper_fds.at(step.root)).first;
-    StripOverlayAttributes(it->second, step, marks);
+    if (step.root != root && !paths.empty()) {
+      marks.TakeFromEach(upper_fds.at(root), root, paths);
+      paths.clear();
+    }
+    root = step.root;
+    paths.push_back(step.path);
   }
+  if (!paths.empty()) marks.TakeFromEach(upper_fds.at(root), root, paths);
 }
 
 /// Where a commit notes the overlay marks it takes off (overlay_marks.h): with its backups.

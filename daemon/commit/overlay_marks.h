@@ -17,17 +17,31 @@ namespace sandboxd {
 
 class OverlayMarksTaken {
  public:
+  /// How an entry's marks are read and taken off: by its name beneath its directory (the
+  /// *xattrat calls of Linux 6.13), or through an fd of the entry opened for it (older kernels,
+  /// where those calls fail with ENOSYS). kByName is used where the kernel has it.
+  enum class Calls { kByName, kThroughOpen };
+  static Calls CallsOfThisKernel();
+
   /// Creates (or empties) the note at `path`. Throws Error.
-  explicit OverlayMarksTaken(const std::string& path);
-  /// Notes the marks of `entry` (open for reading), the entry at `path` of root `root`, then
-  /// takes them off. Each note is written before its marks go (one write: a daemon killed
-  /// after it loses no mark). Throws Error naming `path`.
-  void TakeFrom(int entry, size_t root, const std::string& path);
+  explicit OverlayMarksTaken(const std::string& path, Calls calls = CallsOfThisKernel());
+  /// Notes the marks of the entries at `paths` beneath `upper` (root `root`'s, never through a
+  /// symlink), then takes them off. Entries come a batch of one directory at a time: their
+  /// notes in one write, then their marks off, so a daemon killed anywhere loses no mark (a
+  /// note of a mark still on gives back what is there). Missing entries, symlinks and sockets
+  /// are passed over (overlayfs reads a symlink's marks only inside an upper layer). Throws
+  /// Error naming the path.
+  void TakeFromEach(int upper, size_t root, const std::vector<std::string>& paths);
   /// Syncs the note: done before anything goes live. Throws Error.
   void Close();
 
  private:
+  struct Marked;
+  void TakeOff(std::vector<Marked>& batch);
+
   std::string path_;
+  Calls calls_;
+  std::vector<std::string> names_;  // the marks' attribute names
   UniqueFd file_;
 };
 
