@@ -27,12 +27,12 @@ def drop_to(user):
     os.environ["HOME"] = user.pw_dir
 
 
-def timed(argv, user, capture=False):
+def timed(argv, user, capture=False, may_fail=False):
     start = time.perf_counter()
     result = subprocess.run(argv, stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
                             stderr=subprocess.PIPE, cwd=user.pw_dir, check=False)
     elapsed = (time.perf_counter() - start) * 1000
-    if result.returncode != 0:
+    if result.returncode != 0 and not may_fail:
         raise SystemExit(f"{' '.join(argv)} failed ({result.returncode}): {result.stderr.decode()}")
     return elapsed, (result.stdout.decode() if capture else "")
 
@@ -75,6 +75,21 @@ def bench_create_run_destroy(args, user, work):
         if i >= 3:  # warm-up rounds are not counted
             for name, value in zip(names, (b, o, c, r, d, v)):
                 times[name].append(value)
+    return times
+
+
+def bench_polkit_check(args, user):
+    """What polkit's answer about creating a sandbox costs: `pkcheck` of the create action for
+    this process, less `pkcheck --list-temp` (its start-up, its bus connection and its proxy of
+    polkit's authority, with one call that checks nothing). Interleaved."""
+    times = {"check": [], "start": []}
+    check = ["pkcheck", "--action-id", "org.sandboxd.sandbox1.create", "--process", str(os.getpid())]
+    for i in range(args.rounds + 3):
+        c, _ = timed(check, user)
+        v, _ = timed(["pkcheck", "--list-temp"], user, may_fail=True)  # no login session: it says so
+        if i >= 3:
+            times["check"].append(c)
+            times["start"].append(v)
     return times
 
 
@@ -893,6 +908,7 @@ def main():
         ratio = f"{p50 / statistics.median(baseline):6.2f}x" if baseline else "       "
         print(f"{name:<58} p50 {p50:8.2f}  p90 {percentile(values, 90):8.2f}  {ratio}", flush=True)
 
+    floors = {}  # the pieces of the floors, in ms, as the sections measure them
     if "crd" in only:
         crd = bench_create_run_destroy(args, user, work)
         bare = crd["bare"]
@@ -904,6 +920,14 @@ def main():
         row("   of which: sandboxctl run -- /bin/true", crd["run"], bare)
         row("   of which: sandboxctl destroy", crd["destroy"])
         row("   floor: sandboxctl --version (client process start-up)", crd["client"])
+        polkit = bench_polkit_check(args, user)
+        row("   pkcheck of the create action (reference)", polkit["check"])
+        row("   pkcheck --list-temp (start-up, connection, no check)", polkit["start"])
+        floors["client"] = statistics.median(crd["client"])
+        floors["bare"] = statistics.median(bare)
+        floors["polkit"] = statistics.median(polkit["check"]) - statistics.median(polkit["start"])
+        floors["mount"] = statistics.median(mounts)
+        print(f"   polkit's answer (pkcheck less --list-temp): {floors['polkit']:.2f} ms")
     if "run" in only:
         runs = bench_run(args, user, work, job_bwrap)
         print()
@@ -916,12 +940,15 @@ def main():
                   " (p50 of run minus p50 of the floor)")
         row("first byte: bare bwrap ... /bin/echo x", runs["bare_first"])
         row("first byte: sandboxctl run SANDBOX -- /bin/echo x", runs["run_first"], runs["bare_first"])
-        if runs["floor"] and "crd" in only:
-            # Three client processes cannot start faster than one, three times, and the job's
-            # bwrap is the run's own floor: what create + run + destroy cannot go below.
-            floor = 3 * statistics.median(crd["client"]) + statistics.median(runs["floor"])
-            print(f"   floor of create + run + destroy: 3 client starts + the job's bwrap = {floor:.2f} ms, "
-                  f"{floor / statistics.median(crd['bare']):.2f}x of bare bwrap (target 3x)")
+        if runs["floor"]:
+            floors["job"] = statistics.median(runs["floor"])
+        if "job" in floors and "client" in floors:
+            # Three client processes cannot start faster than one, three times; the job's bwrap is
+            # the run's own floor; a sandbox is an overlay mounted and unmounted, made only when
+            # polkit says yes: what create + run + destroy cannot go below.
+            floor = 3 * floors["client"] + floors["job"] + floors["mount"] + floors["polkit"]
+            print(f"   floor of create + run + destroy: 3 client starts + the job's bwrap + a mount pair + polkit's "
+                  f"answer = {floor:.2f} ms, {floor / floors['bare']:.2f}x of bare bwrap (target 3x)")
     if "homes" in only:
         homes = bench_homes(args, user, work, homes_helper)
         homes_helper.stdin.close()
@@ -1009,6 +1036,10 @@ def main():
         row("bare bwrap --unshare-net --unshare-pid /bin/true (baseline)", tries["bare"])
         row("sandboxctl try -y -- /bin/true (one client process)", tries["try"], tries["bare"])
         print("   target: within 3x of the bare bwrap run (issue 41; issue 21's was under 25 ms)")
+        if "job" in floors and "client" in floors:
+            floor = floors["client"] + floors["job"] + floors["mount"] + floors["polkit"]
+            print(f"   floor: 1 client start + the job's bwrap + a mount pair + polkit's answer = {floor:.2f} ms, "
+                  f"{floor / statistics.median(tries['bare']):.2f}x of bare bwrap")
     if "suspend" in only:
         s = bench_suspend(args, user, work)
         print(f"\nsuspend and resume, an upper of 10,000 small files ({args.commit_rounds} rounds)")
