@@ -725,6 +725,7 @@ def bench_run(args, user, work, job_bwrap=None):
 
 
 EXTRA_HOMES = 300
+EXTRA_SANDBOXES = 200  # the bench user's: MaxSandboxesPerUser is 256 by default
 EXTRA_SOCKETS = 300
 SOCKETS_DIR = "/run/sandboxd-bench-sockets"
 
@@ -795,6 +796,20 @@ def bench_homes(args, user, work, helper):
                 t, _ = timed([ctl, "--no-ask-password", "run", sandbox, "--", "/bin/true"], user)
                 if i >= 3:
                     times[variant].append(t)
+        # More sandboxes held by the daemon, each with its overlay mounted (every job's bwrap
+        # starts from a copy of the daemon's mounts): made once, too slow to interleave, so the
+        # runs with them are compared with runs right after they are gone.
+        others = []
+        for n in range(EXTRA_SANDBOXES):
+            root = os.path.join(work, "homes-others", str(n))
+            os.makedirs(root, exist_ok=True)
+            others.append(timed([ctl, "--no-ask-password", "create", root], user, capture=True)[1].strip())
+        times["sandboxes"] = [timed([ctl, "--no-ask-password", "run", sandbox, "--", "/bin/true"], user)[0]
+                              for _ in range(args.rounds)]
+        for other in others:
+            timed([ctl, "--no-ask-password", "destroy", other], user)
+        times["after"] = [timed([ctl, "--no-ask-password", "run", sandbox, "--", "/bin/true"], user)[0]
+                          for _ in range(args.rounds)]
     finally:
         host("none")
         timed([ctl, "--no-ask-password", "destroy", sandbox], user)
@@ -957,6 +972,8 @@ def main():
         row("sandboxctl run SANDBOX -- /bin/true, /home as it is (baseline)", homes["as_is"])
         row(f"sandboxctl run SANDBOX -- /bin/true, {EXTRA_HOMES} more homes in /home", homes["more"], homes["as_is"])
         row(f"sandboxctl run SANDBOX -- /bin/true, {EXTRA_SOCKETS} more sockets bound in /run", homes["sockets"], homes["as_is"])
+        row(f"sandboxctl run SANDBOX -- /bin/true, {EXTRA_SANDBOXES} more sandboxes held", homes["sandboxes"], homes["after"])
+        row("   the same once they are destroyed (its baseline)", homes["after"])
         print("   target: within 1.2x (nothing per job grows with the host)")
     if "changes" in only:
         changes = bench_changes(args, user, work)
