@@ -707,12 +707,13 @@ def bench_run(args, user, work, job_bwrap=None):
     ctl = args.sandboxctl
     _, out = timed([ctl, "--no-ask-password", "create", project], user, capture=True)
     sandbox = out.strip()
-    times = {"bare": [], "run": [], "bare_first": [], "run_first": [], "floor": []}
+    times = {"bare": [], "run": [], "bare_first": [], "run_first": [], "floor": [], "client": []}
     try:
         for i in range(args.rounds + 3):
             b, _ = timed(BWRAP_BARE, user)
             if job_bwrap and i >= 3:
                 times["floor"].append(timed_with_options(job_bwrap[0], job_bwrap[1], user))
+                times["client"].append(timed([ctl, "--version"], user)[0])
             r, _ = timed([ctl, "--no-ask-password", "run", sandbox, "--", "/bin/true"], user)
             bf = first_byte_ms(BWRAP_BARE[:-1] + ["/bin/echo", "x"], user)
             rf = first_byte_ms([ctl, "--no-ask-password", "run", sandbox, "--", "/bin/echo", "x"], user)
@@ -953,6 +954,9 @@ def main():
             row("   floor: the job's own bwrap options + job-exec, by hand", runs["floor"], runs["bare"])
             print(f"   what the daemon and client add to a run: {statistics.median(runs['run']) - statistics.median(runs['floor']):.2f} ms"
                   " (p50 of run minus p50 of the floor)")
+            floor = statistics.median(runs["client"]) + statistics.median(runs["floor"])
+            print(f"   floor of a run: a client start (sandboxctl --version) + the job's bwrap = {floor:.2f} ms, "
+                  f"{floor / statistics.median(runs['bare']):.2f}x of bare bwrap, before any bus round trip (target 2x)")
         row("first byte: bare bwrap ... /bin/echo x", runs["bare_first"])
         row("first byte: sandboxctl run SANDBOX -- /bin/echo x", runs["run_first"], runs["bare_first"])
         if runs["floor"]:
