@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "api.h"
+#include "base/file_clock.h"
 #include "bus/call_gate.h"
 #include "bus/create_options.h"
 #include "bus/dbus_util.h"
@@ -96,8 +97,10 @@ void ManagerDBus::AuthorizeCreate(const Caller& caller, const CreateRequest& req
 void ManagerDBus::CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std::string> roots,
                                 std::map<std::string, sdbus::Variant> options, uint64_t flags) {
   InWorker(std::move(result), [this, roots = std::move(roots), options = std::move(options), flags](const Caller& caller) mutable {
+    const int64_t asked_ns = FileClockFineNowNs();
     CheckFlags(flags, api::kFlagAllowInteractive);
     CreateRequest request = CreateRequestFrom(std::move(roots), options);
+    request.asked_ns = asked_ns;
     UserCredentials owner = LookupUser(caller.uid);
     // Each must be a socket the owner can reach now; kept as found (symlinks resolved).
     for (auto& path : request.allow_sockets) path = ResolveAllowedSocket(path, owner, "a new sandbox");

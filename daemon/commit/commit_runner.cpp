@@ -222,8 +222,10 @@ void CommitRunner::PlanWholeUpper(const Sandbox& sandbox, int64_t commit, const 
     uppers.clear();
     in_page = 0;
   };
+  // No PrepareStream first: the commit unmounted the merged views before it planned (and linked
+  // up what it had to then), so all it would do is a walk for the deletions, which the stream
+  // below lists itself.
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
-    sandbox.PrepareStream(i);
     sandbox.StreamChangesTimed(i, [&](Change&& change, const UpperEntry& upper) {
       if (page.empty() || page.back().root != i) page.push_back({i, {}});
       page.back().changes.push_back(std::move(change));

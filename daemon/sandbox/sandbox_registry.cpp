@@ -116,9 +116,9 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
     }
     record.owner = owner.uid;
     record.state = SandboxState::kActive;
-    // For now the fine clock's "now"; made a tick of the file clock once the set-up below is
-    // done (never a wait here, under the registry's lock).
-    made_from_ns = FileClockFineNowNs();
+    // For now the fine clock's "now" when the call came in; made a tick of the file clock past
+    // it once the set-up below is done (never a wait here, under the registry's lock).
+    made_from_ns = request.asked_ns != 0 ? std::min(request.asked_ns, FileClockFineNowNs()) : FileClockFineNowNs();
     record.created_usec = made_from_ns / 1000;
     record.roots = roots;
     record.stores = stores;

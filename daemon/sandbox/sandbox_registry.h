@@ -33,6 +33,10 @@ struct CreateRequest {
   std::vector<std::string> hide;  ///< absolute paths every job sees empty (create --hide)
   /// Host sockets every job may reach (create --allow-socket): canonical, checked as the owner.
   std::vector<std::string> allow_sockets;
+  /// The fine file clock (FileClockFineNowNs) when the call came in; 0: when Create begins. A
+  /// live change stamped before it is before the sandbox (its creation time is a file-clock tick
+  /// past it); taken at the call's arrival, the wait for that tick overlaps more of the set-up.
+  int64_t asked_ns = 0;
 };
 
 class SandboxRegistry {
