@@ -1,0 +1,79 @@
+#pragma once
+/// The Model Context Protocol's server side (spec 2025-06-18) over stdio: JSON-RPC 2.0, one
+/// message per line. It knows the protocol (initialize, ping, tools/list, tools/call, and the
+/// errors of each) and the tools' input schemas; what a tool does is its own (mcp_tools.h). No
+/// D-Bus here, so the unit tests drive it line by line.
+
+#include <cstddef>
+#include <functional>
+#include <istream>
+#include <optional>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace sandboxctl::mcp {
+
+/// What a tool answers: text for the model, the same as structured content where it has one,
+/// and whether it is an error the model should see (a refusal, a failed call) rather than a
+/// result.
+struct ToolResult {
+  std::string text;
+  nlohmann::json structured;  ///< null: none
+  bool is_error = false;
+};
+
+/// Thrown by a tool for a refusal the model can act on (a path with "..", no sandbox open): it
+/// becomes a result with isError, its message as the text.
+struct ToolRefusal : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Tool {
+  std::string name;
+  std::string title;
+  std::string description;
+  /// A JSON Schema of an object whose properties are strings, integers, booleans, arrays of
+  /// strings or objects of strings; `required` and no other properties (CheckArguments).
+  nlohmann::json input_schema;
+  bool read_only = false;  ///< annotations.readOnlyHint: it changes nothing
+  std::function<ToolResult(const nlohmann::json& arguments)> call;
+};
+
+/// The protocol version this server speaks.
+inline constexpr const char* kProtocolVersion = "2025-06-18";
+/// A line longer than this is refused unread (a message that size is no sensible call).
+inline constexpr size_t kMaxLineBytes = 64u << 20;
+
+/// Why `arguments` do not fit `schema`, in one sentence naming the argument; nullopt when they
+/// do. Only the schema forms Tool describes.
+std::optional<std::string> CheckArguments(const nlohmann::json& schema, const nlohmann::json& arguments);
+
+class Server {
+ public:
+  Server(std::string version, std::string instructions, std::vector<Tool> tools);
+
+  /// Answers one line; nothing for a notification (or a line of only white space).
+  std::optional<std::string> Handle(const std::string& line);
+  /// Reads lines from `in` until its end, writing each answer and a newline to `out` at once.
+  void Serve(std::istream& in, std::ostream& out);
+
+ private:
+  nlohmann::json Dispatch(const std::string& method, const nlohmann::json& params);
+  nlohmann::json CallTool(const nlohmann::json& params);
+
+  std::string version_;
+  std::string instructions_;
+  std::vector<Tool> tools_;
+};
+
+/// A JSON-RPC error the server answers with (code and message).
+struct RpcError : std::runtime_error {
+  RpcError(int code, const std::string& message) : std::runtime_error(message), code(code) {}
+  int code;
+};
+
+}  // namespace sandboxctl::mcp

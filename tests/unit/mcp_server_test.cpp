@@ -1,0 +1,152 @@
+// The MCP server's protocol side (mcp_server.h), a line at a time: what a client that lies,
+// sends garbage or calls what is not there gets back. The tools themselves are the integration
+// tests' (mcp_test.cpp, with the MCP SDK's own client).
+
+#include "mcp_server.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+namespace sandboxctl::mcp {
+namespace {
+
+using nlohmann::json;
+
+Tool Echo() {
+  return {"echo", "Echo", "Says its text back",
+          json{{"type", "object"},
+               {"properties",
+                {{"text", {{"type", "string"}}},
+                 {"times", {{"type", "integer"}, {"minimum", 1}}},
+                 {"loud", {{"type", "boolean"}}},
+                 {"words", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+                 {"env", {{"type", "object"}, {"additionalProperties", {{"type", "string"}}}}}}},
+               {"required", {"text"}},
+               {"additionalProperties", false}},
+          true, [](const json& arguments) -> ToolResult {
+            std::string text = arguments["text"];
+            if (text == "refuse") throw ToolRefusal("refused: the text says so");
+            if (text == "bytes") return {"\xff\xfe not UTF-8", nullptr, false};
+            return {text, json{{"said", text}}, false};
+          }};
+}
+
+class McpServerTest : public ::testing::Test {
+ protected:
+  json Ask(const json& message) {
+    auto answer = server_.Handle(message.dump());
+    EXPECT_TRUE(answer.has_value()) << message.dump();
+    return answer ? json::parse(*answer) : json();
+  }
+  json Call(const json& arguments, const std::string& tool = "echo") {
+    return Ask({{"jsonrpc", "2.0"}, {"id", 7}, {"method", "tools/call"}, {"params", {{"name", tool}, {"arguments", arguments}}}});
+  }
+  Server server_{"1.2.3", "how to use it", {Echo()}};
+};
+
+TEST_F(McpServerTest, InitializeAnswersTheProtocolVersionItSpeaks) {
+  json answer = Ask({{"jsonrpc", "2.0"},
+                     {"id", 1},
+                     {"method", "initialize"},
+                     {"params", {{"protocolVersion", "2024-11-05"}, {"capabilities", json::object()}, {"clientInfo", {{"name", "t"}, {"version", "0"}}}}}});
+  EXPECT_EQ(answer["id"], 1);
+  EXPECT_EQ(answer["result"]["protocolVersion"], "2025-06-18");
+  EXPECT_EQ(answer["result"]["serverInfo"]["name"], "sandboxd");
+  EXPECT_EQ(answer["result"]["serverInfo"]["version"], "1.2.3");
+  EXPECT_TRUE(answer["result"]["capabilities"].contains("tools"));
+  EXPECT_EQ(answer["result"]["instructions"], "how to use it");
+}
+
+TEST_F(McpServerTest, NotificationsAndResponsesGetNoAnswer) {
+  EXPECT_FALSE(server_.Handle(R"({"jsonrpc":"2.0","method":"notifications/initialized"})"));
+  EXPECT_FALSE(server_.Handle(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}})"));
+  EXPECT_FALSE(server_.Handle(R"({"jsonrpc":"2.0","id":5,"result":{}})"));
+  EXPECT_FALSE(server_.Handle("   "));
+}
+
+TEST_F(McpServerTest, GarbageGetsJsonRpcErrors) {
+  EXPECT_EQ(json::parse(*server_.Handle("{not json"))["error"]["code"], -32700);
+  EXPECT_EQ(json::parse(*server_.Handle("[1,2]"))["error"]["code"], -32600);
+  EXPECT_EQ(json::parse(*server_.Handle(R"({"id":1,"method":"ping"})"))["error"]["code"], -32600);  // no jsonrpc
+  EXPECT_EQ(json::parse(*server_.Handle(R"({"jsonrpc":"2.0","id":{"a":1},"method":"ping"})"))["error"]["code"], -32600);
+  EXPECT_EQ(json::parse(*server_.Handle(R"({"jsonrpc":"2.0","id":1,"method":42})"))["error"]["code"], -32600);
+  EXPECT_EQ(json::parse(*server_.Handle(R"({"jsonrpc":"2.0","id":1,"method":"ping","params":[1]})"))["error"]["code"], -32602);
+  json unknown = json::parse(*server_.Handle(R"({"jsonrpc":"2.0","id":"x","method":"resources/list"})"));
+  EXPECT_EQ(unknown["id"], "x");
+  EXPECT_EQ(unknown["error"]["code"], -32601);
+  EXPECT_NE(unknown["error"]["message"].get<std::string>().find("resources/list"), std::string::npos);
+}
+
+TEST_F(McpServerTest, ToolsAreListedWithSchemaAndReadOnlyHint) {
+  json answer = Ask({{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/list"}});
+  ASSERT_EQ(answer["result"]["tools"].size(), 1u);
+  const json& tool = answer["result"]["tools"][0];
+  EXPECT_EQ(tool["name"], "echo");
+  EXPECT_EQ(tool["inputSchema"]["required"][0], "text");
+  EXPECT_EQ(tool["annotations"]["readOnlyHint"], true);
+  EXPECT_EQ(Ask({{"jsonrpc", "2.0"}, {"id", 3}, {"method", "tools/list"}, {"params", {{"cursor", "x"}}}})["error"]["code"], -32602);
+}
+
+TEST_F(McpServerTest, ACallAnswersTextAndStructuredContent) {
+  json answer = Call({{"text", "hi"}, {"times", 2}, {"loud", true}, {"words", {"a"}}, {"env", {{"K", "V"}}}});
+  EXPECT_EQ(answer["result"]["isError"], false);
+  EXPECT_EQ(answer["result"]["content"][0]["type"], "text");
+  EXPECT_EQ(answer["result"]["content"][0]["text"], "hi");
+  EXPECT_EQ(answer["result"]["structuredContent"]["said"], "hi");
+}
+
+TEST_F(McpServerTest, UnknownToolsAndBadArgumentsAreProtocolErrorsNamingWhat) {
+  auto message = [](const json& answer) { return answer["error"]["message"].get<std::string>(); };
+  json unknown = Call({{"text", "hi"}}, "commit");
+  EXPECT_EQ(unknown["error"]["code"], -32602);
+  EXPECT_NE(message(unknown).find("commit"), std::string::npos);
+  for (const auto& [arguments, named] : std::vector<std::pair<json, std::string>>{
+           {json::object(), "'text'"},
+           {{{"text", 1}}, "'text'"},
+           {{{"text", "a"}, {"force", true}}, "'force'"},
+           {{{"text", "a"}, {"times", 0}}, "'times'"},
+           {{{"text", "a"}, {"times", "2"}}, "'times'"},
+           {{{"text", "a"}, {"words", {"a", 1}}}, "'words'"},
+           {{{"text", "a"}, {"env", {{"K", 1}}}}, "'env'"},
+           {json::array(), "object"}}) {
+    json answer = Call(arguments);
+    EXPECT_EQ(answer["error"]["code"], -32602) << arguments.dump();
+    EXPECT_NE(message(answer).find(named), std::string::npos) << message(answer);
+  }
+}
+
+TEST_F(McpServerTest, ARefusalIsAResultTheModelReads) {
+  json answer = Call({{"text", "refuse"}});
+  EXPECT_EQ(answer["result"]["isError"], true);
+  EXPECT_EQ(answer["result"]["content"][0]["text"], "refused: the text says so");
+}
+
+TEST_F(McpServerTest, BytesThatAreNotUtf8StillMakeAnAnswer) {
+  json answer = Call({{"text", "bytes"}});
+  std::string text = answer["result"]["content"][0]["text"];
+  EXPECT_NE(text.find("not UTF-8"), std::string::npos);
+  EXPECT_NE(text.find("\xef\xbf\xbd"), std::string::npos);  // U+FFFD
+}
+
+TEST_F(McpServerTest, ServeAnswersEachLineAndRefusesAnOverlongOneUnread) {
+  std::string input = R"({"jsonrpc":"2.0","id":1,"method":"ping"})" "\n";
+  input += std::string(kMaxLineBytes + 10, 'x') + "\n";
+  input += R"({"jsonrpc":"2.0","id":2,"method":"ping"})";  // the last line needs no newline
+  std::istringstream in(input);
+  std::ostringstream out;
+  server_.Serve(in, out);
+  std::istringstream answers(out.str());
+  std::string line;
+  std::vector<json> got;
+  while (std::getline(answers, line)) got.push_back(json::parse(line));
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0]["id"], 1);
+  EXPECT_EQ(got[1]["error"]["code"], -32600);
+  EXPECT_NE(got[1]["error"]["message"].get<std::string>().find("MiB"), std::string::npos);
+  EXPECT_EQ(got[2]["id"], 2);
+}
+
+}  // namespace
+}  // namespace sandboxctl::mcp
