@@ -218,6 +218,9 @@ int main(int argc, char** argv) {
   verbs.push_back({us, [&](Context& x) { return sandboxctl::VerbUsage(x, usage_all); }});
 
   sandboxctl::TryArgs attempt;
+  auto* mc = app.add_subcommand("mcp", "A Model Context Protocol server on stdin and stdout, for agent hosts (e.g. claude mcp add sandboxd -- sandboxctl mcp)");
+  verbs.push_back({mc, [&](Context& x) { return sandboxctl::VerbMcp(x); }});
+
   auto* t = app.add_subcommand("try", "Create, run, review, commit or discard, destroy: try [--root DIR]... [-y | -n] CMD [ARG...]");
   t->add_option("--root", attempt.roots, "Directory to sandbox (repeatable; default: the current one)")->type_name("DIR")->allow_extra_args(false);
   auto* yes = t->add_flag("-y,--yes", attempt.commit, "Commit every change without asking");

@@ -77,6 +77,8 @@ int VerbResume(Context& ctx, const std::string& sandbox);
 int VerbDestroy(Context& ctx, const std::string& sandbox, bool cancel_jobs = false);
 /// jobs [SANDBOX], logs JOB [-f], cancel JOB (verbs_jobs.cpp).
 int VerbJobs(Context& ctx, const std::string& sandbox);
+/// mcp: a Model Context Protocol server on stdin and stdout until stdin ends (verb_mcp.cpp).
+int VerbMcp(Context& ctx);
 int VerbLogs(Context& ctx, const std::string& job_id, bool follow);
 int VerbCancel(Context& ctx, const std::string& job_id);
 /// Refuses (one line naming each running job of the sandbox at `sandbox_path`) unless

@@ -1,0 +1,316 @@
+#include "mcp_tools.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <utility>
+
+#include "change_list.h"
+#include "diff_summary.h"
+#include "object_paths.h"
+#include "pipe_call.h"
+#include "proxies.h"
+#include "quote_path.h"
+#include "selector.h"
+#include "utf8.h"
+#include "verbs.h"
+#include "wire_selector.h"
+
+namespace sandboxctl::mcp {
+namespace {
+
+using nlohmann::json;
+
+json Schema(json properties, std::vector<std::string> required = {}) {
+  return {{"type", "object"}, {"properties", std::move(properties)}, {"required", required}, {"additionalProperties", false}};
+}
+
+const json kSandboxArgument = {{"type", "string"}, {"description", "A sandbox's id or name; default: the one sandbox_open opened"}};
+const json kJobArgument = {{"type", "string"}, {"description", "A job's id, as run with background answered it"}};
+
+/// A tool whose D-Bus call failed answers the daemon's error, named, as an error result.
+std::function<ToolResult(const json&)> Guarded(std::function<ToolResult(const json&)> call) {
+  return [call = std::move(call)](const json& arguments) -> ToolResult {
+    try {
+      return call(arguments);
+    } catch (const sdbus::Error& e) {
+      return {e.getName() + ": " + e.getMessage(), nullptr, true};
+    } catch (const UsageError& e) {
+      return {e.message, nullptr, true};
+    }
+  };
+}
+
+std::string IdOf(const std::string& object_path) { return object_path.substr(object_path.rfind('/') + 1); }
+
+std::string JobObject(const std::string& id) {
+  if (id.empty() || id.size() > 64 || id.find_first_not_of("0123456789abcdef") != std::string::npos)
+    throw ToolRefusal("'" + id + "' is not a job id (run with background answers one)");
+  return sandboxd::api::JobPath(id);
+}
+
+std::string HowItEnded(int32_t exit_status, const std::string& reason) {
+  if (reason == "exited") return "exited with status " + std::to_string(exit_status);
+  if (reason == "timeout") return "ran out of time and was killed (status " + std::to_string(exit_status) + ")";
+  if (reason == "cancelled") return "was cancelled (status " + std::to_string(exit_status) + ")";
+  if (reason == "memory") return "went over its memory limit and was killed (status " + std::to_string(exit_status) + ")";
+  if (reason == "quota") return "was stopped: the sandbox's changes grew over its quota (status " + std::to_string(exit_status) + ")";
+  if (reason == "failed") return "could not be set up (status " + std::to_string(exit_status) + ")";
+  return reason + " (status " + std::to_string(exit_status) + ")";
+}
+
+}  // namespace
+
+std::string CheckSandboxPath(const std::string& path, const std::string& what) {
+  if (path == ".") return path;
+  auto refuse = [&](const std::string& why) { return ToolRefusal(what + " '" + path + "' " + why); };
+  if (path.empty()) throw refuse("is empty; \".\" names the sandbox's root");
+  if (path.front() == '/') throw refuse("is absolute; paths are relative to the sandbox's root");
+  if (path.find('\0') != std::string::npos) throw refuse("holds a NUL byte");
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    std::string part = path.substr(start, end - start);
+    if (part == "..") throw refuse("leads out of the sandbox's root with \"..\"");
+    if (part.empty() || part == ".") throw refuse("has an empty or \".\" component");
+    start = end + 1;
+  }
+  return path;
+}
+
+SandboxTools::SandboxTools(Context& ctx, std::string workdir) : ctx_(ctx), workdir_(std::move(workdir)) {}
+
+std::vector<Tool> SandboxTools::Tools() {
+  auto bind = [this](ToolResult (SandboxTools::*method)(const json&)) {
+    return Guarded([this, method](const json& arguments) { return (this->*method)(arguments); });
+  };
+  return {
+      {"sandbox_open", "Open a sandbox",
+       "Opens a copy-on-write sandbox over a directory: the one you already have over exactly that directory, else a new "
+       "one. Every other tool acts on it. Nothing a job does there reaches the directory until its owner reviews and "
+       "commits it; no tool commits.",
+       Schema({{"path", {{"type", "string"}, {"description", "The directory; relative ones are taken from the server's working directory (the default)"}}},
+               {"name", {{"type", "string"}, {"description", "A name for a new sandbox"}}}}),
+       false, bind(&SandboxTools::Open)},
+      {"run", "Run a command in the sandbox",
+       "Runs a command in the sandbox as you, without the network; what it writes stays in the sandbox. Answers its exit "
+       "status and output (stdout and stderr together), cut past " + std::to_string(kRunOutputBytes >> 10) +
+           " KiB; with background, answers a job id at once (job_output, job_cancel).",
+       Schema({{"command", {{"type", "array"}, {"items", {{"type", "string"}}}, {"minItems", 1}, {"description", "The program and its arguments (no shell: use [\"sh\", \"-c\", \"...\"] for one)"}}},
+               {"cwd", {{"type", "string"}, {"description", "Working directory relative to the sandbox's root; default: the root"}}},
+               {"env", {{"type", "object"}, {"additionalProperties", {{"type", "string"}}}, {"description", "Environment variables to set"}}},
+               {"timeout_seconds", {{"type", "integer"}, {"minimum", 1}, {"description", "Kill the job after this many seconds"}}},
+               {"background", {{"type", "boolean"}, {"description", "Answer a job id at once instead of waiting"}}},
+               {"sandbox", kSandboxArgument}},
+              {"command"}),
+       false, bind(&SandboxTools::Run)},
+      {"job_output", "Read a job's output",
+       "A job's captured output from a byte offset, and whether it still runs or how it ended.",
+       Schema({{"job", kJobArgument},
+               {"offset", {{"type", "integer"}, {"minimum", 0}, {"description", "Byte offset to read from; default 0"}}},
+               {"max_bytes", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1 << 20}, {"description", "At most this many bytes; default 65536"}}}},
+              {"job"}),
+       true, bind(&SandboxTools::JobOutput)},
+      {"job_cancel", "Cancel a job", "Kills a running job's whole process tree.", Schema({{"job", kJobArgument}}, {"job"}), false,
+       bind(&SandboxTools::JobCancel)},
+      {"changes", "List the sandbox's changes",
+       "What the sandbox holds that its directory does not: one line per path, A added, M modified, D deleted, T type "
+       "changed, P mode changed, with the owner's decision where there is one.",
+       Schema({{"sandbox", kSandboxArgument}}), true, bind(&SandboxTools::Changes)},
+      {"diff", "Show the sandbox's changes as a diff",
+       "A git-style diff of the sandbox's changes (or of those at the given paths), or per file the lines added and removed.",
+       Schema({{"paths", {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", "Paths as changes lists them; directories take what is beneath"}}},
+               {"stat", {{"type", "boolean"}, {"description", "Per file, lines added and removed, as git diff --stat"}}},
+               {"sandbox", kSandboxArgument}}),
+       true, bind(&SandboxTools::Diff)},
+  };
+}
+
+std::string SandboxTools::SandboxOf(const json& arguments) {
+  if (arguments.contains("sandbox")) return ctx_.ResolveSandbox(arguments["sandbox"].get<std::string>());
+  if (opened_.empty()) throw ToolRefusal("no sandbox is open: call sandbox_open first (or name one with the sandbox argument)");
+  return sandboxd::api::SandboxPath(opened_);
+}
+
+ToolResult SandboxTools::Open(const json& arguments) {
+  std::string dir = arguments.value("path", workdir_);
+  if (dir.empty()) throw ToolRefusal("path is empty; leave it out for the server's working directory");
+  if (dir.front() != '/') dir = workdir_ + "/" + dir;
+  char* resolved = realpath(dir.c_str(), nullptr);
+  if (!resolved) throw ToolRefusal("cannot open a sandbox over " + dir + ": " + strerror(errno));
+  std::string real(resolved);
+  free(resolved);
+  struct stat st;
+  if (stat(real.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) throw ToolRefusal(real + " is not a directory");
+
+  ManagerProxy manager(ctx_.Bus());
+  for (const auto& entry : manager.ListSandboxes()) {
+    const auto& roots = entry.get<4>();
+    if (entry.get<2>() != getuid() || std::find(roots.begin(), roots.end(), real) == roots.end()) continue;
+    opened_ = entry.get<0>();
+    json opened = {{"sandbox", opened_}, {"name", entry.get<1>()}, {"roots", roots}, {"state", entry.get<3>()}, {"created", false}};
+    return {"Opened your sandbox " + opened_ + " (" + entry.get<1>() + ") over " + real + ", which was already there (" + entry.get<3>() +
+                "). The other tools act on it.",
+            opened, false};
+  }
+  std::map<std::string, sdbus::Variant> options;
+  if (arguments.contains("name")) options["name"] = sdbus::Variant(arguments["name"].get<std::string>());
+  sdbus::ObjectPath path;
+  manager.raw()
+      .callMethod("CreateSandbox")
+      .onInterface(sandboxd::api::kManagerInterface)
+      .withTimeout(std::chrono::minutes(10))  // polkit may be asking the person
+      .withArguments(std::vector<std::string>{real}, options, uint64_t{0})
+      .storeResultsTo(path);
+  opened_ = IdOf(path);
+  auto info = SandboxProxy(ctx_.Bus(), path).GetInfo();
+  std::string name = info["name"].get<std::string>();
+  json opened = {{"sandbox", opened_}, {"name", name}, {"roots", {real}}, {"state", "active"}, {"created", true}};
+  return {"Made a new sandbox " + opened_ + " (" + name + ") over " + real + ". The other tools act on it.", opened, false};
+}
+
+ToolResult SandboxTools::Run(const json& arguments) {
+  const std::string path = SandboxOf(arguments);
+  SandboxProxy sandbox(ctx_.Bus(), path);
+  auto roots = sandbox.GetInfo()["roots"].get<std::vector<std::string>>();
+  std::string cwd = roots.at(0);
+  if (arguments.contains("cwd")) {
+    std::string relative = CheckSandboxPath(arguments["cwd"], "cwd");
+    if (relative != ".") cwd += "/" + relative;
+  }
+  std::map<std::string, std::string> env = JobEnvironment({});
+  if (arguments.contains("env"))
+    for (const auto& [name, value] : arguments["env"].items()) {
+      if (name.empty() || name.find('=') != std::string::npos || name.find('\0') != std::string::npos)
+        throw ToolRefusal("env name '" + name + "' is not a variable's name");
+      env[name] = value.get<std::string>();
+    }
+  std::map<std::string, sdbus::Variant> options;
+  if (arguments.contains("timeout_seconds")) options["timeout_sec"] = sdbus::Variant(arguments["timeout_seconds"].get<uint64_t>());
+  auto command = arguments["command"].get<std::vector<std::string>>();
+  // No streams of ours: the daemon captures the job's output, which job_output reads.
+  sdbus::ObjectPath job_path = sandbox.Run(command, cwd, env, std::map<std::string, sdbus::UnixFd>{}, options, 0);
+  const std::string job = IdOf(job_path);
+  if (arguments.value("background", false))
+    return {"Started job " + job + " in the background; job_output reads its output, job_cancel stops it.", json{{"job", job}}, false};
+  int32_t exit_status = 0;
+  std::string reason;
+  JobProxy(ctx_.Bus(), job_path)
+      .raw()
+      .callMethod("Wait")
+      .onInterface(sandboxd::api::kJobInterface)
+      .withTimeout(std::chrono::hours(24 * 365))  // the job's own timeout ends it
+      .storeResultsTo(exit_status, reason);
+  return OutputOf(job, 0, kRunOutputBytes);
+}
+
+ToolResult SandboxTools::OutputOf(const std::string& job_id, uint64_t offset, size_t max_bytes) {
+  JobProxy job(ctx_.Bus(), JobObject(job_id));
+  // The state first: output that came before the end is all there once the end is seen.
+  auto status = job.GetStatus();
+  const bool running = status["state"].get<std::string>() == "running";
+  std::string output;
+  bool more = false;
+  for (;;) {
+    size_t want = std::min<size_t>(max_bytes + 1 - output.size(), 1u << 20);
+    std::vector<uint8_t> data = job.ReadOutput(offset + output.size(), static_cast<uint32_t>(want));
+    if (data.empty()) break;
+    output.append(data.begin(), data.end());
+    if (output.size() > max_bytes) {
+      more = true;
+      output.resize(max_bytes);
+      break;
+    }
+  }
+  const uint64_t next = offset + output.size();
+  json structured = {{"job", job_id}, {"state", running ? "running" : "finished"}, {"output", output}, {"offset", offset}, {"next_offset", next},
+                     {"more", more}};
+  std::string text = output;
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  if (more) text += "[output cut after " + std::to_string(output.size()) + " bytes; job_output with offset " + std::to_string(next) + " reads on]\n";
+  if (status["output_truncated"].get<bool>())
+    text += "[the daemon kept only the first " + std::to_string(status["output_cap"].get<uint64_t>()) + " bytes of the job's output]\n";
+  if (running) {
+    text += "[job " + job_id + " is still running]";
+  } else {
+    const int32_t exit_status = status["exit_status"].get<int32_t>();
+    const std::string reason = status["reason"].get<std::string>();
+    structured["exit_status"] = exit_status;
+    structured["reason"] = reason;
+    text += "[job " + job_id + " " + HowItEnded(exit_status, reason) + "]";
+  }
+  return {text, structured, false};
+}
+
+ToolResult SandboxTools::JobOutput(const json& arguments) {
+  return OutputOf(arguments["job"], arguments.value("offset", uint64_t{0}), arguments.value("max_bytes", size_t{kRunOutputBytes}));
+}
+
+ToolResult SandboxTools::JobCancel(const json& arguments) {
+  const std::string id = arguments["job"];
+  JobProxy job(ctx_.Bus(), JobObject(id));
+  job.Cancel();
+  int32_t exit_status = 0;
+  std::string reason;
+  job.raw()
+      .callMethod("Wait")
+      .onInterface(sandboxd::api::kJobInterface)
+      .withTimeout(std::chrono::minutes(1))
+      .storeResultsTo(exit_status, reason);
+  return {"Job " + id + " " + HowItEnded(exit_status, reason) + ".", json{{"job", id}, {"exit_status", exit_status}, {"reason", reason}}, false};
+}
+
+ToolResult SandboxTools::Changes(const json& arguments) {
+  static const std::map<std::string, char> kLetters = {
+      {"added", 'A'}, {"modified", 'M'}, {"deleted", 'D'}, {"type-changed", 'T'}, {"mode-changed", 'P'}};
+  std::string text;
+  json listed = json::array();
+  size_t total = ForEachChange(ctx_, SandboxOf(arguments), [&](const ListedChange& change, std::string_view) {
+    if (listed.size() >= kChangesListed) return;
+    auto letter = kLetters.find(change.kind);
+    text += letter == kLetters.end() ? '?' : letter->second;
+    text += ' ' + sandboxd::api::ShowWireName(change.path);
+    if (!change.renamed_from.empty()) text += " (renamed from " + sandboxd::api::ShowWireName(change.renamed_from) + ")";
+    if (change.review != "pending") text += " [" + change.review + "]";
+    if (change.conflict) text += " [conflicts with the live tree: " + change.conflict_reason + "]";
+    text += '\n';
+    listed.push_back({{"root", change.root}, {"path", change.path}, {"kind", change.kind}, {"review", change.review}, {"conflict", change.conflict}});
+  });
+  if (total == 0) text = "No changes: the sandbox holds nothing its directory does not.\n";
+  if (total > listed.size()) text += "[" + std::to_string(total - listed.size()) + " more changes not listed]\n";
+  return {text, json{{"changes", listed}, {"total", total}}, false};
+}
+
+ToolResult SandboxTools::Diff(const json& arguments) {
+  std::vector<std::string> paths;
+  if (arguments.contains("paths"))
+    for (const auto& path : arguments["paths"]) paths.push_back(CheckSandboxPath(path, "path"));
+  // Structured selectors of whole changes: a name is never parsed for a hunk number.
+  const auto selectors = sandboxd::api::ToWire(sandboxd::api::WholeSelectors(paths));
+  const bool stat = arguments.value("stat", false);
+  std::string diff;
+  size_t total = 0;
+  DiffSummary summary;
+  CallIntoPipe(ctx_, SandboxOf(arguments),
+               {"Diff", [&](sdbus::MethodCall& call, const sdbus::UnixFd& out) { call << selectors << out << std::map<std::string, sdbus::Variant>{}; }, {}},
+               [&](std::string_view data) {
+                 total += data.size();
+                 if (stat) summary.Add(data);
+                 if (!stat && diff.size() < kDiffBytes) diff.append(data.substr(0, kDiffBytes - diff.size()));
+               });
+  if (stat) diff = summary.Stat(100);
+  if (total == 0) return {"No changes to show.\n", json{{"bytes", 0}}, false};
+  if (!stat && total > diff.size())
+    diff += "\n[diff cut after " + std::to_string(diff.size()) + " of " + std::to_string(total) + " bytes; ask for fewer paths]\n";
+  return {diff, json{{"bytes", total}}, false};
+}
+
+}  // namespace sandboxctl::mcp

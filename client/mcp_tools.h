@@ -1,0 +1,53 @@
+#pragma once
+/// The tools `sandboxctl mcp` gives an agent (DESIGN, "Agents"), each over sandboxd's D-Bus API
+/// as the user who started the server: the daemon checks every call's ownership, and nothing
+/// here commits, approves, rejects, undoes, discards, destroys or grants the network. Paths an
+/// agent gives are relative to the sandbox's root and never leave it ("..", absolute paths and
+/// empty components are refused here; the daemon keeps a job's cwd inside its roots anyway).
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "context.h"
+#include "mcp_server.h"
+
+namespace sandboxctl::mcp {
+
+/// How much of a job's output `run` answers with before it cuts (job_output reads on).
+inline constexpr size_t kRunOutputBytes = 64u << 10;
+/// How much of a diff `diff` answers with before it cuts.
+inline constexpr size_t kDiffBytes = 256u << 10;
+/// How many changes `changes` lists before it cuts.
+inline constexpr size_t kChangesListed = 2000;
+
+/// `path` if it names something beneath a root: relative, no "..", "." or empty component
+/// ("." alone is the root). Throws ToolRefusal naming it otherwise.
+std::string CheckSandboxPath(const std::string& path, const std::string& what);
+
+class SandboxTools {
+ public:
+  /// `workdir`: the server's working directory, the sandbox_open default.
+  SandboxTools(Context& ctx, std::string workdir);
+  std::vector<Tool> Tools();
+
+ private:
+  ToolResult Open(const nlohmann::json& arguments);
+  ToolResult Run(const nlohmann::json& arguments);
+  ToolResult JobOutput(const nlohmann::json& arguments);
+  ToolResult JobCancel(const nlohmann::json& arguments);
+  ToolResult Changes(const nlohmann::json& arguments);
+  ToolResult Diff(const nlohmann::json& arguments);
+
+  /// The object path of the sandbox a tool acts on: its "sandbox" argument, else the one
+  /// sandbox_open opened. Throws ToolRefusal when there is neither.
+  std::string SandboxOf(const nlohmann::json& arguments);
+  /// A job's output from `offset`, at most `max_bytes`, with its status.
+  ToolResult OutputOf(const std::string& job_id, uint64_t offset, size_t max_bytes);
+
+  Context& ctx_;
+  std::string workdir_;
+  std::string opened_;  ///< the id sandbox_open answered with; "" before
+};
+
+}  // namespace sandboxctl::mcp
