@@ -1,6 +1,10 @@
 #include "mcp_server.h"
 
+#include <condition_variable>
+#include <deque>
 #include <iterator>
+#include <memory>
+#include <thread>
 #include <utility>
 
 namespace sandboxctl::mcp {
@@ -82,31 +86,76 @@ std::optional<std::string> CheckArguments(const json& schema, const json& argume
 Server::Server(std::string version, std::string instructions, std::vector<Tool> tools)
     : version_(std::move(version)), instructions_(std::move(instructions)), tools_(std::move(tools)) {}
 
-std::optional<std::string> Server::Handle(const std::string& line) {
+void Cancellation::OnCancel(std::function<void()> stop) {
+  bool now = false;
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = stop;
+    now = cancelled_;
+  }
+  if (now && stop) stop();
+}
+
+void Cancellation::Cancel() {
+  std::function<void()> stop;
+  {
+    std::lock_guard lock(mutex_);
+    if (cancelled_) return;
+    cancelled_ = true;
+    stop = stop_;
+  }
+  if (stop) stop();  // outside the lock: it may wait for the daemon
+}
+
+bool Cancellation::cancelled() const {
+  std::lock_guard lock(mutex_);
+  return cancelled_;
+}
+
+std::optional<Server::Request> Server::Read(const std::string& line, const std::function<void(const json& id)>& cancel) {
+  auto refuse = [](const json& id, int code, const std::string& message) {
+    return Request{id, Dump(ErrorAnswer(id, code, message)), nullptr};
+  };
   if (line.find_first_not_of(" \t\r") == std::string::npos) return std::nullopt;
   json message = json::parse(line, nullptr, false);
-  if (message.is_discarded()) return Dump(ErrorAnswer(nullptr, kParseError, "Parse error: the line is not JSON"));
+  if (message.is_discarded()) return refuse(nullptr, kParseError, "Parse error: the line is not JSON");
   if (message.is_array())
-    return Dump(ErrorAnswer(nullptr, kInvalidRequest, "Invalid Request: batches are not part of MCP 2025-06-18; send one message per line"));
+    return refuse(nullptr, kInvalidRequest, "Invalid Request: batches are not part of MCP 2025-06-18; send one message per line");
   if (!message.is_object() || message.value("jsonrpc", "") != "2.0")
-    return Dump(ErrorAnswer(nullptr, kInvalidRequest, "Invalid Request: not a JSON-RPC 2.0 message"));
+    return refuse(nullptr, kInvalidRequest, "Invalid Request: not a JSON-RPC 2.0 message");
   const bool has_id = message.contains("id");
   const json id = has_id ? message["id"] : json(nullptr);
   if (has_id && !id.is_string() && !id.is_number_integer() && !id.is_number_unsigned())
-    return Dump(ErrorAnswer(nullptr, kInvalidRequest, "Invalid Request: an id must be a string or an integer"));
+    return refuse(nullptr, kInvalidRequest, "Invalid Request: an id must be a string or an integer");
   if (!message.contains("method")) return std::nullopt;  // a response: this server asks nothing
-  if (!message["method"].is_string()) return Dump(ErrorAnswer(id, kInvalidRequest, "Invalid Request: method must be a string"));
+  if (!message["method"].is_string()) return refuse(id, kInvalidRequest, "Invalid Request: method must be a string");
   const std::string method = message["method"];
   const json params = message.contains("params") ? message["params"] : json::object();
-  if (!has_id) return std::nullopt;  // notifications (initialized, cancelled) need no answer
+  if (!has_id) {
+    // Notifications need no answer; a cancellation stops the call it names.
+    if (method == "notifications/cancelled" && params.is_object() && params.contains("requestId")) cancel(params["requestId"]);
+    return std::nullopt;
+  }
+  if (!params.is_object()) return refuse(id, kInvalidParams, "Invalid params: params must be an object");
+  if (method == "tools/call") return Request{id, std::nullopt, params};
+  return Request{id, Answer(id, [&] { return Dispatch(method, params); }), nullptr};
+}
+
+std::string Server::Answer(const json& id, const std::function<json()>& call) {
   try {
-    if (!params.is_object()) throw RpcError(kInvalidParams, "Invalid params: params must be an object");
-    return Dump({{"jsonrpc", "2.0"}, {"id", id}, {"result", Dispatch(method, params)}});
+    return Dump({{"jsonrpc", "2.0"}, {"id", id}, {"result", call()}});
   } catch (const RpcError& e) {
     return Dump(ErrorAnswer(id, e.code, e.what()));
   } catch (const std::exception& e) {
     return Dump(ErrorAnswer(id, kInternalError, std::string("Internal error: ") + e.what()));
   }
+}
+
+std::optional<std::string> Server::Handle(const std::string& line) {
+  std::optional<Request> request = Read(line, [](const json&) {});
+  if (!request || request->answer) return request ? request->answer : std::nullopt;
+  Cancellation never;
+  return Answer(request->id, [&] { return CallTool(request->call, never); });
 }
 
 json Server::Dispatch(const std::string& method, const json& params) {
@@ -131,11 +180,10 @@ json Server::Dispatch(const std::string& method, const json& params) {
                        {{"title", tool.title}, {"readOnlyHint", tool.read_only}, {"destructiveHint", false}, {"openWorldHint", false}}}});
     return {{"tools", list}};
   }
-  if (method == "tools/call") return CallTool(params);
   throw RpcError(kMethodNotFound, "Method not found: " + method);
 }
 
-json Server::CallTool(const json& params) {
+json Server::CallTool(const json& params, Cancellation& cancellation) {
   if (!params.contains("name") || !params["name"].is_string()) throw RpcError(kInvalidParams, "Invalid params: tools/call needs a tool name");
   const std::string name = params["name"];
   const Tool* tool = nullptr;
@@ -146,7 +194,7 @@ json Server::CallTool(const json& params) {
   if (auto why = CheckArguments(tool->input_schema, arguments)) throw RpcError(kInvalidParams, "Invalid arguments for " + name + ": " + *why);
   ToolResult result;
   try {
-    result = tool->call(arguments);
+    result = tool->call(arguments, cancellation);
   } catch (const std::exception& e) {
     // A refusal or a failed call is the model's to read and act on, not a protocol error.
     result = {e.what(), nullptr, true};
@@ -157,6 +205,51 @@ json Server::CallTool(const json& params) {
 }
 
 void Server::Serve(std::istream& in, std::ostream& out) {
+  std::mutex out_mutex;
+  auto write = [&](const std::string& answer) {
+    std::lock_guard lock(out_mutex);
+    out << answer << '\n' << std::flush;
+  };
+  // Tool calls wait in `queue` for the one thread that makes them, in order; the reader never
+  // waits for one.
+  std::mutex mutex;
+  std::condition_variable ready;
+  std::deque<Request> queue;
+  bool read_all = false;
+  json current_id;
+  std::shared_ptr<Cancellation> current;
+  std::thread caller([&] {
+    for (;;) {
+      Request request;
+      std::shared_ptr<Cancellation> cancellation = std::make_shared<Cancellation>();
+      {
+        std::unique_lock lock(mutex);
+        ready.wait(lock, [&] { return read_all || !queue.empty(); });
+        if (queue.empty()) return;
+        request = std::move(queue.front());
+        queue.pop_front();
+        current = cancellation;
+        current_id = request.id;
+      }
+      std::string answer = Answer(request.id, [&] { return CallTool(request.call, *cancellation); });
+      {
+        std::lock_guard lock(mutex);
+        current.reset();
+        current_id = nullptr;
+      }
+      if (!cancellation->cancelled()) write(answer);  // a cancelled request gets no answer
+    }
+  });
+  auto cancel = [&](const json& id) {
+    std::shared_ptr<Cancellation> running;
+    {
+      std::lock_guard lock(mutex);
+      std::erase_if(queue, [&](const Request& waiting) { return waiting.id == id; });
+      if (current && current_id == id) running = current;
+    }
+    if (running) running->Cancel();
+  };
+
   std::string line;
   std::istreambuf_iterator<char> at(in), end;
   while (at != end) {
@@ -169,12 +262,27 @@ void Server::Serve(std::istream& in, std::ostream& out) {
         too_long = true;  // read on to the line's end, keeping nothing more
     }
     if (at != end) ++at;
-    std::optional<std::string> answer =
-        too_long ? Dump(ErrorAnswer(nullptr, kInvalidRequest,
-                                    "Invalid Request: a message longer than " + std::to_string(kMaxLineBytes >> 20) + " MiB was refused unread"))
-                 : Handle(line);
-    if (answer) out << *answer << '\n' << std::flush;
+    if (too_long) {
+      write(Dump(ErrorAnswer(nullptr, kInvalidRequest,
+                             "Invalid Request: a message longer than " + std::to_string(kMaxLineBytes >> 20) + " MiB was refused unread")));
+      continue;
+    }
+    std::optional<Request> request = Read(line, cancel);
+    if (!request) continue;
+    if (request->answer) {
+      write(*request->answer);
+      continue;
+    }
+    std::lock_guard lock(mutex);
+    queue.push_back(std::move(*request));
+    ready.notify_one();
   }
+  {
+    std::lock_guard lock(mutex);
+    read_all = true;
+  }
+  ready.notify_one();
+  caller.join();
 }
 
 }  // namespace sandboxctl::mcp

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <functional>
 #include <istream>
+#include <mutex>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
@@ -32,6 +33,21 @@ struct ToolRefusal : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// What a call in progress hears when its client cancels it (notifications/cancelled, or the
+/// client going away). A tool that waits long registers what ends its wait (run: cancel the job).
+class Cancellation {
+ public:
+  /// `stop` runs when the call is cancelled (at once, if it already is); one at a time.
+  void OnCancel(std::function<void()> stop);
+  void Cancel();
+  bool cancelled() const;
+
+ private:
+  mutable std::mutex mutex_;
+  bool cancelled_ = false;
+  std::function<void()> stop_;
+};
+
 struct Tool {
   std::string name;
   std::string title;
@@ -40,7 +56,7 @@ struct Tool {
   /// strings or objects of strings; `required` and no other properties (CheckArguments).
   nlohmann::json input_schema;
   bool read_only = false;  ///< annotations.readOnlyHint: it changes nothing
-  std::function<ToolResult(const nlohmann::json& arguments)> call;
+  std::function<ToolResult(const nlohmann::json& arguments, Cancellation& cancellation)> call;
 };
 
 /// The protocol version this server speaks.
@@ -56,14 +72,31 @@ class Server {
  public:
   Server(std::string version, std::string instructions, std::vector<Tool> tools);
 
-  /// Answers one line; nothing for a notification (or a line of only white space).
+  /// Answers one line, a tool call included (it runs here, to its end); nothing for a
+  /// notification (or a line of only white space).
   std::optional<std::string> Handle(const std::string& line);
-  /// Reads lines from `in` until its end, writing each answer and a newline to `out` at once.
+  /// Reads lines from `in` until its end, writing each answer and a newline to `out` as it is
+  /// ready. Tool calls run one at a time on a thread of their own, so that the reader keeps
+  /// answering pings and hears a cancellation: a cancelled call is stopped (a run's job
+  /// cancelled) and its answer never sent, as the protocol asks; one not started yet is dropped.
+  /// At the input's end the calls read are made and answered before it returns.
   void Serve(std::istream& in, std::ostream& out);
 
  private:
+  /// A request read and checked: either its answer, or a tool call still to make.
+  struct Request {
+    nlohmann::json id;
+    std::optional<std::string> answer;  ///< set: answer with this
+    nlohmann::json call;                ///< else: tools/call's params, to be made
+  };
+  /// Reads a line as far as deciding what to do with it; nullopt for a notification, which it
+  /// acts on (a cancellation calls `cancel` with the request id).
+  std::optional<Request> Read(const std::string& line, const std::function<void(const nlohmann::json& id)>& cancel);
   nlohmann::json Dispatch(const std::string& method, const nlohmann::json& params);
-  nlohmann::json CallTool(const nlohmann::json& params);
+  /// tools/call's checks (RpcError for an unknown tool or bad arguments), then the call.
+  nlohmann::json CallTool(const nlohmann::json& params, Cancellation& cancellation);
+  /// The answer to request `id` with `result`, or with the error `call` threw.
+  std::string Answer(const nlohmann::json& id, const std::function<nlohmann::json()>& call);
 
   std::string version_;
   std::string instructions_;

@@ -36,10 +36,12 @@ const json kSandboxArgument = {{"type", "string"}, {"description", "A sandbox's 
 const json kJobArgument = {{"type", "string"}, {"description", "A job's id, as run with background answered it"}};
 
 /// A tool whose D-Bus call failed answers the daemon's error, named, as an error result.
-std::function<ToolResult(const json&)> Guarded(std::function<ToolResult(const json&)> call) {
-  return [call = std::move(call)](const json& arguments) -> ToolResult {
+using ToolCall = std::function<ToolResult(const json&, Cancellation&)>;
+
+ToolCall Guarded(ToolCall call) {
+  return [call = std::move(call)](const json& arguments, Cancellation& cancellation) -> ToolResult {
     try {
-      return call(arguments);
+      return call(arguments, cancellation);
     } catch (const sdbus::Error& e) {
       return {e.getName() + ": " + e.getMessage(), nullptr, true};
     } catch (const UsageError& e) {
@@ -89,8 +91,8 @@ std::string CheckSandboxPath(const std::string& path, const std::string& what) {
 SandboxTools::SandboxTools(Context& ctx, std::string workdir) : ctx_(ctx), workdir_(std::move(workdir)) {}
 
 std::vector<Tool> SandboxTools::Tools() {
-  auto bind = [this](ToolResult (SandboxTools::*method)(const json&)) {
-    return Guarded([this, method](const json& arguments) { return (this->*method)(arguments); });
+  auto bind = [this](ToolResult (SandboxTools::*method)(const json&, Cancellation&)) {
+    return Guarded([this, method](const json& arguments, Cancellation& cancellation) { return (this->*method)(arguments, cancellation); });
   };
   return {
       {"sandbox_open", "Open a sandbox",
@@ -140,7 +142,7 @@ std::string SandboxTools::SandboxOf(const json& arguments) {
   return sandboxd::api::SandboxPath(opened_);
 }
 
-ToolResult SandboxTools::Open(const json& arguments) {
+ToolResult SandboxTools::Open(const json& arguments, Cancellation&) {
   std::string dir = arguments.value("path", workdir_);
   if (dir.empty()) throw ToolRefusal("path is empty; leave it out for the server's working directory");
   if (dir.front() != '/') dir = workdir_ + "/" + dir;
@@ -177,7 +179,7 @@ ToolResult SandboxTools::Open(const json& arguments) {
   return {"Made a new sandbox " + opened_ + " (" + name + ") over " + real + ". The other tools act on it.", opened, false};
 }
 
-ToolResult SandboxTools::Run(const json& arguments) {
+ToolResult SandboxTools::Run(const json& arguments, Cancellation& cancellation) {
   const std::string path = SandboxOf(arguments);
   SandboxProxy sandbox(ctx_.Bus(), path);
   auto roots = sandbox.GetInfo()["roots"].get<std::vector<std::string>>();
@@ -201,6 +203,16 @@ ToolResult SandboxTools::Run(const json& arguments) {
   const std::string job = IdOf(job_path);
   if (arguments.value("background", false))
     return {"Started job " + job + " in the background; job_output reads its output, job_cancel stops it.", json{{"job", job}}, false};
+  // A client that gives up on the call (its timeout, the person's stop) cancels the job: no
+  // one would read its answer. From the server's reader thread, so over a connection of its own.
+  cancellation.OnCancel([this, job_path] {
+    try {
+      auto bus = ctx_.OpenBus();
+      JobProxy(*bus, job_path).Cancel();
+    } catch (const sdbus::Error&) {
+      // Ended meanwhile: nothing to cancel.
+    }
+  });
   int32_t exit_status = 0;
   std::string reason;
   JobProxy(ctx_.Bus(), job_path)
@@ -250,11 +262,11 @@ ToolResult SandboxTools::OutputOf(const std::string& job_id, uint64_t offset, si
   return {text, structured, false};
 }
 
-ToolResult SandboxTools::JobOutput(const json& arguments) {
+ToolResult SandboxTools::JobOutput(const json& arguments, Cancellation&) {
   return OutputOf(arguments["job"], arguments.value("offset", uint64_t{0}), arguments.value("max_bytes", size_t{kRunOutputBytes}));
 }
 
-ToolResult SandboxTools::JobCancel(const json& arguments) {
+ToolResult SandboxTools::JobCancel(const json& arguments, Cancellation&) {
   const std::string id = arguments["job"];
   JobProxy job(ctx_.Bus(), JobObject(id));
   job.Cancel();
@@ -268,7 +280,7 @@ ToolResult SandboxTools::JobCancel(const json& arguments) {
   return {"Job " + id + " " + HowItEnded(exit_status, reason) + ".", json{{"job", id}, {"exit_status", exit_status}, {"reason", reason}}, false};
 }
 
-ToolResult SandboxTools::Changes(const json& arguments) {
+ToolResult SandboxTools::Changes(const json& arguments, Cancellation&) {
   static const std::map<std::string, char> kLetters = {
       {"added", 'A'}, {"modified", 'M'}, {"deleted", 'D'}, {"type-changed", 'T'}, {"mode-changed", 'P'}};
   std::string text;
@@ -289,7 +301,7 @@ ToolResult SandboxTools::Changes(const json& arguments) {
   return {text, json{{"changes", listed}, {"total", total}}, false};
 }
 
-ToolResult SandboxTools::Diff(const json& arguments) {
+ToolResult SandboxTools::Diff(const json& arguments, Cancellation&) {
   std::vector<std::string> paths;
   if (arguments.contains("paths"))
     for (const auto& path : arguments["paths"]) paths.push_back(CheckSandboxPath(path, "path"));

@@ -32,12 +32,13 @@ class SandboxTools {
   std::vector<Tool> Tools();
 
  private:
-  ToolResult Open(const nlohmann::json& arguments);
-  ToolResult Run(const nlohmann::json& arguments);
-  ToolResult JobOutput(const nlohmann::json& arguments);
-  ToolResult JobCancel(const nlohmann::json& arguments);
-  ToolResult Changes(const nlohmann::json& arguments);
-  ToolResult Diff(const nlohmann::json& arguments);
+  // Each tool: its arguments, checked against its schema; what tells it its call was cancelled.
+  ToolResult Open(const nlohmann::json& arguments, Cancellation& cancellation);
+  ToolResult Run(const nlohmann::json& arguments, Cancellation& cancellation);
+  ToolResult JobOutput(const nlohmann::json& arguments, Cancellation& cancellation);
+  ToolResult JobCancel(const nlohmann::json& arguments, Cancellation& cancellation);
+  ToolResult Changes(const nlohmann::json& arguments, Cancellation& cancellation);
+  ToolResult Diff(const nlohmann::json& arguments, Cancellation& cancellation);
 
   /// The object path of the sandbox a tool acts on: its "sandbox" argument, else the one
   /// sandbox_open opened. Throws ToolRefusal when there is neither.

@@ -96,6 +96,15 @@ assert.equal(result.structuredContent.reason, "cancelled");
 result = await call("job_output", { job });
 assert.equal(result.structuredContent.state, "finished");
 
+// A client that gives up on a run (its request timeout) cancels the job, and the server is free
+// for the next call at once rather than after the job.
+const gaveUp = Date.now();
+await assert.rejects(client.callTool({ name: "run", arguments: { command: ["sleep", "30"] } }, undefined, { timeout: 1500 }),
+  /timed out/i);
+result = await call("run", { command: ["echo", "free"] });
+assert.equal(result.structuredContent.output, "free\n");
+assert.ok(Date.now() - gaveUp < 15000, `a cancelled run held the server ${Date.now() - gaveUp} ms`);
+
 // Refusals the model reads: paths out of the root, a job id that is none, a sandbox not its.
 for (const cwd of ["../", "/etc", "sub/../..", "", "a//b"]) {
   result = await call("run", { command: ["true"], cwd });

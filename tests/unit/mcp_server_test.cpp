@@ -6,7 +6,15 @@
 
 #include <gtest/gtest.h>
 
+#include <ext/stdio_filebuf.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
 #include <sstream>
+#include <thread>
 #include <string>
 
 namespace sandboxctl::mcp {
@@ -25,7 +33,7 @@ Tool Echo() {
                  {"env", {{"type", "object"}, {"additionalProperties", {{"type", "string"}}}}}}},
                {"required", {"text"}},
                {"additionalProperties", false}},
-          true, [](const json& arguments) -> ToolResult {
+          true, [](const json& arguments, Cancellation&) -> ToolResult {
             std::string text = arguments["text"];
             if (text == "refuse") throw ToolRefusal("refused: the text says so");
             if (text == "bytes") return {"\xff\xfe not UTF-8", nullptr, false};
@@ -133,7 +141,7 @@ TEST_F(McpServerTest, BytesThatAreNotUtf8StillMakeAnAnswer) {
 TEST_F(McpServerTest, ServeAnswersEachLineAndRefusesAnOverlongOneUnread) {
   std::string input = R"({"jsonrpc":"2.0","id":1,"method":"ping"})" "\n";
   input += std::string(kMaxLineBytes + 10, 'x') + "\n";
-  input += R"({"jsonrpc":"2.0","id":2,"method":"ping"})";  // the last line needs no newline
+  input += R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"last"}}})";  // no newline
   std::istringstream in(input);
   std::ostringstream out;
   server_.Serve(in, out);
@@ -145,7 +153,63 @@ TEST_F(McpServerTest, ServeAnswersEachLineAndRefusesAnOverlongOneUnread) {
   EXPECT_EQ(got[0]["id"], 1);
   EXPECT_EQ(got[1]["error"]["code"], -32600);
   EXPECT_NE(got[1]["error"]["message"].get<std::string>().find("MiB"), std::string::npos);
-  EXPECT_EQ(got[2]["id"], 2);
+  EXPECT_EQ(got[2]["id"], 2);  // a call read before the input ended is made and answered
+  EXPECT_EQ(got[2]["result"]["content"][0]["text"], "last");
+}
+
+/// A tool that waits until its call is cancelled (10 s at most), and says whether it was.
+struct Waiting {
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool started = false;
+  bool stopped = false;
+};
+
+Tool Waiter(std::shared_ptr<Waiting> state) {
+  return {"wait", "Wait", "Waits until cancelled", json{{"type", "object"}, {"properties", json::object()}, {"additionalProperties", false}}, false,
+          [state](const json&, Cancellation& cancellation) -> ToolResult {
+            cancellation.OnCancel([state] {
+              std::lock_guard lock(state->mutex);
+              state->stopped = true;
+              state->changed.notify_all();
+            });
+            std::unique_lock lock(state->mutex);
+            state->started = true;
+            state->changed.notify_all();
+            state->changed.wait_for(lock, std::chrono::seconds(10), [&] { return state->stopped; });
+            return {"waited", nullptr, false};
+          }};
+}
+
+// A call under way does not stop the reader: a ping is answered meanwhile, and a cancellation
+// reaches the call (a run's job is cancelled so), whose answer is then never sent.
+TEST(McpServeTest, ACancellationStopsTheCallUnderWayAndItGetsNoAnswer) {
+  auto state = std::make_shared<Waiting>();
+  Server server("1", "", {Waiter(state)});
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  __gnu_cxx::stdio_filebuf<char> buffer(fds[0], std::ios::in);
+  std::istream in(&buffer);
+  std::ostringstream out;
+  std::thread serving([&] { server.Serve(in, out); });
+  auto send = [&](const std::string& line) { ASSERT_EQ(write(fds[1], (line + "\n").data(), line.size() + 1), static_cast<ssize_t>(line.size() + 1)); };
+  send(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait","arguments":{}}})");
+  {
+    std::unique_lock lock(state->mutex);
+    ASSERT_TRUE(state->changed.wait_for(lock, std::chrono::seconds(10), [&] { return state->started; }));
+  }
+  send(R"({"jsonrpc":"2.0","id":2,"method":"ping"})");
+  send(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"timed out"}})");
+  send(R"({"jsonrpc":"2.0","id":3,"method":"ping"})");
+  close(fds[1]);
+  serving.join();
+  EXPECT_TRUE(state->stopped);
+  std::istringstream answers(out.str());
+  std::vector<json> got;
+  for (std::string line; std::getline(answers, line);) got.push_back(json::parse(line));
+  ASSERT_EQ(got.size(), 2u) << out.str();
+  EXPECT_EQ(got[0]["id"], 2);
+  EXPECT_EQ(got[1]["id"], 3);
 }
 
 }  // namespace
