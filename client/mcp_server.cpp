@@ -210,32 +210,28 @@ void Server::Serve(std::istream& in, std::ostream& out) {
     std::lock_guard lock(out_mutex);
     out << answer << '\n' << std::flush;
   };
-  // Tool calls wait in `queue` for the one thread that makes them, in order; the reader never
+  // Tool calls wait in queue_ for the one thread that makes them, in order; the reader never
   // waits for one.
-  std::mutex mutex;
   std::condition_variable ready;
-  std::deque<Request> queue;
   bool read_all = false;
-  json current_id;
-  std::shared_ptr<Cancellation> current;
   std::thread caller([&] {
     for (;;) {
       Request request;
       std::shared_ptr<Cancellation> cancellation = std::make_shared<Cancellation>();
       {
-        std::unique_lock lock(mutex);
-        ready.wait(lock, [&] { return read_all || !queue.empty(); });
-        if (queue.empty()) return;
-        request = std::move(queue.front());
-        queue.pop_front();
-        current = cancellation;
-        current_id = request.id;
+        std::unique_lock lock(calls_mutex_);
+        ready.wait(lock, [&] { return read_all || !queue_.empty(); });
+        if (queue_.empty()) return;
+        request = std::move(queue_.front());
+        queue_.pop_front();
+        current_ = cancellation;
+        current_id_ = request.id;
       }
       std::string answer = Answer(request.id, [&] { return CallTool(request.call, *cancellation); });
       {
-        std::lock_guard lock(mutex);
-        current.reset();
-        current_id = nullptr;
+        std::lock_guard lock(calls_mutex_);
+        current_.reset();
+        current_id_ = nullptr;
       }
       if (!cancellation->cancelled()) write(answer);  // a cancelled request gets no answer
     }
@@ -243,9 +239,9 @@ void Server::Serve(std::istream& in, std::ostream& out) {
   auto cancel = [&](const json& id) {
     std::shared_ptr<Cancellation> running;
     {
-      std::lock_guard lock(mutex);
-      std::erase_if(queue, [&](const Request& waiting) { return waiting.id == id; });
-      if (current && current_id == id) running = current;
+      std::lock_guard lock(calls_mutex_);
+      std::erase_if(queue_, [&](const Request& waiting) { return waiting.id == id; });
+      if (current_ && current_id_ == id) running = current_;
     }
     if (running) running->Cancel();
   };
@@ -273,16 +269,26 @@ void Server::Serve(std::istream& in, std::ostream& out) {
       write(*request->answer);
       continue;
     }
-    std::lock_guard lock(mutex);
-    queue.push_back(std::move(*request));
+    std::lock_guard lock(calls_mutex_);
+    queue_.push_back(std::move(*request));
     ready.notify_one();
   }
   {
-    std::lock_guard lock(mutex);
+    std::lock_guard lock(calls_mutex_);
     read_all = true;
   }
   ready.notify_one();
   caller.join();
+}
+
+void Server::CancelAll() {
+  std::shared_ptr<Cancellation> running;
+  {
+    std::lock_guard lock(calls_mutex_);
+    queue_.clear();
+    running = current_;
+  }
+  if (running) running->Cancel();
 }
 
 }  // namespace sandboxctl::mcp

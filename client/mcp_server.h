@@ -5,8 +5,10 @@
 /// D-Bus here, so the unit tests drive it line by line.
 
 #include <cstddef>
+#include <deque>
 #include <functional>
 #include <istream>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <ostream>
@@ -81,6 +83,9 @@ class Server {
   /// cancelled) and its answer never sent, as the protocol asks; one not started yet is dropped.
   /// At the input's end the calls read are made and answered before it returns.
   void Serve(std::istream& in, std::ostream& out);
+  /// From any thread while Serve runs (a signal's): cancels the call under way (a run's job)
+  /// and drops the calls waiting.
+  void CancelAll();
 
  private:
   /// A request read and checked: either its answer, or a tool call still to make.
@@ -101,6 +106,11 @@ class Server {
   std::string version_;
   std::string instructions_;
   std::vector<Tool> tools_;
+  // While Serve runs: the tool calls waiting, in order, and the one under way.
+  std::mutex calls_mutex_;
+  std::deque<Request> queue_;
+  nlohmann::json current_id_;
+  std::shared_ptr<Cancellation> current_;
 };
 
 /// A JSON-RPC error the server answers with (code and message).

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <map>
 #include <nlohmann/json.hpp>
@@ -91,6 +92,44 @@ TEST(McpTest, RawLinesFromABrokenClientGetJsonRpcErrors) {
   // Nothing was made for a client that never opened a sandbox.
   Result list = World().Sandboxctl(kAlice, {"list"});
   EXPECT_EQ(list.out.find(project), std::string::npos) << list.out;
+}
+
+// A host stops its server with SIGTERM (after closing its input) or Ctrl-C: a run the server
+// waits for is cancelled with it, not left running in the daemon for no one.
+TEST(McpTest, AServerStoppedByASignalCancelsTheRunItWaitsFor) {
+  SANDBOXD_REQUIRE_WORLD();
+  std::string project = World().MakeProject(kAlice);
+  std::string out = project + "/../mcp-signal.out";
+  std::string fifo = project + "/../mcp-signal.in";
+  // The server's input held open (fd 3) until it is stopped, as a host holds it.
+  std::string script =
+      "mkfifo '" + fifo + "'; " + std::string(SANDBOXCTL_BIN) + " mcp < '" + fifo + "' > '" + out + "' & server=$!; "
+      "exec 3> '" + fifo + "'; printf '%s\\n' "
+      "'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"sandbox_open\",\"arguments\":{}}}' "
+      "'{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"run\",\"arguments\":{\"command\":[\"sleep\",\"300\"]}}}' >&3; "
+      // Until the run has started (the open answered, and a moment for the job).
+      "for i in $(seq 100); do [ -s '" + out + "' ] && break; sleep 0.1; done; sleep 1; "
+      "kill -TERM $server; wait $server; echo \"status $?\"; exec 3>&-; rm -f '" + fifo + "'";
+  Result stopped = World().RunAs(kAlice, {"sh", "-c", script}, {.cwd = project, .timeout = std::chrono::seconds(120)});
+  EXPECT_NE(stopped.out.find("status 143"), std::string::npos) << stopped.out << stopped.err;  // 128 + SIGTERM
+  Result answers = World().RunAs(kAlice, {"cat", out});
+  json opened = json::parse(answers.out.substr(0, answers.out.find('\n')), nullptr, false);
+  ASSERT_FALSE(opened.is_discarded()) << answers.out;
+  std::string id = opened["result"]["structuredContent"]["sandbox"];
+  // The job was cancelled (within a few seconds, not after its 300).
+  json jobs;
+  for (int i = 0; i < 50; ++i) {
+    Result listed = World().Sandboxctl(kAlice, {"--json", "jobs", id});
+    jobs = json::parse(listed.out, nullptr, false);
+    ASSERT_FALSE(jobs.is_discarded()) << listed.out << listed.err;
+    if (!jobs.empty() && jobs[0]["state"] != "running") break;
+    usleep(100 * 1000);
+  }
+  ASSERT_EQ(jobs.size(), 1u) << jobs.dump();
+  EXPECT_EQ(jobs[0]["state"], "finished") << jobs.dump();
+  EXPECT_EQ(jobs[0]["reason"], "cancelled") << jobs.dump();
+  EXPECT_EQ(World().Sandboxctl(kAlice, {"destroy", id}).status, 0);
+  World().RunAs(kAlice, {"rm", "-f", out});
 }
 
 }  // namespace
