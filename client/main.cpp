@@ -242,6 +242,18 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    // A word where a verb goes that is none ("sandboxctl frobnicate") is named as such, not
+    // reported as a missing verb. Global options take no separate value, so the first word
+    // that is no option is the verb.
+    for (size_t i = 1; i < args.size(); ++i) {
+      if (args[i].empty() || args[i][0] == '-') continue;
+      auto named = app.get_subcommands([&](CLI::App* verb) { return verb->get_name() == args[i]; });
+      if (named.empty()) {
+        std::cerr << "sandboxctl: unknown verb " << sandboxd::api::EscapeControlBytes(args[i]) << " (sandboxctl --help lists them)\n";
+        return 2;
+      }
+      break;
+    }
     app.exit(e);
     return 2;
   }

@@ -115,6 +115,25 @@ TEST(BadInputTest, SandboxdRefusesBadUsageWithStatusTwo) {
   EXPECT_EQ(w.RunAs("root", {SANDBOXD_BIN, "--version"}).status, 0);
 }
 
+// A word where a verb goes that is none is named: "unknown verb", with the word as typed (no
+// byte of it steering the terminal), status 2; not "a subcommand is required".
+TEST(BadInputTest, AnUnknownVerbIsNamed) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"frobnicate"}, {"--json", "frobnicate", "x"}, {"\x1b[31mfrobnicate"}}) {
+    Result refused = w.Sandboxctl(kAlice, args);
+    EXPECT_EQ(refused.status, 2) << refused.err;
+    EXPECT_NE(refused.err.find("unknown verb "), std::string::npos) << refused.err;
+    EXPECT_NE(refused.err.find("frobnicate"), std::string::npos) << refused.err;
+    EXPECT_EQ(refused.err.find('\x1b'), std::string::npos) << refused.err;
+  }
+  // A known verb with a mistake after it keeps CLI11's own words for that mistake.
+  Result extra = w.Sandboxctl(kAlice, {"list", "extra"});
+  EXPECT_EQ(extra.status, 2);
+  EXPECT_EQ(extra.err.find("unknown verb"), std::string::npos) << extra.err;
+  EXPECT_NE(extra.err.find("extra"), std::string::npos) << extra.err;
+}
+
 TEST(BadInputTest, DaemonSurvivedEverything) {
   SANDBOXD_REQUIRE_WORLD();
   Harness& w = World();
