@@ -104,4 +104,13 @@ std::optional<ListedChange> ParseListedChange(std::string_view line) {
   return change;
 }
 
+char ChangeLetter(std::string_view kind) {
+  if (kind == "added") return 'A';
+  if (kind == "modified") return 'M';
+  if (kind == "deleted") return 'D';
+  if (kind == "type-changed") return 'T';
+  if (kind == "mode-changed") return 'P';
+  return '?';
+}
+
 }  // namespace sandboxctl

@@ -32,6 +32,10 @@ struct ListedChange {
   bool unreadable = false;
 };
 
+/// The letter `changes` shows for a change of `kind` (the vocabulary's words): A, M, D, T, P;
+/// '?' for a kind this client does not know.
+char ChangeLetter(std::string_view kind);
+
 /// The fields of `line`, a JSON object; nullopt when it is no JSON object.
 std::optional<ListedChange> ParseListedChange(std::string_view line);
 

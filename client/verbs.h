@@ -77,6 +77,10 @@ int VerbResume(Context& ctx, const std::string& sandbox);
 int VerbDestroy(Context& ctx, const std::string& sandbox, bool cancel_jobs = false);
 /// jobs [SANDBOX], logs JOB [-f], cancel JOB (verbs_jobs.cpp).
 int VerbJobs(Context& ctx, const std::string& sandbox);
+/// A job's object from its id (what `jobs` prints); UsageError for what is no job id.
+std::string JobPathOf(const std::string& id);
+/// Rethrows `error`, a call's on job `id`, saying "no job ID is known" for a path with no job.
+[[noreturn]] void ThrowAboutJob(const sdbus::Error& error, const std::string& id);
 /// mcp: a Model Context Protocol server on stdin and stdout until stdin ends (verb_mcp.cpp).
 int VerbMcp(Context& ctx);
 int VerbLogs(Context& ctx, const std::string& job_id, bool follow);

@@ -202,8 +202,6 @@ std::string IndentedElement(const nlohmann::json& json) {
 
 int VerbChanges(Context& ctx, const std::string& id_or_name, const PathPatterns& patterns) {
   std::string path = ctx.ResolveSandbox(id_or_name);
-  static const std::map<std::string, char> kLetters = {
-      {"added", 'A'}, {"modified", 'M'}, {"deleted", 'D'}, {"type-changed", 'T'}, {"mode-changed", 'P'}};
   // Printed as they come: a change set may be millions of entries long. --json prints one
   // array of the daemon's objects ("path", "kind", "root" and the details), exact names kept.
   size_t shown = 0;
@@ -235,9 +233,8 @@ int VerbChanges(Context& ctx, const std::string& id_or_name, const PathPatterns&
     } else {
       // "X path" as the contract has it; the other half of a rename follows in parentheses,
       // a decision, once there is one, in brackets. Names as git prints them (quote_path.h).
-      auto letter = kLetters.find(change.kind);
       out += colors.Of(change);
-      out += letter == kLetters.end() ? '?' : letter->second;
+      out += ChangeLetter(change.kind);
       out += ' ';
       out += sandboxd::api::ShowWireName(change.path);
       out += RenameNote(change);

@@ -45,14 +45,20 @@ std::string JobState(const ListedJob& job) {
   return job.get<4>() == "running" ? "running" : job.get<6>() + " " + std::to_string(job.get<5>());
 }
 
-/// A job's object from its id (what `jobs` prints); a malformed one is bad usage.
+}  // namespace
+
 std::string JobPathOf(const std::string& id) {
   if (id.empty() || id.size() > 64 || id.find_first_not_of("0123456789abcdef") != std::string::npos)
     throw UsageError{"'" + id + "' is not a job id (sandboxctl jobs lists them)"};
   return sandboxd::api::JobPath(id);
 }
 
-}  // namespace
+void ThrowAboutJob(const sdbus::Error& error, const std::string& id) {
+  // The bus says only "unknown object" of a path with no job behind it.
+  if (error.getName() == "org.freedesktop.DBus.Error.UnknownObject")
+    throw std::runtime_error("no job " + id + " is known (sandboxctl jobs lists the running ones and the latest finished)");
+  throw error;
+}
 
 int VerbJobs(Context& ctx, const std::string& id_or_name) {
   std::vector<std::pair<std::string, std::string>> sandboxes;  // name, object
@@ -86,7 +92,7 @@ int VerbJobs(Context& ctx, const std::string& id_or_name) {
   return 0;
 }
 
-int VerbLogs(Context& ctx, const std::string& job_id, bool follow) {
+int VerbLogs(Context& ctx, const std::string& job_id, bool follow) try {
   JobProxy job(ctx.Bus(), JobPathOf(job_id));
   uint64_t offset = 0;
   for (;;) {
@@ -103,11 +109,15 @@ int VerbLogs(Context& ctx, const std::string& job_id, bool follow) {
     if (!running) return 0;
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
+} catch (const sdbus::Error& e) {
+  ThrowAboutJob(e, job_id);
 }
 
-int VerbCancel(Context& ctx, const std::string& job_id) {
+int VerbCancel(Context& ctx, const std::string& job_id) try {
   JobProxy(ctx.Bus(), JobPathOf(job_id)).Cancel();
   return 0;
+} catch (const sdbus::Error& e) {
+  ThrowAboutJob(e, job_id);
 }
 
 void EndRunningJobs(Context& ctx, const std::string& sandbox_path, const std::string& id_or_name, const std::string& verb,

@@ -134,6 +134,18 @@ TEST(BadInputTest, AnUnknownVerbIsNamed) {
   EXPECT_NE(extra.err.find("extra"), std::string::npos) << extra.err;
 }
 
+// A job id that names no job: one sentence naming it, status 1 (not the bus's "unknown object").
+TEST(BadInputTest, AJobThatIsNoneIsNamed) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  for (const char* verb : {"logs", "cancel"}) {
+    Result refused = w.Sandboxctl(kAlice, {verb, "0123456789abcdef"});
+    EXPECT_EQ(refused.status, 1) << verb << ": " << refused.err;
+    EXPECT_NE(refused.err.find("no job 0123456789abcdef is known"), std::string::npos) << refused.err;
+    EXPECT_EQ(refused.err.find("UnknownObject"), std::string::npos) << refused.err;
+  }
+}
+
 TEST(BadInputTest, DaemonSurvivedEverything) {
   SANDBOXD_REQUIRE_WORLD();
   Harness& w = World();
