@@ -233,6 +233,7 @@ void Server::Serve(std::istream& in, std::ostream& out) {
         current_.reset();
         current_id_ = nullptr;
       }
+      call_ended_.notify_all();
       if (!cancellation->cancelled()) write(answer);  // a cancelled request gets no answer
     }
   });
@@ -281,14 +282,17 @@ void Server::Serve(std::istream& in, std::ostream& out) {
   caller.join();
 }
 
-void Server::CancelAll() {
+void Server::CancelAll(std::chrono::milliseconds patience) {
   std::shared_ptr<Cancellation> running;
   {
     std::lock_guard lock(calls_mutex_);
     queue_.clear();
     running = current_;
   }
-  if (running) running->Cancel();
+  if (!running) return;
+  running->Cancel();
+  std::unique_lock lock(calls_mutex_);
+  call_ended_.wait_for(lock, patience, [&] { return current_ != running; });
 }
 
 }  // namespace sandboxctl::mcp

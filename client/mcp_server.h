@@ -4,6 +4,8 @@
 /// errors of each) and the tools' input schemas; what a tool does is its own (mcp_tools.h). No
 /// D-Bus here, so the unit tests drive it line by line.
 
+#include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <functional>
@@ -83,9 +85,10 @@ class Server {
   /// cancelled) and its answer never sent, as the protocol asks; one not started yet is dropped.
   /// At the input's end the calls read are made and answered before it returns.
   void Serve(std::istream& in, std::ostream& out);
-  /// From any thread while Serve runs (a signal's): cancels the call under way (a run's job)
-  /// and drops the calls waiting.
-  void CancelAll();
+  /// From any thread while Serve runs (a signal's): drops the calls waiting and cancels the one
+  /// under way (a run's job), then waits for it to end, up to `patience`: a call cut off midway
+  /// could have started a job no one cancels.
+  void CancelAll(std::chrono::milliseconds patience);
 
  private:
   /// A request read and checked: either its answer, or a tool call still to make.
@@ -111,6 +114,7 @@ class Server {
   std::deque<Request> queue_;
   nlohmann::json current_id_;
   std::shared_ptr<Cancellation> current_;
+  std::condition_variable call_ended_;
 };
 
 /// A JSON-RPC error the server answers with (code and message).

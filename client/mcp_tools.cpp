@@ -52,12 +52,6 @@ ToolCall Guarded(ToolCall call) {
 
 std::string IdOf(const std::string& object_path) { return object_path.substr(object_path.rfind('/') + 1); }
 
-std::string JobObject(const std::string& id) {
-  if (id.empty() || id.size() > 64 || id.find_first_not_of("0123456789abcdef") != std::string::npos)
-    throw ToolRefusal("'" + id + "' is not a job id (run with background answers one)");
-  return sandboxd::api::JobPath(id);
-}
-
 std::string HowItEnded(int32_t exit_status, const std::string& reason) {
   if (reason == "exited") return "exited with status " + std::to_string(exit_status);
   if (reason == "timeout") return "ran out of time and was killed (status " + std::to_string(exit_status) + ")";
@@ -137,9 +131,13 @@ std::vector<Tool> SandboxTools::Tools() {
 }
 
 std::string SandboxTools::SandboxOf(const json& arguments) {
-  if (arguments.contains("sandbox")) return ctx_.ResolveSandbox(arguments["sandbox"].get<std::string>());
-  if (opened_.empty()) throw ToolRefusal("no sandbox is open: call sandbox_open first (or name one with the sandbox argument)");
-  return sandboxd::api::SandboxPath(opened_);
+  std::string named = arguments.contains("sandbox") ? arguments["sandbox"].get<std::string>() : opened_;
+  if (named.empty()) throw ToolRefusal("no sandbox is open: call sandbox_open first (or name one with the sandbox argument)");
+  // Asked afresh at every call, never kept: the server lives long, and meanwhile the person may
+  // destroy a sandbox (the daemon's NotFound names it) or make another one under its name.
+  sdbus::ObjectPath path;
+  ManagerProxy(ctx_.Bus()).raw().callMethod("GetSandbox").onInterface(sandboxd::api::kManagerInterface).withArguments(named).storeResultsTo(path);
+  return path;
 }
 
 ToolResult SandboxTools::Open(const json& arguments, Cancellation&) {
@@ -198,13 +196,14 @@ ToolResult SandboxTools::Run(const json& arguments, Cancellation& cancellation) 
   std::map<std::string, sdbus::Variant> options;
   if (arguments.contains("timeout_seconds")) options["timeout_sec"] = sdbus::Variant(arguments["timeout_seconds"].get<uint64_t>());
   auto command = arguments["command"].get<std::vector<std::string>>();
+  // A call given up before its job starts starts none.
+  if (cancellation.cancelled()) throw ToolRefusal("the call was cancelled before its job started");
   // No streams of ours: the daemon captures the job's output, which job_output reads.
   sdbus::ObjectPath job_path = sandbox.Run(command, cwd, env, std::map<std::string, sdbus::UnixFd>{}, options, 0);
   const std::string job = IdOf(job_path);
-  if (arguments.value("background", false))
-    return {"Started job " + job + " in the background; job_output reads its output, job_cancel stops it.", json{{"job", job}}, false};
-  // A client that gives up on the call (its timeout, the person's stop) cancels the job: no
-  // one would read its answer. From the server's reader thread, so over a connection of its own.
+  // A client that gives up on the call (its timeout, the person's stop) cancels the job: no one
+  // would hear of it, a background one included (its id is in the answer never sent). From the
+  // server's reader or signal thread, so over a connection of its own.
   cancellation.OnCancel([this, job_path] {
     try {
       auto bus = ctx_.OpenBus();
@@ -213,6 +212,8 @@ ToolResult SandboxTools::Run(const json& arguments, Cancellation& cancellation) 
       // Ended meanwhile: nothing to cancel.
     }
   });
+  if (arguments.value("background", false))
+    return {"Started job " + job + " in the background; job_output reads its output, job_cancel stops it.", json{{"job", job}}, false};
   int32_t exit_status = 0;
   std::string reason;
   JobProxy(ctx_.Bus(), job_path)
@@ -224,8 +225,8 @@ ToolResult SandboxTools::Run(const json& arguments, Cancellation& cancellation) 
   return OutputOf(job, 0, kRunOutputBytes);
 }
 
-ToolResult SandboxTools::OutputOf(const std::string& job_id, uint64_t offset, size_t max_bytes) {
-  JobProxy job(ctx_.Bus(), JobObject(job_id));
+ToolResult SandboxTools::OutputOf(const std::string& job_id, uint64_t offset, size_t max_bytes) try {
+  JobProxy job(ctx_.Bus(), JobPathOf(job_id));
   // The state first: output that came before the end is all there once the end is seen.
   auto status = job.GetStatus();
   const bool running = status["state"].get<std::string>() == "running";
@@ -260,6 +261,8 @@ ToolResult SandboxTools::OutputOf(const std::string& job_id, uint64_t offset, si
     text += "[job " + job_id + " " + HowItEnded(exit_status, reason) + "]";
   }
   return {text, structured, false};
+} catch (const sdbus::Error& e) {
+  ThrowAboutJob(e, job_id);
 }
 
 ToolResult SandboxTools::JobOutput(const json& arguments, Cancellation&) {
@@ -268,7 +271,15 @@ ToolResult SandboxTools::JobOutput(const json& arguments, Cancellation&) {
 
 ToolResult SandboxTools::JobCancel(const json& arguments, Cancellation&) {
   const std::string id = arguments["job"];
-  JobProxy job(ctx_.Bus(), JobObject(id));
+  try {
+    return CancelJob(id);
+  } catch (const sdbus::Error& e) {
+    ThrowAboutJob(e, id);
+  }
+}
+
+ToolResult SandboxTools::CancelJob(const std::string& id) {
+  JobProxy job(ctx_.Bus(), JobPathOf(id));
   job.Cancel();
   int32_t exit_status = 0;
   std::string reason;
@@ -281,14 +292,11 @@ ToolResult SandboxTools::JobCancel(const json& arguments, Cancellation&) {
 }
 
 ToolResult SandboxTools::Changes(const json& arguments, Cancellation&) {
-  static const std::map<std::string, char> kLetters = {
-      {"added", 'A'}, {"modified", 'M'}, {"deleted", 'D'}, {"type-changed", 'T'}, {"mode-changed", 'P'}};
   std::string text;
   json listed = json::array();
   size_t total = ForEachChange(ctx_, SandboxOf(arguments), [&](const ListedChange& change, std::string_view) {
     if (listed.size() >= kChangesListed) return;
-    auto letter = kLetters.find(change.kind);
-    text += letter == kLetters.end() ? '?' : letter->second;
+    text += ChangeLetter(change.kind);
     text += ' ' + sandboxd::api::ShowWireName(change.path);
     if (!change.renamed_from.empty()) text += " (renamed from " + sandboxd::api::ShowWireName(change.renamed_from) + ")";
     if (change.review != "pending") text += " [" + change.review + "]";

@@ -43,6 +43,8 @@ class SandboxTools {
   /// The object path of the sandbox a tool acts on: its "sandbox" argument, else the one
   /// sandbox_open opened. Throws ToolRefusal when there is neither.
   std::string SandboxOf(const nlohmann::json& arguments);
+  /// Cancels job `id` and waits for its end.
+  ToolResult CancelJob(const std::string& id);
   /// A job's output from `offset`, at most `max_bytes`, with its status.
   ToolResult OutputOf(const std::string& job_id, uint64_t offset, size_t max_bytes);
 

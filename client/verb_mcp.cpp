@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <climits>
 #include <cstdlib>
 #include <thread>
@@ -44,7 +45,7 @@ int VerbMcp(Context& ctx) {
   std::thread stopper([&server, stops] {
     int signal_number = 0;
     if (sigwait(&stops, &signal_number) != 0 || signal_number == SIGUSR2) return;
-    server.CancelAll();
+    server.CancelAll(std::chrono::seconds(10));
     std::_Exit(128 + signal_number);
   });
   std::ios::sync_with_stdio(false);

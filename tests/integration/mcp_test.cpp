@@ -5,9 +5,11 @@
 // tool commits.
 
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -92,6 +94,122 @@ TEST(McpTest, RawLinesFromABrokenClientGetJsonRpcErrors) {
   // Nothing was made for a client that never opened a sandbox.
   Result list = World().Sandboxctl(kAlice, {"list"});
   EXPECT_EQ(list.out.find(project), std::string::npos) << list.out;
+}
+
+// The server lives long, and the person acts meanwhile: a sandbox named in a call is looked up
+// at that call (a name given to a new sandbox names the new one), and the sandbox the server
+// opened, once destroyed, is refused by the daemon's NotFound naming it.
+TEST(McpTest, SandboxesAreLookedUpAtEachCall) {
+  SANDBOXD_REQUIRE_WORLD();
+  std::string project = World().MakeProject(kAlice);
+  std::string other = World().MakeProject(kAlice);
+  Result made = World().Sandboxctl(kAlice, {"create", "--name", "mcp-named", other});
+  ASSERT_EQ(made.status, 0) << made.err;
+  std::string out = project + "/../mcp-names.out";
+  std::string fifo = project + "/../mcp-names.in";
+  std::string ctl = std::string(SANDBOXCTL_BIN) + " --no-ask-password";
+  auto line = [](int id, const std::string& tool, const std::string& arguments) {
+    return "'{\"jsonrpc\":\"2.0\",\"id\":" + std::to_string(id) + ",\"method\":\"tools/call\",\"params\":{\"name\":\"" + tool +
+           "\",\"arguments\":" + arguments + "}}'";
+  };
+  auto answered = [&](int count) {
+    return "for i in $(seq 300); do [ $(wc -l < '" + out + "') -ge " + std::to_string(count) + " ] && break; sleep 0.1; done; ";
+  };
+  std::string script =
+      "mkfifo '" + fifo + "'; " + ctl + " mcp < '" + fifo + "' > '" + out + "' & server=$!; exec 3> '" + fifo + "'; " +
+      "printf '%s\\n' " + line(1, "changes", "{\"sandbox\":\"mcp-named\"}") + " >&3; " + answered(1) +
+      ctl + " destroy mcp-named && " + ctl + " create --name mcp-named '" + project + "' > /dev/null; " +
+      "printf '%s\\n' " + line(2, "run", "{\"sandbox\":\"mcp-named\",\"command\":[\"pwd\"]}") + " >&3; " + answered(2) +
+      ctl + " destroy mcp-named; " +
+      "printf '%s\\n' " + line(3, "sandbox_open", "{}") + " >&3; " + answered(3) +
+      "id=$(sed -n 3p '" + out + "' | sed 's/.*\"sandbox\":\"\\([0-9a-f]*\\)\".*/\\1/'); " + ctl + " destroy $id; " +
+      "printf '%s\\n' " + line(4, "changes", "{}") + " >&3; " + answered(4) +
+      "exec 3>&-; wait $server; rm -f '" + fifo + "'";
+  Result session = World().RunAs(kAlice, {"sh", "-c", script}, {.cwd = project, .timeout = std::chrono::seconds(120)});
+  EXPECT_EQ(session.status, 0) << session.out << session.err;
+  std::map<int, json> answers;
+  std::istringstream lines(World().RunAs(kAlice, {"cat", out}).out);
+  for (std::string text; std::getline(lines, text);) {
+    json answer = json::parse(text, nullptr, false);
+    ASSERT_FALSE(answer.is_discarded()) << text;
+    answers[answer["id"].get<int>()] = answer;
+  }
+  World().RunAs(kAlice, {"rm", "-f", out});
+  ASSERT_EQ(answers.size(), 4u) << session.err;
+  EXPECT_EQ(answers[1]["result"]["isError"], false) << answers[1].dump();
+  // The new sandbox of that name, over the project: its job ran there.
+  EXPECT_EQ(answers[2]["result"]["isError"], false) << answers[2].dump();
+  EXPECT_EQ(answers[2]["result"]["structuredContent"]["output"], project + "\n") << answers[2].dump();
+  std::string id = answers[3]["result"]["structuredContent"]["sandbox"];
+  ASSERT_FALSE(id.empty()) << answers[3].dump();
+  EXPECT_EQ(answers[4]["result"]["isError"], true) << answers[4].dump();
+  std::string refusal = answers[4]["result"]["content"][0]["text"];
+  EXPECT_NE(refusal.find("org.sandboxd.Sandbox1.Error.NotFound"), std::string::npos) << refusal;
+  EXPECT_NE(refusal.find(id), std::string::npos) << refusal;
+}
+
+/// A `sandboxctl mcp` of alice's whose input the test holds (a fifo) and whose answers it reads
+/// as they come (a file), for sessions the test acts in between.
+class McpSession {
+ public:
+  explicit McpSession(const std::string& dir) : in_(dir + "/../mcp-session.in"), out_(dir + "/../mcp-session.out") {
+    EXPECT_EQ(World().RunAs(kAlice, {"mkfifo", in_}).status, 0);
+    // Started in the background: its streams are the file and the fifo, none of the RunAs pipes,
+    // which the shell lets go of first (the child's open of the fifo waits for our end, and the
+    // shell's own copies of them would make RunAs wait for it).
+    World().RunAs(kAlice, {"sh", "-c", "exec >/dev/null 2>&1; " + std::string(SANDBOXCTL_BIN) + " mcp > '" + out_ + "' < '" + in_ + "' &"},
+                  {.cwd = dir});
+    fd_ = open(in_.c_str(), O_WRONLY | O_CLOEXEC);  // waits for the server to open its end
+    EXPECT_GE(fd_, 0);
+  }
+  ~McpSession() {
+    if (fd_ >= 0) close(fd_);
+    World().RunAs(kAlice, {"rm", "-f", in_, out_});
+  }
+  /// Calls `tool` and returns its answer (waiting up to 60 s for it).
+  json Call(const std::string& tool, const json& arguments) {
+    ++id_;
+    std::string line = json{{"jsonrpc", "2.0"}, {"id", id_}, {"method", "tools/call"}, {"params", {{"name", tool}, {"arguments", arguments}}}}.dump() + "\n";
+    EXPECT_EQ(write(fd_, line.data(), line.size()), static_cast<ssize_t>(line.size()));
+    for (int i = 0; i < 600; ++i) {
+      std::ifstream answers(out_);
+      for (std::string text; std::getline(answers, text);) {
+        json answer = json::parse(text, nullptr, false);
+        if (!answer.is_discarded() && answer["id"] == id_) return answer;
+      }
+      usleep(100 * 1000);
+    }
+    ADD_FAILURE() << "no answer to " << tool;
+    return json();
+  }
+
+ private:
+  std::string in_, out_;
+  int fd_ = -1;
+  int id_ = 0;
+};
+
+// The daemon restarts (a crash, an update, an idle exit and activation) under a server that
+// lives on: the sandbox it opened is still the one its tools act on.
+TEST(McpTest, TheServerOutlivesADaemonRestart) {
+  SANDBOXD_REQUIRE_WORLD();
+  std::string project = World().MakeProject(kAlice);
+  McpSession session(project);
+  json opened = session.Call("sandbox_open", json::object());
+  ASSERT_EQ(opened["result"]["isError"], false) << opened.dump();
+  std::string id = opened["result"]["structuredContent"]["sandbox"];
+  json ran = session.Call("run", {{"command", {"sh", "-c", "echo kept > kept.txt"}}});
+  ASSERT_EQ(ran["result"]["structuredContent"]["exit_status"], 0) << ran.dump();
+
+  World().KillDaemon();
+  ASSERT_TRUE(World().StartDaemon()) << World().DaemonLog();
+
+  json changes = session.Call("changes", json::object());
+  EXPECT_EQ(changes["result"]["isError"], false) << changes.dump();
+  EXPECT_NE(changes["result"]["content"][0]["text"].get<std::string>().find("A kept.txt"), std::string::npos) << changes.dump();
+  json again = session.Call("run", {{"command", {"cat", "kept.txt"}}});
+  EXPECT_EQ(again["result"]["structuredContent"]["output"], "kept\n") << again.dump();
+  EXPECT_EQ(World().Sandboxctl(kAlice, {"destroy", id}).status, 0);
 }
 
 // A host stops its server with SIGTERM (after closing its input) or Ctrl-C: a run the server

@@ -9,12 +9,14 @@
 #include <ext/stdio_filebuf.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <sstream>
 #include <thread>
+#include <utility>
 #include <string>
 
 namespace sandboxctl::mcp {
@@ -181,35 +183,83 @@ Tool Waiter(std::shared_ptr<Waiting> state) {
           }};
 }
 
+/// `server` serving a pipe on a thread of its own, as it serves a host: lines go in as the test
+/// sends them; Finish ends the input and waits for the server to end.
+class PipedServe {
+ public:
+  explicit PipedServe(Server& server) {
+    EXPECT_EQ(pipe(fds_), 0);
+    buffer_ = std::make_unique<__gnu_cxx::stdio_filebuf<char>>(fds_[0], std::ios::in);
+    in_ = std::make_unique<std::istream>(buffer_.get());
+    serving_ = std::thread([this, &server] { server.Serve(*in_, out_); });
+  }
+  ~PipedServe() { Finish(); }
+  void Send(const std::string& line) {
+    std::string text = line + "\n";
+    EXPECT_EQ(write(fds_[1], text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  }
+  /// Every answer written, once the server has ended.
+  std::string Finish() {
+    if (fds_[1] >= 0) close(std::exchange(fds_[1], -1));
+    if (serving_.joinable()) serving_.join();
+    return out_.str();
+  }
+
+ private:
+  int fds_[2] = {-1, -1};
+  std::unique_ptr<__gnu_cxx::stdio_filebuf<char>> buffer_;
+  std::unique_ptr<std::istream> in_;
+  std::ostringstream out_;
+  std::thread serving_;
+};
+
+bool WaitStarted(Waiting& state) {
+  std::unique_lock lock(state.mutex);
+  return state.changed.wait_for(lock, std::chrono::seconds(10), [&] { return state.started; });
+}
+
+constexpr const char* kWaitCall = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait","arguments":{}}})";
+
 // A call under way does not stop the reader: a ping is answered meanwhile, and a cancellation
 // reaches the call (a run's job is cancelled so), whose answer is then never sent.
 TEST(McpServeTest, ACancellationStopsTheCallUnderWayAndItGetsNoAnswer) {
   auto state = std::make_shared<Waiting>();
   Server server("1", "", {Waiter(state)});
-  int fds[2];
-  ASSERT_EQ(pipe(fds), 0);
-  __gnu_cxx::stdio_filebuf<char> buffer(fds[0], std::ios::in);
-  std::istream in(&buffer);
-  std::ostringstream out;
-  std::thread serving([&] { server.Serve(in, out); });
-  auto send = [&](const std::string& line) { ASSERT_EQ(write(fds[1], (line + "\n").data(), line.size() + 1), static_cast<ssize_t>(line.size() + 1)); };
-  send(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait","arguments":{}}})");
-  {
-    std::unique_lock lock(state->mutex);
-    ASSERT_TRUE(state->changed.wait_for(lock, std::chrono::seconds(10), [&] { return state->started; }));
-  }
-  send(R"({"jsonrpc":"2.0","id":2,"method":"ping"})");
-  send(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"timed out"}})");
-  send(R"({"jsonrpc":"2.0","id":3,"method":"ping"})");
-  close(fds[1]);
-  serving.join();
+  PipedServe serve(server);
+  serve.Send(kWaitCall);
+  ASSERT_TRUE(WaitStarted(*state));
+  serve.Send(R"({"jsonrpc":"2.0","id":2,"method":"ping"})");
+  serve.Send(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"timed out"}})");
+  serve.Send(R"({"jsonrpc":"2.0","id":3,"method":"ping"})");
+  std::istringstream answers(serve.Finish());
   EXPECT_TRUE(state->stopped);
-  std::istringstream answers(out.str());
   std::vector<json> got;
   for (std::string line; std::getline(answers, line);) got.push_back(json::parse(line));
-  ASSERT_EQ(got.size(), 2u) << out.str();
+  ASSERT_EQ(got.size(), 2u) << answers.str();
   EXPECT_EQ(got[0]["id"], 2);
   EXPECT_EQ(got[1]["id"], 3);
+}
+
+// A signal ends the server (CancelAll, then exit): the call under way is cancelled and waited
+// for, so that what it started (a run's job, started just before) is stopped before the exit.
+TEST(McpServeTest, CancelAllWaitsForTheCallUnderWayToEnd) {
+  auto state = std::make_shared<Waiting>();
+  auto finished = std::make_shared<std::atomic<bool>>(false);
+  Tool slow = Waiter(state);
+  slow.call = [inner = slow.call, finished](const json& arguments, Cancellation& cancellation) {
+    ToolResult result = inner(arguments, cancellation);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the job's cancel, taking its time
+    *finished = true;
+    return result;
+  };
+  Server server("1", "", {slow});
+  PipedServe serve(server);
+  serve.Send(kWaitCall);
+  ASSERT_TRUE(WaitStarted(*state));
+  server.CancelAll(std::chrono::seconds(10));
+  EXPECT_TRUE(state->stopped);
+  EXPECT_TRUE(*finished) << "CancelAll returned before the call under way ended";
+  EXPECT_EQ(serve.Finish(), "");  // a cancelled call gets no answer
 }
 
 }  // namespace
