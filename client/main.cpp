@@ -8,6 +8,7 @@
 
 #include "command_start.h"
 #include "config.h"
+#include "file_helper.h"
 #include "quote_path.h"
 #include "verbs.h"
 
@@ -42,6 +43,8 @@ class HelpFormatter : public CLI::Formatter {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Inside a job of `sandboxctl mcp`'s file tools: not the CLI (file_helper.h).
+  if (argc >= 2 && std::string_view(argv[1]) == sandboxctl::file_helper::kArgument) return sandboxctl::file_helper::Main(argc, argv);
   Context ctx;
   CLI::App app{"sandboxctl — control sandboxd's copy-on-write sandboxes", "sandboxctl"};
   app.formatter(std::make_shared<HelpFormatter>());

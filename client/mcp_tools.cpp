@@ -14,6 +14,7 @@
 
 #include "change_list.h"
 #include "diff_summary.h"
+#include "file_helper.h"
 #include "object_paths.h"
 #include "pipe_call.h"
 #include "proxies.h"
@@ -33,6 +34,7 @@ json Schema(json properties, std::vector<std::string> required = {}) {
 }
 
 const json kSandboxArgument = {{"type", "string"}, {"description", "A sandbox's id or name; default: the one sandbox_open opened"}};
+const json kPathArgument = {{"type", "string"}, {"description", "Relative to the sandbox's root (\"N/...\" for root N of a sandbox of several roots)"}};
 const json kJobArgument = {{"type", "string"}, {"description", "A job's id, as run with background answered it"}};
 
 /// A tool whose D-Bus call failed answers the daemon's error, named, as an error result.
@@ -82,6 +84,19 @@ std::string CheckSandboxPath(const std::string& path, const std::string& what) {
   return path;
 }
 
+SandboxPlace PlaceOf(const std::vector<std::string>& roots, const std::string& path, const std::string& what) {
+  CheckSandboxPath(path, what);
+  if (roots.size() == 1) return {roots[0], path};
+  // As changes and diff name them: "N/" before the path beneath root N.
+  const size_t slash = path.find('/');
+  const std::string index = path.substr(0, slash);
+  const std::string beneath = slash == std::string::npos ? "." : path.substr(slash + 1);
+  if (index.empty() || index.size() > 4 || index.find_first_not_of("0123456789") != std::string::npos || std::stoul(index) >= roots.size())
+    throw ToolRefusal(what + " '" + path + "' names no root: this sandbox has " + std::to_string(roots.size()) +
+                      " roots, and its paths begin with the root's index (0/ to " + std::to_string(roots.size() - 1) + "/)");
+  return {roots[std::stoul(index)], beneath};
+}
+
 SandboxTools::SandboxTools(Context& ctx, std::string workdir) : ctx_(ctx), workdir_(std::move(workdir)) {}
 
 std::vector<Tool> SandboxTools::Tools() {
@@ -127,6 +142,35 @@ std::vector<Tool> SandboxTools::Tools() {
                {"stat", {{"type", "boolean"}, {"description", "Per file, lines added and removed, as git diff --stat"}}},
                {"sandbox", kSandboxArgument}}),
        true, bind(&SandboxTools::Diff)},
+      {"read_file", "Read a file in the sandbox",
+       "A text file as the sandbox holds it (the user's file, or what jobs made of it), whole or lines offset to offset+limit-1, "
+       "cut past " + std::to_string(file_helper::kReadBytes >> 10) + " KiB with a note.",
+       Schema({{"path", kPathArgument},
+               {"offset", {{"type", "integer"}, {"minimum", 1}, {"description", "The first line to read, from 1; default 1"}}},
+               {"limit", {{"type", "integer"}, {"minimum", 1}, {"description", "How many lines to read; default: to the end"}}},
+               {"sandbox", kSandboxArgument}},
+              {"path"}),
+       true, bind(&SandboxTools::ReadFile)},
+      {"write_file", "Write a file in the sandbox",
+       "Writes a whole file in the sandbox (never in the user's directory), making missing parent directories; an existing "
+       "file keeps its permissions. At most " + std::to_string(file_helper::kWriteBytes >> 20) + " MiB. Never through a symlink.",
+       Schema({{"path", kPathArgument}, {"content", {{"type", "string"}, {"description", "The file's whole new content"}}}, {"sandbox", kSandboxArgument}},
+              {"path", "content"}),
+       false, bind(&SandboxTools::WriteFile)},
+      {"edit_file", "Edit a file in the sandbox",
+       "Replaces old_text with new_text in a text file in the sandbox. old_text must occur exactly once in the file (whitespace "
+       "and line ends included): include enough of the text around it.",
+       Schema({{"path", kPathArgument},
+               {"old_text", {{"type", "string"}, {"description", "The exact text to replace; it must occur once"}}},
+               {"new_text", {{"type", "string"}, {"description", "What to put in its place"}}},
+               {"sandbox", kSandboxArgument}},
+              {"path", "old_text", "new_text"}),
+       false, bind(&SandboxTools::EditFile)},
+      {"list_dir", "List a directory in the sandbox",
+       "The entries of a directory as the sandbox holds it: directories end in /, files show their size, symlinks their target.",
+       Schema({{"path", {{"type", "string"}, {"description", "The directory, relative to the sandbox's root; default: the root"}}},
+               {"sandbox", kSandboxArgument}}),
+       true, bind(&SandboxTools::ListDir)},
   };
 }
 
@@ -180,11 +224,11 @@ ToolResult SandboxTools::Open(const json& arguments, Cancellation&) {
 ToolResult SandboxTools::Run(const json& arguments, Cancellation& cancellation) {
   const std::string path = SandboxOf(arguments);
   SandboxProxy sandbox(ctx_.Bus(), path);
-  auto roots = sandbox.GetInfo()["roots"].get<std::vector<std::string>>();
+  const auto roots = RootsOf(path);
   std::string cwd = roots.at(0);
   if (arguments.contains("cwd")) {
-    std::string relative = CheckSandboxPath(arguments["cwd"], "cwd");
-    if (relative != ".") cwd += "/" + relative;
+    const SandboxPlace place = PlaceOf(roots, arguments["cwd"], "cwd");
+    cwd = place.relative == "." ? place.root : place.root + "/" + place.relative;
   }
   std::map<std::string, std::string> env = JobEnvironment({});
   if (arguments.contains("env"))

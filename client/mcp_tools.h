@@ -25,6 +25,16 @@ inline constexpr size_t kChangesListed = 2000;
 /// ("." alone is the root). Throws ToolRefusal naming it otherwise.
 std::string CheckSandboxPath(const std::string& path, const std::string& what);
 
+/// Where a tool's path is: the root's real path and the path beneath it.
+struct SandboxPlace {
+  std::string root;
+  std::string relative;  ///< "." for the root itself
+};
+
+/// `path` (checked as CheckSandboxPath checks it) in a sandbox of `roots`: with more than one
+/// root it begins with the root's index ("1/src"), as changes and diff name paths.
+SandboxPlace PlaceOf(const std::vector<std::string>& roots, const std::string& path, const std::string& what);
+
 class SandboxTools {
  public:
   /// `workdir`: the server's working directory, the sandbox_open default.
@@ -39,6 +49,24 @@ class SandboxTools {
   ToolResult JobCancel(const nlohmann::json& arguments, Cancellation& cancellation);
   ToolResult Changes(const nlohmann::json& arguments, Cancellation& cancellation);
   ToolResult Diff(const nlohmann::json& arguments, Cancellation& cancellation);
+  // The file tools (mcp_file_tools.cpp): each runs sandboxctl's file helper as a job.
+  ToolResult ReadFile(const nlohmann::json& arguments, Cancellation& cancellation);
+  ToolResult WriteFile(const nlohmann::json& arguments, Cancellation& cancellation);
+  ToolResult EditFile(const nlohmann::json& arguments, Cancellation& cancellation);
+  ToolResult ListDir(const nlohmann::json& arguments, Cancellation& cancellation);
+
+  /// What the file helper answered.
+  struct HelperAnswer {
+    nlohmann::json fields;
+    std::string text;
+  };
+  /// Runs the file helper (file_helper.h) for `op` at `path` in the sandbox the arguments name,
+  /// as a job of that sandbox with `request` on its stdin. Throws ToolRefusal with the helper's
+  /// refusal, or naming the job when it failed.
+  HelperAnswer CallFileHelper(const nlohmann::json& arguments, const std::string& op, const std::string& path, const nlohmann::json& request,
+                              Cancellation& cancellation);
+  /// The roots of the sandbox at `sandbox_path`.
+  std::vector<std::string> RootsOf(const std::string& sandbox_path);
 
   /// The object path of the sandbox a tool acts on: its "sandbox" argument, else the one
   /// sandbox_open opened. Throws ToolRefusal when there is neither.

@@ -22,7 +22,8 @@ namespace {
 
 constexpr const char* kInstructions =
     "sandboxd gives you a copy-on-write sandbox over the user's project: call sandbox_open first, then run commands, "
-    "read what they changed (changes, diff) and follow background jobs (job_output, job_cancel). Nothing you do reaches "
+    "read, write and edit files (read_file, write_file, edit_file, list_dir), see what changed (changes, diff) and "
+    "follow background jobs (job_output, job_cancel). Nothing you do reaches "
     "the user's files until they review and commit it themselves; jobs have no network. Paths are relative to the "
     "sandbox's root.";
 
@@ -38,6 +39,9 @@ int VerbMcp(Context& ctx) {
   sigemptyset(&stops);
   for (int signal_number : {SIGINT, SIGTERM, SIGHUP, SIGUSR2}) sigaddset(&stops, signal_number);  // SIGUSR2: our own, at the end
   pthread_sigmask(SIG_BLOCK, &stops, nullptr);
+  // A host that closed our stdout, or a file helper that ended before reading its request, is
+  // an error of a write, not our death: the run under way would be left without its cancel.
+  signal(SIGPIPE, SIG_IGN);
   char cwd[PATH_MAX];
   if (!getcwd(cwd, sizeof cwd)) throw std::runtime_error("cannot tell the working directory of sandboxctl mcp");
   mcp::SandboxTools tools(ctx, cwd);

@@ -22,7 +22,7 @@
 #include <string>
 
 #include "base/errors.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "base/fs_util.h"
 #include "check.h"
 #include "helpers/upper_archive.h"

@@ -6,7 +6,7 @@
 /// object goes a moment later. A thread runs only while there is something to close.
 /// Thread-safe; whatever is queued at exit is closed then.
 
-#include "base/fd.h"
+#include "unique_fd.h"
 
 namespace sandboxd {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <utility>
 
-#include "base/fd.h"
+#include "unique_fd.h"
 
 namespace sandboxd {
 

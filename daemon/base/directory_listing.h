@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "base/fd.h"
+#include "unique_fd.h"
 
 namespace sandboxd {
 

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "base/errors.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 
 namespace sandboxd {
 

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "base/errors.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "base/files_as_owner.h"
 #include "base/process.h"
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "base/process.h"
 
 namespace sandboxd {

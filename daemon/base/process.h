@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "base/credentials.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "base/private_mounts.h"
 
 namespace sandboxd {

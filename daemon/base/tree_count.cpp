@@ -4,7 +4,7 @@
 #include <sys/stat.h>
 
 #include "base/directory_listing.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 
 namespace sandboxd {
 namespace {

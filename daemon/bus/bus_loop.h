@@ -10,7 +10,7 @@
 
 #include <atomic>
 
-#include "base/fd.h"
+#include "unique_fd.h"
 
 namespace sandboxd {
 

@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "changes/conflict_check.h"
 #include "owner/helper_client.h"
 

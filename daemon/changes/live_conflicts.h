@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "base/credentials.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "changes/conflict_check.h"
 #include "sandbox/live_sight.h"
 #include "sandbox/sandbox.h"

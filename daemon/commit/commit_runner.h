@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "base/credentials.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "commit/commit_journal.h"
 #include "commit/commit_planner.h"
 #include "commit/commit_request.h"

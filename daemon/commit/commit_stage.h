@@ -14,7 +14,7 @@
 #include <set>
 #include <vector>
 
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "model/change.h"
 #include "model/commit_step.h"
 

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "base/credentials.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "model/commit_step.h"
 #include "owner/owner_helpers.h"
 

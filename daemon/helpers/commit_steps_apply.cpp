@@ -11,7 +11,7 @@
 
 #include "base/beneath.h"
 #include "base/errors.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 
 namespace sandboxd {
 namespace {

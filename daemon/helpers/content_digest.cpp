@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "base/beneath.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 
 namespace sandboxd {
 

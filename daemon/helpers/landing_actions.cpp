@@ -14,7 +14,7 @@
 #include "base/directory_listing.h"
 #include "base/beneath.h"
 #include "base/errors.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "base/fs_util.h"
 #include "base/tree_copy.h"
 

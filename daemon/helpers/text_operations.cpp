@@ -16,7 +16,7 @@
 #include "base/errors.h"
 #include "model/helper_request.h"
 #include "text/diff_writer.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "model/hunk_pick.h"
 #include "text/hunk_merge.h"
 #include "text/hunk_parts.h"

@@ -19,7 +19,7 @@
 
 #include "base/beneath.h"
 #include "base/errors.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "base/tree_count.h"
 
 namespace sandboxd {

@@ -15,7 +15,7 @@
 #include <mutex>
 #include <string>
 
-#include "base/fd.h"
+#include "unique_fd.h"
 
 namespace sandboxd {
 

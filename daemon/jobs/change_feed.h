@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "base/credentials.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "jobs/known_changes.h"
 #include "jobs/upper_watch.h"
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "base/credentials.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "base/parked_spawn.h"
 #include "base/process.h"
 #include "jobs/captured_output.h"

@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "base/fd.h"
+#include "unique_fd.h"
 
 namespace sandboxd {
 

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "sandbox/root_validation.h"
 
 namespace sandboxd {

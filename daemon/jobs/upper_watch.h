@@ -19,7 +19,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "base/fd.h"
+#include "unique_fd.h"
 
 namespace sandboxd {
 

@@ -10,7 +10,7 @@
 #include <set>
 
 #include "base/beneath.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "model/same_content.h"
 
 namespace sandboxd {

@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "review/fingerprint.h"
 
 namespace sandboxd {

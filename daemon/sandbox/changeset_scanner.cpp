@@ -19,7 +19,7 @@
 #include "base/beneath.h"
 #include "base/directory_listing.h"
 #include "base/errors.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "base/file_clock.h"
 #include "owner/fs_identity.h"
 

@@ -16,7 +16,7 @@
 #include "base/directory_listing.h"
 #include "base/beneath.h"
 #include "base/errors.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 
 namespace sandboxd {
 namespace {

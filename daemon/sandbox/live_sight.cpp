@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "base/beneath.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "base/file_clock.h"
 #include "base/errors.h"
 #include "owner/fs_identity.h"

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "base/beneath.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "model/commit_step.h"
 #include "sandbox/sandbox.h"
 #include "store/ordered_lookup.h"

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "base/directory_listing.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 
 namespace sandboxd {
 

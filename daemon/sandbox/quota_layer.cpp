@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "base/errors.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "base/fs_util.h"
 #include "base/process.h"
 #include "sandbox/loop_device.h"

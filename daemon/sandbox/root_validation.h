@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "base/credentials.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 
 namespace sandboxd {
 

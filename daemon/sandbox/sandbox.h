@@ -18,7 +18,7 @@
 
 #include "base/credentials.h"
 #include "base/errors.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "model/change.h"
 #include "sandbox/changeset_scanner.h"
 #include "sandbox/content_verdicts.h"

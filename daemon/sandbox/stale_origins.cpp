@@ -10,7 +10,7 @@
 #include <set>
 
 #include "base/beneath.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "base/file_handle.h"
 
 namespace sandboxd {

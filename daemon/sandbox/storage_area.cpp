@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "base/fd.h"
+#include "unique_fd.h"
 
 namespace sandboxd {
 namespace {

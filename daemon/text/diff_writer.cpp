@@ -19,7 +19,7 @@
 
 #include "base/beneath.h"
 #include "base/errors.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "hunk_split.h"
 #include "quote_path.h"
 #include "text/binary_patch.h"

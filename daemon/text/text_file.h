@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "model/change.h"
 #include "text/text_source.h"
 

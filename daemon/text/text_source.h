@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "base/fd.h"
+#include "unique_fd.h"
 
 namespace sandboxd {
 

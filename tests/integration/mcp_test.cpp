@@ -96,6 +96,42 @@ TEST(McpTest, RawLinesFromABrokenClientGetJsonRpcErrors) {
   EXPECT_EQ(list.out.find(project), std::string::npos) << list.out;
 }
 
+// A write larger than write_file takes, and a path with "..", are refused by name, nothing
+// is written, and the server answers the next line.
+TEST(McpTest, AHugeWriteAndAPathOutOfTheRootAreRefused) {
+  SANDBOXD_REQUIRE_WORLD();
+  std::string project = World().MakeProject(kAlice);
+  auto call = [](int id, const std::string& tool, const json& arguments) {
+    return json{{"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"}, {"params", {{"name", tool}, {"arguments", arguments}}}}.dump() + "\n";
+  };
+  std::string input = call(1, "sandbox_open", json::object()) + call(2, "write_file", {{"path", "huge"}, {"content", std::string(20u << 20, 'x')}}) +
+                      call(3, "write_file", {{"path", "sub/../../escaped"}, {"content", "x"}}) +
+                      call(4, "read_file", {{"path", "../" + project.substr(project.rfind('/') + 1) + "/a.txt"}}) +
+                      call(5, "write_file", {{"path", "small"}, {"content", "ok"}}) + "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"ping\"}\n";
+  Result mcp = World().Sandboxctl(kAlice, {"mcp"}, {.input = input, .cwd = project, .timeout = std::chrono::seconds(120)});
+  EXPECT_EQ(mcp.status, 0) << mcp.err;
+  std::map<int, json> answers;
+  std::istringstream lines(mcp.out);
+  for (std::string line; std::getline(lines, line);) {
+    json answer = json::parse(line, nullptr, false);
+    ASSERT_FALSE(answer.is_discarded()) << "not JSON on stdout: " << line.substr(0, 200);
+    answers[answer["id"].get<int>()] = answer;
+  }
+  ASSERT_EQ(answers.size(), 6u) << mcp.out.substr(0, 2000);
+  auto said = [&](int id) { return answers[id]["result"]["content"][0]["text"].get<std::string>(); };
+  EXPECT_EQ(answers[2]["result"]["isError"], true);
+  EXPECT_NE(said(2).find("huge is 20971520 bytes; write_file writes at most 16 MiB"), std::string::npos) << said(2);
+  EXPECT_EQ(answers[3]["result"]["isError"], true);
+  EXPECT_NE(said(3).find("leads out of the sandbox's root"), std::string::npos) << said(3);
+  EXPECT_EQ(answers[4]["result"]["isError"], true);
+  EXPECT_EQ(answers[5]["result"]["isError"], false) << said(5);
+  EXPECT_TRUE(answers[6]["result"].is_object());
+  std::string id = answers[1]["result"]["structuredContent"]["sandbox"];
+  Result changes = World().Sandboxctl(kAlice, {"changes", id});
+  EXPECT_EQ(changes.out, "A small\n") << changes.err;
+  EXPECT_EQ(World().Sandboxctl(kAlice, {"destroy", id}).status, 0);
+}
+
 // The server lives long, and the person acts meanwhile: a sandbox named in a call is looked up
 // at that call (a name given to a new sandbox names the new one), and the sandbox the server
 // opened, once destroyed, is refused by the daemon's NotFound naming it.

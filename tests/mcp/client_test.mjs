@@ -34,9 +34,11 @@ async function refusedByProtocol(name, args, pattern) {
 // The server and its tools, with the read-only hint on those that only read.
 assert.equal(client.getServerVersion().name, "sandboxd");
 const { tools } = await client.listTools();
-assert.deepEqual(tools.map((tool) => tool.name).sort(), ["changes", "diff", "job_cancel", "job_output", "run", "sandbox_open"]);
+assert.deepEqual(tools.map((tool) => tool.name).sort(),
+  ["changes", "diff", "edit_file", "job_cancel", "job_output", "list_dir", "read_file", "run", "sandbox_open", "write_file"]);
 const readOnly = Object.fromEntries(tools.map((tool) => [tool.name, tool.annotations?.readOnlyHint]));
-assert.deepEqual(readOnly, { changes: true, diff: true, job_output: true, job_cancel: false, run: false, sandbox_open: false });
+assert.deepEqual(readOnly, { changes: true, diff: true, job_output: true, job_cancel: false, run: false, sandbox_open: false,
+  read_file: true, list_dir: true, write_file: false, edit_file: false });
 for (const forbidden of ["commit", "approve", "reject", "undo", "discard", "destroy"])
   assert.ok(!tools.some((tool) => tool.name.includes(forbidden)), `a tool may ${forbidden}`);
 
@@ -75,6 +77,44 @@ assert.match(text(result), /^\+changed$/m);
 assert.doesNotMatch(text(result), /new\.txt/);
 result = await call("diff", { stat: true });
 assert.match(text(result), /2 files changed/);
+
+// Files as the sandbox holds them: what a job wrote is read; what write_file and edit_file write
+// a job sees (and the live tree does not: checked by the caller).
+result = await call("read_file", { path: "a.txt" });
+assert.equal(result.isError, false, text(result));
+assert.equal(text(result), "changed\n");
+result = await call("write_file", { path: "src/made.py", content: "x = 1\ny = 2\n" });
+assert.equal(result.isError, false, text(result));
+assert.equal(result.structuredContent.created, true);
+result = await call("edit_file", { path: "src/made.py", old_text: "y = 2", new_text: "y = 3" });
+assert.equal(result.isError, false, text(result));
+assert.equal(result.structuredContent.line, 2);
+result = await call("edit_file", { path: "src/made.py", old_text: " = ", new_text: "=" });
+assert.equal(result.isError, true);
+assert.match(text(result), /occurs 2 times in src\/made\.py/);
+result = await call("read_file", { path: "src/made.py", offset: 2, limit: 1 });
+assert.match(text(result), /^y = 3\n\[lines 2-2 of 2 of src\/made\.py\]/);
+result = await call("run", { command: ["cat", "src/made.py"] });
+assert.equal(result.structuredContent.output, "x = 1\ny = 3\n");
+result = await call("list_dir", { path: "src" });
+assert.match(text(result), /^made\.py \(12 bytes\)$/m);
+result = await call("list_dir");
+assert.match(text(result), /^sub\/$/m);
+assert.match(text(result), /^a\.txt \(8 bytes\)$/m);
+// A symlink a job made that leads out of the root is not followed, whatever it names.
+await call("run", { command: ["ln", "-s", "/etc/passwd", "leak"] });
+result = await call("read_file", { path: "leak" });
+assert.equal(result.isError, true);
+assert.match(text(result), /leak leads out of the sandbox's root/);
+result = await call("write_file", { path: "leak", content: "x" });
+assert.match(text(result), /leak is a symlink \(to \/etc\/passwd\)/);
+for (const path of ["../x", "/etc/passwd", "src/../../b", ""]) {
+  for (const tool of ["read_file", "write_file", "list_dir"]) {
+    result = await call(tool, tool === "write_file" ? { path, content: "x" } : { path });
+    assert.equal(result.isError, true, `${tool} took ${JSON.stringify(path)}`);
+  }
+}
+await call("run", { command: ["rm", "-r", "src", "leak"] });
 
 // Output past the limit is cut with a note, and job_output reads on from where it stopped.
 result = await call("run", { command: ["sh", "-c", "head -c 100000 /dev/zero | tr '\\0' x"] });

@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "base/errors.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "deep_tree.h"
 #include "temp_dir.h"
 

@@ -17,7 +17,7 @@
 
 #include "base/credentials.h"
 #include "base/errors.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "git_diff.h"
 #include "owner/helper_client.h"
 #include "temp_dir.h"

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "git_diff.h"
 #include "helpers/helper_operations.h"
 #include "model/change_json.h"

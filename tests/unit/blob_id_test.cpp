@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "base/errors.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "shell_output.h"
 #include "temp_dir.h"
 #include "text/text_file.h"

@@ -21,7 +21,7 @@
 #include <thread>
 
 #include "base/errors.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "base/file_clock.h"
 #include "jobs/inotify_shares.h"
 #include "jobs/upper_watch.h"

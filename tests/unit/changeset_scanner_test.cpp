@@ -14,7 +14,7 @@
 #include <functional>
 #include <random>
 
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "temp_dir.h"
 #include "myself.h"
 

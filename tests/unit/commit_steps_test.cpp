@@ -12,7 +12,7 @@
 #include <map>
 
 #include "base/errors.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "commit/commit_planner.h"
 #include "helpers/commit_steps_apply.h"
 #include "sandbox/changeset_scanner.h"

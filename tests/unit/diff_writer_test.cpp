@@ -14,7 +14,7 @@
 #include <memory>
 #include <set>
 
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "hunk_split.h"
 #include "git_diff.h"
 #include "temp_dir.h"

@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "temp_dir.h"
 
 namespace sandboxd {

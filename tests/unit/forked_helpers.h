@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "base/errors.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "helpers/helper_operations.h"
 #include "owner/owner_helpers.h"
 

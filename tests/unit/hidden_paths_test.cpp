@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "base/errors.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "owner/fs_identity.h"
 #include "temp_dir.h"
 

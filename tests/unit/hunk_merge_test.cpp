@@ -15,7 +15,7 @@
 
 #include "base/credentials.h"
 #include "base/errors.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "model/same_content.h"
 #include "owner/helper_client.h"
 #include "temp_dir.h"

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "base/errors.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "base/tree_copy.h"
 #include "model/commit_step.h"
 #include "temp_dir.h"

@@ -9,7 +9,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "temp_dir.h"
 
 namespace sandboxd {

@@ -13,7 +13,7 @@
 
 #include <filesystem>
 
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "commit/commit_planner.h"
 #include "helpers/commit_steps_apply.h"
 #include "sandbox/changeset_scanner.h"

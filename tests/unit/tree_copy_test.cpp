@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "base/errors.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "base/tree_count.h"
 #include "deep_tree.h"
 #include "temp_dir.h"

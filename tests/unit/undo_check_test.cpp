@@ -13,7 +13,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "helpers/commit_steps_apply.h"
 #include "temp_dir.h"
 

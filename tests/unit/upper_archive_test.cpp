@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "base/errors.h"
-#include "base/fd.h"
+#include "unique_fd.h"
 #include "base/process.h"
 #include "deep_tree.h"
 #include "temp_dir.h"

@@ -1,7 +1,7 @@
 #pragma once
 /// UniqueFd: sole owner of one file descriptor, closed on destruction. Move-only, so an fd
 /// can never be closed twice or leaked on an error path. Not sdbus::UnixFd, which dups on copy;
-/// convert at the D-Bus boundary with release().
+/// convert at the D-Bus boundary with release(). Shared: sandboxd, its helpers and sandboxctl.
 
 #include <unistd.h>
 
