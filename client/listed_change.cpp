@@ -113,4 +113,31 @@ char ChangeLetter(std::string_view kind) {
   return '?';
 }
 
+namespace {
+
+std::string HunkNumbers(const std::vector<uint32_t>& hunks) {
+  std::string text;
+  for (uint32_t hunk : hunks) text += (text.empty() ? "" : ",") + std::to_string(hunk);
+  return text;
+}
+
+}  // namespace
+
+/// "" for a pending change, " [approved]", " [rejected]", or for a change decided hunk by hunk
+/// " [partial: hunks 2 approved, 1 rejected, of 3]" (", hunks 3 decided in parts" for hunks
+/// split by PATH:N.M).
+std::string ReviewNote(const ListedChange& change) {
+  const std::string& state = change.review;
+  if (state == "pending") return "";
+  if (state != "partial") return " [" + state + "]";
+  std::string note = " [partial:";
+  if (!change.approved_hunks.empty()) note += " hunks " + HunkNumbers(change.approved_hunks) + " approved";
+  if (!change.rejected_hunks.empty())
+    note += std::string(note.back() == ':' ? "" : ",") + " hunks " + HunkNumbers(change.rejected_hunks) + " rejected";
+  if (!change.split_hunks.empty())
+    note += std::string(note.back() == ':' ? "" : ",") + " hunks " + HunkNumbers(change.split_hunks) + " decided in parts";
+  if (change.hunks) note += ", of " + std::to_string(*change.hunks);
+  return note + "]";
+}
+
 }  // namespace sandboxctl

@@ -36,6 +36,11 @@ struct ListedChange {
 /// '?' for a kind this client does not know.
 char ChangeLetter(std::string_view kind);
 
+/// "" for a pending change, " [approved]", " [rejected]", or for a change decided hunk by hunk
+/// " [partial: hunks 2 approved, 1 rejected, of 3]" (", hunks 3 decided in parts" for hunks
+/// split by PATH:N.M).
+std::string ReviewNote(const ListedChange& change);
+
 /// The fields of `line`, a JSON object; nullopt when it is no JSON object.
 std::optional<ListedChange> ParseListedChange(std::string_view line);
 

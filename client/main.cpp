@@ -101,15 +101,19 @@ int main(int argc, char** argv) {
 
   sandboxctl::RunArgs run;
   auto* r = app.add_subcommand("run", "Run a command in a sandbox: run [OPTION...] SANDBOX CMD [ARG...]");
-  r->add_option("--cwd", run.cwd, "Working directory (inside a root)")->type_name("DIR");
-  r->add_option("--env", run.env, "Set NAME=VALUE in the job's environment (repeatable)")->type_name("NAME=VALUE")->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  r->add_option("--timeout", run.timeout, "Kill the job after this long (seconds, or 90s, 5m, 2h, 1d)")->type_name("DUR");
-  r->add_flag("--network", run.network, "Give the job the network (polkit asks)");
-  r->add_flag("--no-live-feed", run.no_live_feed, "Announce nothing of what the job changes while it runs (ChangesSeen)");
-  r->add_option("--hide", run.hide, "Make PATH empty and unreadable in the job (repeatable)")->type_name("PATH")->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  r->add_option("--allow-socket", run.allow_sockets, "Let the job connect to the host's unix socket PATH (repeatable)")->type_name("PATH")->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  r->add_option("--memory-max", run.memory_max, "Kill the job when it uses more memory (and swap) than SIZE (e.g. 512M, 2G)")->type_name("SIZE");
-  r->add_option("--tasks-max", run.tasks_max, "Let the job have at most N processes and threads at once")->type_name("N");
+  // run's options, which try takes too.
+  auto add_job_options = [](CLI::App* verb, sandboxctl::RunArgs& job) {
+    verb->add_option("--cwd", job.cwd, "Working directory (inside a root)")->type_name("DIR");
+    verb->add_option("--env", job.env, "Set NAME=VALUE in the job's environment (repeatable)")->type_name("NAME=VALUE")->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    verb->add_option("--timeout", job.timeout, "Kill the job after this long (seconds, or 90s, 5m, 2h, 1d)")->type_name("DUR");
+    verb->add_flag("--network", job.network, "Give the job the network (polkit asks)");
+    verb->add_flag("--no-live-feed", job.no_live_feed, "Announce nothing of what the job changes while it runs (ChangesSeen)");
+    verb->add_option("--hide", job.hide, "Make PATH empty and unreadable in the job (repeatable)")->type_name("PATH")->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    verb->add_option("--allow-socket", job.allow_sockets, "Let the job connect to the host's unix socket PATH (repeatable)")->type_name("PATH")->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    verb->add_option("--memory-max", job.memory_max, "Kill the job when it uses more memory (and swap) than SIZE (e.g. 512M, 2G)")->type_name("SIZE");
+    verb->add_option("--tasks-max", job.tasks_max, "Let the job have at most N processes and threads at once")->type_name("N");
+  };
+  add_job_options(r, run);
   r->add_option("sandbox", run.sandbox, "Sandbox id or name")->required();
   r->add_option("command", run.command, "Command and arguments: everything from its first word on");
   verbs.push_back({r, [&](Context& x) { return sandboxctl::VerbRun(x, run); }});
@@ -155,6 +159,7 @@ int main(int argc, char** argv) {
   add_patterns(cm);
   verbs.push_back({cm, [&](Context& x) { return sandboxctl::VerbCommit(x, sandbox, all, force, selectors, patterns()); }});
 
+  std::string decision_note;
   for (bool approve : {true, false}) {
     auto* v = app.add_subcommand(approve ? "approve" : "reject",
                                  approve ? "Approve changes or hunks for the next commit: approve SANDBOX (SELECTOR... | --all)"
@@ -162,8 +167,14 @@ int main(int argc, char** argv) {
     v->add_option("sandbox", sandbox, "Sandbox id or name")->required();
     v->add_option("selectors", selectors, "PATH (a change, or every change beneath a directory) or PATH:N (hunk N)");
     v->add_flag("--all", all, approve ? "Approve every change" : "Reject every change");
+    v->add_option("--note", decision_note, "A note kept with the decision, for whoever made the changes (an agent's review_status)")
+        ->type_name("TEXT");
     add_patterns(v);
-    verbs.push_back({v, [&, approve](Context& x) { return sandboxctl::VerbDecide(x, sandbox, selectors, all, approve, patterns()); }});
+    verbs.push_back({v, [&, approve, v](Context& x) {
+                       std::optional<std::string> note;
+                       if (v->count("--note") > 0) note = decision_note;
+                       return sandboxctl::VerbDecide(x, sandbox, selectors, all, approve, patterns(), note);
+                     }});
   }
 
   auto* rv = app.add_subcommand("review", "Approve or reject each change or hunk on the terminal, in the manner of git add -p");
@@ -224,8 +235,10 @@ int main(int argc, char** argv) {
   auto* mc = app.add_subcommand("mcp", "A Model Context Protocol server on stdin and stdout, for agent hosts (e.g. claude mcp add sandboxd -- sandboxctl mcp)");
   verbs.push_back({mc, [&](Context& x) { return sandboxctl::VerbMcp(x); }});
 
-  auto* t = app.add_subcommand("try", "Create, run, review, commit or discard, destroy: try [--root DIR]... [-y | -n] CMD [ARG...]");
+  auto* t = app.add_subcommand("try", "Create, run, review, commit or discard, destroy: try [--root DIR]... [-y | -n] [OPTION...] CMD [ARG...]");
   t->add_option("--root", attempt.roots, "Directory to sandbox (repeatable; default: the current one)")->type_name("DIR")->allow_extra_args(false);
+  t->add_option("--sandbox", attempt.run.sandbox, "Run in this sandbox of yours instead of a new one (never discarded nor destroyed)")->type_name("NAME");
+  add_job_options(t, attempt.run);
   auto* yes = t->add_flag("-y,--yes", attempt.commit, "Commit every change without asking");
   t->add_flag("-n,--no", attempt.keep, "Keep the sandbox for later and print its id")->excludes(yes);
   t->add_option("command", attempt.command, "Command and arguments: everything from its first word on")->required();

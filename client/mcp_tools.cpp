@@ -171,6 +171,17 @@ std::vector<Tool> SandboxTools::Tools() {
        Schema({{"path", {{"type", "string"}, {"description", "The directory, relative to the sandbox's root; default: the root"}}},
                {"sandbox", kSandboxArgument}}),
        true, bind(&SandboxTools::ListDir)},
+      {"request_review", "Ask the owner to review",
+       "Tells the sandbox's owner that you ask them to review its changes, with your message (what you did, what to look "
+       "at): they see it and decide in their own time. You cannot approve or commit; review_status tells what they decided.",
+       Schema({{"message", {{"type", "string"}, {"description", "What you did and what the owner should look at (at most 4096 bytes)"}}},
+               {"sandbox", kSandboxArgument}},
+              {"message"}),
+       false, bind(&SandboxTools::RequestReview)},
+      {"review_status", "The owner's decisions and notes",
+       "What the owner decided about each change (approved, rejected, pending, or hunk by hunk), the notes they left with "
+       "their decisions, their commits, and whether your review request still waits.",
+       Schema({{"sandbox", kSandboxArgument}}), true, bind(&SandboxTools::ReviewStatus)},
   };
 }
 
@@ -343,10 +354,10 @@ ToolResult SandboxTools::Changes(const json& arguments, Cancellation&) {
     text += ChangeLetter(change.kind);
     text += ' ' + sandboxd::api::ShowWireName(change.path);
     if (!change.renamed_from.empty()) text += " (renamed from " + sandboxd::api::ShowWireName(change.renamed_from) + ")";
-    if (change.review != "pending") text += " [" + change.review + "]";
+    text += ReviewNote(change);
     if (change.conflict) text += " [conflicts with the live tree: " + change.conflict_reason + "]";
     text += '\n';
-    listed.push_back({{"root", change.root}, {"path", change.path}, {"kind", change.kind}, {"review", change.review}, {"conflict", change.conflict}});
+    listed.push_back(ChangeObject(change));
   });
   if (total == 0) text = "No changes: the sandbox holds nothing its directory does not.\n";
   if (total > listed.size()) text += "[" + std::to_string(total - listed.size()) + " more changes not listed]\n";

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "context.h"
+#include "listed_change.h"
 #include "mcp_server.h"
 
 namespace sandboxctl::mcp {
@@ -24,6 +25,10 @@ inline constexpr size_t kChangesListed = 2000;
 /// `path` if it names something beneath a root: relative, no "..", "." or empty component
 /// ("." alone is the root). Throws ToolRefusal naming it otherwise.
 std::string CheckSandboxPath(const std::string& path, const std::string& what);
+
+/// A change as the tools answer it in structured content: root, path, kind, review (and the
+/// hunks decided, for a change decided hunk by hunk), conflict.
+nlohmann::json ChangeObject(const ListedChange& change);
 
 /// Where a tool's path is: the root's real path and the path beneath it.
 struct SandboxPlace {
@@ -54,6 +59,10 @@ class SandboxTools {
   ToolResult WriteFile(const nlohmann::json& arguments, Cancellation& cancellation);
   ToolResult EditFile(const nlohmann::json& arguments, Cancellation& cancellation);
   ToolResult ListDir(const nlohmann::json& arguments, Cancellation& cancellation);
+
+  // The review tools (mcp_review_tools.cpp): the agent asks, the owner answers.
+  ToolResult RequestReview(const nlohmann::json& arguments, Cancellation& cancellation);
+  ToolResult ReviewStatus(const nlohmann::json& arguments, Cancellation& cancellation);
 
   /// What the file helper answered.
   struct HelperAnswer {

@@ -40,6 +40,7 @@ class SandboxProxy final : public sdbus::ProxyInterfaces<org::sandboxd::Sandbox1
   void onChangeSetChanged(const uint32_t&) override {}
   void onProgress(const std::string&, const std::string&, const uint64_t&, const uint64_t&, const uint64_t&, const uint64_t&) override {}
   void onChangesSeen(const std::vector<sdbus::Struct<uint32_t, std::string, std::string>>&, const uint32_t&, const bool&) override {}
+  void onReviewRequested(const std::string&, const int64_t&) override {}
 };
 
 class JobProxy final : public sdbus::ProxyInterfaces<org::sandboxd::Sandbox1::Job_proxy> {

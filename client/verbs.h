@@ -21,6 +21,7 @@ struct CreateArgs {
   std::vector<std::string> hide;  ///< --hide (relative ones are taken from our cwd)
   std::vector<std::string> allow_sockets;  ///< --allow-socket (relative ones are taken from our cwd)
   std::vector<std::string> dirs;
+  bool made_by_try = false;  ///< (not an option: try sets it for the sandboxes it makes)
 };
 struct RunArgs {
   std::string sandbox;
@@ -43,6 +44,9 @@ struct TryArgs {
   std::vector<std::string> roots;  ///< empty: the current directory
   bool commit = false;             ///< -y
   bool keep = false;               ///< -n
+  /// run's options for the command; its `sandbox` is --sandbox NAME (a sandbox of the caller's
+  /// to run in instead of a new one, which try never discards nor destroys).
+  RunArgs run;
   std::vector<std::string> command;
 };
 
@@ -64,9 +68,10 @@ int VerbDiff(Context& ctx, const std::string& sandbox, const std::vector<std::st
 /// Commits the approved changes (those `selectors` name, when given).
 int VerbCommit(Context& ctx, const std::string& sandbox, bool all, bool force = false,
                const std::vector<std::string>& selectors = {}, const PathPatterns& patterns = {});
-/// approve (approve = true) or reject SANDBOX (SELECTOR... | --all).
+/// approve (approve = true) or reject SANDBOX (SELECTOR... | --all), with `note` kept with
+/// the decision when given.
 int VerbDecide(Context& ctx, const std::string& sandbox, const std::vector<std::string>& selectors, bool all, bool approve,
-               const PathPatterns& patterns = {});
+               const PathPatterns& patterns = {}, const std::optional<std::string>& note = std::nullopt);
 int VerbUndo(Context& ctx, const std::string& sandbox);
 /// discard and destroy refuse a sandbox whose jobs still run, naming them, unless
 /// `cancel_jobs` (--cancel-jobs) has them cancelled first.

@@ -54,29 +54,6 @@ std::vector<std::string> PathsOf(const std::vector<Selector>& selectors) {
   return paths;
 }
 
-std::string HunkNumbers(const std::vector<uint32_t>& hunks) {
-  std::string text;
-  for (uint32_t hunk : hunks) text += (text.empty() ? "" : ",") + std::to_string(hunk);
-  return text;
-}
-
-/// "" for a pending change, " [approved]", " [rejected]", or for a change decided hunk by hunk
-/// " [partial: hunks 2 approved, 1 rejected, of 3]" (", hunks 3 decided in parts" for hunks
-/// split by PATH:N.M).
-std::string ReviewNote(const ListedChange& change) {
-  const std::string& state = change.review;
-  if (state == "pending") return "";
-  if (state != "partial") return " [" + state + "]";
-  std::string note = " [partial:";
-  if (!change.approved_hunks.empty()) note += " hunks " + HunkNumbers(change.approved_hunks) + " approved";
-  if (!change.rejected_hunks.empty())
-    note += std::string(note.back() == ':' ? "" : ",") + " hunks " + HunkNumbers(change.rejected_hunks) + " rejected";
-  if (!change.split_hunks.empty())
-    note += std::string(note.back() == ':' ? "" : ",") + " hunks " + HunkNumbers(change.split_hunks) + " decided in parts";
-  if (change.hunks) note += ", of " + std::to_string(*change.hunks);
-  return note + "]";
-}
-
 /// " [conflict: why]" on a change that conflicts with the live tree (commit needs --force).
 std::string ConflictNote(const ListedChange& change) {
   return change.conflict || !change.conflict_reason.empty() ? " [conflict: " + change.conflict_reason + "]" : "";
@@ -263,9 +240,13 @@ int VerbChanges(Context& ctx, const std::string& id_or_name, const PathPatterns&
 }
 
 int VerbDecide(Context& ctx, const std::string& id_or_name, const std::vector<std::string>& typed, bool all, bool approve,
-               const PathPatterns& patterns) {
+               const PathPatterns& patterns, const std::optional<std::string>& note) {
   if (all == !typed.empty()) {
     std::cerr << (approve ? "approve" : "reject") << ": name changes (PATH or PATH:N) or give --all, not both\n";
+    return 2;
+  }
+  if (note && note->empty()) {
+    std::cerr << (approve ? "approve" : "reject") << ": --note takes a text (leave it out for none)\n";
     return 2;
   }
   SandboxProxy sandbox(ctx.Bus(), ctx.ResolveSandbox(id_or_name));
@@ -283,12 +264,22 @@ int VerbDecide(Context& ctx, const std::string& id_or_name, const std::vector<st
     }
   }
   uint32_t decided = 0;
-  sandbox.raw()
-      .callMethod(approve ? "Approve" : "Reject")
-      .onInterface(sandboxd::api::kSandboxInterface)
-      .withTimeout(std::chrono::minutes(10))
-      .withArguments(sandboxd::api::ToWire(named), flags)
-      .storeResultsTo(decided);
+  if (note) {
+    sandbox.raw()
+        .callMethod("Decide")
+        .onInterface(sandboxd::api::kSandboxInterface)
+        .withTimeout(std::chrono::minutes(10))
+        .withArguments(sandboxd::api::ToWire(named), std::string(approve ? "approved" : "rejected"),
+                       std::map<std::string, sdbus::Variant>{{"note", sdbus::Variant(*note)}}, flags)
+        .storeResultsTo(decided);
+  } else {
+    sandbox.raw()
+        .callMethod(approve ? "Approve" : "Reject")
+        .onInterface(sandboxd::api::kSandboxInterface)
+        .withTimeout(std::chrono::minutes(10))
+        .withArguments(sandboxd::api::ToWire(named), flags)
+        .storeResultsTo(decided);
+  }
   std::cerr << (approve ? "Approved " : "Rejected ") << decided << (decided == 1 ? " change or hunk.\n" : " changes or hunks.\n");
   return 0;
 }

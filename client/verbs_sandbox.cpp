@@ -9,6 +9,7 @@
 
 #include "polkit_agent.h"
 #include "progress_follower.h"
+#include "quote_path.h"
 #include "proxies.h"
 #include "text_lines.h"
 #include "verbs.h"
@@ -49,6 +50,7 @@ int VerbCreate(Context& ctx, const CreateArgs& args) {
   if (!args.name.empty()) options["name"] = sdbus::Variant(args.name);
   if (args.network) options["network"] = sdbus::Variant(true);
   if (args.shared) options["shared"] = sdbus::Variant(true);
+  if (args.made_by_try) options["made_by_try"] = sdbus::Variant(true);
   if (!args.quota.empty()) options["quota_bytes"] = sdbus::Variant(ParseSize(args.quota, "--quota"));
   if (!args.ttl.empty()) options["ttl_sec"] = sdbus::Variant(ParseDuration(args.ttl, "--ttl"));
   if (!args.hide.empty()) {
@@ -113,11 +115,15 @@ int VerbShow(Context& ctx, const std::string& id_or_name) {
   uint64_t ttl = info.count("ttl_sec") ? info["ttl_sec"].get<uint64_t>() : 0;
   auto strings = [&info](const char* key) { return info.count(key) ? info[key].get<std::vector<std::string>>() : std::vector<std::string>{}; };
   std::vector<std::string> hide = strings("hide"), allow_sockets = strings("allow_sockets");
+  // A review an agent asked for (request_review), while it waits for the owner.
+  const std::string asked = text("review_requested");
+  const int64_t asked_usec = info.count("review_requested_usec") ? info["review_requested_usec"].get<int64_t>() : 0;
   if (ctx.json) {
     nlohmann::json out = {{"id", id}, {"name", name}, {"state", state}, {"owner", owner}, {"roots", roots},
                           {"created_usec", created}, {"running_jobs", running}, {"network", network},
                           {"shared", shared}, {"quota_bytes", quota}, {"ttl_sec", ttl}, {"hide", hide},
-                          {"allow_sockets", allow_sockets}};
+                          {"allow_sockets", allow_sockets}, {"review_requested", nullptr}};
+    if (asked_usec != 0) out["review_requested"] = {{"message", asked}, {"time_usec", asked_usec}};
     std::cout << ctx.Json(out) << "\n";
     return 0;
   }
@@ -129,6 +135,9 @@ int VerbShow(Context& ctx, const std::string& id_or_name) {
             << "\nTTL: " << (ttl ? std::to_string(ttl) + " s idle" : std::string("none"));
   for (const auto& path : hide) std::cout << "\nHidden: " << path;
   for (const auto& path : allow_sockets) std::cout << "\nAllowed socket: " << path;
+  // The message is an agent's words: no byte of it may steer the terminal.
+  if (asked_usec != 0)
+    std::cout << "\nReview asked: " << FormatTime(static_cast<uint64_t>(asked_usec)) << ": \"" << sandboxd::api::EscapeControlBytes(asked) << "\"";
   std::cout << "\n";
   return 0;
 }

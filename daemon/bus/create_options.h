@@ -17,6 +17,8 @@ struct CreateOptions {
   std::optional<std::string> name;  ///< "name" (s): the sandbox's name; unset: derived from the first root
   bool network = false;             ///< "network" (b): its jobs may use the network (polkit asks)
   bool shared = false;              ///< "shared" (b): its roots may overlap other shared sandboxes'
+  /// "made_by_try" (b): sandboxctl try made it; try may offer to reuse or drop it (none other)
+  bool made_by_try = false;
   std::vector<std::string> hide;    ///< "hide" (as): absolute paths every job sees empty
   /// "allow_sockets" (as): host sockets every job may reach (host_sockets.h), absolute paths
   std::vector<std::string> allow_sockets;

@@ -64,6 +64,7 @@ CreateRequest ManagerDBus::CreateRequestFrom(std::vector<std::string> roots, con
   if (parsed.name) request.name = *parsed.name;
   request.network = parsed.network;
   request.shared = parsed.shared;
+  request.made_by_try = parsed.made_by_try;
   request.hide = std::move(parsed.hide);
   request.allow_sockets = std::move(parsed.allow_sockets);
   request.quota_bytes = parsed.quota_bytes.value_or(parts_.config.storage.default_quota_bytes);

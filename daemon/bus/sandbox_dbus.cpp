@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "api.h"
+#include "base/clock.h"
 #include "base/output_relay.h"
 #include "bus/call_gate.h"
 #include "bus/caller_watch.h"
@@ -25,12 +26,21 @@
 #include "operations/change_reports.h"
 #include "operations/commit_operation.h"
 #include "operations/decide_operation.h"
+#include "quote_path.h"
+#include "review/review_log.h"
 #include "sandbox/sandbox_registry.h"
 #include "selector.h"
 #include "utf8.h"
 
 namespace sandboxd {
 namespace {
+
+/// Refuses a note or a review's message longer than the review log keeps.
+void CheckNote(const std::string& text, const char* what, const std::string& sandbox_id) {
+  if (text.size() > ReviewLog::kMaxNoteBytes)
+    throw Error(Code::kInvalidArgument, std::string(what) + " takes at most " + std::to_string(ReviewLog::kMaxNoteBytes) + " bytes, not " +
+                                            std::to_string(text.size()) + " (sandbox " + sandbox_id + ")");
+}
 
 std::string JoinRoots(const std::vector<std::string>& roots) {
   std::string text;
@@ -343,21 +353,63 @@ void SandboxDBus::Diff(sdbus::Result<>&& result, std::vector<WireSelector> selec
 }
 
 void SandboxDBus::Approve(sdbus::Result<uint32_t>&& result, std::vector<WireSelector> selectors, uint64_t flags) {
-  Decide(std::move(result), std::move(selectors), flags, Verdict::kApproved);
+  InWorker(std::move(result), "approve", false, [this, selectors = std::move(selectors), flags](const Caller&) {
+    return DecideNow(selectors, flags, Verdict::kApproved, "");
+  });
 }
 
 void SandboxDBus::Reject(sdbus::Result<uint32_t>&& result, std::vector<WireSelector> selectors, uint64_t flags) {
-  Decide(std::move(result), std::move(selectors), flags, Verdict::kRejected);
+  InWorker(std::move(result), "reject", false, [this, selectors = std::move(selectors), flags](const Caller&) {
+    return DecideNow(selectors, flags, Verdict::kRejected, "");
+  });
 }
 
-void SandboxDBus::Decide(sdbus::Result<uint32_t>&& result, std::vector<WireSelector> selectors, uint64_t flags, Verdict verdict) {
-  // Approve and Reject ask no one of their owner, and take no "interactive" bit.
-  InWorker(std::move(result), verdict == Verdict::kApproved ? "approve" : "reject", false,
-           [this, selectors = std::move(selectors), flags, verdict](const Caller&) mutable -> uint32_t {
-    CheckFlags(flags, api::kFlagEveryChange);
-    size_t decided = DecideChanges(parts_.operations, *sandbox_, SelectorsFromWire(selectors), flags & api::kFlagEveryChange, verdict);
-    AnnounceChangeSet();
-    return static_cast<uint32_t>(decided);
+void SandboxDBus::Decide(sdbus::Result<uint32_t>&& result, std::vector<WireSelector> selectors, std::string verdict,
+                         std::map<std::string, sdbus::Variant> options, uint64_t flags) {
+  const char* verb = verdict == "approved" ? "approve" : verdict == "rejected" ? "reject" : "decide";
+  InWorker(std::move(result), verb, false,
+           [this, selectors = std::move(selectors), verdict = std::move(verdict), options = std::move(options), flags](const Caller&) {
+    std::optional<Verdict> decided = VerdictFromString(verdict);
+    if (!decided || *decided == Verdict::kPending)
+      throw Error(Code::kInvalidArgument, "a decision is approved or rejected, not '" + api::EscapeControlBytes(verdict) + "'");
+    std::string note;
+    for (const auto& [key, value] : options) {
+      if (key != "note" || value.peekValueType() != "s")
+        throw Error(Code::kInvalidArgument, "unknown option '" + api::EscapeControlBytes(key) + "' (or not a string) for a decision in sandbox " + sandbox_->id());
+      note = value.get<std::string>();
+    }
+    CheckNote(note, "a decision's note", sandbox_->id());
+    return DecideNow(selectors, flags, *decided, note);
+  });
+}
+
+uint32_t SandboxDBus::DecideNow(const std::vector<WireSelector>& selectors, uint64_t flags, Verdict verdict, const std::string& note) {
+  // Decisions ask no one of their owner, and take no "interactive" bit.
+  CheckFlags(flags, api::kFlagEveryChange);
+  size_t decided = DecideChanges(parts_.operations, *sandbox_, SelectorsFromWire(selectors), flags & api::kFlagEveryChange, verdict, note);
+  AnnounceChangeSet();
+  return static_cast<uint32_t>(decided);
+}
+
+void SandboxDBus::RequestReview(sdbus::Result<>&& result, std::string message) {
+  InWorker(std::move(result), "request-review", false, [this, message = std::move(message)](const Caller& caller) {
+    CheckNote(message, "a review's message", sandbox_->id());
+    const int64_t now = TheSystemClock().NowUsec();
+    parts_.operations.review_log.Add(sandbox_->id(), {.time_usec = now, .act = ReviewAct::kReviewAsked, .note = message});
+    LogAbout(Subject(), spdlog::level::info, "sandbox {}: uid {} asks for a review: {}", sandbox_->id(), caller.uid, api::EscapeControlBytes(message));
+    EmitToOwner(getObject(), parts_.peers, sandbox_->owner(), INTERFACE_NAME, "ReviewRequested", message, now);
+  });
+}
+
+void SandboxDBus::GetReviewLog(sdbus::Result<std::vector<LoggedAct>>&& result, uint32_t limit) {
+  InWorker(std::move(result), "get-review-log", false, [this, limit](const Caller&) {
+    if (limit > ReviewLog::kKeptEntries)
+      throw Error(Code::kInvalidArgument, "the review log of sandbox " + sandbox_->id() + " keeps " + std::to_string(ReviewLog::kKeptEntries) +
+                                              " entries; ask for at most that many, not " + std::to_string(limit));
+    std::vector<LoggedAct> logged;
+    for (auto& entry : parts_.operations.review_log.Recent(sandbox_->id(), limit))
+      logged.emplace_back(entry.time_usec, std::string(ToString(entry.act)), std::move(entry.what), std::move(entry.note));
+    return logged;
   });
 }
 
@@ -473,7 +525,7 @@ void SandboxDBus::Destroy(sdbus::Result<>&& result) {
 void SandboxDBus::GetInfo(sdbus::Result<std::map<std::string, sdbus::Variant>>&& result) {
   // Async (a worker) only because a caller who is not the owner is asked about through polkit.
   InWorker(std::move(result), "get-info", false, [this](const Caller&) {
-    return std::map<std::string, sdbus::Variant>{
+    std::map<std::string, sdbus::Variant> info{
         {"id", sdbus::Variant(sandbox_->id())},
         {"name", sdbus::Variant(sandbox_->name())},
         {"owner", sdbus::Variant(static_cast<uint32_t>(sandbox_->owner()))},
@@ -483,12 +535,18 @@ void SandboxDBus::GetInfo(sdbus::Result<std::map<std::string, sdbus::Variant>>&&
         {"running_jobs", sdbus::Variant(sandbox_->running_jobs())},
         {"network", sdbus::Variant(sandbox_->network())},
         {"shared", sdbus::Variant(sandbox_->shared())},
+        {"made_by_try", sdbus::Variant(sandbox_->made_by_try())},
         {"quota_bytes", sdbus::Variant(sandbox_->quota_bytes())},
         {"ttl_sec", sdbus::Variant(sandbox_->ttl_sec())},
         {"hide", sdbus::Variant(sandbox_->hide())},
         {"allow_sockets", sdbus::Variant(sandbox_->allow_sockets())},
         {"last_used_usec", sdbus::Variant(static_cast<uint64_t>(sandbox_->last_used_usec()))},
     };
+    if (auto asked = parts_.operations.review_log.OpenRequest(sandbox_->id())) {
+      info["review_requested"] = sdbus::Variant(asked->note);
+      info["review_requested_usec"] = sdbus::Variant(asked->time_usec);
+    }
+    return info;
   });
 }
 

@@ -46,7 +46,9 @@ class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
   /// Deletes what TrashLayers set aside, in a worker of its own (the caller has its answer).
   void EmptyTrashLater();
  private:
-  void Decide(sdbus::Result<uint32_t>&& result, std::vector<WireSelector> selectors, uint64_t flags, Verdict verdict);
+  /// Approve, Reject and Decide, in the worker: `verdict` on `selectors`, with `note` in the
+  /// review log; announces the change set.
+  uint32_t DecideNow(const std::vector<WireSelector>& selectors, uint64_t flags, Verdict verdict, const std::string& note);
   /// This sandbox as the journal's fields name it (log.h).
   LogSubject Subject() const { return {sandbox_->id(), sandbox_->owner(), ""}; }
   void Run(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std::string> argv, std::string cwd,
@@ -58,6 +60,11 @@ class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
             std::map<std::string, sdbus::Variant> options) override;
   void Approve(sdbus::Result<uint32_t>&& result, std::vector<WireSelector> selectors, uint64_t flags) override;
   void Reject(sdbus::Result<uint32_t>&& result, std::vector<WireSelector> selectors, uint64_t flags) override;
+  void Decide(sdbus::Result<uint32_t>&& result, std::vector<WireSelector> selectors, std::string verdict,
+              std::map<std::string, sdbus::Variant> options, uint64_t flags) override;
+  void RequestReview(sdbus::Result<>&& result, std::string message) override;
+  using LoggedAct = sdbus::Struct<int64_t, std::string, std::vector<std::string>, std::string>;
+  void GetReviewLog(sdbus::Result<std::vector<LoggedAct>>&& result, uint32_t limit) override;
   void Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& result, std::vector<std::string> selectors,
               uint64_t flags) override;
   void Undo(sdbus::Result<int64_t>&& result, uint64_t flags) override;

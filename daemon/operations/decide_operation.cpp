@@ -1,5 +1,6 @@
 #include "operations/decide_operation.h"
 
+#include "base/clock.h"
 #include "logging/log.h"
 #include "owner/helper_client.h"
 #include "review/review.h"
@@ -24,7 +25,17 @@ void CheckBoundDecisions(const OperationParts& parts, const Sandbox& sandbox) {
              "sandbox {}: {} decisions made while a job ran lapsed: the job changed the bytes they were made on", sandbox.id(), lapsed);
 }
 
-size_t DecideChanges(const OperationParts& parts, Sandbox& sandbox, const std::vector<api::Selector>& selectors, bool all, Verdict verdict) {
+void RecordReviewAct(const OperationParts& parts, const Sandbox& sandbox, ReviewEntry entry) noexcept {
+  try {
+    entry.time_usec = TheSystemClock().NowUsec();
+    parts.review_log.Add(sandbox.id(), std::move(entry));
+  } catch (const std::exception& e) {
+    LogAbout({sandbox.id(), sandbox.owner()}, spdlog::level::warn, "sandbox {}: cannot add to its review log: {}", sandbox.id(), e.what());
+  }
+}
+
+size_t DecideChanges(const OperationParts& parts, Sandbox& sandbox, const std::vector<api::Selector>& selectors, bool all, Verdict verdict,
+                     const std::string& note) {
   sandbox.CheckActive(verdict == Verdict::kApproved ? "approve changes in" : "reject changes in");
   auto count_hunks = [&](const std::vector<RootChanges>& asked, bool with_parts) {
     std::vector<UniqueFd> fds;
@@ -47,6 +58,10 @@ size_t DecideChanges(const OperationParts& parts, Sandbox& sandbox, const std::v
   size_t decided = parts.review.Decide(sandbox, selectors, all, verdict, count_hunks, bind);
   LogAbout({sandbox.id(), sandbox.owner()}, spdlog::level::info, "sandbox {}: {} {} changes or hunks", sandbox.id(), ToString(verdict),
            decided);
+  ReviewEntry entry{.act = verdict == Verdict::kApproved ? ReviewAct::kApproved : ReviewAct::kRejected, .note = note};
+  if (all) entry.what.push_back(".");
+  for (const auto& selector : selectors) entry.what.push_back(api::ToString(selector));
+  RecordReviewAct(parts, sandbox, std::move(entry));
   return decided;
 }
 

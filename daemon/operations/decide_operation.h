@@ -10,6 +10,7 @@
 #include "selector.h"
 #include "changes/approval.h"
 #include "operations/operation_parts.h"
+#include "review/review_log.h"
 
 namespace sandboxd {
 
@@ -17,8 +18,14 @@ class Sandbox;
 
 /// Returns how many changes or hunks were decided; refuses (Error naming it) a selector that
 /// names nothing, and a sandbox that is not active. While a job of the sandbox runs, each
-/// decision is bound to the digest of its content as it is now.
-size_t DecideChanges(const OperationParts& parts, Sandbox& sandbox, const std::vector<api::Selector>& selectors, bool all, Verdict verdict);
+/// decision is bound to the digest of its content as it is now. The decision goes into the
+/// review log with `note` (checked by the caller: ReviewLog::kMaxNoteBytes).
+size_t DecideChanges(const OperationParts& parts, Sandbox& sandbox, const std::vector<api::Selector>& selectors, bool all, Verdict verdict,
+                     const std::string& note = "");
+
+/// Adds `entry` (its time: now) to the sandbox's review log. Never throws: the act it records
+/// has taken effect, and a log that cannot be written must not make it look failed (logged).
+void RecordReviewAct(const OperationParts& parts, const Sandbox& sandbox, ReviewEntry entry) noexcept;
 
 /// Review::CheckBound with the owner's helper digesting: after a job's end (unbinding once no
 /// job runs), and before anything takes decisions over (commit, undo, suspend), where no job

@@ -11,6 +11,7 @@ class CommitJournal;
 class OwnerHelpers;
 class CommitRunner;
 class Review;
+class ReviewLog;
 class SightStore;
 
 struct OperationParts {
@@ -19,6 +20,7 @@ struct OperationParts {
   CommitJournal& journal;
   SightStore& sights;
   OwnerHelpers& helpers;  ///< diffs, hunk counts and content checks run as the owner
+  ReviewLog& review_log;  ///< the owner's decisions and notes, and the reviews asked for
 };
 
 }  // namespace sandboxd

@@ -60,6 +60,7 @@ class Sandbox {
   void SetCreatedUsec(int64_t usec) { record_.created_usec = record_.last_used_usec = usec; }
   bool network() const { return record_.network; }
   bool shared() const { return record_.shared; }
+  bool made_by_try() const { return record_.made_by_try; }
   uint64_t quota_bytes() const { return record_.quota_bytes; }
   /// Whose the overlays' own reads and writes are (overlay.h), and a resume's restoring of the
   /// layers (archive_helper.h): the owner's user entry.

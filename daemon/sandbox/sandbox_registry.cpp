@@ -126,6 +126,7 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
     for (int fd : opened_fds) record.root_handles.push_back(FileHandleText(fd));
     record.network = request.network;
     record.shared = request.shared;
+    record.made_by_try = request.made_by_try;
     record.quota_bytes = request.quota_bytes;
     record.hard_quota = hard_quotas_ && request.quota_bytes != 0 && !layout_.user_mode();
     record.ttl_sec = request.ttl_sec;

@@ -28,6 +28,8 @@ struct CreateRequest {
   /// Its roots may overlap those of other shared sandboxes (each then sees the other's commits
   /// as live changes, and so as conflicts).
   bool shared = false;
+  /// sandboxctl try made it (and only try may offer to reuse or drop it).
+  bool made_by_try = false;
   uint64_t quota_bytes = 0;  ///< bytes its upper layers may hold; 0: no limit
   uint64_t ttl_sec = 0;      ///< idle this long, garbage collection removes it; 0: never
   std::vector<std::string> hide;  ///< absolute paths every job sees empty (create --hide)

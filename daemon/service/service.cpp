@@ -121,6 +121,7 @@ void Service::OpenState() {
   });
   commits_ = std::make_unique<CommitRunner>(layout_, *journal_, *sights_, *helpers_);
   approvals_ = std::make_unique<ApprovalStore>(*store_);
+  review_log_ = std::make_unique<ReviewLog>(*store_);
   suspension_ = std::make_unique<Suspension>(*store_, *approvals_, config_.storage.archive_compression_level,
                                              ArchiveHelper(BesideHelper(options_.helper_path, "sandboxd-archive-helper")));
   review_ = std::make_unique<Review>(*approvals_, [this](const Sandbox& sandbox, const std::vector<RootChanges>& scan) {
@@ -153,7 +154,7 @@ void Service::RecoverSandboxes() {
         PinDecisionsToLayers(*approvals_, sandbox);
         // No job outlives a restart: a decision bound to bytes a job may have changed through a
         // mapping before it died is checked now, not only at the next commit (approval.h).
-        CheckBoundDecisions({.review = *review_, .commits = *commits_, .journal = *journal_, .sights = *sights_, .helpers = *helpers_},
+        CheckBoundDecisions({.review = *review_, .commits = *commits_, .journal = *journal_, .sights = *sights_, .helpers = *helpers_, .review_log = *review_log_},
                             sandbox);
       } catch (const std::exception& e) {
         LogAbout(subject, spdlog::level::warn, "sandbox {}: cannot pin its decisions again: {}", sandbox.id(), e.what());
@@ -212,7 +213,7 @@ void Service::PrepareJobs() {
       .slots = job_slots_, .output_budget = output_budget_, .limits = job_limits_, .sights = *sights_,
       .agreed_usec = [this](const Sandbox& sandbox) { return commits_->AgreedUsec(sandbox); },
       .check_decisions = [this](const Sandbox& sandbox) {
-        CheckBoundDecisions({.review = *review_, .commits = *commits_, .journal = *journal_, .sights = *sights_, .helpers = *helpers_},
+        CheckBoundDecisions({.review = *review_, .commits = *commits_, .journal = *journal_, .sights = *sights_, .helpers = *helpers_, .review_log = *review_log_},
                             sandbox);
       },
       .starts_ahead = starts_ahead_.get()});
@@ -242,7 +243,7 @@ void Service::Publish() {
       SandboxFaceParts{.calls = *calls_, .authority = *authority_, .peers = *peers_, .callers = callers_, .objects = *objects_,
                        .registry = *registry_,
                        .operations = {.review = *review_, .commits = *commits_, .journal = *journal_, .sights = *sights_,
-                                      .helpers = *helpers_},
+                                      .helpers = *helpers_, .review_log = *review_log_},
                        .suspension = *suspension_, .removal = *removal_, .jobs = *jobs_, .announcer = *announcer_},
       JobFaceParts{.calls = *calls_, .authority = *authority_, .peers = *peers_});
   manager_ = std::make_unique<ManagerDBus>(

@@ -40,6 +40,7 @@
 #include "lifecycle/suspension.h"
 #include "owner/helper_client.h"
 #include "review/review.h"
+#include "review/review_log.h"
 #include "sandbox/layout.h"
 #include "sandbox/live_sight.h"
 #include "sandbox/sandbox_registry.h"
@@ -94,6 +95,7 @@ class Service {
   std::unique_ptr<CommitRunner> commits_;
   std::unique_ptr<Suspension> suspension_;
   std::unique_ptr<ApprovalStore> approvals_;
+  std::unique_ptr<ReviewLog> review_log_;
   std::unique_ptr<SightStore> sights_;
   std::unique_ptr<Review> review_;
   std::unique_ptr<sdbus::IConnection> connection_;

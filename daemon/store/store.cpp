@@ -22,7 +22,8 @@ CREATE TABLE IF NOT EXISTS sandboxes (
   last_used_usec INTEGER NOT NULL DEFAULT 0,
   hide TEXT NOT NULL DEFAULT '[]',
   hard_quota INTEGER NOT NULL DEFAULT 0,
-  allow_sockets TEXT NOT NULL DEFAULT '[]'
+  allow_sockets TEXT NOT NULL DEFAULT '[]',
+  made_by_try INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS roots (
   sandbox_id TEXT NOT NULL REFERENCES sandboxes(id) ON DELETE CASCADE,
@@ -71,6 +72,7 @@ Store::Store(const std::string& path) : db_(path) {
   AddColumnIfMissing("sandboxes", "hide", "TEXT NOT NULL DEFAULT '[]'");
   AddColumnIfMissing("sandboxes", "hard_quota", "INTEGER NOT NULL DEFAULT 0");
   AddColumnIfMissing("sandboxes", "allow_sockets", "TEXT NOT NULL DEFAULT '[]'");
+  AddColumnIfMissing("sandboxes", "made_by_try", "INTEGER NOT NULL DEFAULT 0");
 }
 
 void Store::AddColumnIfMissing(const std::string& table, const std::string& column, const std::string& declaration) {
@@ -86,7 +88,7 @@ void Store::Insert(const SandboxRecord& record) {
   Transaction tx(db_);
   Statement(db_,
             "INSERT INTO sandboxes(id, name, owner, state, created_usec, network, shared, quota_bytes, ttl_sec, last_used_usec, hide, "
-            "hard_quota, allow_sockets) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+            "hard_quota, allow_sockets, made_by_try) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
       .Bind(1, record.id)
       .Bind(2, record.name)
       .Bind(3, static_cast<int64_t>(record.owner))
@@ -100,6 +102,7 @@ void Store::Insert(const SandboxRecord& record) {
       .Bind(11, nlohmann::json(record.hide).dump())
       .Bind(12, static_cast<int64_t>(record.hard_quota ? 1 : 0))
       .Bind(13, nlohmann::json(record.allow_sockets).dump())
+      .Bind(14, static_cast<int64_t>(record.made_by_try ? 1 : 0))
       .Run();
   Statement insert_root(db_, "INSERT INTO roots(sandbox_id, idx, path, store, handle) VALUES (?, ?, ?, ?, ?)");
   for (size_t i = 0; i < record.roots.size(); ++i)
@@ -173,7 +176,7 @@ std::vector<SandboxRecord> Store::LoadAll(std::vector<std::pair<std::string, std
   std::vector<SandboxRecord> records;
   Statement sandboxes(db_,
                       "SELECT id, name, owner, state, created_usec, network, shared, quota_bytes, ttl_sec, last_used_usec, hide, "
-                      "hard_quota, allow_sockets FROM sandboxes "
+                      "hard_quota, allow_sockets, made_by_try FROM sandboxes "
                       "ORDER BY created_usec, id");
   while (sandboxes.Step()) {
     SandboxRecord r;
@@ -198,6 +201,7 @@ std::vector<SandboxRecord> Store::LoadAll(std::vector<std::pair<std::string, std
     r.hide = StringList(sandboxes.ColumnText(10));
     r.hard_quota = sandboxes.ColumnInt(11) != 0;
     r.allow_sockets = StringList(sandboxes.ColumnText(12));
+    r.made_by_try = sandboxes.ColumnInt(13) != 0;
     records.push_back(std::move(r));
   }
   Statement roots(db_, "SELECT path, store, handle FROM roots WHERE sandbox_id = ? ORDER BY idx");

@@ -33,6 +33,8 @@ struct SandboxRecord {
   bool network = false;
   /// Its roots may overlap those of other shared sandboxes (create --shared).
   bool shared = false;
+  /// sandboxctl try made it: try may offer to reuse it, or to drop it, for its directory.
+  bool made_by_try = false;
   /// Bytes its upper layers may hold (create --quota); 0: no limit.
   uint64_t quota_bytes = 0;
   /// Its quota is a hard limit: its layers live in a file system of its own, of that size

@@ -248,6 +248,67 @@ TEST(McpTest, TheServerOutlivesADaemonRestart) {
   EXPECT_EQ(World().Sandboxctl(kAlice, {"destroy", id}).status, 0);
 }
 
+// The agent asks for a review and reads what the owner decided, with the notes they left: the
+// notes and the open request are kept across a daemon restart, a suspend and a resume (state
+// that must survive is checked in every way it is kept); the agent's words reach the owner's
+// terminal with no byte that could steer it; the owner's next act answers the request.
+TEST(McpTest, NotesAndAReviewRequestSurviveARestartAndASuspend) {
+  SANDBOXD_REQUIRE_WORLD();
+  std::string project = World().MakeProject(kAlice);
+  Result made = World().Sandboxctl(kAlice, {"create", "--name", "notes", project});
+  ASSERT_EQ(made.status, 0) << made.err;
+  std::string id = made.out.substr(0, made.out.find('\n'));
+  ASSERT_EQ(World().Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", "echo b > b.txt; echo changed > a.txt"}).status, 0);
+
+  Result rejected = World().Sandboxctl(kAlice, {"reject", id, "b.txt", "--note", "no new files, please"});
+  ASSERT_EQ(rejected.status, 0) << rejected.err;
+  Result too_long = World().Sandboxctl(kAlice, {"reject", id, "b.txt", "--note", std::string(5000, 'x')});
+  EXPECT_EQ(too_long.status, 1);
+  EXPECT_NE(too_long.err.find("a decision's note takes at most 4096 bytes, not 5000 (sandbox " + id + ")"), std::string::npos) << too_long.err;
+  EXPECT_EQ(World().Sandboxctl(kAlice, {"reject", id, "b.txt", "--note", ""}).status, 2);
+
+  McpSession session(project);
+  json asked = session.Call("request_review", {{"message", "done: see a.txt \x1b]0;owned\x07"}, {"sandbox", "notes"}});
+  ASSERT_EQ(asked["result"]["isError"], false) << asked.dump();
+
+  auto check_kept = [&](const std::string& when) {
+    Result show = World().Sandboxctl(kAlice, {"show", id});
+    EXPECT_EQ(show.status, 0) << when << show.err;
+    EXPECT_NE(show.out.find("Review asked: "), std::string::npos) << when << show.out;
+    EXPECT_NE(show.out.find("done: see a.txt "), std::string::npos) << when << show.out;
+    EXPECT_EQ(show.out.find('\x1b'), std::string::npos) << when << ": the agent's ESC reached the terminal";
+    EXPECT_EQ(show.out.find('\x07'), std::string::npos) << when;
+    json status = session.Call("review_status", {{"sandbox", id}});
+    EXPECT_EQ(status["result"]["isError"], false) << when << status.dump();
+    const std::string text = status["result"]["content"][0]["text"];
+    if (when != "while suspended") EXPECT_NE(text.find("rejected M b.txt"), std::string::npos) << when << text;
+    if (when == "while suspended") EXPECT_NE(text.find("it is suspended: its changes are archived"), std::string::npos) << text;
+    EXPECT_NE(text.find("the owner rejected b.txt: \"no new files, please\""), std::string::npos) << when << text;
+    EXPECT_NE(text.find("waits for the owner"), std::string::npos) << when << text;
+    EXPECT_EQ(status["result"]["structuredContent"]["review_requested"]["message"], "done: see a.txt \x1b]0;owned\x07") << when;
+  };
+  check_kept("at first");
+  World().KillDaemon();
+  ASSERT_TRUE(World().StartDaemon()) << World().DaemonLog();
+  check_kept("after a restart");
+  ASSERT_EQ(World().Sandboxctl(kAlice, {"suspend", id}).status, 0);
+  check_kept("while suspended");
+  ASSERT_EQ(World().Sandboxctl(kAlice, {"resume", id}).status, 0);
+  check_kept("after a resume");
+
+  // The owner acts: the request is answered, and the agent reads the new decision and its note.
+  ASSERT_EQ(World().Sandboxctl(kAlice, {"approve", id, "a.txt", "--note", "good"}).status, 0);
+  Result show = World().Sandboxctl(kAlice, {"show", id});
+  EXPECT_EQ(show.out.find("Review asked"), std::string::npos) << show.out;
+  json status = session.Call("review_status", {{"sandbox", id}});
+  const std::string text = status["result"]["content"][0]["text"];
+  EXPECT_NE(text.find("approved M a.txt"), std::string::npos) << text;
+  EXPECT_NE(text.find("the owner approved a.txt: \"good\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("waits for the owner"), std::string::npos) << text;
+  EXPECT_FALSE(status["result"]["structuredContent"].contains("review_requested")) << status.dump();
+  EXPECT_EQ(World().Sandboxctl(kAlice, {"destroy", id}).status, 0);
+}
+
 // A host stops its server with SIGTERM (after closing its input) or Ctrl-C: a run the server
 // waits for is cancelled with it, not left running in the daemon for no one.
 TEST(McpTest, AServerStoppedByASignalCancelsTheRunItWaitsFor) {

@@ -106,11 +106,14 @@ TEST_F(TryTest, BadUsageExitsTwoAndCreatesNothing) {
   EXPECT_EQ(SandboxIds(kAlice), ids_);
 }
 
-TEST_F(TryTest, CommitRefusedByPolkitExitsOneAndKeepsEverything) {
+// A refused commit keeps everything, says why, and try still exits with the command's status,
+// as documented (a script learns of the command, and reads of the commit on stderr).
+TEST_F(TryTest, CommitRefusedByPolkitKeepsEverythingAndExitsWithTheCommandsStatus) {
   std::string project = World().MakeProject(kBob);  // the test rules refuse bob every commit
   auto before = Snapshot(project);
   Result r = Try({"-y", "--", "sh", "-c", "echo more >> a.txt"}, kBob, project);
-  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(Contains(r.err, "sandboxctl: the commit was refused: ")) << r.err;
   EXPECT_TRUE(Contains(r.err, "not authorized")) << r.err;
   std::string id = Trim(r.out);
   ASSERT_FALSE(id.empty()) << r.err;
@@ -237,8 +240,8 @@ TEST_F(TryTest, ASecondTryWhereAKeptSandboxIsOffersToReuseOrDropIt) {
   ASSERT_EQ(first.status, 0) << first.err;
   Result refused = Try({"-y", "true"});
   EXPECT_EQ(refused.status, 1);
-  EXPECT_TRUE(Contains(refused.err, "your kept sandbox " + kept + " covers this directory already: reuse it (sandboxctl run " + kept +
-                                        " CMD) or drop it (sandboxctl destroy " + kept + ")"))
+  EXPECT_TRUE(Contains(refused.err, "the sandbox " + kept + " that an earlier try kept covers this directory already: reuse it (sandboxctl try --sandbox " +
+                                        kept + " -- CMD) or drop it (sandboxctl destroy " + kept + ")"))
       << refused.err;
   Result reused = TryOnTerminal(kAlice, project_, {"-y", "sh", "-c", "echo two > two.txt"}, {{"[r]euse it", 1, "r\n"}});
   EXPECT_EQ(reused.status, 0) << reused.out;
@@ -254,6 +257,69 @@ TEST_F(TryTest, RejectedChangesAreOfferedToBeDropped) {
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(Snapshot(project_), before_);
   EXPECT_EQ(SandboxIds(kAlice), ids_) << "the sandbox holding only rejected changes was kept:\n" << r.out;
+}
+
+// try never touches a sandbox it did not make: a named one over the directory, with its
+// decisions and a commit to undo, is named in a refusal that says how to run in it (never how
+// to destroy it), with or without a terminal, and is left exactly as it was.
+TEST_F(TryTest, ANamedSandboxOverTheDirectoryIsNamedNeverOfferedToBeDropped) {
+  Result made = World().Sandboxctl(kAlice, {"create", "--name", "work", project_});
+  ASSERT_EQ(made.status, 0) << made.err;
+  std::string work = Trim(made.out);
+  ASSERT_EQ(World().Sandboxctl(kAlice, {"run", "work", "--", "sh", "-c", "echo kept > kept.txt; echo done > done.txt"}).status, 0);
+  ASSERT_EQ(World().Sandboxctl(kAlice, {"approve", "work", "kept.txt"}).status, 0);
+
+  Result refused = Try({"-y", "true"});
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_TRUE(Contains(refused.err, "your sandbox work (" + work + ") covers this directory already")) << refused.err;
+  EXPECT_TRUE(Contains(refused.err, "sandboxctl run work -- CMD")) << refused.err;
+  EXPECT_FALSE(Contains(refused.err, "destroy")) << refused.err;
+  Result on_terminal = TryOnTerminal(kAlice, project_, {"sh", "-c", "echo x > x.txt"}, {});
+  EXPECT_EQ(on_terminal.status, 1) << on_terminal.out;
+  EXPECT_FALSE(Contains(on_terminal.out, "[d]rop")) << on_terminal.out;
+  EXPECT_TRUE(Contains(on_terminal.out, "sandboxctl run work -- CMD")) << on_terminal.out;
+
+  Result changes = World().Sandboxctl(kAlice, {"changes", "work"});
+  EXPECT_EQ(changes.out, "A done.txt\nA kept.txt [approved]\n") << changes.err;
+  EXPECT_EQ(Snapshot(project_), before_);
+  EXPECT_EQ(World().Sandboxctl(kAlice, {"destroy", "work"}).status, 0);
+}
+
+// A sandbox an earlier try kept over another directory (a subdirectory) is not "yours to
+// reuse" here: reusing it would run the command in that directory, not in this one.
+TEST_F(TryTest, ASandboxTryKeptForAnotherDirectoryIsNotReused) {
+  Result first = Try({"-n", "sh", "-c", "echo one > one.txt"}, kAlice, project_ + "/sub");
+  ASSERT_EQ(first.status, 0) << first.err;
+  std::string kept = Trim(first.out);
+  Result refused = TryOnTerminal(kAlice, project_, {"-y", "sh", "-c", "pwd > where.txt"}, {});
+  EXPECT_EQ(refused.status, 1) << refused.out;
+  EXPECT_FALSE(Contains(refused.out, "[r]euse it")) << refused.out;
+  EXPECT_TRUE(Contains(refused.out, "covers this directory already (its roots: " + project_ + "/sub)")) << refused.out;
+  EXPECT_EQ(Snapshot(project_), before_);
+  EXPECT_EQ(World().Sandboxctl(kAlice, {"changes", kept}).out, "A one.txt\n");
+  EXPECT_EQ(World().Sandboxctl(kAlice, {"destroy", kept}).status, 0);
+}
+
+// try --sandbox NAME runs in a sandbox of the caller's, in the current directory, with run's
+// options; -y commits there, and the sandbox stays (try did not make it).
+TEST_F(TryTest, SandboxRunsInANamedSandboxWithRunsOptionsAndKeepsIt) {
+  Result made = World().Sandboxctl(kAlice, {"create", "--name", "scripted", project_});
+  ASSERT_EQ(made.status, 0) << made.err;
+  Result r = Try({"--sandbox", "scripted", "-y", "--env", "GREETING=hi", "--", "sh", "-c", "pwd; echo $GREETING > greeting.txt"}, kAlice,
+                 project_ + "/sub");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, project_ + "/sub\n") << "the command ran elsewhere than the current directory";
+  auto after = Snapshot(project_);
+  ASSERT_TRUE(after.count("/sub/greeting.txt")) << Describe(after);
+  EXPECT_TRUE(Contains(after["/sub/greeting.txt"], " hi\n")) << after["/sub/greeting.txt"];
+  EXPECT_EQ(World().Sandboxctl(kAlice, {"show", "scripted"}).status, 0) << "try destroyed a sandbox it did not make";
+
+  Result kept = Try({"--sandbox", "scripted", "--timeout", "1", "--", "sh", "-c", "echo late > late.txt; sleep 30"});
+  EXPECT_EQ(kept.status, 137) << kept.err;  // killed by its timeout (SIGKILL)
+  EXPECT_TRUE(Contains(kept.err, "What the command changed stays in sandbox scripted.")) << kept.err;
+  EXPECT_EQ(World().Sandboxctl(kAlice, {"changes", "scripted"}).out, "A late.txt\n");
+  EXPECT_EQ(Try({"--sandbox", "scripted", "--root", project_, "true"}).status, 2);
+  EXPECT_EQ(World().Sandboxctl(kAlice, {"destroy", "scripted"}).status, 0);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 // Exits 0 with "mcp client test: all passed" when every check held; otherwise throws, naming it.
 
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
@@ -35,10 +36,11 @@ async function refusedByProtocol(name, args, pattern) {
 assert.equal(client.getServerVersion().name, "sandboxd");
 const { tools } = await client.listTools();
 assert.deepEqual(tools.map((tool) => tool.name).sort(),
-  ["changes", "diff", "edit_file", "job_cancel", "job_output", "list_dir", "read_file", "run", "sandbox_open", "write_file"]);
+  ["changes", "diff", "edit_file", "job_cancel", "job_output", "list_dir", "read_file", "request_review", "review_status", "run",
+   "sandbox_open", "write_file"]);
 const readOnly = Object.fromEntries(tools.map((tool) => [tool.name, tool.annotations?.readOnlyHint]));
 assert.deepEqual(readOnly, { changes: true, diff: true, job_output: true, job_cancel: false, run: false, sandbox_open: false,
-  read_file: true, list_dir: true, write_file: false, edit_file: false });
+  read_file: true, list_dir: true, write_file: false, edit_file: false, request_review: false, review_status: true });
 for (const forbidden of ["commit", "approve", "reject", "undo", "discard", "destroy"])
   assert.ok(!tools.some((tool) => tool.name.includes(forbidden)), `a tool may ${forbidden}`);
 
@@ -167,6 +169,27 @@ await refusedByProtocol("run", { command: "true" }, /'command'/);
 await refusedByProtocol("run", { command: [] }, /'command'/);
 await refusedByProtocol("run", { command: ["true"], network: true }, /unknown argument 'network'/);
 await refusedByProtocol("run", { command: ["true"], timeout_seconds: 0 }, /'timeout_seconds'/);
+
+// The agent asks for a review; the owner decides, with a note, in their own terminal (the
+// agent has no tool for it); review_status answers both.
+result = await call("request_review", { message: "tests pass; please look at a.txt" });
+assert.equal(result.isError, false, text(result));
+result = await call("review_status");
+assert.equal(result.isError, false, text(result));
+assert.match(text(result), /^  pending  M a\.txt$/m);
+assert.match(text(result), /you asked for a review: "tests pass; please look at a\.txt"/);
+assert.match(text(result), /waits for the owner/);
+assert.equal(result.structuredContent.review_requested.message, "tests pass; please look at a.txt");
+execFileSync(sandboxctl, ["reject", sandbox, "new.txt", "--note", "no new files, please"]);
+execFileSync(sandboxctl, ["approve", sandbox, "a.txt"]);
+result = await call("review_status");
+assert.match(text(result), /^  approved M a\.txt$/m);
+assert.match(text(result), /^  rejected A new\.txt$/m);
+assert.match(text(result), /the owner rejected new\.txt: "no new files, please"/);
+assert.doesNotMatch(text(result), /waits for the owner/);
+assert.equal(result.structuredContent.review_requested, undefined);
+const decided = Object.fromEntries(result.structuredContent.changes.map((change) => [change.path, change.review]));
+assert.deepEqual(decided, { "a.txt": "approved", "new.txt": "rejected" });
 
 result = await call("sandbox_open");
 assert.equal(result.structuredContent.created, false);

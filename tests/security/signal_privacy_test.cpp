@@ -68,6 +68,11 @@ TEST(SignalPrivacyTest, AnotherUserListeningOnTheBusHearsNothingOfASandbox) {
   EXPECT_TRUE(alice.WaitFor(manager + "SandboxStateChanged (objectpath '" + sandbox + "', '" + id + "', 'suspended')")) << alice.Text();
   EXPECT_TRUE(alice.WaitFor(manager + "SandboxStateChanged (objectpath '" + sandbox + "', '" + id + "', 'active')")) << alice.Text();
 
+  // An agent of alice's asks her for a review: her words are hers alone.
+  Result asked = w.Gdbus(kAlice, sandbox, "org.sandboxd.Sandbox1.Sandbox.RequestReview", {"'the secret plan'"});
+  ASSERT_EQ(asked.status, 0) << asked.err;
+  EXPECT_TRUE(alice.WaitFor(sandbox + ": org.sandboxd.Sandbox1.Sandbox.ReviewRequested ('the secret plan', int64 ")) << alice.Text();
+
   // Bob's own sandbox and job, after all of alice's signals were sent: his listener works and
   // hears his own. The bus delivers one sender's messages in order, so had any of alice's
   // signals been meant for him too, it would be in his log before this one.
@@ -81,6 +86,7 @@ TEST(SignalPrivacyTest, AnotherUserListeningOnTheBusHearsNothingOfASandbox) {
   EXPECT_FALSE(Contains(heard, id)) << "bob heard of alice's sandbox:\n" << heard;
   EXPECT_FALSE(Contains(heard, job_id)) << "bob heard of alice's job:\n" << heard;
   EXPECT_FALSE(Contains(heard, "made.txt")) << "bob heard what alice's job made:\n" << heard;
+  EXPECT_FALSE(Contains(heard, "secret plan")) << "bob heard alice's review request:\n" << heard;
   // Nor alice of bob's (her listener was on the bus the whole time too).
   EXPECT_FALSE(Contains(alice.Text(), bobs)) << "alice heard of bob's sandbox:\n" << alice.Text();
 

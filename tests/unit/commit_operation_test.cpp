@@ -17,6 +17,7 @@
 #include "forked_helpers.h"
 #include "operations/decide_operation.h"
 #include "review/review.h"
+#include "review/review_log.h"
 #include "sandbox/live_sight.h"
 #include "sandbox_world.h"
 
@@ -63,7 +64,8 @@ class CommitOperationTest : public testing::SandboxWorldTest {
   Review review_{approvals_};
   ForkedHelpers helpers_;
   CommitRunner commits_{layout_, journal_, sights_, helpers_};
-  OperationParts parts_{review_, commits_, journal_, sights_, helpers_};
+  ReviewLog review_log_{store_};
+  OperationParts parts_{review_, commits_, journal_, sights_, helpers_, review_log_};
   std::shared_ptr<Sandbox> sandbox_;
 };
 
