@@ -114,6 +114,7 @@ int main(int argc, char** argv) {
     verb->add_option("--tasks-max", job.tasks_max, "Let the job have at most N processes and threads at once")->type_name("N");
   };
   add_job_options(r, run);
+  r->add_flag("-d,--detach", run.detach, "Print the job's id and return at once; sandboxctl logs JOB shows its output");
   r->add_option("sandbox", run.sandbox, "Sandbox id or name")->required();
   r->add_option("command", run.command, "Command and arguments: everything from its first word on");
   verbs.push_back({r, [&](Context& x) { return sandboxctl::VerbRun(x, run); }});
@@ -222,6 +223,16 @@ int main(int argc, char** argv) {
   auto* cn = app.add_subcommand("cancel", "Cancel a running job: its whole process tree is killed");
   cn->add_option("job", job_id, "Job id (sandboxctl jobs lists them)")->required();
   verbs.push_back({cn, [&](Context& x) { return sandboxctl::VerbCancel(x, job_id); }});
+
+  bool verbose_log = false;
+  auto* lgc = app.add_subcommand("log", "List a sandbox's commits, numbered from 1 within it (-v: with their paths)");
+  lgc->add_option("sandbox", sandbox, "Sandbox id or name")->required();
+  lgc->add_flag("-v,--verbose", verbose_log, "List the paths each commit moved live");
+  verbs.push_back({lgc, [&](Context& x) { return sandboxctl::VerbLog(x, sandbox, verbose_log); }});
+
+  auto* wt = app.add_subcommand("watch", "Follow a sandbox's changes as its jobs make them, a line per path (Ctrl-C ends)");
+  wt->add_option("sandbox", sandbox, "Sandbox id or name")->required();
+  verbs.push_back({wt, [&](Context& x) { return sandboxctl::VerbWatch(x, sandbox); }});
 
   auto* gc = app.add_subcommand("gc", "Remove expired sandboxes and, over the storage cap, the largest suspended ones (polkit asks)");
   verbs.push_back({gc, [&](Context& x) { return sandboxctl::VerbGc(x); }});

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "change_list.h"
+#include "local_time.h"
 #include "mcp_tools.h"
 #include "object_paths.h"
 #include "proxies.h"
@@ -23,15 +24,6 @@ using nlohmann::json;
 constexpr uint32_t kLogEntries = 50;
 /// How many changes it lists by name at most (the rest are counted).
 constexpr size_t kListedDecisions = 500;
-
-std::string LocalTime(int64_t usec) {
-  time_t seconds = static_cast<time_t>(usec / 1000000);
-  struct tm local {};
-  localtime_r(&seconds, &local);
-  char text[32];
-  strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &local);
-  return text;
-}
 
 /// A note or message as the text answer quotes it: the owner's words, control bytes shown.
 std::string Quoted(const std::string& text) { return "\"" + sandboxd::api::EscapeControlBytes(text) + "\""; }

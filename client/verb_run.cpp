@@ -161,6 +161,23 @@ int VerbRun(Context& ctx, const RunArgs& args) {
     if (getcwd(here, sizeof here)) cwd = here;
     options["cwd_fallback"] = sdbus::Variant(true);
   }
+  if (args.detach) {
+    // No streams of ours: a job tied to them would end with this process (its caller's
+    // connection); sandboxd keeps its output instead, for logs, and its stdin is /dev/null.
+    auto start = [&](const std::string& path) {
+      return SandboxProxy(ctx.Bus(), path).Run(args.command, cwd, JobEnvironment(args.env), std::map<std::string, sdbus::UnixFd>{}, options,
+                                               ctx.InteractiveFlag());
+    };
+    sdbus::ObjectPath job;
+    try {
+      job = start(ctx.ResolveSandboxFast(args.sandbox));
+    } catch (const sdbus::Error& e) {
+      if (e.getName() != "org.freedesktop.DBus.Error.UnknownObject") throw;
+      job = start(ctx.ResolveSandbox(args.sandbox));
+    }
+    std::cout << job.substr(job.rfind('/') + 1) << std::endl;
+    return 0;
+  }
   return RunWithOurStreams(ctx, ctx.ResolveSandboxFast(args.sandbox), args.command, cwd, JobEnvironment(args.env), options,
                            [&] { return ctx.ResolveSandbox(args.sandbox); })
       .exit_status;

@@ -34,6 +34,7 @@ struct RunArgs {
   std::vector<std::string> allow_sockets;  ///< --allow-socket (relative ones are taken from our cwd)
   std::string memory_max;          ///< --memory-max SIZE (10M, 2G); "" none
   std::string tasks_max;           ///< --tasks-max N; "" none
+  bool detach = false;             ///< run -d: print the job's id and return; its output is kept
   std::vector<std::string> command;
 };
 struct ShellArgs {
@@ -72,6 +73,10 @@ int VerbCommit(Context& ctx, const std::string& sandbox, bool all, bool force = 
 /// the decision when given.
 int VerbDecide(Context& ctx, const std::string& sandbox, const std::vector<std::string>& selectors, bool all, bool approve,
                const PathPatterns& patterns = {}, const std::optional<std::string>& note = std::nullopt);
+/// watch SANDBOX: the live change feed, a line per path and kind (--json: an object per line).
+int VerbWatch(Context& ctx, const std::string& sandbox);
+/// log SANDBOX [-v]: the sandbox's commits, numbered from 1 within it (-v: their paths).
+int VerbLog(Context& ctx, const std::string& sandbox, bool verbose);
 int VerbUndo(Context& ctx, const std::string& sandbox);
 /// discard and destroy refuse a sandbox whose jobs still run, naming them, unless
 /// `cancel_jobs` (--cancel-jobs) has them cancelled first.

@@ -18,6 +18,7 @@
 #include "diff_output.h"
 #include "diff_summary.h"
 #include "git_ignored.h"
+#include "local_time.h"
 #include "pipe_call.h"
 #include "polkit_agent.h"
 #include "progress_follower.h"
@@ -395,7 +396,35 @@ int VerbUndo(Context& ctx, const std::string& id_or_name) {
         .withArguments(ctx.InteractiveFlag())
         .storeResultsTo(commit);
   }
-  std::cerr << "Undid commit " << commit << "; its changes are back in the sandbox.\n";
+  std::cerr << "Undid commit " << commit << " of sandbox " << sandboxd::api::EscapeControlBytes(id_or_name)
+            << " (sandboxctl log lists them); its changes are back in the sandbox.\n";
+  return 0;
+}
+
+int VerbLog(Context& ctx, const std::string& id_or_name, bool verbose) {
+  SandboxProxy sandbox(ctx.Bus(), ctx.ResolveSandbox(id_or_name));
+  constexpr uint32_t kPathsShown = 10000;
+  auto commits = sandbox.ListCommits(verbose || ctx.json ? kPathsShown : 0);
+  if (ctx.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& commit : commits)
+      out.push_back({{"number", commit.get<0>()}, {"state", commit.get<1>()}, {"started_usec", commit.get<2>()}, {"finished_usec", commit.get<3>()},
+                     {"entries", commit.get<4>()}, {"paths", commit.get<5>()}});
+    std::cout << ctx.Json(out) << "\n";
+    return 0;
+  }
+  if (commits.empty()) {
+    std::cerr << "No commits in sandbox " << sandboxd::api::EscapeControlBytes(id_or_name) << " yet.\n";
+    return 0;
+  }
+  for (const auto& commit : commits) {
+    const uint64_t entries = commit.get<4>();
+    std::cout << "commit " << commit.get<0>() << "  " << LocalTime(commit.get<3>()) << "  " << commit.get<1>() << "  "
+              << entries << (entries == 1 ? " entry" : " entries") << "\n";
+    if (!verbose) continue;
+    for (const auto& path : commit.get<5>()) std::cout << "    " << sandboxd::api::ShowWireName(path) << "\n";
+    if (entries > commit.get<5>().size()) std::cout << "    ... and " << entries - commit.get<5>().size() << " more\n";
+  }
   return 0;
 }
 

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "object_paths.h"
+#include "local_time.h"
 #include "proxies.h"
 #include "quote_path.h"
 #include "text_lines.h"
@@ -31,18 +32,47 @@ std::string CommandLine(const std::vector<std::string>& argv) {
   return sandboxd::api::EscapeControlBytes(line);
 }
 
-std::string LocalTime(uint64_t usec) {
-  time_t seconds = static_cast<time_t>(usec / 1000000);
-  tm local{};
-  localtime_r(&seconds, &local);
-  char text[32];
-  strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &local);
-  return text;
-}
-
 /// "running", or how it ended: "exited 0", "cancelled 137".
 std::string JobState(const ListedJob& job) {
   return job.get<4>() == "running" ? "running" : job.get<6>() + " " + std::to_string(job.get<5>());
+}
+
+/// A job's times and what sandboxd kept of its output (Job.GetStatus).
+struct JobTimes {
+  uint64_t started_usec = 0, ended_usec = 0;
+  std::string captured;
+  bool output_truncated = false;
+};
+
+JobTimes TimesOf(Context& ctx, const ListedJob& job) {
+  auto status = JobProxy(ctx.Bus(), job.get<1>()).GetStatus();
+  JobTimes times;
+  times.started_usec = job.get<3>();
+  if (status.count("ended_usec")) times.ended_usec = status["ended_usec"].get<uint64_t>();
+  if (status.count("captured")) times.captured = status["captured"].get<std::string>();
+  if (status.count("output_truncated")) times.output_truncated = status["output_truncated"].get<bool>();
+  return times;
+}
+
+/// "0.4s", "12s", "3m04s", "2h05m".
+std::string Duration(uint64_t usec) {
+  const uint64_t seconds = usec / 1000000;
+  char text[32];
+  if (seconds < 10)
+    snprintf(text, sizeof text, "%.1fs", static_cast<double>(usec) / 1e6);
+  else if (seconds < 60)
+    snprintf(text, sizeof text, "%llus", static_cast<unsigned long long>(seconds));
+  else if (seconds < 3600)
+    snprintf(text, sizeof text, "%llum%02llus", static_cast<unsigned long long>(seconds / 60), static_cast<unsigned long long>(seconds % 60));
+  else
+    snprintf(text, sizeof text, "%lluh%02llum", static_cast<unsigned long long>(seconds / 3600),
+             static_cast<unsigned long long>(seconds / 60 % 60));
+  return text;
+}
+
+uint64_t NowUsec() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
 }
 
 }  // namespace
@@ -71,10 +101,15 @@ int VerbJobs(Context& ctx, const std::string& id_or_name) {
   std::vector<std::pair<std::string, ListedJob>> rows;
   for (const auto& [name, path] : sandboxes)
     for (auto& job : JobsOf(ctx, path)) rows.emplace_back(name, std::move(job));
+  std::vector<JobTimes> times;
+  for (const auto& row : rows) times.push_back(TimesOf(ctx, row.second));
   if (ctx.json) {
-    for (const auto& [name, job] : rows)
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const auto& [name, job] = rows[i];
       out.push_back({{"id", job.get<0>()}, {"sandbox", name}, {"argv", job.get<2>()}, {"started_usec", job.get<3>()},
-                     {"state", job.get<4>()}, {"exit_status", job.get<5>()}, {"reason", job.get<6>()}});
+                     {"ended_usec", times[i].ended_usec}, {"state", job.get<4>()}, {"exit_status", job.get<5>()},
+                     {"reason", job.get<6>()}, {"captured", times[i].captured}, {"output_truncated", times[i].output_truncated}});
+    }
     std::cout << ctx.Json(out) << "\n";
     return 0;
   }
@@ -85,15 +120,26 @@ int VerbJobs(Context& ctx, const std::string& id_or_name) {
   size_t name_width = 7;
   for (const auto& row : rows) name_width = std::max(name_width, row.first.size());
   std::cout << PadRight("JOB", 16) << "  " << PadRight("SANDBOX", name_width) << "  " << PadRight("STATE", 14) << "  " << PadRight("STARTED", 19)
-            << "  COMMAND\n";
-  for (const auto& [name, job] : rows)
+            << "  " << PadRight("ENDED", 19) << "  " << PadRight("DURATION", 8) << "  COMMAND\n";
+  const uint64_t now = NowUsec();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& [name, job] = rows[i];
+    const JobTimes& t = times[i];
+    const bool ended = t.ended_usec != 0;
+    const uint64_t until = ended ? t.ended_usec : std::max(now, t.started_usec);
     std::cout << PadRight(job.get<0>(), 16) << "  " << PadRight(name, name_width) << "  " << PadRight(JobState(job), 14) << "  "
-              << LocalTime(job.get<3>()) << "  " << CommandLine(job.get<2>()) << "\n";
+              << LocalTime(job.get<3>()) << "  " << PadRight(ended ? LocalTime(t.ended_usec) : "-", 19) << "  "
+              << PadRight(Duration(until - std::min(until, t.started_usec)), 8) << "  " << CommandLine(job.get<2>()) << "\n";
+  }
   return 0;
 }
 
 int VerbLogs(Context& ctx, const std::string& job_id, bool follow) try {
   JobProxy job(ctx.Bus(), JobPathOf(job_id));
+  auto status = job.GetStatus();
+  // A job run with its caller's own streams (sandboxctl run) has no output here to print.
+  if (status.count("captured") && status["captured"].get<std::string>().empty())
+    throw std::runtime_error("job " + job_id + " wrote to the streams of whoever started it (sandboxctl run passes its own): sandboxd kept none of its output");
   uint64_t offset = 0;
   for (;;) {
     // Read before looking at the state: output that came before the end is then all read
@@ -106,7 +152,12 @@ int VerbLogs(Context& ctx, const std::string& job_id, bool follow) try {
       offset += data.size();
     }
     std::cout.flush();
-    if (!running) return 0;
+    if (!running) {
+      if (job.GetStatus()["output_truncated"].get<bool>())
+        std::cerr << "sandboxctl: sandboxd kept only the first " << status["output_cap"].get<uint64_t>() << " bytes of job " << job_id
+                  << "'s output; the rest was dropped\n";
+      return 0;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
 } catch (const sdbus::Error& e) {
@@ -114,7 +165,14 @@ int VerbLogs(Context& ctx, const std::string& job_id, bool follow) try {
 }
 
 int VerbCancel(Context& ctx, const std::string& job_id) try {
-  JobProxy(ctx.Bus(), JobPathOf(job_id)).Cancel();
+  JobProxy job(ctx.Bus(), JobPathOf(job_id));
+  auto status = job.GetStatus();
+  if (status["state"].get<std::string>() != "running") {
+    std::cerr << "Job " << job_id << " had already ended (" << status["reason"].get<std::string>() << ", status "
+              << status["exit_status"].get<int32_t>() << "): nothing was cancelled.\n";
+    return 0;
+  }
+  job.Cancel();
   return 0;
 } catch (const sdbus::Error& e) {
   ThrowAboutJob(e, job_id);

@@ -101,6 +101,9 @@ void JobDBus::GetStatus(sdbus::Result<std::map<std::string, sdbus::Variant>>&& r
         {"reason", sdbus::Variant(std::string(ToString(end.reason)))},
         {"output_cap", sdbus::Variant(static_cast<uint64_t>(Job::kOutputCap))},
         {"output_truncated", sdbus::Variant(job.output_truncated())},
+        {"started_usec", sdbus::Variant(static_cast<uint64_t>(job.created_usec()))},
+        {"ended_usec", sdbus::Variant(static_cast<uint64_t>(job.ended_usec()))},
+        {"captured", sdbus::Variant(job.captured_streams())},
     };
   });
 }

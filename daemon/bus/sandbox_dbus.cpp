@@ -20,6 +20,7 @@
 #include "bus/polkit.h"
 #include "bus/sandbox_access.h"
 #include "bus/sandbox_announcer.h"
+#include "commit/commit_journal.h"
 #include "lifecycle/sandbox_removal.h"
 #include "lifecycle/suspension.h"
 #include "object_paths.h"
@@ -461,7 +462,25 @@ void SandboxDBus::Undo(sdbus::Result<int64_t>&& result, uint64_t flags) {
     }
     LogAbout(Subject(), spdlog::level::info, "sandbox {}: commit {} undone for uid {}", sandbox_->id(), commit, caller.uid);
     AnnounceChangeSet();
-    return commit;
+    // The number the sandbox's log shows it by, not the journal's daemon-wide id.
+    return parts_.operations.journal.NumberOf(sandbox_->id(), commit);
+  });
+}
+
+void SandboxDBus::ListCommits(sdbus::Result<std::vector<ListedCommit>>&& result, uint32_t max_paths) {
+  InWorker(std::move(result), "list-commits", false, [this, max_paths](const Caller&) {
+    constexpr uint32_t kMaxPaths = 10000;
+    if (max_paths > kMaxPaths)
+      throw Error(Code::kInvalidArgument, "ListCommits names at most " + std::to_string(kMaxPaths) + " paths of a commit, not " +
+                                              std::to_string(max_paths) + " (sandbox " + sandbox_->id() + ")");
+    std::vector<ListedCommit> listed;
+    for (auto& commit : parts_.operations.journal.LiveCommits(sandbox_->id(), max_paths)) {
+      std::vector<std::string> paths;
+      for (const auto& [root, path] : commit.paths) paths.push_back(api::WireName(sandbox_->PathPrefix(root) + path));
+      listed.emplace_back(commit.number, commit.undone ? "undone" : "committed", commit.started_usec, commit.finished_usec, commit.entries,
+                          std::move(paths));
+    }
+    return listed;
   });
 }
 

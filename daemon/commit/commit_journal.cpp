@@ -232,6 +232,53 @@ std::optional<JournaledCommit> CommitJournal::LastDone(const std::string& sandbo
   return commits.front();
 }
 
+namespace {
+
+/// The states of a commit that went live: done, and an undo's (under way or finished).
+std::string LiveStates() {
+  std::string list;
+  for (CommitState state : {CommitState::kDone, CommitState::kImporting, CommitState::kUndoing, CommitState::kReturning, CommitState::kUndone})
+    list += std::string(list.empty() ? "'" : ", '") + std::string(ToString(state)) + "'";
+  return "(" + list + ")";
+}
+
+}  // namespace
+
+std::vector<LoggedCommit> CommitJournal::LiveCommits(const std::string& sandbox_id, size_t max_paths) {
+  std::vector<LoggedCommit> commits;
+  store_.WithDatabase([&](Database& db) {
+    Statement select(db, "SELECT id, state, started_usec, finished_usec, (SELECT COUNT(*) FROM commit_steps WHERE commit_id = commits.id) "
+                         "FROM commits WHERE sandbox_id = ? AND state IN " + LiveStates() + " ORDER BY id");
+    select.Bind(1, sandbox_id);
+    while (select.Step()) {
+      LoggedCommit commit;
+      commit.number = static_cast<int64_t>(commits.size()) + 1;
+      commit.id = select.ColumnInt(0);
+      commit.undone = StoredState(commit.id, select.ColumnText(1)) != CommitState::kDone;
+      commit.started_usec = select.ColumnInt(2);
+      commit.finished_usec = select.ColumnInt(3);
+      commit.entries = static_cast<uint64_t>(select.ColumnInt(4));
+      commits.push_back(std::move(commit));
+    }
+    if (max_paths == 0) return;
+    Statement paths(db, "SELECT root, path FROM commit_steps WHERE commit_id = ? ORDER BY seq LIMIT ?");
+    for (auto& commit : commits) {
+      paths.Bind(1, commit.id).Bind(2, static_cast<int64_t>(max_paths));
+      while (paths.Step()) commit.paths.emplace_back(static_cast<size_t>(paths.ColumnInt(0)), paths.ColumnText(1));
+      paths.Reset();
+    }
+  });
+  return commits;
+}
+
+int64_t CommitJournal::NumberOf(const std::string& sandbox_id, int64_t id) {
+  return store_.WithDatabase([&](Database& db) {
+    Statement count(db, "SELECT COUNT(*) FROM commits WHERE sandbox_id = ? AND id <= ? AND state IN " + LiveStates());
+    count.Bind(1, sandbox_id).Bind(2, id);
+    return count.Step() ? count.ColumnInt(0) : int64_t{0};
+  });
+}
+
 std::vector<JournaledCommit> CommitJournal::Select(Database& db, const std::string& sandbox_id, const char* condition) {
   std::vector<JournaledCommit> commits;
   Statement select(db, std::string("SELECT id, state, staged, finished_usec FROM commits WHERE sandbox_id = ? AND ") + condition);

@@ -28,6 +28,18 @@ struct JournaledCommit {
   int64_t finished_usec = 0;
 };
 
+/// A commit that went live, as the sandbox's log shows it (sandboxctl log).
+struct LoggedCommit {
+  int64_t number = 0;  ///< from 1 within its sandbox, in the order they went live
+  int64_t id = 0;      ///< the journal's, daemon-wide
+  bool undone = false;
+  int64_t started_usec = 0;
+  int64_t finished_usec = 0;
+  uint64_t entries = 0;  ///< the entries it moved live (its steps)
+  /// The first entries it moved, {root, path} in the order it moved them (up to the asked many).
+  std::vector<std::pair<size_t, std::string>> paths;
+};
+
 class CommitJournal {
  public:
   explicit CommitJournal(Store& store);
@@ -79,6 +91,11 @@ class CommitJournal {
   std::vector<CommitStep> StepsOf(int64_t id);
   /// The sandbox's commits that are neither done nor rolled back, oldest first.
   std::vector<JournaledCommit> Unfinished(const std::string& sandbox_id);
+  /// The sandbox's commits that went live (done, or undone or being undone since), oldest
+  /// first, numbered from 1 within the sandbox, each with up to `max_paths` of its paths.
+  std::vector<LoggedCommit> LiveCommits(const std::string& sandbox_id, size_t max_paths);
+  /// Commit `id`'s number within its sandbox, as LiveCommits numbers it.
+  int64_t NumberOf(const std::string& sandbox_id, int64_t id);
 
  private:
   static void WriteSteps(Database& db, int64_t id, const std::vector<CommitStep>& steps);

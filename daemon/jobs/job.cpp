@@ -119,6 +119,7 @@ void Job::Start(JobLaunch launch, FinishedCallback on_finished, OutputCallback o
     cgroup_ = std::move(launch.cgroup);
     limits_ = std::move(launch.limits);
     output_ = std::move(launch.output);
+    captured_streams_ = !launch.stdout_fd && !launch.stderr_fd ? "stdout and stderr" : !launch.stdout_fd ? "stdout" : !launch.stderr_fd ? "stderr" : "";
   }
   std::promise<void> started;
   std::future<void> start_result = started.get_future();
@@ -311,6 +312,7 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, UniqueFd go_fd, std::
       if (end.exit_status == 0) end.exit_status = 1;
     }
     end_ = end;
+    ended_usec_ = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
     state_ = JobState::kFinished;
     waiters.swap(waiters_);
   }
@@ -400,6 +402,16 @@ JobState Job::state() const {
 JobEnd Job::end() const {
   std::lock_guard lock(mutex_);
   return end_;
+}
+
+int64_t Job::ended_usec() const {
+  std::lock_guard lock(mutex_);
+  return ended_usec_;
+}
+
+std::string Job::captured_streams() const {
+  std::lock_guard lock(mutex_);
+  return captured_streams_;
 }
 
 std::shared_ptr<CapturedOutput> Job::output() const {

@@ -128,6 +128,11 @@ class Job {
   /// the job out of its sandbox): a client that sees it finished finds its sandbox free of it.
   JobState state() const;
   JobEnd end() const;
+  /// When it ended (microseconds since the epoch); 0 while it runs.
+  int64_t ended_usec() const;
+  /// Which of its output streams sandboxd keeps (the caller passed none of its own for them):
+  /// "stdout and stderr", "stdout", "stderr", or "" (sandboxctl run: the caller's own).
+  std::string captured_streams() const;
   bool output_truncated() const;
   std::string ReadOutput(uint64_t offset, uint32_t max_bytes) const;
 
@@ -147,6 +152,8 @@ class Job {
   ChildProcess child_;
   JobState state_ = JobState::kRunning;
   JobEnd end_;
+  int64_t ended_usec_ = 0;
+  std::string captured_streams_;
   std::optional<JobEndReason> stop_reason_;  ///< why the job was killed; none unless it was
   std::unique_ptr<JobCgroup> cgroup_;
   std::unique_ptr<JobLimitGroups> limits_;

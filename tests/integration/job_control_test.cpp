@@ -166,6 +166,70 @@ TEST_F(JobControlTest, JobsLogsAndCancelAsTheirNamesSay) {
   EXPECT_EQ(Ctl({"cancel", "not-a-job"}).status, 2);
 }
 
+// The day around an agent: run -d prints the job's id and returns, its output kept for logs;
+// jobs shows start, end and duration; logs of a job that wrote to its caller's own streams
+// says why it has nothing; output past the cap says it was cut; cancel of a job that ended
+// says so.
+TEST_F(JobControlTest, DetachedJobsTheirTimesAndWhatLogsAndCancelSay) {
+  Result detached = Ctl({"run", "-d", id_, "--", "sh", "-c", "echo detached; sleep 306"});
+  ASSERT_EQ(detached.status, 0) << detached.err;
+  std::string job = detached.out.substr(0, detached.out.find('\n'));
+  ASSERT_EQ(job.size(), 16u) << detached.out;
+  ASSERT_TRUE(WaitUntil([&] { return Ctl({"logs", job}).out == "detached\n"; })) << Ctl({"logs", job}).err;
+  EXPECT_TRUE(AliceRuns("sleep 306")) << "the detached job ended with sandboxctl";
+  Result listed = Ctl({"jobs", id_});
+  EXPECT_NE(listed.out.find("STARTED              ENDED                DURATION"), std::string::npos) << listed.out;
+  EXPECT_EQ(Ctl({"cancel", job}).status, 0);
+  ASSERT_TRUE(WaitUntil([&] { return Ctl({"--json=short", "jobs", id_}).out.find("\"cancelled\"") != std::string::npos; }));
+  Result again = Ctl({"cancel", job});
+  EXPECT_EQ(again.status, 0) << again.err;
+  EXPECT_NE(again.err.find("Job " + job + " had already ended (cancelled, status 137): nothing was cancelled."), std::string::npos) << again.err;
+
+  // A job run with our own streams: logs says why it has nothing.
+  ASSERT_EQ(Ctl({"run", id_, "--", "sh", "-c", "echo to-the-terminal; sleep 1.2"}).status, 0);
+  Result json = Ctl({"--json=short", "jobs", id_});
+  auto jobs = nlohmann::json::parse(json.out, nullptr, false);
+  ASSERT_TRUE(jobs.is_array()) << json.out;
+  std::string attached;
+  for (const auto& listed_job : jobs) {
+    if (listed_job["captured"] == "") attached = listed_job["id"];
+    if (listed_job["id"] == job) EXPECT_EQ(listed_job["captured"], "stdout and stderr") << json.out;
+    EXPECT_GE(listed_job["ended_usec"].get<uint64_t>(), listed_job["started_usec"].get<uint64_t>()) << json.out;
+    EXPECT_TRUE(listed_job.contains("output_truncated")) << json.out;
+  }
+  ASSERT_FALSE(attached.empty()) << json.out;
+  Result logs = Ctl({"logs", attached});
+  EXPECT_EQ(logs.status, 1);
+  EXPECT_EQ(logs.out, "");
+  EXPECT_NE(logs.err.find("job " + attached + " wrote to the streams of whoever started it"), std::string::npos) << logs.err;
+  listed = Ctl({"jobs", id_});
+  EXPECT_NE(listed.out.find("1.2s"), std::string::npos) << "the attached job's duration:\n" << listed.out;
+
+  // Output past the cap: logs says it was cut.
+  Result big = Ctl({"run", "-d", id_, "--", "sh", "-c", "head -c 9000000 /dev/zero"});
+  std::string big_job = big.out.substr(0, big.out.find('\n'));
+  Result followed = Ctl({"logs", "-f", big_job});
+  EXPECT_EQ(followed.status, 0) << followed.err;
+  EXPECT_EQ(followed.out.size(), 8388608u);
+  EXPECT_NE(followed.err.find("sandboxd kept only the first 8388608 bytes of job " + big_job + "'s output"), std::string::npos) << followed.err;
+}
+
+// watch follows the live feed, a line per path as the job writes, and ends when the sandbox goes.
+TEST_F(JobControlTest, WatchShowsWhatJobsWriteAsTheyWriteIt) {
+  const std::string ctl = SANDBOXCTL_BIN;
+  const std::string script = ctl + " watch " + id_ + " > watched.out 2> watched.err & watcher=$!; sleep 1; " + ctl + " run " + id_ +
+                             " -- sh -c 'echo x > made.txt; sleep 0.6; rm a.txt'; sleep 0.6; " + ctl + " destroy " + id_ +
+                             "; wait $watcher; echo status=$?; cat watched.out; cat watched.err";
+  Result watched = World().RunAs(kAlice, {"sh", "-c", script}, {.cwd = World().MakeProject(kAlice), .timeout = std::chrono::seconds(60)});
+  EXPECT_EQ(watched.status, 0) << watched.err;
+  EXPECT_NE(watched.out.find("status=0\n"), std::string::npos) << watched.out;
+  EXPECT_NE(watched.out.find("A made.txt\n"), std::string::npos) << watched.out;
+  EXPECT_NE(watched.out.find("D a.txt\n"), std::string::npos) << watched.out;
+  EXPECT_NE(watched.out.find("= 2 changes in all\n"), std::string::npos) << watched.out;
+  EXPECT_NE(watched.out.find("Sandbox " + id_ + " is gone."), std::string::npos) << watched.out;
+  id_.clear();  // destroyed by the script
+}
+
 TEST_F(JobControlTest, LogsFollowsAJobToItsEndAndDestroyCanCancelJobs) {
   std::string job = StartCapturedJob(id_, "echo one; sleep 1; echo two");
   Result followed = Ctl({"logs", "--follow", job});

@@ -281,8 +281,11 @@ TEST(McpTest, NotesAndAReviewRequestSurviveARestartAndASuspend) {
     json status = session.Call("review_status", {{"sandbox", id}});
     EXPECT_EQ(status["result"]["isError"], false) << when << status.dump();
     const std::string text = status["result"]["content"][0]["text"];
-    if (when != "while suspended") EXPECT_NE(text.find("rejected M b.txt"), std::string::npos) << when << text;
-    if (when == "while suspended") EXPECT_NE(text.find("it is suspended: its changes are archived"), std::string::npos) << text;
+    if (when != "while suspended") {
+      EXPECT_NE(text.find("rejected M b.txt"), std::string::npos) << when << text;
+    } else {
+      EXPECT_NE(text.find("it is suspended: its changes are archived"), std::string::npos) << text;
+    }
     EXPECT_NE(text.find("the owner rejected b.txt: \"no new files, please\""), std::string::npos) << when << text;
     EXPECT_NE(text.find("waits for the owner"), std::string::npos) << when << text;
     EXPECT_EQ(status["result"]["structuredContent"]["review_requested"]["message"], "done: see a.txt \x1b]0;owned\x07") << when;
