@@ -1,5 +1,6 @@
 #include "context.h"
 
+#include <cctype>
 #include <cstdlib>
 
 #include "api.h"
@@ -36,6 +37,24 @@ uint64_t Context::InteractiveFlag() const { return no_ask_password ? 0 : sandbox
 std::string Context::ResolveSandboxFast(const std::string& id_or_name) {
   if (id_or_name.size() == 16 && sandboxd::api::IsValidId(id_or_name)) return sandboxd::api::SandboxPath(id_or_name);
   return ResolveSandbox(id_or_name);
+}
+
+std::string Context::NamedAsTyped(std::string message) const {
+  for (const auto& [typed, path] : resolved_) {
+    const std::string id = path.substr(path.rfind('/') + 1);
+    if (typed == id) continue;
+    const std::string by_id = "sandbox " + id, by_name = "sandbox " + typed + " (" + id + ")";
+    for (size_t at = message.find(by_id); at != std::string::npos; at = message.find(by_id, at + by_name.size())) {
+      // Whole ids only: one id may begin another's text no more than a word may.
+      const size_t end = at + by_id.size();
+      if (end < message.size() && isalnum(static_cast<unsigned char>(message[end]))) {
+        at += 1;
+        continue;
+      }
+      message.replace(at, by_id.size(), by_name);
+    }
+  }
+  return message;
 }
 
 std::string Context::ResolveSandbox(const std::string& id_or_name) {

@@ -41,6 +41,9 @@ struct Context {
   /// path tells whether there is such a sandbox: on UnknownObject a caller falls back to
   /// ResolveSandbox, for GetSandbox's NotFound.
   std::string ResolveSandboxFast(const std::string& id_or_name);
+  /// `message` (the daemon's, which names sandboxes by id) with each sandbox the user named by
+  /// its name shown as they typed it: "sandbox web (3ba23e3aa3b41c6f) is suspended".
+  std::string NamedAsTyped(std::string message) const;
 
  private:
   std::unique_ptr<sdbus::IConnection> bus_;

@@ -299,12 +299,12 @@ int main(int argc, char** argv) {
       if (e.getName() == "org.freedesktop.DBus.Error.ServiceUnknown" || e.getName() == "org.freedesktop.DBus.Error.NameHasNoOwner")
         message = "sandboxd is not running (" + message + ")";
       // A message may hold a name a job chose: no byte of it may steer the terminal.
-      std::cerr << "sandboxctl: " << sandboxd::api::EscapeControlBytes(message.empty() ? e.getName() : message) << "\n";
+      std::cerr << "sandboxctl: " << sandboxd::api::EscapeControlBytes(ctx.NamedAsTyped(message.empty() ? e.getName() : message)) << "\n";
       return 1;
     } catch (const std::exception& e) {
       // Our own failures (no pseudo-terminal to be had, an answer that does not parse): one
       // line and status 1, never an abort.
-      std::cerr << "sandboxctl: " << sandboxd::api::EscapeControlBytes(e.what()) << "\n";
+      std::cerr << "sandboxctl: " << sandboxd::api::EscapeControlBytes(ctx.NamedAsTyped(e.what())) << "\n";
       return 1;
     }
   }

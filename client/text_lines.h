@@ -38,4 +38,9 @@ inline std::string PadRight(const std::string& text, size_t width) {
   return text + std::string(width > text.size() ? width - text.size() : 0, ' ');
 }
 
+/// The same, spaces first: numbers line up on their last digit.
+inline std::string PadLeft(const std::string& text, size_t width) {
+  return std::string(width > text.size() ? width - text.size() : 0, ' ') + text;
+}
+
 }  // namespace sandboxctl

@@ -205,7 +205,10 @@ bool Review::AskAboutHunks(ReviewedChange& change, const FileSection& file) {
       SayIfDecided(VerdictOf(change, units[at]));
       shown = true;
     }
-    std::string prompt = "(" + units[at].Number() + "/" + std::to_string(count) + ") Approve this hunk [y,n,q,a,d,j,J,k,K,s,?]? ";
+    // s is offered, as git offers it, only where the hunk has more than one run to split into.
+    const bool can_split = units[at].part == 0 && sandboxd::api::SplitHunk(units[at].text).size() > 1;
+    std::string prompt = "(" + units[at].Number() + "/" + std::to_string(count) + ") Approve this hunk [y,n,q,a,d,j,J,k,K" +
+                         (can_split ? ",s" : "") + ",?]? ";
     size_t next = at;
     auto decide = [&](Verdict verdict) {
       DecideUnits(change, units, at, at + 1, verdict);

@@ -1,11 +1,14 @@
 // `sandboxctl usage [--all]`: what the caller's sandboxes (or, with --all and polkit's manage
 // action, everyone's) cost on disk, one line each and a total.
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "polkit_agent.h"
+#include "quote_path.h"
+#include "text_lines.h"
 #include "proxies.h"
 #include "units.h"
 #include "verbs.h"
@@ -37,11 +40,23 @@ int VerbUsage(Context& ctx, bool everyone) {
     std::cout << ctx.Json(nlohmann::json{{"sandboxes", out}, {"total_bytes", total}}) << "\n";
     return 0;
   }
+  // A table whose columns line up whatever the names' lengths: text left, figures right.
+  std::vector<std::vector<std::string>> table = {{"ID", "NAME", "STATE", "CHANGES", "ENTRIES", "ARCHIVED", "KEPT FOR UNDO", "TOTAL"}};
   for (const auto& entry : out)
-    std::cout << entry["id"].get<std::string>() << "  " << entry["name"].get<std::string>() << "  "
-              << entry["state"].get<std::string>() << "  changes " << sandboxd::units::HumanBytes(entry["changes_bytes"]) << " ("
-              << entry["changes_entries"].get<uint64_t>() << " entries), archived " << sandboxd::units::HumanBytes(entry["archive_bytes"])
-              << ", kept for undo " << sandboxd::units::HumanBytes(entry["kept_bytes"]) << "\n";
+    table.push_back({entry["id"], sandboxd::api::EscapeControlBytes(entry["name"].get<std::string>()), entry["state"],
+                     sandboxd::units::HumanBytes(entry["changes_bytes"]), std::to_string(entry["changes_entries"].get<uint64_t>()),
+                     sandboxd::units::HumanBytes(entry["archive_bytes"]), sandboxd::units::HumanBytes(entry["kept_bytes"]),
+                     sandboxd::units::HumanBytes(entry["total_bytes"])});
+  std::vector<size_t> widths(table[0].size(), 0);
+  for (const auto& row : table)
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  if (!out.empty())
+    for (const auto& row : table) {
+      std::string line;
+      for (size_t i = 0; i < row.size(); ++i) line += (i == 0 ? "" : "  ") + (i < 3 ? PadRight(row[i], widths[i]) : PadLeft(row[i], widths[i]));
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      std::cout << line << "\n";
+    }
   std::cout << "Total: " << sandboxd::units::HumanBytes(total) << " in " << rows.size() << " sandbox" << (rows.size() == 1 ? "" : "es") << "\n";
   return 0;
 }

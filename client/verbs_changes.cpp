@@ -308,10 +308,16 @@ int VerbDiff(Context& ctx, const std::string& id_or_name, const std::vector<std:
   std::vector<ChangeEntry> entries;
   if (!ctx.show_ignored) {
     GitIgnored git = GitIgnored::OfSandbox(ctx, path);
+    // Counted only among what was asked for: an ignored path the selectors do not name was
+    // left out by them, not by the folding, and is not said to be.
+    const sandboxd::api::SelectorIndex asked(selectors);
+    auto was_asked = [&](const std::string& changed) {
+      return selectors.empty() || asked.AnyNames(changed) || !asked.HunksOf(changed).empty();
+    };
     if (git.any())
       ForEachChangeWithIgnored(ctx, path, git, [&](const ListedChange& change, std::string_view, bool ignored) {
       entries.push_back({change.path, change.review, change.renamed_from.empty() ? change.renamed_to : change.renamed_from, ignored});
-      if (ignored && patterns.Passes(change.path)) ++folded;
+      if (ignored && patterns.Passes(change.path) && was_asked(change.path)) ++folded;
     });
   }
   if (folded > 0) {

@@ -146,6 +146,24 @@ TEST(BadInputTest, AJobThatIsNoneIsNamed) {
   }
 }
 
+// An error about a sandbox the user named by its name says that name, as typed, beside the id
+// the daemon's words use.
+TEST(BadInputTest, ErrorsNameTheSandboxAsTyped) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  std::string project = w.MakeProject(kAlice);
+  Result made = w.Sandboxctl(kAlice, {"create", "--name", "typed-name", project});
+  ASSERT_EQ(made.status, 0) << made.err;
+  std::string id = made.out.substr(0, made.out.find('\n'));
+  ASSERT_EQ(w.Sandboxctl(kAlice, {"suspend", "typed-name"}).status, 0);
+  Result refused = w.Sandboxctl(kAlice, {"changes", "typed-name"});
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_NE(refused.err.find("sandbox typed-name (" + id + ") is suspended"), std::string::npos) << refused.err;
+  Result by_id = w.Sandboxctl(kAlice, {"changes", id});
+  EXPECT_NE(by_id.err.find("sandbox " + id + " is suspended"), std::string::npos) << by_id.err;
+  EXPECT_EQ(w.Sandboxctl(kAlice, {"destroy", "typed-name"}).status, 0);
+}
+
 TEST(BadInputTest, DaemonSurvivedEverything) {
   SANDBOXD_REQUIRE_WORLD();
   Harness& w = World();

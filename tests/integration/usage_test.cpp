@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include <nlohmann/json.hpp>
 
 #include "harness.h"
@@ -52,9 +54,22 @@ TEST(UsageTest, ChangesArchivesAndBackupsAreCountedForTheirOwner) {
   usage = UsageOf(kAlice, id);
   EXPECT_EQ(usage["changes_entries"].get<uint64_t>(), 0u);
   EXPECT_GT(usage["kept_bytes"].get<uint64_t>(), 0u);
+  // The table's columns line up whatever the names' lengths.
+  Result long_named = w.Sandboxctl(kAlice, {"create", "--name", "a-rather-long-sandbox-name", w.MakeProject(kAlice)});
+  ASSERT_EQ(long_named.status, 0) << long_named.err;
   Result text = w.Sandboxctl(kAlice, {"usage"});
   EXPECT_NE(text.out.find(id), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("Total: "), std::string::npos) << text.out;
+  std::istringstream lines(text.out);
+  std::string header;
+  std::getline(lines, header);
+  const size_t state_column = header.find("STATE"), total_end = header.find("TOTAL") + 5;
+  ASSERT_NE(state_column, std::string::npos) << text.out;
+  for (std::string line; std::getline(lines, line) && line.rfind("Total: ", 0) != 0;) {
+    EXPECT_TRUE(line.compare(state_column, 6, "active") == 0 || line.compare(state_column, 9, "suspended") == 0) << text.out;
+    EXPECT_EQ(line.size(), total_end) << "the TOTAL column ends elsewhere:\n" << text.out;
+  }
+  EXPECT_EQ(w.Sandboxctl(kAlice, {"destroy", Trim(long_named.out)}).status, 0);
 
   // Bob's sandbox: not in alice's usage, in her --all (polkit's manage action allows her);
   // bob may not see everyone's.
