@@ -112,6 +112,14 @@ class AliceHostProcess {
       execl("/bin/sleep", "sleep", "120", static_cast<char*>(nullptr));
       _exit(127);
     }
+    // Until it runs sleep it may still be root's (between fork and setuid), and alice could
+    // not signal it: a loaded machine showed that race. So wait for the exec.
+    for (int tries = 0; tries < 500; ++tries) {
+      std::ifstream comm("/proc/" + std::to_string(pid_) + "/comm");
+      std::string name;
+      if (std::getline(comm, name) && name == "sleep") break;
+      usleep(10000);
+    }
   }
   ~AliceHostProcess() {
     kill(pid_, SIGKILL);
