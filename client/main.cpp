@@ -81,6 +81,7 @@ int main(int argc, char** argv) {
   sandboxctl::CreateArgs create;
   auto* c = app.add_subcommand("create", "Create a sandbox over DIR... and print its id");
   c->add_option("--name", create.name, "A name to use instead of the id")->type_name("NAME");
+  c->add_flag("--scratch-home", create.scratch_home, "Let its jobs write your home: what they write there stays in the sandbox, never a change");
   c->add_flag("--network", create.network, "Every job of the sandbox has the network (polkit asks once, now)");
   c->add_flag("--shared", create.shared, "Let other --shared sandboxes overlay the same directories (their commits are conflicts here)");
   c->add_option("--quota", create.quota, "Limit the sandbox's changes to SIZE (e.g. 500M, 10G): a write past it fails as on a full disk, or where sandboxd cannot limit hard the job is stopped")->type_name("SIZE");

@@ -109,7 +109,8 @@ std::vector<Tool> SandboxTools::Tools() {
        "one. Every other tool acts on it. Nothing a job does there reaches the directory until its owner reviews and "
        "commits it; no tool commits.",
        Schema({{"path", {{"type", "string"}, {"description", "The directory; relative ones are taken from the server's working directory (the default)"}}},
-               {"name", {{"type", "string"}, {"description", "A name for a new sandbox"}}}}),
+               {"name", {{"type", "string"}, {"description", "A name for a new sandbox"}}},
+               {"scratch_home", {{"type", "boolean"}, {"description", "A new sandbox's jobs may write your home (caches, tool state) into the sandbox, never a change"}}}}),
        false, bind(&SandboxTools::Open)},
       {"run", "Run a command in the sandbox",
        "Runs a command in the sandbox as you, without the network; what it writes stays in the sandbox. Answers its exit "
@@ -218,6 +219,7 @@ ToolResult SandboxTools::Open(const json& arguments, Cancellation&) {
   }
   std::map<std::string, sdbus::Variant> options;
   if (arguments.contains("name")) options["name"] = sdbus::Variant(arguments["name"].get<std::string>());
+  if (arguments.value("scratch_home", false)) options["scratch_home"] = sdbus::Variant(true);
   sdbus::ObjectPath path;
   manager.raw()
       .callMethod("CreateSandbox")

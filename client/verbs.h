@@ -21,6 +21,7 @@ struct CreateArgs {
   std::vector<std::string> hide;  ///< --hide (relative ones are taken from our cwd)
   std::vector<std::string> allow_sockets;  ///< --allow-socket (relative ones are taken from our cwd)
   std::vector<std::string> dirs;
+  bool scratch_home = false;  ///< --scratch-home
   bool made_by_try = false;  ///< (not an option: try sets it for the sandboxes it makes)
 };
 struct RunArgs {

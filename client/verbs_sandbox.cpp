@@ -51,6 +51,7 @@ int VerbCreate(Context& ctx, const CreateArgs& args) {
   if (args.network) options["network"] = sdbus::Variant(true);
   if (args.shared) options["shared"] = sdbus::Variant(true);
   if (args.made_by_try) options["made_by_try"] = sdbus::Variant(true);
+  if (args.scratch_home) options["scratch_home"] = sdbus::Variant(true);
   if (!args.quota.empty()) options["quota_bytes"] = sdbus::Variant(ParseSize(args.quota, "--quota"));
   if (!args.ttl.empty()) options["ttl_sec"] = sdbus::Variant(ParseDuration(args.ttl, "--ttl"));
   if (!args.hide.empty()) {
@@ -111,6 +112,7 @@ int VerbShow(Context& ctx, const std::string& id_or_name) {
   uint64_t created = info.count("created_usec") ? info["created_usec"].get<uint64_t>() : 0;
   bool network = info.count("network") && info["network"].get<bool>();
   bool shared = info.count("shared") && info["shared"].get<bool>();
+  bool scratch_home = info.count("scratch_home") && info["scratch_home"].get<bool>();
   uint64_t quota = info.count("quota_bytes") ? info["quota_bytes"].get<uint64_t>() : 0;
   uint64_t ttl = info.count("ttl_sec") ? info["ttl_sec"].get<uint64_t>() : 0;
   auto strings = [&info](const char* key) { return info.count(key) ? info[key].get<std::vector<std::string>>() : std::vector<std::string>{}; };
@@ -122,7 +124,7 @@ int VerbShow(Context& ctx, const std::string& id_or_name) {
     nlohmann::json out = {{"id", id}, {"name", name}, {"state", state}, {"owner", owner}, {"roots", roots},
                           {"created_usec", created}, {"running_jobs", running}, {"network", network},
                           {"shared", shared}, {"quota_bytes", quota}, {"ttl_sec", ttl}, {"hide", hide},
-                          {"allow_sockets", allow_sockets}, {"review_requested", nullptr}};
+                          {"allow_sockets", allow_sockets}, {"scratch_home", scratch_home}, {"review_requested", nullptr}};
     if (asked_usec != 0) out["review_requested"] = {{"message", asked}, {"time_usec", asked_usec}};
     std::cout << ctx.Json(out) << "\n";
     return 0;
@@ -132,7 +134,8 @@ int VerbShow(Context& ctx, const std::string& id_or_name) {
     std::cout << (i == 0 ? "Roots: " : "       ") << (roots.size() > 1 ? std::to_string(i) + "/ " : "") << roots[i] << "\n";
   std::cout << "Created: " << FormatTime(created) << "\nRunning jobs: " << running << "\nNetwork: " << (network ? "yes" : "no") << "\nShared: " << (shared ? "yes" : "no")
             << "\nQuota: " << (quota ? std::to_string(quota) + " bytes" : std::string("none"))
-            << "\nTTL: " << (ttl ? std::to_string(ttl) + " s idle" : std::string("none"));
+            << "\nTTL: " << (ttl ? std::to_string(ttl) + " s idle" : std::string("none"))
+            << "\nScratch home: " << (scratch_home ? "yes (jobs write the home into the sandbox, never a change)" : "no");
   for (const auto& path : hide) std::cout << "\nHidden: " << path;
   for (const auto& path : allow_sockets) std::cout << "\nAllowed socket: " << path;
   // The message is an agent's words: no byte of it may steer the terminal.

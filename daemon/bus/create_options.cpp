@@ -26,6 +26,8 @@ CreateOptions ParseCreateOptions(const std::map<std::string, sdbus::Variant>& op
       parsed.network = Get<bool>(value, key, "b", "a boolean");
     } else if (key == "shared") {
       parsed.shared = Get<bool>(value, key, "b", "a boolean");
+    } else if (key == "scratch_home") {
+      parsed.scratch_home = Get<bool>(value, key, "b", "a boolean");
     } else if (key == "made_by_try") {
       parsed.made_by_try = Get<bool>(value, key, "b", "a boolean");
     } else if (key == "hide") {

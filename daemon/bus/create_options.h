@@ -19,6 +19,8 @@ struct CreateOptions {
   bool shared = false;              ///< "shared" (b): its roots may overlap other shared sandboxes'
   /// "made_by_try" (b): sandboxctl try made it; try may offer to reuse or drop it (none other)
   bool made_by_try = false;
+  /// "scratch_home" (b): its jobs may write the owner's home, into a layer of the sandbox's own
+  bool scratch_home = false;
   std::vector<std::string> hide;    ///< "hide" (as): absolute paths every job sees empty
   /// "allow_sockets" (as): host sockets every job may reach (host_sockets.h), absolute paths
   std::vector<std::string> allow_sockets;

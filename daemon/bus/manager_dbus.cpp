@@ -65,6 +65,7 @@ CreateRequest ManagerDBus::CreateRequestFrom(std::vector<std::string> roots, con
   request.network = parsed.network;
   request.shared = parsed.shared;
   request.made_by_try = parsed.made_by_try;
+  request.scratch_home = parsed.scratch_home;
   request.hide = std::move(parsed.hide);
   request.allow_sockets = std::move(parsed.allow_sockets);
   request.quota_bytes = parsed.quota_bytes.value_or(parts_.config.storage.default_quota_bytes);

@@ -555,6 +555,7 @@ void SandboxDBus::GetInfo(sdbus::Result<std::map<std::string, sdbus::Variant>>&&
         {"network", sdbus::Variant(sandbox_->network())},
         {"shared", sdbus::Variant(sandbox_->shared())},
         {"made_by_try", sdbus::Variant(sandbox_->made_by_try())},
+        {"scratch_home", sdbus::Variant(sandbox_->scratch_home())},
         {"quota_bytes", sdbus::Variant(sandbox_->quota_bytes())},
         {"ttl_sec", sdbus::Variant(sandbox_->ttl_sec())},
         {"hide", sdbus::Variant(sandbox_->hide())},

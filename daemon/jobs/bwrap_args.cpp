@@ -36,6 +36,7 @@ BwrapInvocation BuildBwrapArgs(const BwrapConfig& config) {
     for (const auto& [path, target] : cover.symlinks) add({"--symlink", target, path});
     for (const auto& dir : cover.binds) add({"--ro-bind", dir, dir});
   }
+  if (!config.scratch_home.merged.empty()) add({"--bind", config.scratch_home.merged, config.scratch_home.real_path});
   for (const auto& root : config.roots) add({"--bind", root.merged, root.real_path});
   args.insert(args.end(), config.hiding.begin(), config.hiding.end());
   for (const auto& file : config.host_files) add({"--ro-bind", file, file});

@@ -54,6 +54,10 @@ struct BwrapConfig {
   /// roots' binds, so that a root inside one is seen at its path, and read-only only after
   /// every other mount, any of which may need bwrap to make its mount point there.
   std::vector<BwrapCover> covers;
+  /// The sandbox's scratch home (create --scratch-home): its overlay of the owner's home, bound
+  /// writable at the home's path after the covers (which bind the home back read-only) and
+  /// before the roots and the hiding, which stay on top. Empty `merged`: none.
+  BwrapRoot scratch_home;
   /// Arguments that hide paths (hidden_paths.h), placed after the roots' binds so that a
   /// hidden path inside a root is hidden on top of the root's view.
   std::vector<std::string> hiding;

@@ -77,6 +77,14 @@ JobLaunch JobLauncher::Assemble(const Sandbox& sandbox, JobRequest& request, con
   if (!settings.user_mode) {
     launch.mounts = MountPruning{settings.run_dir, {}};
     for (size_t i = 0; i < sandbox.roots().size(); ++i) launch.mounts->kept.push_back(sandbox.MergedDir(i));
+    if (sandbox.scratch_home()) {
+      // The owner's home, writable into the sandbox's scratch layer, at its canonical path.
+      char* home = realpath(user.home.c_str(), nullptr);
+      if (!home) ThrowErrno("cannot find the home " + user.home + " for the scratch home of sandbox " + sandbox.id());
+      config.scratch_home = {sandbox.ScratchHomeMerged(), home};
+      free(home);
+      launch.mounts->kept.push_back(sandbox.ScratchHomeMerged());
+    }
   }
   config.cwd = ResolveJobCwd(request.cwd, sandbox.roots(), sandbox.id(), request.options.cwd_fallback);
   config.network = request.options.network || sandbox.network();

@@ -161,6 +161,35 @@ void Sandbox::SetUp(const std::vector<int>& opened) {
       throw Error(e.code(), "cannot mount root " + record_.roots[i] + " of sandbox " + id + ": " + e.what());
     }
   }
+  if (record_.scratch_home && !layout_.user_mode()) SetUpScratchHome(owner);
+}
+
+void Sandbox::SetUpScratchHome(const UserCredentials& owner) {
+  const std::string merged = ScratchHomeMerged();
+  if (layout_.mounts().IsMounted(merged)) return;
+  if (owner.home.empty()) throw Error(Code::kFailed, "sandbox " + record_.id + ": its owner uid " + std::to_string(record_.owner) + " has no home");
+  // By its path (from the user database, not the caller): a home that is not the owner's
+  // directory any more is not overlaid.
+  UniqueFd home(open(owner.home.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!home) ThrowErrno("cannot open the home " + owner.home + " for the scratch home of sandbox " + record_.id);
+  struct stat st;
+  if (fstat(home.get(), &st) != 0) ThrowErrno("cannot stat the home " + owner.home);
+  if (st.st_uid != record_.owner)
+    throw Error(Code::kInvalidState, "the home " + owner.home + " is not uid " + std::to_string(record_.owner) + "'s: sandbox " + record_.id +
+                                         " gives it no scratch home");
+  MakeDirectory(StoreDir(0) + "/scratch-home", 0700);
+  // Made as the home is, so that the job sees its home's root unchanged (as a root's upper).
+  if (access(ScratchHomeUpper().c_str(), F_OK) != 0) {
+    RemoveTree(ScratchHomeWork());
+    MakeDirectory(ScratchHomeUpper(), st.st_mode & 07777, st.st_uid, st.st_gid);
+  }
+  MakeDirectory(ScratchHomeWork(), 0700);
+  MakeDirectory(merged, 0700, record_.owner, kOwnId);
+  try {
+    layout_.mounts().Mount({home.get(), ScratchHomeUpper(), ScratchHomeWork(), merged, /*user_xattr=*/false, &owner});
+  } catch (const Error& e) {
+    throw Error(e.code(), "cannot mount the scratch home " + owner.home + " of sandbox " + record_.id + ": " + e.what());
+  }
 }
 
 void Sandbox::FitQuotaLayer() {
@@ -260,8 +289,10 @@ std::future<void> Sandbox::UnmountBeside() {
 }
 
 void Sandbox::UnmountForGood() {
-  for (size_t i = 0; i < record_.roots.size(); ++i) {
-    std::string merged = layout_.MergedDir(record_.id, i);
+  std::vector<std::string> mounted;
+  for (size_t i = 0; i < record_.roots.size(); ++i) mounted.push_back(layout_.MergedDir(record_.id, i));
+  if (record_.scratch_home && !layout_.user_mode()) mounted.push_back(ScratchHomeMerged());
+  for (const auto& merged : mounted) {
     try {
       layout_.mounts().Unmount(merged);
     } catch (const Error& e) {

@@ -61,6 +61,7 @@ class Sandbox {
   bool network() const { return record_.network; }
   bool shared() const { return record_.shared; }
   bool made_by_try() const { return record_.made_by_try; }
+  bool scratch_home() const { return record_.scratch_home; }
   uint64_t quota_bytes() const { return record_.quota_bytes; }
   /// Whose the overlays' own reads and writes are (overlay.h), and a resume's restoring of the
   /// layers (archive_helper.h): the owner's user entry.
@@ -128,8 +129,9 @@ class Sandbox {
   /// empty upper; never after a resume, nor in user mode): then an upper entry with one link
   /// carries no overlay mark.
   bool IndexCoversUpper(size_t root) const;
-  /// Unmounts every root's overlay for good: one still in use (a shell of the owner's sitting
-  /// in the merged view) is detached and goes when its last user leaves.
+  /// Unmounts every root's overlay, and the scratch home's, for good: one still in use (a
+  /// shell of the owner's sitting in the merged view) is detached and goes when its last user
+  /// leaves.
   void UnmountForGood();
   /// Empties the upper and work layers (while unmounted): every change is gone. A hard quota's
   /// file system is released after (the sandbox is suspended).
@@ -203,6 +205,12 @@ class Sandbox {
   /// quota's file system, which is freed meanwhile.
   std::string ArchivePath(size_t root) const { return StoreDir(root) + "/archive/" + std::to_string(root) + ".tar.zst"; }
   std::string UpperDir(size_t root) const { return StorageDir(root) + "/upper/" + std::to_string(root); }
+  /// The scratch home's layers (create --scratch-home): in the first root's store, never on a
+  /// quota's file system (a suspend keeps them as they are, and they are no change).
+  std::string ScratchHomeUpper() const { return StoreDir(0) + "/scratch-home/upper"; }
+  std::string ScratchHomeWork() const { return StoreDir(0) + "/scratch-home/work"; }
+  /// Where its overlay of the owner's home is mounted, beside the roots' merged views.
+  std::string ScratchHomeMerged() const { return layout_.RunSandboxDir(record_.id) + "/home"; }
   std::string WorkDir(size_t root) const { return StorageDir(root) + "/work/" + std::to_string(root); }
   /// Commit `commit`'s area for root `root` (one per storage directory, shared by its roots).
   std::string CommitDir(int64_t commit, size_t root) const {
@@ -307,6 +315,8 @@ class Sandbox {
   bool broken() const;
 
  private:
+  /// Mounts the overlay of the owner's home whose layers are the scratch home's, unless it is.
+  void SetUpScratchHome(const UserCredentials& owner);
   /// WaitSettled with mutex_ held by `lock` (released while waiting); WaitSettledThrough
   /// `through` when given.
   void WaitSettledLocked(std::unique_lock<std::mutex>& lock, const std::string& verb,

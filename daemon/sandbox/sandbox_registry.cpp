@@ -78,6 +78,20 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
   std::vector<int> opened_fds;
   for (const auto& root : opened) opened_fds.push_back(root.fd.get());
   CheckRootsDisjoint(roots);
+  if (request.scratch_home) {
+    // Each job mounts its own overlays in user mode; the home's would be one more there.
+    if (layout_.user_mode()) throw Error(Code::kInvalidArgument, "a scratch home is not available in user mode (sandboxd --user)");
+    // Its layer is not counted in a quota: a sandbox bound by one would not be bound by it.
+    if (request.quota_bytes != 0)
+      throw Error(Code::kInvalidArgument, "a scratch home is not counted in a sandbox's quota yet, and this one would have a quota of " +
+                                              std::to_string(request.quota_bytes) + " bytes (--quota, or [Storage] DefaultQuota=/MaxQuota=): make it without either");
+    // The owner's own home, opened and checked as a root is (the owner may write it).
+    OpenedRoot home = OpenRoot(owner.home, owner, forbidden_);
+    for (const auto& root : roots)
+      if (PathHolds(root, home.canonical))
+        throw Error(Code::kInvalidArgument, "root " + root + " holds the home " + home.canonical +
+                                                ": what jobs write there is a change of the sandbox already; a scratch home is for a home outside the roots");
+  }
   // A root on another file system than the state directory keeps its layers on its own file
   // system where that is safe, so that its commits are renames (storage_area.h).
   std::vector<std::string> stores;
@@ -127,6 +141,7 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
     record.network = request.network;
     record.shared = request.shared;
     record.made_by_try = request.made_by_try;
+    record.scratch_home = request.scratch_home;
     record.quota_bytes = request.quota_bytes;
     record.hard_quota = hard_quotas_ && request.quota_bytes != 0 && !layout_.user_mode();
     record.ttl_sec = request.ttl_sec;

@@ -30,6 +30,8 @@ struct CreateRequest {
   bool shared = false;
   /// sandboxctl try made it (and only try may offer to reuse or drop it).
   bool made_by_try = false;
+  /// Its jobs write the owner's home into a layer of its own (Sandbox::ScratchHomeUpper).
+  bool scratch_home = false;
   uint64_t quota_bytes = 0;  ///< bytes its upper layers may hold; 0: no limit
   uint64_t ttl_sec = 0;      ///< idle this long, garbage collection removes it; 0: never
   std::vector<std::string> hide;  ///< absolute paths every job sees empty (create --hide)

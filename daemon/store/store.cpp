@@ -23,7 +23,8 @@ CREATE TABLE IF NOT EXISTS sandboxes (
   hide TEXT NOT NULL DEFAULT '[]',
   hard_quota INTEGER NOT NULL DEFAULT 0,
   allow_sockets TEXT NOT NULL DEFAULT '[]',
-  made_by_try INTEGER NOT NULL DEFAULT 0
+  made_by_try INTEGER NOT NULL DEFAULT 0,
+  scratch_home INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS roots (
   sandbox_id TEXT NOT NULL REFERENCES sandboxes(id) ON DELETE CASCADE,
@@ -73,6 +74,7 @@ Store::Store(const std::string& path) : db_(path) {
   AddColumnIfMissing("sandboxes", "hard_quota", "INTEGER NOT NULL DEFAULT 0");
   AddColumnIfMissing("sandboxes", "allow_sockets", "TEXT NOT NULL DEFAULT '[]'");
   AddColumnIfMissing("sandboxes", "made_by_try", "INTEGER NOT NULL DEFAULT 0");
+  AddColumnIfMissing("sandboxes", "scratch_home", "INTEGER NOT NULL DEFAULT 0");
 }
 
 void Store::AddColumnIfMissing(const std::string& table, const std::string& column, const std::string& declaration) {
@@ -88,7 +90,7 @@ void Store::Insert(const SandboxRecord& record) {
   Transaction tx(db_);
   Statement(db_,
             "INSERT INTO sandboxes(id, name, owner, state, created_usec, network, shared, quota_bytes, ttl_sec, last_used_usec, hide, "
-            "hard_quota, allow_sockets, made_by_try) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+            "hard_quota, allow_sockets, made_by_try, scratch_home) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
       .Bind(1, record.id)
       .Bind(2, record.name)
       .Bind(3, static_cast<int64_t>(record.owner))
@@ -103,6 +105,7 @@ void Store::Insert(const SandboxRecord& record) {
       .Bind(12, static_cast<int64_t>(record.hard_quota ? 1 : 0))
       .Bind(13, nlohmann::json(record.allow_sockets).dump())
       .Bind(14, static_cast<int64_t>(record.made_by_try ? 1 : 0))
+      .Bind(15, static_cast<int64_t>(record.scratch_home ? 1 : 0))
       .Run();
   Statement insert_root(db_, "INSERT INTO roots(sandbox_id, idx, path, store, handle) VALUES (?, ?, ?, ?, ?)");
   for (size_t i = 0; i < record.roots.size(); ++i)
@@ -176,7 +179,7 @@ std::vector<SandboxRecord> Store::LoadAll(std::vector<std::pair<std::string, std
   std::vector<SandboxRecord> records;
   Statement sandboxes(db_,
                       "SELECT id, name, owner, state, created_usec, network, shared, quota_bytes, ttl_sec, last_used_usec, hide, "
-                      "hard_quota, allow_sockets, made_by_try FROM sandboxes "
+                      "hard_quota, allow_sockets, made_by_try, scratch_home FROM sandboxes "
                       "ORDER BY created_usec, id");
   while (sandboxes.Step()) {
     SandboxRecord r;
@@ -202,6 +205,7 @@ std::vector<SandboxRecord> Store::LoadAll(std::vector<std::pair<std::string, std
     r.hard_quota = sandboxes.ColumnInt(11) != 0;
     r.allow_sockets = StringList(sandboxes.ColumnText(12));
     r.made_by_try = sandboxes.ColumnInt(13) != 0;
+    r.scratch_home = sandboxes.ColumnInt(14) != 0;
     records.push_back(std::move(r));
   }
   Statement roots(db_, "SELECT path, store, handle FROM roots WHERE sandbox_id = ? ORDER BY idx");

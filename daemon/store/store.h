@@ -35,6 +35,9 @@ struct SandboxRecord {
   bool shared = false;
   /// sandboxctl try made it: try may offer to reuse it, or to drop it, for its directory.
   bool made_by_try = false;
+  /// Its jobs see the owner's home writable, their writes kept in a layer of the sandbox's own
+  /// that is never a change (create --scratch-home).
+  bool scratch_home = false;
   /// Bytes its upper layers may hold (create --quota); 0: no limit.
   uint64_t quota_bytes = 0;
   /// Its quota is a hard limit: its layers live in a file system of its own, of that size

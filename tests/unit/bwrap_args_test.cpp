@@ -95,6 +95,28 @@ TEST(BwrapArgsTest, ACoverIsOneTmpfsBeforeTheRootsAndReadOnlyAfterEveryBind) {
   EXPECT_EQ(BuildBwrapArgs(config).options, expected);
 }
 
+// A scratch home is bound writable over the home the cover bound back read-only, before the
+// roots (a root in the home is its own overlay on top) and the hiding (~/.ssh stays hidden).
+TEST(BwrapArgsTest, AScratchHomeIsBoundAfterTheCoverAndBeforeTheRootsAndTheHiding) {
+  BwrapConfig config;
+  config.roots = {{"/run/sandboxd/ab/0", "/home/u/proj"}};
+  config.covers = {{"/home", {}, {"/home/u"}}};
+  config.scratch_home = {"/run/sandboxd/ab/home", "/home/u"};
+  config.hiding = {"--perms", "0000", "--tmpfs", "/home/u/.ssh", "--remount-ro", "/home/u/.ssh"};
+  config.command = {"true"};
+  std::vector<std::string> expected = {
+      "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/sys/class/net", "--tmpfs", "/sys/devices/virtual/net",
+      "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--tmpfs", "/run",
+      "--perms", "0755", "--tmpfs", "/home", "--ro-bind", "/home/u", "/home/u",
+      "--bind", "/run/sandboxd/ab/home", "/home/u",
+      "--bind", "/run/sandboxd/ab/0", "/home/u/proj",
+      "--perms", "0000", "--tmpfs", "/home/u/.ssh", "--remount-ro", "/home/u/.ssh",
+      "--remount-ro", "/home",
+      "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--unshare-net",
+      "--die-with-parent", "--new-session", "--clearenv"};
+  EXPECT_EQ(BuildBwrapArgs(config).options, expected);
+}
+
 TEST(BwrapArgsTest, NoPathOrVariableOnTheCommandLine) {
   BwrapConfig config;
   config.roots = {{"/run/sandboxd/ab/0", "/home/u/secret-project"}};
