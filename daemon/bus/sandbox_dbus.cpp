@@ -396,7 +396,7 @@ void SandboxDBus::RequestReview(sdbus::Result<>&& result, std::string message) {
   InWorker(std::move(result), "request-review", false, [this, message = std::move(message)](const Caller& caller) {
     CheckNote(message, "a review's message", sandbox_->id());
     const int64_t now = TheSystemClock().NowUsec();
-    parts_.operations.review_log.Add(sandbox_->id(), {.time_usec = now, .act = ReviewAct::kReviewAsked, .note = message});
+    parts_.operations.review_log.Add(sandbox_->id(), {.time_usec = now, .act = ReviewAct::kReviewAsked, .what = {}, .note = message});
     LogAbout(Subject(), spdlog::level::info, "sandbox {}: uid {} asks for a review: {}", sandbox_->id(), caller.uid, api::EscapeControlBytes(message));
     EmitToOwner(getObject(), parts_.peers, sandbox_->owner(), INTERFACE_NAME, "ReviewRequested", message, now);
   });

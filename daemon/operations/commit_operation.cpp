@@ -123,7 +123,7 @@ Committed CommitChanges(const OperationParts& parts, Sandbox& sandbox, const Com
     LogAbout(subject, spdlog::level::warn, "sandbox {}: cannot update its approvals after the commit: {}", sandbox.id(), e.what());
   }
   SettleDecisionsQuietly(parts, sandbox, outcome.worked);
-  if (outcome.committed > 0) RecordReviewAct(parts, sandbox, {.act = ReviewAct::kCommitted, .what = {std::to_string(outcome.committed)}});
+  if (outcome.committed > 0) RecordReviewAct(parts, sandbox, {.time_usec = 0, .act = ReviewAct::kCommitted, .what = {std::to_string(outcome.committed)}, .note = ""});
   return {outcome.committed, std::move(outcome.skipped)};
 }
 
@@ -174,7 +174,7 @@ void DiscardChanges(const OperationParts& parts, Sandbox& sandbox) {
     throw;
   }
   MountAgainAfter(sandbox, "discard");
-  RecordReviewAct(parts, sandbox, {.act = ReviewAct::kDiscarded});
+  RecordReviewAct(parts, sandbox, {.time_usec = 0, .act = ReviewAct::kDiscarded, .what = {}, .note = ""});
 }
 
 }  // namespace sandboxd

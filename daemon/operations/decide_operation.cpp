@@ -58,7 +58,7 @@ size_t DecideChanges(const OperationParts& parts, Sandbox& sandbox, const std::v
   size_t decided = parts.review.Decide(sandbox, selectors, all, verdict, count_hunks, bind);
   LogAbout({sandbox.id(), sandbox.owner()}, spdlog::level::info, "sandbox {}: {} {} changes or hunks", sandbox.id(), ToString(verdict),
            decided);
-  ReviewEntry entry{.act = verdict == Verdict::kApproved ? ReviewAct::kApproved : ReviewAct::kRejected, .note = note};
+  ReviewEntry entry{.time_usec = 0, .act = verdict == Verdict::kApproved ? ReviewAct::kApproved : ReviewAct::kRejected, .what = {}, .note = note};
   if (all) entry.what.push_back(".");
   for (const auto& selector : selectors) entry.what.push_back(api::ToString(selector));
   RecordReviewAct(parts, sandbox, std::move(entry));
