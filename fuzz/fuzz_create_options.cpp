@@ -27,17 +27,17 @@ namespace sandboxd::fuzz {
 namespace {
 
 /// Create's keys, then Run's, which a confused client might send to Create.
-constexpr const char* kKeys[] = {"name", "network", "shared", "hide", "allow_sockets", "ttl_sec", "quota_bytes",
+constexpr const char* kKeys[] = {"name", "network", "shared", "hide", "allow_sockets", "ttl_sec", "quota_bytes", "made_by_try", "scratch_home",
                                  "cwd_fallback", "tty", "timeout_sec", "memory_max", "tasks_max"};
-constexpr size_t kCreateKeys = 7;
+constexpr size_t kCreateKeys = 9;
 /// The D-Bus type of each of Create's keys, in kKeys' order.
-constexpr const char* kCreateTypes[kCreateKeys] = {"s", "b", "b", "as", "as", "t", "t"};
+constexpr const char* kCreateTypes[kCreateKeys] = {"s", "b", "b", "as", "as", "t", "t", "b", "b"};
 
 /// Whether ParseCreateOptions must take `key` = `value` (create_options.h), decided without it.
 bool Acceptable(const std::string& key, const sdbus::Variant& value) {
   std::string type = value.peekValueType();
   if (key == "name") return type == "s";
-  if (key == "network" || key == "shared") return type == "b";
+  if (key == "network" || key == "shared" || key == "made_by_try" || key == "scratch_home") return type == "b";
   if (key == "ttl_sec") return type == "t" && value.get<uint64_t>() >= 1 && value.get<uint64_t>() <= kMaxSandboxTtlSec;
   if (key == "quota_bytes") return type == "t" && value.get<uint64_t>() >= kMinSandboxQuotaBytes;
   if ((key != "hide" && key != "allow_sockets") || type != "as") return false;
@@ -58,7 +58,8 @@ bool Arrived(const CreateOptions& parsed, const std::map<std::string, sdbus::Var
   return optional("name", parsed.name) && parsed.network == value("network", false) && parsed.shared == value("shared", false) &&
          parsed.hide == value("hide", std::vector<std::string>{}) &&
          parsed.allow_sockets == value("allow_sockets", std::vector<std::string>{}) && optional("ttl_sec", parsed.ttl_sec) &&
-         optional("quota_bytes", parsed.quota_bytes);
+         optional("quota_bytes", parsed.quota_bytes) && parsed.made_by_try == value("made_by_try", false) &&
+         parsed.scratch_home == value("scratch_home", false);
 }
 
 }  // namespace
