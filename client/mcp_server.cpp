@@ -137,7 +137,16 @@ std::optional<Server::Request> Server::Read(const std::string& line, const std::
     return std::nullopt;
   }
   if (!params.is_object()) return refuse(id, kInvalidParams, "Invalid params: params must be an object");
-  if (method == "tools/call") return Request{id, std::nullopt, params};
+  if (method == "tools/call") {
+    // A call the server refuses unmade is answered now, not after the calls ahead of it (a
+    // long run): the checks need no tool to run.
+    try {
+      CheckedTool(params);
+    } catch (const RpcError& e) {
+      return refuse(id, e.code, e.what());
+    }
+    return Request{id, std::nullopt, params};
+  }
   return Request{id, Answer(id, [&] { return Dispatch(method, params); }), nullptr};
 }
 
@@ -183,7 +192,7 @@ json Server::Dispatch(const std::string& method, const json& params) {
   throw RpcError(kMethodNotFound, "Method not found: " + method);
 }
 
-json Server::CallTool(const json& params, Cancellation& cancellation) {
+const Tool& Server::CheckedTool(const json& params) const {
   if (!params.contains("name") || !params["name"].is_string()) throw RpcError(kInvalidParams, "Invalid params: tools/call needs a tool name");
   const std::string name = params["name"];
   const Tool* tool = nullptr;
@@ -192,6 +201,12 @@ json Server::CallTool(const json& params, Cancellation& cancellation) {
   if (!tool) throw RpcError(kInvalidParams, "Unknown tool: " + name);
   const json arguments = params.contains("arguments") ? params["arguments"] : json::object();
   if (auto why = CheckArguments(tool->input_schema, arguments)) throw RpcError(kInvalidParams, "Invalid arguments for " + name + ": " + *why);
+  return *tool;
+}
+
+json Server::CallTool(const json& params, Cancellation& cancellation) {
+  const Tool* tool = &CheckedTool(params);
+  const json arguments = params.contains("arguments") ? params["arguments"] : json::object();
   ToolResult result;
   try {
     result = tool->call(arguments, cancellation);

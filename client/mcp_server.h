@@ -101,7 +101,10 @@ class Server {
   /// acts on (a cancellation calls `cancel` with the request id).
   std::optional<Request> Read(const std::string& line, const std::function<void(const nlohmann::json& id)>& cancel);
   nlohmann::json Dispatch(const std::string& method, const nlohmann::json& params);
-  /// tools/call's checks (RpcError for an unknown tool or bad arguments), then the call.
+  /// tools/call's checks: the tool `params` names, with arguments that fit its schema; RpcError
+  /// for an unknown tool or bad arguments.
+  const Tool& CheckedTool(const nlohmann::json& params) const;
+  /// CheckedTool, then the call.
   nlohmann::json CallTool(const nlohmann::json& params, Cancellation& cancellation);
   /// The answer to request `id` with `result`, or with the error `call` threw.
   std::string Answer(const nlohmann::json& id, const std::function<nlohmann::json()>& call);

@@ -5,6 +5,7 @@
 #include "mcp_server.h"
 
 #include <gtest/gtest.h>
+#include <poll.h>
 
 #include <ext/stdio_filebuf.h>
 #include <unistd.h>
@@ -238,6 +239,54 @@ TEST(McpServeTest, ACancellationStopsTheCallUnderWayAndItGetsNoAnswer) {
   ASSERT_EQ(got.size(), 2u) << answers.str();
   EXPECT_EQ(got[0]["id"], 2);
   EXPECT_EQ(got[1]["id"], 3);
+}
+
+// A call the server refuses unmade (an unknown tool, arguments that do not fit) is answered at
+// once, while the long call ahead of it still runs: read from a pipe as a host reads.
+TEST(McpServeTest, ARefusedCallIsAnsweredWhileALongOneRuns) {
+  auto state = std::make_shared<Waiting>();
+  Server server("1", "", {Waiter(state)});
+  int in[2], out[2];
+  ASSERT_EQ(pipe(in), 0);
+  ASSERT_EQ(pipe(out), 0);
+  __gnu_cxx::stdio_filebuf<char> in_buffer(in[0], std::ios::in), out_buffer(out[1], std::ios::out);
+  std::istream input(&in_buffer);
+  std::ostream output(&out_buffer);
+  std::thread serving([&] { server.Serve(input, output); });
+  auto send = [&](const std::string& line) {
+    std::string text = line + "\n";
+    EXPECT_EQ(write(in[1], text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  };
+  send(kWaitCall);
+  ASSERT_TRUE(WaitStarted(*state));
+  send(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"commit","arguments":{}}})");
+  send(R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"wait","arguments":{"x":1}}})");
+  // Two answers within 5 s, the wait call still running (it ends only when cancelled).
+  std::string read;
+  for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+       std::count(read.begin(), read.end(), '\n') < 2 && std::chrono::steady_clock::now() < until;) {
+    pollfd ready{out[0], POLLIN, 0};
+    if (poll(&ready, 1, 100) <= 0) continue;
+    char chunk[4096];
+    ssize_t n = ::read(out[0], chunk, sizeof chunk);
+    if (n > 0) read.append(chunk, static_cast<size_t>(n));
+  }
+  {
+    std::lock_guard lock(state->mutex);
+    EXPECT_FALSE(state->stopped) << "the answers came only after the long call";
+  }
+  send(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}})");
+  close(in[1]);
+  serving.join();
+  close(out[0]);
+  std::istringstream answers(read);
+  std::vector<json> got;
+  for (std::string line; std::getline(answers, line);) got.push_back(json::parse(line));
+  ASSERT_EQ(got.size(), 2u) << read;
+  EXPECT_EQ(got[0]["id"], 2);
+  EXPECT_EQ(got[0]["error"]["message"], "Unknown tool: commit");
+  EXPECT_EQ(got[1]["id"], 3);
+  EXPECT_EQ(got[1]["error"]["code"], -32602);
 }
 
 // A signal ends the server (CancelAll, then exit): the call under way is cancelled and waited
