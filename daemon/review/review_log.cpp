@@ -53,6 +53,21 @@ void ReviewLog::Add(const std::string& sandbox_id, ReviewEntry entry) {
   }
   store_.WithDatabase([&](Database& db) {
     Transaction tx(db);
+    // A request again while the last one still waits takes its place: whoever asks (an agent,
+    // in a loop) cannot push the owner's decisions and notes out of the log.
+    if (entry.act == ReviewAct::kReviewAsked) {
+      Statement latest(db, "SELECT seq, act FROM review_log WHERE sandbox_id = ? ORDER BY seq DESC LIMIT 1");
+      latest.Bind(1, sandbox_id);
+      if (latest.Step() && latest.ColumnText(1) == ToString(ReviewAct::kReviewAsked)) {
+        Statement(db, "UPDATE review_log SET time_usec = ?, note = ? WHERE seq = ?")
+            .Bind(1, entry.time_usec)
+            .Bind(2, entry.note)
+            .Bind(3, latest.ColumnInt(0))
+            .Run();
+        tx.Commit();
+        return;
+      }
+    }
     Statement(db, "INSERT INTO review_log(sandbox_id, time_usec, act, what, note) VALUES (?, ?, ?, ?, ?)")
         .Bind(1, sandbox_id)
         .Bind(2, entry.time_usec)

@@ -39,7 +39,8 @@ class ReviewLog {
 
   explicit ReviewLog(Store& store);
 
-  /// Appends `entry` (its `what` cut to kMaxWhat), dropping the oldest past kKeptEntries.
+  /// Appends `entry` (its `what` cut to kMaxWhat), dropping the oldest past kKeptEntries. A
+  /// review asked for while the last one still waits replaces it instead.
   void Add(const std::string& sandbox_id, ReviewEntry entry);
   /// The latest `limit` entries, newest first.
   std::vector<ReviewEntry> Recent(const std::string& sandbox_id, size_t limit);

@@ -238,6 +238,9 @@ TEST_F(TryTest, ASecondTryWhereAKeptSandboxIsOffersToReuseOrDropIt) {
   Result first = Try({"-n", "sh", "-c", "echo one > one.txt"});
   std::string kept = Trim(first.out);
   ASSERT_EQ(first.status, 0) << first.err;
+  // That try made it is kept in the store: a restart does not make it someone else's.
+  World().KillDaemon();
+  ASSERT_TRUE(World().StartDaemon()) << World().DaemonLog();
   Result refused = Try({"-y", "true"});
   EXPECT_EQ(refused.status, 1);
   EXPECT_TRUE(Contains(refused.err, "the sandbox " + kept + " that an earlier try kept covers this directory already: reuse it (sandboxctl try --sandbox " +

@@ -50,6 +50,7 @@ TEST_F(ReviewLogTest, ARequestIsOpenUntilTheOwnersNextAct) {
   ASSERT_TRUE(log_->OpenRequest(a_));
   EXPECT_EQ(log_->OpenRequest(a_)->note, "second");
   EXPECT_EQ(log_->OpenRequest(a_)->time_usec, 2);
+  EXPECT_EQ(log_->Recent(a_, 10).size(), 1u) << "a request again while one waits takes its place";
   for (ReviewAct act : {ReviewAct::kApproved, ReviewAct::kRejected, ReviewAct::kCommitted, ReviewAct::kDiscarded}) {
     log_->Add(a_, {.time_usec = 3, .act = ReviewAct::kReviewAsked, .note = "again"});
     log_->Add(a_, {.time_usec = 4, .act = act});
@@ -58,9 +59,19 @@ TEST_F(ReviewLogTest, ARequestIsOpenUntilTheOwnersNextAct) {
   EXPECT_FALSE(log_->OpenRequest(b_));
 }
 
+// An agent that asks for a review in a loop cannot push the owner's notes out of the log.
+TEST_F(ReviewLogTest, RequestsInALoopKeepTheOwnersNotes) {
+  log_->Add(a_, {.time_usec = 1, .act = ReviewAct::kRejected, .what = {"x"}, .note = "use pathlib"});
+  for (int i = 0; i < 1500; ++i) log_->Add(a_, {.time_usec = 2 + i, .act = ReviewAct::kReviewAsked, .what = {}, .note = std::to_string(i)});
+  auto entries = log_->Recent(a_, ReviewLog::kKeptEntries);
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[0].note, "1499");
+  EXPECT_EQ(entries[1].note, "use pathlib");
+}
+
 TEST_F(ReviewLogTest, TheLogStaysBoundedAndAnEntryNamesAtMostAHundredSelectors) {
   for (size_t i = 0; i < ReviewLog::kKeptEntries + 50; ++i)
-    log_->Add(a_, {.time_usec = static_cast<int64_t>(i), .act = ReviewAct::kReviewAsked, .note = std::to_string(i)});
+    log_->Add(a_, {.time_usec = static_cast<int64_t>(i), .act = ReviewAct::kApproved, .what = {}, .note = std::to_string(i)});
   auto entries = log_->Recent(a_, ReviewLog::kKeptEntries + 50);
   ASSERT_EQ(entries.size(), ReviewLog::kKeptEntries);
   EXPECT_EQ(entries.front().note, std::to_string(ReviewLog::kKeptEntries + 49));
