@@ -25,6 +25,7 @@ struct Context {
   bool no_ask_password = false;
   bool no_pager = false;  ///< --no-pager: diff writes to stdout even on a terminal
   bool show_ignored = false;  ///< --ignored: changes, diff and review show what git ignores
+  bool show_git_files = false;  ///< changes --git: a repository's own data as files (git_fold.h)
   bool user_mode = false;
 
   /// Connects on first use (the system bus; DBUS_SYSTEM_BUS_ADDRESS is honoured).

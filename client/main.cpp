@@ -130,9 +130,12 @@ int main(int argc, char** argv) {
   ch->add_option("sandbox", sandbox, "Sandbox id or name")->required();
   bool ignored = false;
   ch->add_flag("--ignored", ignored, "List the paths git ignores too, instead of one counted line");
+  bool git_files = false;
+  ch->add_flag("--git", git_files, "List a repository's own data beneath .git as files, instead of one line per repository");
   add_patterns(ch);
   verbs.push_back({ch, [&](Context& x) {
                      x.show_ignored = ignored;
+                     x.show_git_files = git_files;
                      return sandboxctl::VerbChanges(x, sandbox, patterns());
                    }});
 
@@ -145,9 +148,12 @@ int main(int argc, char** argv) {
   bool binary_patches = false;
   d->add_flag("--binary", binary_patches, "Binary changes as git's binary patches, which git apply --binary takes");
   d->add_flag("--ignored", ignored, "Show the paths git ignores too");
+  bool diff_git_files = false;
+  d->add_flag("--git", diff_git_files, "Show a repository's own data beneath .git too");
   add_patterns(d);
   verbs.push_back({d, [&](Context& x) {
                      x.show_ignored = ignored;
+                     x.show_git_files = diff_git_files;
                      if (stat && name_only) throw sandboxctl::UsageError{"--stat and --name-only exclude each other"};
                      auto form = stat ? sandboxctl::DiffForm::kStat : name_only ? sandboxctl::DiffForm::kNameOnly : sandboxctl::DiffForm::kPatch;
                      return sandboxctl::VerbDiff(x, sandbox, selectors, patterns(), form, binary_patches);

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "change_list.h"
+#include "git_fold.h"
 #include "diff_summary.h"
 #include "file_helper.h"
 #include "object_paths.h"
@@ -135,7 +136,9 @@ std::vector<Tool> SandboxTools::Tools() {
        bind(&SandboxTools::JobCancel)},
       {"changes", "List the sandbox's changes",
        "What the sandbox holds that its directory does not: one line per path, A added, M modified, D deleted, T type "
-       "changed, P mode changed, with the owner's decision where there is one.",
+       "changed, P mode changed, with the owner's decision where there is one. What git keeps beneath a .git directory "
+       "(objects, refs, logs, index) is one line per repository, \"git: 2 commits on main (1a2b3c4..5d6e7f8), index\": "
+       "the owner approves and commits it whole.",
        Schema({{"sandbox", kSandboxArgument}}), true, bind(&SandboxTools::Changes)},
       {"diff", "Show the sandbox's changes as a diff",
        "A git-style diff of the sandbox's changes (or of those at the given paths), or per file the lines added and removed.",
@@ -351,19 +354,32 @@ ToolResult SandboxTools::CancelJob(const std::string& id) {
 ToolResult SandboxTools::Changes(const json& arguments, Cancellation&) {
   std::string text;
   json listed = json::array();
-  size_t total = ForEachChange(ctx_, SandboxOf(arguments), [&](const ListedChange& change, std::string_view) {
+  const std::string sandbox_path = SandboxOf(arguments);
+  // A repository's own data is a line per repository in the text, as `changes` shows it
+  // (git_fold.h); the structured list keeps every change.
+  GitFold git([&] { return SandboxProxy(ctx_.Bus(), sandbox_path).GetInfo()["roots"].get<std::vector<std::string>>().size(); });
+  size_t total = ForEachChange(ctx_, sandbox_path, [&](const ListedChange& change, std::string_view) {
     if (listed.size() >= kChangesListed) return;
+    listed.push_back(ChangeObject(change));
+    if (git.Take(change)) return;
     text += ChangeLetter(change.kind);
     text += ' ' + sandboxd::api::ShowWireName(change.path);
     if (!change.renamed_from.empty()) text += " (renamed from " + sandboxd::api::ShowWireName(change.renamed_from) + ")";
     text += ReviewNote(change);
     if (change.conflict) text += " [conflicts with the live tree: " + change.conflict_reason + "]";
     text += '\n';
-    listed.push_back(ChangeObject(change));
   });
+  json folds = json::array();
+  if (!git.empty())
+    for (const auto& line : git.Lines(ctx_, sandbox_path)) {
+      text += line + '\n';
+      folds.push_back(line);
+    }
   if (total == 0) text = "No changes: the sandbox holds nothing its directory does not.\n";
   if (total > listed.size()) text += "[" + std::to_string(total - listed.size()) + " more changes not listed]\n";
-  return {text, json{{"changes", listed}, {"total", total}}, false};
+  json structured{{"changes", listed}, {"total", total}};
+  if (!folds.empty()) structured["git"] = folds;
+  return {text, structured, false};
 }
 
 ToolResult SandboxTools::Diff(const json& arguments, Cancellation&) {

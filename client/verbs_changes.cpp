@@ -17,6 +17,7 @@
 #include "change_list.h"
 #include "diff_output.h"
 #include "diff_summary.h"
+#include "git_fold.h"
 #include "git_ignored.h"
 #include "local_time.h"
 #include "pipe_call.h"
@@ -46,6 +47,11 @@ ChangePaths PathsOf(Context& ctx, const std::string& sandbox_path) {
     ForEachChange(ctx, sandbox_path, [&](const ListedChange& change, std::string_view) { paths.push_back(change.path); });
     return paths;
   };
+}
+
+/// How many roots the sandbox at `sandbox_path` has, asked when first needed.
+std::function<size_t()> RootCount(Context& ctx, const std::string& sandbox_path) {
+  return [&ctx, sandbox_path] { return SandboxProxy(ctx.Bus(), sandbox_path).GetInfo()["roots"].get<std::vector<std::string>>().size(); };
 }
 
 /// Commit's selectors as it takes them: the paths (wire names) alone.
@@ -192,8 +198,12 @@ int VerbChanges(Context& ctx, const std::string& id_or_name, const PathPatterns&
     out.clear();
   };
   size_t folded = 0;
+  // A repository's own data is one line per repository (git_fold.h), unless --git; --json lists
+  // every change as it is, for scripts.
+  GitFold git(RootCount(ctx, path));
   auto each = [&](const ListedChange& change, std::string_view line, bool ignored) {
     if (!patterns.Passes(change.path)) return;
+    if (!ctx.json && !ctx.show_git_files && git.Take(change)) return;
     if (ctx.json) {
       // Every key the daemon wrote, known here or not; never folded, marked.
       auto object = nlohmann::json::parse(line);
@@ -233,6 +243,12 @@ int VerbChanges(Context& ctx, const std::string& id_or_name, const PathPatterns&
     flush();  // what came before the failure is shown, as it would have been unbuffered
     throw;
   }
+  if (!git.empty())
+    for (const auto& fold : git.Lines(ctx, path)) {
+      out += fold;
+      out += '\n';
+      ++shown;
+    }
   if (folded) out += "! " + std::to_string(folded) + (folded == 1 ? " path" : " paths") + " ignored by git (--ignored lists them)\n";
   if (ctx.json) out += shown == 0 ? "[]\n" : ctx.json_short ? "]\n" : "\n]\n";
   flush();
@@ -303,11 +319,14 @@ int VerbDiff(Context& ctx, const std::string& id_or_name, const std::vector<std:
   std::string path = ctx.ResolveSandbox(id_or_name);
   const std::vector<Selector> selectors = ResolveTypedSelectors(typed, PathsOf(ctx, path), id_or_name);
   std::vector<Selector> named = selectors;
-  // Paths git ignores are left out (unless --ignored): the rest goes by name.
+  // Paths git ignores are left out (unless --ignored), and a repository's own data (unless
+  // --git or named by its own path: git_fold.h): the rest goes by name.
   size_t folded = 0;
+  std::map<std::string, size_t> git_left;  // repository → its files left out
   std::vector<ChangeEntry> entries;
-  if (!ctx.show_ignored) {
+  if (!ctx.show_ignored || !ctx.show_git_files) {
     GitIgnored git = GitIgnored::OfSandbox(ctx, path);
+    GitFold repositories(RootCount(ctx, path));
     // Counted only among what was asked for: an ignored path the selectors do not name was
     // left out by them, not by the folding, and is not said to be.
     const sandboxd::api::SelectorIndex asked(selectors);
@@ -316,13 +335,26 @@ int VerbDiff(Context& ctx, const std::string& id_or_name, const std::vector<std:
     };
     if (git.any())
       ForEachChangeWithIgnored(ctx, path, git, [&](const ListedChange& change, std::string_view, bool ignored) {
-      entries.push_back({change.path, change.review, change.renamed_from.empty() ? change.renamed_to : change.renamed_from, ignored});
-      if (ignored && patterns.Passes(change.path) && was_asked(change.path)) ++folded;
+      ignored = ignored && !ctx.show_ignored;
+      std::optional<std::string> git_dir;
+      if (!ctx.show_git_files && !asked.NamesExactly(change.path)) git_dir = repositories.GitDirOf(change);
+      entries.push_back({change.path, change.review, change.renamed_from.empty() ? change.renamed_to : change.renamed_from,
+                         ignored || git_dir.has_value()});
+      if (!patterns.Passes(change.path) || !was_asked(change.path)) return;
+      if (git_dir) {
+        if (change.type != "directory") ++git_left[*git_dir];
+      } else if (ignored) {
+        ++folded;
+      }
     });
   }
-  if (folded > 0) {
+  for (const auto& [git_dir, files] : git_left)
+    std::cerr << "sandboxctl: " << files << (files == 1 ? " file" : " files") << " of git's own data in "
+              << sandboxd::api::ShowWireName(git_dir) << " not shown (--git shows them; changes sums them up)\n";
+  if (folded > 0 || !git_left.empty()) {
     named = NarrowSelectors(entries, selectors, patterns);
-    std::cerr << "sandboxctl: " << folded << (folded == 1 ? " path" : " paths") << " git ignores not shown (--ignored shows them)\n";
+    if (folded > 0)
+      std::cerr << "sandboxctl: " << folded << (folded == 1 ? " path" : " paths") << " git ignores not shown (--ignored shows them)\n";
     if (named.empty()) return 0;
   } else if (!patterns.empty()) {
     named = SelectorsPassing(ctx, path, selectors, patterns);

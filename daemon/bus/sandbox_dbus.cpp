@@ -27,6 +27,7 @@
 #include "operations/change_reports.h"
 #include "operations/commit_operation.h"
 #include "operations/decide_operation.h"
+#include "operations/git_report.h"
 #include "quote_path.h"
 #include "review/review_log.h"
 #include "sandbox/sandbox_registry.h"
@@ -481,6 +482,23 @@ void SandboxDBus::ListCommits(sdbus::Result<std::vector<ListedCommit>>&& result,
                           std::move(paths));
     }
     return listed;
+  });
+}
+
+void SandboxDBus::GetGitSummary(sdbus::Result<std::vector<std::map<std::string, sdbus::Variant>>>&& result,
+                                std::vector<std::string> repositories) {
+  std::vector<std::string> names;
+  for (const auto& wire : repositories) names.push_back(NameOfWire(wire));
+  InWorker(std::move(result), "get-git-summary", false, [this, repositories = std::move(names)](const Caller&) {
+    std::vector<std::map<std::string, sdbus::Variant>> summaries;
+    for (const auto& summary : SummarizeRepositories(parts_.operations, *sandbox_, repositories)) {
+      auto& out = summaries.emplace_back();
+      for (const char* name : {"branch", "was_branch"}) out[name] = sdbus::Variant(api::WireName(summary.at(name).get<std::string>()));
+      for (const char* name : {"from", "to", "index"}) out[name] = sdbus::Variant(api::EscapeInvalidUtf8(summary.at(name).get<std::string>()));
+      out["new_branch"] = sdbus::Variant(summary.at("new_branch").get<bool>());
+      for (const char* name : {"ahead", "behind"}) out[name] = sdbus::Variant(summary.at(name).get<int64_t>());
+    }
+    return summaries;
   });
 }
 

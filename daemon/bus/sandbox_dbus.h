@@ -67,6 +67,8 @@ class SandboxDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox
   void GetReviewLog(sdbus::Result<std::vector<LoggedAct>>&& result, uint32_t limit) override;
   using ListedCommit = sdbus::Struct<int64_t, std::string, int64_t, int64_t, uint64_t, std::vector<std::string>>;
   void ListCommits(sdbus::Result<std::vector<ListedCommit>>&& result, uint32_t max_paths) override;
+  void GetGitSummary(sdbus::Result<std::vector<std::map<std::string, sdbus::Variant>>>&& result,
+                     std::vector<std::string> repositories) override;
   void Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& result, std::vector<std::string> selectors,
               uint64_t flags) override;
   void Undo(sdbus::Result<int64_t>&& result, uint64_t flags) override;

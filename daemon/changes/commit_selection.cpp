@@ -26,10 +26,19 @@ SelectionStream::SelectionStream(const Sandbox& sandbox, const std::vector<api::
       index_(selectors),
       used_(selectors.size(), false),
       approve_pending_(approve_pending),
-      take_(std::move(take)) {}
+      take_(std::move(take)),
+      git_([this](const GitUnit& unit) {
+        const std::string shown = sandbox_.PathPrefix(unit.root) + unit.git_dir;
+        throw Error(Code::kInvalidArgument,
+                    "the commit would take " + std::to_string(unit.chosen + unit.in_part) + " of the " + std::to_string(unit.members) +
+                        " changes of the git data in " + shown + " of sandbox " + sandbox_.id() +
+                        (unit.in_part ? " (some by hunks)" : " (the others are pending or rejected)") +
+                        ": a git commit lands with its objects, refs and index or not at all; approve or reject " + shown + " whole");
+      }) {}
 
 void SelectionStream::Add(ReviewedChange item) {
   ++seen_;
+  git_.Seen(item.root, item.change.path);
   const std::string prefix = sandbox_.PathPrefix(item.root);
   bool named = selectors_.empty();
   const std::string shown = DisplayPath(item.change, prefix);
@@ -89,12 +98,14 @@ void SelectionStream::Add(ReviewedChange item) {
 
 void SelectionStream::Emit(const ReviewedChange& item, HunkPick hunks) {
   ++taken_;
+  git_.Chosen(item.root, item.change.path, !hunks.empty());
   take_({item.root, item.change, std::move(hunks), item.approval});
 }
 
 TakenRenames SelectionStream::Finish() {
   for (size_t s = 0; s < selectors_.size(); ++s)
     if (!used_[s]) throw Error(Code::kNotFound, "no change at '" + api::ToString(selectors_[s]) + "' in sandbox " + sandbox_.id());
+  git_.Finish();
   return std::move(renames_);
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "changes/approval.h"
+#include "changes/git_units.h"
 #include "changes/reviewed_change.h"
 #include "model/change.h"
 #include "model/hunk_pick.h"
@@ -48,9 +49,11 @@ class SelectionStream {
   /// that change (its place in scan order is known only then).
   SelectionStream(const Sandbox& sandbox, const std::vector<api::Selector>& selectors, bool approve_pending, Take take);
   /// The next change of the stream. Throws Error(kInvalidArgument) when it is taken but a new
-  /// directory it needs is rejected.
+  /// directory it needs is rejected, or when the stream is past a repository's data
+  /// (git_data.h) of which the commit would take a part.
   void Add(ReviewedChange item);
-  /// Throws Error(kNotFound) naming a selector that named nothing; returns the renames taken.
+  /// Throws Error(kNotFound) naming a selector that named nothing, Error(kInvalidArgument) as Add
+  /// for the last repository's data; returns the renames taken.
   TakenRenames Finish();
 
   size_t seen() const { return seen_; }
@@ -74,6 +77,7 @@ class SelectionStream {
   std::map<std::pair<size_t, std::string>, bool> halves_;  ///< rename halves met: taken?
   TakenRenames renames_;
   size_t seen_ = 0, taken_ = 0;
+  GitUnitTally git_;  ///< a repository's data goes live whole or not at all
 };
 
 }  // namespace sandboxd

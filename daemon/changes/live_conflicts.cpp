@@ -4,13 +4,34 @@
 
 #include "unique_fd.h"
 #include "changes/conflict_check.h"
+#include "changes/git_index_sights.h"
 #include "owner/helper_client.h"
 
 namespace sandboxd {
 
-Conflicts FindConflicts(const Sandbox& sandbox, const std::vector<RootChanges>& changes, const Sights& sights,
-                        int64_t since_usec, OwnerHelpers& helpers, const UserCredentials& owner) {
+namespace {
+
+/// Of root `root`'s `candidates` (by metadata), those that conflict, into `conflicts`: less the
+/// files whose live side holds what the sandbox's does, and the git indexes only refreshed.
+void AddConfirmed(SightStore& sights, const Sandbox& sandbox, OwnerHelpers& helpers, const UserCredentials& owner, size_t root,
+                  int live, int upper, const std::map<std::string, std::string>& seen, std::vector<ConflictCandidate> candidates,
+                  Conflicts& conflicts) {
+  DropRefreshedIndexes(sights, sandbox, helpers, owner, root, live, seen, candidates);
+  std::vector<std::string> comparable;
+  for (const auto& candidate : candidates)
+    if (candidate.same_content_possible) comparable.push_back(candidate.path);
+  std::set<std::string> same;
+  if (!comparable.empty()) same = SameContentAsOwner(helpers, owner, live, upper, comparable);
+  for (const auto& candidate : candidates)
+    if (!same.count(candidate.path)) conflicts[{root, candidate.path}] = candidate.why;
+}
+
+}  // namespace
+
+Conflicts FindConflicts(const Sandbox& sandbox, const std::vector<RootChanges>& changes, SightStore& store, int64_t since_usec,
+                        OwnerHelpers& helpers, const UserCredentials& owner) {
   Conflicts conflicts;
+  const Sights sights = store.Load(sandbox.id());
   for (const auto& root : changes) {
     if (root.changes.empty()) continue;
     std::map<std::string, std::string> seen;
@@ -18,13 +39,7 @@ Conflicts FindConflicts(const Sandbox& sandbox, const std::vector<RootChanges>& 
       seen[it->first.second] = it->second;
     UniqueFd live = sandbox.OpenLiveRoot(root.root), upper = sandbox.OpenUpper(root.root);
     auto candidates = FindConflictCandidates(owner, live.get(), upper.get(), root.changes, seen, since_usec * 1000);
-    std::vector<std::string> comparable;
-    for (const auto& candidate : candidates)
-      if (candidate.same_content_possible) comparable.push_back(candidate.path);
-    std::set<std::string> same;
-    if (!comparable.empty()) same = SameContentAsOwner(helpers, owner, live.get(), upper.get(), comparable);
-    for (const auto& candidate : candidates)
-      if (!same.count(candidate.path)) conflicts[{root.root, candidate.path}] = candidate.why;
+    AddConfirmed(store, sandbox, helpers, owner, root.root, live.get(), upper.get(), seen, std::move(candidates), conflicts);
   }
   return conflicts;
 }
@@ -73,13 +88,7 @@ Conflicts StreamedConflicts::Of(const std::vector<RootChanges>& page) {
       return moved_[root.root] = std::move(inodes);
     };
     auto candidates = FindConflictCandidates(owner_, live, upper, root.changes, seen, since_usec_ * 1000, moved);
-    std::vector<std::string> comparable;
-    for (const auto& candidate : candidates)
-      if (candidate.same_content_possible) comparable.push_back(candidate.path);
-    std::set<std::string> same;
-    if (!comparable.empty()) same = SameContentAsOwner(helpers_, owner_, live, upper, comparable);
-    for (const auto& candidate : candidates)
-      if (!same.count(candidate.path)) conflicts[{root.root, candidate.path}] = candidate.why;
+    AddConfirmed(store_, sandbox_, helpers_, owner_, root.root, live, upper, seen, std::move(candidates), conflicts);
   }
   return conflicts;
 }

@@ -25,8 +25,9 @@ namespace sandboxd {
 using Conflicts = std::map<std::pair<size_t, std::string>, std::string>;  ///< {root, path} → why
 
 /// `since_usec`: when the sandbox last agreed with the live tree (for changes without a sight).
-Conflicts FindConflicts(const Sandbox& sandbox, const std::vector<RootChanges>& changes, const Sights& sights,
-                        int64_t since_usec, OwnerHelpers& helpers, const UserCredentials& owner);
+/// The sights (and what live git indexes staged at them: git_index_sights.h) come from `sights`.
+Conflicts FindConflicts(const Sandbox& sandbox, const std::vector<RootChanges>& changes, SightStore& sights, int64_t since_usec,
+                        OwnerHelpers& helpers, const UserCredentials& owner);
 
 /// FindConflicts for a change set read a page at a time in {root, path} order (a streaming
 /// listing, Review::ForEach), with the sights read along (ordered_lookup.h): what it holds grows

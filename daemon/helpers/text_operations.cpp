@@ -22,6 +22,8 @@
 #include "text/hunk_parts.h"
 #include "text/text_file.h"
 #include "text/text_hunks.h"
+#include "helpers/git_summary.h"
+#include "helpers/staged_digest.h"
 
 namespace sandboxd {
 namespace {
@@ -201,11 +203,32 @@ nlohmann::json Left(const nlohmann::json& request) {
   return answer;
 }
 
+/// {"staged": [{"digest", "ino", "ctime_ns"}, ...]}: what each index file `paths` names beneath `live_fd` stages
+/// (staged_digest.h), in the order asked.
+nlohmann::json Staged(const nlohmann::json& request) {
+  int live_fd = request.at("live_fd").get<int>();
+  nlohmann::json digests = nlohmann::json::array();
+  for (const auto& path : request.at("paths")) {
+    StagedIndex staged = StagedDigest(live_fd, path.get<std::string>());
+    digests.push_back({{"digest", staged.digest}, {"ino", static_cast<uint64_t>(staged.ino)}, {"ctime_ns", staged.ctime_ns}});
+  }
+  return {{"staged", digests}};
+}
+
+/// {"branch", "was_branch", "from", "to", "new_branch", "ahead", "behind", "index"}: the
+/// repository at "git_dir" as the sandbox left it (git_summary.h).
+nlohmann::json Git(const nlohmann::json& request) {
+  GitSummary summary = SummarizeGit(request.at("live_fd").get<int>(), request.at("upper_fd").get<int>(), request.at("git_dir").get<std::string>());
+  return {{"branch", summary.branch}, {"was_branch", summary.was_branch}, {"from", summary.from},   {"to", summary.to},
+          {"new_branch", summary.new_branch}, {"ahead", summary.ahead},   {"behind", summary.behind}, {"index", summary.index}};
+}
+
 }  // namespace
 
 const std::map<HelperOp, HelperOperation>& TextHelperOperations() {
   static const std::map<HelperOp, HelperOperation> operations = {
-      {HelperOp::kDiff, Diff}, {HelperOp::kHunks, Hunks}, {HelperOp::kMerge, Merge}, {HelperOp::kLeft, Left}};
+      {HelperOp::kDiff, Diff}, {HelperOp::kHunks, Hunks}, {HelperOp::kMerge, Merge}, {HelperOp::kLeft, Left},
+      {HelperOp::kStaged, Staged}, {HelperOp::kGit, Git}};
   return operations;
 }
 

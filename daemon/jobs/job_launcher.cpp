@@ -15,6 +15,7 @@
 #include "jobs/job_setup.h"
 #include "logging/log.h"
 #include "owner/helper_client.h"
+#include "sandbox/live_sight.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/usage.h"
 #include "units.h"
@@ -269,6 +270,9 @@ std::shared_ptr<Job> JobLauncher::Launch(const std::shared_ptr<Sandbox>& sandbox
             [&](const std::string& why) {
               LogAbout(subject, spdlog::level::warn, "sandbox {}: cannot record what its jobs saw of the live tree: {}", sandbox->id(),
                        why);
+            },
+            [&](const Sights& recorded) {
+              if (parts_.sighted) parts_.sighted(*sandbox, recorded);
             });
       });
       if (watchers.ended) watchers.ended();

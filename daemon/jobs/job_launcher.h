@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -56,6 +57,9 @@ struct JobLauncherParts {
   /// At a job's end, before anyone hears of it: the decisions made while it ran, checked against
   /// the bytes it left (decide_operation.h CheckBoundDecisions).
   std::function<void(const Sandbox&)> check_decisions = {};
+  /// As a job's sights are first recorded (while the live tree is still as the job saw it
+  /// where they are not unseen): what their live git indexes stage (git_index_sights.h).
+  std::function<void(const Sandbox&, const std::map<std::pair<size_t, std::string>, std::string>&)> sighted = {};
   /// The next job's start made ahead, where the daemon makes one (none in tests that need none).
   JobStartsAhead* starts_ahead = nullptr;
 };

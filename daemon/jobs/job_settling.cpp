@@ -105,7 +105,7 @@ size_t SettleAll(const Sandbox& sandbox, SightRecorder& recorder, KnownChanges* 
 
 void SettleAfterJob(Sandbox& sandbox, SightStore& sights, int64_t unseen_from_ns, const std::function<int64_t()>& agreed_usec,
                     const std::shared_ptr<ChangeFeed>& feed, const std::function<void(std::optional<size_t>)>& settled,
-                    const std::function<void(const std::string&)>& failed) {
+                    const std::function<void(const std::string&)>& failed, const std::function<void(const Sights&)>& sighted) {
   if (!sandbox.QueueSettle(unseen_from_ns)) return;  // the settling under way takes it in
   BackgroundPriority background;  // nobody's call waits for it, unless it reads conflicts
   while (auto pass = sandbox.NextSettlePass()) {
@@ -122,6 +122,7 @@ void SettleAfterJob(Sandbox& sandbox, SightStore& sights, int64_t unseen_from_ns
     try {
       SightRecorder recorder(sights, sandbox, pass->unseen_from_ns, agreed_usec() * 1000, sandbox.SightedBeforeNs(),
                              [&](const RecordKey& through) { sandbox.SettledThrough(through); });
+      if (sighted) recorder.OnRecorded(sighted);
       if (touched && touched->whole && *known && SettleTouched(sandbox, *touched, **known, recorder)) {
         if (touched->removed) sandbox.ForgetIndexWhiteouts();
         changes = (*known)->size();

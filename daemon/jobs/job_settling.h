@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -28,9 +29,10 @@ class SightStore;
 /// them (Sandbox::QueueSettle with `unseen_from_ns`, what EndJob returned); else the settling
 /// under way takes this end in. `feed`: the sandbox's change feed, if it has one. After each
 /// pass: `settled` with the changes counted, or none and `failed` with why the sights could
-/// not be recorded.
+/// not be recorded. `sighted` (may be empty) hears the sights as they are first recorded.
 void SettleAfterJob(Sandbox& sandbox, SightStore& sights, int64_t unseen_from_ns, const std::function<int64_t()>& agreed_usec,
                     const std::shared_ptr<ChangeFeed>& feed, const std::function<void(std::optional<size_t>)>& settled,
-                    const std::function<void(const std::string&)>& failed);
+                    const std::function<void(const std::string&)>& failed,
+                    const std::function<void(const std::map<std::pair<size_t, std::string>, std::string>&)>& sighted = {});
 
 }  // namespace sandboxd

@@ -73,6 +73,7 @@ constexpr std::pair<HelperOp, std::string_view> kOpNames[] = {
     {HelperOp::kCompare, "compare"}, {HelperOp::kRenames, "renames"}, {HelperOp::kLanding, "landing"},
     {HelperOp::kSteps, "steps"},     {HelperOp::kDiff, "diff"},       {HelperOp::kHunks, "hunks"},
     {HelperOp::kMerge, "merge"},     {HelperOp::kLeft, "left"},       {HelperOp::kDigest, "digest"},
+    {HelperOp::kStaged, "staged"},   {HelperOp::kGit, "git"},
 };
 
 }  // namespace
@@ -87,6 +88,8 @@ bool IsTextHelperOp(HelperOp op) {
     case HelperOp::kHunks:
     case HelperOp::kMerge:
     case HelperOp::kLeft:
+    case HelperOp::kStaged:
+    case HelperOp::kGit:
       return true;
     case HelperOp::kCompare:
     case HelperOp::kRenames:

@@ -48,6 +48,8 @@ enum class HelperOp {
   kHunks,    ///< sandboxd-text-helper: hunk counts
   kMerge,    ///< sandboxd-text-helper: a file merged from approved hunks
   kLeft,     ///< sandboxd-text-helper: the shape of the diff a partial commit would leave
+  kStaged,   ///< sandboxd-text-helper: what live git indexes stage (staged_digest.h)
+  kGit,      ///< sandboxd-text-helper: a repository's history as a sandbox left it (git_summary.h)
 };
 std::string_view ToString(HelperOp op);
 std::optional<HelperOp> HelperOpFromString(std::string_view name);

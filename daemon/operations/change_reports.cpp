@@ -32,7 +32,7 @@ Error TooLargeForOneReply(const std::string& sandbox_id, size_t changes, const s
 Conflicts CurrentConflicts(const OperationParts& parts, Sandbox& sandbox, const std::vector<ReviewedChange>& reviewed) {
   // Sights of a job that just ended may still be on their way (job_settling.h).
   sandbox.WaitSettled("read the conflicts of");
-  return FindConflicts(sandbox, ChangesByRoot(reviewed), parts.sights.Load(sandbox.id()), parts.commits.AgreedUsec(sandbox), parts.helpers,
+  return FindConflicts(sandbox, ChangesByRoot(reviewed), parts.sights, parts.commits.AgreedUsec(sandbox), parts.helpers,
                        LookupUser(sandbox.owner()));
 }
 

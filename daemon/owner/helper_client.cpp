@@ -155,6 +155,22 @@ std::vector<std::string> DigestsAsOwner(OwnerHelpers& helpers, const UserCredent
   return digests;
 }
 
+std::vector<StagedRead> StagedDigestsAsOwner(OwnerHelpers& helpers, const UserCredentials& user, int dir_fd,
+                                             const std::vector<std::string>& paths) {
+  nlohmann::json request = {{"live_fd", 3}, {"paths", paths}};
+  const nlohmann::json answer = helpers.Run(HelperOp::kStaged, user, request, {dir_fd}).at("staged");
+  if (answer.size() != paths.size()) throw Error(Code::kFailed, "sandboxd-text-helper read the wrong number of git indexes");
+  std::vector<StagedRead> read;
+  for (const auto& one : answer)
+    read.push_back({one.at("digest").get<std::string>(), static_cast<ino_t>(one.at("ino").get<uint64_t>()), one.at("ctime_ns").get<int64_t>()});
+  return read;
+}
+
+nlohmann::json GitSummaryAsOwner(OwnerHelpers& helpers, const UserCredentials& user, int live_fd, int upper_fd, const std::string& git_dir) {
+  nlohmann::json request = {{"live_fd", 3}, {"upper_fd", 4}, {"git_dir", git_dir}};
+  return helpers.Run(HelperOp::kGit, user, request, {live_fd, upper_fd});
+}
+
 std::vector<std::vector<Rename>> ConfirmRenamesAsOwner(OwnerHelpers& helpers, const UserCredentials& user,
                                                        const std::vector<RenameRoot>& roots) {
   nlohmann::json request = {{"roots", nlohmann::json::array()}};

@@ -86,6 +86,20 @@ std::vector<int> ShapeLeftAsOwner(OwnerHelpers& helpers, const UserCredentials& 
 std::vector<std::string> DigestsAsOwner(OwnerHelpers& helpers, const UserCredentials& user, int upper_fd,
                                         const std::vector<std::string>& paths);
 
+/// What a git index stages, and the file that was read (helpers/staged_digest.h).
+struct StagedRead {
+  std::string digest;  ///< "" when it could not be read
+  ino_t ino = 0;
+  int64_t ctime_ns = 0;
+};
+/// Of each of `paths` (git indexes) beneath `dir_fd`, what it stages, in order, as the owner.
+std::vector<StagedRead> StagedDigestsAsOwner(OwnerHelpers& helpers, const UserCredentials& user, int dir_fd,
+                                             const std::vector<std::string>& paths);
+
+/// The repository at `git_dir` beneath the root as the sandbox left it (helpers/git_summary.h):
+/// its fields as JSON, read as the owner.
+nlohmann::json GitSummaryAsOwner(OwnerHelpers& helpers, const UserCredentials& user, int live_fd, int upper_fd, const std::string& git_dir);
+
 /// The subset of `paths` whose live and upper entries have the same content (regular files byte
 /// for byte, symlinks by target; see same_content.h).
 std::set<std::string> SameContentAsOwner(OwnerHelpers& helpers, const UserCredentials& user, int live_fd,

@@ -1,5 +1,7 @@
 #include "review/fingerprint.h"
 
+#include "git_data.h"
+
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -61,8 +63,12 @@ bool MovedOnlyByLinkWork(const std::string& then, const std::string& now, const 
   }
 }
 
+std::string LiveSideStamp(int live_root_fd, const std::string& path) {
+  return api::IsGitIndex(path) ? "git-index" : EntryStamp(live_root_fd, path);
+}
+
 std::string ChangeFingerprint(int live_root_fd, int upper_root_fd, const std::string& path) {
-  return JoinFingerprint({'u', EntryStamp(upper_root_fd, path), EntryStamp(live_root_fd, path)});
+  return JoinFingerprint({'u', EntryStamp(upper_root_fd, path), LiveSideStamp(live_root_fd, path)});
 }
 
 std::optional<FingerprintParts> SplitFingerprint(const std::string& fingerprint) {

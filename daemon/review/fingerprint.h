@@ -35,7 +35,13 @@ bool SameSandboxSide(const std::string& then, const std::string& now);
 /// without moving more (a write moves the mtime, a chmod the mode; DESIGN, "Conflicts").
 bool MovedOnlyByLinkWork(const std::string& then, const std::string& now, const std::set<ino_t>& inodes);
 
-/// The identity of a change as it is now: "u<upper stamp>|l<live stamp>".
+/// The live side of a change's fingerprint: EntryStamp, but "git-index" for a repository's
+/// index (git_data.h). A live `git status` rewrites that file at will, moving its stamp without
+/// staging anything; what the owner decides on is the sandbox's index, and the live one is judged
+/// at the commit by what it stages (changes/git_index_sights.h: a live `git add` is a conflict).
+std::string LiveSideStamp(int live_root_fd, const std::string& path);
+
+/// The identity of a change as it is now: "u<upper stamp>|l<live side stamp>".
 std::string ChangeFingerprint(int live_root_fd, int upper_root_fd, const std::string& path);
 
 /// A fingerprint's parts: kind ('u' live, 's' archived), upper part, live part.

@@ -11,6 +11,7 @@
 #include "base/errors.h"
 #include "changes/change_selection.h"
 #include "changes/commit_selection.h"
+#include "changes/git_units.h"
 #include "commit/commit_planner.h"
 #include "model/renames.h"
 #include "selector.h"
@@ -90,7 +91,7 @@ namespace {
 /// what a move keeps of the upper entry, and the live entry as it was.
 bool PinnedForMoveHolds(const std::string& fingerprint, int live_fd, int upper_fd, const std::string& path) {
   auto parts = SplitFingerprint(fingerprint);
-  return parts && parts->kind == 's' && parts->upper == ArchivedStamp(upper_fd, path) && parts->live == EntryStamp(live_fd, path);
+  return parts && parts->kind == 's' && parts->upper == ArchivedStamp(upper_fd, path) && parts->live == LiveSideStamp(live_fd, path);
 }
 
 /// The decision stored for `key` if it was made on the change as it is now, else a pending one
@@ -256,9 +257,19 @@ size_t Review::Decide(const Sandbox& sandbox, const std::vector<api::Selector>& 
   std::set<size_t> named_whole;                          // whole-change selectors that name something
   std::map<size_t, std::pair<RecordKey, api::HunkRef>> hunk_of;   // selector → {change, hunk or part}
   api::SelectorIndex index(selectors);
+  // A repository's data is decided whole (git_data.h): naming a part of it is refused.
+  GitUnitTally git([&](const GitUnit& unit) {
+    const std::string prefix = sandbox.PathPrefix(unit.root), shown = prefix + unit.git_dir;
+    throw Error(Code::kInvalidArgument, prefix + unit.first_chosen + " is " + (unit.in_part ? "a part of " : "") + std::to_string(unit.chosen) +
+                                            " of the " + std::to_string(unit.members) + " changes of the git data in " + shown +
+                                            " of sandbox " + sandbox.id() +
+                                            ", which is decided whole (a git commit lands with its objects, refs and index or not "
+                                            "at all): name " + shown + " instead");
+  });
   ForEach(sandbox, [&](ReviewedChange&& item) {
     std::string shown = DisplayPath(item.change, sandbox.PathPrefix(item.root));
     RecordKey key{item.root, item.change.path};
+    git.Seen(item.root, item.change.path);
     bool keep = false;
     // Content its owner could not be shown is approved only by its own name, never through a
     // directory above it.
@@ -267,15 +278,20 @@ size_t Review::Decide(const Sandbox& sandbox, const std::vector<api::Selector>& 
       named_whole.insert(s);
       keep |= decidable;
     });
-    if (keep) whole.insert(key);
+    if (keep) {
+      whole.insert(key);
+      git.Chosen(item.root, item.change.path);
+    }
     for (const auto& [s, hunk] : index.HunksOf(shown)) {
       hunk_of[s] = {key, hunk};
       keep = true;
+      git.Chosen(item.root, item.change.path, /*in_part=*/true);
     }
     bool half = !item.renamed_from.empty() || !item.renamed_to.empty();
     if (half) halves.emplace(key, item);
     if (keep) named.emplace(std::move(key), std::move(item));
   });
+  git.Finish();
   for (size_t s = 0; s < selectors.size(); ++s) {
     if (named_whole.count(s)) {
       hunk_of.erase(s);

@@ -25,6 +25,14 @@ CREATE TABLE IF NOT EXISTS live_sights (
   sight TEXT NOT NULL,
   PRIMARY KEY (sandbox_id, root, path)
 );
+CREATE TABLE IF NOT EXISTS staged_sights (
+  sandbox_id TEXT NOT NULL REFERENCES sandboxes(id) ON DELETE CASCADE,
+  root INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  sight TEXT NOT NULL,
+  staged TEXT NOT NULL,
+  PRIMARY KEY (sandbox_id, root, path)
+);
 )sql";
 
 int64_t Ns(const struct timespec& t) { return int64_t{t.tv_sec} * 1000000000 + t.tv_nsec; }
@@ -193,6 +201,26 @@ void SightStore::Clear(const std::string& sandbox_id) {
   });
 }
 
+void SightStore::RecordStaged(const std::string& sandbox_id, const std::vector<StagedSight>& staged) {
+  if (staged.empty()) return;
+  store_.WithDatabase([&](Database& db) {
+    Transaction tx(db);
+    Statement insert(db, "INSERT OR REPLACE INTO staged_sights(sandbox_id, root, path, sight, staged) VALUES (?, ?, ?, ?, ?)");
+    for (const auto& one : staged)
+      insert.Bind(1, sandbox_id).Bind(2, static_cast<int64_t>(one.root)).Bind(3, one.path).Bind(4, one.sight).Bind(5, one.staged).Run();
+    tx.Commit();
+  });
+}
+
+std::optional<std::string> SightStore::StagedAt(const std::string& sandbox_id, size_t root, const std::string& path, const std::string& sight) {
+  return store_.WithDatabase([&](Database& db) -> std::optional<std::string> {
+    Statement select(db, "SELECT staged FROM staged_sights WHERE sandbox_id = ? AND root = ? AND path = ? AND sight = ?");
+    select.Bind(1, sandbox_id).Bind(2, static_cast<int64_t>(root)).Bind(3, path).Bind(4, sight);
+    if (!select.Step()) return std::nullopt;
+    return select.ColumnText(0);
+  });
+}
+
 SightRecorder::SightRecorder(SightStore& sights, const Sandbox& sandbox, int64_t unseen_from_ns, int64_t agreed_ns,
                              int64_t sighted_before_ns, std::function<void(const RecordKey&)> recorded_through)
     : sights_(sights),
@@ -258,6 +286,7 @@ void SightRecorder::LookLive() {
 void SightRecorder::Write() {
   LookLive();
   sights_.RecordFirst(sandbox_.id(), first_);
+  if (recorded_ && !first_.empty()) recorded_(first_);
   first_.clear();
   offered_since_written_ = 0;
   if (recorded_through_ && offered_) recorded_through_(*offered_);

@@ -76,6 +76,17 @@ class SightStore {
   void Forget(const std::string& sandbox_id, const std::vector<std::pair<size_t, std::string>>& paths);
   void Clear(const std::string& sandbox_id);
 
+  /// What a live git index staged when the sandbox saw it (changes/git_index_sights.h).
+  struct StagedSight {
+    size_t root = 0;
+    std::string path;
+    std::string sight;   ///< the sight it was read at
+    std::string staged;  ///< its staged digest then
+  };
+  void RecordStaged(const std::string& sandbox_id, const std::vector<StagedSight>& staged);
+  /// The staged digest read at `sight` of that path, if one was.
+  std::optional<std::string> StagedAt(const std::string& sandbox_id, size_t root, const std::string& path, const std::string& sight);
+
  private:
   Store& store_;
 };
@@ -100,6 +111,8 @@ class SightRecorder {
   /// entry there).
   void Add(size_t root, const Change& change, int64_t upper_ctime_ns = 0);
   void Finish();
+  /// `recorded` hears each batch of sights as it is stored (the first ones of their paths).
+  void OnRecorded(std::function<void(const Sights&)> recorded) { recorded_ = std::move(recorded); }
 
  private:
   static constexpr size_t kBatch = 4096;
@@ -114,6 +127,7 @@ class SightRecorder {
   OrderedLookup<std::string> known_;
   int64_t unseen_from_ns_, agreed_ns_, sighted_before_ns_;
   std::function<void(const RecordKey&)> recorded_through_;
+  std::function<void(const Sights&)> recorded_;
   size_t root_ = 0;
   UniqueFd live_, upper_;
   std::optional<ParentDirs> live_dirs_, upper_dirs_;

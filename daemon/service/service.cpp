@@ -23,6 +23,7 @@
 #include "bus/job_dbus.h"
 #include "bus/manager_dbus.h"
 #include "bus/sandbox_dbus.h"
+#include "changes/git_index_sights.h"
 #include "changes/rename_finder.h"
 #include "config.h"
 #include "jobs/job_senders.h"
@@ -215,6 +216,16 @@ void Service::PrepareJobs() {
       .check_decisions = [this](const Sandbox& sandbox) {
         CheckBoundDecisions({.review = *review_, .commits = *commits_, .journal = *journal_, .sights = *sights_, .helpers = *helpers_, .review_log = *review_log_},
                             sandbox);
+      },
+      .sighted = [this](const Sandbox& sandbox, const Sights& recorded) {
+        // A staged digest not read leaves that index to conflict as any file does: never a
+        // reason to fail the settling.
+        try {
+          RecordStagedSights(*sights_, sandbox, *helpers_, recorded);
+        } catch (const std::exception& e) {
+          LogAbout({sandbox.id(), sandbox.owner()}, spdlog::level::warn, "sandbox {}: cannot read what its live git index stages: {}",
+                   sandbox.id(), e.what());
+        }
       },
       .starts_ahead = starts_ahead_.get()});
 }

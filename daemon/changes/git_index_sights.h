@@ -1,0 +1,33 @@
+#pragma once
+/// A repository's index is git's cache as well as what is staged: any `git status` in the live
+/// tree (a shell prompt runs one at every command) rewrites `.git/index` with fresh stat data and
+/// stages nothing. Read by its ctime alone, every sandbox whose job touched the index would then
+/// conflict at every commit, for ever. So when a job's sight of a live index is recorded, what
+/// that index stages is read too (helpers/staged_digest.h, as the owner), and a live index that
+/// changed since conflicts only when what it stages changed: the owner staged or committed
+/// something a sandbox's index would take back. An index seen while it changed ("?"), or one
+/// that cannot be read, conflicts as any file does.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/credentials.h"
+#include "changes/conflict_check.h"
+#include "owner/owner_helpers.h"
+#include "sandbox/live_sight.h"
+#include "sandbox/sandbox.h"
+
+namespace sandboxd {
+
+/// Of `recorded` (sights just stored, the first of their paths), the git indexes seen as a file:
+/// what they stage now, kept with their sight when the file read is still the one sighted.
+void RecordStagedSights(SightStore& sights, const Sandbox& sandbox, OwnerHelpers& helpers, const Sights& recorded);
+
+/// Drops from `candidates` (root `root`'s conflicts by metadata, `seen` their sights by path)
+/// each git index whose live file stages what it staged at its sight.
+void DropRefreshedIndexes(SightStore& sights, const Sandbox& sandbox, OwnerHelpers& helpers, const UserCredentials& owner,
+                          size_t root, int live_fd, const std::map<std::string, std::string>& seen,
+                          std::vector<ConflictCandidate>& candidates);
+
+}  // namespace sandboxd
