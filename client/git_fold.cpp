@@ -32,11 +32,11 @@ std::optional<std::string> GitFold::GitDirOf(const ListedChange& change) {
   return sandboxd::api::WireName(place->second + place->first.git_dir);
 }
 
-bool GitFold::Take(const ListedChange& change) {
-  if (change.path.find(".git/") == std::string::npos) return false;  // the common case, asked nothing
+std::optional<std::string> GitFold::Take(const ListedChange& change) {
+  if (change.path.find(".git/") == std::string::npos) return std::nullopt;  // the common case, asked nothing
   if (!roots_) roots_ = root_count_();
   auto found = PlaceOf(change, *roots_);
-  if (!found) return false;
+  if (!found) return std::nullopt;
   const auto& place = found->first;
   const std::string git_dir = sandboxd::api::WireName(found->second + place.git_dir);
   if (folded_.empty() || folded_.back().git_dir != git_dir) {
@@ -58,7 +58,13 @@ bool GitFold::Take(const ListedChange& change) {
     repo.ref_paths.push_back(place.inner);
   if (repo.conflict.empty() && (change.conflict || !change.conflict_reason.empty()))
     repo.conflict = sandboxd::api::ShowWireName(change.path) + ": " + change.conflict_reason;
-  return true;
+  return git_dir;
+}
+
+std::vector<std::string> GitFold::GitDirs() const {
+  std::vector<std::string> dirs;
+  for (const auto& repo : folded_) dirs.push_back(repo.git_dir);
+  return dirs;
 }
 
 std::vector<std::string> GitFold::Lines(Context& ctx, const std::string& sandbox_path) const {

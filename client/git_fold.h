@@ -25,12 +25,15 @@ class GitFold {
   explicit GitFold(std::function<size_t()> root_count) : root_count_(std::move(root_count)) {}
   /// The repository (its ".git" as `changes` names it) whose own data `change` is, if it is.
   std::optional<std::string> GitDirOf(const ListedChange& change);
-  /// Takes `change` into its repository's line when it is a repository's own data.
-  bool Take(const ListedChange& change);
+  /// Takes `change` into its repository's line when it is a repository's own data: that
+  /// repository's ".git" as `changes` names it; nothing for any other change.
+  std::optional<std::string> Take(const ListedChange& change);
   bool empty() const { return folded_.empty(); }
   /// One line per repository, in the order met (each history asked of the daemon in one call;
   /// a daemon that cannot tell gets the files counted).
   std::vector<std::string> Lines(Context& ctx, const std::string& sandbox_path) const;
+  /// The repositories taken in, in the order of Lines.
+  std::vector<std::string> GitDirs() const;
 
  private:
   std::function<size_t()> root_count_;

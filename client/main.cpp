@@ -188,8 +188,11 @@ int main(int argc, char** argv) {
   auto* rv = app.add_subcommand("review", "Approve or reject each change or hunk on the terminal, in the manner of git add -p");
   rv->add_option("sandbox", sandbox, "Sandbox id or name")->required();
   rv->add_flag("--ignored", ignored, "Go through the paths git ignores too");
+  bool review_git_files = false;
+  rv->add_flag("--git", review_git_files, "Go through a repository's own data beneath .git file by file");
   verbs.push_back({rv, [&](Context& x) {
                      x.show_ignored = ignored;
+                     x.show_git_files = review_git_files;
                      return sandboxctl::VerbReview(x, sandbox);
                    }});
 

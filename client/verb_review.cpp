@@ -17,6 +17,8 @@
 
 #include "diff_output.h"
 #include "diff_split.h"
+#include "change_list.h"
+#include "git_fold.h"
 #include "git_ignored.h"
 #include "hunk_split.h"
 #include "quote_path.h"
@@ -116,6 +118,8 @@ class Review {
   // Each returns false once the user quit.
   bool AskAboutHunks(ReviewedChange& change, const FileSection& file);
   bool AskAboutWhole(ReviewedChange& change, const std::vector<FileSection>& sections);
+  /// A repository's data (`members`, indexes into changes_), shown as `line`.
+  bool AskAboutRepository(const std::string& line, const std::vector<size_t>& members);
   Answer Ask(const std::string& prompt, const char* help);
   /// Decides units [first, end) of `units`, all in one call.
   void DecideUnits(ReviewedChange& change, std::vector<Unit>& units, size_t first, size_t end, Verdict verdict);
@@ -133,7 +137,18 @@ class Review {
 };
 
 ReviewOutcome Review::Run() {
-  changes_ = ReadChanges(ctx_, sandbox_.raw().getObjectPath());
+  // A repository's own data is asked about once, as the line `changes` shows (git_fold.h),
+  // after the files; unless --git.
+  const std::string sandbox_path = sandbox_.raw().getObjectPath();
+  GitFold git([&] { return sandbox_.GetInfo()["roots"].get<std::vector<std::string>>().size(); });
+  std::map<std::string, std::vector<size_t>> repositories;  // ".git" → its changes
+  ForEachChange(ctx_, sandbox_path, [&](const ListedChange& change, std::string_view) {
+    changes_.push_back(Reviewed(change));
+    if (ctx_.show_git_files) return;
+    if (auto git_dir = git.Take(change)) repositories[*git_dir].push_back(changes_.size() - 1);
+  });
+  std::set<size_t> in_repositories;
+  for (const auto& [git_dir, members] : repositories) in_repositories.insert(members.begin(), members.end());
   if (changes_.empty()) Say("No changes to review.\n");
   std::vector<std::string> paths;
   for (const auto& change : changes_) paths.push_back(change.path);
@@ -156,14 +171,25 @@ ReviewOutcome Review::Run() {
       Say(std::to_string(ignored.size()) + (ignored.size() == 1 ? " path" : " paths") +
           " git ignores left as they are (review --ignored goes through them).\n");
   }
-  for (auto& change : changes_) {
+  bool quit = false;
+  for (size_t i = 0; i < changes_.size(); ++i) {
+    auto& change = changes_[i];
     if (!change.renamed_to.empty()) continue;  // a rename is asked about once, at its new path
-    if (ignored.count(change.path)) continue;
+    if (ignored.count(change.path) || in_repositories.count(i)) continue;
     // Diff of PATH holds the changes beneath a directory too; they are asked about on their own.
     auto sections = SectionsOfChange(SplitDiff(DiffOf(sandbox_, change.path)), change.path, paths);
     Say(Title(change) + "\n");
     bool by_hunk = change.TextModification() && sections.size() == 1 && !sections.front().hunks.empty();
-    if (!(by_hunk ? AskAboutHunks(change, sections.front()) : AskAboutWhole(change, sections))) break;
+    if (!(by_hunk ? AskAboutHunks(change, sections.front()) : AskAboutWhole(change, sections))) {
+      quit = true;
+      break;
+    }
+  }
+  if (!quit && !git.empty()) {
+    const auto lines = git.Lines(ctx_, sandbox_path);
+    const auto dirs = git.GitDirs();
+    for (size_t r = 0; r < dirs.size() && r < lines.size(); ++r)
+      if (!AskAboutRepository(lines[r], repositories[dirs[r]])) break;
   }
   ReviewOutcome outcome;
   outcome.signal = keys_.Signal();
@@ -253,6 +279,34 @@ bool Review::AskAboutHunks(ReviewedChange& change, const FileSection& file) {
     at = next;
   }
   return true;
+}
+
+bool Review::AskAboutRepository(const std::string& line, const std::vector<size_t>& members) {
+  Say(line + "\n");
+  Say("(a repository's data is decided whole: its objects, refs and index land together or not at all; "
+      "changes --git lists its files)\n");
+  // Its own files by name, not the .git directory: what git obeys there (config, hooks) is
+  // asked about as the file it is.
+  auto decide = [&](Verdict verdict) {
+    std::vector<sandboxd::api::Selector> selectors;
+    for (size_t i : members) selectors.push_back({changes_[i].path, std::nullopt, 0});
+    SendDecision(sandbox_, verdict, selectors);
+    for (size_t i : members) changes_[i].verdicts.assign(changes_[i].verdicts.size(), verdict);
+  };
+  for (;;) {
+    switch (Ask("Approve this repository's data [y,n,q,j,?]? ", kChangeHelp)) {
+      case Answer::kApprove:
+      case Answer::kApproveRest: decide(Verdict::kApproved); return true;
+      case Answer::kReject:
+      case Answer::kRejectRest: decide(Verdict::kRejected); return true;
+      case Answer::kNextUndecided:
+      case Answer::kNext: return true;
+      case Answer::kQuit: return false;
+      case Answer::kPreviousUndecided:
+      case Answer::kPrevious: Say("No previous hunk\n"); break;
+      case Answer::kSplit: Say("Sorry, cannot split a repository's data\n"); break;
+    }
+  }
 }
 
 bool Review::AskAboutWhole(ReviewedChange& change, const std::vector<FileSection>& sections) {

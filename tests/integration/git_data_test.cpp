@@ -15,6 +15,7 @@
 #include <sstream>
 #include <string>
 
+#include "conversation.h"
 #include "harness.h"
 
 namespace sandboxd::it {
@@ -162,6 +163,21 @@ TEST_F(GitDataTest, TheMcpChangesToolFoldsToo) {
   EXPECT_TRUE(Contains(text, "A lib/.git/config\n")) << "what git obeys is listed: " << text;
   EXPECT_EQ(answer["result"]["structuredContent"]["git"].size(), 2u) << answer.dump();
   EXPECT_GT(answer["result"]["structuredContent"]["total"].get<size_t>(), 10u);
+}
+
+// review asks about a repository's data once, after the files, and decides all of it.
+TEST_F(GitDataTest, ReviewAsksAboutTheRepositoryOnce) {
+  CommitTwiceInTheSandbox();
+  Conversation review(kAlice, project_, {"review", id_});
+  ASSERT_TRUE(review.Answer("Approve this hunk [y,n,q,a,d,j,J,k,K,?]? ", "n")) << review.screen();
+  ASSERT_TRUE(review.Answer("Approve this change [y,n,q,j,?]? ", "n")) << review.screen();
+  ASSERT_TRUE(review.WaitFor("git: 2 commits on main (")) << review.screen();
+  ASSERT_TRUE(review.Answer("Approve this repository's data [y,n,q,j,?]? ", "y")) << review.screen();
+  EXPECT_EQ(review.Finish(), 0) << review.screen();
+  EXPECT_FALSE(Contains(review.screen(), ".git/objects")) << review.screen();
+  Result changes = Ctl({"changes", id_});
+  EXPECT_TRUE(Contains(changes.out, "M a.txt [rejected]\nA new.txt [rejected]\ngit: 2 commits on main (")) << changes.out;
+  EXPECT_TRUE(Contains(changes.out, "files) [approved]\n")) << changes.out;
 }
 
 // What git runs or obeys is listed as the files it is, never folded: a hook a job plants runs
