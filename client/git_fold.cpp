@@ -73,7 +73,13 @@ std::vector<std::string> GitFold::Lines(Context& ctx, const std::string& sandbox
   std::vector<GitHistory> histories(folded_.size());
   try {
     SandboxProxy sandbox(ctx.Bus(), sandbox_path);
-    auto summaries = sandbox.GetGitSummary(asked);
+    // Asked 100 at a time, as many as one call answers.
+    std::vector<std::map<std::string, sdbus::Variant>> summaries;
+    for (size_t first = 0; first < asked.size(); first += 100) {
+      std::vector<std::string> some(asked.begin() + static_cast<long>(first), asked.begin() + static_cast<long>(std::min(asked.size(), first + 100)));
+      auto answered = sandbox.GetGitSummary(some);
+      summaries.insert(summaries.end(), answered.begin(), answered.end());
+    }
     for (size_t i = 0; i < summaries.size() && i < histories.size(); ++i) {
       auto& h = histories[i];
       auto& s = summaries[i];
