@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "base/beneath.h"
 #include "git_data.h"
 #include "owner/helper_client.h"
 
@@ -27,8 +28,11 @@ bool SeenFile(const std::string& sight) { return sight != kUnseen && sight != "-
 
 void RecordStagedSights(SightStore& sights, const Sandbox& sandbox, OwnerHelpers& helpers, const Sights& recorded) {
   std::map<size_t, std::vector<std::pair<std::string, std::string>>> indexes;  // root → {path, sight}
+  // Only a sight that is the one kept (the first recorded wins: SightGitIndexesNow may have
+  // recorded it before the settling did).
   for (const auto& [key, sight] : recorded)
-    if (api::IsGitIndex(key.second) && SeenFile(sight)) indexes[key.first].emplace_back(key.second, sight);
+    if (api::IsGitIndex(key.second) && SeenFile(sight) && sights.SightAt(sandbox.id(), key.first, key.second) == sight)
+      indexes[key.first].emplace_back(key.second, sight);
   std::vector<SightStore::StagedSight> staged;
   for (const auto& [root, paths] : indexes) {
     std::vector<std::string> names;
@@ -41,6 +45,21 @@ void RecordStagedSights(SightStore& sights, const Sandbox& sandbox, OwnerHelpers
         staged.push_back({root, paths[i].first, paths[i].second, reads[i].digest});
   }
   sights.RecordStaged(sandbox.id(), staged);
+}
+
+void SightGitIndexesNow(SightStore& sights, const Sandbox& sandbox, OwnerHelpers& helpers, int64_t unseen_from_ns) {
+  static const std::string kIndex = ".git/index";
+  Sights now;
+  for (size_t root = 0; root < sandbox.roots().size(); ++root) {
+    UniqueFd upper = sandbox.OpenUpper(root);
+    auto held = StatBeneath(upper.get(), kIndex);
+    if (!held || !S_ISREG(held->st_mode) || sights.SightAt(sandbox.id(), root, kIndex)) continue;
+    UniqueFd live = sandbox.OpenLiveRoot(root);
+    now[{root, kIndex}] = LiveSight(sandbox.LiveIdentity(), live.get(), kIndex, unseen_from_ns);
+  }
+  if (now.empty()) return;
+  sights.RecordFirst(sandbox.id(), now);
+  RecordStagedSights(sights, sandbox, helpers, now);
 }
 
 void DropRefreshedIndexes(SightStore& sights, const Sandbox& sandbox, OwnerHelpers& helpers, const UserCredentials& owner,

@@ -254,6 +254,7 @@ std::shared_ptr<Job> JobLauncher::Launch(const std::shared_ptr<Sandbox>& sandbox
                    job_id, e.what());
         }
       }
+      if (parts_.sight_now) parts_.sight_now(*sandbox, unseen_from);
       if (watchers.finished) watchers.finished(end);
       // The caller hears the end at once (Job.Wait is answered when this returns); what the
       // job changed is taken in after that, off its time: its cost grows with the change set.

@@ -60,6 +60,9 @@ struct JobLauncherParts {
   /// As a job's sights are first recorded (while the live tree is still as the job saw it
   /// where they are not unseen): what their live git indexes stage (git_index_sights.h).
   std::function<void(const Sandbox&, const std::map<std::pair<size_t, std::string>, std::string>&)> sighted = {};
+  /// At a job's end, before anyone hears of it, with the settling's unseen_from_ns: the sights
+  /// that cannot wait for the settling (git_index_sights.h SightGitIndexesNow).
+  std::function<void(const Sandbox&, int64_t)> sight_now = {};
   /// The next job's start made ahead, where the daemon makes one (none in tests that need none).
   JobStartsAhead* starts_ahead = nullptr;
 };

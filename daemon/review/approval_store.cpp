@@ -154,29 +154,39 @@ OrderedLookup<Approval> ApprovalStore::Lookup(const std::string& sandbox_id) {
       [this, sandbox_id](const RecordKey& from, size_t limit) { return Page(sandbox_id, from, limit); });
 }
 
+namespace {
+
+/// Writes `approvals` as the sandbox's decisions (a pending one without hunks is none), in the
+/// caller's transaction.
+void WriteDecisions(Database& db, const std::string& sandbox_id, const std::vector<Approval>& approvals) {
+  Statement upsert(db,
+                   "INSERT OR REPLACE INTO approvals(sandbox_id, root, path, fingerprint, verdict, hunks, hunk_count, partner, content) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  Statement erase(db, "DELETE FROM approvals WHERE sandbox_id = ? AND root = ? AND path = ?");
+  for (const auto& approval : approvals) {
+    if (approval.State() == ReviewState::kPending && approval.hunks.empty()) {
+      erase.Bind(1, sandbox_id).Bind(2, static_cast<int64_t>(approval.root)).Bind(3, approval.path).Run();
+      continue;
+    }
+    upsert.Bind(1, sandbox_id)
+        .Bind(2, static_cast<int64_t>(approval.root))
+        .Bind(3, approval.path)
+        .Bind(4, approval.fingerprint)
+        .Bind(5, ToString(approval.whole))
+        .Bind(6, HunksToText(approval))
+        .Bind(7, static_cast<int64_t>(approval.hunk_count))
+        .Bind(8, approval.partner)
+        .Bind(9, approval.content)
+        .Run();
+  }
+}
+
+}  // namespace
+
 void ApprovalStore::Save(const std::string& sandbox_id, const std::vector<Approval>& approvals) {
   store_.WithDatabase([&](Database& db) {
     Transaction tx(db);
-    Statement upsert(db,
-                     "INSERT OR REPLACE INTO approvals(sandbox_id, root, path, fingerprint, verdict, hunks, hunk_count, partner, content) "
-                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    Statement erase(db, "DELETE FROM approvals WHERE sandbox_id = ? AND root = ? AND path = ?");
-    for (const auto& approval : approvals) {
-      if (approval.State() == ReviewState::kPending && approval.hunks.empty()) {
-        erase.Bind(1, sandbox_id).Bind(2, static_cast<int64_t>(approval.root)).Bind(3, approval.path).Run();
-        continue;
-      }
-      upsert.Bind(1, sandbox_id)
-          .Bind(2, static_cast<int64_t>(approval.root))
-          .Bind(3, approval.path)
-          .Bind(4, approval.fingerprint)
-          .Bind(5, ToString(approval.whole))
-          .Bind(6, HunksToText(approval))
-          .Bind(7, static_cast<int64_t>(approval.hunk_count))
-          .Bind(8, approval.partner)
-          .Bind(9, approval.content)
-          .Run();
-    }
+    WriteDecisions(db, sandbox_id, approvals);
     tx.Commit();
   });
 }
@@ -242,17 +252,23 @@ std::vector<int64_t> ApprovalStore::CommitsAwaited(const std::string& sandbox_id
   });
 }
 
-std::vector<Approval> ApprovalStore::TakeAfterCommit(const std::string& sandbox_id, int64_t commit) {
+std::vector<Approval> ApprovalStore::AfterCommitOf(const std::string& sandbox_id, int64_t commit) {
   return store_.WithDatabase([&](Database& db) {
-    Transaction tx(db);
     std::vector<Approval> approvals;
     Statement select(db, "SELECT " + std::string(kDecisionColumns) +
                              " FROM approvals_after_commit WHERE sandbox_id = ? AND commit_id = ?");
     select.Bind(1, sandbox_id).Bind(2, commit);
     while (select.Step()) approvals.push_back(DecisionFromRow(select));
+    return approvals;
+  });
+}
+
+void ApprovalStore::SettleAfterCommit(const std::string& sandbox_id, int64_t commit, const std::vector<Approval>& kept) {
+  store_.WithDatabase([&](Database& db) {
+    Transaction tx(db);
+    WriteDecisions(db, sandbox_id, kept);
     Statement(db, "DELETE FROM approvals_after_commit WHERE sandbox_id = ? AND commit_id = ?").Bind(1, sandbox_id).Bind(2, commit).Run();
     tx.Commit();
-    return approvals;
   });
 }
 

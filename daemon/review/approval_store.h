@@ -53,8 +53,12 @@ class ApprovalStore {
   void DropKept(const std::string& sandbox_id, int64_t commit);
   /// The commits of the sandbox with decisions waiting for their outcome.
   std::vector<int64_t> CommitsAwaited(const std::string& sandbox_id);
-  /// Reads and forgets the decisions waiting for commit `commit` (without fingerprints).
-  std::vector<Approval> TakeAfterCommit(const std::string& sandbox_id, int64_t commit);
+  /// The decisions waiting for commit `commit` (without fingerprints).
+  std::vector<Approval> AfterCommitOf(const std::string& sandbox_id, int64_t commit);
+  /// Saves `kept` as decisions and forgets those waiting for commit `commit`, in one
+  /// transaction: a kill between the two would lose them (the commit is settled, nothing
+  /// waits any more) or settle them twice.
+  void SettleAfterCommit(const std::string& sandbox_id, int64_t commit, const std::vector<Approval>& kept);
 
  private:
   Store& store_;

@@ -473,12 +473,13 @@ void Review::SettleAwaitedCommits(const Sandbox& sandbox, CommitJournal& journal
 }
 
 void Review::Settle(const Sandbox& sandbox, int64_t commit, bool went_live) {
-  std::vector<Approval> left = store_.TakeAfterCommit(sandbox.id(), commit);
-  if (!went_live || left.empty()) return;
   // The hunks left of a partly committed file keep their decisions (rejected stays rejected),
-  // under the fingerprint the file has now.
+  // under the fingerprint the file has now. Read, then kept and forgotten at once: forgotten
+  // first, a kill before they were kept lost them (seen in CommitCrashTest under load).
+  std::vector<Approval> left;
+  if (went_live) left = store_.AfterCommitOf(sandbox.id(), commit);
   FillFingerprints(sandbox, left);
-  store_.Save(sandbox.id(), left);
+  store_.SettleAfterCommit(sandbox.id(), commit, left);
 }
 
 }  // namespace sandboxd

@@ -212,6 +212,15 @@ void SightStore::RecordStaged(const std::string& sandbox_id, const std::vector<S
   });
 }
 
+std::optional<std::string> SightStore::SightAt(const std::string& sandbox_id, size_t root, const std::string& path) {
+  return store_.WithDatabase([&](Database& db) -> std::optional<std::string> {
+    Statement select(db, "SELECT sight FROM live_sights WHERE sandbox_id = ? AND root = ? AND path = ?");
+    select.Bind(1, sandbox_id).Bind(2, static_cast<int64_t>(root)).Bind(3, path);
+    if (!select.Step()) return std::nullopt;
+    return select.ColumnText(0);
+  });
+}
+
 std::optional<std::string> SightStore::StagedAt(const std::string& sandbox_id, size_t root, const std::string& path, const std::string& sight) {
   return store_.WithDatabase([&](Database& db) -> std::optional<std::string> {
     Statement select(db, "SELECT staged FROM staged_sights WHERE sandbox_id = ? AND root = ? AND path = ? AND sight = ?");

@@ -84,6 +84,8 @@ class SightStore {
     std::string staged;  ///< its staged digest then
   };
   void RecordStaged(const std::string& sandbox_id, const std::vector<StagedSight>& staged);
+  /// The sight kept for that path, if any.
+  std::optional<std::string> SightAt(const std::string& sandbox_id, size_t root, const std::string& path);
   /// The staged digest read at `sight` of that path, if one was.
   std::optional<std::string> StagedAt(const std::string& sandbox_id, size_t root, const std::string& path, const std::string& sight);
 

@@ -227,6 +227,14 @@ void Service::PrepareJobs() {
                    sandbox.id(), e.what());
         }
       },
+      .sight_now = [this](const Sandbox& sandbox, int64_t unseen_from_ns) {
+        try {
+          SightGitIndexesNow(*sights_, sandbox, *helpers_, unseen_from_ns);
+        } catch (const std::exception& e) {
+          LogAbout({sandbox.id(), sandbox.owner()}, spdlog::level::warn, "sandbox {}: cannot record its sight of its live git index: {}",
+                   sandbox.id(), e.what());
+        }
+      },
       .starts_ahead = starts_ahead_.get()});
 }
 

@@ -137,6 +137,19 @@ TEST_F(GitDataTest, ALiveGitStatusIsNoConflictButALiveGitAddIs) {
   EXPECT_EQ(Live("git status --porcelain --untracked-files=no").out, "");
 }
 
+// The owner's prompt runs git status as soon as a job's `run` returns, before the settling
+// of a big job has recorded what the job saw: the index's sight is taken as the job ends (seen
+// failing when it waited for the settling: "changed in the live tree after the sandbox read it").
+TEST_F(GitDataTest, AGitStatusRightAfterABigJobIsNoConflict) {
+  Result job = Job(std::string("mkdir many && cd many && seq 1 20000 | xargs touch && cd .. && echo two >> a.txt && ") + kCommitAs +
+                   " commit -qam second");
+  ASSERT_EQ(job.status, 0) << job.err;
+  ASSERT_EQ(Live("touch c.txt && git status --porcelain >/dev/null").status, 0);
+  Result changes = Ctl({"changes", id_});
+  EXPECT_TRUE(Contains(changes.out, "git: 1 commit on main (")) << changes.out.substr(changes.out.size() > 400 ? changes.out.size() - 400 : 0);
+  EXPECT_FALSE(Contains(changes.out, "conflict")) << changes.out.substr(changes.out.size() > 400 ? changes.out.size() - 400 : 0);
+}
+
 // An agent sees the same through `sandboxctl mcp`: its changes tool folds a repository's data
 // into the line (and lists every change in its structured answer); a repository a job made
 // anew is one too.

@@ -177,12 +177,18 @@ TEST_F(ApprovalStoreTest, PartnersAndDecisionsWaitingForACommitRoundTrip) {
   left.DecidePart(2, 2, 2, 2, Verdict::kRejected);
   approvals.SaveAfterCommit("00000000000000aa", 7, {left});
   EXPECT_EQ(approvals.CommitsAwaited("00000000000000aa"), std::vector<int64_t>{7});
-  auto taken = approvals.TakeAfterCommit("00000000000000aa", 7);
+  auto taken = approvals.AfterCommitOf("00000000000000aa", 7);
   ASSERT_EQ(taken.size(), 1u);
   EXPECT_EQ(taken[0].hunks, left.hunks);
   EXPECT_EQ(taken[0].parts, left.parts);
   EXPECT_EQ(taken[0].hunk_count, 2);
-  EXPECT_TRUE(approvals.CommitsAwaited("00000000000000aa").empty());  // taken once
+  EXPECT_EQ(approvals.CommitsAwaited("00000000000000aa"), std::vector<int64_t>{7}) << "read, not forgotten";
+  taken[0].fingerprint = "fp";
+  approvals.SettleAfterCommit("00000000000000aa", 7, taken);
+  EXPECT_TRUE(approvals.CommitsAwaited("00000000000000aa").empty());  // settled once
+  auto kept = approvals.Load("00000000000000aa");
+  ASSERT_EQ(kept.size(), 2u);  // "moved" and what is left of b.txt
+  EXPECT_EQ(kept[1].path == "b.txt" ? kept[1].hunks : kept[0].hunks, left.hunks);
 }
 
 TEST_F(ApprovalStoreTest, DecisionsGoWithTheirSandbox) {
