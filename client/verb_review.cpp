@@ -11,6 +11,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -120,6 +121,8 @@ class Review {
   bool AskAboutWhole(ReviewedChange& change, const std::vector<FileSection>& sections);
   /// A repository's data (`members`, indexes into changes_), shown as `line`.
   bool AskAboutRepository(const std::string& line, const std::vector<size_t>& members);
+  /// Asks `prompt` about something decided whole until answered; `decide` sends the verdict.
+  bool AskWhole(const std::string& prompt, const char* cannot_split, const std::function<void(Verdict)>& decide);
   Answer Ask(const std::string& prompt, const char* help);
   /// Decides units [first, end) of `units`, all in one call.
   void DecideUnits(ReviewedChange& change, std::vector<Unit>& units, size_t first, size_t end, Verdict verdict);
@@ -293,8 +296,12 @@ bool Review::AskAboutRepository(const std::string& line, const std::vector<size_
     SendDecision(sandbox_, verdict, selectors);
     for (size_t i : members) changes_[i].verdicts.assign(changes_[i].verdicts.size(), verdict);
   };
+  return AskWhole("Approve this repository's data [y,n,q,j,?]? ", "Sorry, cannot split a repository's data\n", decide);
+}
+
+bool Review::AskWhole(const std::string& prompt, const char* cannot_split, const std::function<void(Verdict)>& decide) {
   for (;;) {
-    switch (Ask("Approve this repository's data [y,n,q,j,?]? ", kChangeHelp)) {
+    switch (Ask(prompt, kChangeHelp)) {
       case Answer::kApprove:
       case Answer::kApproveRest: decide(Verdict::kApproved); return true;
       case Answer::kReject:
@@ -304,7 +311,7 @@ bool Review::AskAboutRepository(const std::string& line, const std::vector<size_
       case Answer::kQuit: return false;
       case Answer::kPreviousUndecided:
       case Answer::kPrevious: Say("No previous hunk\n"); break;
-      case Answer::kSplit: Say("Sorry, cannot split a repository's data\n"); break;
+      case Answer::kSplit: Say(cannot_split); break;
     }
   }
 }
@@ -320,20 +327,8 @@ bool Review::AskAboutWhole(ReviewedChange& change, const std::vector<FileSection
     Say("(deciding " + Quote(change.path) + " decides the " + std::to_string(beneath) +
         (beneath == 1 ? " change" : " changes") + " beneath it too; each is asked about after it)\n");
   if (change.verdicts.size() == 1) SayIfDecided(change.verdicts.front());
-  for (;;) {
-    switch (Ask("Approve this change [y,n,q,j,?]? ", kChangeHelp)) {
-      case Answer::kApprove:
-      case Answer::kApproveRest: DecideWhole(change.path, Verdict::kApproved); return true;
-      case Answer::kReject:
-      case Answer::kRejectRest: DecideWhole(change.path, Verdict::kRejected); return true;
-      case Answer::kNextUndecided:
-      case Answer::kNext: return true;
-      case Answer::kQuit: return false;
-      case Answer::kPreviousUndecided:
-      case Answer::kPrevious: Say("No previous hunk\n"); break;
-      case Answer::kSplit: Say("Sorry, cannot split this change\n"); break;
-    }
-  }
+  return AskWhole("Approve this change [y,n,q,j,?]? ", "Sorry, cannot split this change\n",
+                  [&](Verdict verdict) { DecideWhole(change.path, verdict); });
 }
 
 Answer Review::Ask(const std::string& prompt, const char* help) {

@@ -64,7 +64,7 @@ bool MovedOnlyByLinkWork(const std::string& then, const std::string& now, const 
 }
 
 std::string LiveSideStamp(int live_root_fd, const std::string& path) {
-  return api::IsGitIndex(path) ? "git-index" : EntryStamp(live_root_fd, path);
+  return api::GitDataOf(path) ? "git-data" : EntryStamp(live_root_fd, path);
 }
 
 std::string ChangeFingerprint(int live_root_fd, int upper_root_fd, const std::string& path) {

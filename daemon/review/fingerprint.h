@@ -35,10 +35,11 @@ bool SameSandboxSide(const std::string& then, const std::string& now);
 /// without moving more (a write moves the mtime, a chmod the mode; DESIGN, "Conflicts").
 bool MovedOnlyByLinkWork(const std::string& then, const std::string& now, const std::set<ino_t>& inodes);
 
-/// The live side of a change's fingerprint: EntryStamp, but "git-index" for a repository's
-/// index (git_data.h). A live `git status` rewrites that file at will, moving its stamp without
-/// staging anything; what the owner decides on is the sandbox's index, and the live one is judged
-/// at the commit by what it stages (changes/git_index_sights.h: a live `git add` is a conflict).
+/// The live side of a change's fingerprint: EntryStamp, but "git-data" for a repository's own
+/// data (git_data.h). A live `git status` rewrites the index at will, and any live git command
+/// makes object directories, without changing what the sandbox's data is; what the owner decides
+/// on is the sandbox's side, and the live one is judged at the commit (conflicts; for the index,
+/// by what it stages: changes/git_index_sights.h, so a live `git add` is a conflict).
 std::string LiveSideStamp(int live_root_fd, const std::string& path);
 
 /// The identity of a change as it is now: "u<upper stamp>|l<live side stamp>".

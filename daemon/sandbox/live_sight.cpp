@@ -190,7 +190,11 @@ void SightStore::Forget(const std::string& sandbox_id, const std::vector<std::pa
   store_.WithDatabase([&](Database& db) {
     Transaction tx(db);
     Statement erase(db, "DELETE FROM live_sights WHERE sandbox_id = ? AND root = ? AND path = ?");
-    for (const auto& [root, path] : paths) erase.Bind(1, sandbox_id).Bind(2, static_cast<int64_t>(root)).Bind(3, path).Run();
+    Statement erase_staged(db, "DELETE FROM staged_sights WHERE sandbox_id = ? AND root = ? AND path = ?");
+    for (const auto& [root, path] : paths) {
+      erase.Bind(1, sandbox_id).Bind(2, static_cast<int64_t>(root)).Bind(3, path).Run();
+      erase_staged.Bind(1, sandbox_id).Bind(2, static_cast<int64_t>(root)).Bind(3, path).Run();
+    }
     tx.Commit();
   });
 }
@@ -198,6 +202,7 @@ void SightStore::Forget(const std::string& sandbox_id, const std::vector<std::pa
 void SightStore::Clear(const std::string& sandbox_id) {
   store_.WithDatabase([&](Database& db) {
     Statement(db, "DELETE FROM live_sights WHERE sandbox_id = ?").Bind(1, sandbox_id).Run();
+    Statement(db, "DELETE FROM staged_sights WHERE sandbox_id = ?").Bind(1, sandbox_id).Run();
   });
 }
 

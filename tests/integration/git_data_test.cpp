@@ -121,8 +121,9 @@ TEST_F(GitDataTest, ALiveGitStatusIsNoConflictButALiveGitAddIs) {
   Result changes = Ctl({"changes", id_});
   EXPECT_FALSE(Contains(changes.out, "conflict")) << changes.out;
   EXPECT_TRUE(Contains(changes.out, "files) [approved]\n")) << changes.out;
-  // The owner stages a file in the live tree: the sandbox's index would take it back.
-  ASSERT_EQ(Live("echo mine > mine.txt && git add mine.txt").status, 0);
+  // The owner stages something in the live tree (a deletion: no object is written, which could
+  // land in a directory the sandbox made): the sandbox's index would take it back.
+  ASSERT_EQ(Live("git rm -q --cached c.txt").status, 0);
   Result refused = Ctl({"commit", id_});
   EXPECT_EQ(refused.status, 1);
   EXPECT_TRUE(Contains(refused.err, ".git/index")) << refused.err;
@@ -130,7 +131,7 @@ TEST_F(GitDataTest, ALiveGitStatusIsNoConflictButALiveGitAddIs) {
   EXPECT_EQ(Trim(Live("git rev-list --count HEAD").out), "1");
   // Unstaged again (what it stages is back to what the sandbox saw): no conflict, and the
   // commit lands.
-  ASSERT_EQ(Live("git rm -q --cached mine.txt && rm mine.txt && git status --porcelain >/dev/null").status, 0);
+  ASSERT_EQ(Live("git reset -q -- c.txt && git status --porcelain >/dev/null").status, 0);
   Result commit = Ctl({"commit", id_});
   ASSERT_EQ(commit.status, 0) << commit.err;
   EXPECT_EQ(Trim(Live("git rev-list --count HEAD").out), "3");
