@@ -22,7 +22,7 @@ const fs::path kDaemon = fs::path(SANDBOXD_SOURCE_DIR) / "daemon";
 
 // What the owner-side programs are built from (daemon/meson.build's sandboxd-owner library):
 // they run as the owner, and what they include must not reach the store, the registry or polkit.
-const std::set<std::string> kOwnerSide = {"base", "model", "text", "helpers"};
+const std::set<std::string> kOwnerSide = {"base", "model", "text", "helpers", "network"};
 
 struct Include {
   std::string from_file;  ///< "bus/sandbox_dbus.cpp"
