@@ -20,6 +20,7 @@
 #include "pipe_call.h"
 #include "proxies.h"
 #include "quote_path.h"
+#include "refusal_note.h"
 #include "selector.h"
 #include "utf8.h"
 #include "verbs.h"
@@ -318,6 +319,18 @@ ToolResult SandboxTools::OutputOf(const std::string& job_id, uint64_t offset, si
     const std::string reason = status["reason"].get<std::string>();
     structured["exit_status"] = exit_status;
     structured["reason"] = reason;
+    // What the job's forwarder refused (a sandbox the person allowed some hosts): the agent
+    // learns which host it may not reach, rather than guessing at a network failure.
+    std::vector<RefusedConnection> refused;
+    if (status.count("refused"))
+      for (const auto& entry : status["refused"].get<std::vector<sdbus::Struct<std::string, uint16_t, std::string>>>())
+        refused.push_back({entry.get<0>(), entry.get<1>(), entry.get<2>()});
+    const uint32_t refused_count = status.count("refused_count") ? status["refused_count"].get<uint32_t>() : 0;
+    if (std::string note = RefusalNote(refused, refused_count); !note.empty()) {
+      text += "[" + note + "]\n";
+      structured["refused"] = json::array();
+      for (const auto& one : refused) structured["refused"].push_back({{"host", one.host}, {"port", one.port}, {"reason", one.reason}});
+    }
     text += "[job " + job_id + " " + HowItEnded(exit_status, reason) + "]";
   }
   return {text, structured, false};

@@ -15,6 +15,7 @@
 
 #include "proxies.h"
 #include "units.h"
+#include "refusal_note.h"
 #include "verbs.h"
 
 namespace sandboxctl {
@@ -63,7 +64,10 @@ std::map<std::string, sdbus::Variant> JobRunOptions(const RunArgs& args) {
     if (seconds == 0) throw UsageError{"--timeout must be more than 0 s"};
     options["timeout_sec"] = sdbus::Variant(seconds);
   }
+  if (args.network && !args.allow_hosts.empty())
+    throw UsageError{"--network and --allow-host exclude each other: the one is every host, the other those named"};
   if (args.network) options["network"] = sdbus::Variant(true);
+  if (!args.allow_hosts.empty()) options["allow_hosts"] = sdbus::Variant(args.allow_hosts);
   if (args.no_live_feed) options["live_feed"] = sdbus::Variant(false);
   if (!args.memory_max.empty()) options["memory_max"] = sdbus::Variant(ParseSize(args.memory_max, "--memory-max"));
   if (!args.tasks_max.empty()) {
@@ -140,6 +144,18 @@ JobEnd RunWithOurStreams(Context& ctx, const std::string& sandbox_path, const st
   if (int signal_number = stopped_by.load(); signal_number != 0) {
     end.exit_status = 128 + signal_number;
     return end;
+  }
+  // What the job's forwarder refused (a job allowed some hosts), once, after its own output.
+  try {
+    auto status = job.GetStatus();
+    std::vector<RefusedConnection> refused;
+    if (status.count("refused"))
+      for (const auto& entry : status["refused"].get<std::vector<sdbus::Struct<std::string, uint16_t, std::string>>>())
+        refused.push_back({entry.get<0>(), entry.get<1>(), entry.get<2>()});
+    uint32_t count = status.count("refused_count") ? status["refused_count"].get<uint32_t>() : 0;
+    if (std::string note = RefusalNote(refused, count); !note.empty()) std::cerr << note << "\n";
+  } catch (const sdbus::Error&) {
+    // The job is gone from the daemon's list already: its end is what counts.
   }
   if (end.reason == "failed") std::cerr << "sandboxctl: the sandbox for the job could not be set up (status " << end.exit_status << ")\n";
   if (end.reason == "timeout") std::cerr << "sandboxctl: the job ran out of time and was killed\n";

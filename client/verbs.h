@@ -20,6 +20,7 @@ struct CreateArgs {
   std::string ttl;    ///< --ttl DUR; "" none
   std::vector<std::string> hide;  ///< --hide (relative ones are taken from our cwd)
   std::vector<std::string> allow_sockets;  ///< --allow-socket (relative ones are taken from our cwd)
+  std::vector<std::string> allow_hosts;    ///< --allow-host HOST[:PORT][,...] (repeatable)
   std::vector<std::string> dirs;
   bool scratch_home = false;  ///< --scratch-home
   bool made_by_try = false;  ///< (not an option: try sets it for the sandboxes it makes)
@@ -33,6 +34,7 @@ struct RunArgs {
   bool no_live_feed = false;       ///< --no-live-feed
   std::vector<std::string> hide;   ///< --hide (relative ones are taken from our cwd)
   std::vector<std::string> allow_sockets;  ///< --allow-socket (relative ones are taken from our cwd)
+  std::vector<std::string> allow_hosts;    ///< --allow-host HOST[:PORT][,...] (repeatable)
   std::string memory_max;          ///< --memory-max SIZE (10M, 2G); "" none
   std::string tasks_max;           ///< --tasks-max N; "" none
   bool detach = false;             ///< run -d: print the job's id and return; its output is kept

@@ -42,6 +42,8 @@ struct JobTimes {
   uint64_t started_usec = 0, ended_usec = 0;
   std::string captured;
   bool output_truncated = false;
+  nlohmann::json refused = nlohmann::json::array();  ///< [{host, port, reason}]
+  uint32_t refused_count = 0;
 };
 
 JobTimes TimesOf(Context& ctx, const ListedJob& job) {
@@ -51,6 +53,10 @@ JobTimes TimesOf(Context& ctx, const ListedJob& job) {
   if (status.count("ended_usec")) times.ended_usec = status["ended_usec"].get<uint64_t>();
   if (status.count("captured")) times.captured = status["captured"].get<std::string>();
   if (status.count("output_truncated")) times.output_truncated = status["output_truncated"].get<bool>();
+  if (status.count("refused"))
+    for (const auto& entry : status["refused"].get<std::vector<sdbus::Struct<std::string, uint16_t, std::string>>>())
+      times.refused.push_back({{"host", entry.get<0>()}, {"port", entry.get<1>()}, {"reason", entry.get<2>()}});
+  if (status.count("refused_count")) times.refused_count = status["refused_count"].get<uint32_t>();
   return times;
 }
 
@@ -108,7 +114,8 @@ int VerbJobs(Context& ctx, const std::string& id_or_name) {
       const auto& [name, job] = rows[i];
       out.push_back({{"id", job.get<0>()}, {"sandbox", name}, {"argv", job.get<2>()}, {"started_usec", job.get<3>()},
                      {"ended_usec", times[i].ended_usec}, {"state", job.get<4>()}, {"exit_status", job.get<5>()},
-                     {"reason", job.get<6>()}, {"captured", times[i].captured}, {"output_truncated", times[i].output_truncated}});
+                     {"reason", job.get<6>()}, {"captured", times[i].captured}, {"output_truncated", times[i].output_truncated},
+                     {"refused", times[i].refused}, {"refused_count", times[i].refused_count}});
     }
     std::cout << ctx.Json(out) << "\n";
     return 0;

@@ -48,7 +48,10 @@ int VerbCreate(Context& ctx, const CreateArgs& args) {
   for (const auto& dir : args.dirs) roots.push_back(Absolute(dir));
   std::map<std::string, sdbus::Variant> options;
   if (!args.name.empty()) options["name"] = sdbus::Variant(args.name);
+  if (args.network && !args.allow_hosts.empty())
+    throw UsageError{"--network and --allow-host exclude each other: the one is every host, the other those named"};
   if (args.network) options["network"] = sdbus::Variant(true);
+  if (!args.allow_hosts.empty()) options["allow_hosts"] = sdbus::Variant(args.allow_hosts);
   if (args.shared) options["shared"] = sdbus::Variant(true);
   if (args.made_by_try) options["made_by_try"] = sdbus::Variant(true);
   if (args.scratch_home) options["scratch_home"] = sdbus::Variant(true);
@@ -116,7 +119,7 @@ int VerbShow(Context& ctx, const std::string& id_or_name) {
   uint64_t quota = info.count("quota_bytes") ? info["quota_bytes"].get<uint64_t>() : 0;
   uint64_t ttl = info.count("ttl_sec") ? info["ttl_sec"].get<uint64_t>() : 0;
   auto strings = [&info](const char* key) { return info.count(key) ? info[key].get<std::vector<std::string>>() : std::vector<std::string>{}; };
-  std::vector<std::string> hide = strings("hide"), allow_sockets = strings("allow_sockets");
+  std::vector<std::string> hide = strings("hide"), allow_sockets = strings("allow_sockets"), allow_hosts = strings("allow_hosts");
   // A review an agent asked for (request_review), while it waits for the owner.
   const std::string asked = text("review_requested");
   const int64_t asked_usec = info.count("review_requested_usec") ? info["review_requested_usec"].get<int64_t>() : 0;
@@ -124,7 +127,8 @@ int VerbShow(Context& ctx, const std::string& id_or_name) {
     nlohmann::json out = {{"id", id}, {"name", name}, {"state", state}, {"owner", owner}, {"roots", roots},
                           {"created_usec", created}, {"running_jobs", running}, {"network", network},
                           {"shared", shared}, {"quota_bytes", quota}, {"ttl_sec", ttl}, {"hide", hide},
-                          {"allow_sockets", allow_sockets}, {"scratch_home", scratch_home}, {"review_requested", nullptr}};
+                          {"allow_sockets", allow_sockets}, {"allow_hosts", allow_hosts}, {"scratch_home", scratch_home},
+                          {"review_requested", nullptr}};
     if (asked_usec != 0) out["review_requested"] = {{"message", asked}, {"time_usec", asked_usec}};
     std::cout << ctx.Json(out) << "\n";
     return 0;
@@ -132,12 +136,13 @@ int VerbShow(Context& ctx, const std::string& id_or_name) {
   std::cout << "Id: " << id << "\nName: " << name << "\nState: " << state << "\nOwner: " << owner << "\n";
   for (size_t i = 0; i < roots.size(); ++i)
     std::cout << (i == 0 ? "Roots: " : "       ") << (roots.size() > 1 ? std::to_string(i) + "/ " : "") << roots[i] << "\n";
-  std::cout << "Created: " << FormatTime(created) << "\nRunning jobs: " << running << "\nNetwork: " << (network ? "yes" : "no") << "\nShared: " << (shared ? "yes" : "no")
+  std::cout << "Created: " << FormatTime(created) << "\nRunning jobs: " << running << "\nNetwork: " << (network ? "yes" : !allow_hosts.empty() ? "these hosts only" : "no") << "\nShared: " << (shared ? "yes" : "no")
             << "\nQuota: " << (quota ? std::to_string(quota) + " bytes" : std::string("none"))
             << "\nTTL: " << (ttl ? std::to_string(ttl) + " s idle" : std::string("none"))
             << "\nScratch home: " << (scratch_home ? "yes (jobs write the home into the sandbox, never a change)" : "no");
   for (const auto& path : hide) std::cout << "\nHidden: " << path;
   for (const auto& path : allow_sockets) std::cout << "\nAllowed socket: " << path;
+  for (const auto& host : allow_hosts) std::cout << "\nAllowed host: " << host;
   // The message is an agent's words: no byte of it may steer the terminal.
   if (asked_usec != 0)
     std::cout << "\nReview asked: " << FormatTime(static_cast<uint64_t>(asked_usec)) << ": \"" << sandboxd::api::EscapeControlBytes(asked) << "\"";

@@ -39,6 +39,8 @@ CreateOptions ParseCreateOptions(const std::map<std::string, sdbus::Variant>& op
       for (const auto& path : parsed.hide)
         if (auto why = HiddenPathSyntaxError(path, /*allow_home=*/false))
           throw Error(Code::kInvalidPath, "cannot hide " + path + " in a new sandbox: " + *why);
+    } else if (key == "allow_hosts") {
+      parsed.allow_hosts = ParseAllowedHosts(Get<std::vector<std::string>>(value, key, "as", "an array of strings"), "a new sandbox");
     } else if (key == "allow_sockets") {
       parsed.allow_sockets = Get<std::vector<std::string>>(value, key, "as", "an array of strings");
       if (parsed.allow_sockets.size() > kMaxAllowedSockets)
@@ -61,6 +63,8 @@ CreateOptions ParseCreateOptions(const std::map<std::string, sdbus::Variant>& op
       throw Error(Code::kInvalidArgument, "unknown option '" + key + "' for CreateSandbox");
     }
   }
+  if (parsed.network && !parsed.allow_hosts.empty())
+    throw Error(Code::kInvalidArgument, "options 'network' and 'allow_hosts' for a new sandbox exclude each other: the one is every host, the other those named");
   return parsed;
 }
 

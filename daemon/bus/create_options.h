@@ -11,11 +11,16 @@
 #include <string>
 #include <vector>
 
+#include "network/host_rules.h"
+
 namespace sandboxd {
 
 struct CreateOptions {
   std::optional<std::string> name;  ///< "name" (s): the sandbox's name; unset: derived from the first root
   bool network = false;             ///< "network" (b): its jobs may use the network (polkit asks)
+  /// "allow_hosts" (as): the hosts its jobs may reach by name (polkit asks unless [Network]
+  /// AllowedHosts= covers them); excludes "network"
+  std::vector<network::HostRule> allow_hosts;
   bool shared = false;              ///< "shared" (b): its roots may overlap other shared sandboxes'
   /// "made_by_try" (b): sandboxctl try made it; try may offer to reuse or drop it (none other)
   bool made_by_try = false;

@@ -92,6 +92,8 @@ void JobDBus::ReadOutput(sdbus::Result<std::vector<uint8_t>>&& result, uint64_t 
 void JobDBus::GetStatus(sdbus::Result<std::map<std::string, sdbus::Variant>>&& result) {
   InWorker(std::move(result), "get-status", [sandbox_id = sandbox_->id()](Job& job) {
     JobEnd end = job.end();
+    std::vector<sdbus::Struct<std::string, uint16_t, std::string>> refused;
+    for (auto& refusal : job.refusals()) refused.emplace_back(std::move(refusal.host), refusal.port, std::move(refusal.reason));
     return std::map<std::string, sdbus::Variant>{
         {"id", sdbus::Variant(job.id())},
         {"sandbox", sdbus::Variant(sdbus::ObjectPath(api::SandboxPath(sandbox_id)))},
@@ -104,6 +106,8 @@ void JobDBus::GetStatus(sdbus::Result<std::map<std::string, sdbus::Variant>>&& r
         {"started_usec", sdbus::Variant(static_cast<uint64_t>(job.created_usec()))},
         {"ended_usec", sdbus::Variant(static_cast<uint64_t>(job.ended_usec()))},
         {"captured", sdbus::Variant(job.captured_streams())},
+        {"refused", sdbus::Variant(refused)},
+        {"refused_count", sdbus::Variant(static_cast<uint32_t>(job.refused_count()))},
     };
   });
 }

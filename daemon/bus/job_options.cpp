@@ -15,6 +15,19 @@ T Get(const sdbus::Variant& value, const std::string& key, const char* type, con
 
 }  // namespace
 
+std::vector<network::HostRule> ParseAllowedHosts(const std::vector<std::string>& items, const std::string& whose) {
+  std::string joined;
+  for (const auto& item : items) {
+    if (item.size() > 4096) throw Error(Code::kInvalidArgument, "an allowed host of over 4096 bytes for " + whose);
+    joined += item + ",";
+  }
+  try {
+    return network::ParseHostRules(joined);
+  } catch (const Error& error) {
+    throw Error(error.code(), std::string(error.what()) + " (for " + whose + ")");
+  }
+}
+
 JobOptions ParseJobOptions(const std::map<std::string, sdbus::Variant>& options, const std::string& sandbox_id) {
   JobOptions parsed;
   for (const auto& [key, value] : options) {
@@ -50,6 +63,8 @@ JobOptions ParseJobOptions(const std::map<std::string, sdbus::Variant>& options,
       for (const auto& path : parsed.hide)
         if (path.empty() || path[0] != '/')
           throw Error(Code::kInvalidPath, "hidden path '" + path + "' for a job in sandbox " + sandbox_id + " is not absolute");
+    } else if (key == "allow_hosts") {
+      parsed.allow_hosts = ParseAllowedHosts(Get<std::vector<std::string>>(value, key, "as", sandbox_id), "a job in sandbox " + sandbox_id);
     } else if (key == "allow_sockets") {
       parsed.allow_sockets = Get<std::vector<std::string>>(value, key, "as", sandbox_id);
       if (parsed.allow_sockets.size() > kMaxAllowedSockets)
@@ -61,6 +76,9 @@ JobOptions ParseJobOptions(const std::map<std::string, sdbus::Variant>& options,
       throw Error(Code::kInvalidArgument, "unknown option '" + key + "' for a job in sandbox " + sandbox_id);
     }
   }
+  if (parsed.network && !parsed.allow_hosts.empty())
+    throw Error(Code::kInvalidArgument, "options 'network' and 'allow_hosts' for a job in sandbox " + sandbox_id +
+                                            " exclude each other: the one is every host, the other those named");
   return parsed;
 }
 

@@ -19,6 +19,10 @@ inline constexpr size_t kMaxHiddenPaths = 256;
 inline constexpr size_t kMaxJobArgs = 9000;  // as bubblewrap's MAX_ARGS, in spirit
 inline constexpr size_t kMaxJobEnv = 4096;
 
+/// The rules of an "allow_hosts" option (as): each item one or more HOST[:PORT], comma
+/// separated. Throws Error(kInvalidArgument) naming the item and `whose` ("a job in sandbox S").
+std::vector<network::HostRule> ParseAllowedHosts(const std::vector<std::string>& items, const std::string& whose);
+
 /// Throws Error(kInvalidArgument) naming the option and the sandbox.
 JobOptions ParseJobOptions(const std::map<std::string, sdbus::Variant>& options, const std::string& sandbox_id);
 

@@ -68,6 +68,9 @@ CreateRequest ManagerDBus::CreateRequestFrom(std::vector<std::string> roots, con
   request.scratch_home = parsed.scratch_home;
   request.hide = std::move(parsed.hide);
   request.allow_sockets = std::move(parsed.allow_sockets);
+  request.allow_hosts = std::move(parsed.allow_hosts);
+  if (!request.allow_hosts.empty() && parts_.layout.user_mode())
+    throw Error(Code::kInvalidArgument, "allowed hosts need the system sandboxd: a user's own cannot set up a job's network (use the system one, or --network)");
   request.quota_bytes = parsed.quota_bytes.value_or(parts_.config.storage.default_quota_bytes);
   request.ttl_sec = parsed.ttl_sec.value_or(parts_.config.storage.default_ttl_sec);
   // Under [Storage] MaxQuota= no sandbox is without a quota unless an administrator says so.
@@ -94,6 +97,12 @@ void ManagerDBus::AuthorizeCreate(const Caller& caller, const CreateRequest& req
   if (request.network)
     parts_.authority.Check(caller, api::kActionNetwork, {{"roots", roots}, {"verb", "create"}}, interactive,
                            "create a sandbox over " + roots + " whose jobs have network access");
+  // Hosts the administrator lets anyone allow ([Network] AllowedHosts=) need no one's say.
+  if (!request.allow_hosts.empty() && !network::Covers(parts_.config.network.allowed_hosts, request.allow_hosts)) {
+    const std::string hosts = network::FormatHostRules(request.allow_hosts);
+    parts_.authority.Check(caller, api::kActionNetwork, {{"roots", roots}, {"verb", "create"}, {"hosts", hosts}}, interactive,
+                           "create a sandbox over " + roots + " whose jobs reach " + hosts);
+  }
 }
 
 void ManagerDBus::CreateSandbox(sdbus::Result<sdbus::ObjectPath>&& result, std::vector<std::string> roots,

@@ -37,6 +37,14 @@
 namespace sandboxd {
 namespace {
 
+/// Each rule as --allow-host takes it ("pypi.org", "*.example.org:8443").
+std::vector<std::string> HostRuleTexts(const std::vector<network::HostRule>& rules) {
+  std::vector<std::string> texts;
+  for (const auto& rule : rules) texts.push_back(network::FormatHostRule(rule));
+  return texts;
+}
+
+
 /// Refuses a note or a review's message longer than the review log keeps.
 void CheckNote(const std::string& text, const char* what, const std::string& sandbox_id) {
   if (text.size() > ReviewLog::kMaxNoteBytes)
@@ -290,6 +298,11 @@ void SandboxDBus::AuthorizeConsent(const Caller& caller, const JobConsent& conse
     parts_.authority.Check(caller, api::kActionNetwork,
                            {{"sandbox", sandbox_->id()}, {"roots", JoinRoots(sandbox_->roots())}, {"command", command}, {"verb", "run"}},
                            interactive, "run " + command + " with network access in sandbox " + sandbox_->id());
+  if (!consent.hosts.empty())
+    parts_.authority.Check(caller, api::kActionNetwork,
+                           {{"sandbox", sandbox_->id()}, {"roots", JoinRoots(sandbox_->roots())}, {"command", command}, {"verb", "run"},
+                            {"hosts", consent.hosts}},
+                           interactive, "run " + command + " in sandbox " + sandbox_->id() + " with access to " + consent.hosts);
   if (!consent.above.empty())
     parts_.authority.Check(caller, api::kActionManage,
                            {{"sandbox", sandbox_->id()}, {"command", command}, {"verb", "run"}, {"limits", consent.above}}, interactive,
@@ -578,6 +591,7 @@ void SandboxDBus::GetInfo(sdbus::Result<std::map<std::string, sdbus::Variant>>&&
         {"ttl_sec", sdbus::Variant(sandbox_->ttl_sec())},
         {"hide", sdbus::Variant(sandbox_->hide())},
         {"allow_sockets", sdbus::Variant(sandbox_->allow_sockets())},
+        {"allow_hosts", sdbus::Variant(HostRuleTexts(sandbox_->allow_hosts()))},
         {"last_used_usec", sdbus::Variant(static_cast<uint64_t>(sandbox_->last_used_usec()))},
     };
     if (auto asked = parts_.operations.review_log.OpenRequest(sandbox_->id())) {

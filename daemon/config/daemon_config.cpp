@@ -68,6 +68,27 @@ void ApplyHiddenPaths(Config& config, std::string_view value) {
   }
 }
 
+void ApplyAllowedHosts(Config& config, std::string_view value) {
+  auto& list = config.network.allowed_hosts;
+  if (value.empty()) {  // as HiddenPaths=: an empty assignment resets the list
+    list.clear();
+    return;
+  }
+  std::vector<network::HostRule> rules;
+  try {
+    // Separated by commas, as --allow-host takes them, or by blanks.
+    std::string joined;
+    for (const auto& word : SplitWhitespace(value)) joined += word + ",";
+    rules = network::ParseHostRules(joined);
+  } catch (const Error& error) {
+    throw ValueError(std::string("AllowedHosts: ") + error.what());
+  }
+  for (auto& rule : rules)
+    if (std::find(list.begin(), list.end(), rule) == list.end()) list.push_back(std::move(rule));
+  if (list.size() > network::kMaxHostRules)
+    throw ValueError("AllowedHosts lists more than " + std::to_string(network::kMaxHostRules) + " hosts");
+}
+
 void ApplyHideOtherHomes(Config& config, std::string_view value) {
   config.jobs.hide_other_homes = value.empty() ? JobsConfig{}.hide_other_homes : ParseBoolean("HideOtherHomes", value);
 }
@@ -206,6 +227,7 @@ constexpr KeySpec kKeys[] = {
     {"Limits", "MaxCapturedOutputPerUser", ApplyMaxCapturedOutputPerUser},
     {"Limits", "DefaultMemoryMax", ApplyDefaultMemoryMax},
     {"Limits", "DefaultTasksMax", ApplyDefaultTasksMax},
+    {"Network", "AllowedHosts", ApplyAllowedHosts},
 };
 
 bool KnownSection(std::string_view name) {

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "network/host_rules.h"
+
 namespace sandboxd {
 
 /// The built-in HiddenPaths: the usual stores of credentials and keys, browser and mail
@@ -69,12 +71,21 @@ struct LimitsConfig {
   uint64_t default_tasks_max = 4096;
 };
 
+/// [Network]: what a job may reach (issue 43).
+struct NetworkConfig {
+  /// Hosts any user may let a job reach (run/create --allow-host) without polkit's network
+  /// action: rules as --allow-host takes them, appended to by each AllowedHosts=; an empty
+  /// AllowedHosts= empties the list. None by default.
+  std::vector<network::HostRule> allowed_hosts;
+};
+
 /// The whole configuration. A new section is a new member struct here plus its rows in the key
 /// table of daemon_config.cpp.
 struct Config {
   JobsConfig jobs;
   StorageConfig storage;
   LimitsConfig limits;
+  NetworkConfig network;
 };
 
 /// Applies the assignments of one file's text, in order, on top of `config`; `file` names it

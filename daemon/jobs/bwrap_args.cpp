@@ -40,6 +40,7 @@ BwrapInvocation BuildBwrapArgs(const BwrapConfig& config) {
   for (const auto& root : config.roots) add({"--bind", root.merged, root.real_path});
   args.insert(args.end(), config.hiding.begin(), config.hiding.end());
   for (const auto& file : config.host_files) add({"--ro-bind", file, file});
+  for (const auto& [file, path] : config.replaced_files) add({"--ro-bind", file, path});
   // (connect() needs no write access to the mount: read-only, the job cannot replace them.)
   for (const auto& socket : config.allowed_sockets) add({"--ro-bind", socket, socket});
   // (bwrap looks a bind's source up on the host, so the starter's own path is found there.)

@@ -64,6 +64,10 @@ struct BwrapConfig {
   /// Host files bound read-only at their own path after the hiding: what a job needs from its
   /// private directories (the file /etc/resolv.conf points to when that is under /run).
   std::vector<std::string> host_files;
+  /// {host file, path in the job}: bound read-only over the path after the host files, so that
+  /// one of the daemon's stands where a host file would be (the name files of a job allowed
+  /// some hosts: job_setup.h NameFilesOfAllowlistedJobs).
+  std::vector<std::pair<std::string, std::string>> replaced_files;
   /// Host sockets the owner named (--allow-socket), canonical: bound at their own path last,
   /// so that neither a private directory nor a hidden path covers them.
   std::vector<std::string> allowed_sockets;

@@ -19,6 +19,7 @@
 #include "base/file_clock.h"
 #include "base/name_table.h"
 #include "jobs/job_senders.h"
+#include "logging/log.h"
 
 namespace sandboxd {
 
@@ -50,6 +51,7 @@ Job::~Job() {
 
 void Job::Start(JobLaunch launch, FinishedCallback on_finished, OutputCallback on_output) {
   start_mark_ = launch.start_mark;
+  network_setup_ = std::move(launch.network);
   int status_pipe[2];
   if (pipe2(status_pipe, O_CLOEXEC) != 0) ThrowErrno("cannot create a pipe for job " + id_);
   UniqueFd status_read(status_pipe[0]), status_write(status_pipe[1]);
@@ -241,9 +243,12 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, UniqueFd go_fd, std::
         if (go_fd && NoteNamespaceInit(status_text, status_checked)) {
           // The command may run now: the daemon can tell its processes apart from here on, and
           // (bwrap's set-up took longer than a tick, as a rule) the file clock is past its start.
-          WaitForFileClockPast(start_mark_);
-          ssize_t ignored = write(go_fd.get(), "1", 1);
-          (void)ignored;
+          // Its network first, where it has hosts: the command never runs without it.
+          if (SetUpNetwork()) {
+            WaitForFileClockPast(start_mark_);
+            ssize_t ignored = write(go_fd.get(), "1", 1);
+            (void)ignored;
+          }
           go_fd.reset();
         }
       }
@@ -265,6 +270,13 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, UniqueFd go_fd, std::
   }
   if (auto captured = output()) captured->Close();
   int wait_status = child_.Wait();
+  // Its forwarder ends with it, and the last of its refusals are in before the end is told.
+  std::shared_ptr<JobNetwork> network;
+  {
+    std::lock_guard lock(mutex_);
+    network = network_;
+  }
+  if (network) network->Stop();
   std::unique_ptr<JobCgroup> cgroup;
   std::unique_ptr<JobLimitGroups> limits;
   {
@@ -371,6 +383,7 @@ bool Job::NoteNamespaceInit(const std::string& status_text, size_t& from) {
     JobSenders::Instance().AddJobNamespace(init->pid_namespace);
     std::lock_guard lock(mutex_);
     namespace_init_ = std::move(init->pidfd);
+    namespace_init_pid_ = *reported;
     pid_namespace_ = init->pid_namespace;
     // Cancelled while bwrap was still starting: bwrap may have died before its init set its
     // parent-death signal, so the init is killed itself.
@@ -379,6 +392,39 @@ bool Job::NoteNamespaceInit(const std::string& status_text, size_t& from) {
     return true;
   }
   return false;
+}
+
+bool Job::SetUpNetwork() {
+  if (!network_setup_) return true;
+  int pidfd;
+  pid_t pid;
+  {
+    std::lock_guard lock(mutex_);
+    if (stop_reason_) return false;
+    pidfd = namespace_init_.get();
+    pid = namespace_init_pid_;
+  }
+  try {
+    auto network = network_setup_(pid, pidfd);
+    std::lock_guard lock(mutex_);
+    network_ = std::move(network);
+    return true;
+  } catch (const std::exception& e) {
+    LogAbout({sandbox_id_, std::nullopt, id_}, spdlog::level::warn, "job {} in sandbox {}: cannot set up its network, so it does not run: {}",
+             id_, sandbox_id_, e.what());
+    Cancel(JobEndReason::kFailed);
+    return false;
+  }
+}
+
+std::vector<network::Refusal> Job::refusals() const {
+  std::lock_guard lock(mutex_);
+  return network_ ? network_->refusals() : std::vector<network::Refusal>{};
+}
+
+size_t Job::refused_count() const {
+  std::lock_guard lock(mutex_);
+  return network_ ? network_->refused_count() : 0;
 }
 
 void Job::WhenFinished(FinishedCallback callback) {

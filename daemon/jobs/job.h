@@ -23,6 +23,7 @@
 #include "jobs/job_cgroup.h"
 #include "jobs/job_limits.h"
 #include "jobs/job_namespace.h"
+#include "jobs/job_network.h"
 
 namespace sandboxd {
 
@@ -75,6 +76,10 @@ struct JobLaunch {
   /// A child parked in the job's cgroups already (job_starts_ahead.h), to become bwrap; none:
   /// bwrap is spawned at the start and enters the cgroups itself.
   ParkedSpawn starter;
+  /// Sets up the job's network (job_network.h) once its namespaces are known and checked,
+  /// before its command runs, given the verified first process; a throw ends the job as
+  /// "failed" before the command runs. None: the job's network needs nothing of the daemon.
+  std::function<std::shared_ptr<JobNetwork>(pid_t pid, int pidfd)> network;
 };
 
 class Job {
@@ -134,6 +139,10 @@ class Job {
   /// "stdout and stderr", "stdout", "stderr", or "" (sandboxctl run: the caller's own).
   std::string captured_streams() const;
   bool output_truncated() const;
+  /// What the job's forwarder refused (job_network.h): the first kMaxKeptRefusals, and how many
+  /// distinct ones there were. None for a job without allowed hosts.
+  std::vector<network::Refusal> refusals() const;
+  size_t refused_count() const;
   std::string ReadOutput(uint64_t offset, uint32_t max_bytes) const;
 
  private:
@@ -143,6 +152,9 @@ class Job {
   /// Looks at the complete lines of `status_text` from `from` on for bwrap's report of the
   /// job's pid-namespace init, and keeps it once it checks out (job_namespace.h); true then.
   bool NoteNamespaceInit(const std::string& status_text, size_t& from);
+  /// Sets up the job's network (JobLaunch::network) once NoteNamespaceInit has the init; false
+  /// (the job cancelled as failed, the reason logged) when it could not be.
+  bool SetUpNetwork();
 
   const std::string id_;
   const std::string sandbox_id_;
@@ -158,6 +170,9 @@ class Job {
   std::unique_ptr<JobCgroup> cgroup_;
   std::unique_ptr<JobLimitGroups> limits_;
   UniqueFd namespace_init_;  ///< pidfd of pid 1 of the job's pid namespace, once verified
+  pid_t namespace_init_pid_ = -1;  ///< its pid, looked up only while the pidfd shows it alive
+  std::function<std::shared_ptr<JobNetwork>(pid_t, int)> network_setup_;  ///< JobLaunch::network
+  std::shared_ptr<JobNetwork> network_;  ///< once set up
   std::optional<NamespaceId> pid_namespace_;  ///< registered with JobSenders while the job runs
   int64_t start_mark_ = 0;                     ///< JobLaunch::start_mark
   std::shared_ptr<CapturedOutput> output_;  ///< set by Start; readers take a copy under the mutex

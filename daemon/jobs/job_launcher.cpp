@@ -55,7 +55,23 @@ JobConsent JobLauncher::ConsentNeeded(const Sandbox& sandbox, const JobRequest& 
   ResolveJobCwd(request.cwd, sandbox.roots(), sandbox.id(), request.options.cwd_fallback);
   // A sandbox created with the network had polkit's answer then; a job asking for it in
   // another sandbox asks now.
-  return {request.options.network && !sandbox.network(), AboveDefaults(request.options.limits, parts_.settings.default_limits)};
+  JobConsent consent{request.options.network && !sandbox.network(), "", AboveDefaults(request.options.limits, parts_.settings.default_limits)};
+  const auto& hosts = request.options.allow_hosts;
+  if (!hosts.empty()) {
+    if (parts_.settings.user_mode)
+      throw Error(Code::kInvalidArgument, "allowed hosts need the system sandboxd: a user's own cannot set up a job's network (use the system one, or --network)");
+    // Fewer hosts than the sandbox's whole network, or hosts its own list or the
+    // administrator's covers, were granted already.
+    if (!sandbox.network() && !network::Covers(sandbox.allow_hosts(), hosts) && !network::Covers(parts_.settings.admin_hosts, hosts))
+      consent.hosts = network::FormatHostRules(hosts);
+  }
+  return consent;
+}
+
+std::vector<network::HostRule> JobLauncher::HostsOf(const Sandbox& sandbox, const JobOptions& options) {
+  if (!options.allow_hosts.empty()) return options.allow_hosts;
+  // A job given the whole network has no use for its sandbox's few hosts.
+  return options.network ? std::vector<network::HostRule>{} : sandbox.allow_hosts();
 }
 
 JobLaunch JobLauncher::Assemble(const Sandbox& sandbox, JobRequest& request, const UserCredentials& user) const {
@@ -88,7 +104,17 @@ JobLaunch JobLauncher::Assemble(const Sandbox& sandbox, JobRequest& request, con
     }
   }
   config.cwd = ResolveJobCwd(request.cwd, sandbox.roots(), sandbox.id(), request.options.cwd_fallback);
-  config.network = request.options.network || sandbox.network();
+  // The job's own hosts narrow a sandbox's whole network to them.
+  config.network = request.options.network || (sandbox.network() && request.options.allow_hosts.empty());
+  const auto hosts = HostsOf(sandbox, request.options);
+  if (!hosts.empty()) {
+    if (settings.user_mode)
+      throw Error(Code::kInvalidArgument, "sandbox " + sandbox.id() + " allows hosts, which need the system sandboxd: a user's own cannot set up a job's network");
+    // Its own namespace (--unshare-net), made into one where every lookup and connection
+    // reaches the forwarder once bwrap has made it (Job::Start's `network`).
+    config.network = false;
+    config.replaced_files = NameFilesOfAllowlistedJobs(settings.job_resolv_conf, settings.job_hosts);
+  }
   config.json_status_fd = Job::kStatusFd;
   config.args_fd = Job::kArgsFd;
   config.block_fd = Job::kBlockFd;
@@ -212,6 +238,10 @@ std::shared_ptr<Job> JobLauncher::Launch(const std::shared_ptr<Sandbox>& sandbox
   else
     launch.limits = std::move(premade);  // unlimited, and removed with the job
   if (ahead) launch.starter = std::move(ahead->starter);
+  if (auto hosts = HostsOf(*sandbox, request.options); !hosts.empty()) {
+    JobNetworkPlan plan{std::move(hosts), BesideHelper(settings.helper_path, "sandboxd-net-forwarder"), user, {sandbox->id(), owner, job_id}};
+    launch.network = [plan = std::move(plan)](pid_t pid, int pidfd) { return JobNetwork::Start(plan, pid, pidfd); };
+  }
   const int64_t started = sandbox->BeginJob();
   launch.start_mark = started;
   auto job = std::make_shared<Job>(job_id, sandbox->id(), request.argv);

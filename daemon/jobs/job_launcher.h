@@ -43,6 +43,12 @@ struct JobSettings {
   size_t max_running_jobs_per_user = 64;  ///< [Limits] MaxRunningJobsPerUser=
   std::string hidden_file_stand_in;       ///< bound over hidden files (hidden_paths.h)
   std::optional<std::string> cgroups;     ///< where jobs' cgroups go; none: pid namespaces only
+  /// [Network] AllowedHosts=: hosts any job may be allowed without polkit.
+  std::vector<network::HostRule> admin_hosts;
+  /// What a job allowed some hosts sees as /etc/resolv.conf and /etc/hosts (the daemon's name
+  /// server alone, and no name of the host's: every lookup goes to the forwarder).
+  std::string job_resolv_conf;
+  std::string job_hosts;
 };
 
 /// What the launcher uses of the running daemon, by reference (it outlives every job).
@@ -88,6 +94,9 @@ struct JobWatchers {
 /// What a job asks that the owner's own say does not cover: polkit is asked first.
 struct JobConsent {
   bool network = false;    ///< network in a sandbox made without it
+  /// Hosts beyond the sandbox's own and the administrator's list, as FormatHostRules writes
+  /// them; "" if none.
+  std::string hosts;
   std::string above;       ///< limits above the defaults, as "memory_max 2G" (job_limits.h); "" if none
 };
 
@@ -96,6 +105,9 @@ class JobLauncher {
   explicit JobLauncher(JobLauncherParts parts);
 
   JobConsent ConsentNeeded(const Sandbox& sandbox, const JobRequest& request) const;
+  /// The hosts a job may reach by name: its own, or else its sandbox's (none for a job given
+  /// the whole network). None: the network is all or nothing for it.
+  static std::vector<network::HostRule> HostsOf(const Sandbox& sandbox, const JobOptions& options);
   /// Starts `request` in `sandbox` (the caller has authorized it and any JobConsent). Throws
   /// Error naming the sandbox, path or limit that refuses it, and then nothing has started.
   std::shared_ptr<Job> Launch(const std::shared_ptr<Sandbox>& sandbox, JobRequest request, JobWatchers watchers);

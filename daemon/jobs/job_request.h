@@ -10,11 +10,16 @@
 
 #include "unique_fd.h"
 #include "jobs/job_limits.h"
+#include "network/host_rules.h"
 
 namespace sandboxd {
 
 struct JobOptions {
   bool network = false;           ///< "network" (b): this job may use the network (polkit asks)
+  /// "allow_hosts" (as): the hosts this job may reach by name, and nothing else (issue 43;
+  /// network/host_rules.h); polkit asks unless the sandbox's own or [Network] AllowedHosts=
+  /// cover them. Excludes "network".
+  std::vector<network::HostRule> allow_hosts;
   uint64_t timeout_sec = 0;       ///< "timeout_sec" (t): killed after this long; 0 for never
   std::vector<std::string> hide;  ///< "hide" (as): absolute paths made empty and unreadable
   /// "allow_sockets" (as): host sockets this job may reach (host_sockets.h), absolute paths

@@ -69,4 +69,12 @@ std::vector<std::string> HostFilesJobsNeed() {
   return {};
 }
 
+std::vector<std::pair<std::string, std::string>> NameFilesOfAllowlistedJobs(const std::string& resolv_conf, const std::string& hosts) {
+  std::vector<std::pair<std::string, std::string>> files;
+  char resolved[PATH_MAX];
+  if (realpath("/etc/resolv.conf", resolved)) files.emplace_back(resolv_conf, resolved);
+  if (realpath("/etc/hosts", resolved)) files.emplace_back(hosts, resolved);
+  return files;
+}
+
 }  // namespace sandboxd

@@ -37,4 +37,11 @@ std::vector<std::string> JobEnvironment(const UserCredentials& user, const std::
 /// /etc holds is the system's, not a user's.
 std::vector<std::string> HostFilesJobsNeed();
 
+/// What a job allowed some hosts sees in place of the host's files that say where names are
+/// looked up: {the daemon's file, the path it is bound over}, for /etc/resolv.conf and
+/// /etc/hosts, each bound over the file the host's path leads to (in a private directory too,
+/// where HostFilesJobsNeed binds the host's). A host without one of them gets nothing bound
+/// there: a resolver without resolv.conf asks 127.0.0.1, which reaches the forwarder too.
+std::vector<std::pair<std::string, std::string>> NameFilesOfAllowlistedJobs(const std::string& resolv_conf, const std::string& hosts);
+
 }  // namespace sandboxd

@@ -75,6 +75,7 @@ class Sandbox {
   uint64_t ttl_sec() const { return record_.ttl_sec; }
   const std::vector<std::string>& hide() const { return record_.hide; }
   const std::vector<std::string>& allow_sockets() const { return record_.allow_sockets; }
+  const std::vector<network::HostRule>& allow_hosts() const { return record_.allow_hosts; }
   /// The whole record as it stands (its state included): what the store keeps of it.
   SandboxRecord record() const;
   /// When it was last used: a job's start or end, an operation's end (kept in memory; garbage

@@ -147,6 +147,7 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
     record.ttl_sec = request.ttl_sec;
     record.hide = request.hide;
     record.allow_sockets = request.allow_sockets;
+    record.allow_hosts = request.allow_hosts;
     record.last_used_usec = record.created_usec;
     sandbox = MakeSandbox(record);
     // Reserved before authorization and the slow set-up, so that a concurrent create over the

@@ -37,6 +37,8 @@ struct CreateRequest {
   std::vector<std::string> hide;  ///< absolute paths every job sees empty (create --hide)
   /// Host sockets every job may reach (create --allow-socket): canonical, checked as the owner.
   std::vector<std::string> allow_sockets;
+  /// Hosts every job may reach by name (create --allow-host; asked of polkit by the caller).
+  std::vector<network::HostRule> allow_hosts;
   /// The fine file clock (FileClockFineNowNs) when the call came in; 0: when Create begins. A
   /// live change stamped before it is before the sandbox (its creation time is a file-clock tick
   /// past it); taken at the call's arrival, the wait for that tick overlaps more of the set-up.

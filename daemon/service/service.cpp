@@ -102,6 +102,19 @@ void Service::SetUpDirectories() {
   unlink(stand_in.c_str());
   UniqueFd file(open(stand_in.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0));
   if (!file || fchmod(file.get(), 0) != 0) ThrowErrno("cannot create " + stand_in);
+  // What a job allowed some hosts sees as /etc/resolv.conf and /etc/hosts (job_setup.h):
+  // read by every owner's bwrap, the same for every job.
+  WriteJobNameFile(JobResolvConf(),
+                   "# sandboxd: this job may reach some hosts by name; the daemon's name server answers for them.\n"
+                   "nameserver 127.0.0.53\n");
+  WriteJobNameFile(JobHosts(), "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n");
+}
+
+void Service::WriteJobNameFile(const std::string& path, const std::string& text) {
+  unlink(path.c_str());
+  UniqueFd file(open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+  if (!file || fchmod(file.get(), 0644) != 0 || write(file.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()))
+    ThrowErrno("cannot create " + path);
 }
 
 void Service::OpenState() {
@@ -210,7 +223,8 @@ void Service::PrepareJobs() {
                    .hidden_paths = config_.jobs.hidden_paths, .hide_other_homes = config_.jobs.hide_other_homes,
                    .default_limits = {config_.limits.default_memory_max, config_.limits.default_tasks_max},
                    .max_running_jobs_per_user = config_.limits.max_running_jobs_per_user,
-                   .hidden_file_stand_in = HiddenFileStandIn(), .cgroups = job_cgroups_},
+                   .hidden_file_stand_in = HiddenFileStandIn(), .cgroups = job_cgroups_,
+                   .admin_hosts = config_.network.allowed_hosts, .job_resolv_conf = JobResolvConf(), .job_hosts = JobHosts()},
       .slots = job_slots_, .output_budget = output_budget_, .limits = job_limits_, .sights = *sights_,
       .agreed_usec = [this](const Sandbox& sandbox) { return commits_->AgreedUsec(sandbox); },
       .check_decisions = [this](const Sandbox& sandbox) {

@@ -63,6 +63,9 @@ class Service {
  private:
   /// A root-owned mode-0000 empty file, bound over hidden files in jobs (hidden_paths.h).
   std::string HiddenFileStandIn() const { return layout_.run_dir() + "/hidden"; }
+  std::string JobResolvConf() const { return layout_.run_dir() + "/job-resolv.conf"; }
+  std::string JobHosts() const { return layout_.run_dir() + "/job-hosts"; }
+  static void WriteJobNameFile(const std::string& path, const std::string& text);
   void SetUpDirectories();
   /// [Storage] MaxQuota= given as a percentage, in bytes of the state's file system (logged).
   void ResolveStorageShares();

@@ -24,7 +24,8 @@ CREATE TABLE IF NOT EXISTS sandboxes (
   hard_quota INTEGER NOT NULL DEFAULT 0,
   allow_sockets TEXT NOT NULL DEFAULT '[]',
   made_by_try INTEGER NOT NULL DEFAULT 0,
-  scratch_home INTEGER NOT NULL DEFAULT 0
+  scratch_home INTEGER NOT NULL DEFAULT 0,
+  allow_hosts TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS roots (
   sandbox_id TEXT NOT NULL REFERENCES sandboxes(id) ON DELETE CASCADE,
@@ -75,6 +76,7 @@ Store::Store(const std::string& path) : db_(path) {
   AddColumnIfMissing("sandboxes", "allow_sockets", "TEXT NOT NULL DEFAULT '[]'");
   AddColumnIfMissing("sandboxes", "made_by_try", "INTEGER NOT NULL DEFAULT 0");
   AddColumnIfMissing("sandboxes", "scratch_home", "INTEGER NOT NULL DEFAULT 0");
+  AddColumnIfMissing("sandboxes", "allow_hosts", "TEXT NOT NULL DEFAULT ''");
 }
 
 void Store::AddColumnIfMissing(const std::string& table, const std::string& column, const std::string& declaration) {
@@ -90,7 +92,7 @@ void Store::Insert(const SandboxRecord& record) {
   Transaction tx(db_);
   Statement(db_,
             "INSERT INTO sandboxes(id, name, owner, state, created_usec, network, shared, quota_bytes, ttl_sec, last_used_usec, hide, "
-            "hard_quota, allow_sockets, made_by_try, scratch_home) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+            "hard_quota, allow_sockets, made_by_try, scratch_home, allow_hosts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
       .Bind(1, record.id)
       .Bind(2, record.name)
       .Bind(3, static_cast<int64_t>(record.owner))
@@ -106,6 +108,7 @@ void Store::Insert(const SandboxRecord& record) {
       .Bind(13, nlohmann::json(record.allow_sockets).dump())
       .Bind(14, static_cast<int64_t>(record.made_by_try ? 1 : 0))
       .Bind(15, static_cast<int64_t>(record.scratch_home ? 1 : 0))
+      .Bind(16, network::FormatHostRules(record.allow_hosts))
       .Run();
   Statement insert_root(db_, "INSERT INTO roots(sandbox_id, idx, path, store, handle) VALUES (?, ?, ?, ?, ?)");
   for (size_t i = 0; i < record.roots.size(); ++i)
@@ -179,7 +182,7 @@ std::vector<SandboxRecord> Store::LoadAll(std::vector<std::pair<std::string, std
   std::vector<SandboxRecord> records;
   Statement sandboxes(db_,
                       "SELECT id, name, owner, state, created_usec, network, shared, quota_bytes, ttl_sec, last_used_usec, hide, "
-                      "hard_quota, allow_sockets, made_by_try, scratch_home FROM sandboxes "
+                      "hard_quota, allow_sockets, made_by_try, scratch_home, allow_hosts FROM sandboxes "
                       "ORDER BY created_usec, id");
   while (sandboxes.Step()) {
     SandboxRecord r;
@@ -206,6 +209,13 @@ std::vector<SandboxRecord> Store::LoadAll(std::vector<std::pair<std::string, std
     r.allow_sockets = StringList(sandboxes.ColumnText(12));
     r.made_by_try = sandboxes.ColumnInt(13) != 0;
     r.scratch_home = sandboxes.ColumnInt(14) != 0;
+    try {
+      r.allow_hosts = network::ParseHostRules(sandboxes.ColumnText(15));
+    } catch (const Error& error) {
+      // Not guessed at either: a sandbox whose hosts cannot be read must not run with others.
+      refused.emplace_back(r.id, "sandbox " + r.id + " has allowed hosts in the store that cannot be read: " + error.what());
+      continue;
+    }
     records.push_back(std::move(r));
   }
   Statement roots(db_, "SELECT path, store, handle FROM roots WHERE sandbox_id = ? ORDER BY idx");

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "network/host_rules.h"
 #include "store/sandbox_state.h"
 #include "store/sqlite.h"
 
@@ -53,6 +54,9 @@ struct SandboxRecord {
   std::vector<std::string> hide = {};
   /// Host sockets every job of it may reach (create --allow-socket), canonical when created.
   std::vector<std::string> allow_sockets = {};
+  /// The hosts every job of it may reach by name (create --allow-host); none: no network, or
+  /// all of it (`network`).
+  std::vector<network::HostRule> allow_hosts = {};
 
   bool operator==(const SandboxRecord&) const = default;
 };

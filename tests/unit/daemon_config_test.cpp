@@ -351,5 +351,15 @@ TEST_F(ConfigLoadTest, AMaxQuotaInPercentIsAShareOfTheStatesFileSystem) {
   EXPECT_THROW(ResolveMaxQuota(over, uint64_t{100} << 30), Error);
 }
 
+TEST(ConfigTest, AllowedHostsAppendsRulesAndAnEmptyOneEmptiesTheList) {
+  EXPECT_TRUE(Parse("").network.allowed_hosts.empty()) << "no host is allowed without polkit by default";
+  auto config = Parse("[Network]\nAllowedHosts=pypi.org, files.pythonhosted.org\nAllowedHosts=*.example.org:8443 pypi.org\n");
+  EXPECT_EQ(network::FormatHostRules(config.network.allowed_hosts), "pypi.org,files.pythonhosted.org,*.example.org:8443");
+  EXPECT_TRUE(Parse("[Network]\nAllowedHosts=pypi.org\nAllowedHosts=\n").network.allowed_hosts.empty());
+  EXPECT_EQ(ParseError("[Network]\nAllowedHosts=pypi.org 10.0.0.1\n"),
+            "test.conf:2: AllowedHosts: allowed host 10.0.0.1 is an address: hosts are allowed by name (HOST[:PORT])");
+  EXPECT_EQ(ParseError("[Network]\nAllowedHost=pypi.org\n").find("test.conf:2:"), 0u);
+}
+
 }  // namespace
 }  // namespace sandboxd

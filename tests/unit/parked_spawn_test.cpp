@@ -115,7 +115,10 @@ TEST_F(ParkedSpawnTest, BecomesTheProgramItIsGivenWithItsEnvironmentAndDirectory
 /// read from outside, so that nothing the program does to list them adds one of its own.
 std::vector<std::string> OpenFdsOnceRunning(pid_t pid, const std::string& comm) {
   const std::string proc = "/proc/" + std::to_string(pid);
-  for (int i = 0; i < 200 && ReadFile(proc + "/comm") != comm + "\n"; ++i) usleep(5000);
+  // Up to 10 s: on a busy machine the exec can take over a second (it failed so once at 1 s,
+  // listing the starter's fds instead of the program's).
+  for (int i = 0; i < 2000 && ReadFile(proc + "/comm") != comm + "\n"; ++i) usleep(5000);
+  EXPECT_EQ(ReadFile(proc + "/comm"), comm + "\n") << "the program did not start within 10 s";
   std::vector<std::string> fds;
   for (const auto& entry : std::filesystem::directory_iterator(proc + "/fd")) fds.push_back(entry.path().filename());
   std::sort(fds.begin(), fds.end());

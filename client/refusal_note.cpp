@@ -1,0 +1,27 @@
+#include "refusal_note.h"
+
+#include <algorithm>
+
+#include "quote_path.h"
+
+namespace sandboxctl {
+
+std::string RefusalNote(const std::vector<RefusedConnection>& refused, uint32_t count) {
+  count = std::max<uint32_t>(count, static_cast<uint32_t>(refused.size()));
+  if (count == 0) return "";
+  std::string line = "sandboxd: refused " + std::to_string(count) + (count == 1 ? " connection" : " connections");
+  if (refused.empty()) return line;
+  line += " (";
+  const size_t named = std::min<size_t>(refused.size(), 3);
+  for (size_t i = 0; i < named; ++i) {
+    const auto& one = refused[i];
+    if (i > 0) line += "; ";
+    std::string host = sandboxd::api::QuotePath(one.host);
+    line += (one.port == 0 ? host + " (lookup)" : host + ":" + std::to_string(one.port)) + ": " + one.reason;
+  }
+  if (count > named) line += "; " + std::to_string(count - named) + " more: sandboxctl jobs --json lists them";
+  line += ")";
+  return sandboxd::api::EscapeControlBytes(line);
+}
+
+}  // namespace sandboxctl
