@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
   c->add_option("--allow-socket", create.allow_sockets, "Let every job of the sandbox connect to the host's unix socket PATH (repeatable)")
       ->type_name("PATH")->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   c->add_option("--allow-host", create.allow_hosts, "Let every job of the sandbox reach HOST[:PORT] by name and nothing else (443 and 80 without a port; *.SUFFIX: its subdomains; comma-separated, repeatable; polkit asks unless the administrator allows them)")
-      ->type_name("HOST[:PORT],...")->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+      ->type_name("HOST[:PORT]")->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   c->add_option("dirs", create.dirs, "Directories to sandbox")->required();
   verbs.push_back({c, [&](Context& x) { return sandboxctl::VerbCreate(x, create); }});
 
@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
     verb->add_option("--timeout", job.timeout, "Kill the job after this long (seconds, or 90s, 5m, 2h, 1d)")->type_name("DUR");
     verb->add_flag("--network", job.network, "Give the job the network (polkit asks)");
     verb->add_option("--allow-host", job.allow_hosts, "Let the job reach HOST[:PORT] by name and nothing else (443 and 80 without a port; *.SUFFIX: its subdomains; comma-separated, repeatable; polkit asks unless the sandbox or the administrator allows them)")
-        ->type_name("HOST[:PORT],...")->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+        ->type_name("HOST[:PORT]")->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     verb->add_flag("--no-live-feed", job.no_live_feed, "Announce nothing of what the job changes while it runs (ChangesSeen)");
     verb->add_option("--hide", job.hide, "Make PATH empty and unreadable in the job (repeatable)")->type_name("PATH")->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     verb->add_option("--allow-socket", job.allow_sockets, "Let the job connect to the host's unix socket PATH (repeatable)")->type_name("PATH")->expected(1)->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
