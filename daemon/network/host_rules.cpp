@@ -18,6 +18,7 @@ bool LabelByte(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
 /// is never all digits (no top-level domain is), and ':' only appears in addresses.
 bool LooksLikeAddress(std::string_view host) {
   if (host.find(':') != std::string_view::npos || host.starts_with('[')) return true;
+  if (host.ends_with('.')) host.remove_suffix(1);  // "443." is the name "443", which reads as an address
   size_t last_dot = host.rfind('.');
   std::string_view last = last_dot == std::string_view::npos ? host : host.substr(last_dot + 1);
   return !last.empty() && std::all_of(last.begin(), last.end(), [](char c) { return c >= '0' && c <= '9'; });

@@ -18,6 +18,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
@@ -39,14 +41,34 @@ void WriteWhole(const std::string& path, const std::string& content) { std::ofst
 // of ours fails the test it came during. Each program halts at its first report
 // (daemon/sanitizer_options.cpp), but a halt is not always seen (a helper's stderr reaches a test
 // only inside an error message, the daemon's only its log), so the reports are looked for.
+// Or told by tests/sanitize (SANDBOXD_IT_SANITIZED=1), which runs this program against the
+// sanitized build's programs (BuiltProgram).
+bool Sanitized() {
 #ifdef SANDBOXD_SANITIZED
-constexpr bool kSanitized = true;
+  return true;
 #else
-constexpr bool kSanitized = false;
+  static const bool told = getenv("SANDBOXD_IT_SANITIZED") != nullptr;
+  return told;
 #endif
+}
+
+const char* BuiltProgram(const char* built) {
+  static const char* other_tree = getenv("SANDBOXD_IT_PROGRAMS");
+  if (other_tree == nullptr || *other_tree == '\0') return built;
+  static std::mutex mutex;
+  static std::map<std::string, std::string> moved;
+  std::lock_guard lock(mutex);
+  auto [entry, added] = moved.try_emplace(built);
+  if (added) {
+    const std::string build_dir = SANDBOXD_BUILD_DIR;
+    const std::string path = built;
+    entry->second = path.rfind(build_dir + "/", 0) == 0 ? std::string(other_tree) + path.substr(build_dir.size()) : path;
+  }
+  return entry->second.c_str();
+}
 
 std::string SanitizerReport(const std::string& text) {
-  if (!kSanitized) return {};
+  if (!Sanitized()) return {};
   static constexpr const char* kMarkers[] = {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:"};
   constexpr int kMostReports = 3, kLinesEach = 30;
   std::string excerpt;
@@ -398,7 +420,7 @@ std::string Harness::MergedView(const std::string& id, size_t root) const {
 std::string Harness::DaemonMounts() const { return ReadWhole("/proc/" + std::to_string(daemon_pid_) + "/mountinfo"); }
 
 std::string Harness::NewSanitizerReports() {
-  if (!kSanitized || dir_.empty()) return {};
+  if (!Sanitized() || dir_.empty()) return {};
   std::ifstream in(dir_ + "/sandboxd.log", std::ios::binary);
   in.seekg(static_cast<std::streamoff>(log_checked_));
   std::string fresh{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};

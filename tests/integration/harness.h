@@ -112,6 +112,12 @@ class Harness {
   size_t log_checked_ = 0;  ///< how much of sandboxd.log NewSanitizerReports has read
 };
 
+/// Where a program of the build is (SANDBOXD_BIN, SANDBOXCTL_BIN... expand to this): `built`,
+/// the path meson gave, or with SANDBOXD_IT_PROGRAMS=DIR set, the same program in build tree
+/// DIR (tests/sanitize: its sanitized programs, driven by this unsanitized test program, which
+/// is then not compiled a second time with the sanitizers).
+const char* BuiltProgram(const char* built);
+
 /// The one harness of this test binary (started by a gtest Environment).
 Harness& World();
 

@@ -38,6 +38,10 @@ TEST(HostRulesTest, RefusesAddressesAndWhatIsNoHostName) {
   EXPECT_NE(RefusalOf("10.0.0.1").find("allowed host 10.0.0.1 is an address"), std::string::npos) << RefusalOf("10.0.0.1");
   EXPECT_NE(RefusalOf("10.0.0.1:443").find("is an address"), std::string::npos);
   EXPECT_NE(RefusalOf("::1").find("is an address"), std::string::npos);
+  // With a trailing dot too (found by fuzz_job_network: "443." read as the name "443", whose
+  // text then read back as an address).
+  EXPECT_NE(RefusalOf("443.").find("is an address"), std::string::npos) << RefusalOf("443.");
+  EXPECT_NE(RefusalOf("10.0.0.1.:80").find("is an address"), std::string::npos);
   EXPECT_NE(RefusalOf("[2001:db8::1]:443").find("is an address"), std::string::npos);
   EXPECT_NE(RefusalOf("pypi.org,*").find("allowed host * is not a host name"), std::string::npos) << RefusalOf("*");
   EXPECT_NE(RefusalOf("*.org").find("top-level domain"), std::string::npos);
