@@ -326,6 +326,8 @@ ToolResult SandboxTools::OutputOf(const std::string& job_id, uint64_t offset, si
       for (const auto& entry : status["refused"].get<std::vector<sdbus::Struct<std::string, uint16_t, std::string>>>())
         refused.push_back({entry.get<0>(), entry.get<1>(), entry.get<2>()});
     const uint32_t refused_count = status.count("refused_count") ? status["refused_count"].get<uint32_t>() : 0;
+    if (status.count("no_route_count") && exit_status != 0)
+      if (std::string note = NoNetworkNote(status["no_route_count"].get<uint64_t>()); !note.empty()) text += "[" + note + "]\n";
     if (std::string note = RefusalNote(refused, refused_count); !note.empty()) {
       text += "[" + note + "]\n";
       structured["refused"] = json::array();

@@ -24,4 +24,10 @@ std::string RefusalNote(const std::vector<RefusedConnection>& refused, uint32_t 
   return sandboxd::api::EscapeControlBytes(line);
 }
 
+std::string NoNetworkNote(uint64_t no_route_count) {
+  if (no_route_count == 0) return "";
+  return "sandboxd: refused " + std::to_string(no_route_count) + (no_route_count == 1 ? " attempt" : " attempts") +
+         " to reach the network (a name lookup or a connection): the job has none; run --allow-host HOST[:PORT] or --network gives it some";
+}
+
 }  // namespace sandboxctl

@@ -20,4 +20,8 @@ struct RefusedConnection {
 /// named; `count` is how many there were in all.
 std::string RefusalNote(const std::vector<RefusedConnection>& refused, uint32_t count);
 
+/// The same hint for a job with no network at all whose lookups or connections found no route
+/// (Job.GetStatus no_route_count): "" for none.
+std::string NoNetworkNote(uint64_t no_route_count);
+
 }  // namespace sandboxctl

@@ -154,6 +154,8 @@ JobEnd RunWithOurStreams(Context& ctx, const std::string& sandbox_path, const st
         refused.push_back({entry.get<0>(), entry.get<1>(), entry.get<2>()});
     uint32_t count = status.count("refused_count") ? status["refused_count"].get<uint32_t>() : 0;
     if (std::string note = RefusalNote(refused, count); !note.empty()) std::cerr << note << "\n";
+    if (status.count("no_route_count") && end.exit_status != 0)
+      if (std::string note = NoNetworkNote(status["no_route_count"].get<uint64_t>()); !note.empty()) std::cerr << note << "\n";
   } catch (const sdbus::Error&) {
     // The job is gone from the daemon's list already: its end is what counts.
   }

@@ -44,6 +44,7 @@ struct JobTimes {
   bool output_truncated = false;
   nlohmann::json refused = nlohmann::json::array();  ///< [{host, port, reason}]
   uint32_t refused_count = 0;
+  uint64_t no_route_count = 0;
 };
 
 JobTimes TimesOf(Context& ctx, const ListedJob& job) {
@@ -57,6 +58,7 @@ JobTimes TimesOf(Context& ctx, const ListedJob& job) {
     for (const auto& entry : status["refused"].get<std::vector<sdbus::Struct<std::string, uint16_t, std::string>>>())
       times.refused.push_back({{"host", entry.get<0>()}, {"port", entry.get<1>()}, {"reason", entry.get<2>()}});
   if (status.count("refused_count")) times.refused_count = status["refused_count"].get<uint32_t>();
+  if (status.count("no_route_count")) times.no_route_count = status["no_route_count"].get<uint64_t>();
   return times;
 }
 
@@ -115,7 +117,8 @@ int VerbJobs(Context& ctx, const std::string& id_or_name) {
       out.push_back({{"id", job.get<0>()}, {"sandbox", name}, {"argv", job.get<2>()}, {"started_usec", job.get<3>()},
                      {"ended_usec", times[i].ended_usec}, {"state", job.get<4>()}, {"exit_status", job.get<5>()},
                      {"reason", job.get<6>()}, {"captured", times[i].captured}, {"output_truncated", times[i].output_truncated},
-                     {"refused", times[i].refused}, {"refused_count", times[i].refused_count}});
+                     {"refused", times[i].refused}, {"refused_count", times[i].refused_count},
+                     {"no_route_count", times[i].no_route_count}});
     }
     std::cout << ctx.Json(out) << "\n";
     return 0;

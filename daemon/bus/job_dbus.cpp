@@ -108,6 +108,7 @@ void JobDBus::GetStatus(sdbus::Result<std::map<std::string, sdbus::Variant>>&& r
         {"captured", sdbus::Variant(job.captured_streams())},
         {"refused", sdbus::Variant(refused)},
         {"refused_count", sdbus::Variant(static_cast<uint32_t>(job.refused_count()))},
+        {"no_route_count", sdbus::Variant(static_cast<uint64_t>(job.no_route_count()))},
     };
   });
 }

@@ -19,6 +19,8 @@
 #include "base/file_clock.h"
 #include "base/name_table.h"
 #include "jobs/job_senders.h"
+#include "jobs/allowlist_namespace.h"
+#include "jobs/no_route_count.h"
 #include "logging/log.h"
 
 namespace sandboxd {
@@ -52,6 +54,7 @@ Job::~Job() {
 void Job::Start(JobLaunch launch, FinishedCallback on_finished, OutputCallback on_output) {
   start_mark_ = launch.start_mark;
   network_setup_ = std::move(launch.network);
+  count_no_route_ = launch.count_no_route;
   int status_pipe[2];
   if (pipe2(status_pipe, O_CLOEXEC) != 0) ThrowErrno("cannot create a pipe for job " + id_);
   UniqueFd status_read(status_pipe[0]), status_write(status_pipe[1]);
@@ -277,6 +280,16 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, UniqueFd go_fd, std::
     network = network_;
   }
   if (network) network->Stop();
+  UniqueFd offline_netns;
+  {
+    std::lock_guard lock(mutex_);
+    offline_netns = std::move(offline_netns_);
+  }
+  if (offline_netns) {
+    uint64_t count = NoRouteCount(offline_netns.get());
+    std::lock_guard lock(mutex_);
+    no_route_count_ = count;
+  }
   std::unique_ptr<JobCgroup> cgroup;
   std::unique_ptr<JobLimitGroups> limits;
   {
@@ -395,7 +408,6 @@ bool Job::NoteNamespaceInit(const std::string& status_text, size_t& from) {
 }
 
 bool Job::SetUpNetwork() {
-  if (!network_setup_) return true;
   int pidfd;
   pid_t pid;
   {
@@ -403,6 +415,19 @@ bool Job::SetUpNetwork() {
     if (stop_reason_) return false;
     pidfd = namespace_init_.get();
     pid = namespace_init_pid_;
+  }
+  if (!network_setup_) {
+    // Held to count in at the end (the namespace outlives its processes while it is held); a
+    // hint only, so a failure here costs nothing but the hint.
+    if (count_no_route_) {
+      try {
+        UniqueFd netns = OpenJobNetworkNamespace(pid, pidfd);
+        std::lock_guard lock(mutex_);
+        offline_netns_ = std::move(netns);
+      } catch (const std::exception&) {
+      }
+    }
+    return true;
   }
   try {
     auto network = network_setup_(pid, pidfd);
@@ -420,6 +445,11 @@ bool Job::SetUpNetwork() {
 std::vector<network::Refusal> Job::refusals() const {
   std::lock_guard lock(mutex_);
   return network_ ? network_->refusals() : std::vector<network::Refusal>{};
+}
+
+uint64_t Job::no_route_count() const {
+  std::lock_guard lock(mutex_);
+  return no_route_count_;
 }
 
 size_t Job::refused_count() const {

@@ -80,6 +80,9 @@ struct JobLaunch {
   /// before its command runs, given the verified first process; a throw ends the job as
   /// "failed" before the command runs. None: the job's network needs nothing of the daemon.
   std::function<std::shared_ptr<JobNetwork>(pid_t pid, int pidfd)> network;
+  /// An offline job (no network, no hosts): count what of it found no route (no_route_count.h),
+  /// so that the owner hears why a lookup failed.
+  bool count_no_route = false;
 };
 
 class Job {
@@ -143,6 +146,9 @@ class Job {
   /// distinct ones there were. None for a job without allowed hosts.
   std::vector<network::Refusal> refusals() const;
   size_t refused_count() const;
+  /// For an offline job once it has ended: how many of its packets found no route (a lookup or a
+  /// connection it could not make for want of a network); 0 otherwise.
+  uint64_t no_route_count() const;
   std::string ReadOutput(uint64_t offset, uint32_t max_bytes) const;
 
  private:
@@ -173,6 +179,9 @@ class Job {
   pid_t namespace_init_pid_ = -1;  ///< its pid, looked up only while the pidfd shows it alive
   std::function<std::shared_ptr<JobNetwork>(pid_t, int)> network_setup_;  ///< JobLaunch::network
   std::shared_ptr<JobNetwork> network_;  ///< once set up
+  bool count_no_route_ = false;           ///< JobLaunch::count_no_route
+  UniqueFd offline_netns_;                ///< the offline job's network namespace, to count in at its end
+  uint64_t no_route_count_ = 0;
   std::optional<NamespaceId> pid_namespace_;  ///< registered with JobSenders while the job runs
   int64_t start_mark_ = 0;                     ///< JobLaunch::start_mark
   std::shared_ptr<CapturedOutput> output_;  ///< set by Start; readers take a copy under the mutex

@@ -115,6 +115,9 @@ JobLaunch JobLauncher::Assemble(const Sandbox& sandbox, JobRequest& request, con
     config.network = false;
     config.replaced_files = NameFilesOfAllowlistedJobs(settings.job_resolv_conf, settings.job_hosts);
   }
+  // An offline job: what of it found no route is counted, for the owner's hint (a user's own
+  // daemon cannot enter the job's namespace to count).
+  launch.count_no_route = !config.network && hosts.empty() && !settings.user_mode;
   config.json_status_fd = Job::kStatusFd;
   config.args_fd = Job::kArgsFd;
   config.block_fd = Job::kBlockFd;

@@ -287,5 +287,23 @@ TEST_F(AllowHostTest, BadHostsAndTheWholeNetworkBesideThemAreRefused) {
   EXPECT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
 }
 
+TEST_F(AllowHostTest, AnOfflineJobThatFailsALookupHearsWhatGivesItTheNetwork) {
+  Harness& w = World();
+  std::string id = Trim(w.Sandboxctl(kAlice, {"create", w.MakeProject(kAlice)}).out);
+  // A name the host's resolver must ask a name server for, and one /etc/hosts has.
+  Result lookup = w.Sandboxctl(kAlice, {"run", id, "--", "curl", "-sS", "-m", "10", "http://nothing.sbxtest.invalid/"});
+  EXPECT_NE(lookup.status, 0);
+  EXPECT_TRUE(Contains(lookup.err, "to reach the network (a name lookup or a connection): the job has none; run --allow-host")) << lookup.err;
+  Result connect = w.Sandboxctl(kAlice, {"run", id, "--", "curl", "-sS", "-m", "10", std::string("http://") + kWebHost + "/"});
+  EXPECT_NE(connect.status, 0);
+  EXPECT_TRUE(Contains(connect.err, "the job has none")) << connect.err;
+  EXPECT_GE(LastJob(kAlice, id).value("no_route_count", 0), 1) << "jobs --json says it too";
+  // A job that failed without reaching for the network hears nothing of it.
+  Result offline = w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", "exit 3"});
+  EXPECT_EQ(offline.status, 3);
+  EXPECT_FALSE(Contains(offline.err, "network")) << offline.err;
+  EXPECT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
+}
+
 }  // namespace
 }  // namespace sandboxd::it

@@ -43,5 +43,12 @@ TEST(RefusalNoteTest, OneLineNamingTheFirstRefusals) {
   EXPECT_EQ(RefusalNote({{"a\x1b[2Jb", 80, "x\ry"}}, 1), "sandboxd: refused 1 connection (\"a\\033[2Jb\":80: x\\015y)");
 }
 
+TEST(RefusalNoteTest, AJobWithNoNetworkIsToldWhatGivesItSome) {
+  EXPECT_EQ(sandboxctl::NoNetworkNote(0), "");
+  EXPECT_EQ(sandboxctl::NoNetworkNote(2),
+            "sandboxd: refused 2 attempts to reach the network (a name lookup or a connection): the job has none; run --allow-host "
+            "HOST[:PORT] or --network gives it some");
+}
+
 }  // namespace
 }  // namespace sandboxd::network
