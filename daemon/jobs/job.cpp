@@ -345,7 +345,13 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, UniqueFd go_fd, std::
   // came meanwhile is answered after it, never before (a caller told the job ended could find
   // its sandbox still counting it, and a commit right after refused as Busy).
   for (;;) {
-    for (auto& waiter : waiters) waiter(end);
+    for (auto& waiter : waiters) {
+      waiter(end);
+      // After the launcher's: a caller told of the end by a later waiter (Wait's reply) that
+      // asks at once sees the job finished (GetStatus answered "running" so, under load).
+      std::lock_guard lock(mutex_);
+      launcher_told_ = true;
+    }
     // Released outside the lock: a waiter may hold a D-Bus reply, whose release takes the bus's
     // lock, which the bus thread holds while it cancels a job (and takes this lock).
     waiters.clear();
@@ -472,7 +478,7 @@ void Job::WhenFinished(FinishedCallback callback) {
 
 JobState Job::state() const {
   std::lock_guard lock(mutex_);
-  return state_ == JobState::kFinished && waited_ ? JobState::kFinished : JobState::kRunning;
+  return state_ == JobState::kFinished && (waited_ || launcher_told_) ? JobState::kFinished : JobState::kRunning;
 }
 
 JobEnd Job::end() const {

@@ -132,8 +132,9 @@ class Job {
   const std::vector<std::string>& argv() const { return argv_; }
   /// When it was made (microseconds since the epoch): its start, give or take bwrap's.
   int64_t created_usec() const { return created_usec_; }
-  /// kFinished once its end has been told to every waiter, the launcher's first (which counts
-  /// the job out of its sandbox): a client that sees it finished finds its sandbox free of it.
+  /// kFinished once its end has been told to the launcher's waiter, always the first (which
+  /// counts the job out of its sandbox): a client that sees it finished finds its sandbox free
+  /// of it, and one told of the end by a later waiter sees it finished.
   JobState state() const;
   JobEnd end() const;
   /// When it ended (microseconds since the epoch); 0 while it runs.
@@ -189,6 +190,8 @@ class Job {
   /// The waiters of the end were all called (the launcher's first): from then on a new one is
   /// called at once.
   bool waited_ = false;
+  /// The launcher's waiter (always the first) has run: the job is counted out of its sandbox.
+  bool launcher_told_ = false;
   std::function<void()> after_waiters_;
   std::thread monitor_;
 };
