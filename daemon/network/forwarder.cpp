@@ -163,7 +163,9 @@ int RunForwarder(const ForwarderSetup& setup) {
     }
     if (watched[0].revents) {
       char byte;
-      if (read(setup.life_fd, &byte, 1) <= 0) return 0;
+      // The job has ended: so does everything here, its connections' threads mid-way included
+      // (no exit handlers: nothing here outlives the process, and the shared state is theirs).
+      if (read(setup.life_fd, &byte, 1) <= 0) _exit(0);
     }
     if (watched[1].revents & POLLIN) AnswerLookup(*shared);
     for (size_t i = 0; i < setup.listeners.size(); ++i)

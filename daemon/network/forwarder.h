@@ -33,7 +33,8 @@ struct ForwarderSetup {
   int life_fd = -1;                                 ///< the daemon's pipe: end of file when the job has ended
 };
 
-/// Serves the job until `life_fd` reads end of file; returns an exit status.
+/// Serves the job until `life_fd` reads end of file, then ends the process (_exit 0); returns an
+/// exit status only when it cannot serve.
 int RunForwarder(const ForwarderSetup& setup);
 
 }  // namespace sandboxd::network
