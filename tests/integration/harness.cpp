@@ -94,8 +94,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
+}  // namespace
 
-/// Runs a command as root and waits; the status as a shell reports it.
 int System(const std::string& command) {
   int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -132,6 +132,8 @@ void StopProcess(pid_t pid) {
   kill(pid, SIGKILL);
   waitpid(pid, nullptr, 0);
 }
+
+namespace {
 
 constexpr const char* kBusConfig = R"(<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">

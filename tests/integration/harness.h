@@ -112,6 +112,14 @@ class Harness {
   size_t log_checked_ = 0;  ///< how much of sandboxd.log NewSanitizerReports has read
 };
 
+/// Runs a command as root (sh -c) and waits; the status as a shell reports it.
+int System(const std::string& command);
+/// Starts a program as root in a process group of its own, with `env` added, its output
+/// appended to `log` and /dev/null as its input; does not wait.
+pid_t SpawnRoot(const std::vector<std::string>& argv, const std::vector<std::string>& env, const std::string& log);
+/// SIGTERM to the process and its group, then SIGKILL after 5 s; reaps it.
+void StopProcess(pid_t pid);
+
 /// Where a program of the build is (SANDBOXD_BIN, SANDBOXCTL_BIN... expand to this): `built`,
 /// the path meson gave, or with SANDBOXD_IT_PROGRAMS=DIR set, the same program in build tree
 /// DIR (tests/sanitize: its sanitized programs, driven by this unsanitized test program, which

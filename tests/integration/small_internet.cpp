@@ -20,35 +20,6 @@ namespace {
 constexpr const char* kNamespace = "sbxtest-inet";
 constexpr const char* kHostsMarker = "# sbxtest small internet";
 
-int Shell(const std::string& command) {
-  int status = std::system(command.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-pid_t Spawn(const std::vector<std::string>& argv, const std::string& log) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    dup2(fd, 1);
-    dup2(fd, 2);
-    int null = open("/dev/null", O_RDONLY);
-    dup2(null, 0);
-    setpgid(0, 0);
-    std::vector<char*> args;
-    for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-void Stop(pid_t pid) {
-  if (pid <= 0) return;
-  kill(-pid, SIGKILL);
-  waitpid(pid, nullptr, 0);
-}
-
 /// /etc/hosts without the lines a SmallInternet added (a crashed run's too).
 void RemoveHostsLines() {
   std::ifstream in("/etc/hosts");
@@ -65,32 +36,32 @@ void RemoveHostsLines() {
 
 bool SmallInternet::Start(const std::string& dir, std::string* why) {
   dir_ = dir + "/internet";
-  Shell("rm -rf '" + dir_ + "' && mkdir -p '" + dir_ + "' && chmod 755 '" + dir_ + "'");
+  System("rm -rf '" + dir_ + "' && mkdir -p '" + dir_ + "' && chmod 755 '" + dir_ + "'");
   // A run that crashed may have left its namespace and names behind.
-  Shell(std::string("ip netns del ") + kNamespace + " 2>/dev/null");
+  System(std::string("ip netns del ") + kNamespace + " 2>/dev/null");
   RemoveHostsLines();
   const std::string certificate = dir_ + "/web.pem", key = dir_ + "/web.key";
-  if (Shell("openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=" + std::string(kWebHost) + " -addext subjectAltName=DNS:" + kWebHost +
+  if (System("openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=" + std::string(kWebHost) + " -addext subjectAltName=DNS:" + kWebHost +
             " -keyout '" + key + "' -out '" + certificate + "' >'" + dir_ + "/openssl.log' 2>&1") != 0) {
     *why = "openssl could not make the test certificate: " + ReadWhole(dir_ + "/openssl.log");
     return false;
   }
   // Where jobs can read it (their /tmp is their own).
   certificate_ = World().job_visible_dir() + "/small-internet.pem";
-  Shell("cp '" + certificate + "' '" + certificate_ + "' && chmod 644 '" + certificate_ + "'");
+  System("cp '" + certificate + "' '" + certificate_ + "' && chmod 644 '" + certificate_ + "'");
   const std::string ns = kNamespace;
   const std::string setup = "set -e; ip netns add " + ns + "; ip link add sbxti0 type veth peer name sbxti1; ip link set sbxti1 netns " + ns +
                             "; ip addr add 10.231.77.1/24 dev sbxti0; ip addr add fd77::1/64 dev sbxti0 nodad; ip link set sbxti0 up;"
                             " ip -n " + ns + " addr add 10.231.77.2/24 dev sbxti1; ip -n " + ns + " addr add 10.231.77.3/24 dev sbxti1;"
                             " ip -n " + ns + " addr add fd77::2/64 dev sbxti1 nodad; ip -n " + ns + " link set sbxti1 up; ip -n " + ns + " link set lo up";
   namespace_added_ = true;
-  if (Shell("(" + setup + ") >'" + dir_ + "/ip.log' 2>&1") != 0) {
+  if (System("(" + setup + ") >'" + dir_ + "/ip.log' 2>&1") != 0) {
     *why = "the test's network namespace could not be made: " + ReadWhole(dir_ + "/ip.log");
     return false;
   }
   const std::string script = std::string(SANDBOXD_SOURCE_DIR) + "/tests/integration/data/small_internet.py";
-  internet_ = Spawn({"ip", "netns", "exec", ns, "python3", script, dir_ + "/servers.log", certificate, key}, dir_ + "/internet.out");
-  host_listeners_ = Spawn({"python3", script, "--host", dir_ + "/host.log", "127.0.0.1:18080", "10.231.77.1:18081"}, dir_ + "/host.out");
+  internet_ = SpawnRoot({"ip", "netns", "exec", ns, "python3", script, dir_ + "/servers.log", certificate, key}, {}, dir_ + "/internet.out");
+  host_listeners_ = SpawnRoot({"python3", script, "--host", dir_ + "/host.log", "127.0.0.1:18080", "10.231.77.1:18081"}, {}, dir_ + "/host.out");
   bool ready = WaitUntil([&] {
     return ReadWhole(dir_ + "/servers.log").find("ready") != std::string::npos && ReadWhole(dir_ + "/host.log").find("ready") != std::string::npos;
   }, std::chrono::seconds(20));
@@ -109,10 +80,10 @@ bool SmallInternet::Start(const std::string& dir, std::string* why) {
 }
 
 SmallInternet::~SmallInternet() {
-  Stop(internet_);
-  Stop(host_listeners_);
+  StopProcess(internet_);
+  StopProcess(host_listeners_);
   if (hosts_added_) RemoveHostsLines();
-  if (namespace_added_) Shell(std::string("ip netns del ") + kNamespace + " 2>/dev/null; ip link del sbxti0 2>/dev/null");
+  if (namespace_added_) System(std::string("ip netns del ") + kNamespace + " 2>/dev/null; ip link del sbxti0 2>/dev/null");
 }
 
 std::string SmallInternet::Log() const { return ReadWhole(dir_ + "/servers.log") + ReadWhole(dir_ + "/host.log"); }
