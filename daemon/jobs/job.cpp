@@ -285,11 +285,6 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, UniqueFd go_fd, std::
     std::lock_guard lock(mutex_);
     offline_netns = std::move(offline_netns_);
   }
-  if (offline_netns) {
-    uint64_t count = NoRouteCount(offline_netns.get());
-    std::lock_guard lock(mutex_);
-    no_route_count_ = count;
-  }
   std::unique_ptr<JobCgroup> cgroup;
   std::unique_ptr<JobLimitGroups> limits;
   {
@@ -322,6 +317,14 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, UniqueFd go_fd, std::
       have_exit_code = true;
     }
   }
+  // The hint is for a job that failed (no one is told anything of one that succeeded): a
+  // command that exited 0 costs nothing more (the count takes a thread, ~0.2 ms here).
+  if (offline_netns && !(have_exit_code && end.exit_status == 0)) {
+    uint64_t count = NoRouteCount(offline_netns.get());
+    std::lock_guard lock(mutex_);
+    no_route_count_ = count;
+  }
+  offline_netns.reset();
   std::vector<FinishedCallback> waiters;
   {
     std::lock_guard lock(mutex_);
