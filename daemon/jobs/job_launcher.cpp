@@ -59,7 +59,8 @@ JobConsent JobLauncher::ConsentNeeded(const Sandbox& sandbox, const JobRequest& 
   const auto& hosts = request.options.allow_hosts;
   if (!hosts.empty()) {
     if (parts_.settings.user_mode)
-      throw Error(Code::kInvalidArgument, "allowed hosts need the system sandboxd: a user's own cannot set up a job's network (use the system one, or --network)");
+      throw Error(Code::kInvalidArgument, "allowed hosts for a job in sandbox " + sandbox.id() +
+                                              " need the system sandboxd: a user's own cannot set up a job's network (use the system one, or --network)");
     // Fewer hosts than the sandbox's whole network, or hosts its own list or the
     // administrator's covers, were granted already.
     if (!sandbox.network() && !network::Covers(sandbox.allow_hosts(), hosts) && !network::Covers(parts_.settings.admin_hosts, hosts))
