@@ -2,7 +2,7 @@
 // Started by sandboxd as the job's owner, in the host's network namespace, with sockets the
 // daemon made in the job's:
 //
-//   sandboxd-net-forwarder --dns-fd FD --report-fd FD --listen FD:PORT [--listen FD:PORT]...
+//   sandboxd-net-forwarder --dns-fd FD --report-fd FD --refusing-fd FD --listen FD:PORT [--listen FD:PORT]...
 //
 // Its standard input is the daemon's pipe: first the job's host rules on one line (as
 // FormatHostRules writes them, so that other users cannot read them in ps), then nothing until
@@ -45,7 +45,7 @@ bool ReadRulesLine(std::string* line) {
 }
 
 int Usage() {
-  std::fputs("usage: sandboxd-net-forwarder --dns-fd FD --report-fd FD --listen FD:PORT... (started by sandboxd)\n", stderr);
+  std::fputs("usage: sandboxd-net-forwarder --dns-fd FD --report-fd FD --refusing-fd FD --listen FD:PORT... (started by sandboxd)\n", stderr);
   return 2;
 }
 
@@ -62,6 +62,8 @@ int main(int argc, char** argv) {
       if (!ParseFd(value, &setup.dns_fd)) return Usage();
     } else if (arg == "--report-fd") {
       if (!ParseFd(value, &setup.report_fd)) return Usage();
+    } else if (arg == "--refusing-fd") {
+      if (!ParseFd(value, &setup.refusing_fd)) return Usage();
     } else if (arg == "--listen") {
       size_t colon = value.find(':');
       int fd = -1, port = 0;
@@ -74,10 +76,11 @@ int main(int argc, char** argv) {
       return Usage();
     }
   }
-  if (setup.dns_fd < 0 || setup.report_fd < 0) return Usage();
+  if (setup.dns_fd < 0 || setup.report_fd < 0 || setup.refusing_fd < 0) return Usage();
   // A write to a connection the job closed must fail, not end the forwarder.
   signal(SIGPIPE, SIG_IGN);
   for (const auto& [fd, port] : setup.listeners) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  fcntl(setup.refusing_fd, F_SETFL, fcntl(setup.refusing_fd, F_GETFL) | O_NONBLOCK);
   fcntl(setup.report_fd, F_SETFL, fcntl(setup.report_fd, F_GETFL) | O_NONBLOCK);
   setup.life_fd = 0;
   try {

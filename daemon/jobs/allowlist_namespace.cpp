@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "base/errors.h"
+#include "jobs/other_ports_redirect.h"
 
 namespace sandboxd {
 namespace {
@@ -104,6 +105,9 @@ AllowlistSockets PrepareAllowlistNamespace(int netns, const std::vector<uint16_t
       MakeEveryIpv4AddressLocal();
       sockets.dns = BoundSocket(SOCK_DGRAM, 53);
       for (uint16_t port : ports) sockets.listeners.emplace_back(BoundSocket(SOCK_STREAM, port), port);
+      const uint16_t refusing_port = RefusingPortFor(ports);
+      sockets.refusing = BoundSocket(SOCK_STREAM, refusing_port);
+      RedirectOtherPorts(ports, refusing_port);
     } catch (...) {
       failure = std::current_exception();
     }

@@ -6,8 +6,10 @@
 /// socket on port 53 and a listening TCP socket on each allowed port. Whatever address a
 /// program of the job sends to, then, its packet stays in the namespace: a lookup reaches the
 /// forwarder's name server, a connection on an allowed port reaches the forwarder, and
-/// anything else is refused by the kernel (no listener). Nothing leaves the namespace but what
-/// the forwarder, outside it, connects to. IPv6 keeps only ::1 (no route: unreachable).
+/// a connection on any other port, to any address but a loopback one, reaches the forwarder's
+/// refusing socket (other_ports_redirect.h), which says why it failed. Nothing leaves the
+/// namespace but what the forwarder, outside it, connects to. IPv6 keeps only ::1 (no route:
+/// unreachable).
 
 #include <sys/types.h>
 
@@ -22,6 +24,7 @@ namespace sandboxd {
 struct AllowlistSockets {
   UniqueFd dns;                                          ///< UDP, port 53
   std::vector<std::pair<UniqueFd, uint16_t>> listeners;  ///< TCP, listening, one per port
+  UniqueFd refusing;                                     ///< TCP, listening: every other port's connections
 };
 
 /// The network namespace of a job's verified namespace init (job_namespace.h): `pid` is only

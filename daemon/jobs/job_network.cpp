@@ -17,7 +17,8 @@ namespace {
 
 constexpr int kDnsFd = 3;
 constexpr int kReportFd = 4;
-constexpr int kFirstListenerFd = 5;
+constexpr int kRefusingFd = 5;
+constexpr int kFirstListenerFd = 6;
 
 std::pair<UniqueFd, UniqueFd> Pipe(const char* what) {
   int ends[2];
@@ -42,8 +43,9 @@ std::shared_ptr<JobNetwork> JobNetwork::Start(const JobNetworkPlan& plan, pid_t 
 
   SpawnOptions options;
   options.path = plan.forwarder_path;
-  options.argv = {plan.forwarder_path, "--dns-fd", std::to_string(kDnsFd), "--report-fd", std::to_string(kReportFd)};
-  options.fds = {{0, life_read.get()}, {kDnsFd, sockets.dns.get()}, {kReportFd, report_write.get()}};
+  options.argv = {plan.forwarder_path, "--dns-fd", std::to_string(kDnsFd), "--report-fd", std::to_string(kReportFd),
+                  "--refusing-fd", std::to_string(kRefusingFd)};
+  options.fds = {{0, life_read.get()}, {kDnsFd, sockets.dns.get()}, {kReportFd, report_write.get()}, {kRefusingFd, sockets.refusing.get()}};
   int next = kFirstListenerFd;
   for (const auto& [fd, port] : sockets.listeners) {
     options.argv.push_back("--listen");

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <linux/netfilter_ipv4.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -225,25 +226,46 @@ void Relay(int job, int upstream, const std::string& name, uint16_t port, const 
   SpliceBothWays(job, upstream, job_open, upstream_open);
 }
 
-}  // namespace
-
-void RelayConnection(UniqueFd connection, uint16_t port, const RelayContext& context) {
-  sockaddr_storage local{};
-  socklen_t length = sizeof local;
-  if (getsockname(connection.get(), reinterpret_cast<sockaddr*>(&local), &length) != 0 || local.ss_family != AF_INET) return;
+/// The name the job's name server gave for `destination` (an IPv4 address), or nullopt,
+/// having reported the connection to it on `port` as refused.
+std::optional<std::string> NameOfDestination(const sockaddr_in& destination, uint16_t port, const RelayContext& context) {
   std::array<uint8_t, 4> address;
-  std::memcpy(address.data(), &reinterpret_cast<const sockaddr_in*>(&local)->sin_addr, 4);
+  std::memcpy(address.data(), &destination.sin_addr, 4);
   auto name = context.name_of(address);
   if (!name) {
     // An address the job's name server never gave: typed in, or found some other way.
-    auto ip = IpAddressOf(reinterpret_cast<const sockaddr*>(&local));
+    auto ip = IpAddressOf(reinterpret_cast<const sockaddr*>(&destination));
     context.report({ip ? ToString(*ip) : "?", port, "is an address: a job reaches hosts by name"});
-    return;
+    return std::nullopt;
   }
   if (!AllowsHost(context.rules, *name, port)) {
     context.report({*name, port, "not allowed on this port"});
-    return;
+    return std::nullopt;
   }
+  return name;
+}
+
+}  // namespace
+
+void ReportOtherPort(int connection, const RelayContext& context) {
+  sockaddr_in destination{};
+  socklen_t length = sizeof destination;
+  // Where the connection was meant to go before the rule sent it here; a connection made to
+  // the refusing socket's own address (a loopback one, which the rule leaves alone) has none.
+  if (getsockopt(connection, SOL_IP, SO_ORIGINAL_DST, &destination, &length) != 0 || destination.sin_family != AF_INET) {
+    length = sizeof destination;
+    if (getsockname(connection, reinterpret_cast<sockaddr*>(&destination), &length) != 0 || destination.sin_family != AF_INET) return;
+  }
+  const uint16_t port = ntohs(destination.sin_port);
+  if (auto name = NameOfDestination(destination, port, context)) context.report({*name, port, "not allowed on this port"});
+}
+
+void RelayConnection(UniqueFd connection, uint16_t port, const RelayContext& context) {
+  sockaddr_in local{};
+  socklen_t length = sizeof local;
+  if (getsockname(connection.get(), reinterpret_cast<sockaddr*>(&local), &length) != 0 || local.sin_family != AF_INET) return;
+  auto name = NameOfDestination(local, port, context);
+  if (!name) return;
   UniqueFd upstream = ConnectUpstream(*name, port, context);
   if (!upstream) return;
   int on = 1;

@@ -27,4 +27,9 @@ struct RelayContext {
 /// a refusal, which is reported.
 void RelayConnection(UniqueFd connection, uint16_t port, const RelayContext& context);
 
+/// Reports `connection`, one redirected to the refusing socket, as refused: the name (or the
+/// address, when the job's name server never gave it) and port it was meant for, from
+/// SO_ORIGINAL_DST. The caller closes it.
+void ReportOtherPort(int connection, const RelayContext& context);
+
 }  // namespace sandboxd::network

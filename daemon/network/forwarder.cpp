@@ -56,6 +56,17 @@ struct Shared {
   std::atomic<size_t> connections{0};
 };
 
+RelayContext ContextOf(Shared& shared) {
+  return RelayContext{
+      .rules = shared.setup.rules,
+      .name_of = [&shared](const std::array<uint8_t, 4>& address) {
+        std::lock_guard lock(shared.addresses_mutex);
+        return shared.addresses.NameOf(address);
+      },
+      .report = [&shared](const Refusal& refusal) { shared.reporter.Report(refusal); },
+  };
+}
+
 void AnswerLookup(Shared& shared) {
   std::array<uint8_t, 4096> packet;
   sockaddr_storage from{};
@@ -133,16 +144,19 @@ void AcceptConnections(Shared& shared, int listener, uint16_t port) {
     }
     ++shared.connections;
     std::thread([&shared, port, connection = std::move(connection)]() mutable {
-      RelayConnection(std::move(connection), port, RelayContext{
-          .rules = shared.setup.rules,
-          .name_of = [&shared](const std::array<uint8_t, 4>& address) {
-            std::lock_guard lock(shared.addresses_mutex);
-            return shared.addresses.NameOf(address);
-          },
-          .report = [&shared](const Refusal& refusal) { shared.reporter.Report(refusal); },
-      });
+      RelayConnection(std::move(connection), port, ContextOf(shared));
       --shared.connections;
     }).detach();
+  }
+}
+
+/// Connections on ports no rule names, sent here by the daemon's rule: each is refused
+/// (closed) and reported, with the name or address and port it was meant for.
+void RefuseConnections(Shared& shared) {
+  for (;;) {
+    UniqueFd connection(accept4(shared.setup.refusing_fd, nullptr, nullptr, SOCK_CLOEXEC));
+    if (!connection) return;
+    ReportOtherPort(connection.get(), ContextOf(shared));
   }
 }
 
@@ -154,7 +168,7 @@ int RunForwarder(const ForwarderSetup& setup) {
   // The Shared state lives as long as the process: connection threads are detached, and the
   // process ends (with them) when the job has.
   auto* shared = new Shared{setup, Reporter(setup.report_fd), {}, {}, {}};
-  std::vector<pollfd> watched = {{setup.life_fd, POLLIN, 0}, {setup.dns_fd, POLLIN, 0}};
+  std::vector<pollfd> watched = {{setup.life_fd, POLLIN, 0}, {setup.dns_fd, POLLIN, 0}, {setup.refusing_fd, POLLIN, 0}};
   for (const auto& [fd, port] : setup.listeners) watched.push_back({fd, POLLIN, 0});
   for (;;) {
     if (poll(watched.data(), watched.size(), -1) < 0) {
@@ -168,8 +182,9 @@ int RunForwarder(const ForwarderSetup& setup) {
       if (read(setup.life_fd, &byte, 1) <= 0) _exit(0);
     }
     if (watched[1].revents & POLLIN) AnswerLookup(*shared);
+    if (watched[2].revents & POLLIN) RefuseConnections(*shared);
     for (size_t i = 0; i < setup.listeners.size(); ++i)
-      if (watched[2 + i].revents & POLLIN) AcceptConnections(*shared, setup.listeners[i].first, setup.listeners[i].second);
+      if (watched[3 + i].revents & POLLIN) AcceptConnections(*shared, setup.listeners[i].first, setup.listeners[i].second);
   }
 }
 

@@ -12,7 +12,9 @@
 ///   forwarder resolves the name on the host itself, refuses addresses of the host
 ///   (upstream_address.h), connects, and checks a TLS ClientHello's server name against the
 ///   name before anything of the job's reaches the server;
-/// - everything else is refused, and reported once per host and port to the daemon.
+/// - a connection on any other port reaches the refusing socket (the daemon's rule in the
+///   job's namespace sends it there), which reads where it was meant to go and refuses it;
+/// - everything refused is reported once per host and port to the daemon.
 
 #include <cstdint>
 #include <utility>
@@ -29,6 +31,7 @@ struct ForwarderSetup {
   std::vector<HostRule> rules;
   int dns_fd = -1;                                  ///< UDP, bound to port 53 in the job's namespace
   std::vector<std::pair<int, uint16_t>> listeners;  ///< {listening TCP socket there, its port}
+  int refusing_fd = -1;                             ///< listening there: connections on other ports
   int report_fd = -1;                               ///< refusals, a line each (refusal.h)
   int life_fd = -1;                                 ///< the daemon's pipe: end of file when the job has ended
 };

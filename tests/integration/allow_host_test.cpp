@@ -61,6 +61,14 @@ def get(host, port, send):
         return "error:%s" % error.__class__.__name__
 print("pyname=" + get(web, 80, b"GET / HTTP/1.0\r\nHost: web\r\n\r\n"))
 print("pyaddress=" + get(other_address, 80, b"GET / HTTP/1.0\r\n\r\n"))
+print("pyport=" + get(other_address, 22, b"SSH-2.0-probe\r\n"))
+# A server of the job's own on its loopback (a test suite's) still answers the job.
+server = socket.socket()
+server.bind(("127.0.0.1", 0))
+server.listen()
+client = socket.create_connection(server.getsockname(), timeout=10)
+server.accept()[0].sendall(b"own")
+print("ownserver=" + client.recv(3).decode())
 try:
     socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", ("10.231.77.2", 9999))
     print("udp=sent")
@@ -140,6 +148,8 @@ TEST_F(AllowHostTest, AJobReachesItsHostsByNameAndNothingElse) {
   EXPECT_EQ(Probe(out, "dnsweb").rfind("0/198.18.", 0), 0u) << Probe(out, "dnsweb");
   EXPECT_EQ(Probe(out, "pyname"), "ok:web");
   EXPECT_EQ(Probe(out, "pyaddress").rfind("ok", 0), std::string::npos) << Probe(out, "pyaddress");
+  EXPECT_EQ(Probe(out, "pyport").rfind("ok", 0), std::string::npos) << Probe(out, "pyport");
+  EXPECT_EQ(Probe(out, "ownserver"), "own") << "a server of the job's own on its loopback";
   EXPECT_EQ(Probe(out, "v6lookup"), "none");
   EXPECT_TRUE(Contains(job.out, "web\nweb=0")) << "the allowed host's own answer";
   EXPECT_TRUE(Contains(job.out, "secure\nhttps=0"));
@@ -160,6 +170,9 @@ TEST_F(AllowHostTest, AJobReachesItsHostsByNameAndNothingElse) {
   EXPECT_TRUE(Contains(refused, R"({"host":"other.sbxtest.example","port":0,"reason":"not allowed"})")) << refused;
   EXPECT_TRUE(Contains(refused, R"({"host":"10.231.77.2","port":80,"reason":"is an address: a job reaches hosts by name"})")) << refused;
   EXPECT_TRUE(Contains(refused, R"({"host":"10.231.77.3","port":80,)")) << refused;
+  // Ports no rule names are refused by name too, not only by the kernel's silence.
+  EXPECT_TRUE(Contains(refused, R"({"host":"web.sbxtest.example","port":8080,"reason":"not allowed on this port"})")) << refused;
+  EXPECT_TRUE(Contains(refused, R"({"host":"10.231.77.3","port":22,"reason":"is an address: a job reaches hosts by name"})")) << refused;
   EXPECT_GE(last["refused_count"].get<int>(), 3);
   EXPECT_TRUE(Contains(w.DaemonLog(), "refused other.sbxtest.example (lookup): not allowed"));
   EXPECT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
