@@ -19,6 +19,7 @@
 
 #include "base/errors.h"
 #include "jobs/other_ports_redirect.h"
+#include "network/made_up_addresses.h"
 
 namespace sandboxd {
 namespace {
@@ -26,14 +27,25 @@ namespace {
 /// The listen backlog of each allowed port: a job's burst of parallel downloads.
 constexpr int kListenBacklog = 128;
 
+/// Sends one rtnetlink request (`what` names it in an error) and waits for its acknowledgement.
+void AskRouting(int netlink, const void* request, size_t size, const std::string& what) {
+  sockaddr_nl kernel{};
+  kernel.nl_family = AF_NETLINK;
+  if (sendto(netlink, request, size, 0, reinterpret_cast<sockaddr*>(&kernel), sizeof kernel) < 0)
+    ThrowErrno("cannot ask for " + what);
+  alignas(nlmsghdr) char reply[4096];
+  ssize_t got = recv(netlink, reply, sizeof reply, 0);
+  if (got < static_cast<ssize_t>(NLMSG_LENGTH(sizeof(nlmsgerr)))) ThrowErrno("no answer about " + what);
+  auto* header = reinterpret_cast<nlmsghdr*>(reply);
+  if (header->nlmsg_type != NLMSG_ERROR) throw Error(Code::kFailed, "an unexpected answer about " + what);
+  int error = -reinterpret_cast<nlmsgerr*>(NLMSG_DATA(header))->error;
+  if (error != 0) ThrowErrno(error, "cannot add " + what);
+}
+
 /// Adds `local 0.0.0.0/0 dev lo table local` in the calling thread's network namespace.
 /// bwrap brings lo up and gives it 127.0.0.1 in the job's own process, maybe after this: a
 /// route of host scope needs neither (the kernel checks no link state for one).
-void MakeEveryIpv4AddressLocal() {
-  unsigned loopback = if_nametoindex("lo");
-  if (loopback == 0) ThrowErrno("cannot find the loopback interface in the job's network namespace");
-  UniqueFd netlink(socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE));
-  if (!netlink) ThrowErrno("cannot open a route socket in the job's network namespace");
+void MakeEveryIpv4AddressLocal(int netlink, unsigned loopback) {
   struct {
     nlmsghdr header;
     rtmsg route;
@@ -53,17 +65,31 @@ void MakeEveryIpv4AddressLocal() {
   request.oif_attr.rta_type = RTA_OIF;
   request.oif_attr.rta_len = RTA_LENGTH(sizeof request.oif);
   request.oif = loopback;
-  sockaddr_nl kernel{};
-  kernel.nl_family = AF_NETLINK;
-  if (sendto(netlink.get(), &request, sizeof request, 0, reinterpret_cast<sockaddr*>(&kernel), sizeof kernel) < 0)
-    ThrowErrno("cannot ask for the job's route");
-  alignas(nlmsghdr) char reply[4096];
-  ssize_t got = recv(netlink.get(), reply, sizeof reply, 0);
-  if (got < static_cast<ssize_t>(NLMSG_LENGTH(sizeof(nlmsgerr)))) ThrowErrno("no answer about the job's route");
-  auto* header = reinterpret_cast<nlmsghdr*>(reply);
-  if (header->nlmsg_type != NLMSG_ERROR) throw Error(Code::kFailed, "an unexpected answer about the job's route");
-  int error = -reinterpret_cast<nlmsgerr*>(NLMSG_DATA(header))->error;
-  if (error != 0) ThrowErrno(error, "cannot add the job's route (local 0.0.0.0/0 dev lo)");
+  AskRouting(netlink, &request, sizeof request, "the job's route (local 0.0.0.0/0 dev lo)");
+}
+
+/// Gives lo an IPv4 address besides 127.0.0.1 (the first of the made-up range, which names no
+/// host): glibc answers a lookup for IPv4 with AI_ADDRCONFIG (getent ahostsv4, Node's
+/// dns.lookup with family 4) only where the host has one, and 127.0.0.1 does not count.
+void GiveAnIpv4AddressForLookups(int netlink, unsigned loopback) {
+  struct {
+    nlmsghdr header;
+    ifaddrmsg address;
+    rtattr local_attr;
+    uint32_t local;
+  } request{};
+  request.header.nlmsg_len = sizeof request;
+  request.header.nlmsg_type = RTM_NEWADDR;
+  request.header.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL;
+  request.header.nlmsg_seq = 2;
+  request.address.ifa_family = AF_INET;
+  request.address.ifa_prefixlen = 32;
+  request.address.ifa_scope = RT_SCOPE_HOST;
+  request.address.ifa_index = loopback;
+  request.local_attr.rta_type = IFA_LOCAL;
+  request.local_attr.rta_len = RTA_LENGTH(sizeof request.local);
+  request.local = htonl(network::kMadeUpNetwork);
+  AskRouting(netlink, &request, sizeof request, "the job's own IPv4 address");
 }
 
 UniqueFd BoundSocket(int type, uint16_t port) {
@@ -102,7 +128,12 @@ AllowlistSockets PrepareAllowlistNamespace(int netns, const std::vector<uint16_t
   std::thread([&] {
     try {
       if (setns(netns, CLONE_NEWNET) != 0) ThrowErrno("cannot enter the job's network namespace");
-      MakeEveryIpv4AddressLocal();
+      unsigned loopback = if_nametoindex("lo");
+      if (loopback == 0) ThrowErrno("cannot find the loopback interface in the job's network namespace");
+      UniqueFd netlink(socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE));
+      if (!netlink) ThrowErrno("cannot open a route socket in the job's network namespace");
+      MakeEveryIpv4AddressLocal(netlink.get(), loopback);
+      GiveAnIpv4AddressForLookups(netlink.get(), loopback);
       sockets.dns = BoundSocket(SOCK_DGRAM, 53);
       for (uint16_t port : ports) sockets.listeners.emplace_back(BoundSocket(SOCK_STREAM, port), port);
       const uint16_t refusing_port = RefusingPortFor(ports);

@@ -2,7 +2,8 @@
 /// What the daemon does, as root, to the network namespace of a job allowed some hosts
 /// (issue 43), before the job's command runs: bwrap made the namespace (--unshare-net: only a
 /// loopback), and the daemon makes every IPv4 address in it local (a route `local 0.0.0.0/0
-/// dev lo` in the local table, the "AnyIP" of Linux) and opens, on the any-address, a UDP
+/// dev lo` in the local table, the "AnyIP" of Linux), gives lo an IPv4 address besides
+/// 127.0.0.1 (for lookups that ask only for the families the host has) and opens, on the any-address, a UDP
 /// socket on port 53 and a listening TCP socket on each allowed port. Whatever address a
 /// program of the job sends to, then, its packet stays in the namespace: a lookup reaches the
 /// forwarder's name server, a connection on an allowed port reaches the forwarder, and

@@ -74,6 +74,12 @@ try:
     print("udp=sent")
 except OSError as error:
     print("udp=error")
+# As getent ahostsv4 and Node's dns.lookup with family 4 ask: IPv4 only if the host has an
+# IPv4 address (AI_ADDRCONFIG), which 127.0.0.1 alone is not to glibc.
+try:
+    print("addrconfig=" + socket.getaddrinfo(web, 80, socket.AF_INET, socket.SOCK_STREAM, 0, socket.AI_ADDRCONFIG)[0][4][0])
+except socket.gaierror as error:
+    print("addrconfig=error:%s" % error)
 try:
     print("v6lookup=%d" % len(socket.getaddrinfo(web, 80, socket.AF_INET6)))
 except socket.gaierror:
@@ -147,6 +153,7 @@ TEST_F(AllowHostTest, AJobReachesItsHostsByNameAndNothingElse) {
   EXPECT_EQ(Probe(out, "dnsother"), "3/none") << "a query of its own to another server was not answered NXDOMAIN by the job's name server";
   EXPECT_EQ(Probe(out, "dnsweb").rfind("0/198.18.", 0), 0u) << Probe(out, "dnsweb");
   EXPECT_EQ(Probe(out, "pyname"), "ok:web");
+  EXPECT_EQ(Probe(out, "addrconfig").rfind("198.18.", 0), 0u) << "a lookup for the families the job has: " << Probe(out, "addrconfig");
   EXPECT_EQ(Probe(out, "pyaddress").rfind("ok", 0), std::string::npos) << Probe(out, "pyaddress");
   EXPECT_EQ(Probe(out, "pyport").rfind("ok", 0), std::string::npos) << Probe(out, "pyport");
   EXPECT_EQ(Probe(out, "ownserver"), "own") << "a server of the job's own on its loopback";
@@ -273,9 +280,47 @@ TEST_F(AllowHostTest, ASandboxsHostsAreEveryJobsAndSurviveARestart) {
   EXPECT_EQ(fetch().out, "web\n") << "after a restart";
   auto info = nlohmann::json::parse(w.Sandboxctl(kAlice, {"--json", "show", id}).out, nullptr, false);
   EXPECT_EQ(info["allow_hosts"], nlohmann::json::array({"web.sbxtest.example", "*.cdn.sbxtest.example:8443"}));
+  // And a suspend to an archive and a resume from it.
+  Result suspended = w.Sandboxctl(kAlice, {"suspend", id});
+  ASSERT_EQ(suspended.status, 0) << suspended.err;
+  Result resumed = w.Sandboxctl(kAlice, {"resume", id});
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_EQ(fetch().out, "web\n") << "after a suspend and resume";
+  info = nlohmann::json::parse(w.Sandboxctl(kAlice, {"--json", "show", id}).out, nullptr, false);
+  EXPECT_EQ(info["allow_hosts"], nlohmann::json::array({"web.sbxtest.example", "*.cdn.sbxtest.example:8443"}));
   // A job's own hosts narrow the sandbox's: another one of them is refused.
   Result narrowed = w.Sandboxctl(kAlice, {"run", "--allow-host", kOtherHost, id, "--", "curl", "-sS", "-m", "10", std::string("http://") + kWebHost + "/"});
   EXPECT_NE(narrowed.status, 0) << narrowed.out;
+  EXPECT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
+}
+
+// Each job has its own namespace and forwarder: a job running beside one allowed a host, in the
+// same sandbox, reaches neither that host (by name, or by the address the other job was given
+// for it) nor the other job's forwarder.
+TEST_F(AllowHostTest, AJobDoesNotReachTheHostsOfAnotherJobBesideIt) {
+  Harness& w = World();
+  std::string id = Trim(w.Sandboxctl(kAlice, {"create", w.MakeProject(kAlice)}).out);
+  Result first = w.Sandboxctl(kAlice, {"run", "-d", "--allow-host", kWebHost, id, "--", "sh", "-c",
+                                       "getent ahostsv4 " + std::string(kWebHost) + " | head -n 1 | cut -d ' ' -f 1; sleep 120"});
+  ASSERT_EQ(first.status, 0) << first.err;
+  const std::string first_job = Trim(first.out);
+  std::string address;
+  ASSERT_TRUE(WaitUntil([&] {
+    address = Trim(w.Sandboxctl(kAlice, {"logs", first_job}).out);
+    return !address.empty();
+  })) << "the first job was not given an address for " << kWebHost;
+  ASSERT_EQ(address.rfind("198.18.", 0), 0u) << address;
+  const std::string script = "curl -sS -m 10 http://" + std::string(kWebHost) + "/; echo \"name=$?\"; " +
+                             "curl -sS -m 10 http://" + address + "/; echo \"given=$?\"";
+  Result second = w.Sandboxctl(kAlice, {"run", "--allow-host", kOtherHost, id, "--", "sh", "-c", script});
+  SCOPED_TRACE("second job's output:\n" + second.out + "\nstderr:\n" + second.err + "\nservers saw:\n" + Internet().Log());
+  const std::string out = "\n" + second.out;
+  EXPECT_EQ(Probe(out, "name"), "6") << "the other job's host resolved";
+  EXPECT_NE(Probe(out, "given"), "0") << "the address the other job was given reached its host";
+  EXPECT_FALSE(Contains(Internet().Log(), "request 10.231.77.2")) << "the other job's host was reached";
+  std::string refused = LastJob(kAlice, id)["refused"].dump();
+  EXPECT_TRUE(Contains(refused, R"({"host":")" + address + R"(","port":80,"reason":"is an address: a job reaches hosts by name"})")) << refused;
+  EXPECT_EQ(w.Sandboxctl(kAlice, {"cancel", first_job}).status, 0);
   EXPECT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
 }
 
