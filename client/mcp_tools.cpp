@@ -333,6 +333,10 @@ ToolResult SandboxTools::OutputOf(const std::string& job_id, uint64_t offset, si
       structured["refused"] = json::array();
       for (const auto& one : refused) structured["refused"].push_back({{"host", one.host}, {"port", one.port}, {"reason", one.reason}});
     }
+    if (std::string failure = status.count("failure") ? status["failure"].get<std::string>() : ""; !failure.empty()) {
+      text += "[sandboxd: " + failure + "]\n";
+      structured["failure"] = failure;
+    }
     text += "[job " + job_id + " " + HowItEnded(exit_status, reason) + "]";
   }
   return {text, structured, false};

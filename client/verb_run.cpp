@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "proxies.h"
+#include "quote_path.h"
 #include "units.h"
 #include "refusal_note.h"
 #include "verbs.h"
@@ -145,9 +146,12 @@ JobEnd RunWithOurStreams(Context& ctx, const std::string& sandbox_path, const st
     end.exit_status = 128 + signal_number;
     return end;
   }
-  // What the job's forwarder refused (a job allowed some hosts), once, after its own output.
+  // What the job's forwarder refused (a job allowed some hosts), once, after its own output;
+  // and for a job that could not be set up, what could not be.
+  std::string failure;
   try {
     auto status = job.GetStatus();
+    if (status.count("failure")) failure = status["failure"].get<std::string>();
     std::vector<RefusedConnection> refused;
     if (status.count("refused"))
       for (const auto& entry : status["refused"].get<std::vector<sdbus::Struct<std::string, uint16_t, std::string>>>())
@@ -159,7 +163,9 @@ JobEnd RunWithOurStreams(Context& ctx, const std::string& sandbox_path, const st
   } catch (const sdbus::Error&) {
     // The job is gone from the daemon's list already: its end is what counts.
   }
-  if (end.reason == "failed") std::cerr << "sandboxctl: the sandbox for the job could not be set up (status " << end.exit_status << ")\n";
+  if (end.reason == "failed")
+    std::cerr << "sandboxctl: the sandbox for the job could not be set up" << (failure.empty() ? "" : ": " + sandboxd::api::EscapeControlBytes(failure))
+              << " (status " << end.exit_status << ")\n";
   if (end.reason == "timeout") std::cerr << "sandboxctl: the job ran out of time and was killed\n";
   if (end.reason == "memory") std::cerr << "sandboxctl: the job went over its memory limit (--memory-max) and the kernel killed it\n";
   if (end.reason == "quota")

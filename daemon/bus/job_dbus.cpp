@@ -109,6 +109,7 @@ void JobDBus::GetStatus(sdbus::Result<std::map<std::string, sdbus::Variant>>&& r
         {"refused", sdbus::Variant(refused)},
         {"refused_count", sdbus::Variant(static_cast<uint32_t>(job.refused_count()))},
         {"no_route_count", sdbus::Variant(static_cast<uint64_t>(job.no_route_count()))},
+        {"failure", sdbus::Variant(job.failure())},
     };
   });
 }

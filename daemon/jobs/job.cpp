@@ -195,6 +195,10 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, UniqueFd go_fd, std::
     auto now = Clock::now();
     if (go_fd) {
       if (now >= report_deadline) {
+        {
+          std::lock_guard lock(mutex_);
+          failure_ = "bwrap did not report the job's namespaces in time";
+        }
         Cancel(JobEndReason::kFailed);  // bwrap never told us a pid namespace we could check
         go_fd.reset();
       } else {
@@ -446,6 +450,10 @@ bool Job::SetUpNetwork() {
   } catch (const std::exception& e) {
     LogAbout({sandbox_id_, std::nullopt, id_}, spdlog::level::warn, "job {} in sandbox {}: cannot set up its network, so it does not run: {}",
              id_, sandbox_id_, e.what());
+    {
+      std::lock_guard lock(mutex_);
+      failure_ = std::string("its network could not be set up: ") + e.what();
+    }
     Cancel(JobEndReason::kFailed);
     return false;
   }
@@ -454,6 +462,11 @@ bool Job::SetUpNetwork() {
 std::vector<network::Refusal> Job::refusals() const {
   std::lock_guard lock(mutex_);
   return network_ ? network_->refusals() : std::vector<network::Refusal>{};
+}
+
+std::string Job::failure() const {
+  std::lock_guard lock(mutex_);
+  return failure_;
 }
 
 uint64_t Job::no_route_count() const {

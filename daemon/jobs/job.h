@@ -150,6 +150,9 @@ class Job {
   /// For an offline job once it has ended: how many of its packets found no route (a lookup or a
   /// connection it could not make for want of a network); 0 otherwise.
   uint64_t no_route_count() const;
+  /// For a job that ended "failed" because the daemon could not set it up: one sentence saying
+  /// what could not be done (Job.GetStatus "failure"); "" otherwise.
+  std::string failure() const;
   std::string ReadOutput(uint64_t offset, uint32_t max_bytes) const;
 
  private:
@@ -174,6 +177,7 @@ class Job {
   int64_t ended_usec_ = 0;
   std::string captured_streams_;
   std::optional<JobEndReason> stop_reason_;  ///< why the job was killed; none unless it was
+  std::string failure_;                      ///< what the daemon could not set up, if that was it
   std::unique_ptr<JobCgroup> cgroup_;
   std::unique_ptr<JobLimitGroups> limits_;
   UniqueFd namespace_init_;  ///< pidfd of pid 1 of the job's pid namespace, once verified

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -321,6 +322,33 @@ TEST_F(AllowHostTest, AJobDoesNotReachTheHostsOfAnotherJobBesideIt) {
   std::string refused = LastJob(kAlice, id)["refused"].dump();
   EXPECT_TRUE(Contains(refused, R"({"host":")" + address + R"(","port":80,"reason":"is an address: a job reaches hosts by name"})")) << refused;
   EXPECT_EQ(w.Sandboxctl(kAlice, {"cancel", first_job}).status, 0);
+  EXPECT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
+}
+
+// A job whose network cannot be set up never runs, and its caller hears why (not only the
+// journal). Here the forwarder is missing beside the helpers.
+TEST_F(AllowHostTest, AJobWhoseNetworkCannotBeSetUpDoesNotRunAndSaysWhy) {
+  Harness& w = World();
+  const std::filesystem::path built = std::filesystem::path(SANDBOXD_HELPER_BIN).parent_path();
+  const std::filesystem::path helpers = w.dir() + "/helpers-without-forwarder";
+  std::filesystem::remove_all(helpers);
+  std::filesystem::create_directories(helpers);
+  for (const auto& entry : std::filesystem::directory_iterator(built))
+    if (entry.is_regular_file() && entry.path().filename().string().rfind("sandboxd-", 0) == 0 &&
+        entry.path().filename() != "sandboxd-net-forwarder")
+      std::filesystem::create_symlink(entry.path(), helpers / entry.path().filename());
+  w.KillDaemon();
+  ASSERT_TRUE(w.StartDaemon({}, {"SANDBOXD_HELPER=" + (helpers / std::filesystem::path(SANDBOXD_HELPER_BIN).filename()).string()})) << w.DaemonLog();
+  std::string id = Trim(w.Sandboxctl(kAlice, {"create", w.MakeProject(kAlice)}).out);
+  Result job = w.Sandboxctl(kAlice, {"run", "--allow-host", kWebHost, id, "--", "sh", "-c", "echo ran; touch ran"});
+  Result changes = w.Sandboxctl(kAlice, {"changes", id});
+  w.KillDaemon();
+  ASSERT_TRUE(w.StartDaemon()) << w.DaemonLog();
+  EXPECT_NE(job.status, 0);
+  EXPECT_EQ(job.out, "") << "the command ran without its network";
+  EXPECT_TRUE(Contains(job.err, "could not be set up: its network could not be set up: cannot start ")) << job.err;
+  EXPECT_TRUE(Contains(job.err, "sandboxd-net-forwarder")) << job.err;
+  EXPECT_FALSE(Contains(changes.out, "ran")) << changes.out;
   EXPECT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
 }
 

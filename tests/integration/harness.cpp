@@ -325,7 +325,12 @@ bool Harness::StartDaemon(const std::vector<std::string>& extra_args, const std:
   auto argv = DaemonCommand();
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   auto env = DaemonEnvironment();
-  env.insert(env.end(), extra_env.begin(), extra_env.end());
+  for (const auto& extra : extra_env) {
+    // A variable given again replaces the default (getenv would find the first).
+    const std::string name = extra.substr(0, extra.find('=') + 1);
+    std::erase_if(env, [&](const std::string& entry) { return entry.rfind(name, 0) == 0; });
+    env.push_back(extra);
+  }
   daemon_pid_ = SpawnRoot(argv, env, dir_ + "/sandboxd.log");
   // A start that recovers (a cut-off suspend of thousands of files, a commit to finish) on a
   // loaded machine takes long: wait while it lives, and no longer once it has died.
