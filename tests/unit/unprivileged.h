@@ -23,6 +23,10 @@
 
 namespace sandboxd::testing {
 
+/// Whether the test binary started as root: read before any test runs, since a RunAsNobody
+/// makes geteuid() nobody's for the rest of its test (SetUp included).
+inline const bool kStartedAsRoot = geteuid() == 0;
+
 class RunAsNobody {
  public:
   static constexpr uid_t kNobody = 65534;

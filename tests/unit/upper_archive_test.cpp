@@ -286,6 +286,10 @@ void WriteRawArchive(const std::string& path, const std::vector<RawEntry>& entri
     archive_entry_set_filetype(entry.get(), raw.type);
     archive_entry_set_perm(entry.get(), raw.type == AE_IFDIR ? 0755 : 0644);
     archive_entry_set_mtime(entry.get(), 1600000000, 0);
+    // Owned by whoever runs the test, so that a restore as any user gets as far as the entry
+    // each test is about (only root may restore another owner's entry).
+    archive_entry_set_uid(entry.get(), geteuid());
+    archive_entry_set_gid(entry.get(), getegid());
     if (!raw.hardlink.empty()) archive_entry_set_hardlink(entry.get(), raw.hardlink.c_str());
     if (raw.type == AE_IFLNK) archive_entry_set_symlink(entry.get(), raw.symlink.c_str());
     if (raw.type == AE_IFREG && raw.hardlink.empty()) archive_entry_set_size(entry.get(), static_cast<la_int64_t>(raw.content.size()));
