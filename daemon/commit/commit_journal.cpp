@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "base/errors.h"
+#include "base/clock.h"
 #include "base/file_clock.h"
 
 namespace sandboxd {
@@ -39,10 +40,6 @@ CREATE TABLE IF NOT EXISTS commit_steps (
 /// ctime before it and every live change after it one at or after it (undo_check.h).
 int64_t FinishedUsec() { return FileClockNextTickNs() / 1000; }
 
-int64_t NowUsec() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 /// A state read back from the journal. A name this daemon does not know (a journal of a newer
 /// sandboxd, or edited by hand) stops recovery with a message rather than being guessed at.
 CommitState StoredState(int64_t id, const std::string& name) {
@@ -74,10 +71,11 @@ CommitJournal::CommitJournal(Store& store) : store_(store) {
 
 int64_t CommitJournal::BeginStaging(const std::string& sandbox_id, bool forced) {
   return store_.WithDatabase([&](Database& db) {
-    Statement(db, "INSERT INTO commits(sandbox_id, state, started_usec, staged, forced) VALUES (?, 'staging', ?, 1, ?)")
+    Statement(db, "INSERT INTO commits(sandbox_id, state, started_usec, staged, forced) VALUES (?, ?, ?, 1, ?)")
         .Bind(1, sandbox_id)
-        .Bind(2, NowUsec())
-        .Bind(3, int64_t{forced})
+        .Bind(2, ToString(CommitState::kStaging))
+        .Bind(3, TheSystemClock().NowUsec())
+        .Bind(4, int64_t{forced})
         .Run();
     return sqlite3_last_insert_rowid(db.handle());
   });
@@ -85,10 +83,11 @@ int64_t CommitJournal::BeginStaging(const std::string& sandbox_id, bool forced) 
 
 int64_t CommitJournal::BeginPlanning(const std::string& sandbox_id, bool forced) {
   return store_.WithDatabase([&](Database& db) {
-    Statement(db, "INSERT INTO commits(sandbox_id, state, started_usec, forced) VALUES (?, 'planning', ?, ?)")
+    Statement(db, "INSERT INTO commits(sandbox_id, state, started_usec, forced) VALUES (?, ?, ?, ?)")
         .Bind(1, sandbox_id)
-        .Bind(2, NowUsec())
-        .Bind(3, int64_t{forced})
+        .Bind(2, ToString(CommitState::kPlanning))
+        .Bind(3, TheSystemClock().NowUsec())
+        .Bind(4, int64_t{forced})
         .Run();
     return sqlite3_last_insert_rowid(db.handle());
   });
@@ -99,7 +98,7 @@ void CommitJournal::Abandon(int64_t id) {
     Transaction tx(db);
     Statement state(db, "SELECT state FROM commits WHERE id = ?");
     state.Bind(1, id);
-    if (!state.Step() || state.ColumnText(0) != "planning") return;  // (rolled back by tx)
+    if (!state.Step() || state.ColumnText(0) != ToString(CommitState::kPlanning)) return;  // (rolled back by tx)
     Statement(db, "DELETE FROM commit_steps WHERE commit_id = ?").Bind(1, id).Run();
     Statement(db, "DELETE FROM commits WHERE id = ?").Bind(1, id).Run();
     tx.Commit();
@@ -156,7 +155,7 @@ void CommitJournal::Journal(int64_t id, const std::vector<CommitStep>& steps) {
   store_.WithDatabase([&](Database& db) {
     Transaction tx(db);
     WriteSteps(db, id, steps);
-    Statement(db, "UPDATE commits SET state = 'applying' WHERE id = ?").Bind(1, id).Run();
+    SetState(db, id, CommitState::kApplying);
     tx.Commit();
   });
 }
@@ -166,7 +165,7 @@ void CommitJournal::BeginUndo(int64_t id, const std::vector<CommitStep>& steps) 
     Transaction tx(db);
     Statement(db, "DELETE FROM commit_steps WHERE commit_id = ?").Bind(1, id).Run();
     WriteSteps(db, id, steps);
-    Statement(db, "UPDATE commits SET state = 'undoing' WHERE id = ?").Bind(1, id).Run();
+    SetState(db, id, CommitState::kUndoing);
     tx.Commit();
   });
 }
@@ -191,7 +190,7 @@ void CommitJournal::WriteSteps(Database& db, int64_t id, const std::vector<Commi
 
 void CommitJournal::Finish(int64_t id) {
   store_.WithDatabase([&](Database& db) {
-    Statement(db, "UPDATE commits SET state = 'done', finished_usec = ? WHERE id = ?").Bind(1, FinishedUsec()).Bind(2, id).Run();
+    SetFinished(db, id, CommitState::kDone);
   });
 }
 
@@ -207,27 +206,34 @@ std::optional<CommitState> CommitJournal::StateOf(int64_t id) {
 int64_t CommitJournal::LastFinishedUsec(const std::string& sandbox_id) {
   return store_.WithDatabase([&](Database& db) {
     Statement select(db,
-                     "SELECT COALESCE(MAX(finished_usec), 0) FROM commits WHERE sandbox_id = ? AND state IN ('done', 'undone')");
-    select.Bind(1, sandbox_id);
+                     "SELECT COALESCE(MAX(finished_usec), 0) FROM commits WHERE sandbox_id = ? AND state IN (?, ?)");
+    select.Bind(1, sandbox_id).Bind(2, ToString(CommitState::kDone)).Bind(3, ToString(CommitState::kUndone));
     return select.Step() ? select.ColumnInt(0) : int64_t{0};
   });
 }
 
 void CommitJournal::SetState(int64_t id, CommitState state) {
-  std::string name(ToString(state));
-  store_.WithDatabase([&](Database& db) { Statement(db, "UPDATE commits SET state = ? WHERE id = ?").Bind(1, name).Bind(2, id).Run(); });
+  store_.WithDatabase([&](Database& db) { SetState(db, id, state); });
+}
+
+void CommitJournal::SetState(Database& db, int64_t id, CommitState state) {
+  Statement(db, "UPDATE commits SET state = ? WHERE id = ?").Bind(1, ToString(state)).Bind(2, id).Run();
+}
+
+void CommitJournal::SetFinished(Database& db, int64_t id, CommitState state) {
+  Statement(db, "UPDATE commits SET state = ?, finished_usec = ? WHERE id = ?").Bind(1, ToString(state)).Bind(2, FinishedUsec()).Bind(3, id).Run();
 }
 
 std::vector<JournaledCommit> CommitJournal::Unfinished(const std::string& sandbox_id) {
   // Every state but the finished ones, so that a state this daemon does not know is refused
   // (StoredState) rather than passed over as finished.
   return store_.WithDatabase([&](Database& db) {
-    return Select(db, sandbox_id, "state NOT IN ('done', 'rolled-back', 'undone') ORDER BY id");
+    return Select(db, sandbox_id, "state NOT IN (?2, ?3, ?4) ORDER BY id", {CommitState::kDone, CommitState::kRolledBack, CommitState::kUndone});
   });
 }
 
 std::optional<JournaledCommit> CommitJournal::LastDone(const std::string& sandbox_id) {
-  auto commits = store_.WithDatabase([&](Database& db) { return Select(db, sandbox_id, "state = 'done' ORDER BY id DESC LIMIT 1"); });
+  auto commits = store_.WithDatabase([&](Database& db) { return Select(db, sandbox_id, "state = ?2 ORDER BY id DESC LIMIT 1", {CommitState::kDone}); });
   if (commits.empty()) return std::nullopt;
   return commits.front();
 }
@@ -235,11 +241,19 @@ std::optional<JournaledCommit> CommitJournal::LastDone(const std::string& sandbo
 namespace {
 
 /// The states of a commit that went live: done, and an undo's (under way or finished).
-std::string LiveStates() {
+constexpr CommitState kLiveStates[] = {CommitState::kDone, CommitState::kImporting, CommitState::kUndoing, CommitState::kReturning,
+                                       CommitState::kUndone};
+
+/// "(?F, ?F+1, ...)": a parameter for each live state, numbered from `first`; BindLiveStates
+/// binds them.
+std::string LiveStatesParameters(int first) {
   std::string list;
-  for (CommitState state : {CommitState::kDone, CommitState::kImporting, CommitState::kUndoing, CommitState::kReturning, CommitState::kUndone})
-    list += std::string(list.empty() ? "'" : ", '") + std::string(ToString(state)) + "'";
+  for (size_t i = 0; i < std::size(kLiveStates); ++i) list += (i ? ", ?" : "?") + std::to_string(first + static_cast<int>(i));
   return "(" + list + ")";
+}
+
+void BindLiveStates(Statement& statement, int first) {
+  for (size_t i = 0; i < std::size(kLiveStates); ++i) statement.Bind(first + static_cast<int>(i), ToString(kLiveStates[i]));
 }
 
 }  // namespace
@@ -248,8 +262,9 @@ std::vector<LoggedCommit> CommitJournal::LiveCommits(const std::string& sandbox_
   std::vector<LoggedCommit> commits;
   store_.WithDatabase([&](Database& db) {
     Statement select(db, "SELECT id, state, started_usec, finished_usec, (SELECT COUNT(*) FROM commit_steps WHERE commit_id = commits.id) "
-                         "FROM commits WHERE sandbox_id = ? AND state IN " + LiveStates() + " ORDER BY id");
+                         "FROM commits WHERE sandbox_id = ?1 AND state IN " + LiveStatesParameters(2) + " ORDER BY id");
     select.Bind(1, sandbox_id);
+    BindLiveStates(select, 2);
     while (select.Step()) {
       LoggedCommit commit;
       commit.number = static_cast<int64_t>(commits.size()) + 1;
@@ -273,16 +288,20 @@ std::vector<LoggedCommit> CommitJournal::LiveCommits(const std::string& sandbox_
 
 int64_t CommitJournal::NumberOf(const std::string& sandbox_id, int64_t id) {
   return store_.WithDatabase([&](Database& db) {
-    Statement count(db, "SELECT COUNT(*) FROM commits WHERE sandbox_id = ? AND id <= ? AND state IN " + LiveStates());
+    Statement count(db, "SELECT COUNT(*) FROM commits WHERE sandbox_id = ?1 AND id <= ?2 AND state IN " + LiveStatesParameters(3));
     count.Bind(1, sandbox_id).Bind(2, id);
+    BindLiveStates(count, 3);
     return count.Step() ? count.ColumnInt(0) : int64_t{0};
   });
 }
 
-std::vector<JournaledCommit> CommitJournal::Select(Database& db, const std::string& sandbox_id, const char* condition) {
+std::vector<JournaledCommit> CommitJournal::Select(Database& db, const std::string& sandbox_id, const char* condition,
+                                                  std::initializer_list<CommitState> states) {
   std::vector<JournaledCommit> commits;
-  Statement select(db, std::string("SELECT id, state, staged, finished_usec FROM commits WHERE sandbox_id = ? AND ") + condition);
+  Statement select(db, std::string("SELECT id, state, staged, finished_usec FROM commits WHERE sandbox_id = ?1 AND ") + condition);
   select.Bind(1, sandbox_id);
+  int parameter = 2;
+  for (CommitState state : states) select.Bind(parameter++, ToString(state));
   while (select.Step())
     commits.push_back({select.ColumnInt(0), sandbox_id, StoredState(select.ColumnInt(0), select.ColumnText(1)), select.ColumnInt(2) != 0,
                        select.ColumnInt(3)});
@@ -295,11 +314,11 @@ void CommitJournal::FinishUndo(int64_t id, const std::vector<InodeAlias>& aliase
     // A placed entry is known by its new inode, a moved one by its old (the same inode).
     Statement rename_placed(db,
                             "UPDATE commit_steps SET new_ino = ?1 WHERE root = ?2 AND path = ?3 AND new_ino = ?4 AND "
-                            "action = 'place' AND commit_id IN (SELECT id FROM commits WHERE state = 'done' AND id < ?5 "
+                            "action = ?6 AND commit_id IN (SELECT id FROM commits WHERE state = ?7 AND id < ?5 "
                             "AND sandbox_id = (SELECT sandbox_id FROM commits WHERE id = ?5))");
     Statement rename_moved(db,
                            "UPDATE commit_steps SET old_ino = ?1 WHERE root = ?2 AND path = ?3 AND old_ino = ?4 AND "
-                           "action = 'move' AND commit_id IN (SELECT id FROM commits WHERE state = 'done' AND id < ?5 "
+                           "action = ?6 AND commit_id IN (SELECT id FROM commits WHERE state = ?7 AND id < ?5 "
                            "AND sandbox_id = (SELECT sandbox_id FROM commits WHERE id = ?5))");
     for (const auto& alias : aliases)
       for (Statement* update : {&rename_placed, &rename_moved}) {
@@ -308,9 +327,11 @@ void CommitJournal::FinishUndo(int64_t id, const std::vector<InodeAlias>& aliase
             .Bind(3, alias.path)
             .Bind(4, static_cast<int64_t>(alias.original))
             .Bind(5, id)
+            .Bind(6, ToString(update == &rename_placed ? StepAction::kPlace : StepAction::kMove))
+            .Bind(7, ToString(CommitState::kDone))
             .Run();
       }
-    Statement(db, "UPDATE commits SET state = 'undone', finished_usec = ? WHERE id = ?").Bind(1, FinishedUsec()).Bind(2, id).Run();
+    SetFinished(db, id, CommitState::kUndone);
     tx.Commit();
   });
 }
@@ -320,8 +341,8 @@ PutBackTimes CommitJournal::PutBackSince(const std::string& sandbox_id, int64_t 
     PutBackTimes times;
     Statement select(db,
                      "SELECT s.root, s.path, s.from_path, c.finished_usec FROM commit_steps s JOIN commits c ON s.commit_id = c.id "
-                     "WHERE c.sandbox_id = ? AND c.id > ? AND c.state = 'undone' AND c.forced = 0");
-    select.Bind(1, sandbox_id).Bind(2, id);
+                     "WHERE c.sandbox_id = ? AND c.id > ? AND c.state = ? AND c.forced = 0");
+    select.Bind(1, sandbox_id).Bind(2, id).Bind(3, ToString(CommitState::kUndone));
     while (select.Step()) {
       size_t root = static_cast<size_t>(select.ColumnInt(0));
       int64_t ns = select.ColumnInt(3) * 1000;

@@ -101,7 +101,12 @@ class CommitJournal {
   static void WriteSteps(Database& db, int64_t id, const std::vector<CommitStep>& steps);
   static CommitStep ReadStep(Statement& select, int64_t commit);
   /// The sandbox's commits matching `condition` (SQL after "WHERE sandbox_id = ? AND").
-  static std::vector<JournaledCommit> Select(Database& db, const std::string& sandbox_id, const char* condition);
+  /// The sandbox's commits meeting `condition`, whose parameters ?2, ?3... are `states`.
+  static std::vector<JournaledCommit> Select(Database& db, const std::string& sandbox_id, const char* condition,
+                                             std::initializer_list<CommitState> states);
+  static void SetState(Database& db, int64_t id, CommitState state);
+  /// Sets a finishing state (done, undone) with the time it finished (FinishedUsec).
+  static void SetFinished(Database& db, int64_t id, CommitState state);
   Store& store_;
 };
 

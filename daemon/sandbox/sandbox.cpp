@@ -16,6 +16,7 @@
 
 #include "base/directory_listing.h"
 #include "base/errors.h"
+#include "base/clock.h"
 #include "base/file_clock.h"
 #include "base/file_handle.h"
 #include "base/fs_util.h"
@@ -488,12 +489,6 @@ UniqueFd Sandbox::OpenUpper(size_t root) const {
   return OpenDirectoryNoSymlinks(UpperDir(root), O_PATH);
 }
 
-namespace {
-int64_t NowUsec() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-}  // namespace
-
 int64_t Sandbox::last_used_usec() const {
   std::lock_guard lock(mutex_);
   return std::max(last_used_usec_, record_.last_used_usec);
@@ -505,7 +500,7 @@ int64_t Sandbox::BeginJob() {
   int64_t started = FileClockFineNowNs();
   std::lock_guard lock(mutex_);
   CheckUsable("run a job in");
-  last_used_usec_ = NowUsec();
+  last_used_usec_ = TheSystemClock().NowUsec();
   if (exclusive_) throw Error(Code::kBusy, "sandbox " + record_.id + " is busy committing, discarding or being destroyed");
   ++running_jobs_;
   job_starts_.insert(started);
@@ -517,7 +512,7 @@ int64_t Sandbox::EndJob(int64_t started, bool settle) {
   --running_jobs_;
   // In the same step as the job is counted out: no exclusive operation may slip in between.
   if (settle) ++settling_;
-  last_used_usec_ = NowUsec();
+  last_used_usec_ = TheSystemClock().NowUsec();
   if (auto it = job_starts_.find(started); it != job_starts_.end()) job_starts_.erase(it);
   return job_starts_.empty() ? started : std::min(started, *job_starts_.begin());
 }
@@ -629,7 +624,7 @@ void Sandbox::EndExclusive(bool failed) {
     std::lock_guard lock(mutex_);
     exclusive_ = false;
     operation_roots_.clear();
-    last_used_usec_ = NowUsec();
+    last_used_usec_ = TheSystemClock().NowUsec();
     progress = std::move(progress_);
   }
   // Its last report goes out without the sandbox held (the sink asks the bus who listens).
