@@ -157,7 +157,7 @@ SandboxDBus::~SandboxDBus() {
 }
 
 void SandboxDBus::AnnounceProgress(const std::string& operation, const ProgressFigures& figures) {
-  EmitToOwner(getObject(), parts_.peers, sandbox_->owner(), INTERFACE_NAME, "Progress", operation, figures.phase, figures.entries_done,
+  EmitToOwner(getObject(), parts_.peers, sandbox_->owner(), INTERFACE_NAME, "Progress", operation, std::string(ToString(figures.phase)), figures.entries_done,
               figures.entries_total, figures.bytes_done, figures.bytes_total);
 }
 

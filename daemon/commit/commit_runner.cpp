@@ -217,7 +217,7 @@ void CommitRunner::PlanWholeUpper(const Sandbox& sandbox, int64_t commit, const 
       for (const auto& [root, inodes] : InodesNamedBy(steps)) outcome.worked[root].insert(inodes.begin(), inodes.end());
     }
     for (const auto& root : page) outcome.committed += root.changes.size();
-    sandbox.ReportProgress({"planning", outcome.committed, 0, 0, 0});
+    sandbox.ReportProgress({ProgressPhase::kPlanning, outcome.committed, 0, 0, 0});
     page.clear();
     uppers.clear();
     in_page = 0;
@@ -360,7 +360,7 @@ TakenRenames CommitRunner::StageTaken(const Sandbox& sandbox, int64_t commit, co
       for (const auto& taken : page) list.Append(taken.root, taken.change);
     }
     outcome.committed += page.size();
-    sandbox.ReportProgress({"staging", outcome.committed, 0, 0, 0});
+    sandbox.ReportProgress({ProgressPhase::kStaging, outcome.committed, 0, 0, 0});
     page.clear();
   };
   TakenRenames renames = request.taken([&](TakenChange&& taken) {
@@ -654,7 +654,7 @@ void CommitRunner::Run(const Sandbox& sandbox, int64_t commit, StepDirection dir
   // last was a whole page, one more request with no steps does.
   UserCredentials owner = LookupUser(sandbox.owner());
   bool synced = false;
-  ProgressFigures moved{"moving", 0, journal_.StepCount(commit), 0, 0};
+  ProgressFigures moved{ProgressPhase::kMoving, 0, journal_.StepCount(commit), 0, 0};
   sandbox.ReportProgress(moved);
   journal_.ForEachStepPage(commit, direction == StepDirection::kBack, kStepPage, [&](const std::vector<CommitStep>& steps) {
     synced = steps.size() < kStepPage;

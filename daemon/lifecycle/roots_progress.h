@@ -15,7 +15,7 @@ class RootsProgress {
  public:
   /// `totals`: of every root together, each 0 where not known ahead (the root under way's own
   /// total is then added to what the roots before did).
-  RootsProgress(std::string phase, ArchiveProgress totals) : phase_(std::move(phase)), totals_(totals) {}
+  RootsProgress(ProgressPhase phase, ArchiveProgress totals) : phase_(phase), totals_(totals) {}
 
   /// The sandbox's figures, given the root under way's.
   ProgressFigures Of(const ArchiveProgress& root);
@@ -24,7 +24,7 @@ class RootsProgress {
   void NextRoot(const ArchiveStats& finished);
 
  private:
-  std::string phase_;
+  ProgressPhase phase_;
   ArchiveProgress totals_;
   ArchiveProgress before_;   ///< done by the roots before (done figures only)
   ArchiveProgress current_;  ///< the root under way's last figures

@@ -67,7 +67,7 @@ uint64_t Suspension::Suspend(Sandbox& sandbox) {
     Record(sandbox, SandboxState::kSuspending);
     RemoveArchives(sandbox);  // what a suspend taken back may have left
     PinDecisionsForMove(approvals_, sandbox);
-    RootsProgress progress("archiving", SuspendTotals(sandbox));
+    RootsProgress progress(ProgressPhase::kArchiving, SuspendTotals(sandbox));
     for (size_t i = 0; i < sandbox.roots().size(); ++i) {
       std::string archive = sandbox.ArchivePath(i);
       MakeDirectory(ArchiveDir(archive), 0700);
@@ -108,7 +108,7 @@ uint64_t Suspension::Suspend(Sandbox& sandbox) {
 
 void Suspension::RestoreLayers(Sandbox& sandbox) {
   sandbox.MountLayers();
-  RootsProgress progress("restoring", ResumeTotals(sandbox));
+  RootsProgress progress(ProgressPhase::kRestoring, ResumeTotals(sandbox));
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
     std::string upper = sandbox.UpperDir(i);
     RemoveTree(upper);  // what a cut-off resume left

@@ -4,6 +4,20 @@
 
 namespace sandboxd {
 
+std::string_view ToString(ProgressPhase phase) {
+  switch (phase) {
+    case ProgressPhase::kNone: return "";
+    case ProgressPhase::kPlanning: return "planning";
+    case ProgressPhase::kStaging: return "staging";
+    case ProgressPhase::kMoving: return "moving";
+    case ProgressPhase::kArchiving: return "archiving";
+    case ProgressPhase::kRestoring: return "restoring";
+    case ProgressPhase::kDone: return "done";
+    case ProgressPhase::kFailed: return "failed";
+  }
+  return "";
+}
+
 OperationProgress::OperationProgress(std::string operation, ProgressSink sink, std::chrono::milliseconds period)
     : operation_(std::move(operation)), sink_(std::move(sink)) {
   ticker_.Start(period, [this] { Tick(); });
@@ -16,7 +30,7 @@ OperationProgress::~OperationProgress() {
     std::lock_guard lock(mutex_);
     if (!any_sent_) return;
     last = now_;
-    last.phase = failed_ ? "failed" : "done";
+    last.phase = failed_ ? ProgressPhase::kFailed : ProgressPhase::kDone;
     if (!failed_) {
       // Done is all of it, whatever the last tick had counted.
       if (last.entries_total) last.entries_done = last.entries_total;
@@ -46,7 +60,7 @@ void OperationProgress::Tick() {
   ProgressFigures figures;
   {
     std::lock_guard lock(mutex_);
-    if (now_.phase.empty() || (any_sent_ && now_ == sent_)) return;
+    if (now_.phase == ProgressPhase::kNone || (any_sent_ && now_ == sent_)) return;
     figures = sent_ = now_;
     any_sent_ = true;
   }

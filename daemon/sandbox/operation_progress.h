@@ -5,20 +5,35 @@
 /// The work only updates the figures (cheap, any thread); a ticker of the progress's own
 /// sends them when they moved, so a step that takes long (one archive, one page of moves)
 /// never makes the work wait for the bus. Nothing is sent for work that ends within a period;
-/// work that sent anything ends with one last report, phase "done" or "failed".
+/// work that sent anything ends with one last report, phase done or failed.
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "base/ticker.h"
 
 namespace sandboxd {
 
+/// The phases of the long operations; their names are the API's (Sandbox.Progress).
+enum class ProgressPhase {
+  kNone,       ///< not begun: nothing to report
+  kPlanning,   ///< a commit's steps being journaled
+  kStaging,    ///< a partial commit taking what it commits into its stage
+  kMoving,     ///< a commit's or undo's steps being carried out live
+  kArchiving,  ///< suspend writing each upper layer's archive
+  kRestoring,  ///< resume restoring them
+  kDone,       ///< the last report of work that ended well
+  kFailed,     ///< the last report of work that failed
+};
+/// "planning", "moving", ...; "" for kNone.
+std::string_view ToString(ProgressPhase phase);
+
 struct ProgressFigures {
-  std::string phase;
+  ProgressPhase phase = ProgressPhase::kNone;
   uint64_t entries_done = 0, entries_total = 0;
   uint64_t bytes_done = 0, bytes_total = 0;
   bool operator==(const ProgressFigures&) const = default;

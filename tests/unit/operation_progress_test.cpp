@@ -37,7 +37,7 @@ TEST(OperationProgressTest, WorkQuickerThanAPeriodSendsNothing) {
   Reports reports;
   {
     OperationProgress progress("commit", reports.Sink(), 10s);
-    progress.Set({"moving", 0, 10, 0, 0});
+    progress.Set({ProgressPhase::kMoving, 0, 10, 0, 0});
     progress.Advance(10);
   }
   EXPECT_TRUE(reports.Taken().empty());
@@ -47,31 +47,31 @@ TEST(OperationProgressTest, FiguresAreSentAsTheyMoveAndTheEndIsSaid) {
   Reports reports;
   {
     OperationProgress progress("commit", reports.Sink(), 20ms);
-    progress.Set({"moving", 0, 100, 0, 0});
+    progress.Set({ProgressPhase::kMoving, 0, 100, 0, 0});
     std::this_thread::sleep_for(100ms);
     progress.Advance(40);
     std::this_thread::sleep_for(100ms);
   }
   auto heard = reports.Taken();
   ASSERT_GE(heard.size(), 3u);
-  EXPECT_EQ(heard.front(), (ProgressFigures{"moving", 0, 100, 0, 0}));
+  EXPECT_EQ(heard.front(), (ProgressFigures{ProgressPhase::kMoving, 0, 100, 0, 0}));
   // Unchanged figures are not sent again: each report differs from the one before.
   for (size_t i = 1; i < heard.size(); ++i) EXPECT_FALSE(heard[i] == heard[i - 1]) << i;
-  EXPECT_EQ(heard[heard.size() - 2], (ProgressFigures{"moving", 40, 100, 0, 0}));
-  EXPECT_EQ(heard.back(), (ProgressFigures{"done", 100, 100, 0, 0}));
+  EXPECT_EQ(heard[heard.size() - 2], (ProgressFigures{ProgressPhase::kMoving, 40, 100, 0, 0}));
+  EXPECT_EQ(heard.back(), (ProgressFigures{ProgressPhase::kDone, 100, 100, 0, 0}));
 }
 
 TEST(OperationProgressTest, AFailureIsTheLastReport) {
   Reports reports;
   {
     OperationProgress progress("commit", reports.Sink(), 20ms);
-    progress.Set({"planning", 7, 0, 0, 0});
+    progress.Set({ProgressPhase::kPlanning, 7, 0, 0, 0});
     std::this_thread::sleep_for(100ms);
     progress.Finish(true);
   }
   auto heard = reports.Taken();
   ASSERT_GE(heard.size(), 2u);
-  EXPECT_EQ(heard.back().phase, "failed");
+  EXPECT_EQ(heard.back().phase, ProgressPhase::kFailed);
   EXPECT_EQ(heard.back().entries_done, 7u);
 }
 
