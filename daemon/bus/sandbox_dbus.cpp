@@ -606,10 +606,11 @@ void SandboxDBus::ListJobs(sdbus::Result<std::vector<ListedJob>>&& result) {
   InWorker(std::move(result), "list-jobs", false, [this](const Caller&) {
     std::vector<ListedJob> listed;
     for (const auto& job : parts_.objects.JobsOf(sandbox_->id())) {
-      bool finished = job->state() == JobState::kFinished;
+      const JobState state = job->state();
+      const bool finished = state == JobState::kFinished;
       JobEnd end = finished ? job->end() : JobEnd{};
       listed.emplace_back(job->id(), sdbus::ObjectPath(api::JobPath(job->id())), job->argv(), static_cast<uint64_t>(job->created_usec()),
-                          finished ? "finished" : "running", finished ? end.exit_status : 0,
+                          std::string(ToString(state)), finished ? end.exit_status : 0,
                           finished ? std::string(ToString(end.reason)) : std::string());
     }
     return listed;
