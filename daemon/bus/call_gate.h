@@ -48,6 +48,24 @@ class CallGate {
   void RunForCaller(uid_t uid, F&& work) {
     if (workers_) workers_->Post(uid, std::forward<F>(work));
   }
+  /// How every asynchronous method is served: the caller taken on the bus loop, while the
+  /// message is there (callers inside jobs are refused: TakeCaller), admitted (Admit), then
+  /// `work(caller)` run on a worker, its return value or what it threw the reply (ReplyWith).
+  /// Authorizing is the work's first step: polkit can take minutes.
+  template <typename... Outs, typename Work>
+  void Serve(const sdbus::IObject& object, sdbus::Result<Outs...>&& result, Work&& work) {
+    Caller caller;
+    if (!TakeCaller(object, result, caller)) return;
+    ServeTaken(caller, std::move(result), std::forward<Work>(work));
+  }
+  /// Serve, for a face that has taken the caller itself (and checked more on the bus loop).
+  template <typename... Outs, typename Work>
+  void ServeTaken(const Caller& caller, sdbus::Result<Outs...>&& result, Work&& work) {
+    if (!Admit(caller, result)) return;
+    RunForCaller(caller.uid, [result = std::move(result), work = std::forward<Work>(work), caller]() mutable {
+      ReplyWith(result, [&] { return work(caller); });
+    });
+  }
   /// Runs the daemon's own `work` (for nobody waiting) on a worker. Work must not throw.
   template <typename F>
   void RunDaemonWork(F&& work) {

@@ -37,16 +37,11 @@ JobDBus::~JobDBus() { unregisterAdaptor(); }
 
 template <typename... Outs, typename Body>
 void JobDBus::InWorker(sdbus::Result<Outs...>&& result, const char* verb, Body&& body) {
-  Caller caller;
-  if (!TakeCaller(getObject(), result, caller)) return;  // refuses callers inside jobs
-  if (!parts_.calls.Admit(caller, result)) return;
-  parts_.calls.RunForCaller(caller.uid, [authority = &parts_.authority, job = job_, sandbox = sandbox_, result = std::move(result), body = std::forward<Body>(body), caller,
-                        verb]() mutable {
-    ReplyWith(result, [&] {
-      Authorize(*authority, caller, *job, *sandbox, verb);
-      return body(*job);
-    });
-  });
+  parts_.calls.Serve(getObject(), std::move(result),
+                     [authority = &parts_.authority, job = job_, sandbox = sandbox_, body = std::forward<Body>(body), verb](const Caller& caller) {
+                       Authorize(*authority, caller, *job, *sandbox, verb);
+                       return body(*job);
+                     });
 }
 
 // Not emitFinished/emitOutputAvailable: those broadcast to every connection on the bus.

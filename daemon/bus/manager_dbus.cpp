@@ -48,13 +48,7 @@ ManagerDBus::~ManagerDBus() {
 
 template <typename... Outs, typename Body>
 void ManagerDBus::InWorker(sdbus::Result<Outs...>&& result, Body&& body) {
-  // On the bus thread, while the message is there: who is calling (callers inside jobs are
-  // refused here). The rest in a worker: polkit can take minutes.
-  Caller caller;
-  if (!TakeCaller(getObject(), result, caller) || !parts_.calls.Admit(caller, result)) return;
-  parts_.calls.RunForCaller(caller.uid, [result = std::move(result), body = std::forward<Body>(body), caller]() mutable {
-    ReplyWith(result, [&] { return body(caller); });
-  });
+  parts_.calls.Serve(getObject(), std::move(result), std::forward<Body>(body));
 }
 
 CreateRequest ManagerDBus::CreateRequestFrom(std::vector<std::string> roots, const std::map<std::string, sdbus::Variant>& options) const {

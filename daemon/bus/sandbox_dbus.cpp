@@ -193,14 +193,12 @@ void SandboxDBus::InWorker(sdbus::Result<Outs...>&& result, const char* verb, bo
   Caller caller;
   if (!TakeCaller(getObject(), result, caller)) return;
   auto self = KeepAlive(result);
-  if (!self || !parts_.calls.Admit(caller, result)) return;
-  parts_.calls.RunForCaller(caller.uid, [this, self, result = std::move(result), body = std::forward<Body>(body), caller, verb,
-                                         allow_interactive]() mutable {
-    ReplyWith(result, [&] {
-      Authorize(caller, verb, allow_interactive);
-      return body(caller);
-    });
-  });
+  if (!self) return;
+  parts_.calls.ServeTaken(caller, std::move(result),
+                          [this, self, body = std::forward<Body>(body), verb, allow_interactive](const Caller& caller) mutable {
+                            Authorize(caller, verb, allow_interactive);
+                            return body(caller);
+                          });
 }
 
 template <typename R, typename... Outs, typename Body>
