@@ -178,9 +178,10 @@ std::chrono::steady_clock::duration Timed(const std::vector<std::string>& args) 
 }
 
 // Thousands of files, so that a kill lands inside the archiving or the restoring (the kills
-// are spread over how long an undisturbed suspend and resume take): after the restart the
-// sandbox is either active with every change or suspended, and a resume then brings every
-// change back.
+// are spread over how long an undisturbed suspend and resume take; the first is made as soon
+// as the sandbox shows it is suspending, so that at least one lands inside on a machine whose
+// speed changed since the timing): after the restart the sandbox is either active with every
+// change or suspended, and a resume then brings every change back.
 TEST_F(SuspendTest, AKilledDaemonSettlesACutOffSuspendOrResume) {
   Job("mkdir many && i=0; while [ $i -lt 4000 ]; do echo $i > many/f$i; i=$((i+1)); done");
   const std::string all = Changes();
@@ -193,7 +194,12 @@ TEST_F(SuspendTest, AKilledDaemonSettlesACutOffSuspendOrResume) {
     SCOPED_TRACE("killed at " + std::to_string(fraction) + " of a suspend");
     auto kill_at = [&](const std::string& verb, std::chrono::steady_clock::duration takes) {
       pid_t client = StartSandboxctl(kAlice, {verb, id_});
-      std::this_thread::sleep_for(std::chrono::duration_cast<std::chrono::microseconds>(takes * fraction));
+      if (fraction == 0.3) {
+        const std::string under_way = verb == "suspend" ? "suspending" : "resuming";
+        WaitUntil([&] { return State() == under_way || waitpid(client, nullptr, WNOHANG) == client; }, std::chrono::seconds(30));
+      } else {
+        std::this_thread::sleep_for(std::chrono::duration_cast<std::chrono::microseconds>(takes * fraction));
+      }
       World().KillDaemon();
       waitpid(client, nullptr, 0);
       ASSERT_TRUE(World().StartDaemon()) << World().DaemonLog();
