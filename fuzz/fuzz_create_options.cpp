@@ -19,6 +19,7 @@
 #include "bus/create_options.h"
 #include "bus/job_options.h"
 #include "jobs/host_sockets.h"
+#include "allowed_hosts_model.h"
 #include "bus_values.h"
 #include "check.h"
 #include "path_syntax.h"
@@ -28,10 +29,10 @@ namespace {
 
 /// Create's keys, then Run's, which a confused client might send to Create.
 constexpr const char* kKeys[] = {"name", "network", "shared", "hide", "allow_sockets", "ttl_sec", "quota_bytes", "made_by_try", "scratch_home",
-                                 "cwd_fallback", "tty", "timeout_sec", "memory_max", "tasks_max"};
-constexpr size_t kCreateKeys = 9;
+                                 "allow_hosts", "cwd_fallback", "tty", "timeout_sec", "memory_max", "tasks_max"};
+constexpr size_t kCreateKeys = 10;
 /// The D-Bus type of each of Create's keys, in kKeys' order.
-constexpr const char* kCreateTypes[kCreateKeys] = {"s", "b", "b", "as", "as", "t", "t", "b", "b"};
+constexpr const char* kCreateTypes[kCreateKeys] = {"s", "b", "b", "as", "as", "t", "t", "b", "b", "as"};
 
 /// Whether ParseCreateOptions must take `key` = `value` (create_options.h), decided without it.
 bool Acceptable(const std::string& key, const sdbus::Variant& value) {
@@ -40,6 +41,7 @@ bool Acceptable(const std::string& key, const sdbus::Variant& value) {
   if (key == "network" || key == "shared" || key == "made_by_try" || key == "scratch_home") return type == "b";
   if (key == "ttl_sec") return type == "t" && value.get<uint64_t>() >= 1 && value.get<uint64_t>() <= kMaxSandboxTtlSec;
   if (key == "quota_bytes") return type == "t" && value.get<uint64_t>() >= kMinSandboxQuotaBytes;
+  if (key == "allow_hosts") return AllowedHostsOf(value).has_value();
   if ((key != "hide" && key != "allow_sockets") || type != "as") return false;
   auto paths = value.get<std::vector<std::string>>();
   size_t most = key == "hide" ? kMaxHiddenPaths : kMaxAllowedSockets;
@@ -59,7 +61,8 @@ bool Arrived(const CreateOptions& parsed, const std::map<std::string, sdbus::Var
          parsed.hide == value("hide", std::vector<std::string>{}) &&
          parsed.allow_sockets == value("allow_sockets", std::vector<std::string>{}) && optional("ttl_sec", parsed.ttl_sec) &&
          optional("quota_bytes", parsed.quota_bytes) && parsed.made_by_try == value("made_by_try", false) &&
-         parsed.scratch_home == value("scratch_home", false);
+         parsed.scratch_home == value("scratch_home", false) &&
+         parsed.allow_hosts == (options.count("allow_hosts") ? *AllowedHostsOf(options.at("allow_hosts")) : std::vector<network::HostRule>{});
 }
 
 }  // namespace
@@ -75,10 +78,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     CreateOptions parsed = ParseCreateOptions(options);
     Require(first_bad == options.end(), "options with a bad key, type or value are refused");
+    Require(!fuzz::NetworkAndHosts(options), "the whole network and some hosts at once are refused");
     Require(fuzz::Arrived(parsed, options), "accepted options arrive unchanged");
   } catch (const Error& e) {
-    Require(first_bad != options.end(), "acceptable options are accepted");
+    Require(first_bad != options.end() || fuzz::NetworkAndHosts(options), "acceptable options are accepted");
     Require(e.code() == Code::kInvalidArgument || e.code() == Code::kInvalidPath, "a refusal is InvalidArgument or InvalidPath");
+    if (first_bad == options.end()) return 0;  // network and hosts at once
     // Only a path's syntax (hidden or an allowed socket) is an InvalidPath.
     Require(e.code() == Code::kInvalidArgument || first_bad->first == "hide" || first_bad->first == "allow_sockets",
             "only a hidden path or an allowed socket is refused as InvalidPath");

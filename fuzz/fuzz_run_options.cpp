@@ -18,6 +18,7 @@
 #include "base/errors.h"
 #include "bus/job_options.h"
 #include "jobs/host_sockets.h"
+#include "allowed_hosts_model.h"
 #include "bus_values.h"
 #include "check.h"
 #include "path_syntax.h"
@@ -28,8 +29,8 @@ namespace {
 constexpr const char* kSandbox = "fuzzbox";
 /// Run's keys, then Create's, which a confused client might send to Run.
 constexpr const char* kKeys[] = {"network", "cwd_fallback", "tty", "live_feed", "timeout_sec", "memory_max", "tasks_max", "hide",
-                                 "allow_sockets", "name", "shared", "ttl_sec", "quota_bytes"};
-constexpr size_t kRunKeys = 9;
+                                 "allow_sockets", "allow_hosts", "name", "shared", "ttl_sec", "quota_bytes"};
+constexpr size_t kRunKeys = 10;
 
 /// Whether ParseJobOptions must take `key` = `value` (job_options.h), decided without it.
 bool Acceptable(const std::string& key, const sdbus::Variant& value) {
@@ -38,6 +39,7 @@ bool Acceptable(const std::string& key, const sdbus::Variant& value) {
   if (key == "timeout_sec") return type == "t" && value.get<uint64_t>() <= kMaxJobTimeoutSec;
   if (key == "memory_max") return type == "t" && value.get<uint64_t>() >= kMinJobMemoryMax;
   if (key == "tasks_max") return type == "t" && value.get<uint64_t>() >= kMinJobTasksMax;
+  if (key == "allow_hosts") return AllowedHostsOf(value).has_value();
   if ((key != "hide" && key != "allow_sockets") || type != "as") return false;
   auto paths = value.get<std::vector<std::string>>();
   // A job's hidden path need only be absolute (a job's own paths are resolved as the owner); an
@@ -57,7 +59,8 @@ bool Arrived(const JobOptions& parsed, const std::map<std::string, sdbus::Varian
          parsed.tty == value("tty", false) && parsed.live_feed == value("live_feed", true) && parsed.timeout_sec == value("timeout_sec", uint64_t{0}) &&
          parsed.limits.memory_max == value("memory_max", uint64_t{0}) &&
          parsed.limits.tasks_max == value("tasks_max", uint64_t{0}) && parsed.hide == value("hide", std::vector<std::string>{}) &&
-         parsed.allow_sockets == value("allow_sockets", std::vector<std::string>{});
+         parsed.allow_sockets == value("allow_sockets", std::vector<std::string>{}) &&
+         parsed.allow_hosts == (options.count("allow_hosts") ? *AllowedHostsOf(options.at("allow_hosts")) : std::vector<network::HostRule>{});
 }
 
 }  // namespace
@@ -73,12 +76,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     JobOptions parsed = ParseJobOptions(options, fuzz::kSandbox);
     Require(first_bad == options.end(), "options with a bad key, type or value are refused");
+    Require(!fuzz::NetworkAndHosts(options), "the whole network and some hosts at once are refused");
     Require(fuzz::Arrived(parsed, options), "accepted options arrive unchanged");
   } catch (const Error& e) {
-    Require(first_bad != options.end(), "acceptable options are accepted");
+    Require(first_bad != options.end() || fuzz::NetworkAndHosts(options), "acceptable options are accepted");
     Require(e.code() == Code::kInvalidArgument || e.code() == Code::kInvalidPath, "a refusal is InvalidArgument or InvalidPath");
     std::string message = e.what();
     Require(message.find(fuzz::kSandbox) != std::string::npos, "a refusal names the sandbox");
+    if (first_bad == options.end()) return 0;  // network and hosts at once: named above
     auto run_keys_end = std::begin(fuzz::kKeys) + fuzz::kRunKeys;
     bool known = std::find(std::begin(fuzz::kKeys), run_keys_end, first_bad->first) != run_keys_end;
     if (!known) Require(message.find("'" + first_bad->first + "'") != std::string::npos, "an unknown key is named");
