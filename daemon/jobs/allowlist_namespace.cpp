@@ -27,11 +27,26 @@ namespace {
 /// The listen backlog of each allowed port: a job's burst of parallel downloads.
 constexpr int kListenBacklog = 128;
 
-/// Sends one rtnetlink request (`what` names it in an error) and waits for its acknowledgement.
-void AskRouting(int netlink, const void* request, size_t size, const std::string& what) {
+/// Asks the kernel, over rtnetlink, to add what `message` (an rtmsg or ifaddrmsg) describes with
+/// one 32-bit attribute, and waits for its acknowledgement; `what` names it in an error.
+template <typename Message>
+void AskToAdd(int netlink, uint16_t type, const Message& message, uint16_t attribute, uint32_t value, const std::string& what) {
+  struct {
+    nlmsghdr header;
+    Message message;
+    rtattr attribute;
+    uint32_t value;
+  } request{};
+  request.header.nlmsg_len = sizeof request;
+  request.header.nlmsg_type = type;
+  request.header.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL;
+  request.message = message;
+  request.attribute.rta_type = attribute;
+  request.attribute.rta_len = RTA_LENGTH(sizeof request.value);
+  request.value = value;
   sockaddr_nl kernel{};
   kernel.nl_family = AF_NETLINK;
-  if (sendto(netlink, request, size, 0, reinterpret_cast<sockaddr*>(&kernel), sizeof kernel) < 0)
+  if (sendto(netlink, &request, sizeof request, 0, reinterpret_cast<sockaddr*>(&kernel), sizeof kernel) < 0)
     ThrowErrno("cannot ask for " + what);
   alignas(nlmsghdr) char reply[4096];
   ssize_t got = recv(netlink, reply, sizeof reply, 0);
@@ -46,50 +61,26 @@ void AskRouting(int netlink, const void* request, size_t size, const std::string
 /// bwrap brings lo up and gives it 127.0.0.1 in the job's own process, maybe after this: a
 /// route of host scope needs neither (the kernel checks no link state for one).
 void MakeEveryIpv4AddressLocal(int netlink, unsigned loopback) {
-  struct {
-    nlmsghdr header;
-    rtmsg route;
-    rtattr oif_attr;
-    uint32_t oif;
-  } request{};
-  request.header.nlmsg_len = sizeof request;
-  request.header.nlmsg_type = RTM_NEWROUTE;
-  request.header.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL;
-  request.header.nlmsg_seq = 1;
-  request.route.rtm_family = AF_INET;
-  request.route.rtm_dst_len = 0;
-  request.route.rtm_table = RT_TABLE_LOCAL;
-  request.route.rtm_protocol = RTPROT_STATIC;
-  request.route.rtm_scope = RT_SCOPE_HOST;
-  request.route.rtm_type = RTN_LOCAL;
-  request.oif_attr.rta_type = RTA_OIF;
-  request.oif_attr.rta_len = RTA_LENGTH(sizeof request.oif);
-  request.oif = loopback;
-  AskRouting(netlink, &request, sizeof request, "the job's route (local 0.0.0.0/0 dev lo)");
+  rtmsg route{};
+  route.rtm_family = AF_INET;
+  route.rtm_dst_len = 0;
+  route.rtm_table = RT_TABLE_LOCAL;
+  route.rtm_protocol = RTPROT_STATIC;
+  route.rtm_scope = RT_SCOPE_HOST;
+  route.rtm_type = RTN_LOCAL;
+  AskToAdd(netlink, RTM_NEWROUTE, route, RTA_OIF, loopback, "the job's route (local 0.0.0.0/0 dev lo)");
 }
 
 /// Gives lo an IPv4 address besides 127.0.0.1 (the first of the made-up range, which names no
 /// host): glibc answers a lookup for IPv4 with AI_ADDRCONFIG (getent ahostsv4, Node's
 /// dns.lookup with family 4) only where the host has one, and 127.0.0.1 does not count.
 void GiveAnIpv4AddressForLookups(int netlink, unsigned loopback) {
-  struct {
-    nlmsghdr header;
-    ifaddrmsg address;
-    rtattr local_attr;
-    uint32_t local;
-  } request{};
-  request.header.nlmsg_len = sizeof request;
-  request.header.nlmsg_type = RTM_NEWADDR;
-  request.header.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL;
-  request.header.nlmsg_seq = 2;
-  request.address.ifa_family = AF_INET;
-  request.address.ifa_prefixlen = 32;
-  request.address.ifa_scope = RT_SCOPE_HOST;
-  request.address.ifa_index = loopback;
-  request.local_attr.rta_type = IFA_LOCAL;
-  request.local_attr.rta_len = RTA_LENGTH(sizeof request.local);
-  request.local = htonl(network::kMadeUpNetwork);
-  AskRouting(netlink, &request, sizeof request, "the job's own IPv4 address");
+  ifaddrmsg address{};
+  address.ifa_family = AF_INET;
+  address.ifa_prefixlen = 32;
+  address.ifa_scope = RT_SCOPE_HOST;
+  address.ifa_index = loopback;
+  AskToAdd(netlink, RTM_NEWADDR, address, IFA_LOCAL, htonl(network::kMadeUpNetwork), "the job's own IPv4 address");
 }
 
 UniqueFd BoundSocket(int type, uint16_t port) {
