@@ -17,8 +17,19 @@ std::string OtherPortsRuleset(const std::vector<uint16_t>& allowed_ports, uint16
   if (!ports.empty()) rule += "tcp dport != { " + ports + " } ";
   else rule += "meta l4proto tcp ";
   rule += "redirect to :" + std::to_string(refusing_port);
+  // A redirect needs connection tracking, which a nat chain turns on for the whole namespace:
+  // every connection of the job would be tracked, a kernel entry each (a job's own loopback
+  // server opening thousands) and work on every packet of a download. Only the connections
+  // sent to the refusing socket need it: the rest (loopback, the allowed ports both ways) are
+  // left untracked, before conntrack sees them (priority raw, -300).
+  std::string untracked = "    ip daddr 127.0.0.0/8 notrack\n";
+  if (!ports.empty()) untracked += "    tcp dport { " + ports + " } notrack\n    tcp sport { " + ports + " } notrack\n";
   // Priority dstnat (-100) of the output hook: before the route to the local address is used.
   return "table ip sandboxd_job {\n"
+         "  chain untracked {\n"
+         "    type filter hook output priority -300; policy accept;\n" +
+         untracked +
+         "  }\n"
          "  chain other_ports {\n"
          "    type nat hook output priority -100; policy accept;\n"
          "    " + rule + "\n"

@@ -5,7 +5,8 @@
 /// other port to one listening socket of the forwarder's, which reads where it was meant to go
 /// (SO_ORIGINAL_DST), reports it and closes it. Without the rule the kernel refused such a
 /// connection too (no listener), but silently: the rule adds the hint, not the barrier.
-/// Loopback addresses are left alone: a job's tests may run a server of their own there.
+/// Loopback addresses are left alone: a job's tests may run a server of their own there. Only
+/// the redirected connections are tracked (conntrack): the job's others cost no kernel entry.
 
 #include <cstdint>
 #include <string>

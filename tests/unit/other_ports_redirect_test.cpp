@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -30,6 +31,7 @@ TEST(OtherPortsRedirectTest, SendsEveryOtherPortButLoopbacksToTheRefusingPort) {
   std::string rules = OtherPortsRuleset({443, 80}, 1);
   EXPECT_NE(rules.find("ip daddr != 127.0.0.0/8 tcp dport != { 443, 80 } redirect to :1"), std::string::npos) << rules;
   EXPECT_NE(rules.find("type nat hook output"), std::string::npos) << rules;
+  EXPECT_NE(rules.find("tcp dport { 443, 80 } notrack"), std::string::npos) << rules;
 }
 
 TEST(OtherPortsRedirectTest, TheRefusingPortIsPrivilegedAndNoRulesOwn) {
@@ -43,7 +45,7 @@ TEST(OtherPortsRedirectTest, TheRefusingPortIsPrivilegedAndNoRulesOwn) {
 /// What a connection from inside a fresh namespace, set up as a job's is, to `address`:`port`
 /// turns into: "refusing ADDRESS:PORT" (the refusing socket's, with where it was meant to go),
 /// "allowed" (the allowed port's listener), "own" (a listener of the namespace's own on its
-/// loopback), or "error: ...".
+/// loopback), or "error: ...", and then " (N tracked)": the namespace's conntrack entries.
 std::string WhereAConnectionLands(const char* address, uint16_t port) {
   std::string landed;
   std::thread([&] {
@@ -100,16 +102,22 @@ std::string WhereAConnectionLands(const char* address, uint16_t port) {
     } else {
       landed = "nowhere";
     }
+    // Read from this thread, in the namespace: /proc/sys/net is the reader's namespace's.
+    std::string tracked;
+    std::ifstream("/proc/sys/net/netfilter/nf_conntrack_count") >> tracked;
+    landed += " (" + tracked + " tracked)";
   }).join();
   return landed;
 }
 
 TEST(OtherPortsRedirectTest, InANamespaceConnectionsOnOtherPortsReachTheRefusingSocket) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root (a network namespace and netfilter)";
-  EXPECT_EQ(WhereAConnectionLands("198.18.0.5", 22), "refusing 198.18.0.5:22");
-  EXPECT_EQ(WhereAConnectionLands("10.1.2.3", 8080), "refusing 10.1.2.3:8080");
-  EXPECT_EQ(WhereAConnectionLands("198.18.0.5", 443), "allowed");
-  EXPECT_EQ(WhereAConnectionLands("127.0.0.1", 18000), "own") << "a loopback server of the job's own";
+  EXPECT_EQ(WhereAConnectionLands("198.18.0.5", 22), "refusing 198.18.0.5:22 (1 tracked)");
+  EXPECT_EQ(WhereAConnectionLands("10.1.2.3", 8080), "refusing 10.1.2.3:8080 (1 tracked)");
+  // Only what the rule redirects is tracked: a download through the forwarder, or a job's own
+  // loopback server, costs no conntrack entry.
+  EXPECT_EQ(WhereAConnectionLands("198.18.0.5", 443), "allowed (0 tracked)");
+  EXPECT_EQ(WhereAConnectionLands("127.0.0.1", 18000), "own (0 tracked)") << "a loopback server of the job's own";
 }
 
 }  // namespace
