@@ -45,6 +45,7 @@ struct JobTimes {
   nlohmann::json refused = nlohmann::json::array();  ///< [{host, port, reason}]
   uint32_t refused_count = 0;
   uint64_t no_route_count = 0;
+  std::string failure;  ///< what sandboxd could not set up for a job that never ran
 };
 
 JobTimes TimesOf(Context& ctx, const ListedJob& job) {
@@ -59,6 +60,7 @@ JobTimes TimesOf(Context& ctx, const ListedJob& job) {
       times.refused.push_back({{"host", entry.get<0>()}, {"port", entry.get<1>()}, {"reason", entry.get<2>()}});
   if (status.count("refused_count")) times.refused_count = status["refused_count"].get<uint32_t>();
   if (status.count("no_route_count")) times.no_route_count = status["no_route_count"].get<uint64_t>();
+  if (status.count("failure")) times.failure = status["failure"].get<std::string>();
   return times;
 }
 
@@ -118,7 +120,7 @@ int VerbJobs(Context& ctx, const std::string& id_or_name) {
                      {"ended_usec", times[i].ended_usec}, {"state", job.get<4>()}, {"exit_status", job.get<5>()},
                      {"reason", job.get<6>()}, {"captured", times[i].captured}, {"output_truncated", times[i].output_truncated},
                      {"refused", times[i].refused}, {"refused_count", times[i].refused_count},
-                     {"no_route_count", times[i].no_route_count}});
+                     {"no_route_count", times[i].no_route_count}, {"failure", times[i].failure}});
     }
     std::cout << ctx.Json(out) << "\n";
     return 0;

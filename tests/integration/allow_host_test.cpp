@@ -342,6 +342,7 @@ TEST_F(AllowHostTest, AJobWhoseNetworkCannotBeSetUpDoesNotRunAndSaysWhy) {
   std::string id = Trim(w.Sandboxctl(kAlice, {"create", w.MakeProject(kAlice)}).out);
   Result job = w.Sandboxctl(kAlice, {"run", "--allow-host", kWebHost, id, "--", "sh", "-c", "echo ran; touch ran"});
   Result changes = w.Sandboxctl(kAlice, {"changes", id});
+  std::string listed = LastJob(kAlice, id).value("failure", "");
   w.KillDaemon();
   ASSERT_TRUE(w.StartDaemon()) << w.DaemonLog();
   EXPECT_NE(job.status, 0);
@@ -349,6 +350,7 @@ TEST_F(AllowHostTest, AJobWhoseNetworkCannotBeSetUpDoesNotRunAndSaysWhy) {
   EXPECT_TRUE(Contains(job.err, "could not be set up: its network could not be set up: cannot start ")) << job.err;
   EXPECT_TRUE(Contains(job.err, "sandboxd-net-forwarder")) << job.err;
   EXPECT_FALSE(Contains(changes.out, "ran")) << changes.out;
+  EXPECT_TRUE(Contains(listed, "its network could not be set up")) << "jobs --json: " << listed;
   EXPECT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
 }
 
