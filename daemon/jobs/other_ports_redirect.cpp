@@ -44,8 +44,8 @@ uint16_t RefusingPortFor(const std::vector<uint16_t>& allowed_ports) {
 }
 
 void RedirectOtherPorts(const std::vector<uint16_t>& allowed_ports, uint16_t refusing_port) {
-  // libnftables keeps some state of its own between contexts (its symbol tables); one job's
-  // set-up at a time is cheap enough and certain.
+  // libnftables does not document whether contexts may be used on several threads at once;
+  // one job's set-up at a time costs little (a rule is loaded in about a millisecond).
   static std::mutex one_at_a_time;
   std::lock_guard lock(one_at_a_time);
   // Made here, on the thread in the job's namespace: the context's netlink socket is opened in
