@@ -16,8 +16,6 @@ constexpr const char* kCyan = "\033[36m";
 constexpr const char* kRed = "\033[31m";
 constexpr const char* kGreen = "\033[32m";
 
-bool StartsWith(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
-
 }  // namespace
 
 DiffOutput::DiffOutput(Paging paging) {
@@ -46,17 +44,17 @@ void DiffOutput::Write(const char* data, size_t size) {
 }
 
 const char* DiffOutput::ColorOf(std::string_view line) {
-  if (StartsWith(line, "diff --git ")) {
+  if (line.starts_with("diff --git ")) {
     in_header_ = true;
     return kBold;
   }
-  if (StartsWith(line, "@@")) {
+  if (line.starts_with("@@")) {
     in_header_ = false;
     return kCyan;
   }
   if (in_header_) return kBold;
-  if (StartsWith(line, "+")) return kGreen;
-  if (StartsWith(line, "-")) return kRed;
+  if (line.starts_with("+")) return kGreen;
+  if (line.starts_with("-")) return kRed;
   return nullptr;
 }
 

@@ -10,8 +10,6 @@ namespace {
 
 constexpr std::string_view kFileStart = "diff --git ";
 
-bool StartsWith(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
-
 /// The directory above `path`: "a/b" → "a", "a" → ".".
 std::string Parent(const std::string& path) {
   size_t slash = path.rfind('/');
@@ -30,20 +28,20 @@ std::optional<std::string> OwnerOf(const std::string& path, const std::set<std::
 
 std::optional<std::string> DiffGitPath(std::string_view line) {
   // A quoted pair first (quote_path.h): "a/P" "b/P", with P's quotes and escapes.
-  if (StartsWith(line, "diff --git \"")) {
+  if (line.starts_with("diff --git \"")) {
     std::string_view rest = line.substr(kFileStart.size());
     size_t end = 1;
     while (end < rest.size() && rest[end] != '"') end += rest[end] == '\\' ? 2 : 1;
     if (end >= rest.size() || rest.substr(end + 1, 1) != " ") return std::nullopt;
     auto old_path = sandboxd::api::UnquotePath(rest.substr(0, end + 1));
     auto new_path = sandboxd::api::UnquotePath(rest.substr(end + 2));
-    if (!old_path || !new_path || !StartsWith(*old_path, "a/") || !StartsWith(*new_path, "b/") ||
+    if (!old_path || !new_path || !old_path->starts_with("a/") || !new_path->starts_with("b/") ||
         old_path->substr(2) != new_path->substr(2) || old_path->size() == 2)
       return std::nullopt;
     return old_path->substr(2);
   }
   constexpr std::string_view kOld = "diff --git a/", kNew = " b/";
-  if (!StartsWith(line, kOld)) return std::nullopt;
+  if (!line.starts_with(kOld)) return std::nullopt;
   std::string_view rest = line.substr(kOld.size());  // P + " b/" + P
   if (rest.size() < kNew.size() || (rest.size() - kNew.size()) % 2 != 0) return std::nullopt;
   size_t length = (rest.size() - kNew.size()) / 2;
@@ -60,14 +58,14 @@ std::vector<FileSection> SplitDiff(std::string_view diff) {
     std::string_view line = diff.substr(start, end - start);
     start = end;
     // A body line starts with ' ', '+', '-' or '\', so neither marker can be a line of content.
-    if (StartsWith(line, kFileStart)) {
+    if (line.starts_with(kFileStart)) {
       std::string_view bare = line.substr(0, line.size() - (line.back() == '\n' ? 1 : 0));
       // Sections are matched with changes by the name the daemon gives them (its wire name).
       auto name = DiffGitPath(bare);
       sections.push_back({name ? sandboxd::api::WireName(*name) : "", std::string(line), {}});
     } else if (sections.empty()) {
       continue;
-    } else if (StartsWith(line, "@@")) {
+    } else if (line.starts_with("@@")) {
       sections.back().hunks.emplace_back(line);
     } else if (!sections.back().hunks.empty()) {
       sections.back().hunks.back() += line;

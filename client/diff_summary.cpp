@@ -5,8 +5,6 @@
 namespace sandboxctl {
 namespace {
 
-bool StartsWith(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
-
 /// The name in a "--- a/NAME" or "+++ b/NAME" line (as written: quoted names stay quoted, with
 /// their a/ or b/ inside the quotes taken out); "" for /dev/null.
 std::string SideName(std::string_view rest) {
@@ -46,7 +44,7 @@ const std::vector<DiffSummary::File>& DiffSummary::Files() {
 }
 
 void DiffSummary::Line(std::string_view line) {
-  if (StartsWith(line, "diff --git ")) {
+  if (line.starts_with("diff --git ")) {
     files_.push_back({HeaderName(line.substr(11))});
     new_names_.emplace_back();
     in_hunk_ = false;
@@ -56,30 +54,30 @@ void DiffSummary::Line(std::string_view line) {
   if (files_.empty()) return;
   File& file = files_.back();
   if (in_hunk_) {
-    if (StartsWith(line, "+")) {
+    if (line.starts_with("+")) {
       ++file.insertions;
       return;
     }
-    if (StartsWith(line, "-")) {
+    if (line.starts_with("-")) {
       ++file.deletions;
       return;
     }
-    if (StartsWith(line, " ") || StartsWith(line, "\\") || StartsWith(line, "@@")) return;
+    if (line.starts_with(" ") || line.starts_with("\\") || line.starts_with("@@")) return;
     in_hunk_ = false;
   }
-  if (StartsWith(line, "@@")) {
+  if (line.starts_with("@@")) {
     in_hunk_ = true;
-  } else if (StartsWith(line, "rename from ")) {
+  } else if (line.starts_with("rename from ")) {
     rename_from_ = std::string(line.substr(12));
-  } else if (StartsWith(line, "rename to ")) {
+  } else if (line.starts_with("rename to ")) {
     new_names_.back() = std::string(line.substr(10));
     file.name = rename_from_ + " => " + new_names_.back();
-  } else if (StartsWith(line, "--- ")) {
+  } else if (line.starts_with("--- ")) {
     if (std::string name = SideName(line.substr(4)); !name.empty() && rename_from_.empty()) file.name = name;
-  } else if (StartsWith(line, "+++ ")) {
+  } else if (line.starts_with("+++ ")) {
     std::string name = SideName(line.substr(4));
     if (!name.empty() && rename_from_.empty()) file.name = new_names_.back() = name;
-  } else if (StartsWith(line, "Binary files ")) {
+  } else if (line.starts_with("Binary files ")) {
     file.binary = true;
     // "Binary files a/X and b/Y differ": the side that is not /dev/null names it.
     std::string_view rest = line.substr(13);

@@ -7,6 +7,9 @@
 
 namespace sandboxd {
 
+/// A second in the unit Clock counts in.
+inline constexpr int64_t kSecondUsec = 1000000;
+
 class Clock {
  public:
   virtual ~Clock() = default;

@@ -7,26 +7,24 @@
 namespace sandboxd {
 namespace {
 
-int64_t Ns(const struct timespec& t) { return int64_t{t.tv_sec} * 1000000000 + t.tv_nsec; }
-
 }  // namespace
 
 int64_t FileClockNowNs() {
   struct timespec now;
   clock_gettime(CLOCK_REALTIME_COARSE, &now);
-  return Ns(now);
+  return TimespecNs(now);
 }
 
 int64_t FileClockFineNowNs() {
   struct timespec fine;
   clock_gettime(CLOCK_REALTIME, &fine);
-  return Ns(fine);
+  return TimespecNs(fine);
 }
 
 void WaitForFileClockPast(int64_t mark) {
   struct timespec resolution{0, 1000000};
   clock_getres(CLOCK_REALTIME_COARSE, &resolution);
-  const int64_t tick = Ns(resolution);
+  const int64_t tick = TimespecNs(resolution);
   // Naps of a quarter tick woke up to a millisecond after the tick, which every job's start
   // waited out whenever its bwrap was ready before it. The coarse clock cannot move before the
   // fine one is a whole tick past what it reads now (it never runs ahead of it), so that long is

@@ -4,9 +4,13 @@
 /// and taken on a tick boundary so that an entry changed in the same tick cannot be on the
 /// wrong side of it.
 
+#include <ctime>
 #include <cstdint>
 
 namespace sandboxd {
+
+/// A file time (st_ctim and the like) in nanoseconds since the epoch.
+inline int64_t TimespecNs(const timespec& t) { return int64_t{t.tv_sec} * 1000000000 + t.tv_nsec; }
 
 /// Now, read from the clock file times are stamped with (the coarse one): an entry changed from
 /// now on has a ctime at or after it.

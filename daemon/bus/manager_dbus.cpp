@@ -25,15 +25,6 @@
 #include "units.h"
 
 namespace sandboxd {
-namespace {
-
-std::string JoinRoots(const std::vector<std::string>& roots) {
-  std::string text;
-  for (const auto& root : roots) text += (text.empty() ? "" : " ") + root;
-  return text;
-}
-
-}  // namespace
 
 ManagerDBus::ManagerDBus(const ManagerFaceParts& parts, sdbus::IConnection& connection)
     : AdaptorInterfaces(connection, api::kManagerPath), parts_(parts) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "bus/caller.h"
 
@@ -17,6 +18,13 @@ class IProxy;
 }
 
 namespace sandboxd {
+
+/// A sandbox's roots as its polkit details and the messages about it name them: space-separated.
+inline std::string JoinRoots(const std::vector<std::string>& roots) {
+  std::string text;
+  for (const auto& root : roots) text += (text.empty() ? "" : " ") + root;
+  return text;
+}
 
 class Authority {
  public:

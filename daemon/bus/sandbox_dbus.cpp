@@ -52,12 +52,6 @@ void CheckNote(const std::string& text, const char* what, const std::string& san
                                             std::to_string(text.size()) + " (sandbox " + sandbox_id + ")");
 }
 
-std::string JoinRoots(const std::vector<std::string>& roots) {
-  std::string text;
-  for (const auto& root : roots) text += (text.empty() ? "" : " ") + root;
-  return text;
-}
-
 /// Refuses an output fd that is missing or not open for writing, naming `what` it was for.
 void CheckWritable(const UniqueFd& out, const std::string& what) {
   if (!out) throw Error(Code::kInvalidArgument, "no output fd given for " + what);

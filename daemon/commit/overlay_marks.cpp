@@ -26,7 +26,7 @@ constexpr size_t kBatch = 256;
 
 // Each entry: its root, inode and the sizes as fixed-size numbers, then its path, the mark's
 // name and its value (a path may hold any byte but NUL; a value any byte).
-struct Record {
+struct MarkRecord {
   uint32_t root;
   uint32_t path_size;
   uint64_t ino;
@@ -177,7 +177,7 @@ void OverlayMarksTaken::TakeOff(std::vector<Marked>& batch) {
   std::string notes;
   for (const auto& entry : batch) {
     for (const auto& [name, value] : entry.marks) {
-      Record record{static_cast<uint32_t>(entry.root), static_cast<uint32_t>(entry.path->size()), entry.ino,
+      MarkRecord record{static_cast<uint32_t>(entry.root), static_cast<uint32_t>(entry.path->size()), entry.ino,
                     static_cast<uint32_t>(names_[name].size()), static_cast<uint32_t>(value.size())};
       notes.append(reinterpret_cast<const char*>(&record), sizeof record);
       notes += *entry.path + names_[name] + value;
@@ -210,7 +210,7 @@ size_t GiveBackOverlayMarks(const std::string& path, const std::vector<int>& upp
   std::map<size_t, ParentDirs> uppers;
   size_t given = 0;
   std::string last;  // the entry of the previous note: its marks come one after the other
-  Record record;
+  MarkRecord record;
   while (ReadExactly(file.get(), &record, sizeof record, path)) {
     std::string entry_path(record.path_size, '\0'), name(record.name_size, '\0'), value(record.value_size, '\0');
     if (!ReadExactly(file.get(), entry_path.data(), entry_path.size(), path) || !ReadExactly(file.get(), name.data(), name.size(), path) ||

@@ -11,7 +11,7 @@ namespace {
 
 // Each change: its root, kind, types and modes as fixed-size numbers, then its path with its
 // length first (a path may hold any byte but NUL, newlines too).
-struct Record {
+struct TakenRecord {
   uint32_t root;
   uint8_t kind, old_type, new_type, unused;
   uint32_t old_mode, new_mode, path_size;
@@ -32,7 +32,7 @@ TakenListWriter::TakenListWriter(std::string path) : path_(std::move(path)) {
 }
 
 void TakenListWriter::Append(size_t root, const Change& change) {
-  Record record{static_cast<uint32_t>(root),
+  TakenRecord record{static_cast<uint32_t>(root),
                 static_cast<uint8_t>(change.kind),
                 static_cast<uint8_t>(change.old_type),
                 static_cast<uint8_t>(change.new_type),
@@ -57,7 +57,7 @@ void ForEachTakenPage(const std::string& path, size_t page, const std::function<
   if (!in) throw Error(Code::kFailed, "cannot read " + path);
   std::vector<RootChanges> changes;
   size_t in_page = 0;
-  Record record;
+  TakenRecord record;
   while (in.read(reinterpret_cast<char*>(&record), sizeof record)) {
     Change change;
     change.kind = static_cast<ChangeKind>(record.kind);

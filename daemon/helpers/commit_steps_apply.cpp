@@ -23,7 +23,7 @@ std::optional<struct stat> Lstat(int dirfd, const std::string& name, const std::
   ThrowErrno("cannot stat " + shown);
 }
 
-void Rename(int from_dir, const std::string& from, int to_dir, const std::string& to, unsigned flags,
+void RenameEntry(int from_dir, const std::string& from, int to_dir, const std::string& to, unsigned flags,
             const std::string& what) {
   if (renameat2(from_dir, from.c_str(), to_dir, to.c_str(), flags) != 0) ThrowErrno("cannot " + what);
 }
@@ -119,7 +119,7 @@ class StepRunner {
         auto source = Lstat(w.source.get(), w.source_name, "live " + step.from);
         if (!source || source->st_ino != step.old_ino) throw ChangedDuringCommit(step.from);
         if (live) throw ChangedDuringCommit(step.path);
-        Rename(w.source.get(), w.source_name, w.live.get(), w.name, RENAME_NOREPLACE,
+        RenameEntry(w.source.get(), w.source_name, w.live.get(), w.name, RENAME_NOREPLACE,
                "move live " + step.from + " to " + step.path);
         return;
       }
@@ -145,9 +145,9 @@ class StepRunner {
           auto backup = Lstat(w.upper.get(), w.name, step.path + " in the sandbox");
           if (!backup || backup->st_ino != step.old_ino)
             throw Error(Code::kFailed, "the backup of live " + step.path + " is missing; cannot restore it");
-          Rename(w.upper.get(), w.name, w.live.get(), w.name, RENAME_EXCHANGE, "restore live " + step.path);
+          RenameEntry(w.upper.get(), w.name, w.live.get(), w.name, RENAME_EXCHANGE, "restore live " + step.path);
         } else {
-          Rename(w.live.get(), w.name, w.upper.get(), w.name, RENAME_NOREPLACE, "take " + step.path + " back");
+          RenameEntry(w.live.get(), w.name, w.upper.get(), w.name, RENAME_NOREPLACE, "take " + step.path + " back");
         }
         return;
       }
@@ -176,7 +176,7 @@ class StepRunner {
         if (!w.source) throw SourceUnreachable(step, w.source_errno);
         auto source = Lstat(w.source.get(), w.source_name, "live " + step.from);
         if (source) throw ChangedSinceCommit(step.from);
-        Rename(w.live.get(), w.name, w.source.get(), w.source_name, RENAME_NOREPLACE,
+        RenameEntry(w.live.get(), w.name, w.source.get(), w.source_name, RENAME_NOREPLACE,
                "move live " + step.path + " back to " + step.from);
         return;
       }
@@ -232,10 +232,10 @@ class StepRunner {
       if (!live || live->st_ino != step.old_ino) throw ChangedDuringCommit(step.path);
       // One atomic swap: readers see the old entry or the new one, never none; the old one
       // lands in the upper layer, where it is kept as the commit's backup.
-      Rename(upper_dir, name, live_dir, name, RENAME_EXCHANGE, "put " + step.path + " in place");
+      RenameEntry(upper_dir, name, live_dir, name, RENAME_EXCHANGE, "put " + step.path + " in place");
     } else {
       if (live) throw ChangedDuringCommit(step.path);
-      Rename(upper_dir, name, live_dir, name, RENAME_NOREPLACE, "put " + step.path + " in place");
+      RenameEntry(upper_dir, name, live_dir, name, RENAME_NOREPLACE, "put " + step.path + " in place");
     }
   }
 
@@ -290,13 +290,13 @@ class StepRunner {
   }
 
   void MoveToRemoved(Where& w, const CommitStep& step) {
-    Rename(w.live.get(), w.name, w.removed, step.RemovedName(), RENAME_NOREPLACE, "move live " + step.path + " aside");
+    RenameEntry(w.live.get(), w.name, w.removed, step.RemovedName(), RENAME_NOREPLACE, "move live " + step.path + " aside");
   }
 
   void RestoreFromRemoved(Where& w, const CommitStep& step, bool live_exists) {
     if (!Lstat(w.removed, step.RemovedName(), "the set-aside copy of live " + step.path)) return;  // never moved, or already back
     if (live_exists) throw ChangedSinceCommit(step.path);
-    Rename(w.removed, step.RemovedName(), w.live.get(), w.name, RENAME_NOREPLACE, "restore live " + step.path);
+    RenameEntry(w.removed, step.RemovedName(), w.live.get(), w.name, RENAME_NOREPLACE, "restore live " + step.path);
   }
 
   const std::vector<StepRoot>& roots_;

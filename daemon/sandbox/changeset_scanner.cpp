@@ -150,8 +150,6 @@ std::string ReadLink(int dirfd, const std::string& name, const std::string& wher
   }
 }
 
-int64_t Ns(const timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; }
-
 uint64_t Size(const struct stat& st) { return st.st_size > 0 ? static_cast<uint64_t>(st.st_size) : 0; }
 
 class Scanner {
@@ -218,7 +216,7 @@ class Scanner {
   }
 
   void Emit(Change&& change, const struct stat& upper, const struct stat* lower) {
-    visit_(std::move(change), UpperEntry{Ns(upper.st_ctim), upper.st_ino, upper.st_nlink, lower ? Size(*lower) : 0, Size(upper)});
+    visit_(std::move(change), UpperEntry{TimespecNs(upper.st_ctim), upper.st_ino, upper.st_nlink, lower ? Size(*lower) : 0, Size(upper)});
   }
   /// A deletion: the live entry only.
   void Emit(Change&& change, int64_t upper_ctime_ns, const struct stat& lower) {
@@ -288,7 +286,7 @@ class Scanner {
     // a second write in the tick of the last one would keep the ctime (and, same size, the
     // whole identity) while changing the bytes, as git's "racily clean" entries do. Such a
     // file is compared again at the next scan.
-    if (verdicts_ && Ns(lst.st_ctim) < compared_at && Ns(ust.st_ctim) < compared_at) verdicts_->Remember(lst, ust, differs);
+    if (verdicts_ && TimespecNs(lst.st_ctim) < compared_at && TimespecNs(ust.st_ctim) < compared_at) verdicts_->Remember(lst, ust, differs);
     return differs;
   }
 
@@ -317,7 +315,7 @@ class Scanner {
     if (has_lower) lst = *live;
 
     if (IsWhiteout(ust)) {
-      if (has_lower) Deleted(path, lst, Ns(ust.st_ctim));
+      if (has_lower) Deleted(path, lst, TimespecNs(ust.st_ctim));
       return std::nullopt;
     }
 

@@ -35,8 +35,6 @@ CREATE TABLE IF NOT EXISTS staged_sights (
 );
 )sql";
 
-int64_t Ns(const struct timespec& t) { return int64_t{t.tv_sec} * 1000000000 + t.tv_nsec; }
-
 /// When the upper's entry at `path` (not a directory) was made there, by its birth time (its
 /// ctime where the file system keeps none; renames and writes keep the birth time).
 std::optional<int64_t> MadeNs(int upper_fd, const std::string& path) {
@@ -131,8 +129,8 @@ std::string LiveSight(const UserCredentials& owner, int live_fd, const std::stri
 std::string SightOf(const std::optional<struct stat>& found, int64_t unseen_from_ns) {
   if (!found) return "-";
   if (S_ISDIR(found->st_mode)) return "dir";
-  if (Ns(found->st_ctim) >= unseen_from_ns) return kUnseen;
-  return std::to_string(found->st_ino) + ":" + std::to_string(Ns(found->st_ctim));
+  if (TimespecNs(found->st_ctim) >= unseen_from_ns) return kUnseen;
+  return std::to_string(found->st_ino) + ":" + std::to_string(TimespecNs(found->st_ctim));
 }
 
 SightStore::SightStore(Store& store) : store_(store) {
@@ -280,7 +278,7 @@ void SightRecorder::Take(size_t root, const Change& change, int64_t upper_ctime_
     earlier = change.new_type != EntryType::kDirectory && upper_ctime_ns < unseen_from_ns_;
   } else {
     auto held = StatBeneath(*upper_dirs_, change.path);
-    earlier = held && !S_ISDIR(held->st_mode) && Ns(held->st_ctim) < unseen_from_ns_;
+    earlier = held && !S_ISDIR(held->st_mode) && TimespecNs(held->st_ctim) < unseen_from_ns_;
   }
   // Copied up by this job: the live entry as it was at the copy-up is what the sandbox read
   // (DESIGN, "Conflicts"), so a live change made while the job ran but before that is seen.

@@ -16,7 +16,7 @@ constexpr char kBase85[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop
 /// The most bytes one line carries.
 constexpr size_t kLineBytes = 52;
 /// What is read of the content, and deflated, at a time.
-constexpr size_t kPiece = 64 * 1024;
+constexpr size_t kReadPiece = 64 * 1024;
 
 /// A zlib deflate stream, ended however we leave.
 class Deflater {
@@ -32,7 +32,7 @@ class Deflater {
   void Add(const char* input, size_t length, bool last, std::string& out) {
     stream_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(input));
     stream_.avail_in = static_cast<uInt>(length);
-    unsigned char buffer[kPiece];
+    unsigned char buffer[kReadPiece];
     do {
       stream_.next_out = buffer;
       stream_.avail_out = sizeof buffer;
@@ -76,7 +76,7 @@ void WriteLiteral(const TextSource& content, const PatchSink& out) {
   const uint64_t size = content.size();
   out("literal " + std::to_string(size) + "\n");
   Deflater deflater;
-  std::vector<char> piece(static_cast<size_t>(std::min<uint64_t>(size, kPiece)));
+  std::vector<char> piece(static_cast<size_t>(std::min<uint64_t>(size, kReadPiece)));
   std::string deflated, lines;
   uint64_t offset = 0;
   bool last = false;

@@ -13,7 +13,7 @@ namespace sandboxd {
 namespace {
 
 /// What is read of the content at a time.
-constexpr size_t kPiece = 256 * 1024;
+constexpr size_t kHashPiece = 256 * 1024;
 
 /// OpenSSL's SHA-1 (libcrypto: the one digest library sandboxd links, content_digest.h too),
 /// its context freed however we leave.
@@ -47,7 +47,7 @@ std::string BlobId(const TextSource& content) {
   if (auto whole = content.InMemory()) {
     sha1.Add(whole->data(), whole->size());
   } else {
-    std::vector<char> piece(static_cast<size_t>(std::min<uint64_t>(size, kPiece)));
+    std::vector<char> piece(static_cast<size_t>(std::min<uint64_t>(size, kHashPiece)));
     for (uint64_t offset = 0; offset < size;) {
       size_t length = static_cast<size_t>(std::min<uint64_t>(size - offset, piece.size()));
       content.Read(offset, length, piece.data());

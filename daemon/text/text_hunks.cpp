@@ -32,8 +32,6 @@ class LineOffsets {
   uint64_t line_ = 0, offset_ = 0;
 };
 
-uint64_t FirstLine(int start, int count) { return static_cast<uint64_t>(count == 0 ? start : start - 1); }
-
 /// The whole texts in one libgit2 patch: the hunks exactly as sandboxd showed every diff before
 /// big texts were diffed in windows.
 void WholeHunks(std::string_view old_text, std::string_view new_text, int context_lines, HunkSink& sink) {
@@ -47,7 +45,7 @@ void WholeHunks(std::string_view old_text, std::string_view new_text, int contex
       throw Error(Code::kFailed, "cannot read hunk " + std::to_string(h + 1) + " of a diff");
     std::string_view header(hunk->header, hunk->header_len);
     while (!header.empty() && header.back() == '\n') header.remove_suffix(1);
-    uint64_t old_first = FirstLine(hunk->old_start, hunk->old_lines), new_first = FirstLine(hunk->new_start, hunk->new_lines);
+    uint64_t old_first = FirstLineOfRange(hunk->old_start, hunk->old_lines), new_first = FirstLineOfRange(hunk->new_start, hunk->new_lines);
     HunkPlace place;
     place.old_begin = old_lines.Of(old_first);
     place.old_end = old_lines.Of(old_first + static_cast<uint64_t>(hunk->old_lines));

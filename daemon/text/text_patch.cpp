@@ -33,13 +33,10 @@ git_diff_options TextDiffOptions(int context_lines) {
   throw Error(Code::kFailed, std::string("cannot compute a diff: ") + (error ? error->message : "libgit2 error"));
 }
 
-/// A unified-diff range as 0-based first line: an empty range names the line before it.
-uint64_t FirstLine(int start, int count) { return static_cast<uint64_t>(count == 0 ? start : start - 1); }
-
 int CollectRun(const git_diff_delta*, const git_diff_hunk* hunk, void* payload) {
   auto* runs = static_cast<std::vector<ChangedLines>*>(payload);
-  runs->push_back({FirstLine(hunk->old_start, hunk->old_lines), static_cast<uint64_t>(hunk->old_lines),
-                   FirstLine(hunk->new_start, hunk->new_lines), static_cast<uint64_t>(hunk->new_lines)});
+  runs->push_back({FirstLineOfRange(hunk->old_start, hunk->old_lines), static_cast<uint64_t>(hunk->old_lines),
+                   FirstLineOfRange(hunk->new_start, hunk->new_lines), static_cast<uint64_t>(hunk->new_lines)});
   return 0;
 }
 

@@ -21,6 +21,9 @@ using GitPatch = std::unique_ptr<git_patch, GitPatchDeleter>;
 
 /// Unified-diff patch of old → new text (no interhunk merging beyond `context_lines`, every byte
 /// treated as text). Throws Error(kFailed) when libgit2 fails.
+/// A unified-diff range as its 0-based first line: an empty range names the line before it.
+inline uint64_t FirstLineOfRange(int start, int count) { return static_cast<uint64_t>(count == 0 ? start : start - 1); }
+
 GitPatch MakeTextPatch(std::string_view old_text, std::string_view new_text, int context_lines);
 
 /// One run of changed lines as libgit2 finds it: old lines [old_line, old_line + old_count)

@@ -20,8 +20,6 @@
 namespace sandboxd::it {
 namespace {
 
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 /// What each probe of a job printed ("web=0"), by its tag.
 std::string Probe(const std::string& output, const std::string& tag) {
   size_t at = output.find("\n" + tag + "=");

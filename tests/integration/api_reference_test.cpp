@@ -21,8 +21,6 @@
 namespace sandboxd::it {
 namespace {
 
-const std::string kSourceDir = SANDBOXD_SOURCE_DIR;
-const std::string kBuildDir = SANDBOXD_BUILD_DIR;
 const std::string kGenerator = kSourceDir + "/dbus/api-reference.py";
 const std::vector<std::string> kInterfaceFiles = {"org.sandboxd.Sandbox1.Manager.xml", "org.sandboxd.Sandbox1.Sandbox.xml",
                                                   "org.sandboxd.Sandbox1.Job.xml"};
@@ -91,7 +89,7 @@ Interface ReadInterface(const std::string& xml) {
 }
 
 /// The lines of `text` from the line `heading` to the next heading of its level or above.
-std::string Part(const std::string& text, const std::string& heading) {
+std::string SectionUnder(const std::string& text, const std::string& heading) {
   size_t level = heading.find(' ');
   size_t start = ("\n" + text).find("\n" + heading + "\n");
   if (start == std::string::npos) return "";
@@ -130,13 +128,13 @@ TEST_F(ApiReferenceTest, EveryMemberOfTheXmlIsInTheReferenceUnderItsInterface) {
   for (const auto& path : RealInterfaceFiles()) {
     Interface interface = ReadInterface(ReadWhole(path));
     ASSERT_FALSE(interface.name.empty()) << "no interface in " << path;
-    std::string part = Part(reference, "## " + interface.name);
+    std::string part = SectionUnder(reference, "## " + interface.name);
     ASSERT_FALSE(part.empty()) << interface.name << " has no part in the reference";
     for (const auto& [kind, names] : interface.members) {
-      std::string of_kind = Part(part, kHeadings.at(kind));
+      std::string of_kind = SectionUnder(part, kHeadings.at(kind));
       for (const auto& name : names) {
         ++members;
-        std::string entry = Part(of_kind, "#### " + name);
+        std::string entry = SectionUnder(of_kind, "#### " + name);
         EXPECT_FALSE(entry.empty()) << kind << " " << interface.name << "." << name << " is not in the reference under its interface";
         // Its signature, and the text of its comment.
         EXPECT_NE(entry.find(kind == "property" ? " " + name + ";" : name + " ("), std::string::npos) << name << " has no signature";

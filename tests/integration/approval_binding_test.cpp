@@ -17,8 +17,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 /// A job that writes `first` into conf.sh through a shared writable mapping, waits until the file
 /// `go` appears in the root, then writes `then` (unless empty) into the same (still dirty) page
 /// and exits without msync: the second write takes no fault, so neither mtime nor ctime moves.

@@ -13,8 +13,6 @@
 namespace sandboxd::it {
 namespace {
 
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 std::string CreateOver(const std::vector<std::string>& roots) {
   std::vector<std::string> args = {"create"};
   args.insert(args.end(), roots.begin(), roots.end());

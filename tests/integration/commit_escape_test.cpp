@@ -67,11 +67,6 @@ bool IsSymlink(const std::string& path) {
   return lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
 }
 
-bool Exists(const std::string& path) {
-  struct stat st;
-  return lstat(path.c_str(), &st) == 0;
-}
-
 /// Commit over raw D-Bus as alice, for the error name that sandboxctl does not print. Tries
 /// Commit(as selectors, t flags) and then Commit(t flags): whichever this build's interface has.
 Result RawCommit(const std::string& id, uint64_t flags) {

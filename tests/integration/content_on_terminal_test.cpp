@@ -17,8 +17,6 @@ namespace {
 
 using namespace std::string_literals;
 
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 /// The lines of a terminal's screen that hold `part` (each without the CR the terminal puts
 /// before its newline).
 std::vector<std::string> LinesWith(const std::string& screen, const std::string& part) {

@@ -18,15 +18,6 @@ namespace {
 constexpr const char* kScript = SANDBOXD_SOURCE_DIR "/docs/examples/follow-sandbox.sh";
 constexpr const char* kPage = SANDBOXD_SOURCE_DIR "/docs/desktop-app.md";
 
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
 TEST(DesktopAppTest, TheExampleFollowsAJobAndItsChangeSetAndCommits) {
   SANDBOXD_REQUIRE_WORLD();
   Harness& w = World();

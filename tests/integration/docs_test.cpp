@@ -24,8 +24,6 @@
 namespace sandboxd::it {
 namespace {
 
-const std::string kSourceDir = SANDBOXD_SOURCE_DIR;
-const std::string kBuildDir = SANDBOXD_BUILD_DIR;
 
 /// What a program printed on stdout, and its exit status.
 struct Printed {
@@ -56,13 +54,6 @@ Printed RunForOutput(const std::vector<std::string>& argv) {
   Printed printed{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), ReadWhole(path)};
   unlink(path);
   return printed;
-}
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
 }
 
 /// What CLI11 prints for --help: the long options of its "Options:" block and the names in its
@@ -151,7 +142,7 @@ std::set<std::string> DocumentedOptions(const std::string& part) {
   return options;
 }
 
-bool Contains(const std::vector<std::string>& list, const std::string& item) {
+bool Lists(const std::vector<std::string>& list, const std::string& item) {
   return std::find(list.begin(), list.end(), item) != list.end();
 }
 
@@ -164,7 +155,7 @@ TEST(DocsTest, EveryGlobalOptionOfSandboxctlIsInItsOptionsSection) {
   ASSERT_FALSE(options.empty()) << "sandboxctl.1.scd has no OPTIONS section";
   for (const auto& option : help.long_options) EXPECT_TRUE(Documents(options, option)) << option << " has no entry in sandboxctl(1)'s OPTIONS";
   for (const auto& option : DocumentedOptions(options))
-    EXPECT_TRUE(Contains(help.long_options, option))
+    EXPECT_TRUE(Lists(help.long_options, option))
         << "sandboxctl(1)'s OPTIONS documents " << option << ", which sandboxctl --help does not list";
 }
 
@@ -202,7 +193,7 @@ TEST(DocsTest, TheManPageDocumentsNoVerbOptionThatIsGone) {
     auto help = HelpOf({SANDBOXCTL_BIN, verb, "--help"}).long_options;
     help.insert(help.end(), global.begin(), global.end());
     for (const auto& option : DocumentedOptions(Part(commands, "## " + verb)))
-      EXPECT_TRUE(Contains(help, option))
+      EXPECT_TRUE(Lists(help, option))
           << "the part of " << verb << " documents " << option << ", which sandboxctl " << verb << " --help does not list";
   }
 }
@@ -214,7 +205,7 @@ TEST(DocsTest, EverySandboxdOptionIsInItsManPage) {
   ASSERT_FALSE(options.empty()) << "sandboxd.8.scd has no OPTIONS section";
   for (const auto& option : help.long_options) EXPECT_TRUE(Documents(options, option)) << option << " has no entry in sandboxd(8)'s OPTIONS";
   for (const auto& option : DocumentedOptions(options))
-    EXPECT_TRUE(Contains(help.long_options, option))
+    EXPECT_TRUE(Lists(help.long_options, option))
         << "sandboxd(8) documents " << option << ", which sandboxd --help does not list";
 }
 

@@ -19,7 +19,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-Result Ctl(const std::vector<std::string>& args) { return World().Sandboxctl(kAlice, args); }
 bool Known(const std::string& id) { return Ctl({"show", id}).status == 0; }
 
 TEST(GcTest, AnIdleSandboxPastItsTtlIsCollectedOneWithAJobRunningIsNot) {

@@ -21,8 +21,6 @@
 namespace sandboxd::it {
 namespace {
 
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 constexpr const char* kCommitAs = "git -c user.name=Agent -c user.email=agent@example.org";
 
 class GitDataTest : public ::testing::Test {

@@ -18,8 +18,6 @@
 namespace sandboxd::it {
 namespace {
 
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 class GitIgnoredTest : public ::testing::Test {
  protected:
   void SetUp() override {

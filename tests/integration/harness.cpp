@@ -726,4 +726,18 @@ std::set<std::string> SandboxIds(const std::string& user) {
   return ids;
 }
 
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return lstat(path.c_str(), &st) == 0;
+}
+
+Result Ctl(const std::vector<std::string>& args) { return World().Sandboxctl(kAlice, args); }
+
 }  // namespace sandboxd::it

@@ -178,4 +178,20 @@ std::set<std::string> SandboxIds(const std::string& user);
 /// The id of a sandbox printed by `sandboxctl create`, without its newline.
 std::string Trim(const std::string& text);
 
+/// The project's source and build trees.
+inline const std::string kSourceDir = SANDBOXD_SOURCE_DIR;
+inline const std::string kBuildDir = SANDBOXD_BUILD_DIR;
+
+/// The lines of `text`, without their newlines.
+std::vector<std::string> Lines(const std::string& text);
+
+/// Whether `part` occurs in `text`.
+inline bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+/// Whether there is an entry at `path`; a symlink is one, dangling or not (never followed).
+bool Exists(const std::string& path);
+
+/// `sandboxctl ARGS...` as alice, the user most tests act as.
+Result Ctl(const std::vector<std::string>& args);
+
 }  // namespace sandboxd::it

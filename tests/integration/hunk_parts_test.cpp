@@ -15,8 +15,6 @@
 namespace sandboxd::it {
 namespace {
 
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 
 class HunkPartsTest : public AliceSandboxTest {
  protected:

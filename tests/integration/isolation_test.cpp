@@ -44,8 +44,6 @@ std::set<std::string> Words(const std::string& text) {
   return words;
 }
 
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 /// Host files a test made, removed however it ends.
 struct RemovedAtEnd {
   std::vector<std::string> paths;

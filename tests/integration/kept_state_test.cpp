@@ -35,8 +35,6 @@ std::string WayName(const testing::TestParamInfo<Way>& info) {
   return "?";
 }
 
-Result Ctl(const std::vector<std::string>& args) { return World().Sandboxctl(kAlice, args); }
-
 /// Keeps the daemon's state `way`; `ids` are the sandboxes to suspend and resume.
 void Keep(Way way, const std::vector<std::string>& ids) {
   Harness& w = World();

@@ -11,13 +11,6 @@
 namespace sandboxd::it {
 namespace {
 
-Result Ctl(const std::vector<std::string>& args) { return World().Sandboxctl(kAlice, args); }
-
-bool Exists(const std::string& path) {
-  struct stat st;
-  return lstat(path.c_str(), &st) == 0;
-}
-
 TEST(MultiRootTest, ChangesCarryTheRootIndexAndCommitsLandInEachRoot) {
   SANDBOXD_REQUIRE_WORLD();
   std::string app = World().MakeProject(kAlice), lib = World().MakeProject(kAlice);

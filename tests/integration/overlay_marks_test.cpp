@@ -20,11 +20,6 @@
 namespace sandboxd::it {
 namespace {
 
-bool Exists(const std::string& path) {
-  struct stat st;
-  return lstat(path.c_str(), &st) == 0;
-}
-
 const std::vector<std::string> kMarked = {"edited", "moved", "linked", "linked2"};
 
 /// The overlay marks `path` carries, named ("origin nlink"), or "" for none.

@@ -18,7 +18,6 @@ size_t CountOf(const std::string& text, const std::string& needle) {
   return count;
 }
 
-bool Exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
 
 /// The project already holds sub/, so sub/b.log is the only change there.
 constexpr const char* kJob =

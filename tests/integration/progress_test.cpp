@@ -16,8 +16,6 @@
 namespace sandboxd::it {
 namespace {
 
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 struct Heard {
   uint64_t entries_done, entries_total, bytes_done, bytes_total;
 };

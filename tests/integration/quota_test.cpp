@@ -26,8 +26,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-Result Ctl(const std::vector<std::string>& args) { return World().Sandboxctl(kAlice, args); }
-
 /// Whether root can make and mount a small ext4 image on a loop device here, tried the way an
 /// admin would (mkfs.ext4, mount -o loop): where it can, the daemon must limit hard.
 bool LoopExt4Works() {

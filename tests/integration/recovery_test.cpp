@@ -12,8 +12,6 @@
 namespace sandboxd::it {
 namespace {
 
-Result Ctl(const std::vector<std::string>& args) { return World().Sandboxctl(kAlice, args); }
-
 TEST(RecoveryTest, TwentySandboxesComeBackAfterAKillAndTheLossOfEveryMount) {
   SANDBOXD_REQUIRE_WORLD();
   Harness& w = World();

@@ -25,7 +25,6 @@ mode_t ModeOf(const std::string& path) {
   return lstat(path.c_str(), &st) == 0 ? st.st_mode & 07777 : 0;
 }
 
-bool Exists(const std::string& path) { return InodeOf(path) != 0; }
 
 class RenameTest : public AliceSandboxTest {
  protected:

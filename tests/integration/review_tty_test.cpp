@@ -24,8 +24,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 /// The question about a hunk, up to where it offers s or not (only a hunk that can split).
 constexpr const char* kHunkQuestion = "Approve this hunk [y,n,q,a,d,j,J,k,K";
 constexpr const char* kChangeQuestion = "Approve this change [y,n,q,j,?]? ";

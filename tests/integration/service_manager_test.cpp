@@ -29,8 +29,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-Result Ctl(const std::vector<std::string>& args) { return World().Sandboxctl(kAlice, args); }
-
 /// The receiving end of NOTIFY_SOCKET, as systemd holds it.
 class NotifySocket {
  public:

@@ -9,8 +9,6 @@
 namespace sandboxd::it {
 namespace {
 
-Result Ctl(const std::vector<std::string>& args) { return World().Sandboxctl(kAlice, args); }
-
 TEST(SharedTest, SharedSandboxesOverlapAndSeeEachOthersCommitsAsConflicts) {
   SANDBOXD_REQUIRE_WORLD();
   std::string project = World().MakeProject(kAlice);

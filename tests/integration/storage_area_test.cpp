@@ -22,11 +22,6 @@
 namespace sandboxd::it {
 namespace {
 
-bool Exists(const std::string& path) {
-  struct stat st;
-  return lstat(path.c_str(), &st) == 0;
-}
-
 ino_t InodeOf(const std::string& path) {
   struct stat st;
   return lstat(path.c_str(), &st) == 0 ? st.st_ino : 0;
@@ -71,8 +66,6 @@ class OtherFileSystem {
   std::string top_, project_, error_;
   bool mounted_ = false;
 };
-
-Result Ctl(const std::vector<std::string>& args) { return World().Sandboxctl(kAlice, args); }
 
 TEST(StorageAreaTest, ARootOnAnotherFileSystemCommitsByRenameThereAndUndoes) {
   SANDBOXD_REQUIRE_WORLD();

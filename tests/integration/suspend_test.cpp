@@ -23,11 +23,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-bool Exists(const std::string& path) {
-  struct stat st;
-  return lstat(path.c_str(), &st) == 0;
-}
-
 class SuspendTest : public AliceSandboxTest {
  protected:
   std::string Storage() const { return World().dir() + "/state/sandboxes/" + id_; }

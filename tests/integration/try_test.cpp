@@ -21,8 +21,6 @@
 namespace sandboxd::it {
 namespace {
 
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 /// Each test starts from a fresh project of alice's and notes what try must leave as it was:
 /// the live tree (unless committed) and the list of her sandboxes (unless one is kept).
 class TryTest : public ::testing::Test {

@@ -13,7 +13,7 @@ using it::World;
 
 namespace {
 
-std::vector<std::string> SplitLines(const std::string& text) {
+std::vector<std::string> LinesOf(const std::string& text) {
   std::vector<std::string> out;
   size_t at = 0;
   while (at < text.size()) {
@@ -127,7 +127,7 @@ void CheckChangesHuman(Sequence& seq) {
   if (r.status != 0) throw Mismatch("`changes` exited " + std::to_string(r.status) + ": " + Printable(r.err, 300));
   if (HasRawControlBytes(r.out)) throw Mismatch("`changes` prints raw control bytes from names: \"" + Printable(r.out, 600) + "\"");
   auto expected = seq.model.Changes();
-  auto lines = SplitLines(r.out);
+  auto lines = LinesOf(r.out);
   std::string diffs;
   if (lines.size() != expected.size())
     diffs += "    " + std::to_string(lines.size()) + " lines for " + std::to_string(expected.size()) + " changes\n";
@@ -142,7 +142,7 @@ void CheckDiff(Sequence& seq) {
   CtlResult r = Ctl({"diff", seq.id});
   if (r.status != 0) throw Mismatch("`diff` exited " + std::to_string(r.status) + ": " + Printable(r.err, 300));
   if (seq.skips.names) return;
-  auto lines = SplitLines(r.out);
+  auto lines = LinesOf(r.out);
   // Content lines (in a hunk: ' ', '+', '-', '\\') hold what the files hold, raw as git prints
   // them; no other line may hold a raw control byte.
   bool in_hunk = false;

@@ -21,8 +21,6 @@
 namespace sandboxd::it {
 namespace {
 
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 constexpr const char* kRefusal = "refuses calls from inside a sandbox's job";
 
 class JobBusAttackTest : public AliceSandboxTest {

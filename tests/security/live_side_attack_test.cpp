@@ -23,8 +23,6 @@
 namespace sandboxd::it {
 namespace {
 
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 /// Root's file at `path`, mode `mode`, owned by root.
 void WriteRootFile(const std::string& path, const std::string& content, mode_t mode) {
   WriteWhole(path, content);

@@ -25,8 +25,6 @@
 namespace sandboxd::it {
 namespace {
 
-Result Ctl(const std::vector<std::string>& args) { return World().Sandboxctl(kAlice, args); }
-
 /// Whether directory `path` has no entries but "." and ".." (false when it cannot be read).
 bool EmptyDirectory(const std::string& path) {
   DIR* dir = opendir(path.c_str());

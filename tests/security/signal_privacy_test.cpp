@@ -20,8 +20,6 @@
 namespace sandboxd::it {
 namespace {
 
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 std::string CreateSandbox(const std::string& user) {
   Result r = World().Sandboxctl(user, {"create", World().MakeProject(user)});
   EXPECT_EQ(r.status, 0) << r.err;

@@ -29,7 +29,7 @@ using testing::ScopedTempDir;
 using testing::ShellOutput;
 using testing::WriteFile;
 
-std::string Lines(int from, int to, const std::string& end = "\n") {
+std::string LinesEndingWith(int from, int to, const std::string& end = "\n") {
   std::string text;
   for (int i = from; i <= to; ++i) text += "line " + std::to_string(i) + end;
   return text;
@@ -92,13 +92,13 @@ TEST_F(BinaryDiffTest, GitApplyOfTheBinaryDiffGivesTheSandboxsTree) {
   WriteFile(U("mod.bin"), new_bin);
   WriteFile(U("new.bin"), testing::SomeBinary(5000, 3));
   WriteFile(L("del.bin"), testing::SomeBinary(300, 4));
-  WriteFile(L("big.log"), Lines(1, 3000));
-  WriteFile(U("big.log"), Lines(1, 1500) + "changed\n" + Lines(1502, 3000));
+  WriteFile(L("big.log"), LinesEndingWith(1, 3000));
+  WriteFile(U("big.log"), LinesEndingWith(1, 1500) + "changed\n" + LinesEndingWith(1502, 3000));
   // Text with a NUL past git's first 8000 bytes, CRLF lines, no newline at the end.
-  WriteFile(L("nul.txt"), Lines(1, 1000));
-  WriteFile(U("nul.txt"), Lines(1, 999) + std::string("echo harmless\0; echo PWNED\n", 27));
-  WriteFile(L("crlf.txt"), Lines(1, 5, "\r\n"));
-  WriteFile(U("crlf.txt"), Lines(1, 2, "\r\n") + "three\r\n" + Lines(4, 5, "\r\n"));
+  WriteFile(L("nul.txt"), LinesEndingWith(1, 1000));
+  WriteFile(U("nul.txt"), LinesEndingWith(1, 999) + std::string("echo harmless\0; echo PWNED\n", 27));
+  WriteFile(L("crlf.txt"), LinesEndingWith(1, 5, "\r\n"));
+  WriteFile(U("crlf.txt"), LinesEndingWith(1, 2, "\r\n") + "three\r\n" + LinesEndingWith(4, 5, "\r\n"));
   WriteFile(L("noeol.txt"), "one\ntwo");
   WriteFile(U("noeol.txt"), "one\ntwo\nthree");
   // Names git quotes, spaces, UTF-8.
@@ -192,8 +192,8 @@ std::string GitBinaryDiff(const std::string& old_path, const std::string& new_pa
 TEST_F(BinaryDiffTest, EachFileReadsAsGitDiffBinaryWritesIt) {
   WriteFile(U("new.bin"), testing::SomeBinary(100000, 9));
   WriteFile(L("del.bin"), testing::SomeBinary(333, 10));
-  WriteFile(L("t.txt"), Lines(1, 20));
-  WriteFile(U("t.txt"), Lines(1, 9) + "ten\n" + Lines(11, 20));
+  WriteFile(L("t.txt"), LinesEndingWith(1, 20));
+  WriteFile(U("t.txt"), LinesEndingWith(1, 9) + "ten\n" + LinesEndingWith(11, 20));
   WriteFile(U("e"), "");
   WriteFile(L("x.bin"), std::string("\0x", 2), 0644);
   WriteFile(U("x.bin"), std::string("\0x", 2), 0755);

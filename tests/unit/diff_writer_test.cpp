@@ -18,6 +18,7 @@
 #include "hunk_split.h"
 #include "git_diff.h"
 #include "temp_dir.h"
+#include "numbered_lines.h"
 
 namespace sandboxd {
 namespace {
@@ -25,11 +26,7 @@ namespace {
 using testing::ScopedTempDir;
 using testing::WriteFile;
 
-std::string Lines(int from, int to, const std::string& tag = "") {
-  std::string text;
-  for (int i = from; i <= to; ++i) text += "line " + std::to_string(i) + tag + "\n";
-  return text;
-}
+using testing::Lines;
 
 std::string GitDiff(const std::string& old_path, const std::string& new_path, const std::string& shown) {
   return testing::GitDiffNoIndex(old_path, new_path, shown);

@@ -2,13 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include "base/clock.h"
+
 namespace sandboxd {
 namespace {
 
-constexpr int64_t kSecond = 1000000;
-constexpr int64_t kNow = 1000000 * kSecond;
+constexpr int64_t kNow = 1000000 * kSecondUsec;
 
-GcCandidate Sandbox(const std::string& id, uint64_t bytes, bool suspended, int64_t created, int64_t last_used = kNow,
+GcCandidate Candidate(const std::string& id, uint64_t bytes, bool suspended, int64_t created, int64_t last_used = kNow,
                     uint64_t ttl = 0, unsigned jobs = 0) {
   return {id, suspended, jobs, created, last_used, ttl, bytes};
 }
@@ -20,10 +21,10 @@ std::vector<std::string> Ids(const std::vector<GcRemoval>& removals) {
 }
 
 TEST(GarbageCollectionTest, OnlyIdleSandboxesPastTheirTtlExpire) {
-  auto removals = ChooseGarbage({Sandbox("idle", 10, false, 0, kNow - 3600 * kSecond, 1800),
-                                 Sandbox("recent", 10, false, 0, kNow - 60 * kSecond, 1800),
-                                 Sandbox("forever", 10, true, 0, 0, 0),
-                                 Sandbox("busy", 10, false, 0, kNow - 7200 * kSecond, 60, /*jobs=*/1)},
+  auto removals = ChooseGarbage({Candidate("idle", 10, false, 0, kNow - 3600 * kSecondUsec, 1800),
+                                 Candidate("recent", 10, false, 0, kNow - 60 * kSecondUsec, 1800),
+                                 Candidate("forever", 10, true, 0, 0, 0),
+                                 Candidate("busy", 10, false, 0, kNow - 7200 * kSecondUsec, 60, /*jobs=*/1)},
                                 0, kNow);
   EXPECT_EQ(Ids(removals), std::vector<std::string>{"idle"});
   EXPECT_EQ(removals[0].why, "expired: idle for 1h, its ttl is 30m");
@@ -31,12 +32,12 @@ TEST(GarbageCollectionTest, OnlyIdleSandboxesPastTheirTtlExpire) {
 
 TEST(GarbageCollectionTest, OverTheCapTheLargestSuspendedGoFirstTheOldestAmongEquals) {
   std::vector<GcCandidate> sandboxes = {
-      Sandbox("active-huge", 100, false, 1),  // active: never for space
-      Sandbox("small", 10, true, 2),
-      Sandbox("big-young", 40, true, 5),
-      Sandbox("big-old", 40, true, 3),
-      Sandbox("middle", 20, true, 4),
-      Sandbox("running", 500, true, 6, kNow, 0, /*jobs=*/1),  // never while a job runs
+      Candidate("active-huge", 100, false, 1),  // active: never for space
+      Candidate("small", 10, true, 2),
+      Candidate("big-young", 40, true, 5),
+      Candidate("big-old", 40, true, 3),
+      Candidate("middle", 20, true, 4),
+      Candidate("running", 500, true, 6, kNow, 0, /*jobs=*/1),  // never while a job runs
   };
   // 710 in all: the 40s go (oldest first), then 20, and 610 is still over 600... then small.
   EXPECT_EQ(Ids(ChooseGarbage(sandboxes, 600, kNow)), (std::vector<std::string>{"big-old", "big-young", "middle", "small"}));
@@ -48,8 +49,8 @@ TEST(GarbageCollectionTest, OverTheCapTheLargestSuspendedGoFirstTheOldestAmongEq
 
 TEST(GarbageCollectionTest, ExpiredOnesGoFirstAndCountTowardsTheCap) {
   std::vector<GcCandidate> sandboxes = {
-      Sandbox("expired", 50, false, 1, kNow - 10 * kSecond, 5),
-      Sandbox("suspended", 60, true, 2),
+      Candidate("expired", 50, false, 1, kNow - 10 * kSecondUsec, 5),
+      Candidate("suspended", 60, true, 2),
   };
   EXPECT_EQ(Ids(ChooseGarbage(sandboxes, 60, kNow)), std::vector<std::string>{"expired"});
   EXPECT_EQ(Ids(ChooseGarbage(sandboxes, 59, kNow)), (std::vector<std::string>{"expired", "suspended"}));
@@ -63,8 +64,8 @@ GcCandidate OwnedBy(uid_t owner, GcCandidate candidate) {
 // The attack of issue 18: an attacker's active sandboxes fill the store past the cap; a victim's
 // small suspended sandbox is not theirs to lose, because the victim is within their share.
 TEST(GarbageCollectionTest, AUserWithinTheirShareLosesNothingToAnotherUsersSpace) {
-  std::vector<GcCandidate> sandboxes = {OwnedBy(1001, Sandbox("attacker-active", 800, false, 1)),
-                                        OwnedBy(1002, Sandbox("victim-suspended", 20, true, 2))};
+  std::vector<GcCandidate> sandboxes = {OwnedBy(1001, Candidate("attacker-active", 800, false, 1)),
+                                        OwnedBy(1002, Candidate("victim-suspended", 20, true, 2))};
   EXPECT_TRUE(ChooseGarbage(sandboxes, 600, kNow).empty());
 }
 
@@ -72,10 +73,10 @@ TEST(GarbageCollectionTest, AUserWithinTheirShareLosesNothingToAnotherUsersSpace
 // sandboxes) give up suspended sandboxes, largest first, and only until they are within it or
 // the total is under the cap; the reason names the user, their use and their share.
 TEST(GarbageCollectionTest, OnlyUsersOverTheirShareGiveUpTheirLargestSuspendedSandboxes) {
-  std::vector<GcCandidate> sandboxes = {OwnedBy(1001, Sandbox("a-active", 500, false, 1)),
-                                        OwnedBy(1001, Sandbox("a-small", 100, true, 2)),
-                                        OwnedBy(1001, Sandbox("a-large", 300, true, 3)),
-                                        OwnedBy(1002, Sandbox("b-suspended", 250, true, 4))};
+  std::vector<GcCandidate> sandboxes = {OwnedBy(1001, Candidate("a-active", 500, false, 1)),
+                                        OwnedBy(1001, Candidate("a-small", 100, true, 2)),
+                                        OwnedBy(1001, Candidate("a-large", 300, true, 3)),
+                                        OwnedBy(1002, Candidate("b-suspended", 250, true, 4))};
   // Total 1150, cap 600: shares of 300. a holds 900: its largest suspended one goes (850 left,
   // still over the cap), then its next (750); a is still over its share but has nothing more to
   // give; b (250) is within its share and keeps everything.

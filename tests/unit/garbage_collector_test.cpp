@@ -20,7 +20,6 @@ namespace {
 
 using testing::Exists;
 
-constexpr int64_t kSecond = 1000000;
 
 class SetClock final : public Clock {
  public:
@@ -49,9 +48,9 @@ TEST_F(GarbageCollectorTest, AnExpiredSandboxGoesWholeAndNothingElseDoes) {
   auto short_lived = Make("short", 60);
   auto long_lived = Make("long", 3600);
   auto forever = Make("forever", 0);
-  clock_.now_ += 59 * kSecond;
+  clock_.now_ += 59 * kSecondUsec;
   EXPECT_TRUE(Collected().empty()) << "a sandbox went before its time";
-  clock_.now_ += 2 * kSecond;
+  clock_.now_ += 2 * kSecondUsec;
   EXPECT_EQ(Collected(), std::vector<std::string>{short_lived->id()});
   EXPECT_EQ(unpublished_, std::vector<std::string>{short_lived->id()}) << "its D-Bus objects stayed";
   EXPECT_EQ(registry_.FindById(short_lived->id()), nullptr);
@@ -61,7 +60,7 @@ TEST_F(GarbageCollectorTest, AnExpiredSandboxGoesWholeAndNothingElseDoes) {
   EXPECT_EQ(records.size(), 2u);
   EXPECT_TRUE(std::none_of(records.begin(), records.end(), [&](const SandboxRecord& r) { return r.id == short_lived->id(); }));
   // Days later: the other with a ttl goes, the one without stays.
-  clock_.now_ += 86400 * kSecond;
+  clock_.now_ += 86400 * kSecondUsec;
   EXPECT_EQ(Collected(), std::vector<std::string>{long_lived->id()});
   EXPECT_NE(registry_.FindById(forever->id()), nullptr);
 }
@@ -70,7 +69,7 @@ TEST_F(GarbageCollectorTest, ASandboxAtWorkStaysExpiredOrNot) {
   auto running = Make("running", 60);
   auto operated = Make("operated", 60);
   int64_t job = running->BeginJob();
-  clock_.now_ += 3600 * kSecond;
+  clock_.now_ += 3600 * kSecondUsec;
   {
     ExclusiveOperation commit(*operated, "commit");
     EXPECT_TRUE(Collected().empty()) << "a sandbox was collected under a running job or a commit";
@@ -82,9 +81,9 @@ TEST_F(GarbageCollectorTest, ASandboxAtWorkStaysExpiredOrNot) {
   // only after its idleness since the end).
   EXPECT_EQ(Collected(), std::vector<std::string>{operated->id()});
   running->EndJob(job);  // used now, by the system's clock
-  clock_.now_ = TheSystemClock().NowUsec() + 59 * kSecond;
+  clock_.now_ = TheSystemClock().NowUsec() + 59 * kSecondUsec;
   EXPECT_TRUE(Collected().empty()) << "a sandbox went before its ttl from its job's end";
-  clock_.now_ += 2 * kSecond;
+  clock_.now_ += 2 * kSecondUsec;
   EXPECT_EQ(Collected(), std::vector<std::string>{running->id()});
 }
 

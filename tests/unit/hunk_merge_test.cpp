@@ -23,6 +23,7 @@
 #include "text/diff_writer.h"
 #include "text/hunk_parts.h"
 #include "text/text_file.h"
+#include "numbered_lines.h"
 
 namespace sandboxd {
 namespace {
@@ -31,11 +32,7 @@ using testing::ReadFile;
 using testing::ScopedTempDir;
 using testing::WriteFile;
 
-std::string Lines(int from, int to, const std::string& tag = "") {
-  std::string text;
-  for (int i = from; i <= to; ++i) text += "line " + std::to_string(i) + tag + "\n";
-  return text;
-}
+using testing::Lines;
 
 /// A 30-line file changed in three places far enough apart to give three hunks: hunk 1 turns
 /// line 2 into two lines, hunk 2 inserts a line and deletes line 16, hunk 3 changes line 29.

@@ -19,7 +19,7 @@ namespace {
 using testing::ScopedTempDir;
 using testing::WriteFile;
 
-bool Exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
+using testing::Exists;
 
 class SandboxRegistryTest : public ::testing::Test {
  protected:

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "base/clock.h"
+
 namespace sandboxd {
 namespace {
 
@@ -11,21 +13,20 @@ TEST(StatusLineTest, CountsSandboxesAndRunningJobsInWords) {
   EXPECT_EQ(StatusLine(3, 2), "3 sandboxes, 2 jobs running");
 }
 
-constexpr int64_t kSecond = 1000000;
 
 TEST(IdleLongEnoughTest, OnlyAfterTheWholeQuietPeriod) {
-  Activity quiet{.last_call_usec = 10 * kSecond};
-  EXPECT_FALSE(IdleLongEnough(quiet, 14 * kSecond, 5));
-  EXPECT_TRUE(IdleLongEnough(quiet, 15 * kSecond, 5));
+  Activity quiet{.last_call_usec = 10 * kSecondUsec};
+  EXPECT_FALSE(IdleLongEnough(quiet, 14 * kSecondUsec, 5));
+  EXPECT_TRUE(IdleLongEnough(quiet, 15 * kSecondUsec, 5));
 }
 
 TEST(IdleLongEnoughTest, NeverWhileAJobRunsOrAnOperationIsUnderWay) {
-  EXPECT_FALSE(IdleLongEnough({.running_jobs = 1, .last_call_usec = 0}, 100 * kSecond, 5));
-  EXPECT_FALSE(IdleLongEnough({.operations = 1, .last_call_usec = 0}, 100 * kSecond, 5));
+  EXPECT_FALSE(IdleLongEnough({.running_jobs = 1, .last_call_usec = 0}, 100 * kSecondUsec, 5));
+  EXPECT_FALSE(IdleLongEnough({.operations = 1, .last_call_usec = 0}, 100 * kSecondUsec, 5));
 }
 
 TEST(IdleLongEnoughTest, NeverWithoutIdleExit) {
-  EXPECT_FALSE(IdleLongEnough({}, 1000 * kSecond, 0));
+  EXPECT_FALSE(IdleLongEnough({}, 1000 * kSecondUsec, 0));
 }
 
 }  // namespace

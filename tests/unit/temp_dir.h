@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -48,6 +49,16 @@ inline std::string ReadFile(const std::string& path) {
   std::ostringstream content;
   content << in.rdbuf();
   return content.str();
+}
+
+/// Whether the file system under `dir` takes trusted xattrs (root only). Only ENOTSUP says no:
+/// any other refusal fails the test where the attributes are set.
+inline bool TrustedXattrsWork(const std::string& dir) {
+  std::string probe = dir + "/.xattr-probe";
+  WriteFile(probe, "");
+  bool works = lsetxattr(probe.c_str(), "trusted.sandboxd.probe", "1", 1, 0) == 0 || errno != ENOTSUP;
+  unlink(probe.c_str());
+  return works;
 }
 
 /// Whether anything (a dangling symlink included) is at `path`.

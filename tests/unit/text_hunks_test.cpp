@@ -16,6 +16,7 @@
 #include "text/hunk_parts.h"
 #include "text/text_file.h"
 #include "text/text_source.h"
+#include "numbered_lines.h"
 
 // The windowed way of ForEachHunk, driven on small texts with tiny windows: where the lines are
 // unique it must give exactly the hunks libgit2 gives for the whole texts (headers, bodies,
@@ -167,11 +168,7 @@ void ExpectCorrectDiff(const std::string& old_text, const std::string& new_text,
   }
 }
 
-std::string Lines(int from, int to, const std::string& tag = "") {
-  std::string text;
-  for (int i = from; i <= to; ++i) text += "line " + std::to_string(i) + tag + "\n";
-  return text;
-}
+using testing::Lines;
 
 /// A line no other call returns, of varied shape: starting with a letter (a function line for
 /// hunk headers), a digit, a space or a multi-byte character; short or long; with trailing

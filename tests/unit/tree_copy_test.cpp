@@ -39,6 +39,7 @@ using testing::ReadFile;
 using testing::ScopedTempDir;
 using testing::Exists;
 using testing::Lstat;
+using testing::TrustedXattrsWork;
 using testing::WriteFile;
 
 constexpr uid_t kNobody = 65534;
@@ -82,15 +83,6 @@ int RunAsNobody(const std::function<int()>& body) {
   int status = 0;
   if (waitpid(pid, &status, 0) != pid) return 103;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 104;
-}
-
-/// Whether the file system under /tmp takes trusted xattrs (as root).
-bool TrustedXattrsWork(const std::string& dir) {
-  std::string probe = dir + "/.xattr-probe";
-  WriteFile(probe, "");
-  bool works = lsetxattr(probe.c_str(), "trusted.sandboxd.probe", "1", 1, 0) == 0;
-  unlink(probe.c_str());
-  return works;
 }
 
 /// A temp dir with "src" and "dst" beside each other, and fds to both.

@@ -44,6 +44,7 @@ using testing::ReadFile;
 using testing::ScopedTempDir;
 using testing::Exists;
 using testing::Lstat;
+using testing::TrustedXattrsWork;
 using testing::WriteFile;
 
 /// The names in directory `path`, without "." and "..", sorted.
@@ -189,16 +190,6 @@ std::map<std::string, std::string> DescribeTree(const std::string& root) {
     description[relative] = d;
   }
   return description;
-}
-
-/// Whether the file system under `dir` takes trusted xattrs (root only). Only ENOTSUP says no:
-/// any other refusal fails the test where the attributes are set.
-bool TrustedXattrsWork(const std::string& dir) {
-  std::string probe = dir + "/.xattr-probe";
-  WriteFile(probe, "");
-  bool works = lsetxattr(probe.c_str(), "trusted.sandboxd.probe", "1", 1, 0) == 0 || errno != ENOTSUP;
-  unlink(probe.c_str());
-  return works;
 }
 
 void SetTimes(const std::string& path, time_t seconds, long nanoseconds) {
