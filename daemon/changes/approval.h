@@ -40,7 +40,7 @@ struct Approval {
   /// all agree are no split: the hunk holds their verdict instead.
   std::map<int, std::vector<Verdict>> parts;
   /// The other half of the rename this change was half of when decided ("" for none): a
-  /// decision about "renamed a -> b" is not one about "deleted a" or "added b" (README).
+  /// decision about "renamed a -> b" is not one about "deleted a" or "added b" (docs/security.md).
   std::string partner;
   /// The digest of the sandbox's content of the change (its upper file) when the decision was
   /// made while a job of the sandbox ran, else "". Why: a job that holds a file mapped writable

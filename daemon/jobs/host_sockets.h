@@ -11,7 +11,7 @@
 /// What this cannot close on a kernel without Landlock's LANDLOCK_ACCESS_FS_RESOLVE_UNIX (ABI 9):
 /// a socket bound after the job started, or bound in another network namespace (not listed in
 /// the host's /proc/net/unix), outside /run, /tmp, /var/tmp, the roots and the other homes,
-/// stays reachable by the job (daemon start-up says so; README's threat model too).
+/// stays reachable by the job (daemon start-up says so; docs/security.md's threat model too).
 
 #include <optional>
 #include <string>

@@ -1,5 +1,5 @@
 // What a job can and cannot reach, one test per isolation property of the security model
-// (DESIGN.md "Security model", README "A job runs as you..."), each against the real daemon and
+// (DESIGN.md "Security model", docs/usage.md, "A job runs as you"), each against the real daemon and
 // real bwrap as alice. Where a test denies something inside the job, it first shows on the host,
 // as alice, that the thing is really there to be had (the setuid bit works, the listener accepts,
 // TIOCSTI injects, ...), so that none of them passes merely because the probe itself is broken.

@@ -180,7 +180,7 @@ TEST_P(KeptStateTest, EveryDecisionIsStillInForce) {
   EXPECT_EQ(Ctl({"destroy", id}).status, 0);
 }
 
-// A decision about a rename is about the rename (README, "Renames"): after each way of keeping
+// A decision about a rename is about the rename (docs/security.md, "Renames"): after each way of keeping
 // state, an approved rename is still one, approved, and its commit moves the live file (same
 // inode); a rejected one stays out of every commit. Suspend and resume rebuilds the upper from
 // an archive (new inodes), where the pairing must be found again and the decisions still fit it.

@@ -97,7 +97,7 @@ TEST_F(NamesTest, SuspendAndResumeKeepEveryNameByteForByte) {
 
 
 // A name need not be UTF-8, but a D-Bus string must be: such a name travels as its git-quoted
-// "wire name" (README, "Names"), is shown quoted, is named back that way, and goes live as the
+// "wire name" (docs/security.md, "Names are data"), is shown quoted, is named back that way, and goes live as the
 // very bytes the job chose. Before, the reply could not be built: `changes` failed for the whole
 // sandbox, and a refusal naming such a name took the daemon down.
 TEST_F(NamesTest, ANameThatIsNotUtf8IsListedNamedAndCommittedExactly) {

@@ -24,7 +24,7 @@ bool IsUtf8(const std::string& bytes);
 /// the test accepts as well.
 std::string GitQuote(const std::string& name, bool octal_high = false);
 
-/// How a name travels over the bus, in `--json` and in selectors (README, "Names are data"):
+/// How a name travels over the bus, in `--json` and in selectors (docs/security.md, "Names are data"):
 /// itself when it is UTF-8 and does not begin with '"', otherwise quoted as git quotes it.
 std::string WireName(const std::string& name);
 

@@ -296,7 +296,7 @@ std::vector<ExpectedChange> Nameable(Sequence& seq) {
 }
 
 /// Decides whole changes: each named one with the rest of its hard-link group and its rename
-/// partner (README: they go live together), as one sandboxctl call.
+/// partner (docs/security.md: they go live together), as one sandboxctl call.
 void Decide(Sequence& seq, const std::vector<std::string>& paths, bool approve) {
   Model& m = seq.model;
   std::set<std::string> all;
@@ -409,7 +409,7 @@ void ResolveUnknown(Sequence& seq) {
   if (!approve.empty()) Decide(seq, approve, true);
   if (!reject.empty()) Decide(seq, reject, false);
   // Unknown decisions that cannot be named (non-UTF-8 names): the directory that holds them
-  // decides them, as README's PATH selector does.
+  // decides them, as sandboxctl's PATH selector does.
   changes = seq.model.Changes();
   holding = seq.model.EffectiveDecisions(changes);
   for (const auto& c : changes) {
@@ -617,7 +617,7 @@ void OpKillMidCommit(Sequence& seq) {
   }
 }
 
-/// DESIGN/README: a quota is a hard limit where the storage allows it: a write past it fails
+/// DESIGN/docs/security.md: a quota is a hard limit where the storage allows it: a write past it fails
 /// inside the job (ENOSPC) and the job goes on. The probe writes past it and removes its file.
 void OpQuotaProbe(Sequence& seq) {
   uint64_t mib = seq.quota_bytes / (1 << 20) + 8;

@@ -97,11 +97,11 @@ void Model::Touch(const std::string& path) {
       if (live.count(p)) seen_absent.erase(p);
       else seen_absent.insert(p);
     }
-    decisions.erase(p);  // README: a decision lapses once a later job rewrites the file
+    decisions.erase(p);  // docs/security.md: a decision lapses once a later job rewrites the file
     InvalidateUndo(p);
   }
   // A new entry in an added directory moves its times: a decision about the directory may
-  // lapse with them (README: a decision holds for the change as it was), or may not.
+  // lapse with them (docs/security.md: a decision holds for the change as it was), or may not.
   for (const auto& dir : Parents(path))
     if (decisions.count(dir)) Decide(dir, Decision{'u', {}});
 }
@@ -225,7 +225,7 @@ void Model::JobHardlink(const std::string& existing, const std::string& name) {
 }
 
 void Model::LiveChanged(const std::string& path) {
-  live_version[path] = ++clock;  // README: a decision lapses once the live file moves on (LiveStamp)
+  live_version[path] = ++clock;  // docs/security.md: a decision lapses once the live file moves on (LiveStamp)
   // A live edit makes every commit before it impossible to undo (the test does not predict
   // undo's refusals): forget them.
   undo_stack.clear();
@@ -279,7 +279,7 @@ void Model::LiveChmod(const std::string& path, unsigned mode) {
 bool Model::Conflict(const std::string& path) const {
   // DESIGN: a conflict is a change of the live tree the sandbox did not see. The test's rule:
   // the live version of the path now differs from the one the sandbox copied up (`seen`).
-  // Directories conflict only when they stop being directories (README), which no operation
+  // Directories conflict only when they stop being directories (docs/security.md), which no operation
   // here does.
   auto s = seen.find(path);
   if (s == seen.end()) return false;
@@ -316,7 +316,7 @@ std::vector<ExpectedChange> Model::Changes() const {
     change.conflict = change.type != 'd' && Conflict(p);
     out.push_back(change);
   }
-  // Renames (README): a deleted file or symlink and an added one of the same type and the same
+  // Renames (docs/security.md): a deleted file or symlink and an added one of the same type and the same
   // non-empty content. Where one side has several candidates the pairing is the daemon's.
   std::vector<ExpectedChange*> deleted, added;
   for (auto& c : out) {
@@ -388,7 +388,7 @@ Model::CommitPlan Model::Commit(bool all, bool force, const std::map<std::string
     if (d.Review() == "approved") whole.insert(c.path);
     else if (d.whole == 'h' && !d.HunksIn('a').empty()) partial.insert(c.path);
   }
-  // A new directory goes along with an approved change inside it (README).
+  // A new directory goes along with an approved change inside it (docs/security.md).
   for (const auto& p : std::set<std::string>(whole.begin(), whole.end()))
     for (const auto& dir : Parents(p))
       if (!live.count(dir) && view.count(dir)) whole.insert(dir);
@@ -408,7 +408,7 @@ Model::CommitPlan Model::Commit(bool all, bool force, const std::map<std::string
     return plan;
   };
   if (!plan.conflicts.empty() && !force) return refuse();
-  // README: two names of one file go live together, whole, or not at all (a name left behind
+  // docs/security.md: two names of one file go live together, whole, or not at all (a name left behind
   // would share the inode with the live one).
   std::set<std::string> changed;
   for (const auto& c : changes) changed.insert(c.path);
@@ -420,7 +420,7 @@ Model::CommitPlan Model::Commit(bool all, bool force, const std::map<std::string
           return refuse();
         }
   if (plan.conflicts.empty()) force = false;  // a --force that went over nothing is a plain commit
-  if (force) undo_stack.clear();              // README: undo stops at a forced commit's predecessor
+  if (force) undo_stack.clear();              // docs/security.md: undo stops at a forced commit's predecessor
   CommitRecord record{live, {}, {}};
   const Tree before_view = view;
   for (const auto& p : whole) {
@@ -436,7 +436,7 @@ Model::CommitPlan Model::Commit(bool all, bool force, const std::map<std::string
   }
   // The names of one of the sandbox's files that went live are one new live inode: no longer
   // one with the live names of the inode it was copied from that stayed. Not where a rename
-  // went live as a move of the live file (README), which keeps its inode (and where the
+  // went live as a move of the live file (docs/security.md), which keeps its inode (and where the
   // daemon's pairing is its choice, the model does not know).
   std::set<std::string> placed;
   for (const auto& c : changes) {
@@ -462,7 +462,7 @@ Model::CommitPlan Model::Commit(bool all, bool force, const std::map<std::string
   SplitGroups(live, placed, &view);
   // The sandbox's other names of a file that went live, which it held unchanged (linked up
   // beside a name a job removed or moved), leave it with the file: they show the live tree
-  // again (README).
+  // again (docs/security.md).
   std::set<std::string> changed_paths;
   for (const auto& c : changes) changed_paths.insert(c.path);
   for (const auto& p : whole) {
@@ -543,7 +543,7 @@ void Model::Undo() {
   CommitRecord record = undo_stack.back();
   undo_stack.pop_back();
   live = record.live_before;
-  // Across file systems an undo puts copies of the backups back (README, landing area): the
+  // Across file systems an undo puts copies of the backups back (docs/security.md, landing area): the
   // names it restores are no longer one inode with the names the commit had left alone.
   if (layers_elsewhere) {
     std::set<std::string> restored;
@@ -559,7 +559,7 @@ void Model::Undo() {
   // sandbox's own file (the upper it took whole, the stage's original across file systems, the
   // copy it kept of a file that went live as a move of the live one): one file again. A file
   // placed live on the layers' file system was the sandbox's own inode: its other names were
-  // let go (README).
+  // let go (docs/security.md).
   for (const auto& [q, p] : record.left) {
     auto v = view.find(p);
     if (v == view.end() || v->second.type != 'f' || touched.count(q)) continue;
@@ -571,7 +571,7 @@ void Model::Undo() {
   }
   for (const auto& p : record.paths) {
     live_version[p] = ++clock;
-    // README: the undone changes are in the sandbox again, and for these paths "changed
+    // docs/security.md: the undone changes are in the sandbox again, and for these paths "changed
     // since" counts from the undo. What decisions they then carry DESIGN does not say.
     auto v = view.find(p);
     if (v == view.end() || v->second.type != 'd') {

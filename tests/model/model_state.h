@@ -1,7 +1,7 @@
 #pragma once
 /// The model: what DESIGN says must be true of one sandbox and its live tree, updated by each
 /// operation the test performs and compared with the real system after each step. It knows
-/// nothing of the daemon's code; every rule here is DESIGN's ("Data safety") or README's
+/// nothing of the daemon's code; every rule here is DESIGN's ("Data safety") or docs/security.md's
 /// ("Reviewing, conflicts and undo"), and each one the test had to choose says so.
 
 #include <cstdint>
@@ -39,7 +39,7 @@ struct Decision {
   char whole = 'p';
   std::vector<char> hunks;
   /// What it was made on (set by Model::Decide): the other half of the rename the change was
-  /// half of ("" for none), and the live path's version ("-" when absent). DESIGN/README: a
+  /// half of ("" for none), and the live path's version ("-" when absent). DESIGN/docs/security.md: a
   /// decision holds for the change as it was; once the live file moves on, or the change is
   /// half of another rename (or of none), it is pending.
   std::string partner, live_stamp;

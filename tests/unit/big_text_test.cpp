@@ -164,7 +164,7 @@ TEST_F(BigTextTest, FilesOverGitsBigFileThresholdAreBinary) {
     ASSERT_EQ(truncate(path.c_str(), off_t{513} << 20), 0);
   }
   // The ids are git hash-object's of the two files (git itself would diff these as text: its
-  // size rule applies only to sizes that differ, see README, "Big text files").
+  // size rule applies only to sizes that differ, see docs/performance.md, "Big text files").
   EXPECT_EQ(Diff("huge.log"),
             "diff --git a/huge.log b/huge.log\nindex 64dd4e2..404c976 100644\nBinary files a/huge.log and b/huge.log differ\n");
 }

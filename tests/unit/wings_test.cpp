@@ -1,4 +1,4 @@
-// The daemon's plan (README, "Architecture"): one folder per concept, a wing, and includes
+// The daemon's plan (docs/architecture.md, "Architecture"): one folder per concept, a wing, and includes
 // between wings that follow the privilege boundary and never go round in a circle. Read from
 // the source tree, so a new file or include that breaks the plan fails here, not in review.
 #include <gtest/gtest.h>
