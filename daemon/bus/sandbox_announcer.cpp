@@ -21,10 +21,11 @@ void SandboxAnnouncer::Removed(const Sandbox& sandbox) const {
                 sdbus::ObjectPath(api::SandboxPath(sandbox.id())), sandbox.id());
 }
 
-void SandboxAnnouncer::StateChanged(const Sandbox& sandbox, std::string_view state) const {
+void SandboxAnnouncer::StateChanged(const Sandbox& sandbox) const {
+  const std::string state(sandbox.broken() ? "broken" : ToString(sandbox.state()));
   if (sdbus::IObject* manager = manager_.load())
     EmitToOwner(*manager, peers_, sandbox.owner(), api::kManagerInterface, "SandboxStateChanged",
-                sdbus::ObjectPath(api::SandboxPath(sandbox.id())), sandbox.id(), std::string(state));
+                sdbus::ObjectPath(api::SandboxPath(sandbox.id())), sandbox.id(), state);
 }
 
 }  // namespace sandboxd

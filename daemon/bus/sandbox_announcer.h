@@ -27,9 +27,10 @@ class SandboxAnnouncer {
 
   void Added(const Sandbox& sandbox) const;
   void Removed(const Sandbox& sandbox) const;
-  /// `state`: active, suspended, or broken (a commit or undo that could neither finish nor be
-  /// taken back: it runs nothing until the next start-up settles it).
-  void StateChanged(const Sandbox& sandbox, std::string_view state) const;
+  /// Says the state the sandbox is in now: broken when it is (a commit or undo that could
+  /// neither finish nor be taken back: it runs nothing until the next start-up settles it),
+  /// else its SandboxState's name (active, suspended).
+  void StateChanged(const Sandbox& sandbox) const;
 
  private:
   BusPeers& peers_;

@@ -22,12 +22,12 @@
 #include "bus/sandbox_announcer.h"
 #include "commit/commit_journal.h"
 #include "lifecycle/sandbox_removal.h"
-#include "lifecycle/suspension.h"
 #include "object_paths.h"
 #include "operations/change_reports.h"
 #include "operations/commit_operation.h"
 #include "operations/decide_operation.h"
 #include "operations/git_report.h"
+#include "operations/suspend_operation.h"
 #include "quote_path.h"
 #include "review/review_log.h"
 #include "sandbox/sandbox_registry.h"
@@ -438,7 +438,7 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
       committed = CommitChanges(parts_.operations, *sandbox_, asked, consent);
     } catch (...) {
       if (consented) AnnounceChangeSet();  // a commit that failed or was refused on the way settled decisions
-      if (sandbox_->broken()) parts_.announcer.StateChanged(*sandbox_, "broken");
+      if (sandbox_->broken()) parts_.announcer.StateChanged(*sandbox_);
       throw;
     }
     LogAbout(Subject(), spdlog::level::info, "sandbox {}: committed {} changes for uid {}", sandbox_->id(), committed.committed, caller.uid);
@@ -463,7 +463,7 @@ void SandboxDBus::Undo(sdbus::Result<int64_t>&& result, uint64_t flags) {
     try {
       commit = UndoLastCommit(parts_.operations, *sandbox_);
     } catch (...) {
-      if (sandbox_->broken()) parts_.announcer.StateChanged(*sandbox_, "broken");
+      if (sandbox_->broken()) parts_.announcer.StateChanged(*sandbox_);
       throw;
     }
     LogAbout(Subject(), spdlog::level::info, "sandbox {}: commit {} undone for uid {}", sandbox_->id(), commit, caller.uid);
@@ -518,12 +518,8 @@ void SandboxDBus::Discard(sdbus::Result<>&& result) {
 
 void SandboxDBus::Suspend(sdbus::Result<uint64_t>&& result) {
   InWorker(std::move(result), "suspend", false, [this](const Caller& caller) mutable -> uint64_t {
-    ExclusiveOperation exclusive(*sandbox_, "suspend");
-    // An archive keeps decisions by what it keeps of an entry, not its bytes: one bound to
-    // bytes is checked now, while they are there (no job runs).
-    CheckBoundDecisions(parts_.operations, *sandbox_);
-    uint64_t bytes = parts_.suspension.Suspend(*sandbox_);
-    parts_.announcer.StateChanged(*sandbox_, "suspended");
+    uint64_t bytes = SuspendSandbox(parts_.operations, parts_.suspension, *sandbox_);
+    parts_.announcer.StateChanged(*sandbox_);
     LogAbout(Subject(), spdlog::level::info, "sandbox {}: suspended for uid {} ({} bytes archived)", sandbox_->id(), caller.uid, bytes);
     EmptyTrashLater();
     return bytes;
@@ -532,9 +528,8 @@ void SandboxDBus::Suspend(sdbus::Result<uint64_t>&& result) {
 
 void SandboxDBus::Resume(sdbus::Result<>&& result) {
   InWorker(std::move(result), "resume", false, [this](const Caller& caller) mutable {
-    ExclusiveOperation exclusive(*sandbox_, "resume");
-    parts_.suspension.Resume(*sandbox_);
-    parts_.announcer.StateChanged(*sandbox_, "active");
+    ResumeSandbox(parts_.suspension, *sandbox_);
+    parts_.announcer.StateChanged(*sandbox_);
     LogAbout(Subject(), spdlog::level::info, "sandbox {}: resumed for uid {}", sandbox_->id(), caller.uid);
     AnnounceChangeSet();
   });
@@ -549,11 +544,7 @@ void SandboxDBus::Destroy(sdbus::Result<>&& result) {
     bool destroyed = false;
     ReplyWith(result, [&] {
       Authorize(caller, "destroy", false);
-      ExclusiveOperation exclusive(*sandbox_, "destroy");
-      // Once the record is gone the sandbox is gone, whatever happens next: a restart sweeps
-      // up what is left (SweepOrphans).
-      parts_.registry.Forget(sandbox_->id());
-      sandbox_->MarkDestroyed();
+      parts_.removal.Forget(*sandbox_, "destroy");
       LogAbout(Subject(), spdlog::level::info, "sandbox {} destroyed by uid {}", sandbox_->id(), caller.uid);
       destroyed = true;
     });

@@ -45,10 +45,8 @@ std::vector<GcRemoval> GarbageCollector::Collect() {
   for (auto& removal : ChooseGarbage(candidates, cap, clock_.NowUsec())) {
     auto sandbox = by_id[removal.id];
     try {
-      // Exactly as a destroy: a job or operation that started meanwhile keeps it.
-      ExclusiveOperation exclusive(*sandbox, "collect");
-      registry_.Forget(sandbox->id());
-      sandbox->MarkDestroyed();
+      // As a destroy: a job or operation that started meanwhile keeps it.
+      removal_.Forget(*sandbox, "collect");
     } catch (const std::exception& e) {
       LogAbout({removal.id, sandbox->owner()}, spdlog::level::info, "garbage collection left sandbox {} alone: {}", removal.id,
                e.what());

@@ -16,6 +16,12 @@ namespace sandboxd {
 SandboxRemoval::SandboxRemoval(SandboxRegistry& registry, std::function<void(const Sandbox&)> unpublish)
     : registry_(registry), unpublish_(std::move(unpublish)) {}
 
+void SandboxRemoval::Forget(Sandbox& sandbox, const std::string& verb) const {
+  ExclusiveOperation exclusive(sandbox, verb);
+  registry_.Forget(sandbox.id());
+  sandbox.MarkDestroyed();
+}
+
 void SandboxRemoval::Remove(const std::shared_ptr<Sandbox>& sandbox) const {
   unpublish_(*sandbox);
   try {
