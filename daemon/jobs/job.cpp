@@ -139,7 +139,7 @@ void Job::Start(JobLaunch launch, FinishedCallback on_finished, OutputCallback o
                           stderr_fd = std::move(launch.stderr_fd), dev_null = std::move(dev_null),
                           args_fd = std::move(args_fd), block_read = std::move(block_read),
                           block_write = std::move(block_write),
-                          timeout = launch.timeout, on_output = std::move(on_output),
+                          timeout = launch.timeout, report_timeout = launch.namespace_report_timeout, on_output = std::move(on_output),
                           over_quota = std::move(launch.over_quota), starter = std::move(launch.starter), parked]() mutable {
     try {
       ChildProcess child = parked ? std::move(starter).Exec(options) : Spawn(options);
@@ -159,7 +159,7 @@ void Job::Start(JobLaunch launch, FinishedCallback on_finished, OutputCallback o
     args_fd.reset();
     block_read.reset();
     started.set_value();
-    Monitor(std::move(status_read), std::move(capture_read), std::move(block_write), timeout, std::move(on_output),
+    Monitor(std::move(status_read), std::move(capture_read), std::move(block_write), timeout, report_timeout, std::move(on_output),
             std::move(over_quota));
   });
   try {
@@ -174,8 +174,8 @@ void Job::Start(JobLaunch launch, FinishedCallback on_finished, OutputCallback o
   }
 }
 
-void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, UniqueFd go_fd, std::chrono::seconds timeout, OutputCallback on_output,
-                  std::function<bool()> over_quota) {
+void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, UniqueFd go_fd, std::chrono::seconds timeout,
+                  std::chrono::milliseconds report_timeout, OutputCallback on_output, std::function<bool()> over_quota) {
   using Clock = std::chrono::steady_clock;
   const auto started = Clock::now();
   auto next_quota_check = started + kQuotaCheckInterval;
@@ -183,7 +183,7 @@ void Job::Monitor(UniqueFd status_fd, UniqueFd capture_fd, UniqueFd go_fd, std::
   bool unannounced = false;  // output captured since the last notice
   std::string status_text;
   size_t status_checked = 0;  // status_text before this is checked for the namespace report
-  const auto report_deadline = started + kNamespaceReportTimeout;
+  const auto report_deadline = started + report_timeout;
   char buf[65536];
   while (status_fd || capture_fd) {
     pollfd fds[2];

@@ -62,6 +62,9 @@ struct JobLaunch {
   /// Where captured output goes; required when stdout_fd or stderr_fd is invalid.
   std::unique_ptr<CapturedOutput> output;
   std::chrono::seconds timeout{0};  ///< killed (reason "timeout") after this long; 0: never
+  /// How long bwrap may take to report a pid namespace that checks out before the job is given
+  /// up (reason "failed"; its command never runs).
+  std::chrono::milliseconds namespace_report_timeout = std::chrono::seconds(20);
   std::unique_ptr<JobCgroup> cgroup;  ///< where the job runs, if cgroups are used (job_cgroup.h)
   std::unique_ptr<JobLimitGroups> limits;  ///< its memory and process limits, if any (job_limits.h)
   /// Asked every so often while the job runs (at least kQuotaCheckInterval apart, and ten
@@ -93,9 +96,6 @@ class Job {
   /// Where the sandbox waits for the daemon's go before it runs the command (bwrap --block-fd):
   /// the command never runs before the daemon knows the job's pid namespace (job_senders.h).
   static constexpr int kBlockFd = 5;
-  /// How long bwrap may take to report a pid namespace that checks out before the job is
-  /// given up (reason "failed").
-  static constexpr std::chrono::seconds kNamespaceReportTimeout{20};
   /// bwrap's status output kept at most: the owner can write into that pipe, the daemon's
   /// memory is not theirs to fill.
   static constexpr size_t kStatusTextCap = 64 << 10;
@@ -157,8 +157,8 @@ class Job {
 
  private:
   std::shared_ptr<CapturedOutput> output() const;
-  void Monitor(UniqueFd status_fd, UniqueFd capture_fd, UniqueFd go_fd, std::chrono::seconds timeout, OutputCallback on_output,
-               std::function<bool()> over_quota);
+  void Monitor(UniqueFd status_fd, UniqueFd capture_fd, UniqueFd go_fd, std::chrono::seconds timeout,
+               std::chrono::milliseconds report_timeout, OutputCallback on_output, std::function<bool()> over_quota);
   /// Looks at the complete lines of `status_text` from `from` on for bwrap's report of the
   /// job's pid-namespace init, and keeps it once it checks out (job_namespace.h); true then.
   bool NoteNamespaceInit(const std::string& status_text, size_t& from);

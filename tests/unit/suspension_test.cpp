@@ -14,6 +14,7 @@
 
 #include "review/review.h"
 #include "sandbox_world.h"
+#include "built_program.h"
 
 namespace sandboxd {
 namespace {
@@ -22,15 +23,10 @@ using testing::Exists;
 using testing::ReadFile;
 using testing::WriteFile;
 
-/// sandboxd-archive-helper of this build, beside the unit tests' directory.
-std::string ArchiveHelperPath() {
-  return std::filesystem::read_symlink("/proc/self/exe").parent_path() / "../../daemon/sandboxd-archive-helper";
-}
-
 class SuspensionTest : public testing::SandboxWorldTest {
  protected:
   void SetUp() override {
-    if (access(ArchiveHelperPath().c_str(), X_OK) != 0) GTEST_SKIP() << "no sandboxd-archive-helper at " << ArchiveHelperPath();
+    if (access(testing::ArchiveHelperProgram().c_str(), X_OK) != 0) GTEST_SKIP() << "no sandboxd-archive-helper at " << testing::ArchiveHelperProgram();
     MakeDirectory(live_, 0755);
     WriteFile(live_ + "/a.txt", "live a\n");
     CreateRequest request;
@@ -61,7 +57,7 @@ class SuspensionTest : public testing::SandboxWorldTest {
   const std::string live_ = temp_ / "live";
   ApprovalStore approvals_{store_};
   Review review_{approvals_};
-  Suspension suspension_{store_, approvals_, 3, ArchiveHelper(ArchiveHelperPath())};
+  Suspension suspension_{store_, approvals_, 3, ArchiveHelper(testing::ArchiveHelperProgram())};
   std::shared_ptr<Sandbox> sandbox_;
   std::map<std::string, Verdict> decided_;
 };

@@ -33,6 +33,7 @@
 #include "base/process.h"
 #include "deep_tree.h"
 #include "temp_dir.h"
+#include "built_program.h"
 
 namespace sandboxd {
 namespace {
@@ -208,15 +209,10 @@ void Pwrite(const std::string& path, const std::string& data, off_t offset) {
   ASSERT_EQ(pwrite(fd.get(), data.data(), data.size(), offset), static_cast<ssize_t>(data.size()));
 }
 
-/// sandboxd-archive-helper of this build, beside the unit tests' directory.
-std::string ArchiveHelperPath() {
-  return std::filesystem::read_symlink("/proc/self/exe").parent_path() / "../../daemon/sandboxd-archive-helper";
-}
-
 /// `sandboxd-archive-helper ARGS...`, run to its end.
 RunResult RunArchiveHelper(const std::vector<std::string>& args) {
   SpawnOptions options;
-  options.path = ArchiveHelperPath();
+  options.path = testing::ArchiveHelperProgram();
   options.argv = {options.path};
   options.argv.insert(options.argv.end(), args.begin(), args.end());
   options.umask = 077;  // as sandboxd starts it
@@ -447,7 +443,7 @@ TEST_F(UpperArchiveTest, RoundTripKeepsEveryKindOfUpperEntryExactly) {
 TEST_F(UpperArchiveTest, TheHelperArchivesAndRestoresEveryKindOfEntryExactlyAsTheOwner) {
   if (geteuid() != 0) GTEST_SKIP() << "owners, whiteouts and trusted xattrs need root";
   if (!TrustedXattrsWork(temp_.path())) GTEST_SKIP() << "no trusted xattrs on this file system";
-  if (access(ArchiveHelperPath().c_str(), X_OK) != 0) GTEST_SKIP() << "no sandboxd-archive-helper at " << ArchiveHelperPath();
+  if (access(testing::ArchiveHelperProgram().c_str(), X_OK) != 0) GTEST_SKIP() << "no sandboxd-archive-helper at " << testing::ArchiveHelperProgram();
   MakeEveryKindOfEntry();
   if (mknod((src_ + "/device").c_str(), S_IFCHR | 0600, makedev(1, 3)) != 0) {
     ASSERT_EQ(errno, EPERM) << strerror(errno);  // a container's device rules: no device then
@@ -472,7 +468,7 @@ TEST_F(UpperArchiveTest, TheHelperArchivesAndRestoresEveryKindOfEntryExactlyAsTh
 }
 
 TEST_F(UpperArchiveTest, TheHelperRefusesAnOwnerItCannotRead) {
-  if (access(ArchiveHelperPath().c_str(), X_OK) != 0) GTEST_SKIP() << "no sandboxd-archive-helper at " << ArchiveHelperPath();
+  if (access(testing::ArchiveHelperProgram().c_str(), X_OK) != 0) GTEST_SKIP() << "no sandboxd-archive-helper at " << testing::ArchiveHelperProgram();
   WriteFile(src_ + "/f", "f\n");
   ASSERT_NO_THROW(WriteUpperArchive(src_, archive_, 3));
   for (const std::string owner : {"", "1000", "1000:1000", "alice:1000:", "1000:1000:5,", "1000:-1:", "4294967295:0:"}) {
