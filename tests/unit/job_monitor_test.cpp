@@ -20,6 +20,7 @@
 
 #include "base/credentials.h"
 #include "jobs/captured_output.h"
+#include "jobs/job_senders.h"
 #include "temp_dir.h"
 #include "unprivileged.h"
 
@@ -95,11 +96,17 @@ TEST_F(JobMonitorTest, TheCommandRunsOnceItsNamespaceChecksOutAndItsStatusAndOut
 
 TEST_F(JobMonitorTest, AForgedStatusLineIsNotTakenForTheJobsNamespace) {
   // The stand-in reports its own pid first: a process in no new pid namespace, no child of
-  // itself. The line is passed over and the true one used; the job runs as any other.
-  auto job = Start({"--forge-first"}, "touch " + Marker());
+  // itself. Taken, it would make the daemon's own pid namespace a job's, and every caller a
+  // job (JobSenders refuses jobs' calls). The line is passed over and the true one used.
+  auto job = Start({"--forge-first"}, "touch " + Marker() + "; echo started; sleep 60");
+  auto deadline = std::chrono::steady_clock::now() + 20s;
+  while (job->ReadOutput(0, 64) != "started\n" && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
+  ASSERT_EQ(job->ReadOutput(0, 64), "started\n");
+  EXPECT_EQ(JobSenders::Instance().Classify(getpid()), JobSenders::Verdict::kOutside)
+      << "the daemon's own processes were taken for a job's";
+  job->Cancel(JobEndReason::kCancelled);
   JobEnd end = End();
-  EXPECT_EQ(end.reason, JobEndReason::kExited);
-  EXPECT_EQ(end.exit_status, 0);
+  EXPECT_EQ(end.reason, JobEndReason::kCancelled);
   EXPECT_TRUE(Exists(Marker()));
 }
 
