@@ -5,9 +5,6 @@
 #include <algorithm>
 
 namespace sandboxd {
-namespace {
-
-}  // namespace
 
 int64_t FileClockNowNs() {
   struct timespec now;

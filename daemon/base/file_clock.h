@@ -4,8 +4,8 @@
 /// and taken on a tick boundary so that an entry changed in the same tick cannot be on the
 /// wrong side of it.
 
-#include <ctime>
 #include <cstdint>
+#include <ctime>
 
 namespace sandboxd {
 

@@ -178,7 +178,7 @@ void OverlayMarksTaken::TakeOff(std::vector<Marked>& batch) {
   for (const auto& entry : batch) {
     for (const auto& [name, value] : entry.marks) {
       MarkRecord record{static_cast<uint32_t>(entry.root), static_cast<uint32_t>(entry.path->size()), entry.ino,
-                    static_cast<uint32_t>(names_[name].size()), static_cast<uint32_t>(value.size())};
+                        static_cast<uint32_t>(names_[name].size()), static_cast<uint32_t>(value.size())};
       notes.append(reinterpret_cast<const char*>(&record), sizeof record);
       notes += *entry.path + names_[name] + value;
     }

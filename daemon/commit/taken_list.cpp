@@ -33,13 +33,13 @@ TakenListWriter::TakenListWriter(std::string path) : path_(std::move(path)) {
 
 void TakenListWriter::Append(size_t root, const Change& change) {
   TakenRecord record{static_cast<uint32_t>(root),
-                static_cast<uint8_t>(change.kind),
-                static_cast<uint8_t>(change.old_type),
-                static_cast<uint8_t>(change.new_type),
-                0,
-                static_cast<uint32_t>(change.old_mode),
-                static_cast<uint32_t>(change.new_mode),
-                static_cast<uint32_t>(change.path.size())};
+                     static_cast<uint8_t>(change.kind),
+                     static_cast<uint8_t>(change.old_type),
+                     static_cast<uint8_t>(change.new_type),
+                     0,
+                     static_cast<uint32_t>(change.old_mode),
+                     static_cast<uint32_t>(change.new_mode),
+                     static_cast<uint32_t>(change.path.size())};
   errno = 0;
   out_.write(reinterpret_cast<const char*>(&record), sizeof record);
   out_.write(change.path.data(), static_cast<std::streamsize>(change.path.size()));

@@ -24,7 +24,7 @@ std::optional<struct stat> Lstat(int dirfd, const std::string& name, const std::
 }
 
 void RenameEntry(int from_dir, const std::string& from, int to_dir, const std::string& to, unsigned flags,
-            const std::string& what) {
+                 const std::string& what) {
   if (renameat2(from_dir, from.c_str(), to_dir, to.c_str(), flags) != 0) ThrowErrno("cannot " + what);
 }
 
@@ -120,7 +120,7 @@ class StepRunner {
         if (!source || source->st_ino != step.old_ino) throw ChangedDuringCommit(step.from);
         if (live) throw ChangedDuringCommit(step.path);
         RenameEntry(w.source.get(), w.source_name, w.live.get(), w.name, RENAME_NOREPLACE,
-               "move live " + step.from + " to " + step.path);
+                    "move live " + step.from + " to " + step.path);
         return;
       }
     }
@@ -177,7 +177,7 @@ class StepRunner {
         auto source = Lstat(w.source.get(), w.source_name, "live " + step.from);
         if (source) throw ChangedSinceCommit(step.from);
         RenameEntry(w.live.get(), w.name, w.source.get(), w.source_name, RENAME_NOREPLACE,
-               "move live " + step.path + " back to " + step.from);
+                    "move live " + step.path + " back to " + step.from);
         return;
       }
     }

@@ -25,8 +25,8 @@ class SandboxRemoval {
   /// record is gone a restart sweeps up what is left (SandboxRegistry::SweepOrphans).
   void Forget(Sandbox& sandbox, const std::string& verb) const;
 
-  /// Removes what is left of a forgotten `sandbox`. What cannot be removed is logged, never thrown: the
-  /// record is gone already, and start-up sweeps remains (SandboxRegistry::SweepOrphans).
+  /// Removes what is left of a forgotten `sandbox`. What cannot be removed is logged, never
+  /// thrown: the record is gone already, and start-up sweeps remains (SandboxRegistry::SweepOrphans).
   void Remove(const std::shared_ptr<Sandbox>& sandbox) const;
 
  private:
