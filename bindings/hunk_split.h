@@ -1,7 +1,7 @@
 #pragma once
 /// git add -p's `s`: a hunk as `diff` shows it, cut into its parts, each run of changed lines
 /// with the unchanged lines around it, as hunks of their own. The parts are numbered from 1 in
-/// order, as the daemon numbers them for PATH:N.M (daemon/text/hunk_parts.h finds their bytes);
+/// order, as the daemon numbers them for PATH:N.M (daemon/as_owner/text/hunk_parts.h finds their bytes);
 /// the unchanged lines between two parts end the one and begin the next, as git shows them.
 /// sandboxctl's review shows them; the daemon's diff of PATH:N.M writes one. Pure text work.
 

@@ -1,4 +1,4 @@
-// Hostile input: what a job allowed some hosts sends its forwarder (network/forwarder.h) and what
+// Hostile input: what a job allowed some hosts sends its forwarder (net_forwarder/forwarder.h) and what
 // reaches the daemon from it: a DNS query of the job's (any bytes to port 53), the first bytes
 // of a connection (a TLS ClientHello, or not), an --allow-host list the caller typed, and a
 // refusal report line from the forwarder, which runs as the owner. The same bytes go to all
@@ -17,8 +17,8 @@
 
 #include "base/errors.h"
 #include "check.h"
-#include "network/client_hello.h"
-#include "network/dns_message.h"
+#include "net_forwarder/client_hello.h"
+#include "net_forwarder/dns_message.h"
 #include "network/host_rules.h"
 #include "network/refusal.h"
 

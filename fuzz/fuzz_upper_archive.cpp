@@ -25,7 +25,7 @@
 #include "unique_fd.h"
 #include "base/fs_util.h"
 #include "check.h"
-#include "helpers/upper_archive.h"
+#include "archive/upper_archive.h"
 
 namespace sandboxd::fuzz {
 namespace {

@@ -212,7 +212,7 @@ TEST(DocsTest, EverySandboxdOptionIsInItsManPage) {
 /// The keys the configuration parser accepts, by section, read from its table in
 /// daemon_config.cpp: the one list the parser itself consults, so it cannot go stale.
 std::map<std::string, std::set<std::string>> ParserKeys() {
-  std::string source = ReadWhole(kSourceDir + "/daemon/config/daemon_config.cpp");
+  std::string source = ReadWhole(kSourceDir + "/daemon/as_root/config/daemon_config.cpp");
   size_t start = source.find("constexpr KeySpec kKeys[] = {");
   size_t end = source.find("};", start);
   EXPECT_NE(start, std::string::npos) << "the key table kKeys is not in daemon_config.cpp any more; adapt this test";
@@ -229,7 +229,7 @@ std::map<std::string, std::set<std::string>> ExampleKeys() {
   std::map<std::string, std::set<std::string>> keys;
   std::string section;
   const std::regex header(R"(^\[([A-Za-z]+)\]$)"), key(R"(^#?([A-Za-z]+)=)");
-  for (const auto& line : Lines(ReadWhole(kSourceDir + "/daemon/config/sandboxd.conf.example"))) {
+  for (const auto& line : Lines(ReadWhole(kSourceDir + "/daemon/as_root/config/sandboxd.conf.example"))) {
     std::smatch match;
     if (std::regex_search(line, match, header)) section = match[1];
     else if (std::regex_search(line, match, key)) keys[section].insert(match[1]);
@@ -242,7 +242,7 @@ TEST(DocsTest, EveryConfigKeyIsInSandboxdConf5UnderItsSection) {
   // The table's rows have to be found at all; and the installed example, which shows every key
   // at its default, must agree with them (a row the pattern misses would show up there).
   ASSERT_GE(keys.size(), 2u) << "no rows read from kKeys in daemon_config.cpp; adapt this test";
-  EXPECT_EQ(keys, ExampleKeys()) << "daemon/config/sandboxd.conf.example and the parser's kKeys list different keys";
+  EXPECT_EQ(keys, ExampleKeys()) << "daemon/as_root/config/sandboxd.conf.example and the parser's kKeys list different keys";
   std::string page = Page("sandboxd.conf.5.scd");
   for (const auto& [section, names] : keys) {
     std::string part = Part(page, "## [" + section + "]");
@@ -256,7 +256,7 @@ TEST(DocsTest, TheBuiltInHiddenPathsAreListedInSandboxdConf5) {
   // The installed example shows the built-in HiddenPaths= list, commented out.
   std::string page = Page("sandboxd.conf.5.scd");
   size_t listed = 0;
-  for (const auto& line : Lines(ReadWhole(kSourceDir + "/daemon/config/sandboxd.conf.example"))) {
+  for (const auto& line : Lines(ReadWhole(kSourceDir + "/daemon/as_root/config/sandboxd.conf.example"))) {
     if (line.rfind("#HiddenPaths=", 0) != 0) continue;
     std::istringstream paths(line.substr(13));
     for (std::string path; paths >> path; ++listed) {

@@ -140,7 +140,7 @@ TEST(QuotaTest, TheQuotaImageIsChargedToTheSandboxesOwner) {
 TEST(QuotaTest, TheShippedConfigurationGivesEverySandboxAShareOfTheStatesFileSystem) {
   SANDBOXD_REQUIRE_WORLD();
   Harness& w = World();
-  WriteWhole(w.ConfigPath(), ReadWhole(std::string(SANDBOXD_SOURCE_DIR) + "/daemon/config/sandboxd.conf.example"));
+  WriteWhole(w.ConfigPath(), ReadWhole(std::string(SANDBOXD_SOURCE_DIR) + "/daemon/as_root/config/sandboxd.conf.example"));
   w.KillDaemon();
   ASSERT_TRUE(w.StartDaemon()) << w.DaemonLog();
   struct statvfs vfs;

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "base/background_close.h"
+#include "runtime/background_close.h"
 
 namespace sandboxd {
 namespace {

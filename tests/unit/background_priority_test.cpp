@@ -1,6 +1,6 @@
 // The settling's thread runs at nice 10 while it scans, and goes back to where it was after.
 
-#include "base/background_priority.h"
+#include "runtime/background_priority.h"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>

@@ -19,7 +19,7 @@
 #include "base/errors.h"
 #include "unique_fd.h"
 #include "git_diff.h"
-#include "owner/helper_client.h"
+#include "helper_clients/helper_client.h"
 #include "temp_dir.h"
 #include "text/diff_writer.h"
 

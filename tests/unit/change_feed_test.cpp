@@ -22,7 +22,7 @@
 
 #include "base/errors.h"
 #include "unique_fd.h"
-#include "base/file_clock.h"
+#include "runtime/file_clock.h"
 #include "jobs/inotify_shares.h"
 #include "jobs/upper_watch.h"
 #include "temp_dir.h"

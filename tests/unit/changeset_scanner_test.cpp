@@ -1,4 +1,4 @@
-#include "base/file_clock.h"
+#include "runtime/file_clock.h"
 #include "sandbox/changeset_scanner.h"
 
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "network/client_hello.h"
+#include "net_forwarder/client_hello.h"
 
 #include <gtest/gtest.h>
 

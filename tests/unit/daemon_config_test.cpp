@@ -301,7 +301,7 @@ TEST_F(ConfigLoadTest, ADefaultQuotaAboveMaxQuotaIsRefusedWhicheverFileSetsIt) {
 TEST_F(ConfigLoadTest, TheExampleFileParsesToTheDefaults) {
   // The installable example shows every default commented out; uncommented it must mean the
   // same (HiddenPaths= appends, so its lines only repeat the built-in entries).
-  std::string example = testing::ReadFile(SANDBOXD_SOURCE_DIR "/daemon/config/sandboxd.conf.example");
+  std::string example = testing::ReadFile(SANDBOXD_SOURCE_DIR "/daemon/as_root/config/sandboxd.conf.example");
   ASSERT_FALSE(example.empty());
   EXPECT_EQ(Parse(example).jobs.hidden_paths, DefaultHiddenPaths());
   std::string uncommented;

@@ -1,4 +1,4 @@
-#include "network/dns_message.h"
+#include "net_forwarder/dns_message.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// A stand-in for bwrap that keeps bwrap's side of what Job (daemon/jobs/job.h) relies on, and
+// A stand-in for bwrap that keeps bwrap's side of what Job (daemon/as_root/jobs/job.h) relies on, and
 // can break it on purpose, so that a job's start and monitoring are tested without privilege,
 // a sandbox or a mount:
 //   - it reads its options from fd 4 (--args) and ignores them;

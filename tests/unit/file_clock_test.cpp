@@ -1,4 +1,4 @@
-#include "base/file_clock.h"
+#include "runtime/file_clock.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -19,7 +19,7 @@
 #include "base/errors.h"
 #include "unique_fd.h"
 #include "helpers/helper_operations.h"
-#include "owner/owner_helpers.h"
+#include "helper_clients/owner_helpers.h"
 
 namespace sandboxd::testing {
 

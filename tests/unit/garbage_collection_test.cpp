@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "base/clock.h"
+#include "runtime/clock.h"
 
 namespace sandboxd {
 namespace {

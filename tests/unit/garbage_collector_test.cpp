@@ -11,7 +11,7 @@
 
 #include <algorithm>
 
-#include "base/clock.h"
+#include "runtime/clock.h"
 #include "lifecycle/sandbox_removal.h"
 #include "sandbox_world.h"
 

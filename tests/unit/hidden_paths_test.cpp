@@ -16,7 +16,7 @@
 
 #include "base/errors.h"
 #include "unique_fd.h"
-#include "owner/fs_identity.h"
+#include "helper_clients/fs_identity.h"
 #include "temp_dir.h"
 
 namespace sandboxd {

@@ -17,7 +17,7 @@
 #include "base/errors.h"
 #include "unique_fd.h"
 #include "model/same_content.h"
-#include "owner/helper_client.h"
+#include "helper_clients/helper_client.h"
 #include "temp_dir.h"
 #include "hunk_split.h"
 #include "text/diff_writer.h"

@@ -11,7 +11,7 @@
 #include <memory>
 
 #include "base/errors.h"
-#include "base/user_slots.h"
+#include "runtime/user_slots.h"
 #include "jobs/captured_output.h"
 #include "sandbox/live_sight.h"
 #include "sandbox_world.h"

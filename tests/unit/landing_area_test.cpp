@@ -3,7 +3,7 @@
 // copies and the copies put back live onto the originals.
 
 #include "commit/landing_area.h"
-#include "owner/helper_client.h"
+#include "helper_clients/helper_client.h"
 #include "helpers/landing_actions.h"
 
 #include <fcntl.h>

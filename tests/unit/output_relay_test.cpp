@@ -2,7 +2,7 @@
 // blocking on one, gives up on a reader that takes nothing, and bounds what a spool may hold
 // ahead of its reader.
 
-#include "base/output_relay.h"
+#include "runtime/output_relay.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

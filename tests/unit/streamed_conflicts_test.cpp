@@ -14,7 +14,7 @@
 #include <future>
 #include <thread>
 
-#include "owner/helper_client.h"
+#include "helper_clients/helper_client.h"
 #include "sandbox/layout.h"
 #include "sandbox/live_sight.h"
 #include "store/store.h"

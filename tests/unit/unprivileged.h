@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "base/background_close.h"
+#include "runtime/background_close.h"
 #include "base/errors.h"
 
 namespace sandboxd::testing {

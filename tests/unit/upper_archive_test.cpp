@@ -4,7 +4,7 @@
 // tries to write outside the layer (absolute names, "..", paths through symlinks) is refused
 // without writing there.
 
-#include "helpers/upper_archive.h"
+#include "archive/upper_archive.h"
 
 #include <archive.h>
 #include <archive_entry.h>

@@ -1,4 +1,4 @@
-#include "network/upstream_address.h"
+#include "net_forwarder/upstream_address.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // The daemon's worker pool: bounded threads, round robin between users, a cap per user on
 // tasks running, what it counts in flight, and move-only tasks.
 
-#include "base/worker_pool.h"
+#include "runtime/worker_pool.h"
 
 #include <gtest/gtest.h>
 
