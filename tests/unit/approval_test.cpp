@@ -14,6 +14,7 @@
 #include "review/approval_store.h"
 #include "review/review.h"
 #include "sandbox/layout.h"
+#include "sandbox/sandbox.h"
 #include "temp_dir.h"
 
 namespace sandboxd {

@@ -12,6 +12,7 @@
 
 #include "base/errors.h"
 #include "changes/change_selection.h"
+#include "sandbox/sandbox.h"
 #include "sandbox/layout.h"
 
 namespace sandboxd {

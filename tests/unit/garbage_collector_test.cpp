@@ -68,10 +68,10 @@ TEST_F(GarbageCollectorTest, AnExpiredSandboxGoesWholeAndNothingElseDoes) {
 TEST_F(GarbageCollectorTest, ASandboxAtWorkStaysExpiredOrNot) {
   auto running = Make("running", 60);
   auto operated = Make("operated", 60);
-  int64_t job = running->BeginJob();
+  int64_t job = running->gate().BeginJob();
   clock_.now_ += 3600 * kSecondUsec;
   {
-    ExclusiveOperation commit(*operated, "commit");
+    ExclusiveOperation commit(operated->gate(), "commit");
     EXPECT_TRUE(Collected().empty()) << "a sandbox was collected under a running job or a commit";
   }
   EXPECT_NE(registry_.FindById(running->id()), nullptr);
@@ -80,7 +80,7 @@ TEST_F(GarbageCollectorTest, ASandboxAtWorkStaysExpiredOrNot) {
   // Once the commit is over it may go; the job's sandbox only once the job has ended (and then
   // only after its idleness since the end).
   EXPECT_EQ(Collected(), std::vector<std::string>{operated->id()});
-  running->EndJob(job);  // used now, by the system's clock
+  running->gate().EndJob(job);  // used now, by the system's clock
   clock_.now_ = TheSystemClock().NowUsec() + 59 * kSecondUsec;
   EXPECT_TRUE(Collected().empty()) << "a sandbox went before its ttl from its job's end";
   clock_.now_ += 2 * kSecondUsec;
@@ -89,8 +89,8 @@ TEST_F(GarbageCollectorTest, ASandboxAtWorkStaysExpiredOrNot) {
 
 TEST_F(GarbageCollectorTest, IdlenessIsRecordedSoThatItSurvivesARestart) {
   auto sandbox = Make("idle", 3600);
-  int64_t job = sandbox->BeginJob();
-  sandbox->EndJob(job);
+  int64_t job = sandbox->gate().BeginJob();
+  sandbox->gate().EndJob(job);
   const int64_t used = sandbox->last_used_usec();
   ASSERT_GT(used, sandbox->created_usec());
   Collected();

@@ -6,14 +6,19 @@
 // made to say "populated" at will); the real ones are exercised by every job of the integration
 // tests.
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include <gtest/gtest.h>
 
 #include "jobs/job_cgroup.h"
 #include "temp_dir.h"
+#include "unique_fd.h"
 
 namespace sandboxd {
 namespace {
@@ -39,7 +44,10 @@ TEST_F(JobCgroupEndTest, AGroupThatEmptiesInTimeIsNotKilled) {
   WriteFile(dir_ / "cgroup.events", "populated 1\nfrozen 0\n");
   std::thread leaving([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(30));
-    WriteFile(dir_ / "cgroup.events", "populated 0\nfrozen 0\n");
+    // In place, one byte changed, as the kernel's file changes: a rewrite that truncated first
+    // could be read empty, which says nothing, and the group would rightly be killed.
+    UniqueFd events(open((dir_ / "cgroup.events").c_str(), O_WRONLY | O_CLOEXEC));
+    ASSERT_EQ(pwrite(events.get(), "0", 1, std::string_view("populated ").size()), 1);
   });
   JobCgroup(dir_.path(), JobCgroup::kAdopt).EndRemains(std::chrono::seconds(10));
   leaving.join();

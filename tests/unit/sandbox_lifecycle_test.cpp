@@ -93,7 +93,7 @@ TEST_F(SandboxLifecycleTest, ADestroyedSandboxLeavesNothingAndTheSweepTakesOnlyW
   WriteFile(gone->UpperDir(0) + "/new", "made in the sandbox\n");
   // Destroy, as the daemon does it: the record first, then the mounts and files.
   registry.Forget(gone->id());
-  gone->MarkDestroyed();
+  gone->gate().MarkDestroyed();
   gone->UnmountForGood();
   registry.RemoveFiles(gone->id(), gone->record().stores);
   registry.EmptyTrash();
@@ -186,14 +186,14 @@ TEST_F(SandboxLifecycleTest, AnOperationKeepsTheRootItOpenedFirst) {
   auto made = Create(Request());
   struct stat first, again;
   {
-    ExclusiveOperation operation(*made, "commit");
+    ExclusiveOperation operation(made->gate(), "commit");
     ASSERT_EQ(fstat(made->OpenLiveRoot(0).get(), &first), 0);
     ASSERT_EQ(rename(live_.c_str(), (live_ + ".moved").c_str()), 0);
     MakeDirectory(live_, 0755);
     ASSERT_EQ(fstat(made->OpenLiveRoot(0).get(), &again), 0);
     EXPECT_EQ(again.st_ino, first.st_ino) << "the operation opened the directory put in place of its root";
   }
-  ExclusiveOperation next(*made, "undo");
+  ExclusiveOperation next(made->gate(), "undo");
   EXPECT_THROW(made->OpenLiveRoot(0), Error);
 }
 

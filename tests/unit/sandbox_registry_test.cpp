@@ -90,15 +90,15 @@ TEST_F(SandboxRegistryTest, ForgottenSandboxIsGoneFromStoreAndLookupsAtOnce) {
   ASSERT_TRUE(registry.Recover().empty());
   auto sandbox = registry.FindById(id);
   ASSERT_NE(sandbox, nullptr);
-  ASSERT_NO_THROW(sandbox->BeginExclusive("destroy"));
+  ASSERT_NO_THROW(sandbox->gate().BeginExclusive("destroy"));
   registry.Forget(id);
-  sandbox->MarkDestroyed();
-  sandbox->EndExclusive();
+  sandbox->gate().MarkDestroyed();
+  sandbox->gate().EndExclusive();
   EXPECT_EQ(registry.FindById(id), nullptr);
   EXPECT_EQ(registry.Find("gone", 0), nullptr);
   EXPECT_TRUE(store.LoadAll().empty());
-  EXPECT_THROW(sandbox->BeginJob(), Error);
-  EXPECT_THROW(sandbox->BeginExclusive("commit"), Error);
+  EXPECT_THROW(sandbox->gate().BeginJob(), Error);
+  EXPECT_THROW(sandbox->gate().BeginExclusive("commit"), Error);
   // The mount outlives the answer until the files are taken down.
   EXPECT_TRUE(IsOverlayMounted(layout_.MergedDir(id, 0)));
   sandbox->UnmountForGood();

@@ -16,6 +16,7 @@
 
 #include "helper_clients/helper_client.h"
 #include "sandbox/layout.h"
+#include "sandbox/sandbox.h"
 #include "sandbox/live_sight.h"
 #include "store/store.h"
 #include "temp_dir.h"
@@ -58,15 +59,15 @@ class StreamedConflictsTest : public ::testing::Test {
 // Two pages: each is read once the settling has stored its own sights, the second with what
 // was stored after the first was read.
 TEST_F(StreamedConflictsTest, EachPageIsReadOnceTheSettlingHasStoredItsSights) {
-  sandbox_->EndJob(sandbox_->BeginJob(), /*settle=*/true);
-  ASSERT_TRUE(sandbox_->QueueSettle(0));
-  auto pass = sandbox_->NextSettlePass();
+  sandbox_->gate().EndJob(sandbox_->gate().BeginJob(), /*settle=*/true);
+  ASSERT_TRUE(sandbox_->gate().QueueSettle(0));
+  auto pass = sandbox_->gate().NextSettlePass();
   ASSERT_TRUE(pass);
   UniqueFd live = sandbox_->OpenLiveRoot(0);
   // The settling stores a page's sight and says how far it has come.
   auto settle = [&](const std::string& path) {
     sights_.RecordFirst(record_.id, {{{0, path}, LiveSight(testing::Myself(), live.get(), path)}});
-    sandbox_->SettledThrough({0, path});
+    sandbox_->gate().SettledThrough({0, path});
   };
 
   // The listing: since the sandbox last agreed with the live tree (0: the epoch) every live
@@ -88,7 +89,7 @@ TEST_F(StreamedConflictsTest, EachPageIsReadOnceTheSettlingHasStoredItsSights) {
     ASSERT_EQ(page.wait_for(5s), std::future_status::ready);
     EXPECT_TRUE(page.get().empty()) << "a live edit the job saw was taken for a conflict";
   }
-  sandbox_->SettlePassDone(*pass);
+  sandbox_->gate().SettlePassDone(*pass);
 }
 
 }  // namespace

@@ -66,7 +66,7 @@ TEST_F(SuspensionTest, ChangesAndDecisionsComeBackAcrossARestartWhileSuspended) 
   ASSERT_EQ(decided_, (std::map<std::string, Verdict>{{"a.txt", Verdict::kApproved}, {"c.txt", Verdict::kRejected}}));
   EXPECT_GT(suspension_.Suspend(*sandbox_), 0u);
   registry_.EmptyTrash();
-  EXPECT_EQ(sandbox_->state(), SandboxState::kSuspended);
+  EXPECT_EQ(sandbox_->gate().state(), SandboxState::kSuspended);
   EXPECT_FALSE(Exists(sandbox_->UpperDir(0) + "/c.txt")) << "the layers stayed beside the archive";
   EXPECT_FALSE(mounts_.IsMounted(sandbox_->MergedDir(0)));
   // A restart while suspended: the registry loads it again from the store, still suspended.
@@ -74,9 +74,9 @@ TEST_F(SuspensionTest, ChangesAndDecisionsComeBackAcrossARestartWhileSuspended) 
   ASSERT_TRUE(restarted.Recover([&](Sandbox& sandbox) { EXPECT_EQ(suspension_.Recover(sandbox), ""); }).empty());
   auto again = restarted.FindById(sandbox_->id());
   ASSERT_NE(again, nullptr);
-  EXPECT_EQ(again->state(), SandboxState::kSuspended);
+  EXPECT_EQ(again->gate().state(), SandboxState::kSuspended);
   suspension_.Resume(*again);
-  EXPECT_EQ(again->state(), SandboxState::kActive);
+  EXPECT_EQ(again->gate().state(), SandboxState::kActive);
   EXPECT_EQ(ReadFile(again->UpperDir(0) + "/a.txt"), "sandbox a\n");
   EXPECT_EQ(ReadFile(again->UpperDir(0) + "/c.txt"), "sandbox c\n");
   EXPECT_TRUE(mounts_.IsMounted(again->MergedDir(0)));
@@ -94,7 +94,7 @@ TEST_F(SuspensionTest, ASuspendCutOffBeforeItWasDoneIsTakenBackWithNothingLost) 
   EXPECT_NE(line, "") << "recovery said nothing of the suspend it settled";
   auto again = restarted.FindById(sandbox_->id());
   ASSERT_NE(again, nullptr);
-  EXPECT_EQ(again->state(), SandboxState::kActive);
+  EXPECT_EQ(again->gate().state(), SandboxState::kActive);
   EXPECT_EQ(ReadFile(again->UpperDir(0) + "/c.txt"), "sandbox c\n");
   EXPECT_EQ(Decisions(*again), decided_);
   EXPECT_EQ(store_.LoadAll().at(0).state, SandboxState::kActive);

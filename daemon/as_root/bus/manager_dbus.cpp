@@ -131,7 +131,7 @@ std::vector<sdbus::Struct<std::string, std::string, uint32_t, std::string, std::
     std::vector<sdbus::Struct<std::string, std::string, uint32_t, std::string, std::vector<std::string>, sdbus::ObjectPath>> list;
     for (const auto& sandbox : parts_.registry.List(caller.uid))
       list.emplace_back(sandbox->id(), sandbox->name(), static_cast<uint32_t>(sandbox->owner()),
-                        std::string(ToString(sandbox->state())), sandbox->roots(), sdbus::ObjectPath(api::SandboxPath(sandbox->id())));
+                        std::string(ToString(sandbox->gate().state())), sandbox->roots(), sdbus::ObjectPath(api::SandboxPath(sandbox->id())));
     return list;
   });
 }
@@ -166,7 +166,7 @@ void ManagerDBus::GetUsage(sdbus::Result<std::vector<UsageRow>>&& result, uint64
     // Root's List is every sandbox; anyone else's is their own, unless allowed to see all.
     for (const auto& sandbox : parts_.registry.List(everyone ? 0 : caller.uid)) {
       SandboxUsage usage = MeasureSandbox(*sandbox);
-      rows.emplace_back(sandbox->id(), sandbox->name(), static_cast<uint32_t>(sandbox->owner()), std::string(ToString(sandbox->state())),
+      rows.emplace_back(sandbox->id(), sandbox->name(), static_cast<uint32_t>(sandbox->owner()), std::string(ToString(sandbox->gate().state())),
                         usage.changes.bytes, usage.changes.entries, usage.archive_bytes, usage.kept_bytes);
     }
     return rows;

@@ -22,7 +22,7 @@ void SandboxAnnouncer::Removed(const Sandbox& sandbox) const {
 }
 
 void SandboxAnnouncer::StateChanged(const Sandbox& sandbox) const {
-  const std::string state(sandbox.broken() ? "broken" : ToString(sandbox.state()));
+  const std::string state(ToString(sandbox.gate().life()));
   if (sdbus::IObject* manager = manager_.load())
     EmitToOwner(*manager, peers_, sandbox.owner(), api::kManagerInterface, "SandboxStateChanged",
                 sdbus::ObjectPath(api::SandboxPath(sandbox.id())), sandbox.id(), state);

@@ -142,11 +142,11 @@ SandboxDBus::SandboxDBus(const SandboxFaceParts& parts, sdbus::IConnection& conn
     : AdaptorInterfaces(connection, api::SandboxPath(sandbox->id())), parts_(parts), sandbox_(std::move(sandbox)) {
   registerAdaptor();
   // The operations that report progress hold this object (KeepAlive) while they run.
-  sandbox_->SetProgressSink([this](const std::string& operation, const ProgressFigures& figures) { AnnounceProgress(operation, figures); });
+  sandbox_->gate().SetProgressSink([this](const std::string& operation, const ProgressFigures& figures) { AnnounceProgress(operation, figures); });
 }
 
 SandboxDBus::~SandboxDBus() {
-  sandbox_->SetProgressSink({});
+  sandbox_->gate().SetProgressSink({});
   unregisterAdaptor();
 }
 
@@ -174,7 +174,7 @@ void SandboxDBus::Authorize(const Caller& caller, const std::string& verb, bool 
   ActTarget target{sandbox_->id(), sandbox_->owner(), sandbox_->roots(), "sandbox " + sandbox_->id()};
   Access access = AuthorizeAct(parts_.authority, caller, target, verb, allow_interactive);
   // Known only after authorization: a destroyed sandbox is no one else's business either.
-  if (sandbox_->destroyed()) throw Error(Code::kNotFound, "sandbox " + sandbox_->id() + " has been destroyed");
+  if (sandbox_->gate().destroyed()) throw Error(Code::kNotFound, "sandbox " + sandbox_->id() + " has been destroyed");
   if (access == Access::kManager)
     LogAbout(Subject(), spdlog::level::info, "sandbox {} of uid {}: {} by uid {} (polkit action {})", sandbox_->id(),
              sandbox_->owner(), verb, caller.uid, api::kActionManage);
@@ -438,7 +438,7 @@ void SandboxDBus::Commit(sdbus::Result<uint32_t, std::vector<std::string>>&& res
       committed = CommitChanges(parts_.operations, *sandbox_, asked, consent);
     } catch (...) {
       if (consented) AnnounceChangeSet();  // a commit that failed or was refused on the way settled decisions
-      if (sandbox_->broken()) parts_.announcer.StateChanged(*sandbox_);
+      if (sandbox_->gate().broken()) parts_.announcer.StateChanged(*sandbox_);
       throw;
     }
     LogAbout(Subject(), spdlog::level::info, "sandbox {}: committed {} changes for uid {}", sandbox_->id(), committed.committed, caller.uid);
@@ -463,7 +463,7 @@ void SandboxDBus::Undo(sdbus::Result<int64_t>&& result, uint64_t flags) {
     try {
       commit = UndoLastCommit(parts_.operations, *sandbox_);
     } catch (...) {
-      if (sandbox_->broken()) parts_.announcer.StateChanged(*sandbox_);
+      if (sandbox_->gate().broken()) parts_.announcer.StateChanged(*sandbox_);
       throw;
     }
     LogAbout(Subject(), spdlog::level::info, "sandbox {}: commit {} undone for uid {}", sandbox_->id(), commit, caller.uid);
@@ -563,7 +563,7 @@ void SandboxDBus::GetInfo(sdbus::Result<std::map<std::string, sdbus::Variant>>&&
         {"name", sdbus::Variant(sandbox_->name())},
         {"owner", sdbus::Variant(static_cast<uint32_t>(sandbox_->owner()))},
         {"roots", sdbus::Variant(sandbox_->roots())},
-        {"state", sdbus::Variant(std::string(ToString(sandbox_->state())))},
+        {"state", sdbus::Variant(std::string(ToString(sandbox_->gate().state())))},
         {"created_usec", sdbus::Variant(static_cast<uint64_t>(sandbox_->created_usec()))},
         {"running_jobs", sdbus::Variant(sandbox_->running_jobs())},
         {"network", sdbus::Variant(sandbox_->network())},

@@ -11,7 +11,7 @@
 
 #include "selector.h"
 #include "model/renames.h"
-#include "sandbox/sandbox.h"
+#include "sandbox/root_changes.h"
 
 namespace sandboxd {
 

@@ -19,7 +19,7 @@ bool Past(const std::string& path, const std::string& dir) {
 
 }  // namespace
 
-SelectionStream::SelectionStream(const Sandbox& sandbox, const std::vector<api::Selector>& selectors, bool approve_pending,
+SelectionStream::SelectionStream(const SandboxReader& sandbox, const std::vector<api::Selector>& selectors, bool approve_pending,
                                  Take take)
     : sandbox_(sandbox),
       selectors_(selectors),

@@ -18,7 +18,8 @@
 #include "changes/reviewed_change.h"
 #include "model/change.h"
 #include "model/hunk_pick.h"
-#include "sandbox/sandbox.h"
+#include "sandbox/root_changes.h"
+#include "sandbox/sandbox_reader.h"
 #include "selector.h"
 
 namespace sandboxd {
@@ -47,7 +48,7 @@ class SelectionStream {
   /// what they name that is pending (commit --all). Each change taken goes to `take`, in scan
   /// order, except that a new directory taken along for a change beneath it comes right before
   /// that change (its place in scan order is known only then).
-  SelectionStream(const Sandbox& sandbox, const std::vector<api::Selector>& selectors, bool approve_pending, Take take);
+  SelectionStream(const SandboxReader& sandbox, const std::vector<api::Selector>& selectors, bool approve_pending, Take take);
   /// The next change of the stream. Throws Error(kInvalidArgument) when it is taken but a new
   /// directory it needs is rejected, or when the stream is past a repository's data
   /// (git_data.h) of which the commit would take a part.
@@ -67,7 +68,7 @@ class SelectionStream {
   };
   void Emit(const ReviewedChange& item, HunkPick hunks);
 
-  const Sandbox& sandbox_;
+  const SandboxReader& sandbox_;
   const std::vector<api::Selector>& selectors_;
   api::SelectorIndex index_;
   std::vector<bool> used_;

@@ -26,7 +26,7 @@ bool SeenFile(const std::string& sight) { return sight != kUnseen && sight != "-
 
 }  // namespace
 
-void RecordStagedSights(SightStore& sights, const Sandbox& sandbox, OwnerHelpers& helpers, const Sights& recorded) {
+void RecordStagedSights(SightStore& sights, const SandboxReader& sandbox, OwnerHelpers& helpers, const Sights& recorded) {
   std::map<size_t, std::vector<std::pair<std::string, std::string>>> indexes;  // root → {path, sight}
   // Only a sight that is the one kept (the first recorded wins: SightGitIndexesNow may have
   // recorded it before the settling did).
@@ -47,7 +47,7 @@ void RecordStagedSights(SightStore& sights, const Sandbox& sandbox, OwnerHelpers
   sights.RecordStaged(sandbox.id(), staged);
 }
 
-void SightGitIndexesNow(SightStore& sights, const Sandbox& sandbox, OwnerHelpers& helpers, int64_t unseen_from_ns) {
+void SightGitIndexesNow(SightStore& sights, const SandboxReader& sandbox, OwnerHelpers& helpers, int64_t unseen_from_ns) {
   static const std::string kIndex = ".git/index";
   Sights now;
   for (size_t root = 0; root < sandbox.roots().size(); ++root) {
@@ -62,7 +62,7 @@ void SightGitIndexesNow(SightStore& sights, const Sandbox& sandbox, OwnerHelpers
   RecordStagedSights(sights, sandbox, helpers, now);
 }
 
-void DropRefreshedIndexes(SightStore& sights, const Sandbox& sandbox, OwnerHelpers& helpers, const UserCredentials& owner,
+void DropRefreshedIndexes(SightStore& sights, const SandboxReader& sandbox, OwnerHelpers& helpers, const UserCredentials& owner,
                           size_t root, int live_fd, const std::map<std::string, std::string>& seen,
                           std::vector<ConflictCandidate>& candidates) {
   std::vector<std::string> paths, was;

@@ -16,24 +16,25 @@
 #include "changes/conflict_check.h"
 #include "helper_clients/owner_helpers.h"
 #include "sandbox/live_sight.h"
-#include "sandbox/sandbox.h"
+#include "sandbox/root_changes.h"
+#include "sandbox/sandbox_reader.h"
 
 namespace sandboxd {
 
 /// Of `recorded` (sights just stored, the first of their paths), the git indexes seen as a file:
 /// what they stage now, kept with their sight when the file read is still the one sighted.
-void RecordStagedSights(SightStore& sights, const Sandbox& sandbox, OwnerHelpers& helpers, const Sights& recorded);
+void RecordStagedSights(SightStore& sights, const SandboxReader& sandbox, OwnerHelpers& helpers, const Sights& recorded);
 
 /// At a job's end, before anyone hears of it: the sight of each root's own index (".git/index")
 /// that the sandbox holds and no job has sighted yet, and what it stages. The settling records
 /// the other sights after the end is told; a `git status` the owner runs at once (their prompt
 /// does) would come before it and make the index's sight unseen, a conflict for ever.
 /// `unseen_from_ns`: as the settling's (Sandbox::EndJob).
-void SightGitIndexesNow(SightStore& sights, const Sandbox& sandbox, OwnerHelpers& helpers, int64_t unseen_from_ns);
+void SightGitIndexesNow(SightStore& sights, const SandboxReader& sandbox, OwnerHelpers& helpers, int64_t unseen_from_ns);
 
 /// Drops from `candidates` (root `root`'s conflicts by metadata, `seen` their sights by path)
 /// each git index whose live file stages what it staged at its sight.
-void DropRefreshedIndexes(SightStore& sights, const Sandbox& sandbox, OwnerHelpers& helpers, const UserCredentials& owner,
+void DropRefreshedIndexes(SightStore& sights, const SandboxReader& sandbox, OwnerHelpers& helpers, const UserCredentials& owner,
                           size_t root, int live_fd, const std::map<std::string, std::string>& seen,
                           std::vector<ConflictCandidate>& candidates);
 

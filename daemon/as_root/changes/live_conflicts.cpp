@@ -13,7 +13,7 @@ namespace {
 
 /// Of root `root`'s `candidates` (by metadata), those that conflict, into `conflicts`: less the
 /// files whose live side holds what the sandbox's does, and the git indexes only refreshed.
-void AddConfirmed(SightStore& sights, const Sandbox& sandbox, OwnerHelpers& helpers, const UserCredentials& owner, size_t root,
+void AddConfirmed(SightStore& sights, const SandboxReader& sandbox, OwnerHelpers& helpers, const UserCredentials& owner, size_t root,
                   int live, int upper, const std::map<std::string, std::string>& seen, std::vector<ConflictCandidate> candidates,
                   Conflicts& conflicts) {
   DropRefreshedIndexes(sights, sandbox, helpers, owner, root, live, seen, candidates);
@@ -28,7 +28,7 @@ void AddConfirmed(SightStore& sights, const Sandbox& sandbox, OwnerHelpers& help
 
 }  // namespace
 
-Conflicts FindConflicts(const Sandbox& sandbox, const std::vector<RootChanges>& changes, SightStore& store, int64_t since_usec,
+Conflicts FindConflicts(const SandboxReader& sandbox, const std::vector<RootChanges>& changes, SightStore& store, int64_t since_usec,
                         OwnerHelpers& helpers, const UserCredentials& owner) {
   Conflicts conflicts;
   const Sights sights = store.Load(sandbox.id());
@@ -44,7 +44,7 @@ Conflicts FindConflicts(const Sandbox& sandbox, const std::vector<RootChanges>& 
   return conflicts;
 }
 
-StreamedConflicts::StreamedConflicts(const Sandbox& sandbox, SightStore& sights, int64_t since_usec, OwnerHelpers& helpers,
+StreamedConflicts::StreamedConflicts(const SandboxReader& sandbox, SightStore& sights, int64_t since_usec, OwnerHelpers& helpers,
                                      UserCredentials owner)
     : sandbox_(sandbox),
       store_(sights),

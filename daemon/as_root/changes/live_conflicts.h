@@ -17,7 +17,8 @@
 #include "unique_fd.h"
 #include "changes/conflict_check.h"
 #include "sandbox/live_sight.h"
-#include "sandbox/sandbox.h"
+#include "sandbox/root_changes.h"
+#include "sandbox/sandbox_reader.h"
 #include "helper_clients/owner_helpers.h"
 
 namespace sandboxd {
@@ -26,7 +27,7 @@ using Conflicts = std::map<std::pair<size_t, std::string>, std::string>;  ///< {
 
 /// `since_usec`: when the sandbox last agreed with the live tree (for changes without a sight).
 /// The sights (and what live git indexes staged at them: git_index_sights.h) come from `sights`.
-Conflicts FindConflicts(const Sandbox& sandbox, const std::vector<RootChanges>& changes, SightStore& sights, int64_t since_usec,
+Conflicts FindConflicts(const SandboxReader& sandbox, const std::vector<RootChanges>& changes, SightStore& sights, int64_t since_usec,
                         OwnerHelpers& helpers, const UserCredentials& owner);
 
 /// FindConflicts for a change set read a page at a time in {root, path} order (a streaming
@@ -34,14 +35,14 @@ Conflicts FindConflicts(const Sandbox& sandbox, const std::vector<RootChanges>& 
 /// with a page, never with the change set.
 class StreamedConflicts {
  public:
-  StreamedConflicts(const Sandbox& sandbox, SightStore& sights, int64_t since_usec, OwnerHelpers& helpers, UserCredentials owner);
+  StreamedConflicts(const SandboxReader& sandbox, SightStore& sights, int64_t since_usec, OwnerHelpers& helpers, UserCredentials owner);
   /// The conflicts among `page`, the changes of the stream after those of the last call, once
   /// the settling of a job that just ended has stored their sights
   /// (Sandbox::WaitSettledThrough); they are read afresh for each page.
   Conflicts Of(const std::vector<RootChanges>& page);
 
  private:
-  const Sandbox& sandbox_;
+  const SandboxReader& sandbox_;
   SightStore& store_;
   OrderedLookup<std::string> sights_;
   int64_t since_usec_;

@@ -4,7 +4,7 @@
 
 namespace sandboxd {
 
-SandboxRenames FindRenames(OwnerHelpers& helpers, const Sandbox& sandbox, const std::vector<RootChanges>& scan) {
+SandboxRenames FindRenames(OwnerHelpers& helpers, const SandboxReader& sandbox, const std::vector<RootChanges>& scan) {
   std::vector<UniqueFd> fds;
   std::vector<RenameRoot> asked;
   std::vector<size_t> asked_roots;

@@ -7,11 +7,12 @@
 #include <vector>
 
 #include "model/renames.h"
-#include "sandbox/sandbox.h"
+#include "sandbox/root_changes.h"
+#include "sandbox/sandbox_reader.h"
 #include "helper_clients/owner_helpers.h"
 
 namespace sandboxd {
 
-SandboxRenames FindRenames(OwnerHelpers& helpers, const Sandbox& sandbox, const std::vector<RootChanges>& scan);
+SandboxRenames FindRenames(OwnerHelpers& helpers, const SandboxReader& sandbox, const std::vector<RootChanges>& scan);
 
 }  // namespace sandboxd

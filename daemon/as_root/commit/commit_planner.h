@@ -14,7 +14,7 @@
 #include "base/beneath.h"
 #include "model/commit_step.h"
 #include "sandbox/changeset_scanner.h"
-#include "sandbox/sandbox.h"
+#include "sandbox/root_changes.h"
 
 namespace sandboxd {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "changes/commit_selection.h"
-#include "sandbox/sandbox.h"
+#include "sandbox/root_changes.h"
 
 namespace sandboxd {
 

@@ -161,7 +161,7 @@ bool CommitRunner::TakesWholeUpper(const Sandbox& sandbox) {
   return true;
 }
 
-int64_t CommitRunner::AgreedUsec(const Sandbox& sandbox) {
+int64_t CommitRunner::AgreedUsec(const SandboxReader& sandbox) {
   return std::max<int64_t>(sandbox.created_usec(), journal_.LastFinishedUsec(sandbox.id()));
 }
 
@@ -217,7 +217,7 @@ void CommitRunner::PlanWholeUpper(const Sandbox& sandbox, int64_t commit, const 
       for (const auto& [root, inodes] : InodesNamedBy(steps)) outcome.worked[root].insert(inodes.begin(), inodes.end());
     }
     for (const auto& root : page) outcome.committed += root.changes.size();
-    sandbox.ReportProgress({ProgressPhase::kPlanning, outcome.committed, 0, 0, 0});
+    sandbox.gate().ReportProgress({ProgressPhase::kPlanning, outcome.committed, 0, 0, 0});
     page.clear();
     uppers.clear();
     in_page = 0;
@@ -297,7 +297,7 @@ CommitRunner::Outcome CommitRunner::CommitWholeUpper(Sandbox& sandbox, const Com
     } catch (const std::exception& e) {
       std::string why = "commit " + std::to_string(commit) + " failed and could not be taken back (" + e.what() +
                         "); restarting sandboxd finishes it or takes it back";
-      sandbox.MarkBroken(why);
+      sandbox.gate().MarkBroken(why);
       throw Error(Code::kInvalidState, "sandbox " + sandbox.id() + ": " + why);
     }
     GiveBackMarks(sandbox, commit);
@@ -360,7 +360,7 @@ TakenRenames CommitRunner::StageTaken(const Sandbox& sandbox, int64_t commit, co
       for (const auto& taken : page) list.Append(taken.root, taken.change);
     }
     outcome.committed += page.size();
-    sandbox.ReportProgress({ProgressPhase::kStaging, outcome.committed, 0, 0, 0});
+    sandbox.gate().ReportProgress({ProgressPhase::kStaging, outcome.committed, 0, 0, 0});
     page.clear();
   };
   TakenRenames renames = request.taken([&](TakenChange&& taken) {
@@ -447,7 +447,7 @@ CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitR
     } catch (const std::exception& e) {
       std::string why = "commit " + std::to_string(commit) + " failed and could not be taken back (" + e.what() +
                         "); restarting sandboxd finishes it or takes it back";
-      sandbox.MarkBroken(why);
+      sandbox.gate().MarkBroken(why);
       throw Error(Code::kInvalidState, "sandbox " + sandbox.id() + ": " + why);
     }
     throw;
@@ -523,7 +523,7 @@ CommitRunner::UndoOutcome CommitRunner::Undo(Sandbox& sandbox) {
     } catch (const std::exception& e) {
       std::string why = "undo of commit " + std::to_string(last->id) + " failed and could not be taken back (" + e.what() +
                         "); restarting sandboxd settles it";
-      sandbox.MarkBroken(why);
+      sandbox.gate().MarkBroken(why);
       throw Error(Code::kInvalidState, "sandbox " + sandbox.id() + ": " + why);
     }
     throw;
@@ -655,11 +655,11 @@ void CommitRunner::Run(const Sandbox& sandbox, int64_t commit, StepDirection dir
   UserCredentials owner = LookupUser(sandbox.owner());
   bool synced = false;
   ProgressFigures moved{ProgressPhase::kMoving, 0, journal_.StepCount(commit), 0, 0};
-  sandbox.ReportProgress(moved);
+  sandbox.gate().ReportProgress(moved);
   journal_.ForEachStepPage(commit, direction == StepDirection::kBack, kStepPage, [&](const std::vector<CommitStep>& steps) {
     synced = steps.size() < kStepPage;
     RunStepsHelper(helpers_, owner, direction, roots, steps, synced);
-    sandbox.AdvanceProgress(steps.size());
+    sandbox.gate().AdvanceProgress(steps.size());
   });
   if (!synced) RunStepsHelper(helpers_, owner, direction, roots, {}, true);
 }

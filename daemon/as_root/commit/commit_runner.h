@@ -64,7 +64,7 @@ class CommitRunner {
                  InodesByRoot* taken_back = nullptr);
   /// When the sandbox last agreed with the live tree: its creation or its last commit's end
   /// (what a change without a sight is compared with; live_sight.h).
-  int64_t AgreedUsec(const Sandbox& sandbox);
+  int64_t AgreedUsec(const SandboxReader& sandbox);
   struct UndoOutcome {
     int64_t commit = 0;
     size_t steps = 0;

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "model/change.h"
-#include "sandbox/sandbox.h"
+#include "sandbox/root_changes.h"
 
 namespace sandboxd {
 

@@ -338,7 +338,7 @@ std::shared_ptr<ChangeFeed> ChangeFeeds::Follow(Sandbox& sandbox, const SeenSink
   // An exclusive operation is about to change (or remove) the layers it follows: it goes
   // first, with its watches and its count of the change set.
   std::weak_ptr<State> weak = state_;
-  sandbox.SetBeforeExclusive([weak, id = sandbox.id()] {
+  sandbox.gate().SetBeforeExclusive([weak, id = sandbox.id()] {
     if (auto state = weak.lock()) Forget(*state, id);
   });
   return feed;

@@ -246,7 +246,7 @@ std::shared_ptr<Job> JobLauncher::Launch(const std::shared_ptr<Sandbox>& sandbox
     JobNetworkPlan plan{std::move(hosts), BesideHelper(settings.helper_path, "sandboxd-net-forwarder"), user, {sandbox->id(), owner, job_id}};
     launch.network = [plan = std::move(plan)](pid_t pid, int pidfd) { return JobNetwork::Start(plan, pid, pidfd); };
   }
-  const int64_t started = sandbox->BeginJob();
+  const int64_t started = sandbox->gate().BeginJob();
   launch.start_mark = started;
   auto job = std::make_shared<Job>(job_id, sandbox->id(), request.argv);
   std::shared_ptr<FeedListener> feed;
@@ -266,12 +266,12 @@ std::shared_ptr<Job> JobLauncher::Launch(const std::shared_ptr<Sandbox>& sandbox
     Job* monitored = job.get();
     auto on_end = [this, sandbox, watchers, job_id, started, slot, monitored, feed](const JobEnd& end) {
       feed->End();
-      int64_t unseen_from = sandbox->EndJob(started, /*settle=*/true);
+      int64_t unseen_from = sandbox->gate().EndJob(started, /*settle=*/true);
       // Ends this job's settling if it is never queued (the work below fails before); once
       // queued, the settling's passes end it.
       auto queued = std::make_shared<bool>(false);
       auto settling = std::shared_ptr<void>(nullptr, [sandbox, queued](void*) {
-        if (!*queued) sandbox->SettleDone();
+        if (!*queued) sandbox->gate().SettleDone();
       });
       slot->GiveBack();
       const LogSubject subject{sandbox->id(), sandbox->owner(), job_id};
@@ -318,7 +318,7 @@ std::shared_ptr<Job> JobLauncher::Launch(const std::shared_ptr<Sandbox>& sandbox
     if (published && watchers.unpublish) watchers.unpublish(job);
     if (feed) feed->End();
     slot->GiveBack();
-    sandbox->EndJob(started);
+    sandbox->gate().EndJob(started);
     throw;
   }
   return job;

@@ -106,9 +106,9 @@ size_t SettleAll(const Sandbox& sandbox, SightRecorder& recorder, KnownChanges* 
 void SettleAfterJob(Sandbox& sandbox, SightStore& sights, int64_t unseen_from_ns, const std::function<int64_t()>& agreed_usec,
                     const std::shared_ptr<ChangeFeed>& feed, const std::function<void(std::optional<size_t>)>& settled,
                     const std::function<void(const std::string&)>& failed, const std::function<void(const Sights&)>& sighted) {
-  if (!sandbox.QueueSettle(unseen_from_ns)) return;  // the settling under way takes it in
+  if (!sandbox.gate().QueueSettle(unseen_from_ns)) return;  // the settling under way takes it in
   BackgroundPriority background;  // nobody's call waits for it, unless it reads conflicts
-  while (auto pass = sandbox.NextSettlePass()) {
+  while (auto pass = sandbox.gate().NextSettlePass()) {
     // What the jobs saw of the live tree, recorded before anything compares with it (a commit
     // right after a job: live_sight.h). A live change from the earliest start on is unseen, so
     // taking it in later only ever finds more unseen changes, never fewer. One look serves both
@@ -120,8 +120,8 @@ void SettleAfterJob(Sandbox& sandbox, SightStore& sights, int64_t unseen_from_ns
     if (feed) touched = feed->TakeTouched();
     std::optional<KnownChanges>* known = feed ? &feed->known() : nullptr;
     try {
-      SightRecorder recorder(sights, sandbox, pass->unseen_from_ns, agreed_usec() * 1000, sandbox.SightedBeforeNs(),
-                             [&](const RecordKey& through) { sandbox.SettledThrough(through); });
+      SightRecorder recorder(sights, sandbox, pass->unseen_from_ns, agreed_usec() * 1000, sandbox.gate().SightedBeforeNs(),
+                             [&](const RecordKey& through) { sandbox.gate().SettledThrough(through); });
       if (sighted) recorder.OnRecorded(sighted);
       if (touched && touched->whole && *known && SettleTouched(sandbox, *touched, **known, recorder)) {
         if (touched->removed) sandbox.ForgetIndexWhiteouts();
@@ -142,13 +142,13 @@ void SettleAfterJob(Sandbox& sandbox, SightStore& sights, int64_t unseen_from_ns
         spdlog::debug("sandbox {}: settled by a scan of the whole change set ({} changes)", sandbox.id(), *changes);
       }
       recorder.Finish();
-      sandbox.SightsRecordedBefore(pass->unseen_from_ns);
+      sandbox.gate().SightsRecordedBefore(pass->unseen_from_ns);
     } catch (const std::exception& e) {
       if (known) known->reset();  // half learnt: the next pass scans it all
       changes.reset();
       failed(e.what());
     }
-    sandbox.SettlePassDone(*pass);  // settled before the owner hears of it
+    sandbox.gate().SettlePassDone(*pass);  // settled before the owner hears of it
     settled(changes);
     malloc_trim(0);  // the scan's memory goes back to the system, as after a worker's calls
   }

@@ -36,7 +36,7 @@ std::vector<GcRemoval> GarbageCollector::Collect() {
     recorded[sandbox->id()] = last_used;
     // Sizes matter only under a cap; measuring every layer costs a walk of it.
     uint64_t bytes = cap ? MeasureSandbox(*sandbox).total() : 0;
-    candidates.push_back({sandbox->id(), !sandbox->active(), sandbox->running_jobs(), sandbox->created_usec(),
+    candidates.push_back({sandbox->id(), !sandbox->gate().active(), sandbox->running_jobs(), sandbox->created_usec(),
                           sandbox->last_used_usec(), sandbox->ttl_sec(), bytes, sandbox->owner()});
   }
   store_.SetLastUsed(used);

@@ -17,9 +17,9 @@ SandboxRemoval::SandboxRemoval(SandboxRegistry& registry, std::function<void(con
     : registry_(registry), unpublish_(std::move(unpublish)) {}
 
 void SandboxRemoval::Forget(Sandbox& sandbox, const std::string& verb) const {
-  ExclusiveOperation exclusive(sandbox, verb);
+  ExclusiveOperation exclusive(sandbox.gate(), verb);
   registry_.Forget(sandbox.id());
-  sandbox.MarkDestroyed();
+  sandbox.gate().MarkDestroyed();
 }
 
 void SandboxRemoval::Remove(const std::shared_ptr<Sandbox>& sandbox) const {

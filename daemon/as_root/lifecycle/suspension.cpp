@@ -17,7 +17,7 @@ std::string ArchiveDir(const std::string& archive_path) { return archive_path.su
 
 /// The archive helper's figures of the root under way as the sandbox's progress.
 ArchiveProgressSink ProgressOf(const Sandbox& sandbox, RootsProgress& roots) {
-  return [&sandbox, &roots](const ArchiveProgress& p) { sandbox.ReportProgress(roots.Of(p)); };
+  return [&sandbox, &roots](const ArchiveProgress& p) { sandbox.gate().ReportProgress(roots.Of(p)); };
 }
 
 /// A suspend's totals over every root, when there are several (one root's helper counts its
@@ -52,7 +52,7 @@ void SyncDirectory(const std::string& path) {
 
 void Suspension::Record(Sandbox& sandbox, SandboxState state) {
   store_.SetState(sandbox.id(), state);
-  sandbox.SetState(state);
+  sandbox.gate().SetState(state);
 }
 
 void Suspension::RemoveArchives(const Sandbox& sandbox) {
@@ -60,7 +60,7 @@ void Suspension::RemoveArchives(const Sandbox& sandbox) {
 }
 
 uint64_t Suspension::Suspend(Sandbox& sandbox) {
-  if (!sandbox.active()) throw Error(Code::kInvalidState, "sandbox " + sandbox.id() + " is already " + std::string(ToString(sandbox.state())));
+  if (!sandbox.gate().active()) throw Error(Code::kInvalidState, "sandbox " + sandbox.id() + " is already " + std::string(ToString(sandbox.gate().state())));
   sandbox.Unmount();  // Busy (a shell in the merged view): nothing changed yet
   uint64_t bytes = 0;
   try {
@@ -128,7 +128,7 @@ void Suspension::RestoreLayers(Sandbox& sandbox) {
 }
 
 void Suspension::Resume(Sandbox& sandbox) {
-  if (sandbox.state() != SandboxState::kSuspended) throw Error(Code::kInvalidState, "sandbox " + sandbox.id() + " is not suspended");
+  if (sandbox.gate().state() != SandboxState::kSuspended) throw Error(Code::kInvalidState, "sandbox " + sandbox.id() + " is not suspended");
   Record(sandbox, SandboxState::kResuming);
   try {
     RestoreLayers(sandbox);
@@ -150,7 +150,7 @@ void Suspension::Resume(Sandbox& sandbox) {
 }
 
 std::string Suspension::Recover(Sandbox& sandbox) {
-  switch (sandbox.state()) {
+  switch (sandbox.gate().state()) {
     case SandboxState::kSuspending:
       // Cut off before the archives were complete: the layers are whole, the suspend is undone.
       RemoveArchives(sandbox);

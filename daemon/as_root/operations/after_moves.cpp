@@ -17,7 +17,7 @@ void SettleDecisionsQuietly(const OperationParts& parts, Sandbox& sandbox, const
 }
 
 void RemountUnlessBroken(Sandbox& sandbox, const char* failed) {
-  if (sandbox.broken()) return;
+  if (sandbox.gate().broken()) return;
   try {
     sandbox.SetUp();
   } catch (const std::exception& e) {

@@ -8,9 +8,9 @@
 #include "changes/change_listing.h"
 #include "commit/commit_runner.h"
 #include "helper_clients/helper_client.h"
+#include "sandbox/sandbox_reader.h"
 #include "review/diff_pages.h"
 #include "review/review.h"
-#include "sandbox/sandbox.h"
 #include "units.h"
 
 namespace sandboxd {
@@ -29,14 +29,14 @@ Error TooLargeForOneReply(const std::string& sandbox_id, size_t changes, const s
 
 }  // namespace
 
-Conflicts CurrentConflicts(const OperationParts& parts, Sandbox& sandbox, const std::vector<ReviewedChange>& reviewed) {
+Conflicts CurrentConflicts(const OperationParts& parts, const SandboxReader& sandbox, const std::vector<ReviewedChange>& reviewed) {
   // Sights of a job that just ended may still be on their way (job_settling.h).
   sandbox.WaitSettled("read the conflicts of");
   return FindConflicts(sandbox, ChangesByRoot(reviewed), parts.sights, parts.commits.AgreedUsec(sandbox), parts.helpers,
                        LookupUser(sandbox.owner()));
 }
 
-std::vector<nlohmann::json> ListedChanges(const OperationParts& parts, Sandbox& sandbox, size_t most_changes, size_t most_bytes) {
+std::vector<nlohmann::json> ListedChanges(const OperationParts& parts, const SandboxReader& sandbox, size_t most_changes, size_t most_bytes) {
   sandbox.CheckActive("read the changes of");
   auto reviewed = parts.review.Current(sandbox);
   if (reviewed.size() > most_changes) throw TooLargeForOneReply(sandbox.id(), reviewed.size(), std::to_string(most_changes) + " changes");
@@ -54,7 +54,7 @@ std::vector<nlohmann::json> ListedChanges(const OperationParts& parts, Sandbox& 
   return listed;
 }
 
-uint32_t WriteChangeList(const OperationParts& parts, Sandbox& sandbox, RelayedOutput& out) {
+uint32_t WriteChangeList(const OperationParts& parts, const SandboxReader& sandbox, RelayedOutput& out) {
   sandbox.CheckActive("read the changes of");
   // The change set is never held whole: it is read as a stream, a page at a time gets its
   // conflicts, and its lines go out as they are made. Right after a job, each page follows the
@@ -93,7 +93,7 @@ uint32_t WriteChangeList(const OperationParts& parts, Sandbox& sandbox, RelayedO
   return listed;
 }
 
-void WriteDiff(const OperationParts& parts, Sandbox& sandbox, const std::vector<api::Selector>& selectors, const DiffAsked& asked,
+void WriteDiff(const OperationParts& parts, const SandboxReader& sandbox, const std::vector<api::Selector>& selectors, const DiffAsked& asked,
                RelayedOutput& out) {
   sandbox.CheckActive("diff");
   // A page of the change set at a time goes to the helper, which makes the diff as the owner:

@@ -19,21 +19,21 @@
 namespace sandboxd {
 
 class RelayedOutput;
-class Sandbox;
+class SandboxReader;
 
 /// The conflicts of `reviewed` with the live tree now, once the sights of a job that just ended
 /// are in (live_conflicts.h).
-Conflicts CurrentConflicts(const OperationParts& parts, Sandbox& sandbox, const std::vector<ReviewedChange>& reviewed);
+Conflicts CurrentConflicts(const OperationParts& parts, const SandboxReader& sandbox, const std::vector<ReviewedChange>& reviewed);
 
 /// The change set as change_listing.h's objects, conflicts marked. Refuses with Error(kTooLarge)
 /// naming ListChanges when it holds more than `most_changes` changes, or when their objects take
 /// more than about `most_bytes` on the bus (MarshalledBound).
-std::vector<nlohmann::json> ListedChanges(const OperationParts& parts, Sandbox& sandbox, size_t most_changes, size_t most_bytes);
+std::vector<nlohmann::json> ListedChanges(const OperationParts& parts, const SandboxReader& sandbox, size_t most_changes, size_t most_bytes);
 
 /// The change set into `out`'s spool as one line of JSON per change (change_listing.h),
 /// conflicts marked; returns how many. Throws the call's end when the reader went away, was
 /// given up on or fell too far behind (RelayedOutput::Grew).
-uint32_t WriteChangeList(const OperationParts& parts, Sandbox& sandbox, RelayedOutput& out);
+uint32_t WriteChangeList(const OperationParts& parts, const SandboxReader& sandbox, RelayedOutput& out);
 
 /// How a diff is asked for (Diff's options).
 struct DiffAsked {
@@ -42,7 +42,7 @@ struct DiffAsked {
 
 /// The git-style diff of what `selectors` name (all without) into `out`'s spool, a page at a
 /// time through the helper (diff_pages.h); throws the call's end as WriteChangeList does.
-void WriteDiff(const OperationParts& parts, Sandbox& sandbox, const std::vector<api::Selector>& selectors, const DiffAsked& asked,
+void WriteDiff(const OperationParts& parts, const SandboxReader& sandbox, const std::vector<api::Selector>& selectors, const DiffAsked& asked,
                RelayedOutput& out);
 
 }  // namespace sandboxd

@@ -39,7 +39,7 @@ Committed CommitChanges(const OperationParts& parts, Sandbox& sandbox, const Com
   // anything moves: the merged view and jobs are the only ways into the upper, so from here on
   // nothing but this commit changes it. The decisions are read once, of exactly what is there,
   // and the question names what the commit will take.
-  ExclusiveOperation exclusive(sandbox, "commit");
+  ExclusiveOperation exclusive(sandbox.gate(), "commit");
   // No job runs from here on: a decision bound to bytes (made while one ran) holds only if
   // they are still the bytes it was made on, whatever the time stamps say (approval.h).
   CheckBoundDecisions(parts, sandbox);
@@ -128,7 +128,7 @@ Committed CommitChanges(const OperationParts& parts, Sandbox& sandbox, const Com
 }
 
 int64_t UndoLastCommit(const OperationParts& parts, Sandbox& sandbox) {
-  ExclusiveOperation exclusive(sandbox, "undo");
+  ExclusiveOperation exclusive(sandbox.gate(), "undo");
   CheckBoundDecisions(parts, sandbox);  // as a commit does
   sandbox.Unmount();
   CommitRunner::UndoOutcome outcome;
@@ -163,7 +163,7 @@ int64_t UndoLastCommit(const OperationParts& parts, Sandbox& sandbox) {
 }
 
 void DiscardChanges(const OperationParts& parts, Sandbox& sandbox) {
-  ExclusiveOperation exclusive(sandbox, "discard");
+  ExclusiveOperation exclusive(sandbox.gate(), "discard");
   sandbox.Unmount(Sandbox::Layers::kDiscarded);
   try {
     sandbox.TrashLayers();

@@ -3,13 +3,13 @@
 #include "runtime/clock.h"
 #include "logging/log.h"
 #include "helper_clients/helper_client.h"
+#include "sandbox/sandbox_reader.h"
 #include "review/review.h"
-#include "sandbox/sandbox.h"
 
 namespace sandboxd {
 namespace {
 
-ContentDigester DigesterOf(const OperationParts& parts, const Sandbox& sandbox) {
+ContentDigester DigesterOf(const OperationParts& parts, const SandboxReader& sandbox) {
   return [&parts, &sandbox](size_t root, const std::vector<std::string>& paths) {
     UniqueFd upper = sandbox.OpenUpper(root);
     return DigestsAsOwner(parts.helpers, LookupUser(sandbox.owner()), upper.get(), paths);
@@ -18,14 +18,14 @@ ContentDigester DigesterOf(const OperationParts& parts, const Sandbox& sandbox) 
 
 }  // namespace
 
-void CheckBoundDecisions(const OperationParts& parts, const Sandbox& sandbox) {
+void CheckBoundDecisions(const OperationParts& parts, const SandboxReader& sandbox) {
   size_t lapsed = parts.review.CheckBound(sandbox, DigesterOf(parts, sandbox), sandbox.running_jobs() == 0);
   if (lapsed > 0)
     LogAbout({sandbox.id(), sandbox.owner()}, spdlog::level::warn,
              "sandbox {}: {} decisions made while a job ran lapsed: the job changed the bytes they were made on", sandbox.id(), lapsed);
 }
 
-void RecordReviewAct(const OperationParts& parts, const Sandbox& sandbox, ReviewEntry entry) noexcept {
+void RecordReviewAct(const OperationParts& parts, const SandboxReader& sandbox, ReviewEntry entry) noexcept {
   try {
     entry.time_usec = TheSystemClock().NowUsec();
     parts.review_log.Add(sandbox.id(), std::move(entry));
@@ -34,7 +34,7 @@ void RecordReviewAct(const OperationParts& parts, const Sandbox& sandbox, Review
   }
 }
 
-size_t DecideChanges(const OperationParts& parts, Sandbox& sandbox, const std::vector<api::Selector>& selectors, bool all, Verdict verdict,
+size_t DecideChanges(const OperationParts& parts, const SandboxReader& sandbox, const std::vector<api::Selector>& selectors, bool all, Verdict verdict,
                      const std::string& note) {
   sandbox.CheckActive(verdict == Verdict::kApproved ? "approve changes in" : "reject changes in");
   auto count_hunks = [&](const std::vector<RootChanges>& asked, bool with_parts) {

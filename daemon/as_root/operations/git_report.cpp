@@ -2,7 +2,7 @@
 
 #include "base/errors.h"
 #include "helper_clients/helper_client.h"
-#include "sandbox/sandbox.h"
+#include "sandbox/sandbox_reader.h"
 
 namespace sandboxd {
 namespace {
@@ -24,7 +24,7 @@ bool NamesGitDir(const std::string& path) {
 
 }  // namespace
 
-std::vector<nlohmann::json> SummarizeRepositories(const OperationParts& parts, const Sandbox& sandbox, const std::vector<std::string>& git_dirs) {
+std::vector<nlohmann::json> SummarizeRepositories(const OperationParts& parts, const SandboxReader& sandbox, const std::vector<std::string>& git_dirs) {
   sandbox.CheckActive("read the git history of");
   if (git_dirs.size() > kMostGitSummaries)
     throw Error(Code::kInvalidArgument, "ask about at most " + std::to_string(kMostGitSummaries) + " repositories of sandbox " + sandbox.id() +

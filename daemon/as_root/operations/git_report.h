@@ -12,7 +12,7 @@
 
 namespace sandboxd {
 
-class Sandbox;
+class SandboxReader;
 
 /// Repositories one call may ask about.
 inline constexpr size_t kMostGitSummaries = 100;
@@ -21,6 +21,6 @@ inline constexpr size_t kMostGitSummaries = 100;
 /// in a sandbox of several roots), its summary (GitSummary's fields). Refuses with
 /// Error(kInvalidArgument) a name that is no ".git" directory of a root, or more than
 /// kMostGitSummaries of them; Error(kInvalidState) in a sandbox that is not active.
-std::vector<nlohmann::json> SummarizeRepositories(const OperationParts& parts, const Sandbox& sandbox, const std::vector<std::string>& git_dirs);
+std::vector<nlohmann::json> SummarizeRepositories(const OperationParts& parts, const SandboxReader& sandbox, const std::vector<std::string>& git_dirs);
 
 }  // namespace sandboxd

@@ -7,7 +7,7 @@
 namespace sandboxd {
 
 uint64_t SuspendSandbox(const OperationParts& parts, Suspension& suspension, Sandbox& sandbox) {
-  ExclusiveOperation exclusive(sandbox, "suspend");
+  ExclusiveOperation exclusive(sandbox.gate(), "suspend");
   // An archive keeps decisions by what it keeps of an entry, not its bytes: one bound to bytes
   // is checked now, while they are there (no job runs).
   CheckBoundDecisions(parts, sandbox);
@@ -15,7 +15,7 @@ uint64_t SuspendSandbox(const OperationParts& parts, Suspension& suspension, San
 }
 
 void ResumeSandbox(Suspension& suspension, Sandbox& sandbox) {
-  ExclusiveOperation exclusive(sandbox, "resume");
+  ExclusiveOperation exclusive(sandbox.gate(), "resume");
   suspension.Resume(sandbox);
 }
 

@@ -14,7 +14,7 @@ namespace {
 /// page at a time: a million decisions (approve --all) are never held at once. Each decision
 /// is its own: one cut off half-way is pinned by the next call (an 's' pin says which it is).
 template <typename Pin>
-void Repin(ApprovalStore& approvals, const Sandbox& sandbox, Pin pin) {
+void Repin(ApprovalStore& approvals, const SandboxReader& sandbox, Pin pin) {
   constexpr size_t kPage = 4096;
   std::map<size_t, std::pair<UniqueFd, UniqueFd>> roots;  // live, upper
   RecordKey from{0, std::string()};
@@ -46,7 +46,7 @@ void Repin(ApprovalStore& approvals, const Sandbox& sandbox, Pin pin) {
 
 }  // namespace
 
-void PinDecisionsForMove(ApprovalStore& approvals, const Sandbox& sandbox) {
+void PinDecisionsForMove(ApprovalStore& approvals, const SandboxReader& sandbox) {
   Repin(approvals, sandbox,
         [](const FingerprintParts& parts, int live, int upper, const std::string& path, size_t) -> std::optional<std::string> {
           if (parts.kind == 's') return JoinFingerprint(parts);  // pinned by an earlier, cut-off suspend
@@ -55,7 +55,7 @@ void PinDecisionsForMove(ApprovalStore& approvals, const Sandbox& sandbox) {
         });
 }
 
-void PinDecisionsToLayers(ApprovalStore& approvals, const Sandbox& sandbox, const InodesByRoot& worked) {
+void PinDecisionsToLayers(ApprovalStore& approvals, const SandboxReader& sandbox, const InodesByRoot& worked) {
   Repin(approvals, sandbox,
         [&](const FingerprintParts& parts, int live, int upper, const std::string& path, size_t root) -> std::optional<std::string> {
           if (parts.kind != 's') return JoinFingerprint(parts);

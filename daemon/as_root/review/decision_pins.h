@@ -11,13 +11,14 @@
 
 #include "model/commit_step.h"
 #include "review/approval_store.h"
-#include "sandbox/sandbox.h"
+#include "sandbox/root_changes.h"
+#include "sandbox/sandbox_reader.h"
 
 namespace sandboxd {
 
 /// Before archiving or a commit (layers intact, unmounted): each decision that holds now gets an archive
 /// fingerprint; one that no longer holds is forgotten (it showed as pending already).
-void PinDecisionsForMove(ApprovalStore& approvals, const Sandbox& sandbox);
+void PinDecisionsForMove(ApprovalStore& approvals, const SandboxReader& sandbox);
 
 /// After restoring (resume, a suspend taken back, a commit's end, recovery): each move fingerprint is pinned to its
 /// restored entry when that entry is what was archived, and the decision forgotten otherwise.
@@ -27,6 +28,6 @@ void PinDecisionsForMove(ApprovalStore& approvals, const Sandbox& sandbox);
 /// of that file during the work that keeps its mode, size and mtime (a `touch -r`) is taken for
 /// the work's: a window of the commit's length, over the owner's own decision. Decisions with
 /// ordinary fingerprints are left as they are. Idempotent.
-void PinDecisionsToLayers(ApprovalStore& approvals, const Sandbox& sandbox, const InodesByRoot& worked = {});
+void PinDecisionsToLayers(ApprovalStore& approvals, const SandboxReader& sandbox, const InodesByRoot& worked = {});
 
 }  // namespace sandboxd

@@ -22,7 +22,7 @@ std::string PartnerShown(const std::string& partner, const std::string& prefix) 
 
 }  // namespace
 
-void ForEachDiffPage(Review& review, const Sandbox& sandbox, const std::vector<api::Selector>& selectors, size_t page_size,
+void ForEachDiffPage(Review& review, const SandboxReader& sandbox, const std::vector<api::Selector>& selectors, size_t page_size,
                      const std::function<bool(const DiffPage&)>& write) {
   api::SelectorIndex index(selectors);
   std::vector<bool> used(selectors.size(), false);

@@ -14,7 +14,8 @@
 
 #include "model/renames.h"
 #include "review/review.h"
-#include "sandbox/sandbox.h"
+#include "sandbox/root_changes.h"
+#include "sandbox/sandbox_reader.h"
 
 namespace sandboxd {
 
@@ -32,7 +33,7 @@ struct DiffPage {
 /// `write` returns false to stop (the reader went away). At most `page_size` changes a page
 /// (a rename's halves may add one). A selector that named nothing is refused at the end
 /// (Error kNotFound, as SelectChanges): with no other selector, before anything is written.
-void ForEachDiffPage(Review& review, const Sandbox& sandbox, const std::vector<api::Selector>& selectors, size_t page_size,
+void ForEachDiffPage(Review& review, const SandboxReader& sandbox, const std::vector<api::Selector>& selectors, size_t page_size,
                      const std::function<bool(const DiffPage&)>& write);
 
 }  // namespace sandboxd

@@ -24,7 +24,7 @@ namespace {
 bool HasSize(EntryType type) { return type == EntryType::kFile || type == EntryType::kSymlink; }
 
 /// Gives every decided approval without one the fingerprint of its change as it is now.
-void FillFingerprints(const Sandbox& sandbox, std::vector<Approval>& approvals) {
+void FillFingerprints(const SandboxReader& sandbox, std::vector<Approval>& approvals) {
   std::map<size_t, std::pair<UniqueFd, UniqueFd>> roots;
   for (auto& approval : approvals) {
     if (!approval.fingerprint.empty() || (approval.hunks.empty() && approval.whole == Verdict::kPending)) continue;
@@ -53,7 +53,7 @@ void BindContent(std::vector<Approval>& approvals, const ContentDigester& digest
 
 }  // namespace
 
-size_t Review::CheckBound(const Sandbox& sandbox, const ContentDigester& digest, bool unbind) {
+size_t Review::CheckBound(const SandboxReader& sandbox, const ContentDigester& digest, bool unbind) {
   std::vector<Approval> bound = store_.Bound(sandbox.id());
   if (bound.empty()) return 0;
   std::map<size_t, std::vector<size_t>> by_root;
@@ -79,7 +79,7 @@ size_t Review::CheckBound(const Sandbox& sandbox, const ContentDigester& digest,
   return lapsed.size();
 }
 
-std::vector<ReviewedChange> Review::Current(const Sandbox& sandbox) {
+std::vector<ReviewedChange> Review::Current(const SandboxReader& sandbox) {
   std::vector<ReviewedChange> reviewed;
   ForEach(sandbox, [&](ReviewedChange&& item) { reviewed.push_back(std::move(item)); });
   return reviewed;
@@ -121,7 +121,7 @@ void MakePending(Approval& approval) {
 
 }  // namespace
 
-SandboxRenames Review::StreamedRenames(const Sandbox& sandbox, const std::vector<RootChanges>& deletions) {
+SandboxRenames Review::StreamedRenames(const SandboxReader& sandbox, const std::vector<RootChanges>& deletions) {
   if (!find_renames_) return {};
   // Only additions of files and symlinks of a size some deleted one has can be the other half
   // (renames.h): those are kept from a second pass, the rest of the change set is not.
@@ -153,7 +153,7 @@ SandboxRenames Review::StreamedRenames(const Sandbox& sandbox, const std::vector
   return find_renames_(sandbox, halves);
 }
 
-void Review::ForEach(const Sandbox& sandbox, const std::function<void(ReviewedChange&&)>& visit, bool moving) {
+void Review::ForEach(const SandboxReader& sandbox, const std::function<void(ReviewedChange&&)>& visit, bool moving) {
   // First pass per root: its hard links linked up, and the deletions that may be halves of
   // renames; renames are known before the stream starts (the deleted half comes first or
   // last, in path order).
@@ -209,7 +209,7 @@ void Review::ForEach(const Sandbox& sandbox, const std::function<void(ReviewedCh
   }
 }
 
-size_t Review::Decide(const Sandbox& sandbox, const std::vector<api::Selector>& selectors, bool all, Verdict verdict,
+size_t Review::Decide(const SandboxReader& sandbox, const std::vector<api::Selector>& selectors, bool all, Verdict verdict,
                       const HunkCounter& count_hunks, const ContentDigester& bind) {
   // The change set is read as a stream, and only the decisions made now are written: what this
   // holds and writes grows with what the selectors name, never with the rest of a change set of
@@ -367,7 +367,7 @@ size_t Review::Decide(const Sandbox& sandbox, const std::vector<api::Selector>& 
   return decided;
 }
 
-OutlookTally::OutlookTally(const Sandbox& sandbox, const std::vector<api::Selector>& selectors, bool approve_pending)
+OutlookTally::OutlookTally(const SandboxReader& sandbox, const std::vector<api::Selector>& selectors, bool approve_pending)
     : sandbox_(sandbox), selectors_(selectors), index_(selectors), used_(selectors.size(), false), approve_pending_(approve_pending) {}
 
 void OutlookTally::Add(ReviewedChange item) {
@@ -397,7 +397,7 @@ CommitOutlook OutlookTally::Finish() {
   return std::move(outlook_);
 }
 
-CommitOutlook Review::Outlook(const Sandbox& sandbox, const std::vector<api::Selector>& selectors, bool approve_pending) {
+CommitOutlook Review::Outlook(const SandboxReader& sandbox, const std::vector<api::Selector>& selectors, bool approve_pending) {
   OutlookTally tally(sandbox, selectors, approve_pending);
   ForEach(sandbox, [&](ReviewedChange&& item) { tally.Add(std::move(item)); });
   return tally.Finish();
@@ -407,7 +407,7 @@ CommitOutlook Review::Outlook(const Sandbox& sandbox, const std::vector<api::Sel
 
 namespace sandboxd {
 
-CommitSelection Review::Selection(const Sandbox& sandbox, const std::vector<ReviewedChange>& reviewed,
+CommitSelection Review::Selection(const SandboxReader& sandbox, const std::vector<ReviewedChange>& reviewed,
                                   const std::vector<api::Selector>& selectors, bool approve_pending) {
   CommitSelection request;
   std::map<size_t, size_t> root_index;
@@ -423,7 +423,7 @@ CommitSelection Review::Selection(const Sandbox& sandbox, const std::vector<Revi
   return request;
 }
 
-TakenRenames Review::StreamTaken(const Sandbox& sandbox, const std::vector<api::Selector>& selectors, bool approve_pending,
+TakenRenames Review::StreamTaken(const SandboxReader& sandbox, const std::vector<api::Selector>& selectors, bool approve_pending,
                                  int64_t commit, const std::function<void(TakenChange&&)>& take, const ShapeLeft& shape_left) {
   std::vector<Approval> left;  // of the files partly committed (few)
   SelectionStream selection(sandbox, selectors, approve_pending, [&](TakenChange&& taken) {
@@ -441,7 +441,7 @@ TakenRenames Review::StreamTaken(const Sandbox& sandbox, const std::vector<api::
   return renames;
 }
 
-void Review::AfterCommit(const Sandbox& sandbox, int64_t commit, bool whole_upper, CommitJournal& journal) {
+void Review::AfterCommit(const SandboxReader& sandbox, int64_t commit, bool whole_upper, CommitJournal& journal) {
   if (whole_upper) {
     store_.ForgetAll(sandbox.id());
     Settle(sandbox, commit, true);
@@ -461,7 +461,7 @@ void Review::AfterCommit(const Sandbox& sandbox, int64_t commit, bool whole_uppe
   Settle(sandbox, commit, true);
 }
 
-void Review::SettleAwaitedCommits(const Sandbox& sandbox, CommitJournal& journal) {
+void Review::SettleAwaitedCommits(const SandboxReader& sandbox, CommitJournal& journal) {
   for (int64_t commit : store_.CommitsAwaited(sandbox.id())) {
     auto state = journal.StateOf(commit);
     // Still under way (a restart settles it): its outcome is not known yet.
@@ -472,7 +472,7 @@ void Review::SettleAwaitedCommits(const Sandbox& sandbox, CommitJournal& journal
   }
 }
 
-void Review::Settle(const Sandbox& sandbox, int64_t commit, bool went_live) {
+void Review::Settle(const SandboxReader& sandbox, int64_t commit, bool went_live) {
   // The hunks left of a partly committed file keep their decisions (rejected stays rejected),
   // under the fingerprint the file has now. Read, then kept and forgotten at once: forgotten
   // first, a kill before they were kept lost them (seen in CommitCrashTest under load).

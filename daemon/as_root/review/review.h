@@ -21,7 +21,8 @@
 #include "review/approval_store.h"
 #include "review/decision_pins.h"
 #include "review/fingerprint.h"
-#include "sandbox/sandbox.h"
+#include "sandbox/root_changes.h"
+#include "sandbox/sandbox_reader.h"
 #include "selector.h"
 
 namespace sandboxd {
@@ -42,13 +43,13 @@ struct CommitOutlook {
 /// with the renames only. See Review::Outlook.
 class OutlookTally {
  public:
-  OutlookTally(const Sandbox& sandbox, const std::vector<api::Selector>& selectors, bool approve_pending);
+  OutlookTally(const SandboxReader& sandbox, const std::vector<api::Selector>& selectors, bool approve_pending);
   void Add(ReviewedChange item);
   /// Throws Error(kNotFound) naming a selector that named nothing.
   CommitOutlook Finish();
 
  private:
-  const Sandbox& sandbox_;
+  const SandboxReader& sandbox_;
   const std::vector<api::Selector>& selectors_;
   api::SelectorIndex index_;
   std::vector<bool> used_;
@@ -71,7 +72,7 @@ using ShapeLeft = std::function<std::vector<int>(size_t root, const Change& chan
 /// the owner: what a decision made while a job runs is bound to (Approval::content).
 using ContentDigester = std::function<std::vector<std::string>(size_t root, const std::vector<std::string>& paths)>;
 /// Finding renames needs the owner's rights too (rename_finder.h).
-using RenameLookup = std::function<SandboxRenames(const Sandbox&, const std::vector<RootChanges>&)>;
+using RenameLookup = std::function<SandboxRenames(const SandboxReader&, const std::vector<RootChanges>&)>;
 
 class Review {
  public:
@@ -79,29 +80,29 @@ class Review {
       : store_(store), find_renames_(std::move(find_renames)) {}
 
   /// The change set with the decisions that still hold and its renames, in scan order.
-  std::vector<ReviewedChange> Current(const Sandbox& sandbox);
+  std::vector<ReviewedChange> Current(const SandboxReader& sandbox);
   /// The same one change at a time, without holding the change set: what it holds grows with
   /// the deletions (rename candidates) and the additions of their sizes, never with the rest.
   /// `moving`: the decisions were just pinned for a move (PinBeforeMoves), as a commit does
   /// before it stages: a decision pinned so holds while what it pinned does.
-  void ForEach(const Sandbox& sandbox, const std::function<void(ReviewedChange&&)>& visit, bool moving = false);
+  void ForEach(const SandboxReader& sandbox, const std::function<void(ReviewedChange&&)>& visit, bool moving = false);
   /// Decides `verdict` for what `selectors` name (every change when `all`). Returns how many
   /// changes or hunks were decided. Throws Error(kNotFound) naming a selector that names nothing.
   /// `bind` (given while a job of the sandbox runs): each decision is bound to its content's
   /// digest as it is now (Approval::content); without it, made on the fingerprint alone.
-  size_t Decide(const Sandbox& sandbox, const std::vector<api::Selector>& selectors, bool all, Verdict verdict,
+  size_t Decide(const SandboxReader& sandbox, const std::vector<api::Selector>& selectors, bool all, Verdict verdict,
                 const HunkCounter& count_hunks, const ContentDigester& bind = {});
   /// Checks the decisions bound to content against the content now: one whose bytes differ
   /// lapses (the change is pending again), whatever its time stamps say; with `unbind` (no job
   /// of the sandbox runs, so no mapping of one can write any more) one that holds is made on
   /// its fingerprint alone from then on. Returns how many lapsed.
-  size_t CheckBound(const Sandbox& sandbox, const ContentDigester& digest, bool unbind);
+  size_t CheckBound(const SandboxReader& sandbox, const ContentDigester& digest, bool unbind);
   ApprovalStore& store() { return store_; }
 
   /// What a commit of the approved changes `selectors` name (all without) would take;
   /// `approve_pending` as commit --all (ApprovePending). A selector naming nothing is refused,
   /// as Selection refuses it.
-  CommitOutlook Outlook(const Sandbox& sandbox, const std::vector<api::Selector>& selectors, bool approve_pending);
+  CommitOutlook Outlook(const SandboxReader& sandbox, const std::vector<api::Selector>& selectors, bool approve_pending);
 
   /// What a commit of the approved changes takes: approved changes whole, partly approved text
   /// files by hunk, and the new directories an approved change needs to exist in (a directory
@@ -109,7 +110,7 @@ class Review {
   /// With `selectors` (PATH: a change or every change beneath a directory), only the approved
   /// changes they name; a selector that names no change is refused.
   /// `approve_pending`: as commit --all, what they name that is pending is approved first.
-  static CommitSelection Selection(const Sandbox& sandbox, const std::vector<ReviewedChange>& reviewed,
+  static CommitSelection Selection(const SandboxReader& sandbox, const std::vector<ReviewedChange>& reviewed,
                                    const std::vector<api::Selector>& selectors = {}, bool approve_pending = false);
   /// For commit `commit` of part of the change set (CommitRequest::taken), once PinBeforeMoves
   /// pinned the decisions: streams what it takes
@@ -118,29 +119,29 @@ class Review {
   /// (those of the hunks left, renumbered: ApprovalLeft, with `shape_left` asked when a hunk
   /// was taken in part) then wait for its outcome in the store. Throws Error as
   /// SelectionStream does.
-  TakenRenames StreamTaken(const Sandbox& sandbox, const std::vector<api::Selector>& selectors, bool approve_pending, int64_t commit,
+  TakenRenames StreamTaken(const SandboxReader& sandbox, const std::vector<api::Selector>& selectors, bool approve_pending, int64_t commit,
                            const std::function<void(TakenChange&&)>& take, const ShapeLeft& shape_left = {});
   /// After commit `commit` went live: forgets decisions of what went live whole (all of them
   /// after a commit of the whole upper; else what its journaled steps name), and gives the
   /// partly committed files the decisions that waited for it.
-  void AfterCommit(const Sandbox& sandbox, int64_t commit, bool whole_upper, CommitJournal& journal);
+  void AfterCommit(const SandboxReader& sandbox, int64_t commit, bool whole_upper, CommitJournal& journal);
   /// Settles the decisions waiting for commits of the sandbox that are over (one refused,
   /// failed, or cut off and settled by recovery): kept if it went live, dropped if not.
-  void SettleAwaitedCommits(const Sandbox& sandbox, CommitJournal& journal);
+  void SettleAwaitedCommits(const SandboxReader& sandbox, CommitJournal& journal);
   /// Around a commit, which moves upper entries (decision_pins.h): before it, each decision that
   /// holds is pinned to what a move keeps; after it (done, refused or taken back), to the
   /// entries as they then are.
-  void PinBeforeMoves(const Sandbox& sandbox) { PinDecisionsForMove(store_, sandbox); }
-  void PinAfterMoves(const Sandbox& sandbox, const InodesByRoot& worked = {}) { PinDecisionsToLayers(store_, sandbox, worked); }
+  void PinBeforeMoves(const SandboxReader& sandbox) { PinDecisionsForMove(store_, sandbox); }
+  void PinAfterMoves(const SandboxReader& sandbox, const InodesByRoot& worked = {}) { PinDecisionsToLayers(store_, sandbox, worked); }
 
  private:
   /// Takes the decisions waiting for `commit`, and keeps them (pinned to the files as they are
   /// now) if it went live.
-  void Settle(const Sandbox& sandbox, int64_t commit, bool went_live);
+  void Settle(const SandboxReader& sandbox, int64_t commit, bool went_live);
   /// Pairs the halves of each rename in `reviewed`.
   /// The renames among root by root `deletions` (Sandbox::PrepareStream) and the additions of
   /// files and symlinks of their sizes.
-  SandboxRenames StreamedRenames(const Sandbox& sandbox, const std::vector<RootChanges>& deletions);
+  SandboxRenames StreamedRenames(const SandboxReader& sandbox, const std::vector<RootChanges>& deletions);
 
   ApprovalStore& store_;
   RenameLookup find_renames_;

@@ -233,7 +233,7 @@ std::optional<std::string> SightStore::StagedAt(const std::string& sandbox_id, s
   });
 }
 
-SightRecorder::SightRecorder(SightStore& sights, const Sandbox& sandbox, int64_t unseen_from_ns, int64_t agreed_ns,
+SightRecorder::SightRecorder(SightStore& sights, const SandboxReader& sandbox, int64_t unseen_from_ns, int64_t agreed_ns,
                              int64_t sighted_before_ns, std::function<void(const RecordKey&)> recorded_through)
     : sights_(sights),
       sandbox_(sandbox),
@@ -306,7 +306,7 @@ void SightRecorder::Write() {
 
 void SightRecorder::Finish() { Write(); }
 
-void RecordSights(SightStore& sights, const Sandbox& sandbox, const std::vector<RootChanges>& scan, int64_t unseen_from_ns,
+void RecordSights(SightStore& sights, const SandboxReader& sandbox, const std::vector<RootChanges>& scan, int64_t unseen_from_ns,
                   int64_t agreed_ns) {
   SightRecorder recorder(sights, sandbox, unseen_from_ns, agreed_ns);
   for (const auto& root : scan)
@@ -314,7 +314,7 @@ void RecordSights(SightStore& sights, const Sandbox& sandbox, const std::vector<
   recorder.Finish();
 }
 
-void RecordLinkedUpSights(SightStore& sights, const Sandbox& sandbox, size_t root, const std::vector<std::string>& paths) {
+void RecordLinkedUpSights(SightStore& sights, const SandboxReader& sandbox, size_t root, const std::vector<std::string>& paths) {
   UniqueFd live = sandbox.OpenLiveRoot(root), upper = sandbox.OpenUpper(root);
   UserCredentials owner = sandbox.LiveIdentity();
   Sights first;
@@ -325,7 +325,7 @@ void RecordLinkedUpSights(SightStore& sights, const Sandbox& sandbox, size_t roo
   sights.RecordFirst(sandbox.id(), first);
 }
 
-void ResightAfter(SightStore& sights, const Sandbox& sandbox, const std::vector<std::pair<size_t, std::string>>& paths) {
+void ResightAfter(SightStore& sights, const SandboxReader& sandbox, const std::vector<std::pair<size_t, std::string>>& paths) {
   std::map<size_t, std::pair<UniqueFd, UniqueFd>> roots;  // live, upper
   Sights now;
   std::vector<std::pair<size_t, std::string>> gone;
@@ -372,7 +372,7 @@ namespace {
 /// switch and one walk of parent directories per root (in path order, a directory's entries
 /// share their parent), not one per entry (a commit of 5,000 files spent a fifth of its time
 /// switching identities here).
-std::vector<std::string> LookAgain(const Sandbox& sandbox, const std::vector<std::pair<std::pair<size_t, std::string>, std::string>>& recorded) {
+std::vector<std::string> LookAgain(const SandboxReader& sandbox, const std::vector<std::pair<std::pair<size_t, std::string>, std::string>>& recorded) {
   std::vector<std::string> seen(recorded.size());
   UserCredentials owner = sandbox.LiveIdentity();
   for (size_t begin = 0; begin < recorded.size();) {
@@ -390,7 +390,7 @@ std::vector<std::string> LookAgain(const Sandbox& sandbox, const std::vector<std
 
 }  // namespace
 
-Sights CurrentSightsOf(SightStore& sights, const Sandbox& sandbox, const InodesByRoot& worked) {
+Sights CurrentSightsOf(SightStore& sights, const SandboxReader& sandbox, const InodesByRoot& worked) {
   Sights current;
   if (worked.empty()) return current;
   std::vector<std::pair<std::pair<size_t, std::string>, std::string>> candidates;
@@ -406,7 +406,7 @@ Sights CurrentSightsOf(SightStore& sights, const Sandbox& sandbox, const InodesB
   return current;
 }
 
-void ResightOtherNames(SightStore& sights, const Sandbox& sandbox, const Sights& current) {
+void ResightOtherNames(SightStore& sights, const SandboxReader& sandbox, const Sights& current) {
   if (current.empty()) return;
   std::vector<std::pair<std::pair<size_t, std::string>, std::string>> candidates;
   for (const auto& [key, sight] : sights.Load(sandbox.id())) {

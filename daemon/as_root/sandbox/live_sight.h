@@ -26,7 +26,8 @@
 #include "base/beneath.h"
 #include "unique_fd.h"
 #include "model/commit_step.h"
-#include "sandbox/sandbox.h"
+#include "sandbox/root_changes.h"
+#include "sandbox/sandbox_reader.h"
 #include "store/ordered_lookup.h"
 #include "store/store.h"
 
@@ -96,7 +97,7 @@ class SightStore {
 /// At the end of a job: a sight for every change of `scan` that has none, with live changes
 /// from `unseen_from_ns` on unseen; for an entry an earlier job copied up (without changing it
 /// then), from `agreed_ns` on (when the sandbox last agreed with the live tree).
-void RecordSights(SightStore& sights, const Sandbox& sandbox, const std::vector<RootChanges>& scan, int64_t unseen_from_ns,
+void RecordSights(SightStore& sights, const SandboxReader& sandbox, const std::vector<RootChanges>& scan, int64_t unseen_from_ns,
                   int64_t agreed_ns);
 
 /// The same for a change set read as a stream (root by root, in path order): Add each change in
@@ -107,7 +108,7 @@ class SightRecorder {
   /// A change whose upper entry last changed before `sighted_before_ns` (Sandbox::SightedBeforeNs)
   /// is passed over. `recorded_through`, when given, hears after each write the key of the last
   /// change handed in: every change up to it (in the stream's order) has its sight stored.
-  SightRecorder(SightStore& sights, const Sandbox& sandbox, int64_t unseen_from_ns, int64_t agreed_ns, int64_t sighted_before_ns = 0,
+  SightRecorder(SightStore& sights, const SandboxReader& sandbox, int64_t unseen_from_ns, int64_t agreed_ns, int64_t sighted_before_ns = 0,
                 std::function<void(const RecordKey&)> recorded_through = {});
   /// `upper_ctime_ns`: when the upper's entry last changed (ScanChangesTimed; 0: unknown, or no
   /// entry there).
@@ -124,7 +125,7 @@ class SightRecorder {
   void Write();
 
   SightStore& sights_;
-  const Sandbox& sandbox_;
+  const SandboxReader& sandbox_;
   UserCredentials owner_;  ///< whose eyes the live tree is read with (Sandbox::LiveIdentity)
   OrderedLookup<std::string> known_;
   int64_t unseen_from_ns_, agreed_ns_, sighted_before_ns_;
@@ -143,16 +144,16 @@ class SightRecorder {
 
 /// Names a scan linked up (hard_links.h) are copies the sandbox made of live entries: each is in
 /// sight as the live entry was when the copy was made (a live change since then is unseen).
-void RecordLinkedUpSights(SightStore& sights, const Sandbox& sandbox, size_t root, const std::vector<std::string>& paths);
+void RecordLinkedUpSights(SightStore& sights, const SandboxReader& sandbox, size_t root, const std::vector<std::string>& paths);
 
 /// After a commit or undo that took `paths`: each one still a change of the sandbox is in sight
 /// as the live tree is now (the sandbox put it there, or put it back), the others are forgotten.
-void ResightAfter(SightStore& sights, const Sandbox& sandbox, const std::vector<std::pair<size_t, std::string>>& paths);
+void ResightAfter(SightStore& sights, const SandboxReader& sandbox, const std::vector<std::pair<size_t, std::string>>& paths);
 
 /// Just before commit work that removes, replaces or moves a name of each live inode in
 /// `worked` (per root; InodesNamedBy): the sights of paths whose live entry is one of those
 /// inodes and is still as it was seen (no live change unseen).
-Sights CurrentSightsOf(SightStore& sights, const Sandbox& sandbox, const InodesByRoot& worked);
+Sights CurrentSightsOf(SightStore& sights, const SandboxReader& sandbox, const InodesByRoot& worked);
 
 /// After that work: each of `current` (CurrentSightsOf, from before it) still in sight, whose
 /// live entry is still the same inode, is in sight as it is now. Its ctime moved with the
@@ -161,6 +162,6 @@ Sights CurrentSightsOf(SightStore& sights, const Sandbox& sandbox, const InodesB
 /// edit of such a name while the work runs is taken for seen (as ResightAfter takes it for the
 /// paths the commit took): a window of the commit's length, where refusing every hard link's
 /// other name would be a conflict the owner never made.
-void ResightOtherNames(SightStore& sights, const Sandbox& sandbox, const Sights& current);
+void ResightOtherNames(SightStore& sights, const SandboxReader& sandbox, const Sights& current);
 
 }  // namespace sandboxd

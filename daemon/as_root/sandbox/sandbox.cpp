@@ -29,7 +29,8 @@
 
 namespace sandboxd {
 
-Sandbox::Sandbox(SandboxRecord record, const Layout& layout) : record_(std::move(record)), layout_(layout) {
+Sandbox::Sandbox(SandboxRecord record, const Layout& layout)
+    : record_(std::move(record)), layout_(layout), gate_(record_.id, record_.state) {
   record_.stores.resize(record_.roots.size());  // records written before storage areas: all in STATE
   record_.root_handles.resize(record_.roots.size());  // and before handles were kept: unknown
 }
@@ -52,24 +53,14 @@ bool Sandbox::LandsAcrossFileSystems(size_t root) const {
   return storage_st.st_dev != live_st.st_dev;
 }
 
-SandboxState Sandbox::state() const {
-  std::lock_guard lock(mutex_);
-  return record_.state;
-}
-
 SandboxRecord Sandbox::record() const {
-  std::lock_guard lock(mutex_);
-  return record_;
-}
-
-void Sandbox::SetState(SandboxState state) {
-  std::lock_guard lock(mutex_);
-  record_.state = state;
-}
-
-void Sandbox::CheckActive(const std::string& verb) const {
-  std::lock_guard lock(mutex_);
-  CheckUsable(verb);
+  SandboxRecord record;
+  {
+    std::lock_guard lock(mutex_);
+    record = record_;
+  }
+  record.state = gate_.state();  // the gate keeps it from the start
+  return record;
 }
 
 std::string Sandbox::PathPrefix(size_t root) const {
@@ -446,30 +437,18 @@ Error Sandbox::ReplacedRoot(size_t root) const {
                                         "tree); put that directory back at its path to use the sandbox");
 }
 
-namespace {
-UniqueFd Duplicate(const UniqueFd& fd) {
-  UniqueFd copy(fcntl(fd.get(), F_DUPFD_CLOEXEC, 3));
-  if (!copy) ThrowErrno("cannot duplicate a descriptor");
-  return copy;
-}
-}  // namespace
-
 UniqueFd Sandbox::OpenLiveRoot(size_t root) const {
+  if (auto kept = gate_.OperationRoot(root)) return std::move(*kept);
   std::string recorded;
   {
     std::lock_guard lock(mutex_);
-    if (root < operation_roots_.size() && operation_roots_[root]) return Duplicate(operation_roots_[root]);
     recorded = record_.root_handles.at(root);
   }
   UniqueFd live = OpenDirectoryNoSymlinks(record_.roots.at(root), O_PATH);
   // A directory whose file system gave a handle at create and gives none now is on another file
   // system: not the one either.
   if (!recorded.empty() && FileHandleText(live.get()) != recorded) throw ReplacedRoot(root);
-  std::lock_guard lock(mutex_);
-  if (!exclusive_) return live;
-  operation_roots_.resize(record_.roots.size());
-  if (!operation_roots_[root]) operation_roots_[root] = std::move(live);
-  return Duplicate(operation_roots_[root]);
+  return gate_.KeepOperationRoot(root, std::move(live));
 }
 
 bool Sandbox::FillMissingRootHandles() {
@@ -490,202 +469,12 @@ UniqueFd Sandbox::OpenUpper(size_t root) const {
 }
 
 int64_t Sandbox::last_used_usec() const {
-  std::lock_guard lock(mutex_);
-  return std::max(last_used_usec_, record_.last_used_usec);
-}
-
-int64_t Sandbox::BeginJob() {
-  // Without waiting for the file clock's next tick (up to 4 ms on every run): the job's command
-  // waits for it instead, once bwrap has set up, which as a rule took longer (job.h).
-  int64_t started = FileClockFineNowNs();
-  std::lock_guard lock(mutex_);
-  CheckUsable("run a job in");
-  last_used_usec_ = TheSystemClock().NowUsec();
-  if (exclusive_) throw Error(Code::kBusy, "sandbox " + record_.id + " is busy committing, discarding or being destroyed");
-  ++running_jobs_;
-  job_starts_.insert(started);
-  return started;
-}
-
-int64_t Sandbox::EndJob(int64_t started, bool settle) {
-  std::lock_guard lock(mutex_);
-  --running_jobs_;
-  // In the same step as the job is counted out: no exclusive operation may slip in between.
-  if (settle) ++settling_;
-  last_used_usec_ = TheSystemClock().NowUsec();
-  if (auto it = job_starts_.find(started); it != job_starts_.end()) job_starts_.erase(it);
-  return job_starts_.empty() ? started : std::min(started, *job_starts_.begin());
-}
-
-void Sandbox::SettleDone(unsigned jobs) {
-  std::lock_guard lock(mutex_);
-  settling_ -= std::min(settling_, jobs);
-  settled_.notify_all();  // also to readers behind the pass under way: it may be all that is left
-}
-
-bool Sandbox::QueueSettle(int64_t unseen_from_ns) {
-  std::lock_guard lock(mutex_);
-  queued_settle_.unseen_from_ns =
-      queued_settle_.jobs == 0 ? unseen_from_ns : std::min(queued_settle_.unseen_from_ns, unseen_from_ns);
-  ++queued_settle_.jobs;
-  if (settle_running_) return false;
-  settle_running_ = true;
-  return true;
-}
-
-std::optional<Sandbox::SettlePass> Sandbox::NextSettlePass() {
-  std::lock_guard lock(mutex_);
-  if (queued_settle_.jobs == 0) {
-    settle_running_ = false;  // in the same step: an end queued from now on starts a settling
-    return std::nullopt;
-  }
-  SettlePass pass = queued_settle_;
-  queued_settle_ = {};
-  passing_jobs_ = pass.jobs;
-  settled_through_.reset();
-  return pass;
-}
-
-void Sandbox::SettledThrough(const std::pair<size_t, std::string>& through) {
-  std::lock_guard lock(mutex_);
-  settled_through_ = through;
-  settled_.notify_all();
-}
-
-void Sandbox::SettlePassDone(const SettlePass& pass) {
-  std::lock_guard lock(mutex_);
-  settling_ -= std::min(settling_, pass.jobs);
-  passing_jobs_ = 0;
-  settled_through_.reset();
-  settled_.notify_all();
-}
-
-int64_t Sandbox::SightedBeforeNs() const {
-  std::lock_guard lock(mutex_);
-  return sighted_before_ns_;
-}
-
-void Sandbox::SightsRecordedBefore(int64_t ns) {
-  std::lock_guard lock(mutex_);
-  sighted_before_ns_ = std::max(sighted_before_ns_, ns);
-}
-
-namespace {
-/// How long an operation waits for the end of a job to be taken in (a scan of the change set:
-/// seconds at a million changes) before it gives up.
-constexpr auto kSettleWait = std::chrono::minutes(10);
-}  // namespace
-
-void Sandbox::WaitSettledLocked(std::unique_lock<std::mutex>& lock, const std::string& verb,
-                                const std::pair<size_t, std::string>* through) const {
-  // With `through`: jobs ended but not yet in the pass under way are settled by a later pass,
-  // from the start, so only the pass under way having passed the key will do.
-  auto settled = [&] {
-    return settling_ == 0 || (through && settling_ == passing_jobs_ && settled_through_ && *through <= *settled_through_);
-  };
-  if (!settled_.wait_for(lock, kSettleWait, settled))
-    throw Error(Code::kBusy, "sandbox " + record_.id + " is still taking in what its last job changed; cannot " + verb + " it now");
-}
-
-void Sandbox::WaitSettled(const std::string& verb) const {
-  std::unique_lock lock(mutex_);
-  WaitSettledLocked(lock, verb);
-}
-
-void Sandbox::WaitSettledThrough(const std::pair<size_t, std::string>& key, const std::string& verb) const {
-  std::unique_lock lock(mutex_);
-  WaitSettledLocked(lock, verb, &key);
-}
-
-void Sandbox::BeginExclusive(const std::string& verb) {
-  std::unique_lock lock(mutex_);
-  WaitSettledLocked(lock, verb);
-  CheckUsable(verb);
-  if (exclusive_) throw Error(Code::kBusy, "sandbox " + record_.id + " is busy with another operation; cannot " + verb + " now");
-  if (running_jobs_ > 0)
-    throw Error(Code::kBusy, "sandbox " + record_.id + " has " + std::to_string(running_jobs_) +
-                                 " running job(s); cannot " + verb + " it until they end");
-  exclusive_ = true;
-  if (progress_sink_ && (verb == "commit" || verb == "undo" || verb == "suspend" || verb == "resume"))
-    progress_ = std::make_unique<OperationProgress>(verb, progress_sink_);
-  std::function<void()> hook = before_exclusive_;
-  lock.unlock();
-  if (hook) hook();
-}
-
-void Sandbox::SetBeforeExclusive(std::function<void()> hook) {
-  std::lock_guard lock(mutex_);
-  before_exclusive_ = std::move(hook);
-}
-
-void Sandbox::EndExclusive(bool failed) {
-  std::unique_ptr<OperationProgress> progress;
+  int64_t recorded;
   {
     std::lock_guard lock(mutex_);
-    exclusive_ = false;
-    operation_roots_.clear();
-    last_used_usec_ = TheSystemClock().NowUsec();
-    progress = std::move(progress_);
+    recorded = record_.last_used_usec;
   }
-  // Its last report goes out without the sandbox held (the sink asks the bus who listens).
-  if (progress) progress->Finish(failed);
-}
-
-void Sandbox::SetProgressSink(ProgressSink sink) {
-  std::lock_guard lock(mutex_);
-  progress_sink_ = std::move(sink);
-}
-
-void Sandbox::ReportProgress(const ProgressFigures& figures) const {
-  if (progress_) progress_->Set(figures);
-}
-
-void Sandbox::AdvanceProgress(uint64_t entries, uint64_t bytes) const {
-  if (progress_) progress_->Advance(entries, bytes);
-}
-
-void Sandbox::CheckUsable(const std::string& verb) const {
-  if (destroyed_) throw Error(Code::kNotFound, "sandbox " + record_.id + " has been destroyed");
-  if (!broken_.empty()) throw Error(Code::kInvalidState, "sandbox " + record_.id + " cannot be used: " + broken_);
-  bool active = record_.state == SandboxState::kActive;
-  if (verb == "destroy" || verb == "collect") return;  // a suspended sandbox may go
-  if (verb == "resume") {
-    if (active) throw Error(Code::kInvalidState, "sandbox " + record_.id + " is not suspended; there is nothing to resume");
-    return;
-  }
-  if (!active && verb == "suspend") throw Error(Code::kInvalidState, "sandbox " + record_.id + " is already " + std::string(ToString(record_.state)));
-  if (!active)
-    throw Error(Code::kInvalidState, "sandbox " + record_.id + " is " + std::string(ToString(record_.state)) + "; resume it before you " + verb + " it");
-}
-
-void Sandbox::MarkBroken(const std::string& why) {
-  std::lock_guard lock(mutex_);
-  broken_ = why;
-}
-
-bool Sandbox::broken() const {
-  std::lock_guard lock(mutex_);
-  return !broken_.empty();
-}
-
-void Sandbox::MarkDestroyed() {
-  std::lock_guard lock(mutex_);
-  destroyed_ = true;
-}
-
-bool Sandbox::destroyed() const {
-  std::lock_guard lock(mutex_);
-  return destroyed_;
-}
-
-unsigned Sandbox::jobs_in_progress() const {
-  std::lock_guard lock(mutex_);
-  return running_jobs_ + settling_;
-}
-
-unsigned Sandbox::running_jobs() const {
-  std::lock_guard lock(mutex_);
-  return running_jobs_;
+  return std::max(gate_.last_used_usec(), recorded);
 }
 
 }  // namespace sandboxd

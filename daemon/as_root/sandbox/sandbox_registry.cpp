@@ -342,10 +342,10 @@ std::vector<std::pair<std::string, std::string>> SandboxRegistry::Recover(const 
     try {
       // A hard quota's layers are in a file system of their own: mounted before anything
       // settles what was cut off in them. A suspended sandbox has none mounted.
-      if (sandbox->state() != SandboxState::kSuspended) sandbox->MountLayers();
+      if (sandbox->gate().state() != SandboxState::kSuspended) sandbox->MountLayers();
       if (before_setup) before_setup(*sandbox);
-      if (sandbox->active()) sandbox->SetUp();  // a suspended one stays unmounted, its layers archived
-      if (sandbox->active() && sandbox->FillMissingRootHandles()) store_.SetRootHandles(record.id, sandbox->record().root_handles);
+      if (sandbox->gate().active()) sandbox->SetUp();  // a suspended one stays unmounted, its layers archived
+      if (sandbox->gate().active() && sandbox->FillMissingRootHandles()) store_.SetRootHandles(record.id, sandbox->record().root_handles);
     } catch (const std::exception& e) {
       failures.emplace_back(record.id, e.what());
     }

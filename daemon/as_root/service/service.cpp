@@ -138,7 +138,7 @@ void Service::OpenState() {
   review_log_ = std::make_unique<ReviewLog>(*store_);
   suspension_ = std::make_unique<Suspension>(*store_, *approvals_, config_.storage.archive_compression_level,
                                              ArchiveHelper(BesideHelper(options_.helper_path, "sandboxd-archive-helper")));
-  review_ = std::make_unique<Review>(*approvals_, [this](const Sandbox& sandbox, const std::vector<RootChanges>& scan) {
+  review_ = std::make_unique<Review>(*approvals_, [this](const SandboxReader& sandbox, const std::vector<RootChanges>& scan) {
     return FindRenames(*helpers_, sandbox, scan);
   });
 }
@@ -157,12 +157,12 @@ void Service::RecoverSandboxes() {
     // the layer for its backups, and its successor is made when the sandbox is set up (the
     // load test saw that warning given for a commit then finished whole).
     for (size_t i = 0; i < sandbox.roots().size(); ++i)
-      if (!settling && sandbox.active() && access(sandbox.UpperDir(i).c_str(), F_OK) != 0)
+      if (!settling && sandbox.gate().active() && access(sandbox.UpperDir(i).c_str(), F_OK) != 0)
         LogAbout(subject, spdlog::level::warn, "sandbox {}: the changes of root {} are missing from {}; it comes back without them",
                  sandbox.id(), sandbox.roots()[i], sandbox.UpperDir(i));
     // Decisions a commit pinned before it moved entries (decision_pins.h), or left waiting for
     // its outcome, that a kill left so.
-    if (sandbox.active() && access(sandbox.UpperDir(0).c_str(), F_OK) == 0) {
+    if (sandbox.gate().active() && access(sandbox.UpperDir(0).c_str(), F_OK) == 0) {
       try {
         review_->SettleAwaitedCommits(sandbox, *journal_);
         PinDecisionsToLayers(*approvals_, sandbox);
@@ -363,7 +363,7 @@ int Service::Run() {
 
 Activity Service::CurrentActivity() {
   Activity activity;
-  for (const auto& sandbox : registry_->List(0)) activity.running_jobs += sandbox->jobs_in_progress();
+  for (const auto& sandbox : registry_->List(0)) activity.running_jobs += sandbox->gate().jobs_in_progress();
   activity.operations = calls_ ? calls_->Busy() : 0;
   activity.last_call_usec = LastCallUsec();
   return activity;
