@@ -94,6 +94,43 @@ TEST(LandingEvacuateTest, ASecondEvacuationOverAPartlyRemovedAreaKeepsTheBackups
   EXPECT_TRUE(Exists(removed + "/e1")) << "the removed entry e1 was lost to a second evacuation";
 }
 
+// A commit cut off while its backups were being evacuated is evacuated again at the next
+// start, over what the first try left in the backup directory. The directory itself must stay
+// throughout (emptied, never removed and made again): killed between a removal and a making,
+// the next start found no directory to evacuate into, could not finish the commit, and left
+// its landing area in the live tree (seen in the model test, seed 2, step 58).
+TEST(LandingEvacuateTest, AnEvacuationEmptiesTheBackupDirectoriesInPlaceNeverRemovesThem) {
+  if (geteuid() != 0) GTEST_SKIP() << "keeping owners needs root";
+  ScopedTempDir dir;
+  const std::string live = dir.path() + "/live", area = live + "/.sandboxd-commit-s-2";
+  ASSERT_EQ(mkdir(live.c_str(), 0755), 0);
+  ASSERT_EQ(mkdir(area.c_str(), 0700), 0);
+  ASSERT_EQ(mkdir((area + "/upper").c_str(), 0700), 0);
+  ASSERT_EQ(mkdir((area + "/removed").c_str(), 0700), 0);
+  WriteFile(area + "/upper/a", "a\n");
+  const std::string backup = dir.path() + "/backup", removed = dir.path() + "/removed";
+  ASSERT_EQ(mkdir(backup.c_str(), 0700), 0);
+  ASSERT_EQ(mkdir(removed.c_str(), 0700), 0);
+  WriteFile(backup + "/stale", "half a copy\n");  // what a cut-off first try left
+  UniqueFd backup_before = OpenDir(backup, O_RDONLY), removed_before = OpenDir(removed, O_RDONLY);
+  UniqueFd live_fd = OpenDir(live, O_PATH);
+  HelperPrograms helpers("/nonexistent/helper");
+  LandingArea landing(helpers, UserCredentials{}, live_fd.get(), ".sandboxd-commit-s-2", live);
+  try {
+    landing.Evacuate(backup, removed);
+  } catch (const Error& e) {
+    if (std::string(e.what()).find("not supported") != std::string::npos) GTEST_SKIP() << e.what();
+    throw;
+  }
+  struct stat held {};
+  ASSERT_EQ(fstat(backup_before.get(), &held), 0);
+  EXPECT_GT(held.st_nlink, 0u) << "the backup directory was removed and made again: a kill between left none";
+  ASSERT_EQ(fstat(removed_before.get(), &held), 0);
+  EXPECT_GT(held.st_nlink, 0u) << "the removed directory was removed and made again";
+  EXPECT_EQ(ReadFile(backup + "/a"), "a\n");
+  EXPECT_FALSE(Exists(backup + "/stale")) << "what the cut-off try left was kept beside the copies";
+}
+
 /// A temp dir standing for a live root, open as `root_fd_`.
 class LandingActionsTest : public ::testing::Test {
  protected:

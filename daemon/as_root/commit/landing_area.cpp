@@ -21,13 +21,14 @@
 namespace sandboxd {
 namespace {
 
-/// Empties `path` (a directory of the daemon's) or makes it, keeping its owner and mode.
+/// Empties `path` (a directory of the daemon's, made with its owner and mode when the commit
+/// was prepared) in place: the directory itself stays, so that a kill at any instant leaves
+/// one for the evacuation that runs again at the next start (removed and made again, a kill
+/// between left none, and that commit could never be finished).
 UniqueFd FreshDirectory(const std::string& path) {
-  struct stat st;
-  if (lstat(path.c_str(), &st) != 0) ThrowErrno("cannot stat " + path);
-  RemoveTree(path);
-  MakeDirectory(path, st.st_mode & 07777, st.st_uid, st.st_gid);
-  return OpenDirectoryNoSymlinks(path, O_RDONLY | O_DIRECTORY);
+  UniqueFd dir = OpenDirectoryNoSymlinks(path, O_RDONLY | O_DIRECTORY);
+  for (const auto& entry : ListDirectory(path)) RemoveTree(path + "/" + entry);
+  return dir;
 }
 
 }  // namespace
