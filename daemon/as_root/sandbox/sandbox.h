@@ -69,7 +69,8 @@ class Sandbox final : public SandboxReader {
   int64_t last_used_usec() const;
   /// Its gate (jobs, the exclusive operation, settling) and where it is in its life
   /// (sandbox_gate.h): what every verb takes before it touches the sandbox.
-  SandboxGate& gate() const { return gate_; }
+  SandboxGate& gate() { return gate_; }
+  const SandboxGate& gate() const { return gate_; }
   /// "N/" for root N when the sandbox has more than one root, else "".
   std::string PathPrefix(size_t root) const override;
 
@@ -252,7 +253,7 @@ class Sandbox final : public SandboxReader {
   const Layout& layout_;
   /// Guards record_'s root handles (FillMissingRootHandles) and last use.
   mutable std::mutex mutex_;
-  mutable SandboxGate gate_;
+  SandboxGate gate_;
   LinkedUp linked_up_;
   /// One scan-and-link-up at a time (Scan, Unmount): a scan that found a name missing from the
   /// upper while another scan linked it up would skip the rescan and list the change set

@@ -251,7 +251,7 @@ std::optional<UniqueFd> SandboxGate::OperationRoot(size_t root) const {
   return std::nullopt;
 }
 
-UniqueFd SandboxGate::KeepOperationRoot(size_t root, UniqueFd opened) {
+UniqueFd SandboxGate::KeepOperationRoot(size_t root, UniqueFd opened) const {
   std::lock_guard lock(mutex_);
   if (!exclusive_) return opened;
   if (operation_roots_.size() <= root) operation_roots_.resize(root + 1);

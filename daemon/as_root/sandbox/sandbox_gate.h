@@ -131,7 +131,7 @@ class SandboxGate {
   /// Keeps `opened` as root `root`'s live directory for the operation under way, unless it has
   /// one already, and returns the one kept (a duplicate); with no operation under way, returns
   /// `opened` itself.
-  UniqueFd KeepOperationRoot(size_t root, UniqueFd opened);
+  UniqueFd KeepOperationRoot(size_t root, UniqueFd opened) const;
   /// Where the progress of its long operations (commit, undo, suspend, resume) goes
   /// (operation_progress.h); none: nowhere. Set by the sandbox's face while it is published.
   void SetProgressSink(ProgressSink sink);
@@ -167,8 +167,9 @@ class SandboxGate {
   int64_t last_used_usec_ = 0;
   bool exclusive_ = false;
   std::function<void()> before_exclusive_;
-  /// The live roots the exclusive operation under way has opened, by root.
-  std::vector<UniqueFd> operation_roots_;
+  /// The live roots the exclusive operation under way has opened, by root (kept by readers
+  /// of the sandbox too: the openings, not the gate, change).
+  mutable std::vector<UniqueFd> operation_roots_;
   ProgressSink progress_sink_;
   /// Of the exclusive operation under way, when it is one that reports progress.
   std::unique_ptr<OperationProgress> progress_;
