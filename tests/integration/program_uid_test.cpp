@@ -15,11 +15,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "../readme_runs_as.h"
 #include "harness.h"
 
 namespace sandboxd::it {
@@ -31,29 +31,6 @@ namespace fs = std::filesystem;
 const std::vector<std::string> kWrapped = {"sandboxd-helper", "sandboxd-text-helper", "sandboxd-archive-helper",
                                            "sandboxd-job-starter", "sandboxd-net-forwarder"};
 const std::vector<std::string> kBesideOnly = {"sandboxd-job-exec", "sandboxd-user-overlay"};
-
-/// The README's table: each program it names, and the words it gives for the uid it runs as.
-std::map<std::string, std::string> ReadmeRunsAs() {
-  std::istringstream in(ReadWhole(kSourceDir + "/README.md"));
-  std::map<std::string, std::string> runs_as;
-  std::string line;
-  bool in_table = false;
-  static const std::regex kRow(R"(^\|([^|]*)\|\s*([^|]*?)\s*\|)");
-  static const std::regex kName("`([a-z][a-z-]*)`");
-  while (std::getline(in, line)) {
-    if (line.rfind("| program | runs as |", 0) == 0) {
-      in_table = true;
-      continue;
-    }
-    if (!in_table || line.rfind("| ---", 0) == 0) continue;
-    std::smatch row;
-    if (!std::regex_search(line, row, kRow)) break;
-    std::string programs = row[1];
-    for (std::sregex_iterator it(programs.begin(), programs.end(), kName), end; it != end; ++it)
-      runs_as[(*it)[1]] = row[2];
-  }
-  return runs_as;
-}
 
 /// "Uid: R E S F" of /proc/PID/status as "R E S F".
 std::string UidsOf(const std::string& status_line) {
@@ -153,7 +130,7 @@ TEST_F(ProgramUidTest, EveryProgramRunsAsTheReadmeSays) {
   ASSERT_EQ(allowed.status, 0) << allowed.err;
   EXPECT_TRUE(Contains(allowed.out, "198.18.")) << "the job's lookup was not answered by its forwarder: " << allowed.out;
 
-  auto runs_as = ReadmeRunsAs();
+  auto runs_as = ReadmeRunsAsTable(kSourceDir + "/README.md");
   auto starts = Starts();
   SCOPED_TRACE("starts:\n" + ReadWhole(log_));
   ASSERT_TRUE(runs_as.count("sandboxd")) << "the README's table \"What runs as root, and why\" was not found";

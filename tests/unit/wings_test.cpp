@@ -17,6 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../readme_runs_as.h"
+
 namespace sandboxd {
 namespace {
 
@@ -181,32 +183,7 @@ TEST(WingsTest, WingsIncludeEachOtherWithoutACycle) {
 
 // --- The programs, as meson builds them ---
 
-/// The README's table "What runs as root, and why": each program it names, and the uid it says
-/// the program runs as.
-std::map<std::string, std::string> ReadmeRunsAs() {
-  std::istringstream in(ReadAll(kSource / "README.md"));
-  std::map<std::string, std::string> runs_as;
-  std::string line;
-  bool in_table = false;
-  static const std::regex kName("`([a-z][a-z-]*)`");
-  while (std::getline(in, line)) {
-    if (line.rfind("| program | runs as |", 0) == 0) {
-      in_table = true;
-      continue;
-    }
-    if (!in_table) continue;
-    if (line.empty() || line[0] != '|') break;
-    if (line.rfind("| ---", 0) == 0) continue;
-    size_t second = line.find('|', 1), third = line.find('|', second + 1);
-    std::string programs = line.substr(1, second - 1);
-    std::string uid = line.substr(second + 1, third - second - 1);
-    uid = uid.substr(uid.find_first_not_of(' '));
-    uid = uid.substr(0, uid.find_last_not_of(' ') + 1);
-    for (std::sregex_iterator it(programs.begin(), programs.end(), kName), end; it != end; ++it)
-      runs_as[(*it)[1]] = uid;
-  }
-  return runs_as;
-}
+std::map<std::string, std::string> ReadmeRunsAs() { return ReadmeRunsAsTable((kSource / "README.md").string()); }
 
 nlohmann::json IntroTargets() {
   std::ifstream in(kBuild / "meson-info" / "intro-targets.json");

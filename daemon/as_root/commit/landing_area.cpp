@@ -22,13 +22,11 @@ namespace sandboxd {
 namespace {
 
 /// Empties `path` (a directory of the daemon's, made with its owner and mode when the commit
-/// was prepared) in place: the directory itself stays, so that a kill at any instant leaves
-/// one for the evacuation that runs again at the next start (removed and made again, a kill
-/// between left none, and that commit could never be finished).
+/// was prepared) in place (EmptyDirectory): removed and made again, a kill between left none for
+/// the evacuation that runs again at the next start, and that commit could never be finished.
 UniqueFd FreshDirectory(const std::string& path) {
-  UniqueFd dir = OpenDirectoryNoSymlinks(path, O_RDONLY | O_DIRECTORY);
-  for (const auto& entry : ListDirectory(path)) RemoveTree(path + "/" + entry);
-  return dir;
+  EmptyDirectory(path);
+  return OpenDirectoryNoSymlinks(path, O_RDONLY | O_DIRECTORY);
 }
 
 }  // namespace

@@ -78,6 +78,12 @@ void RemoveTree(const std::string& path) {
   if (rmdir(path.c_str()) != 0 && errno != ENOENT) ThrowErrno("cannot remove " + path);
 }
 
+void EmptyDirectory(const std::string& path) {
+  UniqueFd fd = OpenDirectoryToEmpty(AT_FDCWD, path);
+  if (!fd) ThrowErrno("cannot open " + path);
+  RemoveChildren(fd.get(), path);
+}
+
 UniqueFd OpenDirectoryNoSymlinks(const std::string& path, int flags) {
   open_how how{};
   how.flags = static_cast<uint64_t>(flags | O_DIRECTORY | O_CLOEXEC);

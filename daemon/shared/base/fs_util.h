@@ -20,6 +20,10 @@ void MakeDirectory(const std::string& path, mode_t mode, uid_t uid = kOwnId, gid
 void MakeDirectories(const std::string& path, mode_t mode);
 /// rm -rf without following symlinks; a missing path is fine. Throws Error(kFailed).
 void RemoveTree(const std::string& path);
+/// Removes everything in directory `path` without following symlinks, keeping the directory
+/// itself (its owner and mode): a kill at any instant leaves the directory. Throws Error(kFailed)
+/// when it is missing or cannot be emptied.
+void EmptyDirectory(const std::string& path);
 /// Opens `path` (absolute) refusing any symlink on the way (openat2 RESOLVE_NO_SYMLINKS).
 UniqueFd OpenDirectoryNoSymlinks(const std::string& path, int flags);
 /// 16 lowercase hex digits from getrandom.
