@@ -133,10 +133,16 @@ bool GitIgnored::any() const {
 
 std::set<std::string> GitIgnored::Of(const std::vector<Path>& paths) const {
   std::set<std::string> ignored;
+  for (const auto& [shown, directory] : Ask(paths)) ignored.insert(shown);
+  return ignored;
+}
+
+std::set<std::pair<std::string, bool>> GitIgnored::Ask(const std::vector<Path>& paths) const {
+  std::set<std::pair<std::string, bool>> ignored;
   if (paths.empty() || !any()) return ignored;
   // Per root: the names' bytes, NUL-separated, as `git check-ignore --stdin -z` reads them.
   std::map<size_t, std::string> input;
-  std::map<size_t, std::map<std::string, std::string>> shown_as;  // root → bytes → the path as shown
+  std::map<size_t, std::map<std::string, Path>> asked_as;  // root → bytes asked → the question
   for (const auto& [path, directory] : paths) {
     size_t root = 0;
     std::string_view relative = path;
@@ -150,6 +156,11 @@ std::set<std::string> GitIgnored::Of(const std::vector<Path>& paths) const {
     if (root >= roots_.size() || !in_work_tree_[root]) continue;
     auto bytes = sandboxd::api::NameFromWire(relative);
     if (!bytes || bytes->empty() || *bytes == ".") continue;
+    // git decides what a name is by looking at the live tree (lstat), and a pattern like
+    // "docs/" matches directories only: a name asked as no directory where the live tree has
+    // one would be answered for the directory. Unsure is not ignored: it is shown.
+    struct stat live;
+    if (!directory && lstat((roots_[root] + "/" + *bytes).c_str(), &live) == 0 && S_ISDIR(live.st_mode)) continue;
     // Names are data: git reads a pathspec that begins with ':' as magic (":/dist/x" is
     // dist/x from the top, ":!x" an exclusion), so a job's name could be answered for another
     // path and its change folded unseen. check-ignore refuses --literal-pathspecs (git 2.39:
@@ -157,18 +168,44 @@ std::set<std::string> GitIgnored::Of(const std::vector<Path>& paths) const {
     // a glob, is what check-ignore matches. git answers with the name as asked.
     std::string asked = "./" + (directory ? *bytes + "/" : *bytes);
     input[root] += asked + '\0';
-    shown_as[root][asked] = path;
+    asked_as[root][asked] = {path, directory};
   }
   for (const auto& [root, names] : input) {
     bool ok = false;
     std::string answer = RunGit(roots_[root], {"check-ignore", "--stdin", "-z"}, names, ok);
     if (!ok) continue;  // git could not say: nothing is folded
     for (size_t start = 0, end; (end = answer.find('\0', start)) != std::string::npos; start = end + 1) {
-      auto found = shown_as[root].find(answer.substr(start, end - start));
-      if (found != shown_as[root].end()) ignored.insert(found->second);
+      auto found = asked_as[root].find(answer.substr(start, end - start));
+      if (found != asked_as[root].end()) ignored.emplace(found->second.shown, found->second.directory);
     }
   }
   return ignored;
+}
+
+std::vector<bool> GitIgnored::OfChanges(const std::vector<Sides>& changes) const {
+  std::vector<bool> answers(changes.size(), false);
+  if (changes.empty() || !any()) return answers;
+  auto questions = [](const Sides& change) {
+    std::vector<Path> asked;
+    if (!change.old_type.empty()) asked.push_back({std::string(change.path), change.old_type == "directory"});
+    if (!change.new_type.empty()) asked.push_back({std::string(change.path), change.new_type == "directory"});
+    // A rename moves a file (never a directory): its other path is one side more.
+    for (std::string_view partner : {change.renamed_from, change.renamed_to})
+      if (!partner.empty()) asked.push_back({std::string(partner), false});
+    return asked;
+  };
+  std::vector<Path> asked;
+  for (const Sides& change : changes)
+    for (Path& question : questions(change)) asked.push_back(std::move(question));
+  // A path asked both as a directory and as none is two questions, answered apart.
+  auto ignored = Ask(asked);
+  for (size_t i = 0; i < changes.size(); ++i) {
+    std::vector<Path> sides = questions(changes[i]);
+    bool all = !sides.empty();
+    for (const Path& side : sides) all = all && ignored.count({side.shown, side.directory}) > 0;
+    answers[i] = all;
+  }
+  return answers;
 }
 
 }  // namespace sandboxctl

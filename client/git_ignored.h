@@ -11,6 +11,7 @@
 #include <functional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "context.h"
@@ -34,11 +35,31 @@ class GitIgnored {
     std::string shown;
     bool directory = false;
   };
-  /// Of `paths`, those git ignores (as shown). Asks git once per root that has any.
+  /// Of `paths`, those git ignores (as shown). Asks git once per root that has any. git
+  /// answers for what the live tree holds: a path asked as no directory where the live tree
+  /// has a directory cannot be asked (git would look at the directory), and is not ignored.
   std::set<std::string> Of(const std::vector<Path>& paths) const;
+
+  /// A change's paths and what it has at them, as the daemon lists it ("" for a side that is
+  /// not there; a rename's other path).
+  struct Sides {
+    std::string_view path, old_type, new_type, renamed_from, renamed_to;
+    template <class Change>
+    static Sides Of(const Change& change) {
+      return {change.path, change.old_type, change.new_type, change.renamed_from, change.renamed_to};
+    }
+  };
+  /// Of `changes`, whether git ignores each: a change is folded only when git ignores every
+  /// side of it, each asked as what it is: its path as it was live and as it is in the sandbox
+  /// (a type change has both: "docs/" ignores a directory, never the symlink that took its
+  /// place, nor does "build/" hide the file a directory replaced), and a rename's other path.
+  /// A change with no side named is not folded.
+  std::vector<bool> OfChanges(const std::vector<Sides>& changes) const;
 
  private:
   explicit GitIgnored(std::function<std::vector<std::string>()> roots) : read_roots_(std::move(roots)) {}
+  /// Of `paths`, the questions git answers "ignored": (the path as shown, asked as a directory).
+  std::set<std::pair<std::string, bool>> Ask(const std::vector<Path>& paths) const;
   /// Reads the roots and asks which lie in a work tree, once.
   void Resolve() const;
 

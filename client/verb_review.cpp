@@ -160,15 +160,11 @@ ReviewOutcome Review::Run() {
   if (!ctx_.show_ignored) {
     GitIgnored git = GitIgnored::OfSandbox(ctx_, sandbox_.raw().getObjectPath());
     if (git.any()) {
-      std::vector<GitIgnored::Path> asked;
-      for (const auto& change : changes_) asked.push_back({change.path, change.new_type == "directory"});
-      ignored = git.Of(asked);
-      // A rename is one change, left alone only when git ignores both of its paths.
-      for (const auto& change : changes_)
-        if (!change.renamed_from.empty() && ignored.count(change.path) != ignored.count(change.renamed_from)) {
-          ignored.erase(change.path);
-          ignored.erase(change.renamed_from);
-        }
+      std::vector<GitIgnored::Sides> asked;
+      for (const auto& change : changes_) asked.push_back(GitIgnored::Sides::Of(change));
+      std::vector<bool> answers = git.OfChanges(asked);
+      for (size_t i = 0; i < changes_.size(); ++i)
+        if (answers[i]) ignored.insert(changes_[i].path);
     }
     if (!ignored.empty())
       Say(std::to_string(ignored.size()) + (ignored.size() == 1 ? " path" : " paths") +

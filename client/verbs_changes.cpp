@@ -11,6 +11,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "change_filter.h"
@@ -101,24 +102,18 @@ std::string SizeNote(const ListedChange& change, bool on_terminal) {
 }
 
 /// Calls `each` with every change as ForEachChange does, and whether git ignores it
-/// (git_ignored.h): where a root is in a git work tree, a page of changes at a time is asked
-/// about before it is handed out. A rename is one change, ignored only when both of its paths
-/// are: one half ignored would fold a path git shows (a file moved out of an ignored place).
+/// (GitIgnored::OfChanges: every side of it): where a root is in a git work tree, a page of
+/// changes at a time is asked about before it is handed out.
 void ForEachChangeWithIgnored(Context& ctx, const std::string& sandbox_path, const GitIgnored& git,
                               const std::function<void(const ListedChange&, std::string_view, bool ignored)>& each) {
   // Whether to ask git is decided at the first change: an empty change set asks nothing.
   std::optional<bool> folding;
   std::vector<std::pair<ListedChange, std::string>> page;
-  auto partner = [](const ListedChange& change) { return change.renamed_from.empty() ? change.renamed_to : change.renamed_from; };
   auto hand_out = [&] {
-    std::vector<GitIgnored::Path> paths;
-    for (const auto& [change, line] : page) {
-      paths.push_back({change.path, change.type == "directory"});
-      if (!partner(change).empty()) paths.push_back({partner(change), false});  // (a renamed entry is no directory)
-    }
-    auto ignored = git.Of(paths);
-    for (const auto& [change, line] : page)
-      each(change, line, ignored.count(change.path) > 0 && (partner(change).empty() || ignored.count(partner(change)) > 0));
+    std::vector<GitIgnored::Sides> changes;
+    for (const auto& [change, line] : page) changes.push_back(GitIgnored::Sides::Of(change));
+    std::vector<bool> ignored = git.OfChanges(changes);
+    for (size_t i = 0; i < page.size(); ++i) each(page[i].first, page[i].second, ignored[i]);
     page.clear();
   };
   ForEachChange(ctx, sandbox_path, [&](const ListedChange& change, std::string_view line) {
@@ -333,20 +328,33 @@ int VerbDiff(Context& ctx, const std::string& id_or_name, const std::vector<std:
     auto was_asked = [&](const std::string& changed) {
       return selectors.empty() || asked.AnyNames(changed) || !asked.HunksOf(changed).empty();
     };
+    struct Seen {
+      ChangeEntry entry;
+      bool ignored, counted, directory;
+      std::optional<std::string> git_dir;
+    };
+    std::vector<Seen> seen;
+    // A change git shows that put a directory where a file was (its diff: the file deleted)
+    // cannot be named without what it holds: the ignored paths beneath it are shown with it.
+    std::set<std::string> carrying;
     if (git.any())
       ForEachChangeWithIgnored(ctx, path, git, [&](const ListedChange& change, std::string_view, bool ignored) {
-      ignored = ignored && !ctx.show_ignored;
-      std::optional<std::string> git_dir;
-      if (!ctx.show_git_files && !asked.NamesExactly(change.path)) git_dir = repositories.GitDirOf(change);
-      entries.push_back({change.path, change.review, change.renamed_from.empty() ? change.renamed_to : change.renamed_from,
-                         ignored || git_dir.has_value()});
-      if (!patterns.Passes(change.path) || !was_asked(change.path)) return;
-      if (git_dir) {
-        if (change.type != "directory") ++git_left[*git_dir];
-      } else if (ignored) {
-        ++folded;
-      }
-    });
+        ignored = ignored && !ctx.show_ignored;
+        std::optional<std::string> git_dir;
+        if (!ctx.show_git_files && !asked.NamesExactly(change.path)) git_dir = repositories.GitDirOf(change);
+        if (!ignored && !git_dir && change.new_type == "directory" && !change.old_type.empty() && change.old_type != "directory")
+          carrying.insert(change.path);
+        seen.push_back({{change.path, change.review, change.renamed_from.empty() ? change.renamed_to : change.renamed_from},
+                        ignored, patterns.Passes(change.path) && was_asked(change.path), change.type == "directory", git_dir});
+      });
+    for (auto& [entry, ignored, counted, directory, git_dir] : seen) {
+      for (size_t slash = entry.path.rfind('/'); ignored && slash != std::string::npos && slash > 0; slash = entry.path.rfind('/', slash - 1))
+        ignored = !carrying.count(entry.path.substr(0, slash));
+      entry.left_out = ignored || git_dir.has_value();
+      if (counted && git_dir && !directory) ++git_left[*git_dir];
+      if (counted && !git_dir && ignored) ++folded;
+      entries.push_back(std::move(entry));
+    }
   }
   for (const auto& [git_dir, files] : git_left)
     std::cerr << "sandboxctl: " << files << (files == 1 ? " file" : " files") << " of git's own data in "

@@ -230,5 +230,48 @@ TEST(GitIgnoredAskingTest, GitStartsOnlyWhereAWorkTreeMayBeAndThereAreChanges) {
   World().Sandboxctl(kAlice, {"destroy", repo_id});
 }
 
+
+// A type change is one change with two sides, folded only when git ignores both, each asked as
+// what it is: "docs/" in .gitignore ignores the live directory docs, never the symlink a job put
+// in its place, yet git, asked in the live tree, looked at the directory there, and the symlink
+// went live unshown (found by the display-equals-commit property: approved, `diff` of it showed
+// nothing, commit landed it). Nor is a file git shows folded away as a directory takes its place.
+TEST(GitIgnoredTypeChangeTest, ATypeChangeIsFoldedOnlyWhenGitIgnoresBothOfItsSides) {
+  SANDBOXD_REQUIRE_WORLD();
+  std::string repo = World().MakeProject(kAlice);
+  ASSERT_EQ(World().RunAs(kAlice, {"sh", "-c", "git init -q && printf 'docs/\\nbuild/\\nlogs/\\n' > .gitignore && mkdir docs logs && "
+                                   "echo r > docs/README && echo l > logs/1 && echo b > build"}, {.cwd = repo}).status, 0);
+  std::string id = Trim(World().Sandboxctl(kAlice, {"create", repo}).out);
+  ASSERT_FALSE(id.empty());
+  Result job = World().Sandboxctl(kAlice, {"run", id, "sh", "-c", "rm -rf docs && ln -s docs docs && rm build && mkdir build && "
+                                           "echo o > build/out.o && rm -rf logs && mkdir logs && echo 2 > logs/2"});
+  ASSERT_EQ(job.status, 0) << job.err;
+  auto ctl = [&](const std::vector<std::string>& args) { return World().Sandboxctl(kAlice, args, {.cwd = repo}); };
+  // docs and build are shown; what the new build holds, and logs/, a directory on both sides, folded.
+  EXPECT_EQ(ctl({"changes", id}).out, "T build\nT docs\n! 3 paths ignored by git (--ignored lists them)\n");
+  Result diff = ctl({"diff", id});
+  EXPECT_TRUE(Contains(diff.out, "diff --git a/docs b/docs\nnew file mode 120000\n")) << diff.out;
+  EXPECT_TRUE(Contains(diff.out, "diff --git a/build b/build\ndeleted file mode 100644\n")) << diff.out;
+  // A directory is named with all it holds: build's deletion cannot be shown without out.o.
+  EXPECT_TRUE(Contains(diff.out, "+++ b/build/out.o\n")) << diff.out;
+  EXPECT_FALSE(Contains(diff.out, "logs/")) << diff.out;
+  EXPECT_TRUE(Contains(diff.err, "2 paths git ignores not shown")) << diff.err;
+  // What the diff shows of the approved, applied by git to a copy of the live tree, is what the
+  // commit lands (but for what git ignores).
+  ASSERT_EQ(ctl({"approve", id, "docs"}).status, 0);
+  const std::string patch = ctl({"diff", "--binary", id, "docs"}).out;
+  std::string copy = World().MakeProject(kAlice);
+  ASSERT_EQ(World().RunAs(kAlice, {"cp", "-a", repo + "/.", copy}).status, 0);
+  Result applied = World().RunAs(kAlice, {"git", "apply", "--binary", "-"}, {.input = patch, .cwd = copy});
+  EXPECT_EQ(applied.status, 0) << applied.err << patch;
+  ASSERT_EQ(ctl({"commit", id}).status, 0);
+  struct stat committed{}, patched{};
+  EXPECT_EQ(lstat((repo + "/docs").c_str(), &committed), 0);
+  EXPECT_TRUE(S_ISLNK(committed.st_mode));
+  EXPECT_EQ(lstat((copy + "/docs").c_str(), &patched), 0);
+  EXPECT_TRUE(S_ISLNK(patched.st_mode)) << patch;
+  World().Sandboxctl(kAlice, {"destroy", id});
+}
+
 }  // namespace
 }  // namespace sandboxd::it
