@@ -43,9 +43,9 @@ class CommitOperationTest : public testing::SandboxWorldTest {
     CreateRequest request;
     request.roots = {live_};
     sandbox_ = Create(request);
-    WriteFile(sandbox_->UpperDir(0) + "/a.txt", "sandbox a\n");
-    WriteFile(sandbox_->UpperDir(0) + "/c.txt", "sandbox c\n");
-    WriteFile(sandbox_->UpperDir(0) + "/lines.txt", kSandboxText);
+    WriteFile(sandbox_->paths().UpperDir(0) + "/a.txt", "sandbox a\n");
+    WriteFile(sandbox_->paths().UpperDir(0) + "/c.txt", "sandbox c\n");
+    WriteFile(sandbox_->paths().UpperDir(0) + "/lines.txt", kSandboxText);
   }
 
   size_t Decide(const std::vector<std::string>& selectors, Verdict verdict) {
@@ -84,16 +84,16 @@ TEST_F(CommitOperationTest, OnlyWhatTheOwnerApprovedGoesLiveAndAnUndoTakesItBack
   merged.replace(merged.find("2\n"), 2, "two\n");
   EXPECT_EQ(ReadFile(live_ + "/lines.txt"), merged) << "more or less than the approved hunk went live";
   // The rest waits in the sandbox, decided as it was.
-  EXPECT_EQ(ReadFile(sandbox_->UpperDir(0) + "/lines.txt"), kSandboxText);
+  EXPECT_EQ(ReadFile(sandbox_->paths().UpperDir(0) + "/lines.txt"), kSandboxText);
   EXPECT_EQ(Decisions().at("c.txt"), Verdict::kRejected);
   EXPECT_FALSE(Decisions().count("a.txt"));
-  EXPECT_TRUE(mounts_.IsMounted(sandbox_->MergedDir(0))) << "the sandbox was not set up again after its commit";
+  EXPECT_TRUE(mounts_.IsMounted(sandbox_->paths().MergedDir(0))) << "the sandbox was not set up again after its commit";
 
   UndoLastCommit(parts_, *sandbox_);
   EXPECT_EQ(ReadFile(live_ + "/a.txt"), "live a\n");
   EXPECT_EQ(ReadFile(live_ + "/lines.txt"), kLiveText);
-  EXPECT_EQ(ReadFile(sandbox_->UpperDir(0) + "/a.txt"), "sandbox a\n");
-  EXPECT_TRUE(mounts_.IsMounted(sandbox_->MergedDir(0)));
+  EXPECT_EQ(ReadFile(sandbox_->paths().UpperDir(0) + "/a.txt"), "sandbox a\n");
+  EXPECT_TRUE(mounts_.IsMounted(sandbox_->paths().MergedDir(0)));
 }
 
 TEST_F(CommitOperationTest, ACommitTheOwnerMayNotMakeMovesNothingAndLosesNoDecision) {
@@ -103,7 +103,7 @@ TEST_F(CommitOperationTest, ACommitTheOwnerMayNotMakeMovesNothingAndLosesNoDecis
   EXPECT_THROW(CommitChanges(parts_, *sandbox_, {}, [](size_t) { throw Error(Code::kAccessDenied, "not authorized"); }), Error);
   EXPECT_EQ(ReadFile(live_ + "/a.txt"), "live a\n");
   EXPECT_EQ(Decisions(), before);
-  EXPECT_TRUE(mounts_.IsMounted(sandbox_->MergedDir(0))) << "a refused commit left the sandbox unmounted";
+  EXPECT_TRUE(mounts_.IsMounted(sandbox_->paths().MergedDir(0))) << "a refused commit left the sandbox unmounted";
   EXPECT_EQ(helpers_.Runs(HelperOp::kSteps), 0);
   EXPECT_TRUE(journal_.Unfinished(sandbox_->id()).empty());
 }
@@ -114,7 +114,7 @@ TEST_F(CommitOperationTest, NothingApprovedTouchesNothingLiveAndAsksNoOne) {
   EXPECT_EQ(committed.committed, 0u);
   EXPECT_FALSE(asked);
   EXPECT_EQ(ReadFile(live_ + "/a.txt"), "live a\n");
-  EXPECT_TRUE(mounts_.IsMounted(sandbox_->MergedDir(0)));
+  EXPECT_TRUE(mounts_.IsMounted(sandbox_->paths().MergedDir(0)));
 }
 
 }  // namespace

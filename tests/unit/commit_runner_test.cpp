@@ -48,8 +48,8 @@ class CommitRunnerTest : public testing::SandboxWorldTest {
     store_.Insert(record);
     sandbox_ = std::make_unique<Sandbox>(record, layout_);
     // As the live root's, or the root itself would be a change (of its mode).
-    MakeDirectories(sandbox_->UpperDir(0), 0755);
-    MakeDirectories(sandbox_->WorkDir(0), 0700);
+    MakeDirectories(sandbox_->paths().UpperDir(0), 0755);
+    MakeDirectories(sandbox_->paths().WorkDir(0), 0700);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
 
@@ -61,7 +61,7 @@ class CommitRunnerTest : public testing::SandboxWorldTest {
 
   /// What a job would leave in the upper: a.txt changed, c.txt and d/e.txt made.
   void MakeChanges() {
-    const std::string upper = sandbox_->UpperDir(0);
+    const std::string upper = sandbox_->paths().UpperDir(0);
     WriteFile(upper + "/a.txt", "sandbox a\n");
     WriteFile(upper + "/c.txt", "sandbox c\n");
     MakeDirectory(upper + "/d", 0755);
@@ -104,14 +104,14 @@ TEST_F(CommitRunnerTest, AWholeCommitPutsEveryChangeLiveAndAnUndoTakesItBack) {
   EXPECT_GE(helpers_.Runs(HelperOp::kSteps), 1) << "the moves were not the helper's";
   EXPECT_TRUE(journal_.Unfinished(sandbox_->id()).empty());
 
-  MakeDirectories(sandbox_->UpperDir(0), 0755);  // SetUp's part after a whole commit: a new upper
+  MakeDirectories(sandbox_->paths().UpperDir(0), 0755);  // SetUp's part after a whole commit: a new upper
   auto undone = runner_.Undo(*sandbox_);
   EXPECT_EQ(undone.commit, journaled);
   EXPECT_EQ(ReadFile(live_ + "/a.txt"), "live a\n");
   EXPECT_FALSE(Exists(live_ + "/c.txt"));
   EXPECT_FALSE(Exists(live_ + "/d"));
   // And what it committed is the sandbox's again.
-  EXPECT_EQ(ReadFile(sandbox_->UpperDir(0) + "/c.txt"), "sandbox c\n");
+  EXPECT_EQ(ReadFile(sandbox_->paths().UpperDir(0) + "/c.txt"), "sandbox c\n");
 }
 
 TEST_F(CommitRunnerTest, APartialCommitTakesOnlyWhatItNames) {
@@ -122,8 +122,8 @@ TEST_F(CommitRunnerTest, APartialCommitTakesOnlyWhatItNames) {
   EXPECT_EQ(ReadFile(live_ + "/a.txt"), "live a\n") << "a change the commit did not take went live";
   EXPECT_FALSE(Exists(live_ + "/d"));
   // The rest stays in the sandbox, to be reviewed and committed later.
-  EXPECT_EQ(ReadFile(sandbox_->UpperDir(0) + "/a.txt"), "sandbox a\n");
-  EXPECT_FALSE(Exists(sandbox_->UpperDir(0) + "/c.txt"));
+  EXPECT_EQ(ReadFile(sandbox_->paths().UpperDir(0) + "/a.txt"), "sandbox a\n");
+  EXPECT_FALSE(Exists(sandbox_->paths().UpperDir(0) + "/c.txt"));
 }
 
 TEST_F(CommitRunnerTest, ALiveChangeNoJobSawRefusesTheCommitBeforeAnythingMoves) {
@@ -140,7 +140,7 @@ TEST_F(CommitRunnerTest, ALiveChangeNoJobSawRefusesTheCommitBeforeAnythingMoves)
   }
   EXPECT_EQ(ReadFile(live_ + "/a.txt"), "changed live meanwhile\n");
   EXPECT_FALSE(Exists(live_ + "/c.txt")) << "a refused commit moved something";
-  EXPECT_EQ(ReadFile(sandbox_->UpperDir(0) + "/c.txt"), "sandbox c\n");
+  EXPECT_EQ(ReadFile(sandbox_->paths().UpperDir(0) + "/c.txt"), "sandbox c\n");
   EXPECT_EQ(helpers_.Runs(HelperOp::kSteps), 0);
   // Forced, it goes through.
   request.force = true;
@@ -152,7 +152,7 @@ TEST_F(CommitRunnerTest, AStepTheOwnerCannotTakeRollsTheWholeCommitBack) {
   MakeChanges();
   // ro/ is live from before the sandbox and read-only to its owner: the new ro/new.txt cannot
   // go there, so neither may a.txt, c.txt or d/, whatever order the steps run in.
-  const std::string upper = sandbox_->UpperDir(0);
+  const std::string upper = sandbox_->paths().UpperDir(0);
   MakeDirectory(upper + "/ro", 0755);
   WriteFile(upper + "/ro/new.txt", "sandbox new\n");
   chmod((upper + "/ro").c_str(), 0555);
@@ -170,7 +170,7 @@ TEST_F(CommitRunnerTest, AStepTheOwnerCannotTakeRollsTheWholeCommitBack) {
   EXPECT_FALSE(Exists(live_ + "/ro/new.txt"));
   EXPECT_TRUE(journal_.Unfinished(sandbox_->id()).empty());
   // Nothing was lost either: the changes are the sandbox's still.
-  EXPECT_EQ(ReadFile(sandbox_->UpperDir(0) + "/c.txt"), "sandbox c\n");
+  EXPECT_EQ(ReadFile(sandbox_->paths().UpperDir(0) + "/c.txt"), "sandbox c\n");
 }
 
 }  // namespace

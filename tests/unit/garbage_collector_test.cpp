@@ -55,7 +55,7 @@ TEST_F(GarbageCollectorTest, AnExpiredSandboxGoesWholeAndNothingElseDoes) {
   EXPECT_EQ(unpublished_, std::vector<std::string>{short_lived->id()}) << "its D-Bus objects stayed";
   EXPECT_EQ(registry_.FindById(short_lived->id()), nullptr);
   EXPECT_FALSE(Exists(layout_.SandboxDir(short_lived->id())));
-  EXPECT_FALSE(mounts_.IsMounted(short_lived->MergedDir(0)));
+  EXPECT_FALSE(mounts_.IsMounted(short_lived->paths().MergedDir(0)));
   auto records = store_.LoadAll();
   EXPECT_EQ(records.size(), 2u);
   EXPECT_TRUE(std::none_of(records.begin(), records.end(), [&](const SandboxRecord& r) { return r.id == short_lived->id(); }));
@@ -76,7 +76,7 @@ TEST_F(GarbageCollectorTest, ASandboxAtWorkStaysExpiredOrNot) {
   }
   EXPECT_NE(registry_.FindById(running->id()), nullptr);
   EXPECT_NE(registry_.FindById(operated->id()), nullptr);
-  EXPECT_TRUE(Exists(operated->UpperDir(0)));
+  EXPECT_TRUE(Exists(operated->paths().UpperDir(0)));
   // Once the commit is over it may go; the job's sandbox only once the job has ended (and then
   // only after its idleness since the end).
   EXPECT_EQ(Collected(), std::vector<std::string>{operated->id()});

@@ -51,9 +51,9 @@ TEST_F(SandboxLifecycleTest, WhatASandboxWasMadeWithSurvivesARestartWhole) {
   {
     SandboxRegistry registry(layout_, store_);
     made = registry.Create(Request(), owner_, [](const std::vector<std::string>&) {});
-    EXPECT_TRUE(mounts_.IsMounted(made->MergedDir(0)));
-    EXPECT_TRUE(Exists(made->UpperDir(0)));
-    WriteFile(made->UpperDir(0) + "/new", "made in the sandbox\n");
+    EXPECT_TRUE(mounts_.IsMounted(made->paths().MergedDir(0)));
+    EXPECT_TRUE(Exists(made->paths().UpperDir(0)));
+    WriteFile(made->paths().UpperDir(0) + "/new", "made in the sandbox\n");
     made->Unmount();  // the daemon's end
   }
   SandboxRegistry again(layout_, store_);
@@ -66,8 +66,8 @@ TEST_F(SandboxLifecycleTest, WhatASandboxWasMadeWithSurvivesARestartWhole) {
   EXPECT_EQ(found->quota_bytes(), uint64_t{64} << 20);
   EXPECT_EQ(found->ttl_sec(), 3600u);
   EXPECT_EQ(found->hide(), std::vector<std::string>{"/etc/hostname"});
-  EXPECT_TRUE(mounts_.IsMounted(found->MergedDir(0))) << "the sandbox was not set up again";
-  EXPECT_EQ(ReadFile(found->UpperDir(0) + "/new"), "made in the sandbox\n");
+  EXPECT_TRUE(mounts_.IsMounted(found->paths().MergedDir(0))) << "the sandbox was not set up again";
+  EXPECT_EQ(ReadFile(found->paths().UpperDir(0) + "/new"), "made in the sandbox\n");
 }
 
 TEST_F(SandboxLifecycleTest, ACreateItsCallerMayNotMakeLeavesNothing) {
@@ -90,7 +90,7 @@ TEST_F(SandboxLifecycleTest, ADestroyedSandboxLeavesNothingAndTheSweepTakesOnlyW
   CreateRequest other = Request();
   other.name = "other";
   auto gone = registry.Create(other, owner_, [](const std::vector<std::string>&) {});
-  WriteFile(gone->UpperDir(0) + "/new", "made in the sandbox\n");
+  WriteFile(gone->paths().UpperDir(0) + "/new", "made in the sandbox\n");
   // Destroy, as the daemon does it: the record first, then the mounts and files.
   registry.Forget(gone->id());
   gone->gate().MarkDestroyed();
@@ -99,7 +99,7 @@ TEST_F(SandboxLifecycleTest, ADestroyedSandboxLeavesNothingAndTheSweepTakesOnlyW
   registry.EmptyTrash();
   EXPECT_FALSE(Exists(layout_.SandboxDir(gone->id())));
   EXPECT_FALSE(Exists(layout_.RunSandboxDir(gone->id())));
-  EXPECT_FALSE(mounts_.IsMounted(gone->MergedDir(0)));
+  EXPECT_FALSE(mounts_.IsMounted(gone->paths().MergedDir(0)));
   EXPECT_EQ(store_.LoadAll().size(), 1u);
   // Remains of a sandbox with no record (a destroy cut off before its files went): swept at
   // the next start; the kept sandbox stays whole.
@@ -112,7 +112,7 @@ TEST_F(SandboxLifecycleTest, ADestroyedSandboxLeavesNothingAndTheSweepTakesOnlyW
   restarted.EmptyTrash();
   EXPECT_FALSE(Exists(layout_.SandboxDir(orphan)));
   EXPECT_FALSE(Exists(layout_.RunSandboxDir(orphan)));
-  EXPECT_TRUE(Exists(kept->UpperDir(0)));
+  EXPECT_TRUE(Exists(kept->paths().UpperDir(0)));
   EXPECT_NE(restarted.FindById(kept->id()), nullptr);
   EXPECT_EQ(ReadFile(live_ + "/file"), "live\n");
 }
@@ -129,7 +129,7 @@ TEST_F(SandboxLifecycleTest, ARecordThisDaemonCannotReadKeepsOnlyItsSandboxDownA
     other.roots = {temp_ / "other"};
     MakeDirectory(temp_ / "other", 0755);
     fine = registry.Create(other, owner_, [](const std::vector<std::string>&) {});
-    WriteFile(odd->UpperDir(0) + "/new", "made in the sandbox\n");
+    WriteFile(odd->paths().UpperDir(0) + "/new", "made in the sandbox\n");
   }
   store_.WithDatabase([&](Database& db) {
     Statement(db, "UPDATE sandboxes SET state = 'hibernating' WHERE id = ?").Bind(1, odd->id()).Run();
@@ -143,7 +143,7 @@ TEST_F(SandboxLifecycleTest, ARecordThisDaemonCannotReadKeepsOnlyItsSandboxDownA
   EXPECT_EQ(restarted.FindById(odd->id()), nullptr);
   EXPECT_TRUE(restarted.SweepOrphans().empty()) << "the unreadable sandbox's layers were swept as an orphan's";
   restarted.EmptyTrash();
-  EXPECT_EQ(ReadFile(odd->UpperDir(0) + "/new"), "made in the sandbox\n");
+  EXPECT_EQ(ReadFile(odd->paths().UpperDir(0) + "/new"), "made in the sandbox\n");
 }
 
 }  // namespace

@@ -39,12 +39,12 @@ class StreamedConflictsTest : public ::testing::Test {
     record_ = {"00000000000000aa", "p", getuid(), SandboxState::kActive, 0, {live}};
     store_.Insert(record_);
     sandbox_.emplace(record_, layout_);
-    ASSERT_EQ(system(("mkdir -p '" + sandbox_->UpperDir(0) + "'").c_str()), 0);
+    ASSERT_EQ(system(("mkdir -p '" + sandbox_->paths().UpperDir(0) + "'").c_str()), 0);
     // A live file the owner edited after the sandbox was made and before the job, which then
     // edited the sandbox's copy of it: the job saw the owner's edit.
     for (const char* name : {"/a.txt", "/b.txt"}) {
       Write(live + name, "live\n");
-      Write(sandbox_->UpperDir(0) + name, "live\nsandbox\n");
+      Write(sandbox_->paths().UpperDir(0) + name, "live\nsandbox\n");
     }
   }
 

@@ -34,8 +34,8 @@ class SuspensionTest : public testing::SandboxWorldTest {
     request.name = "calc";
     sandbox_ = Create(request);
     // A job's work: a changed file and a new one; the owner approves one and rejects the other.
-    WriteFile(sandbox_->UpperDir(0) + "/a.txt", "sandbox a\n");
-    WriteFile(sandbox_->UpperDir(0) + "/c.txt", "sandbox c\n");
+    WriteFile(sandbox_->paths().UpperDir(0) + "/a.txt", "sandbox a\n");
+    WriteFile(sandbox_->paths().UpperDir(0) + "/c.txt", "sandbox c\n");
     auto whole = [](const std::vector<RootChanges>& asked, bool) {
       HunkCounts counts;
       for (const auto& root : asked)
@@ -67,8 +67,8 @@ TEST_F(SuspensionTest, ChangesAndDecisionsComeBackAcrossARestartWhileSuspended) 
   EXPECT_GT(suspension_.Suspend(*sandbox_), 0u);
   registry_.EmptyTrash();
   EXPECT_EQ(sandbox_->gate().state(), SandboxState::kSuspended);
-  EXPECT_FALSE(Exists(sandbox_->UpperDir(0) + "/c.txt")) << "the layers stayed beside the archive";
-  EXPECT_FALSE(mounts_.IsMounted(sandbox_->MergedDir(0)));
+  EXPECT_FALSE(Exists(sandbox_->paths().UpperDir(0) + "/c.txt")) << "the layers stayed beside the archive";
+  EXPECT_FALSE(mounts_.IsMounted(sandbox_->paths().MergedDir(0)));
   // A restart while suspended: the registry loads it again from the store, still suspended.
   SandboxRegistry restarted(layout_, store_);
   ASSERT_TRUE(restarted.Recover([&](Sandbox& sandbox) { EXPECT_EQ(suspension_.Recover(sandbox), ""); }).empty());
@@ -77,9 +77,9 @@ TEST_F(SuspensionTest, ChangesAndDecisionsComeBackAcrossARestartWhileSuspended) 
   EXPECT_EQ(again->gate().state(), SandboxState::kSuspended);
   suspension_.Resume(*again);
   EXPECT_EQ(again->gate().state(), SandboxState::kActive);
-  EXPECT_EQ(ReadFile(again->UpperDir(0) + "/a.txt"), "sandbox a\n");
-  EXPECT_EQ(ReadFile(again->UpperDir(0) + "/c.txt"), "sandbox c\n");
-  EXPECT_TRUE(mounts_.IsMounted(again->MergedDir(0)));
+  EXPECT_EQ(ReadFile(again->paths().UpperDir(0) + "/a.txt"), "sandbox a\n");
+  EXPECT_EQ(ReadFile(again->paths().UpperDir(0) + "/c.txt"), "sandbox c\n");
+  EXPECT_TRUE(mounts_.IsMounted(again->paths().MergedDir(0)));
   EXPECT_EQ(Decisions(*again), decided_) << "a decision was dropped or changed by suspend and resume";
   EXPECT_EQ(ReadFile(live_ + "/a.txt"), "live a\n");
 }
@@ -95,7 +95,7 @@ TEST_F(SuspensionTest, ASuspendCutOffBeforeItWasDoneIsTakenBackWithNothingLost) 
   auto again = restarted.FindById(sandbox_->id());
   ASSERT_NE(again, nullptr);
   EXPECT_EQ(again->gate().state(), SandboxState::kActive);
-  EXPECT_EQ(ReadFile(again->UpperDir(0) + "/c.txt"), "sandbox c\n");
+  EXPECT_EQ(ReadFile(again->paths().UpperDir(0) + "/c.txt"), "sandbox c\n");
   EXPECT_EQ(Decisions(*again), decided_);
   EXPECT_EQ(store_.LoadAll().at(0).state, SandboxState::kActive);
 }

@@ -11,6 +11,7 @@
 #include "bus/sandbox_access.h"
 #include "logging/log.h"
 #include "object_paths.h"
+#include "sandbox/sandbox.h"
 
 namespace sandboxd {
 namespace {

@@ -13,9 +13,10 @@
 #include "bus/caller.h"
 #include "job_adaptor.h"
 #include "jobs/job.h"
-#include "sandbox/sandbox.h"
 
 namespace sandboxd {
+
+class Sandbox;
 
 
 class JobDBus final : public sdbus::AdaptorInterfaces<org::sandboxd::Sandbox1::Job_adaptor> {

@@ -11,7 +11,7 @@
 namespace sandboxd {
 namespace {
 
-constexpr const char* kSchema = R"sql(
+constexpr const char* kJournalSchema = R"sql(
 CREATE TABLE IF NOT EXISTS commits (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   sandbox_id TEXT NOT NULL REFERENCES sandboxes(id) ON DELETE CASCADE,
@@ -52,7 +52,7 @@ CommitState StoredState(int64_t id, const std::string& name) {
 
 CommitJournal::CommitJournal(Store& store) : store_(store) {
   store_.WithDatabase([](Database& db) {
-    db.Exec(kSchema);
+    db.Exec(kJournalSchema);
     // Databases written before staged (partial) commits lack staged and finished_usec, those
     // written before renames from_path, those written before undos of undos forced.
     const std::pair<const char*, const char*> columns[] = {{"commits", "staged INTEGER NOT NULL DEFAULT 0"},

@@ -58,7 +58,7 @@ void StripPlacedEntries(const std::vector<CommitStep>& steps, const std::vector<
 }
 
 /// Where a commit notes the overlay marks it takes off (overlay_marks.h): with its backups.
-std::string MarksTakenPath(const Sandbox& sandbox, int64_t commit) { return sandbox.CommitBackupsDir(commit, 0) + "/marks"; }
+std::string MarksTakenPath(const Sandbox& sandbox, int64_t commit) { return sandbox.paths().CommitBackupsDir(commit, 0) + "/marks"; }
 
 }  // namespace
 
@@ -136,7 +136,7 @@ class HardLinkCheck {
 
 /// Where a partial commit lists what it takes until its steps are planned (taken_list.h): with
 /// the backups, never in a hard quota's file system (a sandbox at its quota must commit).
-std::string TakenListPath(const Sandbox& sandbox, int64_t commit) { return sandbox.CommitBackupsDir(commit, 0) + "/taken"; }
+std::string TakenListPath(const Sandbox& sandbox, int64_t commit) { return sandbox.paths().CommitBackupsDir(commit, 0) + "/taken"; }
 
 }  // namespace
 
@@ -410,7 +410,7 @@ CommitRunner::Outcome CommitRunner::CommitStaged(Sandbox& sandbox, const CommitR
     std::vector<UniqueFd> stages;
     std::vector<int> stage_fds;
     for (size_t i = 0; i < sandbox.roots().size(); ++i) {
-      stages.push_back(OpenDirectoryNoSymlinks(sandbox.CommitUpperDir(commit, i), O_PATH));
+      stages.push_back(OpenDirectoryNoSymlinks(sandbox.paths().CommitUpperDir(commit, i), O_PATH));
       stage_fds.push_back(stages.back().get());
     }
     TakenRenames renames = StageTaken(sandbox, commit, request, owner, fds, stage_fds, outcome);
@@ -612,7 +612,7 @@ std::vector<std::string> CommitRunner::Recover(Sandbox& sandbox) {
 
 void CommitRunner::PrepareDirectories(const Sandbox& sandbox, int64_t commit, bool staged) {
   // Each root's commit area is on the root's storage (the same file system as its upper).
-  for (const auto& dir : sandbox.StorageDirs()) {
+  for (const auto& dir : sandbox.paths().StorageDirs()) {
     std::string area = dir + "/commits/" + std::to_string(commit);
     MakeDirectory(dir + "/commits", 0700);
     MakeDirectory(area, 0700);
@@ -623,15 +623,15 @@ void CommitRunner::PrepareDirectories(const Sandbox& sandbox, int64_t commit, bo
   // The helper, running as the owner, moves removed live entries in here (and, for a staged
   // commit, exchanges entries in the stage).
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
-    MakeDirectory(sandbox.CommitRemovedDir(commit, i), 0700, sandbox.owner(), kOwnId);
-    if (staged) MakeDirectory(sandbox.CommitUpperDir(commit, i), 0700, sandbox.owner(), kOwnId);
+    MakeDirectory(sandbox.paths().CommitRemovedDir(commit, i), 0700, sandbox.owner(), kOwnId);
+    if (staged) MakeDirectory(sandbox.paths().CommitUpperDir(commit, i), 0700, sandbox.owner(), kOwnId);
     // The owner's helper reads the backups from here when an undo brings them back.
-    if (sandbox.LandsAcrossFileSystems(i)) MakeDirectory(sandbox.CommitBackupDir(commit, i), 0700, sandbox.owner(), kOwnId);
+    if (sandbox.LandsAcrossFileSystems(i)) MakeDirectory(sandbox.paths().CommitBackupDir(commit, i), 0700, sandbox.owner(), kOwnId);
   }
 }
 
 void CommitRunner::RemoveCommitDirs(const Sandbox& sandbox, int64_t commit) {
-  for (const auto& dir : sandbox.StorageDirs()) RemoveTree(dir + "/commits/" + std::to_string(commit));
+  for (const auto& dir : sandbox.paths().StorageDirs()) RemoveTree(dir + "/commits/" + std::to_string(commit));
 }
 
 void CommitRunner::Run(const Sandbox& sandbox, int64_t commit, StepDirection direction, bool staged) {
@@ -644,8 +644,8 @@ void CommitRunner::Run(const Sandbox& sandbox, int64_t commit, StepDirection dir
       fds.push_back(landing.OpenUpper());
       fds.push_back(landing.OpenRemoved());
     } else {
-      fds.push_back(staged ? OpenDirectoryNoSymlinks(sandbox.CommitUpperDir(commit, i), O_PATH) : sandbox.OpenUpper(i));
-      fds.push_back(OpenDirectoryNoSymlinks(sandbox.CommitRemovedDir(commit, i), O_PATH));
+      fds.push_back(staged ? OpenDirectoryNoSymlinks(sandbox.paths().CommitUpperDir(commit, i), O_PATH) : sandbox.OpenUpper(i));
+      fds.push_back(OpenDirectoryNoSymlinks(sandbox.paths().CommitRemovedDir(commit, i), O_PATH));
     }
     roots.push_back({fds[fds.size() - 3].get(), fds[fds.size() - 2].get(), fds.back().get()});
   }
@@ -689,7 +689,7 @@ std::optional<std::string> CommitRunner::SettleAfterMoves(const Sandbox& sandbox
         if (!live) {
           live = sandbox.OpenLiveRoot(root);
           upper = sandbox.OpenUpper(root);
-          std::string index = sandbox.WorkDir(root) + "/index";
+          std::string index = sandbox.paths().WorkDir(root) + "/index";
           if (Exists(index)) indexes[root] = OpenDirectoryNoSymlinks(index, O_RDONLY);
         }
         auto index = indexes.find(root);
@@ -719,7 +719,7 @@ void CommitRunner::ResightAfterTakingBack(const Sandbox& sandbox, const Sights& 
 std::vector<std::string> CommitRunner::Unstage(const Sandbox& sandbox, int64_t commit) {
   auto notes = RemoveLandings(sandbox, commit);
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
-    std::string stage = sandbox.CommitUpperDir(commit, i);
+    std::string stage = sandbox.paths().CommitUpperDir(commit, i);
     if (!Exists(stage)) continue;
     UniqueFd upper = sandbox.OpenUpper(i);
     UniqueFd stage_fd = OpenDirectoryNoSymlinks(stage, O_PATH);
@@ -756,7 +756,7 @@ std::vector<std::string> CommitRunner::ReturnToSandbox(const Sandbox& sandbox, i
   // A landing area now holds copies of what the commit put live; the originals are in the stage.
   auto notes = RemoveLandings(sandbox, commit);
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
-    std::string kept = sandbox.CommitUpperDir(commit, i);
+    std::string kept = sandbox.paths().CommitUpperDir(commit, i);
     if (!Exists(kept)) continue;
     UniqueFd upper = sandbox.OpenUpper(i);
     UniqueFd kept_fd = OpenDirectoryNoSymlinks(kept, O_PATH);
@@ -768,8 +768,8 @@ std::vector<std::string> CommitRunner::ReturnToSandbox(const Sandbox& sandbox, i
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
     if (!sandbox.LandsAcrossFileSystems(i)) continue;
     UniqueFd live = sandbox.OpenLiveRoot(i);
-    UniqueFd backup = OpenDirectoryNoSymlinks(sandbox.CommitBackupDir(commit, i), O_PATH);
-    UniqueFd removed = OpenDirectoryNoSymlinks(sandbox.CommitRemovedDir(commit, i), O_PATH);
+    UniqueFd backup = OpenDirectoryNoSymlinks(sandbox.paths().CommitBackupDir(commit, i), O_PATH);
+    UniqueFd removed = OpenDirectoryNoSymlinks(sandbox.paths().CommitRemovedDir(commit, i), O_PATH);
     journal_.ForEachStepPage(commit, false, kStepPage, [&](const std::vector<CommitStep>& steps) {
       for (auto& alias : RestoredAliases(backup.get(), removed.get(), live.get(), i, steps)) aliases.push_back(std::move(alias));
     });
@@ -803,8 +803,8 @@ std::vector<std::string> CommitRunner::RemoveLandings(const Sandbox& sandbox, in
 
 std::vector<CommitStep> CommitRunner::ImportBackups(const Sandbox& sandbox, int64_t commit, std::vector<CommitStep> steps) {
   ForEachLanding(sandbox, commit, [&](size_t root, const LandingArea& landing) {
-    UniqueFd backup = OpenDirectoryNoSymlinks(sandbox.CommitBackupDir(commit, root), O_PATH);
-    UniqueFd removed = OpenDirectoryNoSymlinks(sandbox.CommitRemovedDir(commit, root), O_PATH);
+    UniqueFd backup = OpenDirectoryNoSymlinks(sandbox.paths().CommitBackupDir(commit, root), O_PATH);
+    UniqueFd removed = OpenDirectoryNoSymlinks(sandbox.paths().CommitRemovedDir(commit, root), O_PATH);
     landing.Import(backup.get(), removed.get());
     steps = RebaseOnImportedBackups(std::move(steps), root, landing.OpenUpper().get(), landing.OpenRemoved().get());
   });
@@ -814,7 +814,7 @@ std::vector<CommitStep> CommitRunner::ImportBackups(const Sandbox& sandbox, int6
 std::vector<std::string> CommitRunner::KeepLandedBackups(const Sandbox& sandbox, int64_t commit) {
   std::vector<std::string> notes;
   ForEachLanding(sandbox, commit, [&](size_t root, const LandingArea& landing) {
-    landing.Evacuate(sandbox.CommitBackupDir(commit, root), sandbox.CommitRemovedDir(commit, root));
+    landing.Evacuate(sandbox.paths().CommitBackupDir(commit, root), sandbox.paths().CommitRemovedDir(commit, root));
     if (std::string note = landing.Remove(); !note.empty()) notes.push_back("sandbox " + sandbox.id() + ": " + note);
   });
   return notes;
@@ -834,11 +834,11 @@ void CommitRunner::Settle(const Sandbox& sandbox, int64_t commit) {
     };
     UniqueFd upper = sandbox.OpenUpper(i);
     UniqueFd live = sandbox.OpenLiveRoot(i);
-    UniqueFd stage = OpenDirectoryNoSymlinks(sandbox.CommitUpperDir(commit, i), O_PATH);
+    UniqueFd stage = OpenDirectoryNoSymlinks(sandbox.paths().CommitUpperDir(commit, i), O_PATH);
     // The index links the upper's own inodes. Across file systems the ones that went live are
     // copies, and the originals stay with the commit, in its stage: their entries go (the stage
     // holds nothing else). On one file system the entries of the inodes that went live go.
-    std::string index = sandbox.WorkDir(i) + "/index";
+    std::string index = sandbox.paths().WorkDir(i) + "/index";
     UniqueFd index_fd;
     if (Exists(index)) index_fd = OpenDirectoryNoSymlinks(index, O_RDONLY);
     const std::set<ino_t> indexed = IndexInodes(index_fd ? index_fd.get() : -1);
@@ -884,8 +884,8 @@ void CommitRunner::Settle(const Sandbox& sandbox, int64_t commit) {
 
 void CommitRunner::KeepBackups(const Sandbox& sandbox, int64_t commit) {
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
-    std::string upper = sandbox.UpperDir(i);
-    std::string kept = sandbox.CommitUpperDir(commit, i);
+    std::string upper = sandbox.paths().UpperDir(i);
+    std::string kept = sandbox.paths().CommitUpperDir(commit, i);
     struct stat attributes;
     if (lstat(upper.c_str(), &attributes) == 0 && !Exists(kept)) {
       if (rename(upper.c_str(), kept.c_str()) != 0) ThrowErrno("cannot keep the backups of commit " + std::to_string(commit));
@@ -897,7 +897,7 @@ void CommitRunner::KeepBackups(const Sandbox& sandbox, int64_t commit) {
     // Now, not later from a trash: the index holds a link to each file that went live, and its
     // removal changes their ctimes, which undo compares with what the commit recorded (a work
     // layer emptied after the commit made every undo refuse: "changed since the commit").
-    RemoveTree(sandbox.WorkDir(i));
+    RemoveTree(sandbox.paths().WorkDir(i));
   }
 }
 

@@ -88,20 +88,20 @@ JobLaunch JobLauncher::Assemble(const Sandbox& sandbox, JobRequest& request, con
   // In user mode the overlay is mounted over the root's own path in the job's namespaces
   // (user_overlay_main.cpp), so the root is bound to itself.
   for (size_t i = 0; i < sandbox.roots().size(); ++i)
-    config.roots.push_back({settings.user_mode ? sandbox.roots()[i] : sandbox.MergedDir(i), sandbox.roots()[i]});
+    config.roots.push_back({settings.user_mode ? sandbox.roots()[i] : sandbox.paths().MergedDir(i), sandbox.roots()[i]});
   // Its bwrap copies the namespace it starts in: one where the run dir's tree of overlays is
   // gone but for this sandbox's own (private_mounts.h). A copy of another sandbox's would keep
   // that sandbox's layers busy while the job runs, and its commit could not mount them again.
   if (!settings.user_mode) {
     launch.mounts = MountPruning{settings.run_dir, {}};
-    for (size_t i = 0; i < sandbox.roots().size(); ++i) launch.mounts->kept.push_back(sandbox.MergedDir(i));
+    for (size_t i = 0; i < sandbox.roots().size(); ++i) launch.mounts->kept.push_back(sandbox.paths().MergedDir(i));
     if (sandbox.scratch_home()) {
       // The owner's home, writable into the sandbox's scratch layer, at its canonical path.
       char* home = realpath(user.home.c_str(), nullptr);
       if (!home) ThrowErrno("cannot find the home " + user.home + " for the scratch home of sandbox " + sandbox.id());
-      config.scratch_home = {sandbox.ScratchHomeMerged(), home};
+      config.scratch_home = {sandbox.paths().ScratchHomeMerged(), home};
       free(home);
-      launch.mounts->kept.push_back(sandbox.ScratchHomeMerged());
+      launch.mounts->kept.push_back(sandbox.paths().ScratchHomeMerged());
     }
   }
   config.cwd = ResolveJobCwd(request.cwd, sandbox.roots(), sandbox.id(), request.options.cwd_fallback);
@@ -182,7 +182,7 @@ JobLaunch JobLauncher::Assemble(const Sandbox& sandbox, JobRequest& request, con
       // The job mounts its overlay over the root's path, with no kernel check of the upper's
       // origin (index=off): the directory there must be the one the sandbox was made over.
       sandbox.OpenLiveRoot(i);
-      prefix.insert(prefix.end(), {"--overlay", sandbox.roots()[i], sandbox.UpperDir(i), sandbox.WorkDir(i)});
+      prefix.insert(prefix.end(), {"--overlay", sandbox.roots()[i], sandbox.paths().UpperDir(i), sandbox.paths().WorkDir(i)});
     }
     prefix.push_back("--");
     launch.argv.insert(launch.argv.begin(), prefix.begin(), prefix.end());

@@ -29,7 +29,7 @@ void SandboxRemoval::Remove(const std::shared_ptr<Sandbox>& sandbox) const {
     sandbox->RemoveQuotaLayer();
     std::vector<std::string> stores;
     for (size_t i = 0; i < sandbox->roots().size(); ++i)
-      if (std::find(stores.begin(), stores.end(), sandbox->Store(i)) == stores.end()) stores.push_back(sandbox->Store(i));
+      if (std::find(stores.begin(), stores.end(), sandbox->paths().Store(i)) == stores.end()) stores.push_back(sandbox->paths().Store(i));
     registry_.RemoveFiles(sandbox->id(), stores);
     registry_.EmptyTrash();
   } catch (const std::exception& e) {

@@ -26,7 +26,7 @@ ArchiveProgress SuspendTotals(const Sandbox& sandbox) {
   ArchiveProgress totals;
   if (sandbox.roots().size() < 2) return totals;
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
-    TreeCount count = CountTree(sandbox.UpperDir(i));
+    TreeCount count = CountTree(sandbox.paths().UpperDir(i));
     totals.entries_total += count.entries;
     totals.bytes_total += count.bytes;
   }
@@ -38,7 +38,7 @@ ArchiveProgress ResumeTotals(const Sandbox& sandbox) {
   ArchiveProgress totals;
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
     struct stat st;
-    if (stat(sandbox.ArchivePath(i).c_str(), &st) == 0) totals.bytes_total += static_cast<uint64_t>(st.st_size);
+    if (stat(sandbox.paths().ArchivePath(i).c_str(), &st) == 0) totals.bytes_total += static_cast<uint64_t>(st.st_size);
   }
   return totals;
 }
@@ -56,7 +56,7 @@ void Suspension::Record(Sandbox& sandbox, SandboxState state) {
 }
 
 void Suspension::RemoveArchives(const Sandbox& sandbox) {
-  for (size_t i = 0; i < sandbox.roots().size(); ++i) RemoveTree(ArchiveDir(sandbox.ArchivePath(i)));
+  for (size_t i = 0; i < sandbox.roots().size(); ++i) RemoveTree(ArchiveDir(sandbox.paths().ArchivePath(i)));
 }
 
 uint64_t Suspension::Suspend(Sandbox& sandbox) {
@@ -69,12 +69,12 @@ uint64_t Suspension::Suspend(Sandbox& sandbox) {
     PinDecisionsForMove(approvals_, sandbox);
     RootsProgress progress(ProgressPhase::kArchiving, SuspendTotals(sandbox));
     for (size_t i = 0; i < sandbox.roots().size(); ++i) {
-      std::string archive = sandbox.ArchivePath(i);
+      std::string archive = sandbox.paths().ArchivePath(i);
       MakeDirectory(ArchiveDir(archive), 0700);
       ArchiveStats written;
       try {
         // As the owner writes: the archive is charged to the owner, like the layer it keeps.
-        written = archiver_.Write(sandbox.UpperDir(i), archive, level_, sandbox.OverlayIdentity(), ProgressOf(sandbox, progress));
+        written = archiver_.Write(sandbox.paths().UpperDir(i), archive, level_, sandbox.OverlayIdentity(), ProgressOf(sandbox, progress));
       } catch (const Error& e) {
         if (e.code() != Code::kQuotaExceeded) throw;
         throw Error(Code::kQuotaExceeded, "sandbox " + sandbox.id() + " cannot be suspended: uid " + std::to_string(sandbox.owner()) +
@@ -84,7 +84,7 @@ uint64_t Suspension::Suspend(Sandbox& sandbox) {
       progress.NextRoot(written);
       bytes += written.bytes;
     }
-    for (size_t i = 0; i < sandbox.roots().size(); ++i) SyncDirectory(ArchiveDir(sandbox.ArchivePath(i)));
+    for (size_t i = 0; i < sandbox.roots().size(); ++i) SyncDirectory(ArchiveDir(sandbox.paths().ArchivePath(i)));
     Record(sandbox, SandboxState::kSuspended);
   } catch (...) {
     // The layers are untouched until the archives are complete and recorded.
@@ -110,14 +110,14 @@ void Suspension::RestoreLayers(Sandbox& sandbox) {
   sandbox.MountLayers();
   RootsProgress progress(ProgressPhase::kRestoring, ResumeTotals(sandbox));
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
-    std::string upper = sandbox.UpperDir(i);
+    std::string upper = sandbox.paths().UpperDir(i);
     RemoveTree(upper);  // what a cut-off resume left
-    RemoveTree(sandbox.WorkDir(i));
+    RemoveTree(sandbox.paths().WorkDir(i));
     MakeDirectory(upper, 0700);  // its owner and mode come from the archive's "." entry
     try {
       // As the owner writes: what the layer takes is charged to the owner, within their quota,
       // never in the blocks kept for root.
-      progress.NextRoot(archiver_.Extract(sandbox.ArchivePath(i), upper, sandbox.OverlayIdentity(), ProgressOf(sandbox, progress)));
+      progress.NextRoot(archiver_.Extract(sandbox.paths().ArchivePath(i), upper, sandbox.OverlayIdentity(), ProgressOf(sandbox, progress)));
     } catch (const Error& e) {
       if (e.code() != Code::kQuotaExceeded) throw;
       throw Error(Code::kQuotaExceeded, "sandbox " + sandbox.id() + " cannot be resumed: uid " + std::to_string(sandbox.owner()) +

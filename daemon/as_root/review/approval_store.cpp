@@ -7,7 +7,7 @@
 namespace sandboxd {
 namespace {
 
-constexpr const char* kSchema = R"sql(
+constexpr const char* kApprovalSchema = R"sql(
 CREATE TABLE IF NOT EXISTS approvals (
   sandbox_id TEXT NOT NULL REFERENCES sandboxes(id) ON DELETE CASCADE,
   root INTEGER NOT NULL,
@@ -105,7 +105,7 @@ Approval ApprovalFromRow(Statement& row) {
 
 ApprovalStore::ApprovalStore(Store& store) : store_(store) {
   store_.WithDatabase([](Database& db) {
-    db.Exec(kSchema);
+    db.Exec(kApprovalSchema);
     // Databases written before decisions knew their rename partner lack the column: their
     // decisions were made on changes taken alone.
     auto has_column = [&](const std::string& name) {

@@ -7,7 +7,7 @@
 namespace sandboxd {
 namespace {
 
-constexpr const char* kSchema = R"sql(
+constexpr const char* kReviewLogSchema = R"sql(
 CREATE TABLE IF NOT EXISTS review_log (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
   sandbox_id TEXT NOT NULL REFERENCES sandboxes(id) ON DELETE CASCADE,
@@ -42,7 +42,7 @@ std::string_view ToString(ReviewAct act) { return NameOf(kActNames, act, "approv
 std::optional<ReviewAct> ReviewActFromString(std::string_view text) { return ValueOf<ReviewAct>(kActNames, text); }
 
 ReviewLog::ReviewLog(Store& store) : store_(store) {
-  store_.WithDatabase([](Database& db) { db.Exec(kSchema); });
+  store_.WithDatabase([](Database& db) { db.Exec(kReviewLogSchema); });
 }
 
 void ReviewLog::Add(const std::string& sandbox_id, ReviewEntry entry) {

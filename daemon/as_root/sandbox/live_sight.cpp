@@ -17,7 +17,7 @@
 namespace sandboxd {
 namespace {
 
-constexpr const char* kSchema = R"sql(
+constexpr const char* kSightSchema = R"sql(
 CREATE TABLE IF NOT EXISTS live_sights (
   sandbox_id TEXT NOT NULL REFERENCES sandboxes(id) ON DELETE CASCADE,
   root INTEGER NOT NULL,
@@ -134,7 +134,7 @@ std::string SightOf(const std::optional<struct stat>& found, int64_t unseen_from
 }
 
 SightStore::SightStore(Store& store) : store_(store) {
-  store_.WithDatabase([](Database& db) { db.Exec(kSchema); });
+  store_.WithDatabase([](Database& db) { db.Exec(kSightSchema); });
 }
 
 Sights SightStore::Load(const std::string& sandbox_id) {

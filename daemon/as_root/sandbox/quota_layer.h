@@ -66,7 +66,9 @@ class QuotaLayer {
 
   bool mounted() const;
   /// Where the sandbox's layers are kept inside the mounted file system.
-  std::string layers_dir() const { return mount_point_ + "/layers"; }
+  std::string layers_dir() const { return LayersDirIn(mount_point_); }
+  /// The same for the file system mounted at `mount_point`.
+  static std::string LayersDirIn(const std::string& mount_point) { return mount_point + "/layers"; }
   const std::string& image() const { return image_; }
 
  private:

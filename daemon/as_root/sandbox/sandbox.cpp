@@ -29,26 +29,28 @@
 
 namespace sandboxd {
 
-Sandbox::Sandbox(SandboxRecord record, const Layout& layout)
-    : record_(std::move(record)), layout_(layout), gate_(record_.id, record_.state) {
-  record_.stores.resize(record_.roots.size());  // records written before storage areas: all in STATE
-  record_.root_handles.resize(record_.roots.size());  // and before handles were kept: unknown
+namespace {
+
+/// The record as a Sandbox keeps it: one store and one handle per root (records written before
+/// storage areas had none: all in STATE; and before handles were kept: unknown).
+SandboxRecord Completed(SandboxRecord record) {
+  record.stores.resize(record.roots.size());
+  record.root_handles.resize(record.roots.size());
+  return record;
 }
 
-std::vector<std::string> Sandbox::StorageDirs() const {
-  std::vector<std::string> dirs;
-  for (size_t i = 0; i < record_.roots.size(); ++i)
-    if (std::find(dirs.begin(), dirs.end(), StorageDir(i)) == dirs.end()) dirs.push_back(StorageDir(i));
-  if (record_.hard_quota)
-    for (size_t i = 0; i < record_.roots.size(); ++i)
-      if (std::find(dirs.begin(), dirs.end(), StoreDir(i)) == dirs.end()) dirs.push_back(StoreDir(i));
-  return dirs;
-}
+}  // namespace
+
+Sandbox::Sandbox(SandboxRecord record, const Layout& layout)
+    : record_(Completed(std::move(record))),
+      layout_(layout),
+      paths_(layout, record_.id, record_.stores, record_.hard_quota),
+      gate_(record_.id, record_.state) {}
 
 bool Sandbox::LandsAcrossFileSystems(size_t root) const {
   struct stat storage_st, live_st;
   UniqueFd live = OpenLiveRoot(root);
-  if (stat(StorageDir(root).c_str(), &storage_st) != 0 || fstat(live.get(), &live_st) != 0)
+  if (stat(paths_.StorageDir(root).c_str(), &storage_st) != 0 || fstat(live.get(), &live_st) != 0)
     ThrowErrno("cannot stat root " + record_.roots.at(root) + " or its storage");
   return storage_st.st_dev != live_st.st_dev;
 }
@@ -97,10 +99,10 @@ void Sandbox::SetUp(const std::vector<int>& opened) {
                                    std::to_string(record_.roots.size()) + " roots");
   const std::string& id = record_.id;
   MountLayers();
-  for (const auto& dir : StorageDirs()) MakeDirectory(dir, 0700);
+  for (const auto& dir : paths_.StorageDirs()) MakeDirectory(dir, 0700);
   for (size_t i = 0; i < record_.roots.size(); ++i) {
-    MakeDirectory(StorageDir(i) + "/upper", 0700);
-    MakeDirectory(StorageDir(i) + "/work", 0700);
+    MakeDirectory(paths_.StorageDir(i) + "/upper", 0700);
+    MakeDirectory(paths_.StorageDir(i) + "/work", 0700);
   }
   FitQuotaLayer();
   // The merged views are host-visible; only the owner may enter them. In user mode there are
@@ -120,17 +122,17 @@ void Sandbox::SetUp(const std::vector<int>& opened) {
     // starts as a copy of the live root's attributes: a job sees its root unchanged.
     // An unprivileged daemon (user mode) keeps its own ids: it may not give the upper a group
     // it is not in (a shared project's), and the job's user namespace maps no other id anyway.
-    std::string upper = UpperDir(i);
+    std::string upper = paths_.UpperDir(i);
     if (access(upper.c_str(), F_OK) != 0) {
       // A layer made anew, its predecessor gone (lost, or taken whole by a commit): an index left
       // in the work dir names that one's root, and overlayfs would refuse the new one over it
       // (ESTALE, "failed to verify index dir"). Before, only a job in the bare, unmounted merged
       // dir hid that (a job now mounts its sandbox first).
-      RemoveTree(WorkDir(i));
+      RemoveTree(paths_.WorkDir(i));
       MakeDirectory(upper, st.st_mode & 07777, layout_.user_mode() ? kOwnId : st.st_uid, layout_.user_mode() ? kOwnId : st.st_gid);
     }
-    bool work_made = access(WorkDir(i).c_str(), F_OK) != 0;
-    MakeDirectory(WorkDir(i), 0700);
+    bool work_made = access(paths_.WorkDir(i).c_str(), F_OK) != 0;
+    MakeDirectory(paths_.WorkDir(i), 0700);
     if (layout_.user_mode()) continue;
     // An index begun with an empty upper links every copy-up the upper will hold (nfs_export=on
     // indexes each): one the upper holds under one name was never copied up and carries no
@@ -139,14 +141,14 @@ void Sandbox::SetUp(const std::vector<int>& opened) {
     // Nor once overlayfs has had the chance to drop a stale entry (its live original gone) at a
     // mount, which leaves that copy one link and its marks: a remount over index entries.
     if (work_made && !HasEntries(upper))
-      setxattr(WorkDir(i).c_str(), kIndexCoversUpper, "1", 1, 0);  // (where it cannot be set: look at all)
-    else if (!work_made && HasEntries(WorkDir(i) + "/index"))
-      removexattr(WorkDir(i).c_str(), kIndexCoversUpper);
-    if (std::string index = WorkDir(i) + "/index"; access(index.c_str(), F_OK) == 0)
+      setxattr(paths_.WorkDir(i).c_str(), kIndexCoversUpper, "1", 1, 0);  // (where it cannot be set: look at all)
+    else if (!work_made && HasEntries(paths_.WorkDir(i) + "/index"))
+      removexattr(paths_.WorkDir(i).c_str(), kIndexCoversUpper);
+    if (std::string index = paths_.WorkDir(i) + "/index"; access(index.c_str(), F_OK) == 0)
       ForgetDeadIndexEntries(OpenDirectoryNoSymlinks(index, O_RDONLY).get(), true);
     MakeDirectory(merged, 0700, record_.owner, kOwnId);
     try {
-      layout_.mounts().Mount({lower, upper, WorkDir(i), merged, /*user_xattr=*/false, &owner});
+      layout_.mounts().Mount({lower, upper, paths_.WorkDir(i), merged, /*user_xattr=*/false, &owner});
     } catch (const Error& e) {
       // Told about the root and the sandbox the caller knows, not our mount point.
       if (e.code() == Code::kInvalidState) throw ReplacedRoot(i);
@@ -157,7 +159,7 @@ void Sandbox::SetUp(const std::vector<int>& opened) {
 }
 
 void Sandbox::SetUpScratchHome(const UserCredentials& owner) {
-  const std::string merged = ScratchHomeMerged();
+  const std::string merged = paths_.ScratchHomeMerged();
   if (layout_.mounts().IsMounted(merged)) return;
   if (owner.home.empty()) throw Error(Code::kFailed, "sandbox " + record_.id + ": its owner uid " + std::to_string(record_.owner) + " has no home");
   // By its path (from the user database, not the caller): a home that is not the owner's
@@ -169,16 +171,16 @@ void Sandbox::SetUpScratchHome(const UserCredentials& owner) {
   if (st.st_uid != record_.owner)
     throw Error(Code::kInvalidState, "the home " + owner.home + " is not uid " + std::to_string(record_.owner) + "'s: sandbox " + record_.id +
                                          " gives it no scratch home");
-  MakeDirectory(StoreDir(0) + "/scratch-home", 0700);
+  MakeDirectory(paths_.StoreDir(0) + "/scratch-home", 0700);
   // Made as the home is, so that the job sees its home's root unchanged (as a root's upper).
-  if (access(ScratchHomeUpper().c_str(), F_OK) != 0) {
-    RemoveTree(ScratchHomeWork());
-    MakeDirectory(ScratchHomeUpper(), st.st_mode & 07777, st.st_uid, st.st_gid);
+  if (access(paths_.ScratchHomeUpper().c_str(), F_OK) != 0) {
+    RemoveTree(paths_.ScratchHomeWork());
+    MakeDirectory(paths_.ScratchHomeUpper(), st.st_mode & 07777, st.st_uid, st.st_gid);
   }
-  MakeDirectory(ScratchHomeWork(), 0700);
+  MakeDirectory(paths_.ScratchHomeWork(), 0700);
   MakeDirectory(merged, 0700, record_.owner, kOwnId);
   try {
-    layout_.mounts().Mount({home.get(), ScratchHomeUpper(), ScratchHomeWork(), merged, /*user_xattr=*/false, &owner});
+    layout_.mounts().Mount({home.get(), paths_.ScratchHomeUpper(), paths_.ScratchHomeWork(), merged, /*user_xattr=*/false, &owner});
   } catch (const Error& e) {
     throw Error(e.code(), "cannot mount the scratch home " + owner.home + " of sandbox " + record_.id + ": " + e.what());
   }
@@ -198,7 +200,7 @@ void Sandbox::FitQuotaLayer() {
 void Sandbox::ForgetIndexWhiteouts() const {
   if (layout_.user_mode()) return;  // each job's own overlay, with index=off
   for (size_t i = 0; i < record_.roots.size(); ++i) {
-    UniqueFd index(open((WorkDir(i) + "/index").c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd index(open((paths_.WorkDir(i) + "/index").c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (index) ForgetDeadIndexEntries(index.get(), false);
   }
 }
@@ -248,7 +250,7 @@ void Sandbox::Unmount(Layers layers) {
       continue;  // gone from the live tree: nothing of it can go live, as what follows will say
     }
     // Nothing to link up without a copy in the index (a job that only made new files): no scan.
-    if (!HasEntries(WorkDir(i) + "/index")) continue;
+    if (!HasEntries(paths_.WorkDir(i) + "/index")) continue;
     UniqueFd upper = OpenUpper(i);
     std::lock_guard link_up(link_up_mutex_);
     // Only what link-up looks at is held, never the change set (a million changes at a commit).
@@ -263,12 +265,12 @@ void Sandbox::Unmount(Layers layers) {
 
 bool Sandbox::IndexCoversUpper(size_t root) const {
   char value[1];
-  return !layout_.user_mode() && lgetxattr(WorkDir(root).c_str(), kIndexCoversUpper, value, sizeof value) == 1;
+  return !layout_.user_mode() && lgetxattr(paths_.WorkDir(root).c_str(), kIndexCoversUpper, value, sizeof value) == 1;
 }
 
 std::future<void> Sandbox::UnmountBeside() {
   bool links_up = false;
-  for (size_t i = 0; i < record_.roots.size() && !layout_.user_mode(); ++i) links_up |= HasEntries(WorkDir(i) + "/index");
+  for (size_t i = 0; i < record_.roots.size() && !layout_.user_mode(); ++i) links_up |= HasEntries(paths_.WorkDir(i) + "/index");
   // Link-up reads the merged views, as PrepareStream does where the index holds copies: an
   // unmount beside them would find them busy.
   if (links_up) {
@@ -283,7 +285,7 @@ std::future<void> Sandbox::UnmountBeside() {
 void Sandbox::UnmountForGood() {
   std::vector<std::string> mounted;
   for (size_t i = 0; i < record_.roots.size(); ++i) mounted.push_back(layout_.MergedDir(record_.id, i));
-  if (record_.scratch_home && !layout_.user_mode()) mounted.push_back(ScratchHomeMerged());
+  if (record_.scratch_home && !layout_.user_mode()) mounted.push_back(paths_.ScratchHomeMerged());
   for (const auto& merged : mounted) {
     try {
       layout_.mounts().Unmount(merged);
@@ -297,8 +299,8 @@ void Sandbox::UnmountForGood() {
 void Sandbox::ClearLayers() {
   MountLayers();
   for (size_t i = 0; i < record_.roots.size(); ++i) {
-    RemoveTree(UpperDir(i));
-    RemoveTree(WorkDir(i));
+    RemoveTree(paths_.UpperDir(i));
+    RemoveTree(paths_.WorkDir(i));
   }
   ReleaseLayers();
 }
@@ -306,15 +308,15 @@ void Sandbox::ClearLayers() {
 void Sandbox::TrashLayers() {
   if (record_.hard_quota) {
     for (size_t i = 0; i < record_.roots.size(); ++i) {
-      RemoveTree(UpperDir(i));
-      RemoveTree(WorkDir(i));
+      RemoveTree(paths_.UpperDir(i));
+      RemoveTree(paths_.WorkDir(i));
     }
     return;
   }
   for (size_t i = 0; i < record_.roots.size(); ++i) {
-    std::string trash = layout_.TrashDirIn(Store(i));
+    std::string trash = layout_.TrashDirIn(paths_.Store(i));
     MakeDirectory(trash, 0700);
-    for (const auto& layer : {UpperDir(i), WorkDir(i)}) {
+    for (const auto& layer : {paths_.UpperDir(i), paths_.WorkDir(i)}) {
       std::string to = trash + "/" + record_.id + "-" + RandomId();
       // Where the rename cannot be made (the trash just emptied away), the slow way.
       if (rename(layer.c_str(), to.c_str()) != 0 && errno != ENOENT) RemoveTree(layer);
@@ -364,7 +366,7 @@ std::vector<Change> Sandbox::PrepareStream(size_t root) const {
   // through (the merged view is unmounted: what a commit, undo or suspend reads after its
   // Unmount linked up everything): a walk for the deletions alone, which reads no file's
   // metadata. A full scan here was two of the five walks of the change set in a commit.
-  if (layout_.user_mode() || !HasEntries(WorkDir(root) + "/index") || !MergedViewMounted(root)) {
+  if (layout_.user_mode() || !HasEntries(paths_.WorkDir(root) + "/index") || !MergedViewMounted(root)) {
     std::vector<Change> deletions;
     for (auto& change : ScanDeletions(lower.get(), upper.get(), LiveIdentity()))
       if (change.old_type == EntryType::kFile || change.old_type == EntryType::kSymlink) deletions.push_back(std::move(change));
@@ -383,7 +385,7 @@ bool Sandbox::LinkUpTouched(size_t root, int lower_fd, int upper_fd, const std::
                             const std::set<std::string>& multi_linked) const {
   std::lock_guard link_up(link_up_mutex_);
   // As PrepareStream: no copy in the index, nothing to link; no merged view, nothing to link through.
-  if (layout_.user_mode() || !HasEntries(WorkDir(root) + "/index") || !MergedViewMounted(root)) return false;
+  if (layout_.user_mode() || !HasEntries(paths_.WorkDir(root) + "/index") || !MergedViewMounted(root)) return false;
   return LinkUpForReading(root, lower_fd, upper_fd, candidates, multi_linked);
 }
 
@@ -465,7 +467,7 @@ bool Sandbox::FillMissingRootHandles() {
 }
 
 UniqueFd Sandbox::OpenUpper(size_t root) const {
-  return OpenDirectoryNoSymlinks(UpperDir(root), O_PATH);
+  return OpenDirectoryNoSymlinks(paths_.UpperDir(root), O_PATH);
 }
 
 int64_t Sandbox::last_used_usec() const {

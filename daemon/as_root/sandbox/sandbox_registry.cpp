@@ -157,7 +157,7 @@ std::shared_ptr<Sandbox> SandboxRegistry::Create(const CreateRequest& request, c
   auto remove_remains = [this](Sandbox& made) {
     try {
       made.Unmount();
-      for (const auto& dir : made.StorageDirs()) RemoveTree(dir);
+      for (const auto& dir : made.paths().StorageDirs()) RemoveTree(dir);
       made.RemoveQuotaLayer();
       RemoveTree(layout_.RunSandboxDir(made.id()));
     } catch (...) {

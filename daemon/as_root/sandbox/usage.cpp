@@ -57,19 +57,19 @@ TreeUsage MeasureTree(const std::string& path) {
 
 uint64_t ChangesBytes(const Sandbox& sandbox) {
   uint64_t bytes = 0;
-  for (size_t i = 0; i < sandbox.roots().size(); ++i) bytes += MeasureTree(sandbox.UpperDir(i)).bytes;
+  for (size_t i = 0; i < sandbox.roots().size(); ++i) bytes += MeasureTree(sandbox.paths().UpperDir(i)).bytes;
   return bytes;
 }
 
 SandboxUsage MeasureSandbox(const Sandbox& sandbox) {
   SandboxUsage usage;
   for (size_t i = 0; i < sandbox.roots().size(); ++i) {
-    TreeUsage upper = MeasureTree(sandbox.UpperDir(i));
+    TreeUsage upper = MeasureTree(sandbox.paths().UpperDir(i));
     usage.changes.bytes += upper.bytes;
     usage.changes.entries += upper.entries;
-    usage.archive_bytes += FileBytes(sandbox.ArchivePath(i));
+    usage.archive_bytes += FileBytes(sandbox.paths().ArchivePath(i));
   }
-  for (const auto& dir : sandbox.StorageDirs()) usage.kept_bytes += MeasureTree(dir + "/commits").bytes;
+  for (const auto& dir : sandbox.paths().StorageDirs()) usage.kept_bytes += MeasureTree(dir + "/commits").bytes;
   // Unmounted (suspended), a hard quota's file system holds only what its commits keep (the
   // stages, for undo): its image's blocks are that cost on the host.
   if (sandbox.hard_quota() && !sandbox.quota_layer().mounted()) usage.kept_bytes += FileBytes(sandbox.quota_layer().image());

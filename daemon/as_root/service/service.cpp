@@ -157,12 +157,12 @@ void Service::RecoverSandboxes() {
     // the layer for its backups, and its successor is made when the sandbox is set up (the
     // load test saw that warning given for a commit then finished whole).
     for (size_t i = 0; i < sandbox.roots().size(); ++i)
-      if (!settling && sandbox.gate().active() && access(sandbox.UpperDir(i).c_str(), F_OK) != 0)
+      if (!settling && sandbox.gate().active() && access(sandbox.paths().UpperDir(i).c_str(), F_OK) != 0)
         LogAbout(subject, spdlog::level::warn, "sandbox {}: the changes of root {} are missing from {}; it comes back without them",
-                 sandbox.id(), sandbox.roots()[i], sandbox.UpperDir(i));
+                 sandbox.id(), sandbox.roots()[i], sandbox.paths().UpperDir(i));
     // Decisions a commit pinned before it moved entries (decision_pins.h), or left waiting for
     // its outcome, that a kill left so.
-    if (sandbox.gate().active() && access(sandbox.UpperDir(0).c_str(), F_OK) == 0) {
+    if (sandbox.gate().active() && access(sandbox.paths().UpperDir(0).c_str(), F_OK) == 0) {
       try {
         review_->SettleAwaitedCommits(sandbox, *journal_);
         PinDecisionsToLayers(*approvals_, sandbox);

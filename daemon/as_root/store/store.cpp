@@ -8,7 +8,7 @@
 namespace sandboxd {
 namespace {
 
-constexpr const char* kSchema = R"sql(
+constexpr const char* kStoreSchema = R"sql(
 CREATE TABLE IF NOT EXISTS sandboxes (
   id TEXT PRIMARY KEY,
   name TEXT NOT NULL,
@@ -62,7 +62,7 @@ Store::Store(const std::string& path) : db_(path) {
   db_.Exec("PRAGMA journal_size_limit=" + std::to_string(16 << 20));
   db_.Exec("PRAGMA synchronous=FULL");
   db_.Exec("PRAGMA foreign_keys=ON");
-  db_.Exec(kSchema);
+  db_.Exec(kStoreSchema);
   // Databases written by earlier versions lack the columns added since.
   AddColumnIfMissing("roots", "store", "TEXT NOT NULL DEFAULT ''");
   AddColumnIfMissing("roots", "handle", "TEXT NOT NULL DEFAULT ''");
