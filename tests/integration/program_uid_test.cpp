@@ -21,16 +21,12 @@
 
 #include "../readme_runs_as.h"
 #include "harness.h"
+#include "wrapped_programs.h"
 
 namespace sandboxd::it {
 namespace {
 
 namespace fs = std::filesystem;
-
-/// The programs sandboxd finds beside sandboxd-helper; the first five are wrapped.
-const std::vector<std::string> kWrapped = {"sandboxd-helper", "sandboxd-text-helper", "sandboxd-archive-helper",
-                                           "sandboxd-job-starter", "sandboxd-net-forwarder"};
-const std::vector<std::string> kBesideOnly = {"sandboxd-job-exec", "sandboxd-user-overlay"};
 
 /// "Uid: R E S F" of /proc/PID/status as "R E S F".
 std::string UidsOf(const std::string& status_line) {
@@ -48,23 +44,13 @@ class ProgramUidTest : public ::testing::Test {
     Harness& w = World();
     wrapped_ = w.job_visible_dir() + "/wrapped-programs";
     log_ = wrapped_ + "/starts.log";
-    fs::remove_all(wrapped_);
-    fs::create_directories(wrapped_);
-    chmod(wrapped_.c_str(), 0755);
-    const std::string real = fs::path(SANDBOXD_HELPER_BIN).parent_path();
-    for (const auto& program : kWrapped) {
-      std::string wrapper = wrapped_ + "/" + program;
-      WriteWhole(wrapper, "#!/bin/sh\necho \"" + program + " $(grep '^Uid:' /proc/$$/status)\" >> " + log_ + "\nexec " +
-                              real + "/" + program + " \"$@\"\n");
-      chmod(wrapper.c_str(), 0755);
-    }
-    // Copies, not symlinks: bwrap binds sandboxd-job-exec into the job at its path, and a symlink
-    // there would point the job at the build tree.
-    for (const auto& program : kBesideOnly) fs::copy_file(real + "/" + program, wrapped_ + "/" + program);
+    const std::string helper = MakeWrappedPrograms(wrapped_, [&](const std::string& program, const std::string& real) {
+      return "echo \"" + program + " $(grep '^Uid:' /proc/$$/status)\" >> " + log_ + "\nexec " + real + " \"$@\"\n";
+    });
     WriteWhole(log_, "");
     chmod(log_.c_str(), 0666);  // the programs that run as the owner write their line too
     w.StopDaemon();
-    ASSERT_TRUE(w.StartDaemon({}, {"SANDBOXD_HELPER=" + wrapped_ + "/sandboxd-helper"})) << w.DaemonLog();
+    ASSERT_TRUE(w.StartDaemon({}, {"SANDBOXD_HELPER=" + helper})) << w.DaemonLog();
   }
   void TearDown() override {
     if (!World().skip_reason().empty()) return;
@@ -139,7 +125,7 @@ TEST_F(ProgramUidTest, EveryProgramRunsAsTheReadmeSays) {
   for (const auto& line : Lines(ReadWhole("/proc/" + std::to_string(w.daemon_pid()) + "/status")))
     if (line.rfind("Uid:", 0) == 0) daemon_uids = UidsOf(line);
   EXPECT_EQ(daemon_uids, kUidsOf.at(runs_as["sandboxd"])) << "sandboxd itself";
-  for (const auto& program : kWrapped) {
+  for (const auto& program : kHelperPrograms) {
     ASSERT_TRUE(runs_as.count(program)) << "the README's table does not say what " << program << " runs as";
     ASSERT_TRUE(kUidsOf.count(runs_as[program])) << "the README says " << program << " runs as \"" << runs_as[program]
                                                   << "\", which this test does not know";
