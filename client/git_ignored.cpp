@@ -188,7 +188,9 @@ std::vector<bool> GitIgnored::OfChanges(const std::vector<Sides>& changes) const
   auto questions = [](const Sides& change) {
     std::vector<Path> asked;
     if (!change.old_type.empty()) asked.push_back({std::string(change.path), change.old_type == "directory"});
-    if (!change.new_type.empty()) asked.push_back({std::string(change.path), change.new_type == "directory"});
+    const bool new_directory = change.new_type == "directory";
+    if (!change.new_type.empty() && (change.old_type.empty() || (change.old_type == "directory") != new_directory))
+      asked.push_back({std::string(change.path), new_directory});  // (a side as the other is, asked once)
     // A rename moves a file (never a directory): its other path is one side more.
     for (std::string_view partner : {change.renamed_from, change.renamed_to})
       if (!partner.empty()) asked.push_back({std::string(partner), false});
