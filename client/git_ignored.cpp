@@ -131,12 +131,6 @@ bool GitIgnored::any() const {
   return any_;
 }
 
-std::set<std::string> GitIgnored::Of(const std::vector<Path>& paths) const {
-  std::set<std::string> ignored;
-  for (const auto& [shown, directory] : Ask(paths)) ignored.insert(shown);
-  return ignored;
-}
-
 std::set<std::pair<std::string, bool>> GitIgnored::Ask(const std::vector<Path>& paths) const {
   std::set<std::pair<std::string, bool>> ignored;
   if (paths.empty() || !any()) return ignored;
@@ -185,26 +179,25 @@ std::set<std::pair<std::string, bool>> GitIgnored::Ask(const std::vector<Path>& 
 std::vector<bool> GitIgnored::OfChanges(const std::vector<Sides>& changes) const {
   std::vector<bool> answers(changes.size(), false);
   if (changes.empty() || !any()) return answers;
-  auto questions = [](const Sides& change) {
-    std::vector<Path> asked;
-    if (!change.old_type.empty()) asked.push_back({std::string(change.path), change.old_type == "directory"});
-    const bool new_directory = change.new_type == "directory";
-    if (!change.new_type.empty() && (change.old_type.empty() || (change.old_type == "directory") != new_directory))
+  // Every change's questions, one after another: change i's are asked[first[i], first[i + 1]).
+  std::vector<Path> asked;
+  std::vector<size_t> first;
+  for (const Sides& change : changes) {
+    first.push_back(asked.size());
+    const bool old_directory = change.old_type == "directory", new_directory = change.new_type == "directory";
+    if (!change.old_type.empty()) asked.push_back({std::string(change.path), old_directory});
+    if (!change.new_type.empty() && (change.old_type.empty() || old_directory != new_directory))
       asked.push_back({std::string(change.path), new_directory});  // (a side as the other is, asked once)
     // A rename moves a file (never a directory): its other path is one side more.
     for (std::string_view partner : {change.renamed_from, change.renamed_to})
       if (!partner.empty()) asked.push_back({std::string(partner), false});
-    return asked;
-  };
-  std::vector<Path> asked;
-  for (const Sides& change : changes)
-    for (Path& question : questions(change)) asked.push_back(std::move(question));
+  }
+  first.push_back(asked.size());
   // A path asked both as a directory and as none is two questions, answered apart.
-  auto ignored = Ask(asked);
+  const auto ignored = Ask(asked);
   for (size_t i = 0; i < changes.size(); ++i) {
-    std::vector<Path> sides = questions(changes[i]);
-    bool all = !sides.empty();
-    for (const Path& side : sides) all = all && ignored.count({side.shown, side.directory}) > 0;
+    bool all = first[i] < first[i + 1];  // a change with no side named is not folded
+    for (size_t q = first[i]; all && q < first[i + 1]; ++q) all = ignored.count({asked[q].shown, asked[q].directory}) > 0;
     answers[i] = all;
   }
   return answers;

@@ -28,18 +28,6 @@ class GitIgnored {
   /// Whether any root lies in a git work tree (else nothing is ever ignored).
   bool any() const;
 
-  /// A changed path as `changes` shows it (a wire name, with "N/" before it when the sandbox has
-  /// several roots), and whether it is a directory in the sandbox (a pattern like "build/"
-  /// matches directories only, and the live tree may have none there for git to look at).
-  struct Path {
-    std::string shown;
-    bool directory = false;
-  };
-  /// Of `paths`, those git ignores (as shown). Asks git once per root that has any. git
-  /// answers for what the live tree holds: a path asked as no directory where the live tree
-  /// has a directory cannot be asked (git would look at the directory), and is not ignored.
-  std::set<std::string> Of(const std::vector<Path>& paths) const;
-
   /// A change's paths and what it has at them, as the daemon lists it ("" for a side that is
   /// not there; a rename's other path).
   struct Sides {
@@ -58,7 +46,17 @@ class GitIgnored {
 
  private:
   explicit GitIgnored(std::function<std::vector<std::string>()> roots) : read_roots_(std::move(roots)) {}
+  /// One question for git: a changed path as `changes` shows it (a wire name, with "N/" before
+  /// it when the sandbox has several roots), asked as a directory or as none (a pattern like
+  /// "build/" matches directories only, and the live tree may have none there for git to see).
+  struct Path {
+    std::string shown;
+    bool directory = false;
+  };
   /// Of `paths`, the questions git answers "ignored": (the path as shown, asked as a directory).
+  /// Asks git once per root that has any. git answers for what the live tree holds: a path
+  /// asked as no directory where the live tree has a directory cannot be asked (git would
+  /// look at the directory), and is not ignored.
   std::set<std::pair<std::string, bool>> Ask(const std::vector<Path>& paths) const;
   /// Reads the roots and asks which lie in a work tree, once.
   void Resolve() const;
