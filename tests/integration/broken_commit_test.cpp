@@ -37,16 +37,13 @@ class BrokenCommitTest : public ::testing::Test {
              "fi\n"
              "exec " + real + " \"$@\"\n";
     });
-    w.StopDaemon();
-    ASSERT_TRUE(w.StartDaemon({}, {"SANDBOXD_HELPER=" + helper_})) << w.DaemonLog();
+    ASSERT_TRUE(RestartDaemonOn(helper_)) << w.DaemonLog();
   }
   void TearDown() override {
     if (!World().skip_reason().empty()) return;
     fs::remove_all(switch_);
     if (!id_.empty()) World().Sandboxctl(kAlice, {"destroy", id_});
-    World().StopDaemon();
-    World().StartDaemon();
-    fs::remove_all(wrapped_);
+    RestartUsualDaemon(wrapped_);
   }
   void FailSteps() {
     fs::create_directories(switch_);
@@ -83,8 +80,7 @@ TEST_F(BrokenCommitTest, ABrokenSandboxIsAnnouncedRunsNothingAndTheNextStartSett
   // The next start settles the commit from its journal: wholly landed or wholly not, and the
   // sandbox is active again (and says so).
   fs::remove_all(switch_);
-  w.StopDaemon();
-  ASSERT_TRUE(w.StartDaemon({}, {"SANDBOXD_HELPER=" + helper_})) << w.DaemonLog();
+  ASSERT_TRUE(RestartDaemonOn(helper_)) << w.DaemonLog();
   const std::string landed = ReadWhole(project + "/a.txt");
   const bool has_new = fs::exists(project + "/new.txt");
   if (landed == "changed\n") {

@@ -12,7 +12,6 @@
 #include <pwd.h>
 #include <sys/stat.h>
 
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -25,8 +24,6 @@
 
 namespace sandboxd::it {
 namespace {
-
-namespace fs = std::filesystem;
 
 /// "Uid: R E S F" of /proc/PID/status as "R E S F".
 std::string UidsOf(const std::string& status_line) {
@@ -49,15 +46,12 @@ class ProgramUidTest : public ::testing::Test {
     });
     WriteWhole(log_, "");
     chmod(log_.c_str(), 0666);  // the programs that run as the owner write their line too
-    w.StopDaemon();
-    ASSERT_TRUE(w.StartDaemon({}, {"SANDBOXD_HELPER=" + helper})) << w.DaemonLog();
+    ASSERT_TRUE(RestartDaemonOn(helper)) << w.DaemonLog();
   }
   void TearDown() override {
     if (!World().skip_reason().empty()) return;
     if (!id_.empty()) World().Sandboxctl(kAlice, {"destroy", id_});
-    World().StopDaemon();
-    World().StartDaemon();
-    fs::remove_all(wrapped_);
+    RestartUsualDaemon(wrapped_);
   }
 
   /// Each wrapped program's starts, as "R E S F" uids, from the log.

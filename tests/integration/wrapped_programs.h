@@ -40,4 +40,17 @@ inline std::string MakeWrappedPrograms(const std::string& dir,
   return dir + "/sandboxd-helper";
 }
 
+/// The world's daemon, started again on the wrapped programs at `helper` (MakeWrappedPrograms).
+inline bool RestartDaemonOn(const std::string& helper) {
+  World().StopDaemon();
+  return World().StartDaemon({}, {"SANDBOXD_HELPER=" + helper});
+}
+
+/// The world's daemon started again as every other test has it, and the wrappers in `dir` gone.
+inline void RestartUsualDaemon(const std::string& dir) {
+  World().StopDaemon();
+  World().StartDaemon();
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace sandboxd::it
