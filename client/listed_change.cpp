@@ -2,6 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "units.h"
+#include "utf8.h"
+
 namespace sandboxctl {
 namespace {
 
@@ -138,6 +141,24 @@ std::string ReviewNote(const ListedChange& change) {
     note += std::string(note.back() == ':' ? "" : ",") + " hunks " + HunkNumbers(change.split_hunks) + " decided in parts";
   if (change.hunks) note += ", of " + std::to_string(*change.hunks);
   return note + "]";
+}
+
+std::string RenameNote(const ListedChange& change) {
+  if (!change.renamed_from.empty()) return " (renamed from " + sandboxd::api::ShowWireName(change.renamed_from) + ")";
+  if (!change.renamed_to.empty()) return " (renamed to " + sandboxd::api::ShowWireName(change.renamed_to) + ")";
+  return "";
+}
+
+std::string SizeNote(const ListedChange& change) {
+  if (change.old_size && change.new_size && *change.old_size != *change.new_size)
+    return "  " + sandboxd::units::HumanBytes(*change.old_size) + " -> " + sandboxd::units::HumanBytes(*change.new_size);
+  if (change.new_size) return "  " + sandboxd::units::HumanBytes(*change.new_size);
+  if (change.old_size) return "  " + sandboxd::units::HumanBytes(*change.old_size);
+  return "";
+}
+
+std::string ConflictNote(const ListedChange& change) {
+  return change.conflict || !change.conflict_reason.empty() ? " [conflict: " + change.conflict_reason + "]" : "";
 }
 
 }  // namespace sandboxctl

@@ -30,6 +30,9 @@ struct ListedChange {
   /// The sandbox's file is one its owner cannot read: its content cannot be shown, and only
   /// naming it approves or commits it (--all and directories pass it over).
   bool unreadable = false;
+
+  /// Only these can be decided hunk by hunk (the daemon refuses PATH:N for the rest).
+  bool TextModification() const { return kind == "modified" && old_type == "file" && new_type == "file"; }
 };
 
 /// The letter `changes` shows for a change of `kind` (the vocabulary's words): A, M, D, T, P;
@@ -40,6 +43,17 @@ char ChangeLetter(std::string_view kind);
 /// " [partial: hunks 2 approved, 1 rejected, of 3]" (", hunks 3 decided in parts" for hunks
 /// split by PATH:N.M).
 std::string ReviewNote(const ListedChange& change);
+
+/// " (renamed from P)" on the added half of a rename, " (renamed to P)" on the deleted one; P
+/// as git prints names.
+std::string RenameNote(const ListedChange& change);
+
+/// "  12 B" after a file or symlink (its size in the sandbox, or the live one's for a
+/// deletion), "  900 B -> 1.2 KiB" when a modification changed it; "" otherwise.
+std::string SizeNote(const ListedChange& change);
+
+/// " [conflict: REASON]" for a change that conflicts with the live tree; "" otherwise.
+std::string ConflictNote(const ListedChange& change);
 
 /// The fields of `line`, a JSON object; nullopt when it is no JSON object.
 std::optional<ListedChange> ParseListedChange(std::string_view line);

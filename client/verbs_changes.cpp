@@ -63,10 +63,6 @@ std::vector<std::string> PathsOf(const std::vector<Selector>& selectors) {
 }
 
 /// " [conflict: why]" on a change that conflicts with the live tree (commit needs --force).
-std::string ConflictNote(const ListedChange& change) {
-  return change.conflict || !change.conflict_reason.empty() ? " [conflict: " + change.conflict_reason + "]" : "";
-}
-
 /// On a terminal, as git status colours its short form: what the next commit takes (approved,
 /// git's staged) green, what waits for a decision (git's unstaged) red, a rejected change dim;
 /// a conflict bold red. Nothing when not a terminal or with NO_COLOR.
@@ -81,25 +77,6 @@ struct ChangeColors {
   std::string Conflict() const { return on ? "\033[1;31m" : ""; }
   std::string Reset() const { return on ? "\033[m" : ""; }
 };
-
-/// " (renamed from P)" on the added half of a rename, " (renamed to P)" on the deleted one.
-std::string RenameNote(const ListedChange& change) {
-  if (!change.renamed_from.empty()) return " (renamed from " + sandboxd::api::ShowWireName(change.renamed_from) + ")";
-  if (!change.renamed_to.empty()) return " (renamed to " + sandboxd::api::ShowWireName(change.renamed_to) + ")";
-  return "";
-}
-
-/// On a terminal, "  12 B" after a file or symlink (its size in the sandbox, or the live one's
-/// for a deletion), "  900 B -> 1.2 KiB" when a modification changed it; "" otherwise. Pipes
-/// keep the contract's plain lines (--json carries the sizes for scripts).
-std::string SizeNote(const ListedChange& change, bool on_terminal) {
-  if (!on_terminal) return "";
-  if (change.old_size && change.new_size && *change.old_size != *change.new_size)
-    return "  " + sandboxd::units::HumanBytes(*change.old_size) + " -> " + sandboxd::units::HumanBytes(*change.new_size);
-  if (change.new_size) return "  " + sandboxd::units::HumanBytes(*change.new_size);
-  if (change.old_size) return "  " + sandboxd::units::HumanBytes(*change.old_size);
-  return "";
-}
 
 /// Calls `each` with every change as ForEachChange does, and whether git ignores it
 /// (GitIgnored::OfChanges: every side of it): where a root is in a git work tree, a page of
@@ -221,7 +198,7 @@ int VerbChanges(Context& ctx, const std::string& id_or_name, const PathPatterns&
       out += ' ';
       out += sandboxd::api::ShowWireName(change.path);
       out += RenameNote(change);
-      out += SizeNote(change, on_terminal);
+      if (on_terminal) out += SizeNote(change);
       out += ReviewNote(change);
       if (ignored) out += " [ignored]";
       if (change.unreadable) out += " [unreadable: not shown, approved only by name]";

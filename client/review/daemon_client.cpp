@@ -1,0 +1,288 @@
+#include "daemon_client.h"
+
+#include <glibmm/main.h>
+
+#include <chrono>
+#include <string_view>
+#include <utility>
+
+#include "api.h"
+#include "pipe_reader.h"
+#include "quote_path.h"
+#include "text_lines.h"
+#include "wire_selector.h"
+
+namespace sandboxd_review {
+namespace {
+
+using sandboxd::api::kBusName;
+using sandboxd::api::kFlagAllowInteractive;
+using sandboxd::api::kManagerInterface;
+using sandboxd::api::kSandboxInterface;
+
+// A commit, undo or discard may wait for a person at polkit's password prompt.
+constexpr auto kPersonTimeout = std::chrono::minutes(10);
+// A listing or diff takes as long as writing it takes; the pipe, not the reply, carries it.
+constexpr auto kPipeCallTimeout = std::chrono::minutes(30);
+
+Outcome OutcomeOf(const sdbus::Error* error) {
+  if (error == nullptr) return std::nullopt;
+  return FailureOf(*error);
+}
+
+/// A call answering into a pipe: done once both the reply has come and the pipe has ended
+/// (either may come first), or at the first failure.
+struct PipeState {
+  std::unique_ptr<PipeReader> reader;
+  bool replied = false;
+  bool ended = false;
+  bool finished = false;
+  std::function<void(const Outcome&)> finish;
+
+  void Finish(const Outcome& outcome) {
+    if (finished) return;
+    finished = true;
+    auto done = std::move(finish);
+    done(outcome);
+  }
+};
+
+class PipeHandle final : public PendingRead {
+ public:
+  explicit PipeHandle(std::shared_ptr<PipeState> state) : state_(std::move(state)) {}
+
+ private:
+  std::shared_ptr<PipeState> state_;
+};
+
+}  // namespace
+
+Failure FailureOf(const sdbus::Error& error) {
+  return Failure{error.getName(), sandboxd::api::EscapeControlBytes(error.getMessage())};
+}
+
+DaemonClient::DaemonClient(bool user_mode, DaemonEvents events) : events_(std::move(events)) {
+  try {
+    bus_ = user_mode ? sdbus::createSessionBusConnection() : sdbus::createSystemBusConnection();
+  } catch (const sdbus::Error& e) {
+    throw sdbus::Error(e.getName(), std::string("cannot connect to the ") + (user_mode ? "session" : "system") + " bus: " + e.getMessage());
+  }
+  source_ = BusSource::AttachTo(*bus_);
+  manager_ = sdbus::createProxy(*bus_, kBusName, sandboxd::api::kManagerPath);
+  auto changed = [this](auto&&...) {
+    if (events_.sandboxes_changed) events_.sandboxes_changed();
+  };
+  manager_->uponSignal("SandboxAdded").onInterface(kManagerInterface).call(
+      [changed](const sdbus::ObjectPath&, const std::string&, const std::string&) { changed(); });
+  manager_->uponSignal("SandboxRemoved").onInterface(kManagerInterface).call(
+      [changed](const sdbus::ObjectPath&, const std::string&) { changed(); });
+  manager_->uponSignal("SandboxStateChanged").onInterface(kManagerInterface).call(
+      [changed](const sdbus::ObjectPath&, const std::string&, const std::string&) { changed(); });
+  manager_->finishRegistration();
+  // Every sandbox's signals in one match: the app shows every sandbox of the user's (a badge
+  // for a review asked for), not only the one selected.
+  sandbox_signals_ = bus_->addMatch(std::string("type='signal',sender='") + kBusName + "',interface='" + kSandboxInterface + "'",
+                                    [this](sdbus::Message& signal) { OnSandboxSignal(signal); });
+}
+
+DaemonClient::~DaemonClient() {
+  source_->destroy();
+}
+
+void DaemonClient::OnSandboxSignal(sdbus::Message& signal) {
+  // A signal that does not read as its interface says is passed over: it told nothing.
+  try {
+    const std::string path = signal.getPath();
+    const std::string member = signal.getMemberName();
+    if (member == "ChangeSetChanged") {
+      if (events_.change_set_changed) events_.change_set_changed(path);
+    } else if (member == "ChangesSeen") {
+      std::vector<sdbus::Struct<uint32_t, std::string, std::string>> seen;
+      uint32_t more = 0;
+      bool lost = false;
+      signal >> seen >> more >> lost;
+      std::vector<std::pair<std::string, std::string>> changes;
+      for (const auto& change : seen) {
+        // Wire names of roots past the first carry their root as "N/", as ListChanges's do.
+        const uint32_t root = change.get<0>();
+        std::string name = root == 0 ? change.get<1>() : std::to_string(root) + "/" + change.get<1>();
+        changes.emplace_back(std::move(name), change.get<2>());
+      }
+      if (events_.changes_seen) events_.changes_seen(path, changes, lost || more > 0);
+    } else if (member == "ReviewRequested") {
+      if (events_.review_requested) events_.review_requested(path);
+    } else if (member == "Progress") {
+      std::string operation, phase;
+      uint64_t entries_done = 0, entries_total = 0, bytes_done = 0, bytes_total = 0;
+      signal >> operation >> phase >> entries_done >> entries_total >> bytes_done >> bytes_total;
+      if (events_.progress) events_.progress(path, operation, bytes_total ? bytes_done : entries_done, bytes_total ? bytes_total : entries_total);
+    }
+  } catch (const sdbus::Error&) {
+  }
+}
+
+sdbus::IProxy& DaemonClient::Proxy(const std::string& path) {
+  auto& proxy = proxies_[path];
+  if (!proxy) proxy = sdbus::createProxy(*bus_, kBusName, path);
+  return *proxy;
+}
+
+void DaemonClient::ListSandboxes(std::function<void(std::vector<SandboxSummary>, const Outcome&)> done) {
+  using Row = sdbus::Struct<std::string, std::string, uint32_t, std::string, std::vector<std::string>, sdbus::ObjectPath>;
+  manager_->callMethodAsync("ListSandboxes").onInterface(kManagerInterface).uponReplyInvoke(
+      [done = std::move(done)](const sdbus::Error* error, const std::vector<Row>& rows) {
+        std::vector<SandboxSummary> sandboxes;
+        for (const auto& row : rows)
+          sandboxes.push_back(SandboxSummary{row.get<0>(), row.get<1>(), row.get<3>(), row.get<4>(), row.get<5>()});
+        done(std::move(sandboxes), OutcomeOf(error));
+      });
+}
+
+void DaemonClient::GetInfo(const std::string& sandbox, std::function<void(std::map<std::string, sdbus::Variant>, const Outcome&)> done) {
+  Proxy(sandbox).callMethodAsync("GetInfo").onInterface(kSandboxInterface).uponReplyInvoke(
+      [done = std::move(done)](const sdbus::Error* error, const std::map<std::string, sdbus::Variant>& info) {
+        done(info, OutcomeOf(error));
+      });
+}
+
+void DaemonClient::ListJobs(const std::string& sandbox, std::function<void(std::vector<JobSummary>, const Outcome&)> done) {
+  using Row = sdbus::Struct<std::string, sdbus::ObjectPath, std::vector<std::string>, uint64_t, std::string, int32_t, std::string>;
+  Proxy(sandbox).callMethodAsync("ListJobs").onInterface(kSandboxInterface).uponReplyInvoke(
+      [done = std::move(done)](const sdbus::Error* error, const std::vector<Row>& rows) {
+        std::vector<JobSummary> jobs;
+        for (const auto& row : rows) jobs.push_back(JobSummary{row.get<0>(), row.get<1>(), row.get<2>(), row.get<4>(), row.get<5>()});
+        done(std::move(jobs), OutcomeOf(error));
+      });
+}
+
+void DaemonClient::CancelJob(const std::string& job, std::function<void(const Outcome&)> done) {
+  Proxy(job).callMethodAsync("Cancel").onInterface(sandboxd::api::kJobInterface).uponReplyInvoke(
+      [done = std::move(done)](const sdbus::Error* error) { done(OutcomeOf(error)); });
+}
+
+void DaemonClient::Decide(const std::string& sandbox, const std::vector<sandboxd::api::Selector>& selectors, const std::string& verdict,
+                          const std::string& note, std::function<void(const Outcome&)> done) {
+  std::map<std::string, sdbus::Variant> options;
+  if (!note.empty()) options["note"] = sdbus::Variant(note);
+  Proxy(sandbox)
+      .callMethodAsync("Decide")
+      .onInterface(kSandboxInterface)
+      .withArguments(sandboxd::api::ToWire(selectors), verdict, options, uint64_t{0})
+      .uponReplyInvoke([done = std::move(done)](const sdbus::Error* error, uint32_t) { done(OutcomeOf(error)); });
+}
+
+void DaemonClient::Commit(const std::string& sandbox, std::function<void(uint32_t, const Outcome&)> done) {
+  Proxy(sandbox)
+      .callMethodAsync("Commit")
+      .onInterface(kSandboxInterface)
+      .withTimeout(kPersonTimeout)
+      .withArguments(std::vector<std::string>{}, kFlagAllowInteractive)
+      .uponReplyInvoke([done = std::move(done)](const sdbus::Error* error, uint32_t committed, const std::vector<std::string>&) {
+        done(committed, OutcomeOf(error));
+      });
+}
+
+void DaemonClient::Undo(const std::string& sandbox, std::function<void(const Outcome&)> done) {
+  Proxy(sandbox)
+      .callMethodAsync("Undo")
+      .onInterface(kSandboxInterface)
+      .withTimeout(kPersonTimeout)
+      .withArguments(kFlagAllowInteractive)
+      .uponReplyInvoke([done = std::move(done)](const sdbus::Error* error, int64_t) { done(OutcomeOf(error)); });
+}
+
+void DaemonClient::Discard(const std::string& sandbox, std::function<void(const Outcome&)> done) {
+  Proxy(sandbox)
+      .callMethodAsync("Discard")
+      .onInterface(kSandboxInterface)
+      .withTimeout(kPersonTimeout)
+      .uponReplyInvoke([done = std::move(done)](const sdbus::Error* error) { done(OutcomeOf(error)); });
+}
+
+std::unique_ptr<PendingRead> DaemonClient::ListChanges(const std::string& sandbox, std::function<void(sandboxctl::ListedChange)> each,
+                                                       std::function<void(const Outcome&)> done) {
+  auto state = std::make_shared<PipeState>();
+  state->finish = std::move(done);
+  std::weak_ptr<PipeState> weak = state;
+  auto lines = std::make_shared<sandboxctl::LineAssembler>();
+  state->reader = std::make_unique<PipeReader>(
+      [lines, each = std::move(each)](std::string_view data) {
+        lines->Add(data, [&](std::string_view line) {
+          // A line this client cannot read is passed over, as sandboxctl's listing does.
+          if (auto change = sandboxctl::ParseListedChange(line)) each(std::move(*change));
+        });
+      },
+      [weak](const std::string& error) {
+        auto state = weak.lock();
+        if (!state) return;
+        state->ended = true;
+        if (!error.empty()) state->Finish(Failure{"org.freedesktop.DBus.Error.IOError", error});
+        else if (state->replied) state->Finish(std::nullopt);
+      });
+  {
+    sdbus::UnixFd output = state->reader->TakeWriteEnd();
+    Proxy(sandbox)
+        .callMethodAsync("ListChanges")
+        .onInterface(kSandboxInterface)
+        .withTimeout(kPipeCallTimeout)
+        .withArguments(output)
+        .uponReplyInvoke([weak](const sdbus::Error* error, uint32_t) {
+          auto state = weak.lock();
+          if (!state) return;
+          state->replied = true;
+          if (error) state->Finish(FailureOf(*error));
+          else if (state->ended) state->Finish(std::nullopt);
+        });
+  }  // our copy of the write end is closed here: the pipe ends when the daemon's does
+  return std::make_unique<PipeHandle>(state);
+}
+
+std::unique_ptr<PendingRead> DaemonClient::Diff(const std::string& sandbox, const sandboxd::api::Selector& selector, size_t limit,
+                                                std::function<void(std::string, bool, const Outcome&)> done) {
+  auto state = std::make_shared<PipeState>();
+  auto text = std::make_shared<std::string>();
+  auto cut = std::make_shared<bool>(false);
+  state->finish = [text, cut, done = std::move(done)](const Outcome& outcome) { done(std::move(*text), *cut, outcome); };
+  std::weak_ptr<PipeState> weak = state;
+  state->reader = std::make_unique<PipeReader>(
+      [weak, text, cut, limit](std::string_view data) {
+        if (*cut) return;
+        text->append(data.substr(0, limit - text->size()));
+        if (text->size() < limit) return;
+        *cut = true;
+        // Enough is shown: the rest is not read. The reader is closed from the main loop, not
+        // from inside its own read; the daemon's call then ends on the closed pipe.
+        Glib::signal_idle().connect_once([weak] {
+          if (auto state = weak.lock()) {
+            state->reader.reset();
+            state->Finish(std::nullopt);
+          }
+        });
+      },
+      [weak](const std::string& error) {
+        auto state = weak.lock();
+        if (!state) return;
+        state->ended = true;
+        if (!error.empty()) state->Finish(Failure{"org.freedesktop.DBus.Error.IOError", error});
+        else if (state->replied) state->Finish(std::nullopt);
+      });
+  {
+    sdbus::UnixFd output = state->reader->TakeWriteEnd();
+    Proxy(sandbox)
+        .callMethodAsync("Diff")
+        .onInterface(kSandboxInterface)
+        .withTimeout(kPipeCallTimeout)
+        .withArguments(sandboxd::api::ToWire(std::vector<sandboxd::api::Selector>{selector}), output,
+                       std::map<std::string, sdbus::Variant>{})
+        .uponReplyInvoke([weak, cut](const sdbus::Error* error) {
+          auto state = weak.lock();
+          if (!state || *cut) return;
+          state->replied = true;
+          if (error) state->Finish(FailureOf(*error));
+          else if (state->ended) state->Finish(std::nullopt);
+        });
+  }
+  return std::make_unique<PipeHandle>(state);
+}
+
+}  // namespace sandboxd_review

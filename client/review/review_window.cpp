@@ -1,0 +1,404 @@
+#include "review_window.h"
+
+#include <sdbus-c++/sdbus-c++.h>
+
+#include "quote_path.h"
+#include "review_text.h"
+#include "utf8.h"
+
+namespace sandboxd_review {
+namespace {
+
+// How much of a diff the pane shows: past this, a label's layout takes seconds.
+constexpr size_t kDiffShownBytes = 2 * 1024 * 1024;
+// A first listing shows its rows in pieces of this many, as they arrive.
+constexpr size_t kListingPiece = 500;
+
+const char* kStyle = R"css(
+.review-approved { color: #26a269; }
+.review-rejected { opacity: 0.55; }
+.review-partial { color: #c64600; }
+.conflict { color: #c01c28; font-weight: bold; }
+.review-asked { color: #1c71d8; font-weight: bold; }
+.refusal { color: #c01c28; }
+.card { border: 1px solid alpha(currentColor, 0.15); border-radius: 6px; padding: 6px; }
+)css";
+
+std::optional<std::string> StringOf(const std::map<std::string, sdbus::Variant>& info, const char* key) {
+  auto it = info.find(key);
+  if (it == info.end()) return std::nullopt;
+  try {
+    return it->second.get<std::string>();
+  } catch (const sdbus::Error&) {
+    return std::nullopt;
+  }
+}
+
+uint32_t UintOf(const std::map<std::string, sdbus::Variant>& info, const char* key) {
+  auto it = info.find(key);
+  if (it == info.end()) return 0;
+  try {
+    return it->second.get<uint32_t>();
+  } catch (const sdbus::Error&) {
+    return 0;
+  }
+}
+
+}  // namespace
+
+ReviewWindow::ReviewWindow(bool user_mode) {
+  set_title("Sandboxd Review");
+  set_default_size(1200, 760);
+  auto css = Gtk::CssProvider::create();
+  css->load_from_data(kStyle);
+  Gtk::StyleContext::add_provider_for_display(Gdk::Display::get_default(), css, GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+
+  left_.set_margin(6);
+  left_.set_size_request(300, -1);
+  left_.append(sandboxes_);
+  left_.append(jobs_);
+  changes_.set_margin(6);
+  changes_.set_size_request(360, -1);
+  diff_.set_margin(6);
+  inner_.set_start_child(changes_);
+  inner_.set_end_child(diff_);
+  inner_.set_resize_start_child(false);
+  outer_.set_start_child(left_);
+  outer_.set_end_child(inner_);
+  outer_.set_resize_start_child(false);
+  outer_.set_vexpand(true);
+
+  confirm_text_.set_wrap(true);
+  confirm_text_.set_hexpand(true);
+  confirm_text_.set_xalign(0);
+  discard_all_.add_css_class("destructive-action");
+  confirm_box_.set_margin(6);
+  confirm_box_.append(confirm_text_);
+  confirm_box_.append(discard_all_);
+  confirm_box_.append(keep_);
+  confirm_discard_.set_child(confirm_box_);
+  confirm_discard_.set_reveal_child(false);
+
+  message_.set_xalign(0);
+  message_.set_hexpand(true);
+  message_.set_wrap(true);
+  message_.set_selectable(true);
+  SetAccessibleName(message_, "No message");
+  progress_.set_visible(false);
+  progress_.set_valign(Gtk::Align::CENTER);
+  SetAccessibleName(progress_, "Commit progress");
+  commit_.add_css_class("suggested-action");
+  discard_.add_css_class("destructive-action");
+  bottom_.set_margin(6);
+  bottom_.append(message_);
+  bottom_.append(progress_);
+  bottom_.append(undo_);
+  bottom_.append(discard_);
+  bottom_.append(commit_);
+
+  root_.append(outer_);
+  root_.append(confirm_discard_);
+  root_.append(bottom_);
+  set_child(root_);
+
+  sandboxes_.signal_selected().connect(sigc::mem_fun(*this, &ReviewWindow::OnSandboxSelected));
+  changes_.signal_selected().connect(sigc::mem_fun(*this, &ReviewWindow::OnChangeSelected));
+  diff_.signal_decide().connect(sigc::mem_fun(*this, &ReviewWindow::Decide));
+  jobs_.signal_cancel().connect([this](const std::string& job) {
+    client_->CancelJob(job, [this](const Outcome& outcome) {
+      if (outcome) Say(outcome->message, true);
+      RefreshJobs();
+    });
+  });
+  commit_.signal_clicked().connect(sigc::mem_fun(*this, &ReviewWindow::Commit));
+  undo_.signal_clicked().connect(sigc::mem_fun(*this, &ReviewWindow::Undo));
+  discard_.signal_clicked().connect([this] {
+    if (auto sandbox = sandboxes_.Selected()) {
+      confirm_text_.set_text("Discard every change of " + SandboxTitle(sandbox->summary.id, sandbox->summary.name) +
+                             "? They are thrown away, and Undo cannot bring them back.");
+      SetAccessibleName(confirm_text_, confirm_text_.get_text());
+      confirm_discard_.set_reveal_child(true);
+    }
+  });
+  keep_.signal_clicked().connect([this] { confirm_discard_.set_reveal_child(false); });
+  discard_all_.signal_clicked().connect(sigc::mem_fun(*this, &ReviewWindow::Discard));
+
+  DaemonEvents events;
+  events.sandboxes_changed = [this] { RefreshSandboxes(); };
+  events.change_set_changed = [this](const std::string& path) { OnChangeSetChanged(path); };
+  events.changes_seen = [this](const std::string& path, const auto& seen, bool lost) { OnChangesSeen(path, seen, lost); };
+  events.review_requested = [this](const std::string& path) { RefreshInfo(path); };
+  events.progress = [this](const std::string& path, const std::string& operation, uint64_t done, uint64_t total) {
+    OnProgress(path, operation, done, total);
+  };
+  try {
+    client_ = std::make_unique<DaemonClient>(user_mode, std::move(events));
+  } catch (const sdbus::Error& e) {
+    Say(sandboxd::api::EscapeControlBytes(e.getMessage()), true);
+    sandboxes_.set_sensitive(false);
+  }
+  UpdateActions();
+  if (client_) RefreshSandboxes();
+}
+
+void ReviewWindow::Say(const std::string& text, bool refusal) {
+  message_.set_text(text);
+  // An empty label would be named by its type for a screen reader.
+  SetAccessibleName(message_, text.empty() ? "No message" : text);
+  if (refusal) message_.add_css_class("refusal");
+  else message_.remove_css_class("refusal");
+}
+
+void ReviewWindow::RefreshSandboxes() {
+  client_->ListSandboxes([this](std::vector<SandboxSummary> sandboxes, const Outcome& outcome) {
+    if (outcome) {
+      Say(outcome->message, true);
+      return;
+    }
+    sandboxes_.SetSandboxes(sandboxes);
+    for (const auto& sandbox : sandboxes) RefreshInfo(sandbox.path);
+    if (!sandbox_.empty() && !sandboxes_.Find(sandbox_)) OnSandboxSelected();
+    UpdateActions();
+  });
+}
+
+void ReviewWindow::RefreshInfo(const std::string& path) {
+  client_->GetInfo(path, [this, path](std::map<std::string, sdbus::Variant> info, const Outcome& outcome) {
+    if (outcome) return;  // gone meanwhile: the next listing of sandboxes says so
+    // The request is read from the daemon, not taken from the signal: anyone on the bus can
+    // send a signal that looks like sandboxd's.
+    std::optional<std::string> review = StringOf(info, "review_requested");
+    sandboxes_.SetInfo(path, UintOf(info, "running_jobs"), review);
+    if (review && !notified_.count(path)) {
+      notified_.insert(path);
+      if (auto sandbox = sandboxes_.Find(path)) Notify(*sandbox);
+    } else if (!review && notified_.erase(path)) {
+      if (auto app = get_application()) app->withdraw_notification("review-" + path);
+    }
+  });
+}
+
+void ReviewWindow::Notify(const SandboxRow& sandbox) {
+  auto app = get_application();
+  if (!app) return;
+  auto notification = Gio::Notification::create("Review requested: " + SandboxTitle(sandbox.summary.id, sandbox.summary.name));
+  notification->set_body(sandboxd::api::EscapeControlBytes(sandbox.review_message));
+  app->send_notification("review-" + sandbox.summary.path, notification);
+}
+
+void ReviewWindow::OnSandboxSelected() {
+  auto sandbox = sandboxes_.Selected();
+  std::string path = sandbox ? sandbox->summary.path : "";
+  if (path == sandbox_ && !path.empty()) return;
+  sandbox_ = path;
+  jobs_poll_.disconnect();
+  listing_.reset();
+  diff_read_.reset();
+  list_later_.disconnect();
+  changes_.Clear();
+  diff_.Clear();
+  jobs_.SetJobs({});
+  confirm_discard_.set_reveal_child(false);
+  Say("", false);
+  UpdateActions();
+  if (sandbox_.empty()) return;
+  StartListing(true);
+  RefreshJobs();
+  // A job's start is announced by no signal (its end is, by ChangeSetChanged): the selected
+  // sandbox's jobs are looked at again every two seconds.
+  jobs_poll_.disconnect();
+  jobs_poll_ = Glib::signal_timeout().connect_seconds(
+      [this] {
+        RefreshJobs();
+        return true;
+      },
+      2);
+}
+
+void ReviewWindow::StartListing(bool first) {
+  if (sandbox_.empty()) return;
+  list_again_ = false;
+  first_listing_ = first;
+  listed_.clear();
+  const std::string sandbox = sandbox_;
+  listing_ = client_->ListChanges(
+      sandbox,
+      [this](sandboxctl::ListedChange change) {
+        listed_.push_back(std::move(change));
+        // A first listing shows its rows as they come: the first within a moment even of
+        // 100,000; a later one is put in place whole, so rows do not vanish and come back.
+        if (first_listing_ && listed_.size() >= kListingPiece) {
+          changes_.Append(listed_);
+          listed_.clear();
+        }
+      },
+      [this, sandbox](const Outcome& outcome) {
+        if (sandbox != sandbox_) return;
+        if (outcome) {
+          Say(outcome->message, true);
+        } else if (first_listing_) {
+          changes_.Append(listed_);
+        } else {
+          changes_.Replace(std::move(listed_));
+        }
+        listed_.clear();
+        // The reader is let go from the main loop, not from inside its own callback.
+        Glib::signal_idle().connect_once([this, sandbox] {
+          if (sandbox != sandbox_) return;
+          listing_.reset();
+          if (list_again_) StartListing(false);
+        });
+        UpdateActions();
+      });
+}
+
+void ReviewWindow::ScheduleListing() {
+  if (listing_) {
+    list_again_ = true;
+    return;
+  }
+  if (list_later_.connected()) return;
+  // Signals come in bursts (a decision, then the change set it changed): one listing for all.
+  list_later_ = Glib::signal_timeout().connect(
+      [this] {
+        StartListing(false);
+        return false;
+      },
+      150);
+}
+
+void ReviewWindow::OnChangeSetChanged(const std::string& path) {
+  RefreshInfo(path);
+  if (path != sandbox_) return;
+  ScheduleListing();
+  RefreshJobs();
+}
+
+void ReviewWindow::OnChangesSeen(const std::string& path, const std::vector<std::pair<std::string, std::string>>& seen, bool lost) {
+  if (path != sandbox_) return;
+  for (const auto& [name, kind] : seen)
+    if (kind != "unchanged") changes_.Seen(name, kind);
+  if (lost) ScheduleListing();
+  UpdateActions();
+}
+
+void ReviewWindow::OnProgress(const std::string& path, const std::string& operation, uint64_t done, uint64_t total) {
+  if (path != sandbox_ || operation != "commit") return;
+  progress_.set_visible(total > 0 && done < total);
+  if (total > 0) progress_.set_fraction(static_cast<double>(done) / static_cast<double>(total));
+}
+
+void ReviewWindow::RefreshJobs() {
+  if (sandbox_.empty()) return;
+  const std::string sandbox = sandbox_;
+  client_->ListJobs(sandbox, [this, sandbox](std::vector<JobSummary> jobs, const Outcome& outcome) {
+    if (sandbox != sandbox_ || outcome) return;
+    jobs_.SetJobs(jobs);
+  });
+}
+
+void ReviewWindow::OnChangeSelected() {
+  diff_read_.reset();
+  auto change = changes_.Selected();
+  if (!change) {
+    diff_.Clear();
+    return;
+  }
+  if (change->unreadable) {
+    diff_.ShowUnavailable(*change, "Its owner cannot read this file, so its content cannot be shown: only approving it by name commits it.");
+    return;
+  }
+  // The same change again (listed anew after a decision): what is shown stays until the diff
+  // read again says what differs.
+  if (diff_.ShownPath() != change->path) diff_.ShowLoading(*change);
+  // A directory's diff holds the changes beneath it, which are rows of their own.
+  std::vector<std::string> paths;
+  if (change->type == "directory")
+    for (const auto& listed : changes_.All()) paths.push_back(listed.path);
+  const std::string sandbox = sandbox_;
+  diff_read_ = client_->Diff(sandbox, sandboxd::api::Selector{change->path, std::nullopt, 0}, kDiffShownBytes,
+                             [this, sandbox, change = *change, paths](std::string text, bool cut, const Outcome& outcome) {
+                               if (sandbox != sandbox_) return;
+                               if (outcome) diff_.ShowUnavailable(change, outcome->message);
+                               else diff_.ShowDiff(change, text, cut, paths);
+                             });
+}
+
+void ReviewWindow::Decide(const std::vector<sandboxd::api::Selector>& selectors, const std::string& verdict) {
+  if (sandbox_.empty() || acting_) return;
+  Acting(true);
+  const std::string sandbox = sandbox_;
+  client_->Decide(sandbox, selectors, verdict, diff_.Note(), [this, sandbox, verdict, selectors](const Outcome& outcome) {
+    Acting(false);
+    if (sandbox != sandbox_) return;
+    if (outcome) {
+      Say(outcome->message, true);
+      return;
+    }
+    diff_.ClearNote();
+    Say(std::string(verdict == "approved" ? "Approved " : "Rejected ") + sandboxd::api::ShowWireName(selectors.front().path) +
+            (selectors.front().hunk ? ":" + std::to_string(*selectors.front().hunk) : "") +
+            (selectors.front().part ? "." + std::to_string(selectors.front().part) : "") + ".",
+        false);
+    ScheduleListing();
+  });
+}
+
+void ReviewWindow::Commit() {
+  if (sandbox_.empty() || acting_) return;
+  Acting(true);
+  Say("Committing…", false);
+  const std::string sandbox = sandbox_;
+  client_->Commit(sandbox, [this, sandbox](uint32_t committed, const Outcome& outcome) {
+    Acting(false);
+    progress_.set_visible(false);
+    if (sandbox != sandbox_) return;
+    if (outcome) Say(outcome->message, true);
+    else Say("Committed " + std::to_string(committed) + (committed == 1 ? " change." : " changes."), false);
+    ScheduleListing();
+  });
+}
+
+void ReviewWindow::Undo() {
+  if (sandbox_.empty() || acting_) return;
+  Acting(true);
+  const std::string sandbox = sandbox_;
+  client_->Undo(sandbox, [this, sandbox](const Outcome& outcome) {
+    Acting(false);
+    if (sandbox != sandbox_) return;
+    if (outcome) Say(outcome->message, true);
+    else Say("The last commit was undone: its changes are back in the sandbox.", false);
+    ScheduleListing();
+  });
+}
+
+void ReviewWindow::Discard() {
+  confirm_discard_.set_reveal_child(false);
+  if (sandbox_.empty() || acting_) return;
+  Acting(true);
+  const std::string sandbox = sandbox_;
+  client_->Discard(sandbox, [this, sandbox](const Outcome& outcome) {
+    Acting(false);
+    if (sandbox != sandbox_) return;
+    if (outcome) Say(outcome->message, true);
+    else Say("Every change was discarded.", false);
+    ScheduleListing();
+  });
+}
+
+void ReviewWindow::Acting(bool busy) {
+  acting_ = busy;
+  UpdateActions();
+}
+
+void ReviewWindow::UpdateActions() {
+  const bool selected = !sandbox_.empty();
+  const size_t count = selected ? changes_.commit_count() : 0;
+  commit_.Show(count ? "Commit (" + std::to_string(count) + ")" : "Commit");
+  commit_.set_sensitive(selected && !acting_ && count > 0);
+  undo_.set_sensitive(selected && !acting_);
+  discard_.set_sensitive(selected && !acting_ && changes_.size() > 0);
+  diff_.set_sensitive(!acting_);
+}
+
+}  // namespace sandboxd_review

@@ -1,0 +1,90 @@
+#pragma once
+/// The app's one window: the user's sandboxes on the left, the selected sandbox's changes in
+/// the middle, the selected change's diff on the right, and what acts on the whole sandbox
+/// (Commit, Undo, Discard) at the bottom, with the daemon's answer to the last act. It holds
+/// nothing the daemon does not say: every act is a call, and what is shown after it is read
+/// again from the daemon.
+
+#include <gtkmm.h>
+
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "accessible.h"
+#include "change_list_view.h"
+#include "daemon_client.h"
+#include "diff_pane.h"
+#include "job_list.h"
+#include "sandbox_list.h"
+
+namespace sandboxd_review {
+
+class ReviewWindow : public Gtk::ApplicationWindow {
+ public:
+  explicit ReviewWindow(bool user_mode);
+
+ private:
+  // What the daemon said happened.
+  void RefreshSandboxes();
+  void RefreshInfo(const std::string& path);
+  void OnChangeSetChanged(const std::string& path);
+  void OnChangesSeen(const std::string& path, const std::vector<std::pair<std::string, std::string>>& seen, bool lost);
+  void OnProgress(const std::string& path, const std::string& operation, uint64_t done, uint64_t total);
+
+  // The selected sandbox and change.
+  void OnSandboxSelected();
+  void StartListing(bool first);
+  void ScheduleListing();
+  void RefreshJobs();
+  void OnChangeSelected();
+
+  // Acts.
+  void Decide(const std::vector<sandboxd::api::Selector>& selectors, const std::string& verdict);
+  void Commit();
+  void Undo();
+  void Discard();
+  void Acting(bool busy);
+  void UpdateActions();
+
+  /// The daemon's answer to the last act: its sentence for a refusal, or what was done.
+  void Say(const std::string& text, bool refusal);
+  void Notify(const SandboxRow& sandbox);
+
+  std::unique_ptr<DaemonClient> client_;
+  std::string sandbox_;  ///< object path of the selected sandbox; "" for none
+
+  Gtk::Box root_{Gtk::Orientation::VERTICAL, 0};
+  Gtk::Paned outer_{Gtk::Orientation::HORIZONTAL};
+  Gtk::Paned inner_{Gtk::Orientation::HORIZONTAL};
+  Gtk::Box left_{Gtk::Orientation::VERTICAL, 12};
+  SandboxList sandboxes_;
+  JobList jobs_;
+  ChangeListView changes_;
+  DiffPane diff_;
+  Gtk::Box bottom_{Gtk::Orientation::HORIZONTAL, 6};
+  Gtk::Label message_;
+  Gtk::ProgressBar progress_;
+  Gtk::Button undo_{"Undo"};
+  Gtk::Button discard_{"Discard"};
+  NamedButton commit_{"Commit"};
+  Gtk::Revealer confirm_discard_;
+  Gtk::Box confirm_box_{Gtk::Orientation::HORIZONTAL, 6};
+  Gtk::Label confirm_text_;
+  Gtk::Button discard_all_{"Discard all changes"};
+  Gtk::Button keep_{"Keep them"};
+
+  std::unique_ptr<PendingRead> listing_;
+  std::vector<sandboxctl::ListedChange> listed_;  ///< the listing being read
+  bool first_listing_ = false;
+  bool list_again_ = false;       ///< the change set changed while it was being read
+  sigc::connection list_later_;   ///< a listing asked for, coalescing signals
+  std::unique_ptr<PendingRead> diff_read_;
+  sigc::connection jobs_poll_;
+  bool acting_ = false;
+  std::set<std::string> notified_;  ///< sandboxes whose waiting review request was notified
+};
+
+}  // namespace sandboxd_review

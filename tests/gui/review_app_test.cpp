@@ -1,0 +1,287 @@
+// sandboxd-review driven as a person (or a screen reader) would drive it, over AT-SPI, in a
+// private desktop of an unprivileged test user, against the real daemon on the test system bus
+// with polkitd. What the app shows is checked against sandboxctl, and what it commits against
+// the live tree: a decision made in the app is the decision the daemon holds, and Commit lands
+// exactly what was approved there.
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+
+#include "atspi_driver.h"
+#include "gui_session.h"
+#include "harness.h"
+
+namespace sandboxd::it {
+namespace {
+
+constexpr const char* kAppName = "sandboxd-review";  // GTK reports the basename of argv[0]
+
+/// Where the screenshots go (docs/desktop-app.md shows some of them).
+std::string ShotPath(const std::string& name) {
+  const std::string dir = kBuildDir + "/tests/gui/screenshots";
+  std::filesystem::create_directories(dir);
+  return dir + "/" + name + ".png";
+}
+
+/// The app as one user runs it in a desktop of their own.
+class ReviewApp {
+ public:
+  explicit ReviewApp(const std::string& user) : session_(user) {}
+
+  /// Empty when started, else why not.
+  std::string Start() {
+    std::string why;
+    if (!session_.Start(why)) return why;
+    driver_ = std::make_unique<AtspiDriver>(session_.a11y_bus_address());
+    if (!driver_->error().empty()) return driver_->error();
+    pid_ = session_.StartApp({SANDBOXD_REVIEW_BIN});
+    if (pid_ < 0) return "the app did not start: " + session_.AppLog();
+    app_ = driver_->WaitForApp(kAppName, pid_);
+    if (!app_) return "the app did not appear on the accessibility bus:\n" + session_.AppLog();
+    if (!WaitFor([&] { return Find(app_, ATSPI_ROLE_FRAME, "Sandboxd Review"); })) return "no window:\n" + State();
+    return "";
+  }
+
+  const Accessible& app() const { return app_; }
+
+  /// The app's tree and output, for a failure message; and a screenshot of the moment.
+  std::string State() const {
+    const std::string shot = ShotPath(std::string("failure-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    session_.Screenshot(shot);
+    return "\n---- accessibility tree (screenshot " + shot + ") ----\n" + DumpTree(app_, 30) + "---- app log ----\n" + session_.AppLog();
+  }
+
+  std::string Shot(const std::string& name) const { return session_.Screenshot(ShotPath(name)); }
+
+  /// A list row whose name holds `part` (a sandbox row holds its name, a change row its path).
+  Accessible WaitForRow(const std::string& part) const {
+    return WaitFor([&] { return FindContaining(app_, ATSPI_ROLE_LIST_ITEM, part); });
+  }
+  Accessible Button(const std::string& name) const { return Find(app_, ATSPI_ROLE_PUSH_BUTTON, name); }
+  /// A label whose text holds `part` (the daemon's answer to the last act, for one).
+  Accessible WaitForLabel(const std::string& part) const {
+    return WaitFor([&] { return FindContaining(app_, ATSPI_ROLE_LABEL, part); });
+  }
+  /// Selects the row whose name holds `part`; "" when done.
+  std::string Select(const std::string& part) const {
+    Accessible row = WaitForRow(part);
+    if (!row) return "no row holds '" + part + "'";
+    return SelectRow(row);
+  }
+  /// Clicks the button `name` inside the group whose name is `group` (a hunk: "Hunk 1 of P").
+  std::string ClickIn(const std::string& group, const std::string& name) const {
+    Accessible box = WaitFor([&] { return FindIf(app_, [&](const Accessible& a) { return Name(a) == group; }); });
+    if (!box) return "no '" + group + "'";
+    Accessible button = Find(box, ATSPI_ROLE_PUSH_BUTTON, name);
+    if (!button) return "no button '" + name + "' in '" + group + "'";
+    return Click(button);
+  }
+  /// Clicks `name` once it can be clicked (a button waits while an act is under way).
+  std::string ClickWhenSensitive(const std::string& name) const {
+    Accessible button = WaitFor([&] {
+      Accessible b = Button(name);
+      return b && IsSensitive(b) ? b : Accessible();
+    });
+    if (!button) return "no sensitive button '" + name + "'";
+    return Click(button);
+  }
+
+ private:
+  GuiSession session_;
+  std::unique_ptr<AtspiDriver> driver_;
+  pid_t pid_ = -1;
+  Accessible app_;
+};
+
+/// A project of `user`'s with long.txt (30 lines: a change at each end is two hunks).
+std::string MakeLongProject(const std::string& user) {
+  std::string project = World().MakeProject(user);
+  std::string text;
+  for (int i = 1; i <= 30; ++i) text += "line " + std::to_string(i) + "\n";
+  WriteWhole(project + "/long.txt", text);
+  struct stat owner {};
+  stat(project.c_str(), &owner);
+  chown((project + "/long.txt").c_str(), owner.st_uid, owner.st_gid);
+  return project;
+}
+
+std::string CreateSandbox(const std::string& user, const std::string& name, const std::string& project) {
+  return Trim(World().Sandboxctl(user, {"create", "--name", name, project}).out);
+}
+
+TEST(ReviewAppTest, ShowsTheSandboxesAndTheirChangesAsJobsMakeThem) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  const std::string project = MakeLongProject(kAlice);
+  const std::string id = CreateSandbox(kAlice, "gui-watch", project);
+  ASSERT_FALSE(id.empty());
+  ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", "echo new > new.txt; sed -i 's/^line 2$/line two/' long.txt"}).status, 0);
+
+  ReviewApp app(kAlice);
+  ASSERT_EQ(app.Start(), "");
+  // The sandbox row is named by its name and id.
+  Accessible row = app.WaitForRow("gui-watch (" + id + ")");
+  ASSERT_TRUE(row) << app.State();
+  ASSERT_EQ(app.Select("gui-watch"), "") << app.State();
+  ASSERT_TRUE(app.WaitForRow("A new.txt")) << app.State();
+  ASSERT_TRUE(app.WaitForRow("M long.txt")) << app.State();
+
+  // A job's new file appears while the app is open.
+  ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", "echo live > live.txt"}).status, 0);
+  EXPECT_TRUE(app.WaitForRow("A live.txt")) << app.State();
+
+  // A running job is listed with a button that cancels it.
+  Result started = w.Sandboxctl(kAlice, {"run", "--detach", id, "--", "sleep", "600"});
+  ASSERT_EQ(started.status, 0) << started.err;
+  const std::string job = Trim(started.out);
+  Accessible job_row = app.WaitForRow("sleep 600");
+  ASSERT_TRUE(job_row) << app.State();
+  Accessible cancel = WaitFor([&] { return Find(job_row, ATSPI_ROLE_PUSH_BUTTON, "Cancel job"); });
+  ASSERT_TRUE(cancel) << app.State();
+  EXPECT_EQ(Click(cancel), "");
+  EXPECT_TRUE(WaitUntil([&] { return w.Sandboxctl(kAlice, {"jobs", id}).out.find("running") == std::string::npos; }, std::chrono::seconds(20)))
+      << w.Sandboxctl(kAlice, {"jobs", id}).out;
+
+  // An agent asks for review: the row carries the request.
+  Result asked = w.Gdbus(kAlice, "/org/sandboxd/Sandbox1/sandbox/" + id, "org.sandboxd.Sandbox1.Sandbox.RequestReview", {"'done: please look'"});
+  ASSERT_EQ(asked.status, 0) << asked.err;
+  EXPECT_TRUE(app.WaitForRow("Review requested: done: please look")) << app.State();
+
+  // The diff of a change, hunk by hunk.
+  ASSERT_EQ(app.Select("M long.txt"), "") << app.State();
+  EXPECT_TRUE(WaitFor([&] { return FindIf(app.app(), [](const Accessible& a) { return Name(a) == "Hunk 1 of long.txt"; }); }))
+      << app.State();
+  EXPECT_TRUE(app.WaitForLabel("+line two")) << app.State();
+  EXPECT_EQ(app.Shot("review-app-changes"), "");
+  EXPECT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
+  EXPECT_TRUE(WaitFor([&] { return FindContaining(app.app(), ATSPI_ROLE_LIST_ITEM, "gui-watch") ? Accessible() : app.app(); }))
+      << "the destroyed sandbox's row stayed" << app.State();
+}
+
+TEST(ReviewAppTest, WhatIsApprovedInTheAppIsWhatTheCommitLandsAndUndoTakesItBack) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  const std::string project = MakeLongProject(kAlice);
+  const std::string id = CreateSandbox(kAlice, "gui-commit", project);
+  ASSERT_FALSE(id.empty());
+  ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c",
+                                  "echo new > new.txt; echo other > other.txt; "
+                                  "sed -i -e 's/^line 2$/line two/' -e 's/^line 29$/line twenty-nine/' long.txt"})
+                .status,
+            0);
+  const auto before = Snapshot(project);
+
+  ReviewApp app(kAlice);
+  ASSERT_EQ(app.Start(), "");
+  ASSERT_EQ(app.Select("gui-commit"), "") << app.State();
+
+  // The whole of new.txt, with a note for whoever made it.
+  ASSERT_EQ(app.Select("A new.txt"), "") << app.State();
+  Accessible note = WaitFor([&] { return Find(app.app(), ATSPI_ROLE_TEXT, "Note"); });
+  ASSERT_TRUE(note) << app.State();
+  EXPECT_EQ(SetText(note, "looks right"), "");
+  EXPECT_EQ(app.ClickWhenSensitive("Approve file"), "") << app.State();
+  EXPECT_TRUE(WaitUntil([&] { return Contains(w.Sandboxctl(kAlice, {"changes", id}).out, "A new.txt [approved]"); }))
+      << w.Sandboxctl(kAlice, {"changes", id}).out;
+
+  // Hunk 1 of long.txt approved, hunk 2 rejected.
+  ASSERT_EQ(app.Select("M long.txt"), "") << app.State();
+  EXPECT_EQ(app.ClickIn("Hunk 1 of long.txt", "Approve hunk"), "") << app.State();
+  EXPECT_TRUE(WaitUntil([&] { return Contains(w.Sandboxctl(kAlice, {"changes", id}).out, "hunks 1 approved"); }))
+      << w.Sandboxctl(kAlice, {"changes", id}).out;
+  EXPECT_EQ(app.ClickIn("Hunk 2 of long.txt", "Reject hunk"), "") << app.State();
+  const std::string changes = "M long.txt [partial: hunks 1 approved, hunks 2 rejected, of 2]\nA new.txt [approved]\nA other.txt\n";
+  EXPECT_TRUE(WaitUntil([&] { return w.Sandboxctl(kAlice, {"changes", id}).out == changes; }))
+      << w.Sandboxctl(kAlice, {"changes", id}).out;
+  // The app shows the decisions the daemon now holds, hunk by hunk, in place.
+  EXPECT_TRUE(app.WaitForLabel("Hunk 1 (approved)")) << app.State();
+  EXPECT_TRUE(app.WaitForLabel("Hunk 2 (rejected)")) << app.State();
+  Result log = w.Gdbus(kAlice, "/org/sandboxd/Sandbox1/sandbox/" + id, "org.sandboxd.Sandbox1.Sandbox.GetReviewLog", {"uint32 10"});
+  EXPECT_TRUE(Contains(log.out, "'approved', ['new.txt'], 'looks right'")) << "the note was not kept with the decision: " << log.out << log.err;
+  EXPECT_EQ(app.Shot("review-app-decided"), "");
+
+  // Commit: its button counts the changes it takes, and it lands exactly them.
+  EXPECT_TRUE(WaitFor([&] { return app.Button("Commit"); })) << app.State();
+  EXPECT_TRUE(app.WaitForLabel("Commit (2)")) << app.State();
+  EXPECT_EQ(app.ClickWhenSensitive("Commit"), "") << app.State();
+  EXPECT_TRUE(app.WaitForLabel("Committed 2 changes.")) << app.State();
+  EXPECT_EQ(ReadWhole(project + "/new.txt"), "new\n");
+  EXPECT_FALSE(Exists(project + "/other.txt"));
+  const std::string long_text = ReadWhole(project + "/long.txt");
+  EXPECT_TRUE(Contains(long_text, "line two\n") && Contains(long_text, "line 29\n") && !Contains(long_text, "twenty-nine")) << long_text;
+  // What the commit did not take stays, with its decision: hunk 2 rejected.
+  EXPECT_TRUE(WaitUntil([&] { return w.Sandboxctl(kAlice, {"changes", id}).out == "M long.txt [rejected]\nA other.txt\n"; }))
+      << w.Sandboxctl(kAlice, {"changes", id}).out;
+  EXPECT_EQ(app.Shot("review-app-committed"), "");
+
+  // Undo takes the commit back: the live tree as before it.
+  EXPECT_EQ(app.ClickWhenSensitive("Undo"), "") << app.State();
+  EXPECT_TRUE(app.WaitForLabel("The last commit was undone")) << app.State();
+  EXPECT_EQ(Snapshot(project), before) << DescribeMismatch(Snapshot(project), before, before);
+  EXPECT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
+}
+
+TEST(ReviewAppTest, RefusalsAreShownInTheDaemonsWordsAndChangeNothing) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+
+  // A conflict: alice changed the live a.txt after the sandbox's job, which read it, changed it too.
+  const std::string project = MakeLongProject(kAlice);
+  const std::string id = CreateSandbox(kAlice, "gui-conflict", project);
+  ASSERT_FALSE(id.empty());
+  ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", "echo sandbox >> a.txt"}).status, 0);
+  ASSERT_EQ(w.RunAs(kAlice, {"sh", "-c", "echo live >> '" + project + "/a.txt'"}).status, 0);
+  const auto before = Snapshot(project);
+  {
+    ReviewApp app(kAlice);
+    ASSERT_EQ(app.Start(), "");
+    ASSERT_EQ(app.Select("gui-conflict"), "") << app.State();
+    // The conflict is shown before any commit is tried.
+    EXPECT_TRUE(app.WaitForRow("[conflict: changed in the live tree]")) << app.State();
+    ASSERT_EQ(app.Select("M a.txt"), "") << app.State();
+    EXPECT_EQ(app.ClickWhenSensitive("Approve file"), "") << app.State();
+    EXPECT_TRUE(app.WaitForRow("[approved] [conflict:")) << app.State();
+    EXPECT_EQ(app.ClickWhenSensitive("Commit"), "") << app.State();
+    // The daemon's sentence names the path and why (conflict_test.cpp has sandboxctl's).
+    EXPECT_TRUE(app.WaitForLabel("a.txt (changed in the live tree)")) << app.State();
+    EXPECT_EQ(app.Shot("review-app-conflict"), "");
+  }
+  EXPECT_EQ(Snapshot(project), before);
+  EXPECT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
+
+  // polkit says no to bob (tests/integration/data/test.rules).
+  const std::string bobs = w.MakeProject(kBob);
+  const std::string bob_id = CreateSandbox(kBob, "gui-denied", bobs);
+  ASSERT_FALSE(bob_id.empty());
+  ASSERT_EQ(w.Sandboxctl(kBob, {"run", bob_id, "--", "sh", "-c", "echo more >> a.txt"}).status, 0);
+  const auto bob_before = Snapshot(bobs);
+  {
+    ReviewApp app(kBob);
+    ASSERT_EQ(app.Start(), "");
+    ASSERT_EQ(app.Select("gui-denied"), "") << app.State();
+    ASSERT_EQ(app.Select("M a.txt"), "") << app.State();
+    EXPECT_EQ(app.ClickWhenSensitive("Approve file"), "") << app.State();
+    EXPECT_TRUE(app.WaitForLabel("Commit (1)")) << app.State();
+    EXPECT_EQ(app.ClickWhenSensitive("Commit"), "") << app.State();
+    EXPECT_TRUE(app.WaitForLabel("not authorized")) << app.State();
+    EXPECT_TRUE(app.WaitForLabel(bob_id)) << "the refusal names the sandbox" << app.State();
+    EXPECT_EQ(app.Shot("review-app-denied"), "");
+  }
+  EXPECT_EQ(Snapshot(bobs), bob_before);
+  EXPECT_EQ(w.Sandboxctl(kBob, {"changes", bob_id}).out, "M a.txt [approved]\n");
+  EXPECT_EQ(w.Sandboxctl(kBob, {"destroy", bob_id}).status, 0);
+}
+
+TEST(ReviewAppTest, TheDesktopFileAndMetainfoValidate) {
+  const std::string dir = kSourceDir + "/client/review/";
+  Result desktop = World().RunAs("root", {"desktop-file-validate", dir + "org.sandboxd.Review.desktop"});
+  EXPECT_EQ(desktop.status, 0) << desktop.out << desktop.err;
+  EXPECT_EQ(desktop.out + desktop.err, "") << "hints and warnings count too";
+  Result metainfo = World().RunAs("root", {"appstreamcli", "validate", "--no-net", "--explain", dir + "org.sandboxd.Review.metainfo.xml"});
+  EXPECT_EQ(metainfo.status, 0) << metainfo.out << metainfo.err;
+}
+
+}  // namespace
+}  // namespace sandboxd::it
