@@ -57,8 +57,20 @@ ChangeListView::ChangeListView() : Gtk::Box(Gtk::Orientation::VERTICAL, 6) {
     filter_text_ = filter_entry_.get_text();
     gtk_filter_changed(filter_->gobj(), GTK_FILTER_CHANGE_DIFFERENT);
   });
+  count_.set_xalign(0);
+  count_.add_css_class("dim-label");
   append(filter_entry_);
   append(scroller_);
+  append(count_);
+  ShowCount(true);
+}
+
+void ChangeListView::ShowCount(bool complete) {
+  const size_t n = store_->get_n_items();
+  std::string text = complete ? std::to_string(n) + (n == 1 ? " change" : " changes") : "Reading the changes: " + std::to_string(n) + " so far";
+  if (complete && commit_count_ > 0) text += ", " + std::to_string(commit_count_) + " to commit";
+  count_.set_text(text);
+  SetAccessibleName(count_, text);
 }
 
 bool ChangeListView::Passes(const Glib::ObjectBase* item) const {

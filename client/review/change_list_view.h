@@ -23,6 +23,9 @@ class ChangeListView : public Gtk::Box {
   void Append(const std::vector<sandboxctl::ListedChange>& changes);
   /// Puts a whole new listing in place of the one shown, keeping the selected change selected.
   void Replace(std::vector<sandboxctl::ListedChange> changes);
+  /// Says how many changes are listed: `complete` once the listing has all of them, else while
+  /// it is being read.
+  void ShowCount(bool complete);
   /// A change a running job made (ChangesSeen): a row for a path not listed yet, until the next
   /// listing tells all of it.
   void Seen(const std::string& path, const std::string& kind);
@@ -41,6 +44,7 @@ class ChangeListView : public Gtk::Box {
   bool Passes(const Glib::ObjectBase* item) const;
 
   Gtk::SearchEntry filter_entry_;
+  Gtk::Label count_;
   Gtk::ScrolledWindow scroller_;
   Gtk::ListView view_;
   Glib::RefPtr<Gio::ListStore<ChangeItem>> store_;

@@ -196,6 +196,7 @@ void ReviewWindow::OnSandboxSelected() {
   diff_read_.reset();
   list_later_.disconnect();
   changes_.Clear();
+  changes_.ShowCount(path.empty());
   diff_.Clear();
   jobs_.SetJobs({});
   confirm_discard_.set_reveal_child(false);
@@ -229,6 +230,7 @@ void ReviewWindow::StartListing(bool first) {
         // 100,000; a later one is put in place whole, so rows do not vanish and come back.
         if (first_listing_ && listed_.size() >= kListingPiece) {
           changes_.Append(listed_);
+          changes_.ShowCount(false);
           listed_.clear();
         }
       },
@@ -242,6 +244,7 @@ void ReviewWindow::StartListing(bool first) {
           changes_.Replace(std::move(listed_));
         }
         listed_.clear();
+        changes_.ShowCount(true);
         // The reader is let go from the main loop, not from inside its own callback.
         Glib::signal_idle().connect_once([this, sandbox] {
           if (sandbox != sandbox_) return;
@@ -278,6 +281,7 @@ void ReviewWindow::OnChangesSeen(const std::string& path, const std::vector<std:
   if (path != sandbox_) return;
   for (const auto& [name, kind] : seen)
     if (kind != "unchanged") changes_.Seen(name, kind);
+  if (!listing_) changes_.ShowCount(true);
   if (lost) ScheduleListing();
   UpdateActions();
 }

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "atspi_driver.h"
@@ -36,6 +37,10 @@ class ReviewApp {
     if (!session_.Start(why)) return why;
     driver_ = std::make_unique<AtspiDriver>(session_.a11y_bus_address());
     if (!driver_->error().empty()) return driver_->error();
+    // The desktop's notification server first, as a desktop has it before its apps.
+    if (session_.StartApp({SANDBOXD_NOTIFICATION_SINK_BIN, NotificationsPath()}) < 0) return "no notification server: " + session_.AppLog();
+    if (!WaitUntil([&] { return Contains(ReadWhole(NotificationsPath()), "ready\n"); }, kA11yWait))
+      return "the notification server did not start: " + session_.AppLog();
     pid_ = session_.StartApp({SANDBOXD_REVIEW_BIN});
     if (pid_ < 0) return "the app did not start: " + session_.AppLog();
     app_ = driver_->WaitForApp(kAppName, pid_);
@@ -45,6 +50,9 @@ class ReviewApp {
   }
 
   const Accessible& app() const { return app_; }
+  pid_t pid() const { return pid_; }
+  /// The notifications the app sent: "APP<TAB>SUMMARY<TAB>BODY" lines (notification_sink.cpp).
+  std::string Notifications() const { return ReadWhole(NotificationsPath()); }
 
   /// The app's tree and output, for a failure message; and a screenshot of the moment.
   std::string State() const {
@@ -89,6 +97,9 @@ class ReviewApp {
   }
 
  private:
+  // In the session's runtime directory, which the user (the server) may write.
+  std::string NotificationsPath() const { return session_.dir() + "/runtime/notifications.log"; }
+
   GuiSession session_;
   std::unique_ptr<AtspiDriver> driver_;
   pid_t pid_ = -1;
@@ -117,7 +128,10 @@ TEST(ReviewAppTest, ShowsTheSandboxesAndTheirChangesAsJobsMakeThem) {
   const std::string project = MakeLongProject(kAlice);
   const std::string id = CreateSandbox(kAlice, "gui-watch", project);
   ASSERT_FALSE(id.empty());
-  ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", "echo new > new.txt; sed -i 's/^line 2$/line two/' long.txt"}).status, 0);
+  // Lines 2 and 6 of long.txt: one hunk of two parts (runs of changed lines apart).
+  ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", "echo new > new.txt; sed -i -e 's/^line 2$/line two/' -e 's/^line 6$/line six/' long.txt"})
+                .status,
+            0);
 
   ReviewApp app(kAlice);
   ASSERT_EQ(app.Start(), "");
@@ -144,17 +158,38 @@ TEST(ReviewAppTest, ShowsTheSandboxesAndTheirChangesAsJobsMakeThem) {
   EXPECT_TRUE(WaitUntil([&] { return w.Sandboxctl(kAlice, {"jobs", id}).out.find("running") == std::string::npos; }, std::chrono::seconds(20)))
       << w.Sandboxctl(kAlice, {"jobs", id}).out;
 
+  // Anyone on the bus can send a signal with sandboxd's interface: bob's forged ones tell the
+  // app nothing (it listens to the daemon only, and reads what a signal says from the daemon).
+  for (const auto& forged : std::vector<std::vector<std::string>>{
+           {"--signal", "org.sandboxd.Sandbox1.Sandbox.ChangesSeen", "[(uint32 0, 'forged.txt', 'added')]", "uint32 0", "false"},
+           {"--signal", "org.sandboxd.Sandbox1.Sandbox.ReviewRequested", "'forged request'", "int64 0"}}) {
+    std::vector<std::string> argv = {"gdbus", "emit", "--system", "--object-path", "/org/sandboxd/Sandbox1/sandbox/" + id};
+    argv.insert(argv.end(), forged.begin(), forged.end());
+    Result sent = w.RunAs(kBob, argv, {.extra_env = {"DBUS_SYSTEM_BUS_ADDRESS=" + w.bus_address()}});
+    ASSERT_EQ(sent.status, 0) << sent.err;
+  }
   // An agent asks for review: the row carries the request.
   Result asked = w.Gdbus(kAlice, "/org/sandboxd/Sandbox1/sandbox/" + id, "org.sandboxd.Sandbox1.Sandbox.RequestReview", {"'done: please look'"});
   ASSERT_EQ(asked.status, 0) << asked.err;
   EXPECT_TRUE(app.WaitForRow("Review requested: done: please look")) << app.State();
+  EXPECT_FALSE(FindContaining(app.app(), ATSPI_ROLE_LIST_ITEM, "forged")) << app.State();
+  // ... and the desktop is told, once.
+  const std::string notification = "\tReview requested: gui-watch (" + id + ")\tdone: please look\n";
+  EXPECT_TRUE(WaitUntil([&] { return Contains(app.Notifications(), notification); })) << app.Notifications() << app.State();
 
   // The diff of a change, hunk by hunk.
   ASSERT_EQ(app.Select("M long.txt"), "") << app.State();
   EXPECT_TRUE(WaitFor([&] { return FindIf(app.app(), [](const Accessible& a) { return Name(a) == "Hunk 1 of long.txt"; }); }))
       << app.State();
   EXPECT_TRUE(app.WaitForLabel("+line two")) << app.State();
+  // A part of a hunk is decided on its own.
+  EXPECT_EQ(app.ClickIn("Part 2 of hunk 1 of long.txt", "Approve part"), "") << app.State();
+  EXPECT_TRUE(WaitUntil([&] { return Contains(w.Sandboxctl(kAlice, {"changes", id}).out, "M long.txt [partial: hunks 1 decided in parts, of 1]"); }))
+      << w.Sandboxctl(kAlice, {"changes", id}).out;
+  EXPECT_TRUE(app.WaitForLabel("Hunk 1 (decided in parts)")) << app.State();
   EXPECT_EQ(app.Shot("review-app-changes"), "");
+  const std::string notifications = app.Notifications();
+  EXPECT_EQ(std::count(notifications.begin(), notifications.end(), '\n'), 2) << "one notification, after the ready line:\n" << notifications;
   EXPECT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
   EXPECT_TRUE(WaitFor([&] { return FindContaining(app.app(), ATSPI_ROLE_LIST_ITEM, "gui-watch") ? Accessible() : app.app(); }))
       << "the destroyed sandbox's row stayed" << app.State();
