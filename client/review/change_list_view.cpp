@@ -1,15 +1,21 @@
 #include "change_list_view.h"
 
+#include <nlohmann/json.hpp>
+
 #include "accessible.h"
-#include "utf8.h"
 #include "review_text.h"
+#include "utf8.h"
 
 namespace sandboxd_review {
 namespace {
 
-const sandboxctl::ListedChange* ChangeOf(const Glib::RefPtr<Glib::ObjectBase>& object) {
-  auto item = std::dynamic_pointer_cast<ChangeItem>(object);
-  return item ? &item->value : nullptr;
+const char* LineOf(gpointer item) { return GTK_IS_STRING_OBJECT(item) ? gtk_string_object_get_string(GTK_STRING_OBJECT(item)) : nullptr; }
+
+std::optional<sandboxctl::ListedChange> ChangeOfItem(const Glib::RefPtr<Glib::ObjectBase>& object) {
+  auto* item = object ? dynamic_cast<Glib::Object*>(object.get()) : nullptr;
+  const char* line = item ? LineOf(item->gobj()) : nullptr;
+  if (line == nullptr) return std::nullopt;
+  return sandboxctl::ParseListedChange(line);
 }
 
 std::string RowClass(const sandboxctl::ListedChange& change) {
@@ -20,16 +26,13 @@ std::string RowClass(const sandboxctl::ListedChange& change) {
 }  // namespace
 
 ChangeListView::ChangeListView() : Gtk::Box(Gtk::Orientation::VERTICAL, 6) {
-  store_ = Gio::ListStore<ChangeItem>::create();
+  lines_ = Gtk::StringList::create({});
   // gtkmm 4.8 has no CustomFilter (4.12 has): GTK's own, wrapped.
   filter_ = Glib::wrap(GTK_FILTER(gtk_custom_filter_new(
-      [](gpointer item, gpointer self) -> gboolean {
-        return static_cast<ChangeListView*>(self)->Passes(Glib::wrap_auto(static_cast<GObject*>(item), false));
-      },
-      this, nullptr)));
-  filtered_ = Gtk::FilterListModel::create(store_, filter_);
+      [](gpointer item, gpointer self) -> gboolean { return static_cast<ChangeListView*>(self)->Passes(LineOf(item)); }, this, nullptr)));
+  filtered_ = Gtk::FilterListModel::create(lines_, filter_);
   // Not incremental: the selection is looked for by path right after a listing is put in
-  // place, and a filter of 100,000 paths takes milliseconds.
+  // place.
   selection_ = Gtk::SingleSelection::create(filtered_);
   selection_->set_autoselect(false);
   selection_->set_can_unselect(true);
@@ -38,11 +41,11 @@ ChangeListView::ChangeListView() : Gtk::Box(Gtk::Orientation::VERTICAL, 6) {
   view_.set_model(selection_);
   view_.set_factory(LabelRowFactory(
       [](const Glib::RefPtr<Glib::ObjectBase>& object) {
-        const auto* change = ChangeOf(object);
+        auto change = ChangeOfItem(object);
         return change ? ChangeRowText(*change) : std::string();
       },
       [](const Glib::RefPtr<Glib::ObjectBase>& object) {
-        const auto* change = ChangeOf(object);
+        auto change = ChangeOfItem(object);
         return change ? RowClass(*change) : std::string();
       }));
   SetAccessibleName(view_, "Changes");
@@ -66,65 +69,69 @@ ChangeListView::ChangeListView() : Gtk::Box(Gtk::Orientation::VERTICAL, 6) {
 }
 
 void ChangeListView::ShowCount(bool complete) {
-  const size_t n = store_->get_n_items();
+  const size_t n = size();
   std::string text = complete ? std::to_string(n) + (n == 1 ? " change" : " changes") : "Reading the changes: " + std::to_string(n) + " so far";
   if (complete && commit_count_ > 0) text += ", " + std::to_string(commit_count_) + " to commit";
   count_.set_text(text);
   SetAccessibleName(count_, text);
 }
 
-bool ChangeListView::Passes(const Glib::ObjectBase* item) const {
+bool ChangeListView::Passes(const char* line) const {
   if (filter_text_.empty()) return true;
-  const auto* change = dynamic_cast<const ChangeItem*>(item);
-  return change != nullptr && sandboxd::api::ShowWireName(change->value.path).find(filter_text_) != std::string::npos;
+  if (line == nullptr) return false;
+  auto change = sandboxctl::ParseListedChange(line);
+  return change && sandboxd::api::ShowWireName(change->path).find(filter_text_) != std::string::npos;
+}
+
+void ChangeListView::Splice(guint position, guint removed, const std::vector<Listed>& changes) {
+  std::vector<const char*> lines;
+  lines.reserve(changes.size() + 1);
+  for (const auto& listed : changes) {
+    lines.push_back(listed.line.c_str());
+    commit_count_ += TakenByCommit(listed.change);
+    if (paths_) paths_->insert(listed.change.path);
+  }
+  lines.push_back(nullptr);
+  // One splice, one items-changed: the view adds the rows once.
+  gtk_string_list_splice(lines_->gobj(), position, removed, lines.data());
 }
 
 void ChangeListView::Clear() {
-  store_->remove_all();
-  paths_.clear();
   commit_count_ = 0;
+  paths_.reset();
+  Splice(0, lines_->get_n_items(), {});
 }
 
-void ChangeListView::Append(const std::vector<sandboxctl::ListedChange>& changes) {
-  std::vector<Glib::RefPtr<ChangeItem>> items;
-  items.reserve(changes.size());
-  for (const auto& change : changes) {
-    paths_.insert(change.path);
-    commit_count_ += TakenByCommit(change);
-    items.push_back(ChangeItem::Create(change));
-  }
-  // One splice, one items-changed: the view adds the rows once.
-  store_->splice(store_->get_n_items(), 0, items);
-}
+void ChangeListView::Append(const std::vector<Listed>& changes) { Splice(lines_->get_n_items(), 0, changes); }
 
-void ChangeListView::Replace(std::vector<sandboxctl::ListedChange> changes) {
+void ChangeListView::Replace(const std::vector<Listed>& changes) {
   std::optional<std::string> selected;
   if (auto change = Selected()) selected = change->path;
-  std::vector<Glib::RefPtr<ChangeItem>> items;
-  items.reserve(changes.size());
-  paths_.clear();
   commit_count_ = 0;
-  for (auto& change : changes) {
-    paths_.insert(change.path);
-    commit_count_ += TakenByCommit(change);
-    items.push_back(ChangeItem::Create(std::move(change)));
-  }
-  store_->splice(0, store_->get_n_items(), items);
+  paths_.reset();
+  Splice(0, lines_->get_n_items(), changes);
   if (selected) Select(*selected);
 }
 
 void ChangeListView::Seen(const std::string& path, const std::string& kind) {
-  if (!paths_.insert(path).second) return;
+  if (!paths_) {
+    paths_.emplace();
+    for (guint i = 0; i < lines_->get_n_items(); ++i)
+      if (auto change = sandboxctl::ParseListedChange(lines_->get_string(i).raw())) paths_->insert(change->path);
+  }
+  if (!paths_->insert(path).second) return;
+  // Told as ListChanges would tell it; its decision is pending, as a change a job just made is.
+  nlohmann::json line = {{"root", 0}, {"path", path}, {"kind", kind}, {"review", "pending"}};
   sandboxctl::ListedChange change;
   change.path = path;
   change.kind = kind;
-  store_->append(ChangeItem::Create(std::move(change)));
+  Splice(lines_->get_n_items(), 0, {Listed{change, line.dump()}});
 }
 
 void ChangeListView::Select(const std::string& path) {
   for (guint i = 0; i < filtered_->get_n_items(); ++i) {
-    auto item = std::dynamic_pointer_cast<ChangeItem>(filtered_->get_object(i));
-    if (item && item->value.path == path) {
+    auto change = ChangeOfItem(filtered_->get_object(i));
+    if (change && change->path == path) {
       selection_->set_selected(i);
       return;
     }
@@ -132,17 +139,14 @@ void ChangeListView::Select(const std::string& path) {
   selection_->set_selected(GTK_INVALID_LIST_POSITION);
 }
 
-std::optional<sandboxctl::ListedChange> ChangeListView::Selected() const {
-  auto item = std::dynamic_pointer_cast<ChangeItem>(selection_->get_selected_item());
-  if (!item) return std::nullopt;
-  return item->value;
-}
+std::optional<sandboxctl::ListedChange> ChangeListView::Selected() const { return ChangeOfItem(selection_->get_selected_item()); }
 
-std::vector<sandboxctl::ListedChange> ChangeListView::All() const {
-  std::vector<sandboxctl::ListedChange> changes;
-  changes.reserve(store_->get_n_items());
-  for (guint i = 0; i < store_->get_n_items(); ++i) changes.push_back(store_->get_item(i)->value);
-  return changes;
+std::vector<std::string> ChangeListView::AllPaths() const {
+  std::vector<std::string> paths;
+  paths.reserve(lines_->get_n_items());
+  for (guint i = 0; i < lines_->get_n_items(); ++i)
+    if (auto change = sandboxctl::ParseListedChange(lines_->get_string(i).raw())) paths.push_back(change->path);
+  return paths;
 }
 
 }  // namespace sandboxd_review

@@ -115,7 +115,8 @@ void DaemonClient::OnSandboxSignal(sdbus::Message& signal) {
       std::string operation, phase;
       uint64_t entries_done = 0, entries_total = 0, bytes_done = 0, bytes_total = 0;
       signal >> operation >> phase >> entries_done >> entries_total >> bytes_done >> bytes_total;
-      if (events_.progress) events_.progress(path, operation, bytes_total ? bytes_done : entries_done, bytes_total ? bytes_total : entries_total);
+      if (events_.progress)
+        events_.progress(path, operation, phase, bytes_total ? bytes_done : entries_done, bytes_total ? bytes_total : entries_total);
     }
   } catch (const sdbus::Error&) {
   }
@@ -199,7 +200,8 @@ void DaemonClient::Discard(const std::string& sandbox, std::function<void(const 
       .uponReplyInvoke([done = std::move(done)](const sdbus::Error* error) { done(OutcomeOf(error)); });
 }
 
-std::unique_ptr<PendingRead> DaemonClient::ListChanges(const std::string& sandbox, std::function<void(sandboxctl::ListedChange)> each,
+std::unique_ptr<PendingRead> DaemonClient::ListChanges(const std::string& sandbox,
+                                                       std::function<void(sandboxctl::ListedChange, std::string_view)> each,
                                                        std::function<void(const Outcome&)> done) {
   auto state = std::make_shared<PipeState>();
   state->finish = std::move(done);
@@ -209,7 +211,7 @@ std::unique_ptr<PendingRead> DaemonClient::ListChanges(const std::string& sandbo
       [lines, each = std::move(each)](std::string_view data) {
         lines->Add(data, [&](std::string_view line) {
           // A line this client cannot read is passed over, as sandboxctl's listing does.
-          if (auto change = sandboxctl::ParseListedChange(line)) each(std::move(*change));
+          if (auto change = sandboxctl::ParseListedChange(line)) each(std::move(*change), line);
         });
       },
       [weak](const std::string& error) {

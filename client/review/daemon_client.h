@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bus_source.h"
@@ -51,7 +52,9 @@ struct DaemonEvents {
   std::function<void(const std::string& path, const std::vector<std::pair<std::string, std::string>>& seen, bool lost)>
       changes_seen;  ///< (wire name, kind) of changes a running job made; `lost`: some were not told
   std::function<void(const std::string& path)> review_requested;
-  std::function<void(const std::string& path, const std::string& operation, uint64_t done, uint64_t total)> progress;
+  /// How far a commit, undo, suspend or resume has come: entries or bytes `done` of `total`
+  /// (0: not counted in this phase); phase "done" or "failed" at its end.
+  std::function<void(const std::string& path, const std::string& operation, const std::string& phase, uint64_t done, uint64_t total)> progress;
 };
 
 /// An answer still being written into a pipe; dropping it stops reading (the daemon's call
@@ -79,8 +82,9 @@ class DaemonClient {
   void Commit(const std::string& sandbox, std::function<void(uint32_t committed, const Outcome&)> done);
   void Undo(const std::string& sandbox, std::function<void(const Outcome&)> done);
   void Discard(const std::string& sandbox, std::function<void(const Outcome&)> done);
-  /// ListChanges: each change as it is read, then `done` (with how many the daemon wrote).
-  std::unique_ptr<PendingRead> ListChanges(const std::string& sandbox, std::function<void(sandboxctl::ListedChange)> each,
+  /// ListChanges: each change as it is read (its fields and its line), then `done`.
+  std::unique_ptr<PendingRead> ListChanges(const std::string& sandbox,
+                                           std::function<void(sandboxctl::ListedChange, std::string_view line)> each,
                                            std::function<void(const Outcome&)> done);
   /// Diff of `selector` (whole), at most `limit` bytes of it: `done` gets the text and whether
   /// it was cut.

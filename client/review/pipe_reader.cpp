@@ -30,9 +30,10 @@ PipeReader::~PipeReader() {
 sdbus::UnixFd PipeReader::TakeWriteEnd() { return sdbus::UnixFd(write_end_.release(), sdbus::adopt_fd); }
 
 bool PipeReader::OnReadable(Glib::IOCondition) {
-  // A turn reads at most 1 MiB, so that a fast writer cannot keep the window from drawing.
+  // A turn reads at most 256 KiB (some 2,000 changes of a listing), so that a fast writer
+  // cannot keep the window from drawing and answering for long.
   char buffer[64 * 1024];
-  for (int turn = 0; turn < 16; ++turn) {
+  for (int turn = 0; turn < 4; ++turn) {
     ssize_t n = read(read_end_.get(), buffer, sizeof buffer);
     if (n > 0) {
       std::shared_ptr<bool> alive = alive_;

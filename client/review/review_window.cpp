@@ -77,7 +77,8 @@ ReviewWindow::ReviewWindow(bool user_mode) {
   confirm_box_.append(discard_all_);
   confirm_box_.append(keep_);
   confirm_discard_.set_child(confirm_box_);
-  confirm_discard_.set_reveal_child(false);
+  confirm_discard_.set_transition_type(Gtk::RevealerTransitionType::NONE);
+  HideConfirmation();
 
   message_.set_xalign(0);
   message_.set_hexpand(true);
@@ -117,10 +118,11 @@ ReviewWindow::ReviewWindow(bool user_mode) {
       confirm_text_.set_text("Discard every change of " + SandboxTitle(sandbox->summary.id, sandbox->summary.name) +
                              "? They are thrown away, and Undo cannot bring them back.");
       SetAccessibleName(confirm_text_, confirm_text_.get_text());
+      confirm_box_.set_sensitive(true);
       confirm_discard_.set_reveal_child(true);
     }
   });
-  keep_.signal_clicked().connect([this] { confirm_discard_.set_reveal_child(false); });
+  keep_.signal_clicked().connect([this] { HideConfirmation(); });
   discard_all_.signal_clicked().connect(sigc::mem_fun(*this, &ReviewWindow::Discard));
 
   DaemonEvents events;
@@ -128,8 +130,8 @@ ReviewWindow::ReviewWindow(bool user_mode) {
   events.change_set_changed = [this](const std::string& path) { OnChangeSetChanged(path); };
   events.changes_seen = [this](const std::string& path, const auto& seen, bool lost) { OnChangesSeen(path, seen, lost); };
   events.review_requested = [this](const std::string& path) { RefreshInfo(path); };
-  events.progress = [this](const std::string& path, const std::string& operation, uint64_t done, uint64_t total) {
-    OnProgress(path, operation, done, total);
+  events.progress = [this](const std::string& path, const std::string& operation, const std::string& phase, uint64_t done, uint64_t total) {
+    OnProgress(path, operation, phase, done, total);
   };
   try {
     client_ = std::make_unique<DaemonClient>(user_mode, std::move(events));
@@ -199,7 +201,7 @@ void ReviewWindow::OnSandboxSelected() {
   changes_.ShowCount(path.empty());
   diff_.Clear();
   jobs_.SetJobs({});
-  confirm_discard_.set_reveal_child(false);
+  HideConfirmation();
   Say("", false);
   UpdateActions();
   if (sandbox_.empty()) return;
@@ -224,8 +226,8 @@ void ReviewWindow::StartListing(bool first) {
   const std::string sandbox = sandbox_;
   listing_ = client_->ListChanges(
       sandbox,
-      [this](sandboxctl::ListedChange change) {
-        listed_.push_back(std::move(change));
+      [this](sandboxctl::ListedChange change, std::string_view line) {
+        listed_.push_back(ChangeListView::Listed{std::move(change), std::string(line)});
         // A first listing shows its rows as they come: the first within a moment even of
         // 100,000; a later one is put in place whole, so rows do not vanish and come back.
         if (first_listing_ && listed_.size() >= kListingPiece) {
@@ -241,7 +243,7 @@ void ReviewWindow::StartListing(bool first) {
         } else if (first_listing_) {
           changes_.Append(listed_);
         } else {
-          changes_.Replace(std::move(listed_));
+          changes_.Replace(listed_);
         }
         listed_.clear();
         changes_.ShowCount(true);
@@ -286,10 +288,17 @@ void ReviewWindow::OnChangesSeen(const std::string& path, const std::vector<std:
   UpdateActions();
 }
 
-void ReviewWindow::OnProgress(const std::string& path, const std::string& operation, uint64_t done, uint64_t total) {
-  if (path != sandbox_ || operation != "commit") return;
-  progress_.set_visible(total > 0 && done < total);
+void ReviewWindow::OnProgress(const std::string& path, const std::string& operation, const std::string& phase, uint64_t done,
+                              uint64_t total) {
+  if (path != sandbox_ || (operation != "commit" && operation != "undo")) return;
+  const bool over = phase == "done" || phase == "failed";
+  progress_.set_visible(!over);
+  if (over) return;
+  // Planning and staging count entries without a total: the bar moves without saying how far.
   if (total > 0) progress_.set_fraction(static_cast<double>(done) / static_cast<double>(total));
+  else progress_.pulse();
+  progress_.set_show_text(true);
+  progress_.set_text(operation + ": " + phase + " " + std::to_string(done) + (total ? " of " + std::to_string(total) : ""));
 }
 
 void ReviewWindow::RefreshJobs() {
@@ -317,8 +326,7 @@ void ReviewWindow::OnChangeSelected() {
   if (diff_.ShownPath() != change->path) diff_.ShowLoading(*change);
   // A directory's diff holds the changes beneath it, which are rows of their own.
   std::vector<std::string> paths;
-  if (change->type == "directory")
-    for (const auto& listed : changes_.All()) paths.push_back(listed.path);
+  if (change->type == "directory") paths = changes_.AllPaths();
   const std::string sandbox = sandbox_;
   diff_read_ = client_->Diff(sandbox, sandboxd::api::Selector{change->path, std::nullopt, 0}, kDiffShownBytes,
                              [this, sandbox, change = *change, paths](std::string text, bool cut, const Outcome& outcome) {
@@ -377,7 +385,7 @@ void ReviewWindow::Undo() {
 }
 
 void ReviewWindow::Discard() {
-  confirm_discard_.set_reveal_child(false);
+  HideConfirmation();
   if (sandbox_.empty() || acting_) return;
   Acting(true);
   const std::string sandbox = sandbox_;
@@ -388,6 +396,12 @@ void ReviewWindow::Discard() {
     else Say("Every change was discarded.", false);
     ScheduleListing();
   });
+}
+
+void ReviewWindow::HideConfirmation() {
+  // Insensitive while hidden: its buttons stay in the accessibility tree during the slide.
+  confirm_box_.set_sensitive(false);
+  confirm_discard_.set_reveal_child(false);
 }
 
 void ReviewWindow::Acting(bool busy) {

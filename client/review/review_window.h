@@ -32,7 +32,7 @@ class ReviewWindow : public Gtk::ApplicationWindow {
   void RefreshInfo(const std::string& path);
   void OnChangeSetChanged(const std::string& path);
   void OnChangesSeen(const std::string& path, const std::vector<std::pair<std::string, std::string>>& seen, bool lost);
-  void OnProgress(const std::string& path, const std::string& operation, uint64_t done, uint64_t total);
+  void OnProgress(const std::string& path, const std::string& operation, const std::string& phase, uint64_t done, uint64_t total);
 
   // The selected sandbox and change.
   void OnSandboxSelected();
@@ -46,6 +46,7 @@ class ReviewWindow : public Gtk::ApplicationWindow {
   void Commit();
   void Undo();
   void Discard();
+  void HideConfirmation();
   void Acting(bool busy);
   void UpdateActions();
 
@@ -77,7 +78,7 @@ class ReviewWindow : public Gtk::ApplicationWindow {
   Gtk::Button keep_{"Keep them"};
 
   std::unique_ptr<PendingRead> listing_;
-  std::vector<sandboxctl::ListedChange> listed_;  ///< the listing being read
+  std::vector<ChangeListView::Listed> listed_;  ///< the listing being read
   bool first_listing_ = false;
   bool list_again_ = false;       ///< the change set changed while it was being read
   sigc::connection list_later_;   ///< a listing asked for, coalescing signals

@@ -10,9 +10,17 @@
 #include <string>
 #include <vector>
 
-#include "list_items.h"
+#include "daemon_client.h"
 
 namespace sandboxd_review {
+
+/// A sandbox as its row shows it.
+struct SandboxRow {
+  SandboxSummary summary;
+  std::string review_message;  ///< set while a review asked for waits (GetInfo's review_requested)
+  bool review_requested = false;
+  uint32_t running_jobs = 0;
+};
 
 class SandboxList : public Gtk::Box {
  public:
