@@ -209,6 +209,34 @@ TEST(ReviewAppTest, RefusalsAreShownInTheDaemonsWordsAndChangeNothing) {
   EXPECT_EQ(w.Sandboxctl(kBob, {"destroy", bob_id}).status, 0);
 }
 
+// What a job wrote is shown as the terminal shows it: a control byte cannot clear, rewrite or
+// hide a line, binary content is marked as such, and a file its owner cannot read is said to be so.
+TEST(ReviewAppTest, ContentIsShownVisiblyBinaryAndUnreadableAreMarked) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  const std::string project = w.MakeProject(kAlice);
+  const std::string id = CreateSandbox(kAlice, "gui-content", project);
+  ASSERT_FALSE(id.empty());
+  ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c",
+                                  "printf 'shown\\033[2J\\rhidden\\n' > tricky.txt; printf 'a\\000b' > data.bin; "
+                                  "echo secret > closed.txt; chmod 000 closed.txt"})
+                .status,
+            0);
+  ReviewApp app(kAlice);
+  ASSERT_EQ(app.Start(), "");
+  ASSERT_EQ(app.Select("gui-content"), "") << app.State();
+  ASSERT_EQ(app.Select("A tricky.txt"), "") << app.State();
+  // ESC and CR written as ^[ and ^M (marked), so the line keeps all it holds.
+  EXPECT_TRUE(app.WaitForLabel("+shown^[[2J^Mhidden")) << app.State();
+  ASSERT_EQ(app.Select("A data.bin"), "") << app.State();
+  EXPECT_TRUE(app.WaitForLabel("Binary content")) << app.State();
+  ASSERT_EQ(app.Select("A closed.txt"), "") << app.State();
+  EXPECT_TRUE(app.WaitForRow("[unreadable: not shown, approved only by name]")) << app.State();
+  EXPECT_TRUE(app.WaitForLabel("Its owner cannot read this file")) << app.State();
+  EXPECT_FALSE(FindContaining(app.app(), ATSPI_ROLE_LABEL, "secret")) << app.State();
+  EXPECT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
+}
+
 TEST(ReviewAppTest, TheDesktopFileAndMetainfoValidate) {
   const std::string dir = kSourceDir + "/client/review/";
   Result desktop = World().RunAs("root", {"desktop-file-validate", dir + "org.sandboxd.Review.desktop"});
