@@ -194,6 +194,7 @@ void ReviewWindow::OnSandboxSelected() {
   if (path == sandbox_ && !path.empty()) return;
   sandbox_ = path;
   jobs_poll_.disconnect();
+  ++listings_;
   listing_.reset();
   diff_read_.reset();
   list_later_.disconnect();
@@ -224,6 +225,9 @@ void ReviewWindow::StartListing(bool first) {
   first_listing_ = first;
   listed_.clear();
   const std::string sandbox = sandbox_;
+  // Which listing an answer is of: the sandbox selected may be another by then, or the same one
+  // selected again, with a listing of its own under way.
+  const uint64_t listing = ++listings_;
   listing_ = client_->ListChanges(
       sandbox,
       [this](sandboxctl::ListedChange change, std::string_view line) {
@@ -236,8 +240,8 @@ void ReviewWindow::StartListing(bool first) {
           listed_.clear();
         }
       },
-      [this, sandbox](const Outcome& outcome) {
-        if (sandbox != sandbox_) return;
+      [this, listing](const Outcome& outcome) {
+        if (listing != listings_) return;
         if (outcome) {
           Say(outcome->message, true);
         } else if (first_listing_) {
@@ -248,8 +252,8 @@ void ReviewWindow::StartListing(bool first) {
         listed_.clear();
         changes_.ShowCount(true);
         // The reader is let go from the main loop, not from inside its own callback.
-        Glib::signal_idle().connect_once([this, sandbox] {
-          if (sandbox != sandbox_) return;
+        Glib::signal_idle().connect_once([this, listing] {
+          if (listing != listings_) return;
           listing_.reset();
           if (list_again_) StartListing(false);
         });

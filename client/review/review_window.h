@@ -78,6 +78,7 @@ class ReviewWindow : public Gtk::ApplicationWindow {
   Gtk::Button keep_{"Keep them"};
 
   std::unique_ptr<PendingRead> listing_;
+  uint64_t listings_ = 0;  ///< listings started, the last one being listing_
   std::vector<ChangeListView::Listed> listed_;  ///< the listing being read
   bool first_listing_ = false;
   bool list_again_ = false;       ///< the change set changed while it was being read

@@ -237,6 +237,17 @@ TEST(ReviewAppTest, ContentIsShownVisiblyBinaryAndUnreadableAreMarked) {
   EXPECT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
 }
 
+// No argument is passed over in silence (nor handed to GTK to read).
+TEST(ReviewAppTest, AnArgumentItDoesNotKnowIsRefused) {
+  SANDBOXD_REQUIRE_WORLD();
+  Result bogus = World().RunAs(kAlice, {SANDBOXD_REVIEW_BIN, "--bogus"});
+  EXPECT_EQ(bogus.status, 2);
+  EXPECT_TRUE(Contains(bogus.err, "unknown argument '--bogus'")) << bogus.err;
+  Result version = World().RunAs(kAlice, {SANDBOXD_REVIEW_BIN, "--version"});
+  EXPECT_EQ(version.status, 0) << version.err;
+  EXPECT_TRUE(version.out.starts_with("sandboxd-review ")) << version.out;
+}
+
 TEST(ReviewAppTest, TheDesktopFileAndMetainfoValidate) {
   const std::string dir = kSourceDir + "/client/review/";
   Result desktop = World().RunAs("root", {"desktop-file-validate", dir + "org.sandboxd.Review.desktop"});
