@@ -172,12 +172,12 @@ void DaemonClient::Decide(const std::string& sandbox, const std::vector<sandboxd
       .uponReplyInvoke([done = std::move(done)](const sdbus::Error* error, uint32_t) { done(OutcomeOf(error)); });
 }
 
-void DaemonClient::Commit(const std::string& sandbox, std::function<void(uint32_t, const Outcome&)> done) {
+void DaemonClient::Commit(const std::string& sandbox, bool force, std::function<void(uint32_t, const Outcome&)> done) {
   Proxy(sandbox)
       .callMethodAsync("Commit")
       .onInterface(kSandboxInterface)
       .withTimeout(kPersonTimeout)
-      .withArguments(std::vector<std::string>{}, kFlagAllowInteractive)
+      .withArguments(std::vector<std::string>{}, kFlagAllowInteractive | (force ? sandboxd::api::kFlagForce : 0))
       .uponReplyInvoke([done = std::move(done)](const sdbus::Error* error, uint32_t committed, const std::vector<std::string>&) {
         done(committed, OutcomeOf(error));
       });

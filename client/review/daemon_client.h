@@ -78,8 +78,9 @@ class DaemonClient {
   /// Decide: `verdict` approved or rejected, with the person's note ("" for none).
   void Decide(const std::string& sandbox, const std::vector<sandboxd::api::Selector>& selectors, const std::string& verdict,
               const std::string& note, std::function<void(const Outcome&)> done);
-  /// Commit of the approved changes; polkit may ask the desktop's agent for a password.
-  void Commit(const std::string& sandbox, std::function<void(uint32_t committed, const Outcome&)> done);
+  /// Commit of the approved changes (`force`: over conflicts); polkit may ask the desktop's
+  /// agent for a password.
+  void Commit(const std::string& sandbox, bool force, std::function<void(uint32_t committed, const Outcome&)> done);
   void Undo(const std::string& sandbox, std::function<void(const Outcome&)> done);
   void Discard(const std::string& sandbox, std::function<void(const Outcome&)> done);
   /// ListChanges: each change as it is read (its fields and its line), then `done`.

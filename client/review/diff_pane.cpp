@@ -167,7 +167,8 @@ void DiffPane::ShowDiff(const sandboxctl::ListedChange& change, const std::strin
   shown_diff_ = text.empty() ? std::string(1, '\0') : text;  // (an empty diff is shown too)
   const auto sections = sandboxctl::SectionsOfChange(sandboxctl::SplitDiff(text), change.path, all_paths);
   if (sections.empty()) AddText("No content differs (a change of type, mode or a directory).", "dim-label");
-  for (const auto& section : sections) {
+  for (size_t f = 0; f < sections.size(); ++f) {
+    const auto& section = sections[f];
     AddText(LinesMarkup(std::string_view(section.header).substr(0, section.header.find_last_not_of('\n') + 1)), "monospace");
     if (IsBinarySection(section.header)) {
       AddText("<b>Binary content</b>: not shown as text.", "warning");
@@ -177,11 +178,17 @@ void DiffPane::ShowDiff(const sandboxctl::ListedChange& change, const std::strin
     // them there (an added or deleted file is one whole).
     const bool hunks_decided = change.TextModification() && sections.size() == 1;
     for (size_t h = 0; h < section.hunks.size(); ++h) {
-      if (hunks_decided) AddHunk(change, static_cast<int>(h) + 1, section.hunks[h]);
+      // The last hunk of a diff cut short may be cut too: it gets no buttons, as approving it
+      // would approve lines no one was shown.
+      const bool whole = !cut || f + 1 < sections.size() || h + 1 < section.hunks.size();
+      if (hunks_decided && whole) AddHunk(change, static_cast<int>(h) + 1, section.hunks[h]);
       else AddText(LinesMarkup(section.hunks[h]), "monospace");
     }
   }
-  if (cut) AddText("<b>The diff goes on</b>: only its beginning is shown here (sandboxctl diff shows all of it).", "warning");
+  if (cut)
+    AddText("<b>The diff goes on</b>: only its beginning is shown here, and its last hunk may be cut short (sandboxctl diff shows "
+            "all of it). Approve file approves all of it.",
+            "warning");
 }
 
 std::string DiffPane::Note() const { return note_.get_text(); }

@@ -2,6 +2,7 @@
 
 #include <sdbus-c++/sdbus-c++.h>
 
+#include "api.h"
 #include "quote_path.h"
 #include "review_text.h"
 #include "utf8.h"
@@ -68,17 +69,6 @@ ReviewWindow::ReviewWindow(bool user_mode) {
   outer_.set_resize_start_child(false);
   outer_.set_vexpand(true);
 
-  confirm_text_.set_wrap(true);
-  confirm_text_.set_hexpand(true);
-  confirm_text_.set_xalign(0);
-  discard_all_.add_css_class("destructive-action");
-  confirm_box_.set_margin(6);
-  confirm_box_.append(confirm_text_);
-  confirm_box_.append(discard_all_);
-  confirm_box_.append(keep_);
-  confirm_discard_.set_child(confirm_box_);
-  confirm_discard_.set_transition_type(Gtk::RevealerTransitionType::NONE);
-  HideConfirmation();
 
   message_.set_xalign(0);
   message_.set_hexpand(true);
@@ -98,7 +88,7 @@ ReviewWindow::ReviewWindow(bool user_mode) {
   bottom_.append(commit_);
 
   root_.append(outer_);
-  root_.append(confirm_discard_);
+  root_.append(confirm_);
   root_.append(bottom_);
   set_child(root_);
 
@@ -111,19 +101,14 @@ ReviewWindow::ReviewWindow(bool user_mode) {
       RefreshJobs();
     });
   });
-  commit_.signal_clicked().connect(sigc::mem_fun(*this, &ReviewWindow::Commit));
+  commit_.signal_clicked().connect([this] { Commit(); });
   undo_.signal_clicked().connect(sigc::mem_fun(*this, &ReviewWindow::Undo));
   discard_.signal_clicked().connect([this] {
-    if (auto sandbox = sandboxes_.Selected()) {
-      confirm_text_.set_text("Discard every change of " + SandboxTitle(sandbox->summary.id, sandbox->summary.name) +
-                             "? They are thrown away, and Undo cannot bring them back.");
-      SetAccessibleName(confirm_text_, confirm_text_.get_text());
-      confirm_box_.set_sensitive(true);
-      confirm_discard_.set_reveal_child(true);
-    }
+    if (auto sandbox = sandboxes_.Selected())
+      confirm_.Ask("Discard every change of " + SandboxTitle(sandbox->summary.id, sandbox->summary.name) +
+                       "? They are thrown away, and Undo cannot bring them back.",
+                   "Discard all changes", "Keep them", [this] { Discard(); });
   });
-  keep_.signal_clicked().connect([this] { HideConfirmation(); });
-  discard_all_.signal_clicked().connect(sigc::mem_fun(*this, &ReviewWindow::Discard));
 
   DaemonEvents events;
   events.sandboxes_changed = [this] { RefreshSandboxes(); };
@@ -202,7 +187,7 @@ void ReviewWindow::OnSandboxSelected() {
   changes_.ShowCount(path.empty());
   diff_.Clear();
   jobs_.SetJobs({});
-  HideConfirmation();
+  confirm_.Hide();
   Say("", false);
   UpdateActions();
   if (sandbox_.empty()) return;
@@ -360,17 +345,25 @@ void ReviewWindow::Decide(const std::vector<sandboxd::api::Selector>& selectors,
   });
 }
 
-void ReviewWindow::Commit() {
+void ReviewWindow::Commit(bool force) {
   if (sandbox_.empty() || acting_) return;
   Acting(true);
   Say("Committing…", false);
   const std::string sandbox = sandbox_;
-  client_->Commit(sandbox, [this, sandbox](uint32_t committed, const Outcome& outcome) {
+  client_->Commit(sandbox, force, [this, sandbox](uint32_t committed, const Outcome& outcome) {
     Acting(false);
     progress_.set_visible(false);
     if (sandbox != sandbox_) return;
-    if (outcome) Say(outcome->message, true);
-    else Say("Committed " + std::to_string(committed) + (committed == 1 ? " change." : " changes."), false);
+    if (!outcome) {
+      Say("Committed " + std::to_string(committed) + (committed == 1 ? " change." : " changes."), false);
+    } else {
+      Say(outcome->message, true);
+      // The daemon named the live files that changed where the sandbox did too: the person may
+      // take the sandbox's over them, knowingly (sandboxctl commit --force).
+      if (outcome->name == std::string(sandboxd::api::kErrorPrefix) + "Conflict")
+        confirm_.Ask("Commit anyway, writing the sandbox's changes over the live files named above? Undo can take it back.",
+                     "Commit anyway", "Leave the live files", [this] { Commit(true); });
+    }
     ScheduleListing();
   });
 }
@@ -389,7 +382,6 @@ void ReviewWindow::Undo() {
 }
 
 void ReviewWindow::Discard() {
-  HideConfirmation();
   if (sandbox_.empty() || acting_) return;
   Acting(true);
   const std::string sandbox = sandbox_;
@@ -400,12 +392,6 @@ void ReviewWindow::Discard() {
     else Say("Every change was discarded.", false);
     ScheduleListing();
   });
-}
-
-void ReviewWindow::HideConfirmation() {
-  // Insensitive while hidden: its buttons stay in the accessibility tree during the slide.
-  confirm_box_.set_sensitive(false);
-  confirm_discard_.set_reveal_child(false);
 }
 
 void ReviewWindow::Acting(bool busy) {

@@ -15,6 +15,7 @@
 
 #include "accessible.h"
 #include "change_list_view.h"
+#include "confirm_bar.h"
 #include "daemon_client.h"
 #include "diff_pane.h"
 #include "job_list.h"
@@ -43,10 +44,10 @@ class ReviewWindow : public Gtk::ApplicationWindow {
 
   // Acts.
   void Decide(const std::vector<sandboxd::api::Selector>& selectors, const std::string& verdict);
-  void Commit();
+  /// Commit; `force`: over the conflicts the daemon named (after the person confirmed it).
+  void Commit(bool force = false);
   void Undo();
   void Discard();
-  void HideConfirmation();
   void Acting(bool busy);
   void UpdateActions();
 
@@ -71,11 +72,7 @@ class ReviewWindow : public Gtk::ApplicationWindow {
   Gtk::Button undo_{"Undo"};
   Gtk::Button discard_{"Discard"};
   NamedButton commit_{"Commit"};
-  Gtk::Revealer confirm_discard_;
-  Gtk::Box confirm_box_{Gtk::Orientation::HORIZONTAL, 6};
-  Gtk::Label confirm_text_;
-  Gtk::Button discard_all_{"Discard all changes"};
-  Gtk::Button keep_{"Keep them"};
+  ConfirmBar confirm_;
 
   std::unique_ptr<PendingRead> listing_;
   uint64_t listings_ = 0;  ///< listings started, the last one being listing_

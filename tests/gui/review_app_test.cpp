@@ -182,6 +182,17 @@ TEST(ReviewAppTest, RefusalsAreShownInTheDaemonsWordsAndChangeNothing) {
     // The daemon's sentence names the path and why (conflict_test.cpp has sandboxctl's).
     EXPECT_TRUE(app.WaitForLabel("a.txt (changed in the live tree)")) << app.State();
     EXPECT_EQ(app.Shot("review-app-conflict"), "");
+    EXPECT_EQ(Snapshot(project), before);
+    // The person may commit over it, knowingly: asked first, and leaving it leaves it.
+    EXPECT_EQ(app.ClickWhenSensitive("Leave the live files"), "") << app.State();
+    EXPECT_EQ(Snapshot(project), before);
+    EXPECT_EQ(app.ClickWhenSensitive("Commit"), "") << app.State();
+    EXPECT_EQ(app.ClickWhenSensitive("Commit anyway"), "") << app.State();
+    EXPECT_TRUE(app.WaitForLabel("Committed 1 change.")) << app.State();
+    EXPECT_EQ(ReadWhole(project + "/a.txt"), "alpha\nsandbox\n");
+    // ... and Undo gives the live file back as it was.
+    EXPECT_EQ(app.ClickWhenSensitive("Undo"), "") << app.State();
+    EXPECT_TRUE(app.WaitForLabel("The last commit was undone")) << app.State();
   }
   EXPECT_EQ(Snapshot(project), before);
   EXPECT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
