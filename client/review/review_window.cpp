@@ -361,7 +361,7 @@ void ReviewWindow::Commit(bool force) {
       // The daemon named the live files that changed where the sandbox did too: the person may
       // take the sandbox's over them, knowingly (sandboxctl commit --force).
       if (outcome->name == std::string(sandboxd::api::kErrorPrefix) + "Conflict")
-        confirm_.Ask("Commit anyway, writing the sandbox's changes over the live files named above? Undo can take it back.",
+        confirm_.Ask("Commit anyway, writing the sandbox's changes over the live files the refusal below names? Undo can take it back.",
                      "Commit anyway", "Leave the live files", [this] { Commit(true); });
     }
     ScheduleListing();
