@@ -220,6 +220,33 @@ TEST(ReviewAppTest, RefusalsAreShownInTheDaemonsWordsAndChangeNothing) {
   EXPECT_EQ(w.Sandboxctl(kBob, {"destroy", bob_id}).status, 0);
 }
 
+// A commit that takes a while shows how far it has come (the daemon's Progress signal), and
+// the bar goes once it is done.
+TEST(ReviewAppTest, ALongCommitShowsItsProgress) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  const std::string project = w.MakeProject(kAlice);
+  const std::string id = CreateSandbox(kAlice, "gui-progress", project);
+  ASSERT_FALSE(id.empty());
+  // 20,000 files: their moves take long past the 200 ms a commit works before it reports.
+  ASSERT_EQ(w.Sandboxctl(kAlice, {"run", "--no-live-feed", id, "--", "sh", "-c", "mkdir many && cd many && seq -f 'f%05g' 20000 | xargs touch"},
+                         {.timeout = std::chrono::seconds(300)})
+                .status,
+            0);
+  ASSERT_EQ(w.Sandboxctl(kAlice, {"approve", id, "--all"}).status, 0);
+  ReviewApp app(kAlice);
+  ASSERT_EQ(app.Start(), "");
+  ASSERT_EQ(app.Select("gui-progress"), "") << app.State();
+  EXPECT_TRUE(app.WaitForLabel("Commit (20001)")) << app.State();
+  EXPECT_FALSE(FindContaining(app.app(), ATSPI_ROLE_PROGRESS_BAR, "Commit progress")) << "a bar before any commit" << app.State();
+  EXPECT_EQ(app.ClickWhenSensitive("Commit"), "") << app.State();
+  EXPECT_TRUE(WaitFor([&] { return FindContaining(app.app(), ATSPI_ROLE_PROGRESS_BAR, "Commit progress"); }, std::chrono::seconds(60)))
+      << app.State();
+  EXPECT_TRUE(app.WaitForLabel("Committed 20001 changes.")) << app.State();
+  EXPECT_FALSE(FindContaining(app.app(), ATSPI_ROLE_PROGRESS_BAR, "Commit progress")) << "the bar stayed" << app.State();
+  EXPECT_EQ(w.Sandboxctl(kAlice, {"destroy", id}, {.timeout = std::chrono::seconds(120)}).status, 0);
+}
+
 // What a job wrote is shown as the terminal shows it: a control byte cannot clear, rewrite or
 // hide a line, binary content is marked as such, and a file its owner cannot read is said to be so.
 TEST(ReviewAppTest, ContentIsShownVisiblyBinaryAndUnreadableAreMarked) {
