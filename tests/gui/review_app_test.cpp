@@ -58,12 +58,14 @@ TEST(ReviewAppTest, ShowsTheSandboxesAndTheirChangesAsJobsMakeThem) {
     ASSERT_EQ(sent.status, 0) << sent.err;
   }
   // An agent asks for review: the row carries the request.
-  Result asked = w.Gdbus(kAlice, "/org/sandboxd/Sandbox1/sandbox/" + id, "org.sandboxd.Sandbox1.Sandbox.RequestReview", {"'done: please look'"});
+  // The message is the agent's: an escape sequence in it is shown, never obeyed.
+  Result asked = w.Gdbus(kAlice, "/org/sandboxd/Sandbox1/sandbox/" + id, "org.sandboxd.Sandbox1.Sandbox.RequestReview",
+                         {"'done: please look\\u001b[2J'"});
   ASSERT_EQ(asked.status, 0) << asked.err;
-  EXPECT_TRUE(app.WaitForRow("Review requested: done: please look")) << app.State();
+  EXPECT_TRUE(app.WaitForRow("Review requested: done: please look\\033[2J")) << app.State();
   EXPECT_FALSE(FindContaining(app.app(), ATSPI_ROLE_LIST_ITEM, "forged")) << app.State();
   // ... and the desktop is told, once.
-  const std::string notification = "\tReview requested: gui-watch (" + id + ")\tdone: please look\n";
+  const std::string notification = "\tReview requested: gui-watch (" + id + ")\tdone: please look\\033[2J\n";
   EXPECT_TRUE(WaitUntil([&] { return Contains(app.Notifications(), notification); })) << app.Notifications() << app.State();
 
   // The diff of a change, hunk by hunk.
@@ -218,6 +220,29 @@ TEST(ReviewAppTest, RefusalsAreShownInTheDaemonsWordsAndChangeNothing) {
   EXPECT_EQ(Snapshot(bobs), bob_before);
   EXPECT_EQ(w.Sandboxctl(kBob, {"changes", bob_id}).out, "M a.txt [approved]\n");
   EXPECT_EQ(w.Sandboxctl(kBob, {"destroy", bob_id}).status, 0);
+}
+
+// A job may name a file "run.sh:1": approving that file in the app approves that file, never
+// hunk 1 of run.sh (a selector is (path, hunk, part), not a name parsed back).
+TEST(ReviewAppTest, AFileNamedLikeAHunkIsDecidedAsTheFileItIs) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  const std::string project = MakeLongProject(kAlice);
+  ASSERT_EQ(w.RunAs(kAlice, {"cp", project + "/long.txt", project + "/run.sh"}).status, 0);
+  const std::string id = CreateSandbox(kAlice, "gui-names", project);
+  ASSERT_FALSE(id.empty());
+  ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", "sed -i -e 's/^line 2$/two/' -e 's/^line 29$/x/' run.sh; echo hunk > run.sh:1"})
+                .status,
+            0);
+  ReviewApp app(kAlice);
+  ASSERT_EQ(app.Start(), "");
+  ASSERT_EQ(app.Select("gui-names"), "") << app.State();
+  ASSERT_EQ(app.Select("A run.sh:1"), "") << app.State();
+  EXPECT_TRUE(app.WaitForLabel("+hunk")) << app.State();
+  EXPECT_EQ(app.ClickWhenSensitive("Approve file"), "") << app.State();
+  EXPECT_TRUE(WaitUntil([&] { return w.Sandboxctl(kAlice, {"changes", id}).out == "M run.sh\nA run.sh:1 [approved]\n"; }))
+      << w.Sandboxctl(kAlice, {"changes", id}).out;
+  EXPECT_EQ(w.Sandboxctl(kAlice, {"destroy", id}).status, 0);
 }
 
 // A commit that takes a while shows how far it has come (the daemon's Progress signal), and
