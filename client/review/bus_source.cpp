@@ -3,6 +3,8 @@
 #include <time.h>
 
 #include <cstdint>
+#include <exception>
+#include <utility>
 
 namespace sandboxd_review {
 namespace {
@@ -15,13 +17,14 @@ uint64_t MonotonicUsec() {
 
 }  // namespace
 
-Glib::RefPtr<BusSource> BusSource::AttachTo(sdbus::IConnection& bus) {
-  auto source = Glib::make_refptr_for_instance(new BusSource(bus));
+Glib::RefPtr<BusSource> BusSource::AttachTo(sdbus::IConnection& bus, std::function<void(const std::string&)> on_lost) {
+  auto source = Glib::make_refptr_for_instance(new BusSource(bus, std::move(on_lost)));
   source->attach();
   return source;
 }
 
-BusSource::BusSource(sdbus::IConnection& bus) : bus_(bus), poll_(bus.getEventLoopPollData().fd, Glib::IOCondition::IO_IN) {
+BusSource::BusSource(sdbus::IConnection& bus, std::function<void(const std::string&)> on_lost)
+    : bus_(bus), on_lost_(std::move(on_lost)), poll_(bus.getEventLoopPollData().fd, Glib::IOCondition::IO_IN) {
   add_poll(poll_);
   // glibmm dispatches a source only through a connected slot; the work is in dispatch().
   connect_generic(sigc::slot<bool()>([] { return true; }));
@@ -45,10 +48,17 @@ bool BusSource::check() {
 bool BusSource::dispatch(sigc::slot_base*) {
   // A burst of signals (ChangesSeen while a job writes) is served in turns of a few dozen
   // messages, so that the window draws between them.
-  for (int served = 0; served < 64; ++served) {
-    if (!bus_.processPendingRequest()) break;
+  // An exception must not leave GLib's dispatch (it would end the app): a connection that
+  // failed is told once, and this source stops.
+  try {
+    for (int served = 0; served < 64; ++served) {
+      if (!bus_.processPendingRequest()) break;
+    }
+    return true;
+  } catch (const std::exception& e) {
+    if (auto on_lost = std::move(on_lost_)) on_lost(e.what());
+    return false;
   }
-  return true;
 }
 
 }  // namespace sandboxd_review

@@ -67,7 +67,9 @@ DaemonClient::DaemonClient(bool user_mode, DaemonEvents events) : events_(std::m
   } catch (const sdbus::Error& e) {
     throw sdbus::Error(e.getName(), std::string("cannot connect to the ") + (user_mode ? "session" : "system") + " bus: " + e.getMessage());
   }
-  source_ = BusSource::AttachTo(*bus_);
+  source_ = BusSource::AttachTo(*bus_, [this](const std::string& why) {
+    if (events_.bus_lost) events_.bus_lost(why);
+  });
   manager_ = sdbus::createProxy(*bus_, kBusName, sandboxd::api::kManagerPath);
   auto changed = [this](auto&&...) {
     if (events_.sandboxes_changed) events_.sandboxes_changed();

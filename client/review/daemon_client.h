@@ -48,6 +48,7 @@ struct JobSummary {
 /// What the daemon says happened, for the window to read again.
 struct DaemonEvents {
   std::function<void()> sandboxes_changed;                             ///< added, removed, state changed
+  std::function<void(const std::string& why)> bus_lost;                ///< the connection failed: nothing more comes
   std::function<void(const std::string& path)> change_set_changed;     ///< after a job, decision, commit...
   std::function<void(const std::string& path, const std::vector<std::pair<std::string, std::string>>& seen, bool lost)>
       changes_seen;  ///< (wire name, kind) of changes a running job made; `lost`: some were not told

@@ -112,6 +112,10 @@ ReviewWindow::ReviewWindow(bool user_mode) {
 
   DaemonEvents events;
   events.sandboxes_changed = [this] { RefreshSandboxes(); };
+  events.bus_lost = [this](const std::string& why) {
+    Say("The connection to the bus was lost (" + sandboxd::api::EscapeControlBytes(why) + "): start the app again.", true);
+    root_.set_sensitive(false);
+  };
   events.change_set_changed = [this](const std::string& path) { OnChangeSetChanged(path); };
   events.changes_seen = [this](const std::string& path, const auto& seen, bool lost) { OnChangesSeen(path, seen, lost); };
   events.review_requested = [this](const std::string& path) { RefreshInfo(path); };

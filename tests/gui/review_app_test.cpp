@@ -311,6 +311,16 @@ TEST(ReviewAppTest, AnArgumentItDoesNotKnowIsRefused) {
   EXPECT_TRUE(version.out.starts_with("sandboxd-review ")) << version.out;
 }
 
+// The system bus going away (a stopping system) is said, once, and the app does not end.
+TEST(ReviewAppTest, ALostBusIsSaidAndTheAppStays) {
+  SANDBOXD_REQUIRE_WORLD();
+  ReviewApp app(kAlice);
+  ASSERT_EQ(app.Start(), "");
+  ASSERT_NE(World().RestartBusUnderDaemon(), -1);
+  EXPECT_TRUE(app.WaitForLabel("The connection to the bus was lost")) << app.State();
+  EXPECT_TRUE(Find(app.app(), ATSPI_ROLE_FRAME, "Sandboxd Review")) << "the app ended" << app.State();
+}
+
 TEST(ReviewAppTest, TheDesktopFileAndMetainfoValidate) {
   const std::string dir = kSourceDir + "/client/review/";
   Result desktop = World().RunAs("root", {"desktop-file-validate", dir + "org.sandboxd.Review.desktop"});
