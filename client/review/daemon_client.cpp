@@ -31,7 +31,7 @@ Outcome OutcomeOf(const sdbus::Error* error) {
 }
 
 /// A call answering into a pipe: done once both the reply has come and the pipe has ended
-/// (either may come first), or at the first failure.
+/// (either may come first), or at the first failure, or when its reader has read enough.
 struct PipeState {
   std::unique_ptr<PipeReader> reader;
   bool replied = false;
@@ -45,6 +45,17 @@ struct PipeState {
     auto done = std::move(finish);
     done(outcome);
   }
+  /// The pipe ended ("" error) or could not be read.
+  void Ended(const std::string& error) {
+    ended = true;
+    if (!error.empty()) Finish(Failure{"org.freedesktop.DBus.Error.IOError", error});
+    else if (replied) Finish(std::nullopt);
+  }
+  void Replied(const sdbus::Error* error) {
+    replied = true;
+    if (error) Finish(FailureOf(*error));
+    else if (ended) Finish(std::nullopt);
+  }
 };
 
 class PipeHandle final : public PendingRead {
@@ -54,6 +65,34 @@ class PipeHandle final : public PendingRead {
  private:
   std::shared_ptr<PipeState> state_;
 };
+
+/// Calls `method` of the sandbox behind `proxy` with the arguments `arguments` appends (the
+/// pipe's write end among them), hands what the daemon writes to `on_data` (with the call's
+/// state, to end it early) and the outcome to `finish`.
+std::unique_ptr<PendingRead> CallIntoPipe(sdbus::IProxy& proxy, const char* method,
+                                          const std::function<void(sdbus::MethodCall&, const sdbus::UnixFd&)>& arguments,
+                                          std::function<void(std::string_view, const std::weak_ptr<PipeState>&)> on_data,
+                                          std::function<void(const Outcome&)> finish) {
+  auto state = std::make_shared<PipeState>();
+  state->finish = std::move(finish);
+  std::weak_ptr<PipeState> weak = state;
+  state->reader = std::make_unique<PipeReader>([weak, on_data = std::move(on_data)](std::string_view data) { on_data(data, weak); },
+                                               [weak](const std::string& error) {
+                                                 if (auto state = weak.lock()) state->Ended(error);
+                                               });
+  {
+    sdbus::UnixFd output = state->reader->TakeWriteEnd();
+    auto call = proxy.createMethodCall(kSandboxInterface, method);
+    arguments(call, output);
+    proxy.callMethod(
+        call,
+        [weak](sdbus::MethodReply&, const sdbus::Error* error) {
+          if (auto state = weak.lock()) state->Replied(error);
+        },
+        kPipeCallTimeout);
+  }  // our copies of the write end are closed here: the pipe ends when the daemon's does
+  return std::make_unique<PipeHandle>(state);
+}
 
 }  // namespace
 
@@ -205,57 +244,35 @@ void DaemonClient::Discard(const std::string& sandbox, std::function<void(const 
 std::unique_ptr<PendingRead> DaemonClient::ListChanges(const std::string& sandbox,
                                                        std::function<void(sandboxctl::ListedChange, std::string_view)> each,
                                                        std::function<void(const Outcome&)> done) {
-  auto state = std::make_shared<PipeState>();
-  state->finish = std::move(done);
-  std::weak_ptr<PipeState> weak = state;
   auto lines = std::make_shared<sandboxctl::LineAssembler>();
-  state->reader = std::make_unique<PipeReader>(
-      [lines, each = std::move(each)](std::string_view data) {
+  return CallIntoPipe(
+      Proxy(sandbox), "ListChanges", [](sdbus::MethodCall& call, const sdbus::UnixFd& output) { call << output; },
+      [lines, each = std::move(each)](std::string_view data, const std::weak_ptr<PipeState>&) {
         lines->Add(data, [&](std::string_view line) {
           // A line this client cannot read is passed over, as sandboxctl's listing does.
           if (auto change = sandboxctl::ParseListedChange(line)) each(std::move(*change), line);
         });
       },
-      [weak](const std::string& error) {
-        auto state = weak.lock();
-        if (!state) return;
-        state->ended = true;
-        if (!error.empty()) state->Finish(Failure{"org.freedesktop.DBus.Error.IOError", error});
-        else if (state->replied) state->Finish(std::nullopt);
-      });
-  {
-    sdbus::UnixFd output = state->reader->TakeWriteEnd();
-    Proxy(sandbox)
-        .callMethodAsync("ListChanges")
-        .onInterface(kSandboxInterface)
-        .withTimeout(kPipeCallTimeout)
-        .withArguments(output)
-        .uponReplyInvoke([weak](const sdbus::Error* error, uint32_t) {
-          auto state = weak.lock();
-          if (!state) return;
-          state->replied = true;
-          if (error) state->Finish(FailureOf(*error));
-          else if (state->ended) state->Finish(std::nullopt);
-        });
-  }  // our copy of the write end is closed here: the pipe ends when the daemon's does
-  return std::make_unique<PipeHandle>(state);
+      std::move(done));
 }
 
 std::unique_ptr<PendingRead> DaemonClient::Diff(const std::string& sandbox, const sandboxd::api::Selector& selector, size_t limit,
                                                 std::function<void(std::string, bool, const Outcome&)> done) {
-  auto state = std::make_shared<PipeState>();
   auto text = std::make_shared<std::string>();
   auto cut = std::make_shared<bool>(false);
-  state->finish = [text, cut, done = std::move(done)](const Outcome& outcome) { done(std::move(*text), *cut, outcome); };
-  std::weak_ptr<PipeState> weak = state;
-  state->reader = std::make_unique<PipeReader>(
-      [weak, text, cut, limit](std::string_view data) {
+  return CallIntoPipe(
+      Proxy(sandbox), "Diff",
+      [&selector](sdbus::MethodCall& call, const sdbus::UnixFd& output) {
+        call << sandboxd::api::ToWire(std::vector<sandboxd::api::Selector>{selector}) << output << std::map<std::string, sdbus::Variant>{};
+      },
+      [text, cut, limit](std::string_view data, const std::weak_ptr<PipeState>& weak) {
         if (*cut) return;
         text->append(data.substr(0, limit - text->size()));
         if (text->size() < limit) return;
         *cut = true;
         // Enough is shown: the rest is not read. The reader is closed from the main loop, not
-        // from inside its own read; the daemon's call then ends on the closed pipe.
+        // from inside its own read; the daemon's call then ends on the closed pipe (its answer
+        // comes after this one's end, and is passed over).
         Glib::signal_idle().connect_once([weak] {
           if (auto state = weak.lock()) {
             state->reader.reset();
@@ -263,30 +280,7 @@ std::unique_ptr<PendingRead> DaemonClient::Diff(const std::string& sandbox, cons
           }
         });
       },
-      [weak](const std::string& error) {
-        auto state = weak.lock();
-        if (!state) return;
-        state->ended = true;
-        if (!error.empty()) state->Finish(Failure{"org.freedesktop.DBus.Error.IOError", error});
-        else if (state->replied) state->Finish(std::nullopt);
-      });
-  {
-    sdbus::UnixFd output = state->reader->TakeWriteEnd();
-    Proxy(sandbox)
-        .callMethodAsync("Diff")
-        .onInterface(kSandboxInterface)
-        .withTimeout(kPipeCallTimeout)
-        .withArguments(sandboxd::api::ToWire(std::vector<sandboxd::api::Selector>{selector}), output,
-                       std::map<std::string, sdbus::Variant>{})
-        .uponReplyInvoke([weak, cut](const sdbus::Error* error) {
-          auto state = weak.lock();
-          if (!state || *cut) return;
-          state->replied = true;
-          if (error) state->Finish(FailureOf(*error));
-          else if (state->ended) state->Finish(std::nullopt);
-        });
-  }
-  return std::make_unique<PipeHandle>(state);
+      [text, cut, done = std::move(done)](const Outcome& outcome) { done(std::move(*text), *cut, outcome); });
 }
 
 }  // namespace sandboxd_review
