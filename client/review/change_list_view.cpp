@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstring>
+
 #include "accessible.h"
 #include "review_text.h"
 #include "utf8.h"
@@ -83,12 +85,11 @@ bool ChangeListView::Passes(const char* line) const {
   return change && sandboxd::api::ShowWireName(change->path).find(filter_text_) != std::string::npos;
 }
 
-void ChangeListView::Splice(guint position, guint removed, const std::vector<Listed>& changes) {
+void ChangeListView::Splice(guint position, guint removed, std::span<const Listed> changes) {
   std::vector<const char*> lines;
   lines.reserve(changes.size() + 1);
   for (const auto& listed : changes) {
     lines.push_back(listed.line.c_str());
-    commit_count_ += TakenByCommit(listed.change);
     if (paths_) paths_->insert(listed.change.path);
   }
   lines.push_back(nullptr);
@@ -102,15 +103,33 @@ void ChangeListView::Clear() {
   Splice(0, lines_->get_n_items(), {});
 }
 
-void ChangeListView::Append(const std::vector<Listed>& changes) { Splice(lines_->get_n_items(), 0, changes); }
+void ChangeListView::Append(const std::vector<Listed>& changes) {
+  for (const auto& listed : changes) commit_count_ += TakenByCommit(listed.change);
+  Splice(lines_->get_n_items(), 0, changes);
+}
 
-void ChangeListView::Replace(const std::vector<Listed>& changes) {
+bool ChangeListView::Replace(const std::vector<Listed>& changes) {
   std::optional<std::string> selected;
   if (auto change = Selected()) selected = change->path;
   commit_count_ = 0;
+  for (const auto& listed : changes) commit_count_ += TakenByCommit(listed.change);
   paths_.reset();
-  Splice(0, lines_->get_n_items(), changes);
-  if (selected) Select(*selected);
+  // Only the rows whose line differs are put in place (after a decision, one): the others keep
+  // their widgets, so that a row a person or a screen reader is on stays the same row.
+  const size_t old_size = lines_->get_n_items();
+  auto same = [&](size_t old_index, size_t new_index) {
+    return std::strcmp(gtk_string_list_get_string(lines_->gobj(), static_cast<guint>(old_index)), changes[new_index].line.c_str()) == 0;
+  };
+  size_t head = 0;
+  while (head < old_size && head < changes.size() && same(head, head)) ++head;
+  size_t tail = 0;
+  while (tail < old_size - head && tail < changes.size() - head && same(old_size - 1 - tail, changes.size() - 1 - tail)) ++tail;
+  if (head == old_size && head == changes.size()) return false;
+  Splice(static_cast<guint>(head), static_cast<guint>(old_size - head - tail),
+         std::span<const Listed>(changes).subspan(head, changes.size() - head - tail));
+  if (!selected || Selected()) return false;
+  Select(*selected);
+  return true;
 }
 
 void ChangeListView::Seen(const std::string& path, const std::string& kind) {
@@ -125,7 +144,8 @@ void ChangeListView::Seen(const std::string& path, const std::string& kind) {
   sandboxctl::ListedChange change;
   change.path = path;
   change.kind = kind;
-  Splice(lines_->get_n_items(), 0, {Listed{change, line.dump()}});
+  const std::vector<Listed> seen = {Listed{change, line.dump()}};
+  Splice(lines_->get_n_items(), 0, seen);
 }
 
 void ChangeListView::Select(const std::string& path) {

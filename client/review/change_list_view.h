@@ -8,6 +8,7 @@
 #include <gtkmm.h>
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -31,8 +32,9 @@ class ChangeListView : public Gtk::Box {
   void Clear();
   /// Adds a piece of a first listing at the end.
   void Append(const std::vector<Listed>& changes);
-  /// Puts a whole new listing in place of the one shown, keeping the selected change selected.
-  void Replace(const std::vector<Listed>& changes);
+  /// Puts a whole new listing in place of the one shown, keeping the selected change selected;
+  /// true when the selected row was put in place anew (signal_selected was emitted for it).
+  bool Replace(const std::vector<Listed>& changes);
   /// A change a running job made (ChangesSeen): a row for a path not listed yet, until the next
   /// listing tells all of it.
   void Seen(const std::string& path, const std::string& kind);
@@ -50,7 +52,7 @@ class ChangeListView : public Gtk::Box {
   sigc::signal<void()>& signal_selected() { return selected_; }
 
  private:
-  void Splice(guint position, guint removed, const std::vector<Listed>& changes);
+  void Splice(guint position, guint removed, std::span<const Listed> changes);
   void Select(const std::string& path);
   bool Passes(const char* line) const;
 

@@ -235,8 +235,10 @@ void ReviewWindow::StartListing(bool first) {
           Say(outcome->message, true);
         } else if (first_listing_) {
           changes_.Append(listed_);
-        } else {
-          changes_.Replace(listed_);
+        } else if (!changes_.Replace(listed_)) {
+          // The change shown may differ where its line does not (a job rewrote it, size kept):
+          // its diff is read again, and shown anew where it differs.
+          ReadDiff();
         }
         listed_.clear();
         changes_.ShowCount(true);
@@ -303,7 +305,9 @@ void ReviewWindow::RefreshJobs() {
   });
 }
 
-void ReviewWindow::OnChangeSelected() {
+void ReviewWindow::OnChangeSelected() { ReadDiff(); }
+
+void ReviewWindow::ReadDiff() {
   diff_read_.reset();
   auto change = changes_.Selected();
   if (!change) {
@@ -329,73 +333,69 @@ void ReviewWindow::OnChangeSelected() {
                              });
 }
 
-void ReviewWindow::Decide(const std::vector<sandboxd::api::Selector>& selectors, const std::string& verdict) {
+void ReviewWindow::Act(const std::function<void(const std::string& sandbox, std::function<void(const Outcome&)> answer)>& call,
+                       std::function<void(const Outcome&)> answered) {
   if (sandbox_.empty() || acting_) return;
   Acting(true);
   const std::string sandbox = sandbox_;
-  client_->Decide(sandbox, selectors, verdict, diff_.Note(), [this, sandbox, verdict, selectors](const Outcome& outcome) {
-    Acting(false);
-    if (sandbox != sandbox_) return;
-    if (outcome) {
-      Say(outcome->message, true);
-      return;
-    }
-    diff_.ClearNote();
-    Say(std::string(verdict == "approved" ? "Approved " : "Rejected ") + sandboxd::api::ShowWireName(selectors.front().path) +
-            (selectors.front().hunk ? ":" + std::to_string(*selectors.front().hunk) : "") +
-            (selectors.front().part ? "." + std::to_string(selectors.front().part) : "") + ".",
-        false);
-    ScheduleListing();
-  });
-}
-
-void ReviewWindow::Commit(bool force) {
-  if (sandbox_.empty() || acting_) return;
-  Acting(true);
-  Say("Committing…", false);
-  const std::string sandbox = sandbox_;
-  client_->Commit(sandbox, force, [this, sandbox](uint32_t committed, const Outcome& outcome) {
+  call(sandbox, [this, sandbox, answered = std::move(answered)](const Outcome& outcome) {
     Acting(false);
     progress_.set_visible(false);
     if (sandbox != sandbox_) return;
-    if (!outcome) {
-      Say("Committed " + std::to_string(committed) + (committed == 1 ? " change." : " changes."), false);
-    } else {
-      Say(outcome->message, true);
-      // The daemon named the live files that changed where the sandbox did too: the person may
-      // take the sandbox's over them, knowingly (sandboxctl commit --force).
-      if (outcome->name == std::string(sandboxd::api::kErrorPrefix) + "Conflict")
-        confirm_.Ask("Commit anyway, writing the sandbox's changes over the live files the refusal below names? Undo can take it back.",
-                     "Commit anyway", "Leave the live files", [this] { Commit(true); });
-    }
+    if (outcome) Say(outcome->message, true);
+    answered(outcome);
+    // What the act changed is read again from the daemon (ChangeSetChanged says so too).
     ScheduleListing();
   });
+}
+
+void ReviewWindow::Decide(const std::vector<sandboxd::api::Selector>& selectors, const std::string& verdict) {
+  const std::string note = diff_.Note();
+  // Said as messages name it, PATH, PATH:N or PATH:N.M, the path as git prints names.
+  sandboxd::api::Selector shown = selectors.front();
+  shown.path = sandboxd::api::ShowWireName(shown.path);
+  Act([&](const std::string& sandbox, auto answer) { client_->Decide(sandbox, selectors, verdict, note, std::move(answer)); },
+      [this, said = std::string(verdict == "approved" ? "Approved " : "Rejected ") + ToString(shown) + "."](const Outcome& outcome) {
+        if (outcome) return;
+        diff_.ClearNote();
+        Say(said, false);
+      });
+}
+
+void ReviewWindow::Commit(bool force) {
+  auto committed = std::make_shared<uint32_t>(0);
+  if (!sandbox_.empty() && !acting_) Say("Committing…", false);
+  Act(
+      [&](const std::string& sandbox, auto answer) {
+        client_->Commit(sandbox, force, [committed, answer = std::move(answer)](uint32_t count, const Outcome& outcome) {
+          *committed = count;
+          answer(outcome);
+        });
+      },
+      [this, committed](const Outcome& outcome) {
+        if (!outcome) {
+          Say("Committed " + std::to_string(*committed) + (*committed == 1 ? " change." : " changes."), false);
+        } else if (outcome->name == std::string(sandboxd::api::kErrorPrefix) + "Conflict") {
+          // The daemon named the live files that changed where the sandbox did too: the person
+          // may take the sandbox's over them, knowingly (sandboxctl commit --force).
+          confirm_.Ask("Commit anyway, writing the sandbox's changes over the live files the refusal below names? Undo can take it back.",
+                       "Commit anyway", "Leave the live files", [this] { Commit(true); });
+        }
+      });
 }
 
 void ReviewWindow::Undo() {
-  if (sandbox_.empty() || acting_) return;
-  Acting(true);
-  const std::string sandbox = sandbox_;
-  client_->Undo(sandbox, [this, sandbox](const Outcome& outcome) {
-    Acting(false);
-    if (sandbox != sandbox_) return;
-    if (outcome) Say(outcome->message, true);
-    else Say("The last commit was undone: its changes are back in the sandbox.", false);
-    ScheduleListing();
-  });
+  Act([&](const std::string& sandbox, auto answer) { client_->Undo(sandbox, std::move(answer)); },
+      [this](const Outcome& outcome) {
+        if (!outcome) Say("The last commit was undone: its changes are back in the sandbox.", false);
+      });
 }
 
 void ReviewWindow::Discard() {
-  if (sandbox_.empty() || acting_) return;
-  Acting(true);
-  const std::string sandbox = sandbox_;
-  client_->Discard(sandbox, [this, sandbox](const Outcome& outcome) {
-    Acting(false);
-    if (sandbox != sandbox_) return;
-    if (outcome) Say(outcome->message, true);
-    else Say("Every change was discarded.", false);
-    ScheduleListing();
-  });
+  Act([&](const std::string& sandbox, auto answer) { client_->Discard(sandbox, std::move(answer)); },
+      [this](const Outcome& outcome) {
+        if (!outcome) Say("Every change was discarded.", false);
+      });
 }
 
 void ReviewWindow::Acting(bool busy) {

@@ -41,8 +41,14 @@ class ReviewWindow : public Gtk::ApplicationWindow {
   void ScheduleListing();
   void RefreshJobs();
   void OnChangeSelected();
+  /// The selected change's diff, read (again) from the daemon.
+  void ReadDiff();
 
   // Acts.
+  /// One act on the selected sandbox, one at a time: `call` makes it and hands the daemon's
+  /// answer on; a refusal is said in the daemon's words, then `answered` has the outcome.
+  void Act(const std::function<void(const std::string& sandbox, std::function<void(const Outcome&)> answer)>& call,
+           std::function<void(const Outcome&)> answered);
   void Decide(const std::vector<sandboxd::api::Selector>& selectors, const std::string& verdict);
   /// Commit; `force`: over the conflicts the daemon named (after the person confirmed it).
   void Commit(bool force = false);

@@ -73,6 +73,11 @@ TEST(ReviewAppTest, ShowsTheSandboxesAndTheirChangesAsJobsMakeThem) {
   EXPECT_TRUE(WaitFor([&] { return FindIf(app.app(), [](const Accessible& a) { return Name(a) == "Hunk 1 of long.txt"; }); }))
       << app.State();
   EXPECT_TRUE(app.WaitForLabel("+line two")) << app.State();
+  // A job rewrites the change shown, its size kept (its row's words do not change): the diff
+  // shown is the new one, never the one the daemon no longer holds.
+  ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sed", "-i", "s/^line two$/line TWO/", "long.txt"}).status, 0);
+  EXPECT_TRUE(app.WaitForLabel("+line TWO")) << app.State();
+  EXPECT_FALSE(FindContaining(app.app(), ATSPI_ROLE_LABEL, "+line two")) << app.State();
   // A part of a hunk is decided on its own.
   EXPECT_EQ(app.ClickIn("Part 2 of hunk 1 of long.txt", "Approve part"), "") << app.State();
   EXPECT_TRUE(WaitUntil([&] { return Contains(w.Sandboxctl(kAlice, {"changes", id}).out, "M long.txt [partial: hunks 1 decided in parts, of 1]"); }))
