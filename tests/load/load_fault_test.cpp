@@ -12,18 +12,21 @@
 #include <gtest/gtest.h>
 #include <pwd.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <random>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -101,11 +104,42 @@ std::optional<Tree> ParseWalk(const std::string& out) {
   return tree;
 }
 
+/// What the daemon holds of sandbox `id` now, for a failure no fault explains (CI shows a
+/// failure's first lines, and the state may not last): its upper layer's root as the kernel has
+/// it (the merged view's root takes its owner and mode), whether its merged view is mounted in
+/// the daemon's namespace, and the daemon's last lines about it.
+std::string SandboxStateNow(const std::string& id, const std::string& store) {
+  std::string said;
+  const std::string upper = store + "/sandboxes/" + id + "/upper/0";
+  struct stat st;
+  if (lstat(upper.c_str(), &st) == 0)
+    said += "upper root " + upper + ": uid " + std::to_string(st.st_uid) + " gid " + std::to_string(st.st_gid) + " mode " +
+            std::to_string(st.st_mode & 07777) + " (decimal)";
+  else
+    said += "upper root " + upper + ": " + std::strerror(errno);
+  std::ifstream mounts("/proc/" + std::to_string(World().daemon_pid()) + "/mountinfo");
+  int mounted = 0;
+  for (std::string line; std::getline(mounts, line);)
+    if (line.find("/" + id + "/") != std::string::npos) {
+      said += "\n  mounted: " + line;
+      ++mounted;
+    }
+  if (mounted == 0) said += "\n  nothing of it is mounted in the daemon's namespace";
+  std::vector<std::string> about;
+  std::istringstream log(World().DaemonLog());
+  for (std::string line; std::getline(log, line);)
+    if (line.find(id) != std::string::npos || line.find("ready on") != std::string::npos) about.push_back(line);
+  said += "\n  the daemon's last lines about it:";
+  for (size_t i = about.size() > 12 ? about.size() - 12 : 0; i < about.size(); ++i) said += "\n    " + about[i];
+  return said;
+}
+
 class LoadUser {
  public:
-  LoadUser(std::string user, std::string project, std::string sandbox, unsigned seed, bool small_store, Faults& faults, Tally& tally)
-      : user_(std::move(user)), project_(std::move(project)), id_(std::move(sandbox)), random_(seed), small_store_(small_store),
-        faults_(faults), tally_(tally), live_(Snapshot(project_)) {}
+  LoadUser(std::string user, std::string project, std::string sandbox, std::string store, unsigned seed, bool small_store,
+           Faults& faults, Tally& tally)
+      : user_(std::move(user)), project_(std::move(project)), id_(std::move(sandbox)), store_(std::move(store)), random_(seed),
+        small_store_(small_store), faults_(faults), tally_(tally), live_(Snapshot(project_)) {}
 
   void RunUntil(Clock::time_point deadline) {
     while (Clock::now() < deadline) {
@@ -172,7 +206,8 @@ class LoadUser {
       ++tally_.out_of_space;
       return true;
     }
-    tally_.Problem(user_ + ": " + what + " failed (" + std::to_string(outcome.result.status) + "): " + outcome.result.err);
+    tally_.Problem(user_ + ": " + what + " failed (" + std::to_string(outcome.result.status) + "): " + outcome.result.err + "\n  " +
+                   SandboxStateNow(id_, store_));
     return false;
   }
 
@@ -273,6 +308,7 @@ class LoadUser {
   }
 
   const std::string user_, project_, id_;
+  const std::string store_;  ///< the storage area holding the sandbox's layers
   std::mt19937 random_;
   const bool small_store_;
   Faults& faults_;
@@ -325,7 +361,8 @@ TEST_F(LoadFaultTest, EightUsersKillsAndAFullStoreLoseNothing) {
     Result created = World().Sandboxctl(user, {"create", project});
     ASSERT_EQ(created.status, 0) << created.err;
     std::string id = created.out.substr(0, created.out.find('\n'));
-    users_.push_back(std::make_unique<LoadUser>(user, project, id, seed + i, i == kUsers - 1, faults, tally));
+    const std::string store = i == kUsers - 1 ? small_ + "/.sandboxd" : World().dir() + "/state";
+    users_.push_back(std::make_unique<LoadUser>(user, project, id, store, seed + i, i == kUsers - 1, faults, tally));
   }
 
   const pid_t first_daemon = World().daemon_pid();

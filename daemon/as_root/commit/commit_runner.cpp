@@ -891,8 +891,9 @@ void CommitRunner::KeepBackups(const Sandbox& sandbox, int64_t commit) {
       if (rename(upper.c_str(), kept.c_str()) != 0) ThrowErrno("cannot keep the backups of commit " + std::to_string(commit));
       // Its successor at once, with its attributes (the live root's, SetUp gave it), before the
       // journal says the commit is done: a daemon killed before the sandbox is set up again
-      // comes back to an empty upper, not to a missing one it must call lost.
-      MakeDirectory(upper, attributes.st_mode & 07777, attributes.st_uid, attributes.st_gid);
+      // comes back to an empty upper, not to a missing one it must call lost; made whole, or a
+      // kill could leave it bare (root's, 0700), which nothing would make again.
+      MakeDirectoryWhole(upper, attributes.st_mode & 07777, attributes.st_uid, attributes.st_gid);
     }
     // Now, not later from a trash: the index holds a link to each file that went live, and its
     // removal changes their ctimes, which undo compares with what the commit recorded (a work

@@ -128,8 +128,10 @@ void Sandbox::SetUp(const std::vector<int>& opened) {
       // in the work dir names that one's root, and overlayfs would refuse the new one over it
       // (ESTALE, "failed to verify index dir"). Before, only a job in the bare, unmounted merged
       // dir hid that (a job now mounts its sandbox first).
+      // Made whole (MakeDirectoryWhole): once there, it is never made again, so a kill that
+      // left it bare would have locked its owner out of the merged view for good.
       RemoveTree(paths_.WorkDir(i));
-      MakeDirectory(upper, st.st_mode & 07777, layout_.user_mode() ? kOwnId : st.st_uid, layout_.user_mode() ? kOwnId : st.st_gid);
+      MakeDirectoryWhole(upper, st.st_mode & 07777, layout_.user_mode() ? kOwnId : st.st_uid, layout_.user_mode() ? kOwnId : st.st_gid);
     }
     bool work_made = access(paths_.WorkDir(i).c_str(), F_OK) != 0;
     MakeDirectory(paths_.WorkDir(i), 0700);
@@ -175,7 +177,7 @@ void Sandbox::SetUpScratchHome(const UserCredentials& owner) {
   // Made as the home is, so that the job sees its home's root unchanged (as a root's upper).
   if (access(paths_.ScratchHomeUpper().c_str(), F_OK) != 0) {
     RemoveTree(paths_.ScratchHomeWork());
-    MakeDirectory(paths_.ScratchHomeUpper(), st.st_mode & 07777, st.st_uid, st.st_gid);
+    MakeDirectoryWhole(paths_.ScratchHomeUpper(), st.st_mode & 07777, st.st_uid, st.st_gid);
   }
   MakeDirectory(paths_.ScratchHomeWork(), 0700);
   MakeDirectory(merged, 0700, record_.owner, kOwnId);

@@ -58,6 +58,13 @@ void MakeDirectory(const std::string& path, mode_t mode, uid_t uid, gid_t gid) {
   if (fchmod(fd.get(), mode) != 0) ThrowErrno("cannot chmod " + path);
 }
 
+void MakeDirectoryWhole(const std::string& path, mode_t mode, uid_t uid, gid_t gid) {
+  const std::string making = path + ".new";
+  RemoveTree(making);
+  MakeDirectory(making, mode, uid, gid);
+  if (rename(making.c_str(), path.c_str()) != 0) ThrowErrno("cannot rename " + making + " to " + path);
+}
+
 void MakeDirectories(const std::string& path, mode_t mode) {
   for (size_t pos = 1; pos != std::string::npos;) {
     pos = path.find('/', pos + 1);

@@ -16,6 +16,12 @@ inline constexpr uid_t kOwnId = static_cast<uid_t>(-1);
 /// mkdir with exactly `mode` (umask ignored) and the given owner; an existing directory is
 /// re-moded and re-owned. Throws Error(kFailed).
 void MakeDirectory(const std::string& path, mode_t mode, uid_t uid = kOwnId, gid_t gid = kOwnId);
+/// Makes directory `path` (which must not exist) whole or not at all: made beside it as
+/// `path`.new, given `mode` and its owner there, then renamed into place. A kill at any instant
+/// leaves either no `path` or one with its owner and mode, never a bare root-owned 0700 one that
+/// a later look takes for made (an overlay's upper root gives the merged view its owner and
+/// mode); a `path`.new a kill left is removed first. Throws Error(kFailed).
+void MakeDirectoryWhole(const std::string& path, mode_t mode, uid_t uid = kOwnId, gid_t gid = kOwnId);
 /// mkdir -p for the daemon's own directories, mode 0755 for created parents.
 void MakeDirectories(const std::string& path, mode_t mode);
 /// rm -rf without following symlinks; a missing path is fine. Throws Error(kFailed).
