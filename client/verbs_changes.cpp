@@ -387,7 +387,7 @@ int VerbCommit(Context& ctx, const std::string& id_or_name, bool all, bool force
   PolkitAgent agent;
   uint32_t committed = 0;
   std::vector<std::string> skipped;
-  {
+  try {
     ProgressFollower progress(ctx, sandbox.raw().getObjectPath(), "commit");
     sandbox.raw()
         .callMethod("Commit")
@@ -395,6 +395,10 @@ int VerbCommit(Context& ctx, const std::string& id_or_name, bool all, bool force
         .withTimeout(std::chrono::minutes(30))  // a password prompt, then possibly many files
         .withArguments(PathsOf(named), flags)
         .storeResultsTo(committed, skipped);
+  } catch (const sdbus::Error& e) {
+    // The daemon's sentence speaks to every client; how to force it here is ours to say.
+    if (e.getName() != std::string(sandboxd::api::kErrorPrefix) + "Conflict") throw;
+    throw sdbus::Error(e.getName(), e.getMessage() + "; sandboxctl commit --force does");
   }
   for (const auto& message : skipped) std::cerr << message << "\n";
   if (!all && committed == 0)

@@ -32,14 +32,22 @@ void ConfirmBar::Ask(const std::string& question, const std::string& act_label, 
   act_.set_label(act_label);
   keep_.set_label(keep_label);
   on_act_ = std::move(on_act);
-  box_.set_sensitive(true);
-  set_reveal_child(true);
+  Offer(true);
 }
 
 void ConfirmBar::Hide() {
   on_act_ = nullptr;
-  box_.set_sensitive(false);
-  set_reveal_child(false);
+  Offer(false);
+}
+
+void ConfirmBar::Offer(bool shown) {
+  // Each button itself, and the box out of the accessibility tree: GTK 4.8 tells a screen
+  // reader (and the tests) that a button in an insensitive box is sensitive, and a click on it
+  // there is dropped. A hidden bar's buttons must not be there to press.
+  act_.set_sensitive(shown);
+  keep_.set_sensitive(shown);
+  box_.set_visible(shown);
+  set_reveal_child(shown);
 }
 
 }  // namespace sandboxd_review

@@ -20,6 +20,8 @@ class ConfirmBar : public Gtk::Revealer {
   void Hide();
 
  private:
+  /// Shows the bar and lets its buttons be pressed, or hides it and takes them away.
+  void Offer(bool shown);
   Gtk::Box box_{Gtk::Orientation::HORIZONTAL, 6};
   Gtk::Label question_;
   Gtk::Button act_;

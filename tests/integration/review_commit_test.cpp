@@ -262,6 +262,10 @@ TEST_F(ReviewCommitTest, AConflictIsRefusedUntilForced) {
   Result refused = Ctl({"commit", id_, "--all"});
   EXPECT_EQ(refused.status, 1);
   EXPECT_NE(refused.err.find("conflicts with the live tree"), std::string::npos) << refused.err;
+  // The daemon's sentence says what forcing does; sandboxctl says how.
+  EXPECT_NE(refused.err.find("nothing was committed (a forced commit takes the sandbox's version anyway); sandboxctl commit --force does"),
+            std::string::npos)
+      << refused.err;
   // The log says so too, for an admin.
   EXPECT_NE(World().DaemonLog().find("did not go live: org.sandboxd.Sandbox1.Error.Conflict", log_start), std::string::npos)
       << World().DaemonLog().substr(log_start);
