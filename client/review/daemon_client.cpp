@@ -30,6 +30,24 @@ Outcome OutcomeOf(const sdbus::Error* error) {
   return FailureOf(*error);
 }
 
+/// `done`, shared by a call's reply handler and the failure to send it.
+template <typename Done>
+std::shared_ptr<Done> Shared(Done done) {
+  return std::make_shared<Done>(std::move(done));
+}
+
+/// Runs `send`, which sends a call; one that cannot be sent at all (the bus connection is gone:
+/// sd-bus throws ENOTCONN) is answered with that failure through `failed`, from the main loop
+/// as a reply would be. Never thrown into GTK's signal and timeout handlers, where an exception
+/// ends the app.
+void Send(const std::function<void()>& send, std::function<void(const Outcome&)> failed) {
+  try {
+    send();
+  } catch (const sdbus::Error& e) {
+    Glib::signal_idle().connect_once([failed = std::move(failed), failure = FailureOf(e)] { failed(failure); });
+  }
+}
+
 /// A call answering into a pipe: done once both the reply has come and the pipe has ended
 /// (either may come first), or at the first failure, or when its reader has read enough.
 struct PipeState {
@@ -82,14 +100,20 @@ std::unique_ptr<PendingRead> CallIntoPipe(sdbus::IProxy& proxy, const char* meth
                                                });
   {
     sdbus::UnixFd output = state->reader->TakeWriteEnd();
-    auto call = proxy.createMethodCall(kSandboxInterface, method);
-    arguments(call, output);
-    proxy.callMethod(
-        call,
-        [weak](sdbus::MethodReply&, const sdbus::Error* error) {
-          if (auto state = weak.lock()) state->Replied(error);
+    Send(
+        [&] {
+          auto call = proxy.createMethodCall(kSandboxInterface, method);
+          arguments(call, output);
+          proxy.callMethod(
+              call,
+              [weak](sdbus::MethodReply&, const sdbus::Error* error) {
+                if (auto state = weak.lock()) state->Replied(error);
+              },
+              kPipeCallTimeout);
         },
-        kPipeCallTimeout);
+        [weak](const Outcome& failed) {
+          if (auto state = weak.lock()) state->Finish(failed);
+        });
   }  // our copies of the write end are closed here: the pipe ends when the daemon's does
   return std::make_unique<PipeHandle>(state);
 }
@@ -171,74 +195,96 @@ sdbus::IProxy& DaemonClient::Proxy(const std::string& path) {
 
 void DaemonClient::ListSandboxes(std::function<void(std::vector<SandboxSummary>, const Outcome&)> done) {
   using Row = sdbus::Struct<std::string, std::string, uint32_t, std::string, std::vector<std::string>, sdbus::ObjectPath>;
-  manager_->callMethodAsync("ListSandboxes").onInterface(kManagerInterface).uponReplyInvoke(
-      [done = std::move(done)](const sdbus::Error* error, const std::vector<Row>& rows) {
-        std::vector<SandboxSummary> sandboxes;
-        for (const auto& row : rows)
-          sandboxes.push_back(SandboxSummary{row.get<0>(), row.get<1>(), row.get<3>(), row.get<4>(), row.get<5>()});
-        done(std::move(sandboxes), OutcomeOf(error));
-      });
+  auto answer = Shared(std::move(done));
+  Send([&] {
+    manager_->callMethodAsync("ListSandboxes").onInterface(kManagerInterface).uponReplyInvoke(
+        [answer](const sdbus::Error* error, const std::vector<Row>& rows) {
+          std::vector<SandboxSummary> sandboxes;
+          for (const auto& row : rows)
+            sandboxes.push_back(SandboxSummary{row.get<0>(), row.get<1>(), row.get<3>(), row.get<4>(), row.get<5>()});
+          (*answer)(std::move(sandboxes), OutcomeOf(error));
+        });
+  }, [answer](const Outcome& failed) { (*answer)({}, failed); });
 }
 
 void DaemonClient::GetInfo(const std::string& sandbox, std::function<void(std::map<std::string, sdbus::Variant>, const Outcome&)> done) {
-  Proxy(sandbox).callMethodAsync("GetInfo").onInterface(kSandboxInterface).uponReplyInvoke(
-      [done = std::move(done)](const sdbus::Error* error, const std::map<std::string, sdbus::Variant>& info) {
-        done(info, OutcomeOf(error));
-      });
+  auto answer = Shared(std::move(done));
+  Send([&] {
+    Proxy(sandbox).callMethodAsync("GetInfo").onInterface(kSandboxInterface).uponReplyInvoke(
+        [answer](const sdbus::Error* error, const std::map<std::string, sdbus::Variant>& info) { (*answer)(info, OutcomeOf(error)); });
+  }, [answer](const Outcome& failed) { (*answer)({}, failed); });
 }
 
 void DaemonClient::ListJobs(const std::string& sandbox, std::function<void(std::vector<JobSummary>, const Outcome&)> done) {
   using Row = sdbus::Struct<std::string, sdbus::ObjectPath, std::vector<std::string>, uint64_t, std::string, int32_t, std::string>;
-  Proxy(sandbox).callMethodAsync("ListJobs").onInterface(kSandboxInterface).uponReplyInvoke(
-      [done = std::move(done)](const sdbus::Error* error, const std::vector<Row>& rows) {
-        std::vector<JobSummary> jobs;
-        for (const auto& row : rows) jobs.push_back(JobSummary{row.get<0>(), row.get<1>(), row.get<2>(), row.get<4>(), row.get<5>()});
-        done(std::move(jobs), OutcomeOf(error));
-      });
+  auto answer = Shared(std::move(done));
+  Send([&] {
+    Proxy(sandbox).callMethodAsync("ListJobs").onInterface(kSandboxInterface).uponReplyInvoke(
+        [answer](const sdbus::Error* error, const std::vector<Row>& rows) {
+          std::vector<JobSummary> jobs;
+          for (const auto& row : rows) jobs.push_back(JobSummary{row.get<0>(), row.get<1>(), row.get<2>(), row.get<4>(), row.get<5>()});
+          (*answer)(std::move(jobs), OutcomeOf(error));
+        });
+  }, [answer](const Outcome& failed) { (*answer)({}, failed); });
 }
 
 void DaemonClient::CancelJob(const std::string& job, std::function<void(const Outcome&)> done) {
-  Proxy(job).callMethodAsync("Cancel").onInterface(sandboxd::api::kJobInterface).uponReplyInvoke(
-      [done = std::move(done)](const sdbus::Error* error) { done(OutcomeOf(error)); });
+  auto answer = Shared(std::move(done));
+  Send([&] {
+    Proxy(job).callMethodAsync("Cancel").onInterface(sandboxd::api::kJobInterface).uponReplyInvoke(
+        [answer](const sdbus::Error* error) { (*answer)(OutcomeOf(error)); });
+  }, *answer);
 }
 
 void DaemonClient::Decide(const std::string& sandbox, const std::vector<sandboxd::api::Selector>& selectors, const std::string& verdict,
                           const std::string& note, std::function<void(const Outcome&)> done) {
   std::map<std::string, sdbus::Variant> options;
   if (!note.empty()) options["note"] = sdbus::Variant(note);
-  Proxy(sandbox)
-      .callMethodAsync("Decide")
-      .onInterface(kSandboxInterface)
-      .withArguments(sandboxd::api::ToWire(selectors), verdict, options, uint64_t{0})
-      .uponReplyInvoke([done = std::move(done)](const sdbus::Error* error, uint32_t) { done(OutcomeOf(error)); });
+  auto answer = Shared(std::move(done));
+  Send([&] {
+    Proxy(sandbox)
+        .callMethodAsync("Decide")
+        .onInterface(kSandboxInterface)
+        .withArguments(sandboxd::api::ToWire(selectors), verdict, options, uint64_t{0})
+        .uponReplyInvoke([answer](const sdbus::Error* error, uint32_t) { (*answer)(OutcomeOf(error)); });
+  }, *answer);
 }
 
 void DaemonClient::Commit(const std::string& sandbox, bool force, std::function<void(uint32_t, const Outcome&)> done) {
-  Proxy(sandbox)
-      .callMethodAsync("Commit")
-      .onInterface(kSandboxInterface)
-      .withTimeout(kPersonTimeout)
-      .withArguments(std::vector<std::string>{}, kFlagAllowInteractive | (force ? sandboxd::api::kFlagForce : 0))
-      .uponReplyInvoke([done = std::move(done)](const sdbus::Error* error, uint32_t committed, const std::vector<std::string>&) {
-        done(committed, OutcomeOf(error));
-      });
+  auto answer = Shared(std::move(done));
+  Send([&] {
+    Proxy(sandbox)
+        .callMethodAsync("Commit")
+        .onInterface(kSandboxInterface)
+        .withTimeout(kPersonTimeout)
+        .withArguments(std::vector<std::string>{}, kFlagAllowInteractive | (force ? sandboxd::api::kFlagForce : 0))
+        .uponReplyInvoke([answer](const sdbus::Error* error, uint32_t committed, const std::vector<std::string>&) {
+          (*answer)(committed, OutcomeOf(error));
+        });
+  }, [answer](const Outcome& failed) { (*answer)(0, failed); });
 }
 
 void DaemonClient::Undo(const std::string& sandbox, std::function<void(const Outcome&)> done) {
-  Proxy(sandbox)
-      .callMethodAsync("Undo")
-      .onInterface(kSandboxInterface)
-      .withTimeout(kPersonTimeout)
-      .withArguments(kFlagAllowInteractive)
-      .uponReplyInvoke([done = std::move(done)](const sdbus::Error* error, int64_t) { done(OutcomeOf(error)); });
+  auto answer = Shared(std::move(done));
+  Send([&] {
+    Proxy(sandbox)
+        .callMethodAsync("Undo")
+        .onInterface(kSandboxInterface)
+        .withTimeout(kPersonTimeout)
+        .withArguments(kFlagAllowInteractive)
+        .uponReplyInvoke([answer](const sdbus::Error* error, int64_t) { (*answer)(OutcomeOf(error)); });
+  }, *answer);
 }
 
 void DaemonClient::Discard(const std::string& sandbox, std::function<void(const Outcome&)> done) {
-  Proxy(sandbox)
-      .callMethodAsync("Discard")
-      .onInterface(kSandboxInterface)
-      .withTimeout(kPersonTimeout)
-      .uponReplyInvoke([done = std::move(done)](const sdbus::Error* error) { done(OutcomeOf(error)); });
+  auto answer = Shared(std::move(done));
+  Send([&] {
+    Proxy(sandbox)
+        .callMethodAsync("Discard")
+        .onInterface(kSandboxInterface)
+        .withTimeout(kPersonTimeout)
+        .uponReplyInvoke([answer](const sdbus::Error* error) { (*answer)(OutcomeOf(error)); });
+  }, *answer);
 }
 
 std::unique_ptr<PendingRead> DaemonClient::ListChanges(const std::string& sandbox,

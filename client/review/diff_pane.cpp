@@ -70,21 +70,33 @@ DiffPane::DiffPane() : Gtk::Box(Gtk::Orientation::VERTICAL, 6) {
 void DiffPane::Clear() {
   change_.reset();
   title_.set_text("Select a change to see its diff.");
-  file_buttons_.set_sensitive(false);
   ClearContent();
+  Offer();
 }
 
 void DiffPane::ClearContent() {
   while (Gtk::Widget* child = content_.get_first_child()) content_.remove(*child);
   shown_diff_.clear();
   hunk_states_.clear();
+  part_buttons_.clear();
 }
 
 void DiffPane::ShowHeader(const sandboxctl::ListedChange& change) {
   change_ = change;
   title_.set_text(ChangeRowText(change));
-  file_buttons_.set_sensitive(true);
   ClearContent();
+  Offer();
+}
+
+void DiffPane::SetActive(bool active) {
+  active_ = active;
+  Offer();
+}
+
+void DiffPane::Offer() {
+  const bool decidable = change_.has_value() && active_;
+  for (Gtk::Widget* widget : std::initializer_list<Gtk::Widget*>{&approve_file_, &reject_file_, &note_}) widget->set_sensitive(decidable);
+  for (Gtk::Button* button : part_buttons_) button->set_sensitive(active_);
 }
 
 void DiffPane::ShowLoading(const sandboxctl::ListedChange& change) {
@@ -116,6 +128,10 @@ Gtk::Box& DiffPane::AddDecisionRow(const std::string& title, const std::string& 
   auto* reject_button = Gtk::make_managed<Gtk::Button>(reject);
   approve_button->signal_clicked().connect([this, selector] { decide_.emit({selector}, "approved"); });
   reject_button->signal_clicked().connect([this, selector] { decide_.emit({selector}, "rejected"); });
+  for (Gtk::Button* button : {approve_button, reject_button}) {
+    button->set_sensitive(active_);
+    part_buttons_.push_back(button);
+  }
   if (title_label) *title_label = label;
   row->append(*label);
   row->append(*approve_button);

@@ -36,11 +36,18 @@ class DiffPane : public Gtk::Box {
   std::string Note() const;
   void ClearNote();
 
+  /// Whether its decisions may be asked for now (not while another act is under way). Each
+  /// button is told itself: GTK 4.8 tells assistive technologies that a button in an
+  /// insensitive box is sensitive, and drops a click on it.
+  void SetActive(bool active);
+
   /// A decision asked for: (selectors, "approved" or "rejected").
   sigc::signal<void(std::vector<sandboxd::api::Selector>, std::string)>& signal_decide() { return decide_; }
 
  private:
   void ShowHeader(const sandboxctl::ListedChange& change);
+  /// Gives each decision widget its sensitivity: a change shown, and the pane active.
+  void Offer();
   void ClearContent();
   void AddText(const std::string& markup, const char* css_class);
   void AddHunk(const sandboxctl::ListedChange& change, int number, const std::string& hunk);
@@ -58,6 +65,8 @@ class DiffPane : public Gtk::Box {
   std::optional<sandboxctl::ListedChange> change_;
   std::string shown_diff_;  ///< the diff text the content shows ("" while none)
   std::vector<std::pair<Gtk::Label*, int>> hunk_states_;  ///< each hunk's state label and number
+  std::vector<Gtk::Button*> part_buttons_;                ///< the hunks' and parts' buttons (content_'s)
+  bool active_ = true;
   sigc::signal<void(std::vector<sandboxd::api::Selector>, std::string)> decide_;
 };
 

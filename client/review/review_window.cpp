@@ -114,7 +114,9 @@ ReviewWindow::ReviewWindow(bool user_mode) {
   events.sandboxes_changed = [this] { RefreshSandboxes(); };
   events.bus_lost = [this](const std::string& why) {
     Say("The connection to the bus was lost (" + sandboxd::api::EscapeControlBytes(why) + "): start the app again.", true);
+    lost_ = true;
     root_.set_sensitive(false);
+    UpdateActions();
   };
   events.change_set_changed = [this](const std::string& path) { OnChangeSetChanged(path); };
   events.changes_seen = [this](const std::string& path, const auto& seen, bool lost) { OnChangesSeen(path, seen, lost); };
@@ -407,10 +409,12 @@ void ReviewWindow::UpdateActions() {
   const bool selected = !sandbox_.empty();
   const size_t count = selected ? changes_.commit_count() : 0;
   commit_.Show(count ? "Commit (" + std::to_string(count) + ")" : "Commit");
-  commit_.set_sensitive(selected && !acting_ && count > 0);
-  undo_.set_sensitive(selected && !acting_);
-  discard_.set_sensitive(selected && !acting_ && changes_.size() > 0);
-  diff_.set_sensitive(!acting_);
+  // Each button told itself, not through root_ (DiffPane::SetActive says why).
+  const bool free = !acting_ && !lost_;
+  commit_.set_sensitive(selected && free && count > 0);
+  undo_.set_sensitive(selected && free);
+  discard_.set_sensitive(selected && free && changes_.size() > 0);
+  diff_.SetActive(!acting_ && !lost_);
 }
 
 }  // namespace sandboxd_review

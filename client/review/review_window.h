@@ -89,6 +89,7 @@ class ReviewWindow : public Gtk::ApplicationWindow {
   std::unique_ptr<PendingRead> diff_read_;
   sigc::connection jobs_poll_;
   bool acting_ = false;
+  bool lost_ = false;  ///< the bus went away: nothing can be asked of the daemon any more
   std::set<std::string> notified_;  ///< sandboxes whose waiting review request was notified
 };
 

@@ -5,6 +5,8 @@
 // exactly what was approved there.
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 #include "review_app.h"
 
@@ -330,11 +332,33 @@ TEST(ReviewAppTest, AnArgumentItDoesNotKnowIsRefused) {
 // The system bus going away (a stopping system) is said, once, and the app does not end.
 TEST(ReviewAppTest, ALostBusIsSaidAndTheAppStays) {
   SANDBOXD_REQUIRE_WORLD();
+  const std::string project = MakeLongProject(kAlice);
+  const std::string id = CreateSandbox(kAlice, "gui-lost", project);
+  ASSERT_FALSE(id.empty());
+  ASSERT_EQ(World().Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", "echo sandbox >> a.txt"}).status, 0);
   ReviewApp app(kAlice);
   ASSERT_EQ(app.Start(), "");
+  ASSERT_EQ(app.Select("gui-lost"), "") << app.State();
+  ASSERT_TRUE(app.WaitForRow("M a.txt")) << app.State();
+  // No change chosen: nothing to decide is offered (GTK 4.8 would say a button in an
+  // insensitive box is sensitive; each is told itself).
+  auto offered = [&](const std::string& name) {
+    Accessible button = app.Button(name);
+    return button && IsSensitive(button);
+  };
+  EXPECT_TRUE(PollUntil([&] { return !offered("Approve file") && !offered("Reject file"); })) << app.State();
+  ASSERT_EQ(app.Select("M a.txt"), "") << app.State();
+  EXPECT_TRUE(PollUntil([&] { return offered("Approve file") && offered("Approve hunk") && offered("Undo"); })) << app.State();
   ASSERT_NE(World().RestartBusUnderDaemon(), -1);
   EXPECT_TRUE(app.WaitForLabel("The connection to the bus was lost")) << app.State();
   EXPECT_TRUE(Find(app.app(), ATSPI_ROLE_FRAME, "Sandboxd Review")) << "the app ended" << app.State();
+  // Still there after its timers have run (the jobs are asked for every 2 s: a call that cannot
+  // be sent any more ended the app from inside GTK's handler).
+  std::this_thread::sleep_for(std::chrono::seconds(5));
+  EXPECT_TRUE(Find(app.app(), ATSPI_ROLE_FRAME, "Sandboxd Review")) << "the app ended after the bus went" << app.State();
+  // Nothing can be asked of the daemon now, and nothing says it can.
+  for (const char* name : {"Approve file", "Reject file", "Approve hunk", "Reject hunk", "Commit", "Undo", "Discard"})
+    EXPECT_TRUE(PollUntil([&] { return !offered(name); })) << name << " is offered with no bus:\n" << app.State();
 }
 
 TEST(ReviewAppTest, TheDesktopFileAndMetainfoValidate) {
