@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,8 +30,13 @@ inline std::string ShotPath(const std::string& name) {
 /// The app as one user runs it in a desktop of their own.
 class ReviewApp {
  public:
-  /// The app of `user`, started with `env` added to its environment.
-  explicit ReviewApp(const std::string& user, std::vector<std::string> env = {}) : session_(user), env_(std::move(env)) {}
+  /// The app of `user`, started with `env` added to its environment and `args` on its command line.
+  explicit ReviewApp(const std::string& user, std::vector<std::string> env = {}, std::vector<std::string> args = {})
+      : session_(user), env_(std::move(env)), args_(std::move(args)) {}
+
+  /// What to do in the session once it is up, before the app starts ("" when done, else why
+  /// not): a user-mode sandboxd on its session bus, and that daemon's sandboxes.
+  void BeforeApp(std::function<std::string(GuiSession&)> step) { before_app_ = std::move(step); }
 
   /// Empty when started, else why not.
   std::string Start() {
@@ -42,7 +48,11 @@ class ReviewApp {
     if (session_.StartApp({SANDBOXD_NOTIFICATION_SINK_BIN, NotificationsPath()}) < 0) return "no notification server: " + session_.AppLog();
     if (!WaitUntil([&] { return Contains(ReadWhole(NotificationsPath()), "ready\n"); }, kA11yWait))
       return "the notification server did not start: " + session_.AppLog();
-    pid_ = session_.StartApp({SANDBOXD_REVIEW_BIN}, env_);
+    if (before_app_)
+      if (std::string why = before_app_(session_); !why.empty()) return why;
+    std::vector<std::string> argv = {SANDBOXD_REVIEW_BIN};
+    argv.insert(argv.end(), args_.begin(), args_.end());
+    pid_ = session_.StartApp(argv, env_);
     if (pid_ < 0) return "the app did not start: " + session_.AppLog();
     app_ = driver_->WaitForApp(kAppName, pid_);
     if (!app_) return "the app did not appear on the accessibility bus:\n" + session_.AppLog();
@@ -106,6 +116,8 @@ class ReviewApp {
 
   GuiSession session_;
   std::vector<std::string> env_;
+  std::vector<std::string> args_;
+  std::function<std::string(GuiSession&)> before_app_;
   std::unique_ptr<AtspiDriver> driver_;
   pid_t pid_ = -1;
   Accessible app_;

@@ -4,6 +4,9 @@
 // the live tree: a decision made in the app is the decision the daemon holds, and Commit lands
 // exactly what was approved there.
 
+#include <pwd.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <thread>
@@ -359,6 +362,52 @@ TEST(ReviewAppTest, ALostBusIsSaidAndTheAppStays) {
   // Nothing can be asked of the daemon now, and nothing says it can.
   for (const char* name : {"Approve file", "Reject file", "Approve hunk", "Reject hunk", "Commit", "Undo", "Discard"})
     EXPECT_TRUE(PollUntil([&] { return !offered(name); })) << name << " is offered with no bus:\n" << app.State();
+}
+
+// --user: the app speaks to the user's own sandboxd on the session bus (user mode, where no
+// root and no polkit are involved), not to the system's.
+TEST(ReviewAppTest, WithUserItReviewsTheSandboxesOfTheUsersOwnSandboxd) {
+  SANDBOXD_REQUIRE_WORLD();
+  Harness& w = World();
+  const std::string project = MakeLongProject(kAlice);
+  const std::string state = std::string(getpwnam(kAlice)->pw_dir) + "/it-gui-user-state-" + std::to_string(getpid());
+  const std::string before = ReadWhole(project + "/a.txt");
+  std::vector<std::string> user_env;  // the session's, once it is up
+  auto ctl = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), "--user");
+    return w.Sandboxctl(kAlice, args, {.extra_env = user_env});
+  };
+  std::string id;
+  {
+    ReviewApp app(kAlice, {}, {"--user"});
+    app.BeforeApp([&](GuiSession& session) -> std::string {
+      user_env = {"DBUS_SESSION_BUS_ADDRESS=" + session.session_bus_address(), "XDG_RUNTIME_DIR=" + session.dir() + "/runtime",
+                  "XDG_STATE_HOME=" + state, std::string("SANDBOXD_HELPER=") + SANDBOXD_HELPER_BIN};
+      if (session.StartApp({SANDBOXD_BIN, "--user"}, user_env) < 0) return "sandboxd --user did not start: " + session.AppLog();
+      if (!WaitUntil([&] { return ctl({"list"}).status == 0; }, std::chrono::seconds(20)))
+        return "sandboxd --user does not answer on the session bus: " + session.AppLog();
+      id = Trim(ctl({"create", "--name", "gui-user", project}).out);
+      Result job = ctl({"run", id, "--", "sh", "-c", "echo user >> a.txt"});
+      return job.status == 0 ? "" : "the job failed: " + job.err;
+    });
+    ASSERT_EQ(app.Start(), "");
+    ASSERT_FALSE(id.empty());
+    // The system's sandboxd has no such sandbox: what the app shows is the user's daemon's.
+    EXPECT_EQ(w.Sandboxctl(kAlice, {"list"}).out.find("gui-user"), std::string::npos);
+    ASSERT_EQ(app.Select("gui-user"), "") << app.State();
+    ASSERT_EQ(app.Select("M a.txt"), "") << app.State();
+    EXPECT_EQ(app.ClickWhenSensitive("Approve file"), "") << app.State();
+    EXPECT_TRUE(app.WaitForRow("[approved]")) << app.State();
+    EXPECT_NE(ctl({"changes", id}).out.find("[approved]"), std::string::npos);
+    EXPECT_EQ(app.ClickWhenSensitive("Commit"), "") << app.State();
+    EXPECT_TRUE(app.WaitForLabel("Committed 1 change.")) << app.State();
+    EXPECT_EQ(ReadWhole(project + "/a.txt"), before + "user\n");
+    EXPECT_EQ(app.ClickWhenSensitive("Undo"), "") << app.State();
+    EXPECT_TRUE(app.WaitForLabel("The last commit was undone")) << app.State();
+    EXPECT_EQ(ReadWhole(project + "/a.txt"), before);
+    EXPECT_EQ(ctl({"destroy", id}).status, 0);
+  }  // the session, the app and the user's sandboxd end here
+  w.RunAs("root", {"rm", "-rf", "--one-file-system", state});
 }
 
 TEST(ReviewAppTest, TheDesktopFileAndMetainfoValidate) {
