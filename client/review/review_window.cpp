@@ -117,6 +117,9 @@ ReviewWindow::ReviewWindow(bool user_mode) {
     lost_ = true;
     root_.set_sensitive(false);
     UpdateActions();
+    // Nothing of them can be known or cancelled any more: not shown as if it could.
+    jobs_poll_.disconnect();
+    jobs_.SetJobs({});
   };
   events.change_set_changed = [this](const std::string& path) { OnChangeSetChanged(path); };
   events.changes_seen = [this](const std::string& path, const auto& seen, bool lost) { OnChangesSeen(path, seen, lost); };

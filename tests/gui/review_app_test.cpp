@@ -352,6 +352,10 @@ TEST(ReviewAppTest, ALostBusIsSaidAndTheAppStays) {
   EXPECT_TRUE(PollUntil([&] { return !offered("Approve file") && !offered("Reject file"); })) << app.State();
   ASSERT_EQ(app.Select("M a.txt"), "") << app.State();
   EXPECT_TRUE(PollUntil([&] { return offered("Approve file") && offered("Approve hunk") && offered("Undo"); })) << app.State();
+  // A running job, cancellable while there is a bus.
+  ASSERT_EQ(World().Sandboxctl(kAlice, {"run", "--detach", id, "--", "sleep", "600"}).status, 0);
+  EXPECT_TRUE(app.WaitForRow("sleep 600")) << app.State();
+  EXPECT_TRUE(PollUntil([&] { return offered("Cancel job"); })) << app.State();
   ASSERT_NE(World().RestartBusUnderDaemon(), -1);
   EXPECT_TRUE(app.WaitForLabel("The connection to the bus was lost")) << app.State();
   EXPECT_TRUE(Find(app.app(), ATSPI_ROLE_FRAME, "Sandboxd Review")) << "the app ended" << app.State();
@@ -360,7 +364,7 @@ TEST(ReviewAppTest, ALostBusIsSaidAndTheAppStays) {
   std::this_thread::sleep_for(std::chrono::seconds(5));
   EXPECT_TRUE(Find(app.app(), ATSPI_ROLE_FRAME, "Sandboxd Review")) << "the app ended after the bus went" << app.State();
   // Nothing can be asked of the daemon now, and nothing says it can.
-  for (const char* name : {"Approve file", "Reject file", "Approve hunk", "Reject hunk", "Commit", "Undo", "Discard"})
+  for (const char* name : {"Approve file", "Reject file", "Approve hunk", "Reject hunk", "Commit", "Undo", "Discard", "Cancel job"})
     EXPECT_TRUE(PollUntil([&] { return !offered(name); })) << name << " is offered with no bus:\n" << app.State();
 }
 
