@@ -352,7 +352,6 @@ std::string DumpTree(const Accessible& root, int max_depth) {
     }
     dump += std::string(static_cast<size_t>(depth) * 2, ' ') + Describe(object);
     if (!IsSensitive(object)) dump += " [insensitive]";
-    if (!HasState(object, ATSPI_STATE_SHOWING)) dump += " [not showing]";
     if (HasState(object, ATSPI_STATE_SELECTED)) dump += " [selected]";
     dump += "\n";
     return true;
