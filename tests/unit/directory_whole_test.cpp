@@ -11,28 +11,19 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <filesystem>
 #include <random>
 #include <string>
 
 #include "base/fs_util.h"
+#include "temp_dir.h"
 
 namespace sandboxd {
 namespace {
 
-class DirectoryWholeTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/directory-whole-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    top_ = pattern;
-  }
-  void TearDown() override { std::filesystem::remove_all(top_); }
-  std::string top_;
-};
-
-TEST_F(DirectoryWholeTest, AKillAtAnyInstantLeavesNoDirectoryOrAWholeOne) {
-  const std::string path = top_ + "/upper";
+TEST(DirectoryWholeTest, AKillAtAnyInstantLeavesNoDirectoryOrAWholeOne) {
+  testing::ScopedTempDir top;
+  ASSERT_FALSE(top.path().empty());
+  const std::string path = top / "upper";
   std::mt19937 random(std::random_device{}());
   int found_made = 0, found_absent = 0;
   for (int round = 0; round < 400; ++round) {
