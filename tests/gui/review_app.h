@@ -139,4 +139,21 @@ inline std::string CreateSandbox(const std::string& user, const std::string& nam
   return Trim(World().Sandboxctl(user, {"create", "--name", name, project}).out);
 }
 
+/// CreateSandbox, then a job in it that ran `script` (sh -c); the id, or "" with a test failure
+/// saying which step failed.
+inline std::string SandboxAfterJob(const std::string& user, const std::string& name, const std::string& project,
+                                   const std::string& script) {
+  const std::string id = CreateSandbox(user, name, project);
+  if (id.empty()) {
+    ADD_FAILURE() << "sandbox " << name << " over " << project << " could not be made";
+    return "";
+  }
+  Result job = World().Sandboxctl(user, {"run", id, "--", "sh", "-c", script});
+  if (job.status != 0) {
+    ADD_FAILURE() << "the job in sandbox " << name << " exited " << job.status << ": " << job.err;
+    return "";
+  }
+  return id;
+}
+
 }  // namespace sandboxd::it

@@ -20,12 +20,10 @@ TEST(ReviewAppTest, ShowsTheSandboxesAndTheirChangesAsJobsMakeThem) {
   SANDBOXD_REQUIRE_WORLD();
   Harness& w = World();
   const std::string project = MakeLongProject(kAlice);
-  const std::string id = CreateSandbox(kAlice, "gui-watch", project);
-  ASSERT_FALSE(id.empty());
   // Lines 2 and 6 of long.txt: one hunk of two parts (runs of changed lines apart).
-  ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", "echo new > new.txt; sed -i -e 's/^line 2$/line two/' -e 's/^line 6$/line six/' long.txt"})
-                .status,
-            0);
+  const std::string id = SandboxAfterJob(kAlice, "gui-watch", project,
+                                         "echo new > new.txt; sed -i -e 's/^line 2$/line two/' -e 's/^line 6$/line six/' long.txt");
+  ASSERT_FALSE(id.empty());
 
   ReviewApp app(kAlice);
   ASSERT_EQ(app.Start(), "");
@@ -100,13 +98,10 @@ TEST(ReviewAppTest, WhatIsApprovedInTheAppIsWhatTheCommitLandsAndUndoTakesItBack
   SANDBOXD_REQUIRE_WORLD();
   Harness& w = World();
   const std::string project = MakeLongProject(kAlice);
-  const std::string id = CreateSandbox(kAlice, "gui-commit", project);
+  const std::string id = SandboxAfterJob(kAlice, "gui-commit", project,
+                                         "echo new > new.txt; echo other > other.txt; "
+                                         "sed -i -e 's/^line 2$/line two/' -e 's/^line 29$/line twenty-nine/' long.txt");
   ASSERT_FALSE(id.empty());
-  ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c",
-                                  "echo new > new.txt; echo other > other.txt; "
-                                  "sed -i -e 's/^line 2$/line two/' -e 's/^line 29$/line twenty-nine/' long.txt"})
-                .status,
-            0);
   const auto before = Snapshot(project);
 
   ReviewApp app(kAlice);
@@ -176,9 +171,8 @@ TEST(ReviewAppTest, RefusalsAreShownInTheDaemonsWordsAndChangeNothing) {
 
   // A conflict: alice changed the live a.txt after the sandbox's job, which read it, changed it too.
   const std::string project = MakeLongProject(kAlice);
-  const std::string id = CreateSandbox(kAlice, "gui-conflict", project);
+  const std::string id = SandboxAfterJob(kAlice, "gui-conflict", project, "echo sandbox >> a.txt");
   ASSERT_FALSE(id.empty());
-  ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", "echo sandbox >> a.txt"}).status, 0);
   ASSERT_EQ(w.RunAs(kAlice, {"sh", "-c", "echo live >> '" + project + "/a.txt'"}).status, 0);
   const auto before = Snapshot(project);
   {
@@ -250,11 +244,9 @@ TEST(ReviewAppTest, AFileNamedLikeAHunkIsDecidedAsTheFileItIs) {
   Harness& w = World();
   const std::string project = MakeLongProject(kAlice);
   ASSERT_EQ(w.RunAs(kAlice, {"cp", project + "/long.txt", project + "/run.sh"}).status, 0);
-  const std::string id = CreateSandbox(kAlice, "gui-names", project);
+  const std::string id = SandboxAfterJob(kAlice, "gui-names", project,
+                                         "sed -i -e 's/^line 2$/two/' -e 's/^line 29$/x/' run.sh; echo hunk > run.sh:1");
   ASSERT_FALSE(id.empty());
-  ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", "sed -i -e 's/^line 2$/two/' -e 's/^line 29$/x/' run.sh; echo hunk > run.sh:1"})
-                .status,
-            0);
   ReviewApp app(kAlice);
   ASSERT_EQ(app.Start(), "");
   ASSERT_EQ(app.Select("gui-names"), "") << app.State();
@@ -299,13 +291,10 @@ TEST(ReviewAppTest, ContentIsShownVisiblyBinaryAndUnreadableAreMarked) {
   SANDBOXD_REQUIRE_WORLD();
   Harness& w = World();
   const std::string project = w.MakeProject(kAlice);
-  const std::string id = CreateSandbox(kAlice, "gui-content", project);
+  const std::string id = SandboxAfterJob(kAlice, "gui-content", project,
+                                         "printf 'shown\\033[2J\\rhidden\\n' > tricky.txt; printf 'a\\000b' > data.bin; "
+                                         "echo secret > closed.txt; chmod 000 closed.txt");
   ASSERT_FALSE(id.empty());
-  ASSERT_EQ(w.Sandboxctl(kAlice, {"run", id, "--", "sh", "-c",
-                                  "printf 'shown\\033[2J\\rhidden\\n' > tricky.txt; printf 'a\\000b' > data.bin; "
-                                  "echo secret > closed.txt; chmod 000 closed.txt"})
-                .status,
-            0);
   ReviewApp app(kAlice);
   ASSERT_EQ(app.Start(), "");
   ASSERT_EQ(app.Select("gui-content"), "") << app.State();
@@ -336,9 +325,8 @@ TEST(ReviewAppTest, AnArgumentItDoesNotKnowIsRefused) {
 TEST(ReviewAppTest, ALostBusIsSaidAndTheAppStays) {
   SANDBOXD_REQUIRE_WORLD();
   const std::string project = MakeLongProject(kAlice);
-  const std::string id = CreateSandbox(kAlice, "gui-lost", project);
+  const std::string id = SandboxAfterJob(kAlice, "gui-lost", project, "echo sandbox >> a.txt");
   ASSERT_FALSE(id.empty());
-  ASSERT_EQ(World().Sandboxctl(kAlice, {"run", id, "--", "sh", "-c", "echo sandbox >> a.txt"}).status, 0);
   ReviewApp app(kAlice);
   ASSERT_EQ(app.Start(), "");
   ASSERT_EQ(app.Select("gui-lost"), "") << app.State();
