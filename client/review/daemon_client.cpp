@@ -44,7 +44,9 @@ void Send(const std::function<void()>& send, std::function<void(const Outcome&)>
   try {
     send();
   } catch (const sdbus::Error& e) {
-    Glib::signal_idle().connect_once([failed = std::move(failed), failure = FailureOf(e)] { failed(failure); });
+    Failure failure = FailureOf(e);
+    failure.message = "sandboxd cannot be asked anything: the connection to the bus is gone (" + failure.message + ")";
+    Glib::signal_idle().connect_once([failed = std::move(failed), failure = std::move(failure)] { failed(failure); });
   }
 }
 

@@ -369,6 +369,11 @@ TEST(ReviewAppTest, WithUserItReviewsTheSandboxesOfTheUsersOwnSandboxd) {
     args.insert(args.begin(), "--user");
     return w.Sandboxctl(kAlice, args, {.extra_env = user_env});
   };
+  // Removed however the test ends, after the user's sandboxd (the session's, below) has ended.
+  struct RemovedAtEnd {
+    std::string path;
+    ~RemovedAtEnd() { World().RunAs("root", {"rm", "-rf", "--one-file-system", path}); }
+  } state_dir{state};
   std::string id;
   {
     ReviewApp app(kAlice, {}, {"--user"});
@@ -399,7 +404,6 @@ TEST(ReviewAppTest, WithUserItReviewsTheSandboxesOfTheUsersOwnSandboxd) {
     EXPECT_EQ(ReadWhole(project + "/a.txt"), before);
     EXPECT_EQ(ctl({"destroy", id}).status, 0);
   }  // the session, the app and the user's sandboxd end here
-  w.RunAs("root", {"rm", "-rf", "--one-file-system", state});
 }
 
 TEST(ReviewAppTest, TheDesktopFileAndMetainfoValidate) {
