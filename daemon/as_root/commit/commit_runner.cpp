@@ -182,7 +182,8 @@ Error ConflictError(const Sandbox& sandbox, const Conflicts& named, size_t total
     list += (list.empty() ? "" : ", ") + api::QuotePath(sandbox.PathPrefix(where.first) + where.second) + " (" + why + ")";
   if (total > named.size()) list += " and " + std::to_string(total - named.size()) + " more";
   return Error(Code::kConflict, "sandbox " + sandbox.id() + " conflicts with the live tree, which changed where the sandbox " +
-                                    "did not see it: " + list + "; nothing was committed (a forced commit takes the sandbox's version anyway)");
+                                    "did not see it: " + list +
+                                    "; nothing was committed (a forced commit takes the sandbox's version anyway)");
 }
 
 }  // namespace
